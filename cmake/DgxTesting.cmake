@@ -1,0 +1,15 @@
+# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS ...])
+# One doctest executable; every TEST_CASE becomes a CTest test (doctest_discover_tests).
+function(dgx_add_doctest name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE dgx_doctest_main ${ARG_LIBRARIES})
+  target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/bin")
+  dgx_target_warnings(${name})
+  set(_label unit)
+  if(ARG_LABELS)
+    set(_label ${ARG_LABELS})  # one label: CTest list properties do not survive doctest_discover_tests
+  endif()
+  doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${_label})
+endfunction()

@@ -1,0 +1,36 @@
+// The dgxhost command line (Boost.Program_options).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dgx/core/expected.hpp"
+
+namespace dgx {
+
+struct CliOptions {
+  bool help = false;
+  bool version = false;
+  bool list = false;
+  bool describe = false;
+  bool allow_insecure_plugins = false;
+  bool quiet = false;
+  int verbose = 0;
+  std::string plugin;  // a preset, workload or plugin name
+  std::string mode = "auto";
+  std::string format = "table";
+  std::string output;
+  std::vector<std::string> config_files;
+  std::vector<std::string> sets;
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::string> config_dirs;
+  std::vector<std::string> argv;
+};
+
+/// Parses argv; a usage failure names the bad option (and a close match).
+Expected<CliOptions> parse_cli(int argc, const char* const* argv);
+
+/// The --help text.
+std::string cli_help();
+
+}  // namespace dgx

@@ -1,0 +1,97 @@
+// A small JSON value with insertion-ordered objects, a writer and a parser. Results are written with it
+// (so "schema" comes first and keys keep the order a reader expects) and tests read them back with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace dgx::json {
+
+class Value;
+using Array = std::vector<Value>;
+
+/// An object that keeps its keys in insertion order.
+class Object {
+ public:
+  /// Sets `key`, replacing an existing value in place or appending.
+  Value& set(std::string key, Value value);
+  [[nodiscard]] const Value* find(std::string_view key) const;
+  [[nodiscard]] Value* find(std::string_view key);
+  /// The value of `key`; throws std::out_of_range naming the key when it is absent.
+  [[nodiscard]] const Value& at(std::string_view key) const;
+  [[nodiscard]] bool contains(std::string_view key) const { return find(key) != nullptr; }
+  [[nodiscard]] std::size_t size() const { return members_.size(); }
+  [[nodiscard]] bool empty() const { return members_.empty(); }
+  [[nodiscard]] auto begin() const { return members_.begin(); }
+  [[nodiscard]] auto end() const { return members_.end(); }
+
+ private:
+  std::vector<std::pair<std::string, Value>> members_;
+};
+
+class Value {
+ public:
+  using Storage = std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, Array, Object>;
+
+  Value() : storage_(nullptr) {}
+  Value(std::nullptr_t) : storage_(nullptr) {}
+  Value(bool b) : storage_(b) {}
+  Value(int i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(long i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(long long i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned long i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(unsigned long long i) : storage_(static_cast<std::int64_t>(i)) {}
+  Value(double d) : storage_(d) {}
+  Value(const char* s) : storage_(std::string(s)) {}
+  Value(std::string s) : storage_(std::move(s)) {}
+  Value(std::string_view s) : storage_(std::string(s)) {}
+  Value(Array a) : storage_(std::move(a)) {}
+  Value(Object o) : storage_(std::move(o)) {}
+
+  [[nodiscard]] bool is_null() const { return std::holds_alternative<std::nullptr_t>(storage_); }
+  [[nodiscard]] bool is_bool() const { return std::holds_alternative<bool>(storage_); }
+  [[nodiscard]] bool is_int() const { return std::holds_alternative<std::int64_t>(storage_); }
+  [[nodiscard]] bool is_double() const { return std::holds_alternative<double>(storage_); }
+  [[nodiscard]] bool is_number() const { return is_int() || is_double(); }
+  [[nodiscard]] bool is_string() const { return std::holds_alternative<std::string>(storage_); }
+  [[nodiscard]] bool is_array() const { return std::holds_alternative<Array>(storage_); }
+  [[nodiscard]] bool is_object() const { return std::holds_alternative<Object>(storage_); }
+
+  // Accessors throw std::bad_variant_access on a type mismatch; as_number() accepts integers too.
+  [[nodiscard]] bool as_bool() const { return std::get<bool>(storage_); }
+  [[nodiscard]] std::int64_t as_int() const { return std::get<std::int64_t>(storage_); }
+  [[nodiscard]] double as_number() const {
+    return is_int() ? static_cast<double>(as_int()) : std::get<double>(storage_);
+  }
+  [[nodiscard]] const std::string& as_string() const { return std::get<std::string>(storage_); }
+  [[nodiscard]] const Array& as_array() const { return std::get<Array>(storage_); }
+  [[nodiscard]] Array& as_array() { return std::get<Array>(storage_); }
+  [[nodiscard]] const Object& as_object() const { return std::get<Object>(storage_); }
+  [[nodiscard]] Object& as_object() { return std::get<Object>(storage_); }
+
+  /// Object member access; throws when this is not an object or the key is absent.
+  [[nodiscard]] const Value& operator[](std::string_view key) const { return as_object().at(key); }
+  [[nodiscard]] const Value& operator[](std::size_t index) const { return as_array().at(index); }
+
+  [[nodiscard]] const Storage& storage() const { return storage_; }
+  friend bool operator==(const Value& a, const Value& b);
+
+ private:
+  Storage storage_;
+};
+
+bool operator==(const Object& a, const Object& b);
+
+/// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level. Non-finite doubles become
+/// null (JSON has no NaN); doubles are written in the shortest form that reads back exactly.
+std::string write(const Value& value, int indent = 2);
+
+/// Parses a JSON document; throws std::runtime_error with the line and column of the first error.
+Value parse(std::string_view text);
+
+}  // namespace dgx::json

@@ -1,0 +1,62 @@
+// All plugins found on the search path, the files rejected on the way (each with its reason), the presets, and
+// resolution of the name a user types after --plugin to a workload.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dgx/core/expected.hpp"
+#include "dgx/core/plugin_loader.hpp"
+#include "dgx/core/search_paths.hpp"
+
+namespace dgx {
+
+struct PluginRejection {
+  std::filesystem::path file;
+  std::string reason;
+
+  /// "<file>: <reason>", the one line --list prints.
+  [[nodiscard]] std::string line() const { return file.string() + ": " + reason; }
+};
+
+/// What --plugin NAME resolved to.
+struct Target {
+  const LoadedPlugin* plugin = nullptr;
+  const WorkloadInfo* workload = nullptr;
+  const PresetInfo* preset = nullptr;  // when NAME was a preset
+};
+
+class PluginRegistry {
+ public:
+  /// Loads every libdgx-*.so on `paths` (in order; the first plugin of a name wins).
+  void discover(const std::vector<SearchPath>& paths, const LoadOptions& options);
+  /// Reads the presets in <config dir>/workloads/*.toml; the first directory that has a name wins, and files
+  /// override presets embedded in plugins.
+  void add_preset_files(const std::vector<SearchPath>& config_paths);
+
+  [[nodiscard]] const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
+  [[nodiscard]] const std::vector<PluginRejection>& rejections() const { return rejections_; }
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Every preset: files first, then those embedded in plugins and not overridden.
+  [[nodiscard]] std::vector<const PresetInfo*> presets() const;
+  [[nodiscard]] const LoadedPlugin* find_plugin(std::string_view name) const;
+
+  /// Resolves a preset, workload ("plugin:workload" when ambiguous) or plugin name. The failure lists close
+  /// matches, or names the rejected file when the name belongs to a plugin that failed to load.
+  [[nodiscard]] Expected<Target> resolve(std::string_view name) const;
+
+ private:
+  void load_candidate(const std::filesystem::path& file, const LoadOptions& options);
+  [[nodiscard]] Expected<Target> resolve_workload(std::string_view name) const;
+  [[nodiscard]] std::vector<std::string> all_names() const;
+
+  std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
+  std::vector<PluginRejection> rejections_;
+  std::vector<std::string> warnings_;
+  std::vector<std::filesystem::path> seen_files_;
+  std::vector<PresetInfo> file_presets_;
+};
+
+}  // namespace dgx

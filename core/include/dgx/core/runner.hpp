@@ -1,0 +1,53 @@
+// The measurement loop. The host owns it (nvbench's lesson): untimed setup and warm-up, then timed samples
+// until the stopping criteria hold — at least min_samples samples, at least min_time seconds of measured time,
+// and a relative standard error of the median under the noise target — or until max_time / max_samples, in which
+// case the unmet criterion is reported. With several ranks every sample starts at a barrier and counts the
+// slowest rank's time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dgx/core/comm.hpp"
+#include "dgx/core/config.hpp"
+#include "dgx/core/host_services.hpp"
+#include "dgx/core/results.hpp"
+#include "dgx/core/statistics.hpp"
+#include "dgx/core/workload_instance.hpp"
+
+namespace dgx {
+
+struct RunnerSettings {
+  std::uint64_t warmup = 3;       // warm-up samples, discarded
+  double warmup_time = 0.0;       // ... and at least this long (s)
+  std::uint64_t min_samples = 10;
+  std::uint64_t max_samples = 100000;
+  double min_time = 0.5;          // seconds of measured time
+  double max_time = 30.0;         // wall-clock limit of the timed phase of one case (s)
+  double noise = 0.005;           // target relative standard error of the median; 0 disables
+  std::uint32_t batch = 1;        // iterations per sample
+  bool cold = false;              // ask the workload to flush caches before each sample
+
+  /// The runner.* keys, which every measurable workload accepts.
+  static std::vector<ParamSpec> params();
+  /// Reads runner.* from `config`; a usage failure for values out of range.
+  static Expected<RunnerSettings> from(const ResolvedConfig& config);
+};
+
+/// Why the timed phase of a case stopped, and which criterion was unmet, if any.
+struct StopDecision {
+  bool stop = false;
+  bool criteria_met = false;
+  std::string reason;
+};
+
+/// The stopping rule, separate from the loop so that it can be tested on its own.
+StopDecision should_stop(const RunnerSettings& settings, const Stats& stats, double measured_time, double wall_time,
+                         bool cancelled);
+
+/// Measures every case of `instance` and appends one measured row per case to `report`. `row_config` is the
+/// workload's configuration, recorded in every row (a case's own entries are added to it).
+CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services,
+                   HostComm& comm, const json::Object& row_config, Report& report);
+
+}  // namespace dgx

@@ -1,0 +1,105 @@
+#include "dgx/core/cli.hpp"
+
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "dgx/core/text.hpp"
+
+namespace po = boost::program_options;
+
+namespace dgx {
+
+namespace {
+
+po::options_description make_options(CliOptions& o) {
+  po::options_description general("General");
+  general.add_options()
+    ("help,h", po::bool_switch(&o.help), "show this help and exit")
+    ("version", po::bool_switch(&o.version), "show the version, git revision and plugin ABI range, and exit")
+    ("list,l", po::bool_switch(&o.list), "list plugins, workloads, presets and rejected plugin files")
+    ("verbose,v", po::value<int>(&o.verbose)->implicit_value(1)->default_value(0), "more diagnostics on stderr")
+    ("quiet,q", po::bool_switch(&o.quiet), "only warnings and errors on stderr");
+
+  po::options_description run("Running a workload");
+  run.add_options()
+    ("plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
+     "preset (e.g. llama70b), workload, or plugin to run; 'plugin:workload' when ambiguous")
+    ("describe", po::bool_switch(&o.describe), "show the workload's parameters (types, defaults, help) and exit")
+    ("mode,m", po::value<std::string>(&o.mode)->value_name("MODE")->default_value("auto"),
+     "auto | measure | project | explore; auto measures when the workload can run here, else projects")
+    ("config,c", po::value<std::vector<std::string>>(&o.config_files)->value_name("FILE")->composing(),
+     "TOML config file (repeatable; later files win over earlier ones, --set wins over files)")
+    ("set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
+     "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")
+    ("format,f", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
+     "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")
+    ("output,o", po::value<std::string>(&o.output)->value_name("FILE"),
+     "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
+
+  po::options_description plugins("Plugins and configs");
+  plugins.add_options()
+    ("plugin-dir", po::value<std::vector<std::string>>(&o.plugin_dirs)->value_name("DIR")->composing(),
+     "search DIR (or load the file) for plugins first (repeatable); then DGX_PLUGIN_PATH, then <prefix>/lib/dgx/plugins")
+    ("config-dir", po::value<std::vector<std::string>>(&o.config_dirs)->value_name("DIR")->composing(),
+     "search DIR for presets and data first (repeatable); then DGX_CONFIG_PATH, then <prefix>/share/dgx/configs")
+    ("allow-insecure-plugins", po::bool_switch(&o.allow_insecure_plugins),
+     "load plugin files even when they or their directory are writable by group or others");
+
+  po::options_description all;
+  all.add(general).add(run).add(plugins);
+  return all;
+}
+
+std::vector<std::string> option_names() {
+  CliOptions scratch;
+  std::vector<std::string> names;
+  const po::options_description description = make_options(scratch);
+  for (const auto& option : description.options()) names.push_back("--" + option->long_name());
+  return names;
+}
+
+}  // namespace
+
+std::string cli_help() {
+  CliOptions scratch;
+  std::ostringstream out;
+  out << "dgxhost: measure and project the performance and cost of AI workloads on GPU platforms\n\n"
+         "Usage:\n"
+         "  dgxhost --list\n"
+         "  dgxhost --plugin NAME [--mode MODE] [--config FILE] [--set KEY=VALUE ...] [--format FMT] [--output FILE]\n"
+         "  dgxhost --plugin NAME --describe\n\n"
+      << make_options(scratch)
+      << "\nExit codes: 0 success, 1 run failed, 2 usage or config error, 3 no usable plugin, 4 no usable device,\n"
+         "5 correctness check failed, 130 interrupted.\n";
+  return out.str();
+}
+
+Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
+  CliOptions options;
+  for (int i = 0; i < argc; ++i) options.argv.emplace_back(argv[i]);
+  const po::options_description description = make_options(options);
+  try {
+    po::variables_map vm;
+    const po::positional_options_description no_positionals;  // every argument is an option
+    po::store(po::command_line_parser(argc, argv).options(description).positional(no_positionals).run(), vm);
+    po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    std::string message = std::string(e.what());
+    std::string name = e.get_option_name();
+    if (const auto suggestion = text::did_you_mean(text::close_matches(name, option_names(), 3)); !suggestion.empty())
+      message += "; " + suggestion;
+    return Failure{ExitCode::usage, message + " (dgxhost --help lists the options)"};
+  } catch (const po::error& e) {
+    return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
+  }
+  if (options.mode != "auto" && options.mode != "measure" && options.mode != "project" && options.mode != "explore")
+    return Failure{ExitCode::usage, "--mode " + options.mode + ": expected auto, measure, project or explore"};
+  if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
+    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
+  if (options.describe && options.plugin.empty())
+    return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
+  return options;
+}
+
+}  // namespace dgx

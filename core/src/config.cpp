@@ -1,0 +1,411 @@
+#include "dgx/core/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "dgx/core/text.hpp"
+
+namespace dgx {
+
+std::string_view to_string(ParamType type) {
+  switch (type) {
+  case ParamType::boolean: return "bool";
+  case ParamType::integer: return "int";
+  case ParamType::floating: return "float";
+  case ParamType::string: return "string";
+  case ParamType::int_list: return "int list";
+  case ParamType::float_list: return "float list";
+  case ParamType::string_list: return "string list";
+  }
+  return "?";
+}
+
+std::string SourceLocation::describe() const {
+  if (!argument.empty()) return "--set " + argument;
+  if (!file.empty()) {
+    if (line > 0) return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+    return file;
+  }
+  return origin;
+}
+
+namespace {
+
+Failure usage_error(std::string message) { return {ExitCode::usage, std::move(message)}; }
+
+// TOML -> JSON values -----------------------------------------------------------------------------------------
+
+std::optional<json::Value> to_value(const toml::node& node, std::string& error) {
+  if (const auto* i = node.as_integer()) return json::Value(i->get());
+  if (const auto* f = node.as_floating_point()) return json::Value(f->get());
+  if (const auto* b = node.as_boolean()) return json::Value(b->get());
+  if (const auto* s = node.as_string()) return json::Value(s->get());
+  if (const auto* a = node.as_array()) {
+    json::Array out;
+    for (const toml::node& element : *a) {
+      if (element.is_table() || element.is_array()) {
+        error = "nested arrays and arrays of tables are not supported as config values";
+        return std::nullopt;
+      }
+      auto v = to_value(element, error);
+      if (!v) return std::nullopt;
+      out.push_back(std::move(*v));
+    }
+    return json::Value(std::move(out));
+  }
+  error = "dates and times are not supported as config values";
+  return std::nullopt;
+}
+
+struct Flattener {
+  const std::string& origin;
+  const std::string& file;
+  ConfigLayer& layer;
+  std::vector<std::string> errors;
+
+  SourceLocation where(const toml::node& node) const {
+    return {origin, file, static_cast<int>(node.source().begin.line), static_cast<int>(node.source().begin.column), {}};
+  }
+
+  void table(const toml::table& t, const std::string& prefix) {
+    for (const auto& [key, node] : t) {
+      const std::string full = prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+      if (const auto* sub = node.as_table()) {
+        table(*sub, full);
+        continue;
+      }
+      std::string error;
+      auto value = to_value(node, error);
+      if (!value) {
+        errors.push_back(where(node).describe() + ": config key '" + full + "': " + error);
+        continue;
+      }
+      layer.entries.push_back({full, std::move(*value), where(node), {}});
+    }
+  }
+};
+
+std::string describe_value(const json::Value& v) {
+  if (v.is_bool()) return std::string("boolean ") + (v.as_bool() ? "true" : "false");
+  if (v.is_int()) return "integer " + std::to_string(v.as_int());
+  if (v.is_double()) return "float " + text::format_number(v.as_number(), 6);
+  if (v.is_string()) return "string \"" + v.as_string() + "\"";
+  if (v.is_array()) return "array " + json::write(v, 0);
+  return "null";
+}
+
+std::optional<ParamType> element_type(ParamType list_type) {
+  switch (list_type) {
+  case ParamType::int_list: return ParamType::integer;
+  case ParamType::float_list: return ParamType::floating;
+  case ParamType::string_list: return ParamType::string;
+  default: return std::nullopt;
+  }
+}
+
+// Converts a scalar to `type`; nullopt when it cannot. `raw` is the --set text, if any.
+std::optional<json::Value> coerce_scalar(ParamType type, const json::Value& v, const std::string& raw) {
+  switch (type) {
+  case ParamType::boolean:
+    if (v.is_bool()) return v;
+    return std::nullopt;
+  case ParamType::integer:
+    if (v.is_int()) return v;
+    if (v.is_double()) {  // 2e3 is a fine way to write 2000
+      const double d = v.as_number();
+      if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.2e18) return json::Value(static_cast<std::int64_t>(d));
+    }
+    return std::nullopt;
+  case ParamType::floating:
+    if (v.is_number()) return json::Value(v.as_number());
+    return std::nullopt;
+  case ParamType::string:
+    if (v.is_string()) return v;
+    if (!raw.empty()) return json::Value(raw);  // --set name=123 means the string "123"
+    return std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+std::string a_or_an(ParamType type) {
+  switch (type) {
+  case ParamType::boolean: return "a boolean (true or false)";
+  case ParamType::integer: return "an integer";
+  case ParamType::floating: return "a number";
+  case ParamType::string: return "a string";
+  case ParamType::int_list: return "a list of integers";
+  case ParamType::float_list: return "a list of numbers";
+  case ParamType::string_list: return "a list of strings";
+  }
+  return "?";
+}
+
+std::optional<std::string> check_choices(const ParamSpec& spec, const json::Value& value) {
+  if (spec.choices.empty()) return std::nullopt;
+  auto check_one = [&](const std::string& s) -> std::optional<std::string> {
+    for (const std::string& c : spec.choices)
+      if (c == s) return std::nullopt;
+    std::string message = "'" + s + "' is not one of " + text::join(spec.choices, ", ");
+    const auto matches = text::close_matches(s, spec.choices, 3);
+    if (!matches.empty()) message += "; " + text::did_you_mean(matches);
+    return message;
+  };
+  if (value.is_string()) return check_one(value.as_string());
+  if (value.is_array())
+    for (const json::Value& element : value.as_array())
+      if (auto problem = check_one(element.as_string())) return problem;
+  return std::nullopt;
+}
+
+bool valid_key(std::string_view key) {
+  if (key.empty() || key.front() == '.' || key.back() == '.') return false;
+  for (const char c : key) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return key.find("..") == std::string_view::npos;
+}
+
+}  // namespace
+
+Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string& origin, const std::string& file) {
+  toml::table root;
+  try {
+    root = toml::parse(text, file.empty() ? origin : file);
+  } catch (const toml::parse_error& e) {
+    const auto& begin = e.source().begin;
+    return usage_error((file.empty() ? origin : file) + ":" + std::to_string(begin.line) + ":" +
+                       std::to_string(begin.column) + ": invalid TOML: " + std::string(e.description()));
+  }
+  TomlConfig result;
+  result.layer.name = origin;
+  if (const toml::node* preset = root.get("preset")) {
+    const toml::table* table = preset->as_table();
+    if (table == nullptr)
+      return usage_error(SourceLocation{origin, file, static_cast<int>(preset->source().begin.line),
+                                        static_cast<int>(preset->source().begin.column), {}}
+                             .describe() +
+                         ": 'preset' must be a table ([preset] with workload and summary)");
+    for (const auto& [key, node] : *table) {
+      // TOML puts every key after a [table] header into that table: config keys written after [preset] land
+      // here by mistake, so say so instead of silently ignoring them.
+      if (key.str() != "workload" && key.str() != "summary" && key.str() != "description")
+        return usage_error(SourceLocation{origin, file, static_cast<int>(node.source().begin.line),
+                                          static_cast<int>(node.source().begin.column), {}}
+                               .describe() +
+                           ": '" + std::string(key.str()) +
+                           "' is not a preset field (workload, summary, description); config keys must come before "
+                           "any [table] header, so write the preset fields as preset.workload = ... at the top");
+      std::string error;
+      if (auto v = to_value(node, error)) result.preset.set(std::string(key.str()), std::move(*v));
+    }
+    root.erase("preset");
+  }
+  Flattener flattener{origin, file, result.layer, {}};
+  flattener.table(root, "");
+  if (!flattener.errors.empty()) return usage_error(text::join(flattener.errors, "\n"));
+  // toml++ keeps tables sorted by key; file order reads better in listings and errors.
+  std::stable_sort(result.layer.entries.begin(), result.layer.entries.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.where.line, a.where.column) < std::pair(b.where.line, b.where.column);
+  });
+  return result;
+}
+
+Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return usage_error("cannot read config file '" + path + "'");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return parse_toml_config(content.str(), origin, path);
+}
+
+Expected<json::Value> parse_toml_value(std::string_view literal) {
+  const std::string document = "v = " + std::string(literal);
+  toml::table table;
+  try {
+    table = toml::parse(document);
+  } catch (const toml::parse_error& e) {
+    return usage_error("invalid TOML value '" + std::string(literal) + "': " + std::string(e.description()));
+  }
+  const toml::node* node = table.get("v");
+  if (node == nullptr || table.size() != 1) return usage_error("invalid TOML value '" + std::string(literal) + "'");
+  std::string error;
+  auto value = to_value(*node, error);
+  if (!value) return usage_error("invalid TOML value '" + std::string(literal) + "': " + error);
+  return std::move(*value);
+}
+
+std::string to_toml_literal(const json::Value& value) {
+  if (value.is_string() || value.is_bool() || value.is_int()) return json::write(value, 0);
+  if (value.is_double()) {
+    const double d = value.as_number();
+    if (std::isnan(d)) return "nan";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    std::string s = json::write(value, 0);
+    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+    return s;
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    const auto& a = value.as_array();
+    for (std::size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + to_toml_literal(a[i]);
+    return out + "]";
+  }
+  return "\"\"";
+}
+
+Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
+  const std::size_t eq = argument.find('=');
+  if (eq == std::string_view::npos)
+    return usage_error("--set " + std::string(argument) + ": expected KEY=VALUE, e.g. --set spin.us=2000");
+  const std::string key = text::trim(argument.substr(0, eq));
+  const std::string raw = text::trim(argument.substr(eq + 1));
+  if (!valid_key(key))
+    return usage_error("--set " + std::string(argument) + ": '" + key +
+                       "' is not a config key (letters, digits, '_', '-', separated by dots)");
+  if (raw.empty()) return usage_error("--set " + std::string(argument) + ": no value after '='");
+
+  ConfigEntry entry{key, {}, {"--set", {}, 0, 0, std::string(argument)}, raw};
+  if (auto parsed = parse_toml_value(raw)) {
+    entry.value = std::move(parsed.value());
+  } else if (raw.find(',') != std::string::npos) {
+    json::Array list;
+    for (const std::string& part : text::split(raw, ',')) {
+      const std::string element = text::trim(part);
+      auto v = parse_toml_value(element);
+      list.push_back(v ? std::move(v.value()) : json::Value(element));
+    }
+    entry.value = std::move(list);
+  } else {
+    entry.value = raw;
+  }
+  return entry;
+}
+
+Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
+  auto mismatch = [&] {
+    return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
+                       describe_value(entry.value) + " (" + entry.where.describe() + ")");
+  };
+  json::Value result;
+  if (const auto element = element_type(spec.type)) {
+    json::Array list;
+    if (entry.value.is_array()) {
+      for (const json::Value& v : entry.value.as_array()) {
+        auto converted = coerce_scalar(*element, v, v.is_string() ? v.as_string() : std::string());
+        if (!converted) return mismatch();
+        list.push_back(std::move(*converted));
+      }
+    } else {
+      auto converted = coerce_scalar(*element, entry.value, entry.raw_text);
+      if (!converted) return mismatch();
+      list.push_back(std::move(*converted));
+    }
+    result = std::move(list);
+  } else {
+    // A list is never a scalar, except that a --set text with commas may be meant as one string.
+    auto converted = entry.value.is_array() && spec.type != ParamType::string
+                         ? std::nullopt
+                         : coerce_scalar(spec.type, entry.value, entry.raw_text);
+    if (!converted) return mismatch();
+    result = std::move(*converted);
+  }
+  if (auto problem = check_choices(spec, result))
+    return usage_error("config key '" + spec.key + "': " + *problem + " (" + entry.where.describe() + ")");
+  return result;
+}
+
+// Resolution -------------------------------------------------------------------------------------------------
+
+const ResolvedEntry* ResolvedConfig::find(std::string_view key) const {
+  for (const ResolvedEntry& e : entries_)
+    if (e.spec->key == key) return &e;
+  return nullptr;
+}
+
+json::Object ResolvedConfig::to_json() const {
+  json::Object out;
+  for (const ResolvedEntry& e : entries_)
+    if (!e.value.is_null()) out.set(e.spec->key, e.value);
+  return out;
+}
+
+json::Object ResolvedConfig::sources_to_json() const {
+  json::Object out;
+  for (const ResolvedEntry& e : entries_)
+    if (e.is_set) out.set(e.spec->key, e.where.describe());
+  return out;
+}
+
+std::vector<std::string> ResolvedConfig::overrides() const {
+  std::vector<std::string> out;
+  for (const ResolvedEntry& e : entries_)
+    if (e.is_set) out.push_back(e.spec->key + "=" + to_toml_literal(e.value));
+  return out;
+}
+
+struct ConfigResolver {
+  static ConfigResolution run(const std::vector<ParamSpec>& schema, const std::vector<const ConfigLayer*>& layers,
+                              const std::string& hint) {
+    ConfigResolution result;
+    auto& entries = result.config.entries_;
+    std::vector<std::string> keys;
+    for (const ParamSpec& spec : schema) {
+      entries.push_back({&spec, spec.default_value.value_or(json::Value()), {"default", {}, 0, 0, {}}, false});
+      keys.push_back(spec.key);
+    }
+    for (const ConfigLayer* layer : layers) {
+      for (const ConfigEntry& entry : layer->entries) {
+        auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.spec->key == entry.key; });
+        if (it == entries.end()) {
+          result.errors.push_back(unknown_key_message(entry, keys, hint));
+          continue;
+        }
+        auto value = coerce(*it->spec, entry);
+        if (!value) {
+          result.errors.push_back(value.error().message);
+          continue;
+        }
+        it->value = std::move(value.value());
+        it->where = entry.where;
+        it->is_set = true;
+      }
+    }
+    for (const ResolvedEntry& e : entries)
+      if (e.spec->required && !e.is_set)
+        result.errors.push_back("config key '" + e.spec->key + "' is required: set it with --set " + e.spec->key +
+                                "=... or in a --config file");
+    return result;
+  }
+
+  static std::string unknown_key_message(const ConfigEntry& entry, const std::vector<std::string>& keys,
+                                         const std::string& hint) {
+    std::string message = "unknown config key '" + entry.key + "' (" + entry.where.describe() + ")";
+    auto matches = text::close_matches(entry.key, keys, 3);
+    if (matches.empty()) {
+      // "nosuchkey" under "spin." still suggests the keys of that section.
+      const auto dot = entry.key.rfind('.');
+      if (dot != std::string::npos) {
+        const std::string section = entry.key.substr(0, dot + 1);
+        for (const std::string& k : keys)
+          if (text::starts_with(k, section) && matches.size() < 3) matches.push_back(k);
+      }
+    }
+    if (!matches.empty()) message += ": " + text::did_you_mean(matches);
+    if (!hint.empty()) message += " (" + hint + ")";
+    return message;
+  }
+};
+
+ConfigResolution resolve_config(const std::vector<ParamSpec>& schema, const std::vector<const ConfigLayer*>& layers,
+                                const std::string& describe_hint) {
+  return ConfigResolver::run(schema, layers, describe_hint);
+}
+
+}  // namespace dgx

@@ -1,0 +1,432 @@
+/*
+ * dgx plugin ABI, major version 1.
+ *
+ * This header is the whole contract between the dgxhost host and a workload plugin. It is plain C11 (and
+ * valid C++) so that plugins can be written in any language with a C FFI and built with any compiler.
+ *
+ * Rules that keep the ABI stable:
+ *  - Only fixed-width integers, 32-bit enumerations (declared as int32_t), `double`, `const char*` (UTF-8,
+ *    NUL-terminated) and function-pointer tables cross the boundary. No C++ types, no exceptions, no `bool`.
+ *  - Every struct begins with `uint32_t struct_size`, set by whoever fills the struct to `sizeof` of its own
+ *    definition. A minor version only appends fields; a reader never touches a field beyond struct_size.
+ *    Arrays of structs are strided by the struct_size of their elements (all elements of one array share it).
+ *  - One exported entry symbol, `dgx_plugin_entry`, whose signature never changes. The host offers the range of
+ *    ABI versions it speaks; the plugin answers with the one it implements. A major bump freezes this header
+ *    (abi/v1.h) and the host keeps an adapter for it.
+ *  - Errors are status codes plus a message the plugin writes into a host-owned buffer (dgx_error).
+ *  - Pointers the plugin hands to the host (descriptors, strings) stay valid for the life of the loaded library
+ *    unless a function says otherwise. Pointers the host hands to the plugin are valid for the call, unless a
+ *    function says otherwise.
+ */
+#ifndef DGX_ABI_V1_H
+#define DGX_ABI_V1_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Versions and export                                                                                     */
+
+#define DGX_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor)&0xffffu)))
+#define DGX_ABI_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
+#define DGX_ABI_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
+
+/* The version this header describes. */
+#define DGX_ABI_V1_0 DGX_ABI_MAKE_VERSION(1, 0)
+
+/* Name of the one symbol a plugin exports. */
+#define DGX_PLUGIN_ENTRY_SYMBOL "dgx_plugin_entry"
+
+#if defined(_WIN32)
+#define DGX_EXPORT __declspec(dllexport)
+#else
+#define DGX_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Status codes and errors                                                                                 */
+
+typedef int32_t dgx_status;
+enum {
+  DGX_OK = 0,
+  DGX_ERR_INVALID_ARGUMENT = 1, /* bad configuration or input: the user can fix it */
+  DGX_ERR_UNSUPPORTED = 2,      /* the operation or mode is not implemented by this workload */
+  DGX_ERR_NO_DEVICE = 3,        /* a device the operation needs is not present (no GPU, no driver) */
+  DGX_ERR_OUT_OF_MEMORY = 4,
+  DGX_ERR_RUNTIME = 5,          /* the operation failed while running (library error, I/O, ...) */
+  DGX_ERR_CHECK_FAILED = 6,     /* a correctness check of the results failed */
+  DGX_ERR_CANCELLED = 7,        /* the host asked to stop */
+  DGX_ERR_VERSION = 8,          /* no common ABI version */
+  DGX_ERR_NOT_FOUND = 9,        /* a config key has no value, or a named thing does not exist */
+  DGX_ERR_INTERNAL = 10         /* a bug, including an exception caught at the boundary */
+};
+
+/* Host-owned message buffer. The callee writes a NUL-terminated, human-readable message of at most
+ * capacity-1 bytes when it returns a status other than DGX_OK. */
+typedef struct dgx_error {
+  uint32_t struct_size;
+  uint32_t capacity;
+  char* message;
+} dgx_error;
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Enumerations                                                                                            */
+
+typedef int32_t dgx_workload_kind;
+enum {
+  DGX_KIND_PRETRAIN = 1,
+  DGX_KIND_FINETUNE = 2,
+  DGX_KIND_INFERENCE = 3,
+  DGX_KIND_COMM = 4,
+  DGX_KIND_MICRO = 5
+};
+
+/* Numeric formats. Values are stable; new formats take new values. */
+typedef int32_t dgx_precision;
+enum {
+  DGX_PRECISION_FP32 = 1,
+  DGX_PRECISION_TF32 = 2,
+  DGX_PRECISION_FP16 = 3,
+  DGX_PRECISION_BF16 = 4,
+  DGX_PRECISION_FP8_E4M3 = 5,
+  DGX_PRECISION_FP8_E5M2 = 6,
+  DGX_PRECISION_MXFP8 = 7, /* OCP microscaling: E4M3 elements, one E8M0 scale per 32 */
+  DGX_PRECISION_NVFP4 = 8  /* E2M1 elements, one E4M3 scale per 16, plus a per-tensor FP32 scale */
+};
+
+/* Run modes. A workload declares the modes it supports as a bit set of DGX_MODE_BIT(mode). */
+typedef int32_t dgx_mode;
+enum { DGX_MODE_MEASURE = 1, DGX_MODE_PROJECT = 2, DGX_MODE_EXPLORE = 3 };
+#define DGX_MODE_BIT(mode) (1u << (uint32_t)(mode))
+
+/* Where a result row's numbers come from. */
+typedef int32_t dgx_result_mode;
+enum { DGX_RESULT_MEASURED = 1, DGX_RESULT_PROJECTED = 2, DGX_RESULT_REFERENCE = 3 };
+
+typedef int32_t dgx_log_level;
+enum { DGX_LOG_DEBUG = 0, DGX_LOG_INFO = 1, DGX_LOG_WARNING = 2, DGX_LOG_ERROR = 3 };
+
+/* How a sample's time was taken. */
+typedef int32_t dgx_timing;
+enum {
+  DGX_TIMING_HOST_WALL = 0,     /* the host's monotonic clock around run(); run() must be synchronous */
+  DGX_TIMING_DEVICE_EVENTS = 1, /* device events recorded around the enqueued work (e.g. cudaEventElapsedTime) */
+  DGX_TIMING_PLUGIN_WALL = 2    /* the plugin's own wall-clock region inside run() (excludes untimed work) */
+};
+
+typedef int32_t dgx_reduce_op;
+enum { DGX_REDUCE_SUM = 1, DGX_REDUCE_MIN = 2, DGX_REDUCE_MAX = 3 };
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Workload description                                                                                    */
+
+typedef int32_t dgx_param_type;
+enum {
+  DGX_PARAM_BOOL = 1,
+  DGX_PARAM_INT = 2,
+  DGX_PARAM_FLOAT = 3,
+  DGX_PARAM_STRING = 4,
+  DGX_PARAM_INT_LIST = 5,
+  DGX_PARAM_FLOAT_LIST = 6,
+  DGX_PARAM_STRING_LIST = 7
+};
+
+/* Parameter flags. */
+#define DGX_PARAM_REQUIRED 0x1u /* the run fails with a config error when no layer sets it */
+
+/* One configuration parameter of a workload. */
+typedef struct dgx_param_desc {
+  uint32_t struct_size;
+  const char* key;           /* dotted config key, e.g. "spin.us" or "parallel.tp" */
+  dgx_param_type type;
+  const char* default_value; /* a TOML value literal: "2000", "\"bf16\"", "[8, 16]", "true"; NULL: unset */
+  const char* help;          /* one line */
+  const char* choices;       /* STRING and STRING_LIST: allowed values separated by '|'; NULL: any */
+  const char* unit;          /* optional unit of a number, e.g. "us", "bytes" */
+  uint32_t flags;            /* DGX_PARAM_* flags */
+} dgx_param_desc;
+
+/* A named configuration a plugin ships with (e.g. "llama70b"); files in configs/workloads/ override it. */
+typedef struct dgx_preset_desc {
+  uint32_t struct_size;
+  const char* name;
+  const char* workload;    /* name of a workload of the same plugin */
+  const char* summary;
+  const char* config_toml; /* a TOML document of config keys (dotted or tables) */
+} dgx_preset_desc;
+
+/* A key and a TOML value literal, e.g. {"gpus", "64"} or {"precision", "\"fp8\""}. */
+typedef struct dgx_config_entry {
+  uint32_t struct_size;
+  const char* key;
+  const char* value;
+} dgx_config_entry;
+
+/* A measured-mode case: one point of the workload's own sweep (e.g. one message size). */
+typedef struct dgx_case_desc {
+  uint32_t struct_size;
+  const char* label;               /* short, e.g. "1 MiB in-place"; may be NULL */
+  const dgx_config_entry* config;  /* what distinguishes this case; plugin-owned, valid until end_case */
+  uint32_t config_count;
+} dgx_case_desc;
+
+/* What the host asks of one call to run(). */
+typedef struct dgx_sample_request {
+  uint32_t struct_size;
+  uint32_t case_index;
+  uint64_t sample_index; /* counts warm-up and timed samples separately, from 0 */
+  uint32_t iterations;   /* enqueue this many iterations back to back and time them together */
+  int32_t warmup;        /* non-zero: a warm-up sample, its time is discarded */
+  int32_t flush_cache;   /* non-zero: flush caches (e.g. GPU L2) before the timed region, outside it */
+} dgx_sample_request;
+
+/* What run() reports. The host fills the defaults (HOST_WALL, seconds -1, cache_state 0) before the call. */
+typedef struct dgx_sample_result {
+  uint32_t struct_size;
+  dgx_timing timing;
+  double seconds;      /* total time of all iterations when timing != HOST_WALL */
+  int32_t cache_state; /* 0: not applicable, 1: hot, 2: cold (flushed before the timed region) */
+} dgx_sample_result;
+
+/* Statistics of one case's timed samples, in seconds per iteration. */
+typedef struct dgx_sample_stats {
+  uint32_t struct_size;
+  uint64_t samples;
+  double median;
+  double mean;
+  double min;
+  double max;
+  double stdev; /* sample standard deviation (n - 1) */
+  double cv;    /* stdev / mean */
+} dgx_sample_stats;
+
+typedef struct dgx_host_api dgx_host_api;
+typedef struct dgx_workload_desc dgx_workload_desc;
+typedef struct dgx_instance dgx_instance; /* opaque, owned by the plugin */
+
+/* A workload: its metadata, its parameter schema and its lifecycle.
+ *
+ * Lifecycle in measure mode (the host owns the timing loop):
+ *   create -> setup (untimed) -> for each case: begin_case (untimed) -> run x warm-up -> run x samples
+ *   -> end_case(stats) -> finalize -> destroy
+ * In project and explore modes: create -> project(mode) -> destroy.
+ * Results are emitted through the host services (emit_row, add_metric) during any of these calls. */
+struct dgx_workload_desc {
+  uint32_t struct_size;
+  const char* name;
+  dgx_workload_kind kind;
+  const char* summary;
+  const dgx_precision* precisions; /* the formats it can run or project */
+  uint32_t precision_count;
+  const dgx_param_desc* params;
+  uint32_t param_count;
+  uint32_t modes;                  /* DGX_MODE_BIT(DGX_MODE_MEASURE) | ... */
+  void* user_data;                 /* for the plugin; the host never reads it */
+
+  /* Optional (NULL: always). Can measure mode run on this machine with this configuration? Returns DGX_OK, or
+   * DGX_ERR_NO_DEVICE / DGX_ERR_UNSUPPORTED with the reason. Called before create; `host` has the config. */
+  dgx_status (*can_measure)(const dgx_workload_desc* self, const dgx_host_api* host, dgx_error* error);
+  /* Required. Reads and validates the configuration; no expensive work. `host` stays valid until destroy. */
+  dgx_status (*create)(const dgx_workload_desc* self, const dgx_host_api* host, dgx_instance** out,
+                       dgx_error* error);
+  /* Optional. Untimed preparation for measure mode (allocate, initialise inputs). */
+  dgx_status (*setup)(dgx_instance* instance, dgx_error* error);
+  /* Optional (NULL: one case). Number of cases of measure mode. */
+  dgx_status (*case_count)(dgx_instance* instance, uint32_t* out, dgx_error* error);
+  /* Optional. Untimed preparation of one case; fills `out` (host-initialised, struct_size set). */
+  dgx_status (*begin_case)(dgx_instance* instance, uint32_t case_index, dgx_case_desc* out, dgx_error* error);
+  /* Required for measure mode. Runs request->iterations iterations. */
+  dgx_status (*run)(dgx_instance* instance, const dgx_sample_request* request, dgx_sample_result* result,
+                    dgx_error* error);
+  /* Optional. After a case's timed samples: correctness checks, derived metrics (add_metric). */
+  dgx_status (*end_case)(dgx_instance* instance, uint32_t case_index, const dgx_sample_stats* stats,
+                         dgx_error* error);
+  /* Optional. After all cases. */
+  dgx_status (*finalize)(dgx_instance* instance, dgx_error* error);
+  /* Required for project and explore modes. Emits result rows through the host. */
+  dgx_status (*project)(dgx_instance* instance, dgx_mode mode, dgx_error* error);
+  /* Required. Never fails. */
+  void (*destroy)(dgx_instance* instance);
+};
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Results                                                                                                 */
+
+#define DGX_METRIC_HIDDEN 0x1u /* in JSON/CSV only, not in the terminal table */
+#define DGX_FIELD_HIDDEN 0x1u
+
+typedef struct dgx_metric {
+  uint32_t struct_size;
+  const char* name;  /* dotted, lower case, e.g. "time.median", "busbw", "mfu" */
+  double value;
+  const char* unit;  /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
+  uint32_t flags;
+} dgx_metric;
+
+/* A string attribute of a row: provenance ("source", "timing", "system") or a label ("layout", "pareto"). */
+typedef struct dgx_field {
+  uint32_t struct_size;
+  const char* key;
+  const char* value;
+  uint32_t flags;
+} dgx_field;
+
+typedef struct dgx_result_row {
+  uint32_t struct_size;
+  const char* workload;           /* NULL: the running workload */
+  dgx_result_mode mode;
+  const char* table;              /* groups rows into one terminal table; NULL: the workload's name */
+  const dgx_config_entry* config; /* the configuration this row describes */
+  uint32_t config_count;
+  const dgx_metric* metrics;
+  uint32_t metric_count;
+  const dgx_field* fields;
+  uint32_t field_count;
+} dgx_result_row;
+
+/* Where a note goes in the terminal report. */
+typedef int32_t dgx_note_placement;
+enum { DGX_NOTE_BEFORE = 0, DGX_NOTE_AFTER = 1 };
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Ranks                                                                                                    */
+
+typedef struct dgx_rank_info {
+  uint32_t struct_size;
+  int32_t rank;
+  int32_t world_size;
+  int32_t local_rank; /* rank among the processes of this node: picks the GPU */
+  int32_t local_size;
+  const char* launcher; /* "none", "slurm", "openmpi", "pmix", "env" */
+} dgx_rank_info;
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Host services                                                                                            */
+
+/* Every function takes `ctx` first: pass host->ctx. Config getters return DGX_ERR_NOT_FOUND for a key that is
+ * not in the workload's schema or has no value, DGX_ERR_INVALID_ARGUMENT for a type mismatch. */
+struct dgx_host_api {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the negotiated version */
+  void* ctx;
+  const char* host_version;
+
+  void (*log)(void* ctx, dgx_log_level level, const char* message);
+
+  dgx_status (*config_get_bool)(void* ctx, const char* key, int32_t* out);
+  dgx_status (*config_get_int)(void* ctx, const char* key, int64_t* out);
+  dgx_status (*config_get_float)(void* ctx, const char* key, double* out);
+  /* The string stays valid until the instance is destroyed. */
+  dgx_status (*config_get_string)(void* ctx, const char* key, const char** out);
+  /* List getters: *count receives the list's length; up to `capacity` elements are written. */
+  dgx_status (*config_get_int_list)(void* ctx, const char* key, int64_t* out, uint64_t capacity, uint64_t* count);
+  dgx_status (*config_get_float_list)(void* ctx, const char* key, double* out, uint64_t capacity,
+                                      uint64_t* count);
+  dgx_status (*config_get_string_list)(void* ctx, const char* key, const char** out, uint64_t capacity,
+                                       uint64_t* count);
+  /* 1 when a preset, a config file or --set gave the key a value; 0 when it holds its default or nothing. */
+  int32_t (*config_is_set)(void* ctx, const char* key);
+
+  /* Monotonic clock, seconds. */
+  double (*clock_now)(void* ctx);
+
+  /* Emit a complete result row. Strings are copied. */
+  dgx_status (*emit_row)(void* ctx, const dgx_result_row* row);
+  /* Add a metric or a field to the measured row of the current case (valid in begin_case..end_case). */
+  dgx_status (*add_metric)(void* ctx, const dgx_metric* metric);
+  dgx_status (*add_field)(void* ctx, const dgx_field* field);
+  /* A titled paragraph for the report (assumptions, recommendations). */
+  dgx_status (*emit_note)(void* ctx, dgx_note_placement placement, const char* title, const char* text);
+
+  dgx_status (*rank_info)(void* ctx, dgx_rank_info* out);
+  dgx_status (*barrier)(void* ctx);
+  /* Copies `bytes` bytes of `data` from rank `root` to every rank. */
+  dgx_status (*broadcast)(void* ctx, void* data, uint64_t bytes, int32_t root);
+  /* Element-wise reduction of `count` doubles over all ranks, in place. */
+  dgx_status (*all_reduce_f64)(void* ctx, double* values, uint64_t count, dgx_reduce_op op);
+
+  /* Progress of a long operation, fraction in [0, 1]. */
+  void (*progress)(void* ctx, double fraction, const char* what);
+  /* Non-zero once the user asked to stop (e.g. Ctrl-C): return DGX_ERR_CANCELLED soon. */
+  int32_t (*cancel_requested)(void* ctx);
+
+  /* Finds a data file by path relative to the config directories (e.g. "models/llama3.1-8b.toml") and writes
+   * its absolute path to `out`. DGX_ERR_NOT_FOUND when no config directory has it. */
+  dgx_status (*find_data_file)(void* ctx, const char* relative_path, char* out, uint64_t capacity);
+};
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* Device probing (for the context block of results)                                                       */
+
+typedef struct dgx_device_info {
+  uint32_t struct_size;
+  int32_t index;
+  const char* name;
+  const char* uuid;        /* may be NULL */
+  const char* pci_bus_id;  /* may be NULL */
+  int32_t compute_capability_major;
+  int32_t compute_capability_minor;
+  int32_t multiprocessors;
+  uint64_t memory_bytes;
+  uint64_t l2_cache_bytes;
+  int32_t clock_khz;        /* maximum SM clock */
+  int32_t memory_clock_khz; /* maximum memory clock */
+  int32_t memory_bus_bits;
+} dgx_device_info;
+
+typedef struct dgx_probe_sink {
+  uint32_t struct_size;
+  void* ctx;
+  void (*add_device)(void* ctx, const dgx_device_info* device);
+  /* A software component and its version, e.g. {"cuda_driver", "13.0"}, {"cublas", "13.0.0"}. */
+  void (*add_software)(void* ctx, const char* component, const char* version);
+  /* Why no device was found, e.g. "CUDA driver not found (cudaErrorInsufficientDriver)". */
+  void (*set_status)(void* ctx, const char* status);
+} dgx_probe_sink;
+
+/* ------------------------------------------------------------------------------------------------------ */
+/* The plugin                                                                                               */
+
+typedef struct dgx_plugin_desc {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the version this plugin implements; must lie in the host's offered range */
+  const char* name;     /* unique among loaded plugins: lower case, digits, '-' */
+  const char* version;
+  const char* vendor;
+  const char* description;
+  const dgx_workload_desc* workloads;
+  uint32_t workload_count;
+  const dgx_preset_desc* presets;
+  uint32_t preset_count;
+  /* Optional. Called once after loading; `host` (without config or results) stays valid until shutdown. */
+  dgx_status (*init)(const dgx_host_api* host, dgx_error* error);
+  /* Optional. Called once before exit. */
+  void (*shutdown)(void);
+  /* Optional. Reports the devices and software versions this plugin can see, for the results' context. */
+  dgx_status (*probe)(const dgx_host_api* host, const dgx_probe_sink* sink, dgx_error* error);
+} dgx_plugin_desc;
+
+/* What the host offers when it calls the entry symbol. */
+typedef struct dgx_host_offer {
+  uint32_t struct_size;
+  uint32_t min_abi_version;
+  uint32_t max_abi_version;
+  const char* host_name;
+  const char* host_version;
+} dgx_host_offer;
+
+/* The entry symbol. Writes the plugin's descriptor to *out and returns DGX_OK, or returns DGX_ERR_VERSION when
+ * the plugin implements no version in the offered range (then *out may still describe the plugin, so the host
+ * can name the version it implements). Called once per load; must not fail otherwise. */
+typedef dgx_status (*dgx_plugin_entry_fn)(const dgx_host_offer* offer, const dgx_plugin_desc** out);
+DGX_EXPORT dgx_status dgx_plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DGX_ABI_V1_H */

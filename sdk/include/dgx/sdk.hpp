@@ -1,0 +1,13 @@
+// The C++ plugin SDK: header-only, compiled into each plugin. Include this one header.
+//
+//   Workload   (workload.hpp)  the class a plugin author derives from
+//   Host       (host.hpp)      configuration, logging, results, ranks, cancellation
+//   PluginSpec (plugin.hpp)    metadata + workloads, exported with DGX_PLUGIN(factory)
+#pragma once
+
+#include <dgx/plugin.h>
+#include <dgx/sdk/error.hpp>
+#include <dgx/sdk/host.hpp>
+#include <dgx/sdk/plugin.hpp>
+#include <dgx/sdk/toml_literal.hpp>
+#include <dgx/sdk/workload.hpp>

@@ -1,0 +1,220 @@
+// The host's services as seen from C++ plugin code: configuration, logging, results, ranks, cancellation.
+// A thin, non-owning wrapper around dgx_host_api; failures become dgx::sdk exceptions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <dgx/plugin.h>
+#include <dgx/sdk/error.hpp>
+#include <dgx/sdk/toml_literal.hpp>
+
+namespace dgx::sdk {
+
+enum class ResultMode : dgx_result_mode {
+  measured = DGX_RESULT_MEASURED,
+  projected = DGX_RESULT_PROJECTED,
+  reference = DGX_RESULT_REFERENCE
+};
+
+enum class Mode : dgx_mode { measure = DGX_MODE_MEASURE, project = DGX_MODE_PROJECT, explore = DGX_MODE_EXPLORE };
+
+/// A result row under construction. Values are kept as strings until Host::emit copies them out.
+class Row {
+ public:
+  explicit Row(ResultMode mode) : mode_(mode) {}
+
+  Row& workload(std::string name) { workload_ = std::move(name); return *this; }
+  Row& table(std::string title) { table_ = std::move(title); return *this; }
+
+  /// A config entry; `value` is any type toml_literal() accepts.
+  template <typename T>
+  Row& config(std::string key, const T& value) {
+    config_.emplace_back(std::move(key), toml_literal(value));
+    return *this;
+  }
+  Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0) {
+    metrics_.push_back({std::move(name), value, std::move(unit), flags});
+    return *this;
+  }
+  Row& field(std::string key, std::string value, std::uint32_t flags = 0) {
+    fields_.push_back({std::move(key), std::move(value), flags});
+    return *this;
+  }
+
+ private:
+  friend class Host;
+  struct Metric { std::string name; double value; std::string unit; std::uint32_t flags; };
+  struct Field { std::string key; std::string value; std::uint32_t flags; };
+
+  ResultMode mode_;
+  std::string workload_;
+  std::string table_;
+  std::vector<std::pair<std::string, std::string>> config_;
+  std::vector<Metric> metrics_;
+  std::vector<Field> fields_;
+};
+
+struct RankInfo {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_size = 1;
+  std::string launcher = "none";
+};
+
+enum class NotePlacement : dgx_note_placement { before = DGX_NOTE_BEFORE, after = DGX_NOTE_AFTER };
+
+class Host {
+ public:
+  explicit Host(const dgx_host_api* api) : api_(api) {}
+
+  [[nodiscard]] const dgx_host_api* api() const noexcept { return api_; }
+
+  // Logging -------------------------------------------------------------------------------------------------
+  void log(dgx_log_level level, const std::string& message) const { api_->log(api_->ctx, level, message.c_str()); }
+  void debug(const std::string& message) const { log(DGX_LOG_DEBUG, message); }
+  void info(const std::string& message) const { log(DGX_LOG_INFO, message); }
+  void warn(const std::string& message) const { log(DGX_LOG_WARNING, message); }
+
+  // Configuration -------------------------------------------------------------------------------------------
+  [[nodiscard]] bool get_bool(const std::string& key) const {
+    std::int32_t value = 0;
+    check_config(api_->config_get_bool(api_->ctx, key.c_str(), &value), key, "a boolean");
+    return value != 0;
+  }
+  [[nodiscard]] std::int64_t get_int(const std::string& key) const {
+    std::int64_t value = 0;
+    check_config(api_->config_get_int(api_->ctx, key.c_str(), &value), key, "an integer");
+    return value;
+  }
+  [[nodiscard]] double get_float(const std::string& key) const {
+    double value = 0;
+    check_config(api_->config_get_float(api_->ctx, key.c_str(), &value), key, "a number");
+    return value;
+  }
+  [[nodiscard]] std::string get_string(const std::string& key) const {
+    const char* value = nullptr;
+    check_config(api_->config_get_string(api_->ctx, key.c_str(), &value), key, "a string");
+    return value != nullptr ? value : "";
+  }
+  [[nodiscard]] std::vector<std::int64_t> get_int_list(const std::string& key) const {
+    return get_list<std::int64_t>(api_->config_get_int_list, key, "a list of integers");
+  }
+  [[nodiscard]] std::vector<double> get_float_list(const std::string& key) const {
+    return get_list<double>(api_->config_get_float_list, key, "a list of numbers");
+  }
+  [[nodiscard]] std::vector<std::string> get_string_list(const std::string& key) const {
+    const auto raw = get_list<const char*>(api_->config_get_string_list, key, "a list of strings");
+    return {raw.begin(), raw.end()};
+  }
+  /// True when a preset, config file or --set gave `key` a value (not just its default).
+  [[nodiscard]] bool is_set(const std::string& key) const { return api_->config_is_set(api_->ctx, key.c_str()) != 0; }
+  /// The value of an optional key without a default; nullopt when unset.
+  [[nodiscard]] std::optional<double> find_float(const std::string& key) const {
+    double value = 0;
+    const dgx_status status = api_->config_get_float(api_->ctx, key.c_str(), &value);
+    if (status == DGX_ERR_NOT_FOUND) return std::nullopt;
+    check_config(status, key, "a number");
+    return value;
+  }
+
+  // Time, results -------------------------------------------------------------------------------------------
+  [[nodiscard]] double now() const { return api_->clock_now(api_->ctx); }
+
+  void emit(const Row& row) const {
+    std::vector<dgx_config_entry> config;
+    config.reserve(row.config_.size());
+    for (const auto& [key, value] : row.config_) config.push_back({sizeof(dgx_config_entry), key.c_str(), value.c_str()});
+    std::vector<dgx_metric> metrics;
+    metrics.reserve(row.metrics_.size());
+    for (const auto& m : row.metrics_)
+      metrics.push_back({sizeof(dgx_metric), m.name.c_str(), m.value, m.unit.c_str(), m.flags});
+    std::vector<dgx_field> fields;
+    fields.reserve(row.fields_.size());
+    for (const auto& f : row.fields_) fields.push_back({sizeof(dgx_field), f.key.c_str(), f.value.c_str(), f.flags});
+    dgx_result_row c_row{};
+    c_row.struct_size = sizeof c_row;
+    c_row.workload = row.workload_.empty() ? nullptr : row.workload_.c_str();
+    c_row.mode = static_cast<dgx_result_mode>(row.mode_);
+    c_row.table = row.table_.empty() ? nullptr : row.table_.c_str();
+    c_row.config = config.data();
+    c_row.config_count = static_cast<std::uint32_t>(config.size());
+    c_row.metrics = metrics.data();
+    c_row.metric_count = static_cast<std::uint32_t>(metrics.size());
+    c_row.fields = fields.data();
+    c_row.field_count = static_cast<std::uint32_t>(fields.size());
+    check(api_->emit_row(api_->ctx, &c_row), "emit_row");
+  }
+
+  /// Adds a metric to the measured row of the current case (call between begin_case and end_case).
+  void add_metric(const std::string& name, double value, const std::string& unit, std::uint32_t flags = 0) const {
+    const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value, unit.c_str(), flags};
+    check(api_->add_metric(api_->ctx, &metric), "add_metric");
+  }
+  void add_field(const std::string& key, const std::string& value, std::uint32_t flags = 0) const {
+    const dgx_field field{sizeof(dgx_field), key.c_str(), value.c_str(), flags};
+    check(api_->add_field(api_->ctx, &field), "add_field");
+  }
+  void note(NotePlacement placement, const std::string& title, const std::string& text) const {
+    check(api_->emit_note(api_->ctx, static_cast<dgx_note_placement>(placement), title.c_str(), text.c_str()),
+          "emit_note");
+  }
+
+  // Ranks ---------------------------------------------------------------------------------------------------
+  [[nodiscard]] RankInfo ranks() const {
+    dgx_rank_info info{};
+    info.struct_size = sizeof info;
+    check(api_->rank_info(api_->ctx, &info), "rank_info");
+    return {info.rank, info.world_size, info.local_rank, info.local_size, info.launcher ? info.launcher : "none"};
+  }
+  void barrier() const { check(api_->barrier(api_->ctx), "barrier"); }
+  void broadcast(void* data, std::uint64_t bytes, int root) const {
+    check(api_->broadcast(api_->ctx, data, bytes, root), "broadcast");
+  }
+  void all_reduce(std::span<double> values, dgx_reduce_op op) const {
+    check(api_->all_reduce_f64(api_->ctx, values.data(), values.size(), op), "all_reduce_f64");
+  }
+
+  // Progress, cancellation, data files ----------------------------------------------------------------------
+  void progress(double fraction, const std::string& what) const { api_->progress(api_->ctx, fraction, what.c_str()); }
+  [[nodiscard]] bool cancelled() const { return api_->cancel_requested(api_->ctx) != 0; }
+  /// Throws Cancelled when the user asked to stop.
+  void throw_if_cancelled() const {
+    if (cancelled()) throw Cancelled("cancelled by the user");
+  }
+  [[nodiscard]] std::optional<std::string> find_data_file(const std::string& relative_path) const {
+    std::string buffer(4096, '\0');
+    const dgx_status status = api_->find_data_file(api_->ctx, relative_path.c_str(), buffer.data(), buffer.size());
+    if (status != DGX_OK) return std::nullopt;
+    buffer.resize(buffer.find('\0'));
+    return buffer;
+  }
+
+ private:
+  static void check(dgx_status status, const char* what) {
+    if (status != DGX_OK) throw Error(status, std::string("host service ") + what + " failed: " + status_name(status));
+  }
+  static void check_config(dgx_status status, const std::string& key, const char* expected) {
+    if (status == DGX_OK) return;
+    if (status == DGX_ERR_NOT_FOUND) throw Error(status, "config key '" + key + "' has no value");
+    throw Error(status, "config key '" + key + "' is not " + expected);
+  }
+  template <typename T, typename Getter>
+  std::vector<T> get_list(Getter getter, const std::string& key, const char* expected) const {
+    std::uint64_t count = 0;
+    check_config(getter(api_->ctx, key.c_str(), nullptr, 0, &count), key, expected);
+    std::vector<T> values(count);
+    check_config(getter(api_->ctx, key.c_str(), values.data(), values.size(), &count), key, expected);
+    values.resize(count);
+    return values;
+  }
+
+  const dgx_host_api* api_;
+};
+
+}  // namespace dgx::sdk

@@ -1,0 +1,155 @@
+#include <doctest/doctest.h>
+
+#include "dgx/core/config.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx;
+
+namespace {
+
+ParamSpec spec(std::string key, ParamType type, json::Value def = {}, std::vector<std::string> choices = {}) {
+  ParamSpec p;
+  p.key = std::move(key);
+  p.type = type;
+  if (!def.is_null()) p.default_value = std::move(def);
+  p.choices = std::move(choices);
+  return p;
+}
+
+ConfigEntry set(const std::string& argument) { return parse_set_argument(argument).value(); }
+
+}  // namespace
+
+TEST_CASE("TOML tables flatten to dotted keys with their locations") {
+  auto parsed = parse_toml_config("model = \"llama3.1-70b\"\ntrain.mbs = 2\n[parallel]\ntp = 4\n", "config file",
+                                  "run.toml");
+  REQUIRE(parsed);
+  const auto& entries = parsed->layer.entries;
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].key == "model");
+  CHECK(entries[1].key == "train.mbs");
+  CHECK(entries[2].key == "parallel.tp");
+  CHECK(entries[2].value.as_int() == 4);
+  CHECK(entries[2].where.describe() == "run.toml:4:6");  // where the value is
+}
+
+TEST_CASE("the preset table is metadata, not config") {
+  auto parsed = parse_toml_config("preset.workload = \"spin\"\npreset.summary = \"fast\"\nspin.us = 10\n", "preset", "p.toml");
+  REQUIRE(parsed);
+  CHECK(parsed->preset.at("workload").as_string() == "spin");
+  REQUIRE(parsed->layer.entries.size() == 1);
+  CHECK(parsed->layer.entries[0].key == "spin.us");
+}
+
+TEST_CASE("config keys written after a [preset] header are reported, not swallowed") {
+  auto parsed = parse_toml_config("[preset]\nworkload = \"spin\"\nspin.us = 10\n", "preset", "p.toml");
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().message.find("p.toml:3:") == 0);
+  CHECK(parsed.error().message.find("'spin' is not a preset field") != std::string::npos);
+}
+
+TEST_CASE("invalid TOML is reported with file, line and column") {
+  auto parsed = parse_toml_config("a = 1\nb = = 2\n", "config file", "bad.toml");
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().code == ExitCode::usage);
+  CHECK(parsed.error().message.find("bad.toml:2:") == 0);
+}
+
+TEST_CASE("a missing config file is a usage error naming it") {
+  auto parsed = load_toml_config("/nonexistent/run.toml", "config file");
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().message.find("/nonexistent/run.toml") != std::string::npos);
+}
+
+TEST_CASE("--set values are read as TOML, else as strings or comma lists") {
+  CHECK(set("spin.us=2000").value.as_int() == 2000);
+  CHECK(set("train.tokens=1e12").value.as_number() == 1e12);
+  CHECK(set("runner.cold=true").value.as_bool());
+  CHECK(set("model=llama3.1-70b").value.as_string() == "llama3.1-70b");
+  CHECK(set("model=\"quoted\"").value.as_string() == "quoted");
+  const json::Value list = set("precision=bf16,fp8").value;
+  REQUIRE(list.is_array());
+  CHECK(list[1].as_string() == "fp8");
+  CHECK(set("explore.gpus=[64, 128]").value[1].as_int() == 128);
+  CHECK(set("explore.gpus=64,128").value[0].as_int() == 64);
+  CHECK(set(" spin.us = 5 ").key == "spin.us");
+}
+
+TEST_CASE("malformed --set arguments are usage errors that say what was expected") {
+  CHECK(parse_set_argument("spin.us").error().message.find("expected KEY=VALUE") != std::string::npos);
+  CHECK(parse_set_argument("spin.us=").error().message.find("no value") != std::string::npos);
+  CHECK(parse_set_argument("bad key=1").error().message.find("not a config key") != std::string::npos);
+  CHECK(parse_set_argument("a..b=1").error().code == ExitCode::usage);
+}
+
+TEST_CASE("values are coerced to the parameter's type where that is lossless") {
+  CHECK(coerce(spec("n", ParamType::integer), set("n=2e3")).value().as_int() == 2000);
+  CHECK_FALSE(coerce(spec("n", ParamType::integer), set("n=2.5")));
+  CHECK(coerce(spec("x", ParamType::floating), set("x=3")).value().is_double());
+  CHECK(coerce(spec("s", ParamType::string), set("s=123")).value().as_string() == "123");
+  CHECK(coerce(spec("l", ParamType::int_list), set("l=64")).value()[0].as_int() == 64);
+  CHECK(coerce(spec("l", ParamType::string_list), set("l=bf16")).value()[0].as_string() == "bf16");
+  CHECK_FALSE(coerce(spec("b", ParamType::boolean), set("b=1")));
+}
+
+TEST_CASE("type errors name the key, the expected type, the value and where it came from") {
+  auto file = parse_toml_config("spin.us = \"fast\"\n", "config file", "run.toml").value();
+  auto result = coerce(spec("spin.us", ParamType::integer), file.layer.entries[0]);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().message == "config key 'spin.us' expects an integer, got string \"fast\" (run.toml:1:11)");
+}
+
+TEST_CASE("choices are enforced with a suggestion") {
+  const ParamSpec precision = spec("precision", ParamType::string_list, json::Array{"bf16"}, {"bf16", "fp8"});
+  CHECK(coerce(precision, set("precision=fp8,bf16")));
+  auto bad = coerce(precision, set("precision=fp9"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("'fp9' is not one of bf16, fp8; did you mean 'fp8'?") != std::string::npos);
+}
+
+TEST_CASE("layers resolve in precedence order: default < preset < file < --set") {
+  const std::vector<ParamSpec> schema{spec("a", ParamType::integer, 1), spec("b", ParamType::integer, 1),
+                                      spec("c", ParamType::integer, 1), spec("d", ParamType::integer, 1)};
+  const ConfigLayer preset = parse_toml_config("a = 2\nb = 2\nc = 2\n", "preset 'p'", "p.toml")->layer;
+  const ConfigLayer file = parse_toml_config("b = 3\nc = 3\n", "config file", "f.toml")->layer;
+  const ConfigLayer sets{"--set", {set("c=4")}};
+  const ConfigResolution r = resolve_config(schema, {&preset, &file, &sets});
+  REQUIRE(r.errors.empty());
+  CHECK(r.config.find("a")->value.as_int() == 2);
+  CHECK(r.config.find("b")->value.as_int() == 3);
+  CHECK(r.config.find("c")->value.as_int() == 4);
+  CHECK(r.config.find("d")->value.as_int() == 1);
+  CHECK_FALSE(r.config.find("d")->is_set);
+  CHECK(r.config.sources_to_json().at("c").as_string() == "--set c=4");
+  CHECK(r.config.sources_to_json().at("b").as_string() == "f.toml:1:5");
+  CHECK_FALSE(r.config.sources_to_json().contains("d"));
+  CHECK(r.config.overrides() == std::vector<std::string>{"a=2", "b=3", "c=4"});
+}
+
+TEST_CASE("an unknown key is an error with the closest keys suggested") {
+  const std::vector<ParamSpec> schema{spec("spin.us", ParamType::integer, 1000), spec("spin.cases", ParamType::integer, 1)};
+  const ConfigLayer sets{"--set", {set("spin.nosuchkey=1"), set("spin.uss=3")}};
+  const ConfigResolution r = resolve_config(schema, {&sets}, "see --describe");
+  REQUIRE(r.errors.size() == 2);
+  CHECK(r.errors[0] ==
+        "unknown config key 'spin.nosuchkey' (--set spin.nosuchkey=1): did you mean 'spin.us' or 'spin.cases'? "
+        "(see --describe)");
+  CHECK(r.errors[1].find("did you mean 'spin.us'") != std::string::npos);
+}
+
+TEST_CASE("a required key without a value is an error") {
+  ParamSpec model = spec("model", ParamType::string);
+  model.required = true;
+  const std::vector<ParamSpec> schema{model};
+  const ConfigResolution r = resolve_config(schema, {});
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].find("config key 'model' is required") == 0);
+}
+
+TEST_CASE("TOML literals convert both ways") {
+  CHECK(parse_toml_value("[8, 16]").value()[1].as_int() == 16);
+  CHECK(parse_toml_value("\"bf16\"").value().as_string() == "bf16");
+  CHECK_FALSE(parse_toml_value("bf16"));
+  CHECK(to_toml_literal(json::Value(2.0)) == "2.0");
+  CHECK(to_toml_literal(json::Array{"a", 1}) == "[\"a\", 1]");
+}

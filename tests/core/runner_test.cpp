@@ -1,0 +1,154 @@
+// The measurement loop, checked against a workload of known duration (the spin fixture busy-waits).
+#include <doctest/doctest.h>
+
+#include "dgx/core/cancellation.hpp"
+#include "dgx/core/runner.hpp"
+#include "fixtures.hpp"
+
+using namespace dgx;
+
+namespace {
+
+struct Harness {
+  Logger logger;
+  LocalComm comm;
+  std::unique_ptr<LoadedPlugin> plugin;
+  std::vector<ParamSpec> schema;
+  ConfigLayer sets{"--set", {}};
+  ConfigResolution resolution;
+  Report report;
+  std::unique_ptr<HostServices> services;
+
+  Harness(const std::filesystem::path& file, const std::vector<std::string>& set_arguments) {
+    plugin = std::move(load_plugin(file, {}).value());
+    schema = plugin->workloads[0].params;
+    for (ParamSpec& p : RunnerSettings::params()) schema.push_back(p);
+    for (const std::string& a : set_arguments) sets.entries.push_back(parse_set_argument(a).value());
+    resolution = resolve_config(schema, {&sets});
+    REQUIRE(resolution.errors.empty());
+    services = std::make_unique<HostServices>(logger, comm, std::vector<SearchPath>{}, plugin->name);
+    services->bind_config(&resolution.config);
+    services->bind_report(&report, plugin->workloads[0].name, plugin->name);
+  }
+
+  CallResult measure() {
+    auto instance = WorkloadInstance::create(plugin->workloads[0], services->api());
+    REQUIRE(instance);
+    return dgx::measure(instance.value(), RunnerSettings::from(resolution.config).value(), *services, comm,
+                        resolution.config.to_json(), report);
+  }
+};
+
+double metric(const ResultRow& row, const char* name) { return row.find_metric(name)->value; }
+
+}  // namespace
+
+TEST_CASE("stopping: all criteria met") {
+  RunnerSettings s;
+  s.min_samples = 10;
+  s.min_time = 0.01;
+  s.noise = 0.01;
+  const Stats quiet = compute_stats(std::vector<double>(20, 0.001));
+  const StopDecision d = should_stop(s, quiet, 0.02, 0.03, false);
+  CHECK(d.stop);
+  CHECK(d.criteria_met);
+  CHECK(d.reason.find("criteria met: 20 samples") == 0);
+}
+
+TEST_CASE("stopping: keeps sampling until min_samples and min_time hold") {
+  RunnerSettings s;
+  s.min_samples = 10;
+  s.min_time = 0.5;
+  const Stats few = compute_stats(std::vector<double>(5, 0.001));
+  CHECK_FALSE(should_stop(s, few, 0.005, 0.01, false).stop);
+  const Stats enough = compute_stats(std::vector<double>(10, 0.001));
+  CHECK_FALSE(should_stop(s, enough, 0.01, 0.02, false).stop);  // min_time not reached
+}
+
+TEST_CASE("stopping: max_time and max_samples stop with the unmet criterion named") {
+  RunnerSettings s;
+  s.min_samples = 100;
+  s.max_time = 1.0;
+  s.max_samples = 50;
+  s.noise = 0.001;
+  const Stats noisy = compute_stats({1.0, 2.0, 3.0});
+  const StopDecision timeout = should_stop(s, noisy, 6.0, 1.5, false);
+  CHECK(timeout.stop);
+  CHECK_FALSE(timeout.criteria_met);
+  CHECK(timeout.reason.find("max_time 1.00 s reached; unmet: min_samples (3 of 100)") == 0);
+  CHECK(timeout.reason.find("noise (") != std::string::npos);
+  const StopDecision cancelled = should_stop(s, noisy, 6.0, 0.5, true);
+  CHECK(cancelled.reason.find("cancelled by the user") == 0);
+  const Stats many = compute_stats(std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0});
+  s.max_samples = 5;
+  CHECK(should_stop(s, many, 15, 0.1, false).reason.find("max_samples 5 reached") == 0);
+}
+
+TEST_CASE("runner settings are validated") {
+  Harness h(testing::spin_plugin(), {"runner.min_samples=0", "runner.max_time=0"});
+  auto settings = RunnerSettings::from(h.resolution.config);
+  REQUIRE_FALSE(settings);
+  CHECK(settings.error().code == ExitCode::usage);
+  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0") != std::string::npos);
+  CHECK(settings.error().message.find("runner.max_time must be > 0") != std::string::npos);
+}
+
+TEST_CASE("a 2 ms spin measures 2 ms") {
+  Harness h(testing::spin_plugin(), {"spin.us=2000", "runner.min_time=0.1", "runner.min_samples=20"});
+  REQUIRE_FALSE(h.measure());
+  REQUIRE(h.report.rows.size() == 1);
+  const ResultRow& row = h.report.rows[0];
+  CHECK(row.mode == ResultMode::measured);
+  CHECK(row.config.at("spin.us").as_int() == 2000);
+  CHECK_FALSE(row.config.contains("spin.case_us"));
+  // A busy-wait never ends early; the median tolerates a loaded CI machine's scheduling noise.
+  CHECK(metric(row, "time.min") >= 0.002);
+  CHECK(metric(row, "time.median") == doctest::Approx(0.002).epsilon(0.10));
+  CHECK(metric(row, "samples") >= 20);
+  CHECK(metric(row, "samples") == static_cast<double>(row.sample_times.size()));
+  CHECK(metric(row, "time.max") >= metric(row, "time.median"));
+  CHECK(row.find_field("timing")->value.find("host steady_clock") == 0);
+  CHECK(row.find_field("stop")->value.find("criteria met") == 0);
+}
+
+TEST_CASE("each case is one row, and batched iterations are divided out") {
+  Harness h(testing::spin_plugin(), {"spin.us=500", "spin.cases=2", "runner.batch=4", "runner.min_time=0.05",
+                                     "runner.min_samples=5"});
+  REQUIRE_FALSE(h.measure());
+  REQUIRE(h.report.rows.size() == 2);
+  CHECK(h.report.rows[0].label == "500 us");
+  CHECK(h.report.rows[1].config.at("spin.case_us").as_int() == 1000);
+  CHECK(metric(h.report.rows[0], "time.min") >= 0.0005);
+  CHECK(metric(h.report.rows[1], "time.min") >= 0.001);
+  CHECK(metric(h.report.rows[1], "time.median") == doctest::Approx(0.001).epsilon(0.10));
+  CHECK(h.report.rows[0].find_field("iterations_per_sample")->value == "4");
+}
+
+TEST_CASE("cancellation stops after the current sample and keeps the row") {
+  Harness h(testing::spin_plugin(), {"spin.us=100", "runner.min_samples=1000000", "runner.max_samples=1000000"});
+  request_cancel();
+  const CallResult result = h.measure();
+  reset_cancel();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::interrupted);
+  REQUIRE(h.report.rows.size() == 1);
+  CHECK(h.report.rows[0].find_field("stop")->value.find("cancelled by the user") == 0);
+}
+
+TEST_CASE("an exception in run fails the run, naming plugin, workload and function") {
+  Harness h(testing::fixture("good/libdgx-thrower.so"), {"thrower.where=run"});
+  const CallResult result = h.measure();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::run_failed);
+  CHECK(result->message == "thrower:throw: run failed: unexpected exception (anonymous namespace)::Boom: boom in run");
+  CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("a failed correctness check keeps the measured row and has its own exit code") {
+  Harness h(testing::fixture("good/libdgx-thrower.so"), {"thrower.where=check", "runner.min_time=0"});
+  const CallResult result = h.measure();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::check_failed);
+  CHECK(result->message.find("result mismatch at element 7") != std::string::npos);
+  CHECK(h.report.rows.size() == 1);
+}

@@ -1,0 +1,72 @@
+// The command line as users meet it: help, version, listing, describing, unknown names, exit codes.
+#include <doctest/doctest.h>
+
+#include "dgx/core/json.hpp"
+#include "dgxhost.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+TEST_CASE("--help and --version exit 0") {
+  ProcessResult r = dgxhost({"--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("--plugin") != std::string::npos);
+  r = dgxhost({"--version"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("dgxhost 0.") == 0);
+  CHECK(r.out.find("plugin ABI 1.0") != std::string::npos);
+}
+
+TEST_CASE("bad options are usage errors (exit 2) on stderr") {
+  const ProcessResult r = dgxhost({"--plugn", "spin"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("did you mean '--plugin'") != std::string::npos);
+  CHECK(dgxhost({}).exit_code == 2);
+}
+
+TEST_CASE("--list shows plugins with version, ABI, workloads, kind and modes") {
+  const ProcessResult r = dgxhost({"--list"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("spin 1.0.0  ABI 1.0") != std::string::npos);
+  CHECK(r.out.find("- spin  [micro; measure; -]") != std::string::npos);
+}
+
+TEST_CASE("--list --format json is machine-readable") {
+  const ProcessResult r = dgxhost({"--list", "--format", "json", "--plugin-dir", fixture_dir("broken")});
+  REQUIRE(r.exit_code == 0);
+  const json::Value doc = json::parse(r.out);
+  CHECK(doc["rejected"].as_array().size() == 7);
+  bool found_spin = false;
+  for (const json::Value& p : doc["plugins"].as_array()) found_spin |= p["name"].as_string() == "spin";
+  CHECK(found_spin);
+}
+
+TEST_CASE("--describe shows parameters with types, defaults and help") {
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--describe", "--set", "spin.us=7"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("spin.us") != std::string::npos);
+  CHECK(r.out.find("busy-wait time per iteration [us]") != std::string::npos);
+  CHECK(r.out.find("7 (--set spin.us=7)") != std::string::npos);
+  CHECK(r.out.find("runner.min_time") != std::string::npos);
+}
+
+TEST_CASE("an unknown plugin name lists close matches and exits 3") {
+  const ProcessResult r = dgxhost({"--plugin", "spni"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("did you mean 'spin'?") != std::string::npos);
+}
+
+TEST_CASE("an unknown config key exits with the config-error code and names the key") {
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.nosuchkey=1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("spin.nosuchkey") != std::string::npos);
+  CHECK(r.err.find("did you mean 'spin.us'") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("an invalid value reported by the plugin is a config error") {
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=-1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("spin.us must be >= 0, got -1") != std::string::npos);
+}

@@ -1,0 +1,73 @@
+// Acceptance: broken plugins are reported one line each and never take the host or the other plugins down.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include "dgxhost.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx::testing;
+
+TEST_CASE("a garbage libdgx-garbage.so is reported by file name and the good plugins are still listed") {
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  dir.write("libdgx-garbage.so", "not an ELF file\n");
+  const ProcessResult r = dgxhost({"--plugin-dir", dir.path().string(), "--list"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find((dir.path() / "libdgx-garbage.so").string() + ": not a shared library") != std::string::npos);
+  CHECK(r.out.find("spin 1.0.0") != std::string::npos);
+}
+
+TEST_CASE("every broken fixture is rejected in one line naming its file") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--list"});
+  CHECK(r.exit_code == 0);
+  for (const char* name : {"future-abi", "garbage", "init-error", "init-throws", "no-entry", "null-create", "short-struct"}) {
+    const std::string file = fixture_dir("broken") + "/libdgx-" + name + ".so: ";
+    CHECK_MESSAGE(r.out.find(file) != std::string::npos, name);
+  }
+  CHECK(r.out.find("Rejected plugin files (7)") != std::string::npos);
+}
+
+TEST_CASE("with broken plugins on the path the good ones still run") {
+  const ProcessResult r = dgxhost(std::vector<std::string>{"--plugin-dir", fixture_dir("broken"), "--plugin", "spin",
+                                                           "--set", "spin.us=100", "--format", "json"} +
+                                  kQuick);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("\"dgx.results/1\"") != std::string::npos);
+}
+
+TEST_CASE("an exception in a plugin is that plugin's error, with a run-failure exit code") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set", "thrower.where=run"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("thrower:throw: run failed: unexpected exception") != std::string::npos);
+  CHECK(r.err.find("boom in run") != std::string::npos);
+  const ProcessResult odd =
+      dgxhost({"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set", "thrower.where=int-run"});
+  CHECK(odd.exit_code == 1);
+  CHECK(odd.err.find("unexpected exception of unknown type") != std::string::npos);
+}
+
+TEST_CASE("asking for a rejected plugin explains the rejection") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--plugin", "null-create"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("was found but rejected") != std::string::npos);
+  CHECK(r.err.find("required function create is NULL") != std::string::npos);
+}
+
+TEST_CASE("a plugin directory writable by others is refused unless --allow-insecure-plugins") {
+  TempDir dir;
+  std::filesystem::copy_file(fixture_dir("good") + "/libdgx-cplain.so", dir.path() / "libdgx-cplain.so");
+  ::chmod(dir.path().c_str(), 0777);
+  ProcessResult r = dgxhost({"--plugin-dir", dir.path().string(), "--list"});
+  CHECK(r.out.find("is writable by group or others") != std::string::npos);
+  CHECK(r.out.find("cplain 1.0.0") == std::string::npos);
+  r = dgxhost({"--plugin-dir", dir.path().string(), "--allow-insecure-plugins", "--list"});
+  CHECK(r.out.find("cplain 1.0.0") != std::string::npos);
+  ::chmod(dir.path().c_str(), 0755);
+}
+
+TEST_CASE("two plugins of the same name: the first wins, the second is reported") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("duplicate"), "--list"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("libdgx-twin-b.so: duplicate plugin name 'twin'") != std::string::npos);
+}

@@ -1,0 +1,42 @@
+#include <doctest/doctest.h>
+
+#include <dgx/plugin.h>
+
+extern "C" size_t dgx_c11_sizeof(int which);
+
+TEST_CASE("the ABI structs have the same layout in C11 and C++") {
+  CHECK(dgx_c11_sizeof(0) == sizeof(dgx_plugin_desc));
+  CHECK(dgx_c11_sizeof(1) == sizeof(dgx_workload_desc));
+  CHECK(dgx_c11_sizeof(2) == sizeof(dgx_param_desc));
+  CHECK(dgx_c11_sizeof(3) == sizeof(dgx_host_api));
+  CHECK(dgx_c11_sizeof(4) == sizeof(dgx_result_row));
+  CHECK(dgx_c11_sizeof(5) == sizeof(dgx_metric));
+  CHECK(dgx_c11_sizeof(6) == sizeof(dgx_sample_request));
+  CHECK(dgx_c11_sizeof(7) == sizeof(dgx_sample_result));
+  CHECK(dgx_c11_sizeof(8) == sizeof(dgx_sample_stats));
+  CHECK(dgx_c11_sizeof(9) == sizeof(dgx_device_info));
+  CHECK(dgx_c11_sizeof(10) == offsetof(dgx_host_api, find_data_file));
+  CHECK(dgx_c11_sizeof(11) == offsetof(dgx_workload_desc, destroy));
+  CHECK(dgx_c11_sizeof(12) == 7);
+}
+
+TEST_CASE("every ABI struct starts with its size and the enums are 32 bits") {
+  CHECK(offsetof(dgx_plugin_desc, struct_size) == 0);
+  CHECK(offsetof(dgx_workload_desc, struct_size) == 0);
+  CHECK(offsetof(dgx_host_api, struct_size) == 0);
+  CHECK(offsetof(dgx_result_row, struct_size) == 0);
+  CHECK(offsetof(dgx_error, struct_size) == 0);
+  CHECK(offsetof(dgx_host_offer, struct_size) == 0);
+  CHECK(sizeof(dgx_status) == 4);
+  CHECK(sizeof(dgx_precision) == 4);
+  CHECK(sizeof(dgx_mode) == 4);
+  // The version sits at the same offset in every ABI so that a host can read it from any plugin.
+  CHECK(offsetof(dgx_plugin_desc, abi_version) == 4);
+}
+
+TEST_CASE("ABI versions pack major and minor") {
+  CHECK(DGX_ABI_VERSION_MAJOR(DGX_ABI_MAKE_VERSION(2, 7)) == 2);
+  CHECK(DGX_ABI_VERSION_MINOR(DGX_ABI_MAKE_VERSION(2, 7)) == 7);
+  CHECK(DGX_ABI_MAKE_VERSION(1, 1) > DGX_ABI_V1_0);
+  CHECK(DGX_ABI_MAKE_VERSION(2, 0) > DGX_ABI_MAKE_VERSION(1, 65535));
+}

@@ -1,0 +1,201 @@
+// The C++ layer's adapter: a PluginSpec becomes valid C descriptors, and every exception stops at the boundary.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include <dgx/sdk.hpp>
+
+#include "fake_host.hpp"
+
+namespace {
+
+struct Boom : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Probe final : public dgx::sdk::Workload {
+ public:
+  explicit Probe(dgx::sdk::Host& host) : host_(host), behaviour_(host.get_string("probe.behaviour")) {
+    if (behaviour_ == "invalid") throw dgx::sdk::InvalidArgument("probe.behaviour 'invalid' is invalid");
+  }
+  std::size_t case_count() override { return 2; }
+  dgx::sdk::Case begin_case(std::size_t index) override {
+    return dgx::sdk::Case{"case " + std::to_string(index), {}}.set("probe.size", static_cast<std::int64_t>(1 << index));
+  }
+  void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) override {
+    if (behaviour_ == "throw") throw Boom("boom");
+    if (behaviour_ == "throw-int") throw 7;
+    if (behaviour_ == "oom") throw std::bad_alloc();
+    result.timing = dgx::sdk::Timing::device_events;
+    result.seconds = 0.001 * request.iterations;
+    result.cache = dgx::sdk::CacheState::cold;
+  }
+  void end_case(std::size_t, const dgx::sdk::Stats& stats) override { host_.add_metric("rate", 1.0 / stats.median, "1/s"); }
+  void project(dgx::sdk::Mode mode) override {
+    host_.emit(dgx::sdk::Row(dgx::sdk::ResultMode::projected)
+                   .config("gpus", std::int64_t{64})
+                   .metric("step_time", mode == dgx::sdk::Mode::explore ? 2.0 : 1.0, "s")
+                   .field("source", "test"));
+  }
+
+ private:
+  dgx::sdk::Host& host_;
+  std::string behaviour_;
+};
+
+dgx::sdk::PluginSpec make_spec() {
+  dgx::sdk::PluginSpec spec{.name = "probe", .version = "2.1.0", .vendor = "tests", .description = "adapter test"};
+  spec.add_workload<Probe>({
+      .name = "probe",
+      .kind = dgx::sdk::Kind::comm,
+      .summary = "test workload",
+      .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3},
+      .params = {dgx::sdk::Param::string("probe.behaviour", "ok", "what to do", "ok|invalid|throw|throw-int|oom"),
+                 dgx::sdk::Param::int_list("probe.sizes", {1, 2}, "sizes", "B")},
+      .modes = {dgx::sdk::Mode::measure, dgx::sdk::Mode::project},
+  });
+  spec.presets.push_back({"probe-fast", "probe", "fast", "probe.behaviour = \"ok\"\n"});
+  return spec;
+}
+
+struct Call {
+  std::array<char, 512> message{};
+  dgx_error error{sizeof(dgx_error), 512, message.data()};
+  [[nodiscard]] std::string text() const { return message.data(); }
+};
+
+}  // namespace
+
+TEST_CASE("a PluginSpec becomes a complete C descriptor") {
+  dgx::sdk::detail::PluginAdapter adapter(make_spec());
+  const dgx_plugin_desc* d = adapter.descriptor();
+  CHECK(d->struct_size == sizeof(dgx_plugin_desc));
+  CHECK(d->abi_version == DGX_ABI_VERSION);
+  CHECK(std::string(d->name) == "probe");
+  CHECK(std::string(d->version) == "2.1.0");
+  REQUIRE(d->workload_count == 1);
+  const dgx_workload_desc& w = d->workloads[0];
+  CHECK(std::string(w.name) == "probe");
+  CHECK(w.kind == DGX_KIND_COMM);
+  CHECK(w.modes == (DGX_MODE_BIT(DGX_MODE_MEASURE) | DGX_MODE_BIT(DGX_MODE_PROJECT)));
+  REQUIRE(w.param_count == 2);
+  CHECK(std::string(w.params[0].default_value) == "\"ok\"");
+  CHECK(std::string(w.params[0].choices) == "ok|invalid|throw|throw-int|oom");
+  CHECK(w.params[1].type == DGX_PARAM_INT_LIST);
+  CHECK(std::string(w.params[1].default_value) == "[1, 2]");
+  CHECK(std::string(w.params[1].unit) == "B");
+  CHECK(w.precision_count == 2);
+  CHECK((w.can_measure == nullptr));  // not given: the workload can always measure
+  CHECK((w.create != nullptr));
+  CHECK((w.destroy != nullptr));
+  REQUIRE(d->preset_count == 1);
+  CHECK(std::string(d->presets[0].name) == "probe-fast");
+  CHECK((d->init == nullptr));
+  CHECK((d->probe == nullptr));
+}
+
+TEST_CASE("the trampolines run the whole measure lifecycle") {
+  dgx::sdk::detail::PluginAdapter adapter(make_spec());
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  dgx::testing::FakeHost host;
+  host.set("probe.behaviour", std::string("ok"));
+  Call call;
+  dgx_instance* instance = nullptr;
+  REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+  std::uint32_t cases = 0;
+  CHECK(w.case_count(instance, &cases, &call.error) == DGX_OK);
+  CHECK(cases == 2);
+  dgx_case_desc desc{sizeof(dgx_case_desc), nullptr, nullptr, 0};
+  REQUIRE(w.begin_case(instance, 1, &desc, &call.error) == DGX_OK);
+  CHECK(std::string(desc.label) == "case 1");
+  REQUIRE(desc.config_count == 1);
+  CHECK(std::string(desc.config[0].key) == "probe.size");
+  CHECK(std::string(desc.config[0].value) == "2");
+  const dgx_sample_request request{sizeof(dgx_sample_request), 1, 0, 4, 0, 1};
+  dgx_sample_result result{sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1, 0};
+  REQUIRE(w.run(instance, &request, &result, &call.error) == DGX_OK);
+  CHECK(result.timing == DGX_TIMING_DEVICE_EVENTS);
+  CHECK(result.seconds == doctest::Approx(0.004));
+  CHECK(result.cache_state == 2);
+  const dgx_sample_stats stats{sizeof(dgx_sample_stats), 10, 0.5, 0.5, 0.5, 0.5, 0, 0};
+  REQUIRE(w.end_case(instance, 1, &stats, &call.error) == DGX_OK);
+  CHECK(host.added_metrics.at("rate").first == doctest::Approx(2.0));
+  w.destroy(instance);
+}
+
+TEST_CASE("project emits rows through the host") {
+  dgx::sdk::detail::PluginAdapter adapter(make_spec());
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  dgx::testing::FakeHost host;
+  host.set("probe.behaviour", std::string("ok"));
+  Call call;
+  dgx_instance* instance = nullptr;
+  REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+  REQUIRE(w.project(instance, DGX_MODE_EXPLORE, &call.error) == DGX_OK);
+  REQUIRE(host.rows.size() == 1);
+  CHECK(host.rows[0].mode == DGX_RESULT_PROJECTED);
+  CHECK(host.rows[0].config.at("gpus") == "64");
+  CHECK(host.rows[0].metrics.at("step_time").first == 2.0);
+  CHECK(host.rows[0].fields.at("source") == "test");
+  w.destroy(instance);
+}
+
+TEST_CASE("exceptions become status codes and messages at the boundary") {
+  dgx::sdk::detail::PluginAdapter adapter(make_spec());
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  dgx::testing::FakeHost host;
+  const dgx_sample_request request{sizeof(dgx_sample_request), 0, 0, 1, 0, 0};
+  dgx_sample_result result{};
+
+  SUBCASE("an SDK error keeps its status") {
+    host.set("probe.behaviour", std::string("invalid"));
+    Call call;
+    dgx_instance* instance = nullptr;
+    CHECK(w.create(&w, host.api(), &instance, &call.error) == DGX_ERR_INVALID_ARGUMENT);
+    CHECK(call.text() == "probe.behaviour 'invalid' is invalid");
+    CHECK(instance == nullptr);
+  }
+  SUBCASE("a std::exception is an internal error naming its type") {
+    host.set("probe.behaviour", std::string("throw"));
+    Call call;
+    dgx_instance* instance = nullptr;
+    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_INTERNAL);
+    CHECK(call.text().find("Boom") != std::string::npos);
+    CHECK(call.text().find("boom") != std::string::npos);
+    w.destroy(instance);
+  }
+  SUBCASE("anything else thrown is still caught") {
+    host.set("probe.behaviour", std::string("throw-int"));
+    Call call;
+    dgx_instance* instance = nullptr;
+    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_INTERNAL);
+    CHECK(call.text() == "unexpected exception of unknown type");
+    w.destroy(instance);
+  }
+  SUBCASE("bad_alloc is out of memory") {
+    host.set("probe.behaviour", std::string("oom"));
+    Call call;
+    dgx_instance* instance = nullptr;
+    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_OUT_OF_MEMORY);
+    w.destroy(instance);
+  }
+  SUBCASE("a missing config key is reported by name") {
+    Call call;
+    dgx_instance* instance = nullptr;
+    CHECK(w.create(&w, host.api(), &instance, &call.error) == DGX_ERR_NOT_FOUND);
+    CHECK(call.text() == "config key 'probe.behaviour' has no value");
+  }
+}
+
+TEST_CASE("messages longer than the host's buffer are truncated, not overflowed") {
+  std::array<char, 8> small{};
+  dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(small.size()), small.data()};
+  dgx::sdk::detail::write_error(&error, "a long message");
+  CHECK(std::string(small.data()) == "a long ");
+  dgx::sdk::detail::write_error(nullptr, "ignored");  // no buffer: nothing happens
+}
