@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12 packages, whatever the dgxhost build needs and this machine lacks. Idempotent: a
+# machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
+# /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ git pkg-config ccache
+  libboost-dev libboost-program-options-dev
+  libtomlplusplus-dev doctest-dev
+  libopenmpi-dev openmpi-bin
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
