@@ -1,0 +1,81 @@
+// bench_explore_speed: how fast the explorer evaluates configurations. Sweeps the whole Llama 3.1 70B space on
+// H100 (GPU counts 8..16384, TP 1-8, PP 1-16, CP 1-8, every valid VP, MBS 1-8, bf16 and fp8, all recompute
+// modes) with a fresh StepModel per repetition (so per-shape op timing is included), on one thread, and
+// prints configurations evaluated, time and configurations per second (median of the repetitions).
+#include "dgx/llm/explorer.hpp"
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/system_catalog.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+using namespace dgx::llm;
+
+struct Case {
+  const char* name;
+  ExploreSpace space;
+};
+
+struct Timing {
+  std::uint64_t evaluated = 0;
+  std::uint64_t feasible = 0;
+  std::size_t points = 0;
+  double seconds = 0;
+};
+
+Timing run_once(const ModelConfig& model, const SystemProfile& system, const ExploreSpace& space) {
+  const auto start = std::chrono::steady_clock::now();
+  StepModel step_model(model, system);
+  const auto result = explore(step_model, space);
+  const auto stop = std::chrono::steady_clock::now();
+  Timing t;
+  t.seconds = std::chrono::duration<double>(stop - start).count();
+  if (result) {
+    t.evaluated = result->evaluated;
+    t.feasible = result->feasible;
+    t.points = result->points.size();
+  }
+  return t;
+}
+
+} // namespace
+
+int main() {
+  constexpr int kRepetitions = 5;
+  const auto model = find_model("llama3.1-70b");
+  const auto system = find_system("h100-sxm");
+  if (!model || !system) {
+    std::fprintf(stderr, "bench_explore_speed: %s\n", (!model ? model.error() : system.error()).message.c_str());
+    return 1;
+  }
+  ExploreSpace full;
+  full.gpus_min = 8;
+  full.gpus_max = 16384;
+  full.precisions = {Precision::bf16, Precision::fp8};
+  full.batch = BatchRule{.kind = BatchRule::Kind::per_gpu, .value = 2};
+  ExploreSpace preset = full;
+  preset.gpus_min = 64;
+  preset.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 1024};
+
+  const std::vector<Case> cases = {{"llama3.1-70b full space, gbs = 2 x GPUs", full},
+                                   {"llama3.1-70b preset explore, gbs 1024", preset}};
+  std::printf("Explorer speed (one thread, fresh model per run, median of %d runs)\n\n", kRepetitions);
+  std::printf("%-42s %12s %10s %7s %10s %14s\n", "case", "evaluated", "feasible", "points", "time s", "configs/s");
+  for (const Case& c : cases) {
+    std::vector<Timing> runs;
+    runs.reserve(kRepetitions);
+    for (int i = 0; i < kRepetitions; ++i) {
+      runs.push_back(run_once(*model, *system, c.space));
+    }
+    std::sort(runs.begin(), runs.end(), [](const Timing& a, const Timing& b) { return a.seconds < b.seconds; });
+    const Timing& median = runs[runs.size() / 2];
+    std::printf("%-42s %12llu %10llu %7zu %10.3f %14.0f\n", c.name, static_cast<unsigned long long>(median.evaluated),
+                static_cast<unsigned long long>(median.feasible), median.points, median.seconds,
+                median.evaluated / median.seconds);
+  }
+  return 0;
+}

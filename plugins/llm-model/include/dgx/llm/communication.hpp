@@ -1,0 +1,33 @@
+// The α-β cost of collectives on the system's links, with the nccl-tests bus-bandwidth conventions.
+//
+// Placement: a group whose ranks are `stride` apart in the rank order (TP innermost) has
+// min(ranks, domain / stride) ranks inside each NVLink domain. A group inside one domain runs at the NVLink
+// bus bandwidth. A ring that spans domains is limited by the NICs: with one NIC per GPU and NCCL running one
+// ring per local rank, the bus bandwidth is ranks_per_domain × NIC bandwidth (capped by NVLink) — the measured
+// ~390 GB/s of 8×400 Gb/s nodes and ~47 GB/s of one NIC (hardware-and-pricing.md). An all-to-all sends the
+// off-domain share of its buffer over the GPU's own NIC and the rest over NVLink, concurrently.
+#pragma once
+
+#include "dgx/llm/ops.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+namespace dgx::llm {
+
+/// nccl-tests bus factor: all_reduce 2(n−1)/n; all_gather, reduce_scatter, all_to_all (n−1)/n; send_recv 1.
+[[nodiscard]] double bus_factor(Collective collective, int ranks);
+
+/// Sequential latency-bound steps: ring all_reduce 2(n−1), ring all_gather / reduce_scatter n−1,
+/// all_to_all and send_recv 1 (all peers at once).
+[[nodiscard]] int latency_steps(Collective collective, int ranks);
+
+/// Placement of a group of `ranks` ranks spaced `stride` apart on a system whose NVLink domain has `domain` GPUs.
+[[nodiscard]] GroupPlacement place_group(int stride, int ranks, int domain);
+
+/// Bus bandwidth in bytes/s of a collective on a placed group.
+[[nodiscard]] double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement);
+
+/// Seconds of one collective: latency_steps × hop latency + bytes × bus_factor / bus_bandwidth.
+[[nodiscard]] double collective_seconds(const SystemProfile& system, Collective collective, double bytes,
+                                        GroupPlacement placement);
+
+} // namespace dgx::llm

@@ -1,0 +1,104 @@
+// The explorer: sweep GPU counts × precisions × every valid parallel layout, drop what does not fit in memory,
+// keep the fastest feasible layout per (GPU count, precision), cost it, mark the Pareto front of (days, cost)
+// and recommend. Returns plain structs; the plugin turns them into result rows.
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/layout.hpp"
+#include "dgx/llm/precision.hpp"
+#include "dgx/llm/step_model.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dgx::llm {
+
+/// Global batch per GPU count: `fixed` keeps `value` sequences at every size (a preset's GBS); `per_gpu` scales
+/// it, gbs = value × gpus (weak scaling, as in calibration section A).
+struct BatchRule {
+  enum class Kind : unsigned char { fixed, per_gpu } kind = Kind::fixed;
+  int value = 0;
+  [[nodiscard]] long long gbs_for(int gpus) const { return kind == Kind::fixed ? value : 1LL * value * gpus; }
+};
+
+/// The space to sweep. Empty candidate lists take the defaults: TP 1..8 (1..domain on larger NVLink domains,
+/// up to 72), PP 1..16, CP 1..8, VP 1..8, EP 1..experts (1 for dense), MBS 1..8. Invalid combinations are skipped
+/// (resolve_layout's rules).
+struct ExploreSpace {
+  std::vector<int> gpu_counts; ///< explicit list; empty: powers of two from gpus_min to gpus_max
+  int gpus_min = 1;
+  int gpus_max = 16384;
+  std::vector<Precision> precisions{Precision::bf16};
+  std::vector<int> tp, pp, cp, vp, ep, mbs;
+  std::vector<Recompute> recomputes{Recompute::none, Recompute::selective, Recompute::full};
+  BatchRule batch;
+  int seq_len = 0; ///< 0: the model's default
+  double tokens = 1e12;
+  bool distributed_optimizer = true;
+  AttentionFlops flops_convention = AttentionFlops::full;
+};
+
+struct ExploreOptions {
+  std::optional<Price> price;          ///< nullopt: costs are GPU-hours (said in the recommendation)
+  double budget_slack = 0.05;          ///< recommend the fastest within (1 + slack) × the cheapest cost
+  std::optional<double> deadline_days; ///< also name the cheapest configuration finishing within it
+};
+
+/// The best feasible layout at one (GPU count, precision).
+struct ExplorePoint {
+  int gpus = 0;
+  TrainConfig train;
+  ResolvedLayout layout;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;
+  double memory_bytes = 0; ///< per GPU, the fullest GPU
+  double days = 0;
+  double gpu_hours = 0;
+  double cost = 0; ///< USD, or GPU-hours when no price was given
+  StepBreakdown breakdown;
+  bool pareto = false; ///< on the (days, cost) Pareto front
+};
+
+/// A GPU count at which no layout was kept, and why: no valid layout at all, or none that fits in memory.
+struct InfeasibleCount {
+  int gpus = 0;
+  std::uint64_t valid_layouts = 0; ///< layouts of every swept precision that passed the validity rules
+  double leanest_bytes = 0;        ///< the smallest memory per GPU among them; 0 when there was none
+};
+
+struct ExploreResult {
+  std::vector<ExplorePoint> points;                     ///< by GPU count, then precision
+  std::optional<std::size_t> fastest_within_budget;     ///< index into points
+  std::optional<std::size_t> cheapest_meeting_deadline; ///< index into points
+  std::string recommendation;                           ///< which point and why, in words
+  std::string cost_unit;                                ///< "USD" or "GPU-hours"
+  std::uint64_t evaluated = 0;                          ///< configurations whose step time and memory were computed
+  std::uint64_t feasible = 0;                           ///< of those, the ones that fit in memory
+  std::vector<std::string> notes;                       ///< e.g. GPU counts without any feasible layout
+  std::vector<InfeasibleCount> infeasible;              ///< the same GPU counts with the numbers, ascending
+};
+
+[[nodiscard]] Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space,
+                                              const ExploreOptions& options = {});
+
+/// (days, cost) of a candidate; both are minimized.
+struct CostPoint {
+  double days = 0;
+  double cost = 0;
+};
+
+/// true where no other point is at least as good in both and better in one.
+[[nodiscard]] std::vector<bool> pareto_front(std::span<const CostPoint> points);
+/// The fastest point whose cost is within (1 + slack) × the cheapest; ties go to the cheaper.
+[[nodiscard]] std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> points, double slack);
+/// The cheapest point with days ≤ deadline; ties go to the faster.
+[[nodiscard]] std::optional<std::size_t> cheapest_meeting_deadline(std::span<const CostPoint> points,
+                                                                   double deadline_days);
+
+} // namespace dgx::llm

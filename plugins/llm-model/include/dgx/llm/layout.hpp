@@ -1,0 +1,86 @@
+// A training configuration (parallel layout, batch, precision, recompute) and its validation.
+//
+// Rank order (Megatron-core RankGenerator default "tp-cp-ep-dp-pp"): TP innermost, then CP, then DP, PP
+// outermost. Dense parameters are replicated over the cp·dp ranks that share a (tp rank, stage); expert layers
+// use the expert order "tp-ep-edp-pp" over the same ranks: EP groups are ep consecutive tp-strided ranks of the
+// cp·dp block and expert gradients are reduced over the edp = cp·dp/ep ranks that hold the same experts.
+// Sequence parallelism is always on when tp > 1 (as in every NeMo recipe).
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/flops.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/precision.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dgx::llm {
+
+/// Activation recomputation in the backward pass.
+/// - none: every activation the backward needs is kept.
+/// - selective: the attention core is recomputed (Megatron --recompute-granularity selective); with flash
+///   attention this only saves the core's output and softmax statistics and costs one more attention forward.
+/// - full: only each layer's input is kept and the whole layer forward (with its TP communication) is rerun.
+enum class Recompute : std::uint8_t { none, selective, full };
+
+inline constexpr Recompute kAllRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
+
+[[nodiscard]] std::string_view to_string(Recompute recompute);
+[[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text);
+
+struct Layout {
+  int tp = 1; ///< tensor parallel (with sequence parallelism)
+  int pp = 1; ///< pipeline stages
+  int cp = 1; ///< context parallel (ring attention over the sequence)
+  int vp = 1; ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
+  int ep = 1; ///< expert parallel (MoE only)
+};
+
+struct TrainConfig {
+  Precision precision = Precision::bf16;
+  Layout layout;
+  int mbs = 1;          ///< micro-batch size (sequences)
+  int gbs = 0;          ///< global batch size (sequences per optimizer step)
+  int seq_len = 0;      ///< 0: the model's default
+  double tokens = 1e12; ///< tokens to train, for days / GPU-hours / cost
+  Recompute recompute = Recompute::none;
+  /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
+  /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
+  bool distributed_optimizer = true;
+  AttentionFlops flops_convention = AttentionFlops::full; ///< for MFU and model TFLOP/s
+};
+
+/// Layers per pipeline stage. Megatron splits evenly; when pp does not divide the layers the first and last
+/// stages take the shortfall (Megatron's uneven first/last stage option, used for Llama 3.1 405B's 126
+/// layers), at most one layer each, and the last stage gets the first one (it also holds the LM head).
+struct StageLayers {
+  int first = 0;
+  int middle = 0; ///< layers of every stage that is neither first nor last
+  int last = 0;
+};
+
+/// A validated configuration with its derived sizes.
+struct ResolvedLayout {
+  Layout layout;
+  int gpus = 0;
+  int dp = 0;           ///< data-parallel replicas: gpus / (tp·pp·cp)
+  int microbatches = 0; ///< per pipeline per step: gbs / (dp·mbs)
+  int seq_len = 0;
+  StageLayers stages;
+};
+
+/// Checks a configuration against the model and system and derives dp, microbatches and the stage split.
+/// Errors name the reason, e.g. "gpus 100 not divisible by tp×pp×cp = 32", "TP 16 exceeds the NVLink domain of
+/// 8 on h100-sxm", "heads 64 not divisible by tp 3", "vp 5 requires layers/pp divisible by vp",
+/// "gbs 100 is not divisible by dp×mbs = 64". Memory feasibility is decided by the memory model, not here.
+[[nodiscard]] Expected<ResolvedLayout> resolve_layout(const ModelConfig& model, const SystemProfile& system, int gpus,
+                                                      const TrainConfig& train);
+
+/// The stage split of `layers` over `pp` stages, or nullopt when the shortfall exceeds one layer on each of the
+/// first and last stage.
+[[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
+
+} // namespace dgx::llm

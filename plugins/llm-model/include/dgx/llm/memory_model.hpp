@@ -1,0 +1,55 @@
+// Memory per GPU: weights, gradients, optimizer state, FP8 weight caches, activations in flight, the transient
+// logits of the loss, and a reserve for the framework. The GPU that holds the most decides feasibility: the
+// first stage (most microbatches in flight, plus the embedding) or the last (LM head and logits).
+#pragma once
+
+#include "dgx/llm/layer_ops.hpp"
+#include "dgx/llm/layout.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+namespace dgx::llm {
+
+struct MemoryBreakdown {
+  double weights = 0;          ///< BF16 parameters
+  double gradients = 0;        ///< main-grad buffer
+  double optimizer = 0;        ///< FP32 master + Adam m, v (sharded with the distributed optimizer)
+  double fp8_weight_cache = 0; ///< FP8 weight + transpose copies
+  double activations = 0;      ///< saved for backward, all in-flight microbatches
+  double transient = 0;        ///< logits + loss buffers of one microbatch (last stage)
+  double reserve = 0;          ///< context, workspaces, NCCL buffers, fragmentation
+  double capacity = 0;         ///< HBM bytes
+
+  [[nodiscard]] double total() const {
+    return weights + gradients + optimizer + fp8_weight_cache + activations + transient + reserve;
+  }
+  [[nodiscard]] bool fits() const { return total() <= capacity; }
+};
+
+/// Activation bytes one layer saves for its backward pass, one microbatch, one GPU.
+[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape);
+
+/// Parameters one GPU holds of one layer: dense part (replicated over cp·dp) and expert part (over edp).
+struct LayerParams {
+  double dense = 0;
+  double expert = 0;
+  double linear = 0; ///< GEMM weights among them (FP8-cached in FP8 runs)
+};
+[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep);
+
+/// The memory of the first stage, of the second (the fullest of the middle stages; equal to the last when
+/// pp ≤ 2) and of the last stage; the largest decides feasibility.
+struct StageMemory {
+  MemoryBreakdown first;
+  MemoryBreakdown middle;
+  MemoryBreakdown last;
+  [[nodiscard]] const MemoryBreakdown& peak() const {
+    const MemoryBreakdown& edge = first.total() >= last.total() ? first : last;
+    return middle.total() > edge.total() ? middle : edge;
+  }
+};
+
+[[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
+                                         const TrainConfig& train, const ResolvedLayout& resolved);
+
+} // namespace dgx::llm

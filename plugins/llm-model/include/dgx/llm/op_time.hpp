@@ -1,0 +1,62 @@
+// Where each op's time comes from. The step model asks an OpTimeProvider for every op of a layer once per
+// distinct shape; a measured time for an op (keyed by Op::key()) replaces the roofline estimate for that op only.
+#pragma once
+
+#include "dgx/llm/ops.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace dgx::llm {
+
+class OpTimeProvider {
+public:
+  virtual ~OpTimeProvider() = default;
+  /// Seconds one GPU spends on one execution of `op`.
+  [[nodiscard]] virtual double seconds(const Op& op) const = 0;
+  /// Where that time comes from: "measured" or "roofline".
+  [[nodiscard]] virtual std::string_view source(const Op& op) const = 0;
+};
+
+/// Roofline of a system profile with efficiency curves:
+/// - GEMM: max(FLOPs / (ceiling · peak · fill), bytes / (memory_bw · HBM)) + kernel overhead, where fill =
+///   min(1, output tiles / SMs) models GEMMs too small to occupy every SM;
+/// - attention: executed FLOPs (backward 2.5× forward: dQ, dK, dV, dP and the recomputed QKᵀ) at the flash
+///   attention fraction of the BF16 peak, the same fill over (batch · heads · query tiles), plus one kernel
+///   overhead per ring step;
+/// - memory-bound: bytes / (memory_bw · HBM) + kernel overhead per kernel;
+/// - collectives: the α-β model of communication.hpp.
+class RooflineProvider final : public OpTimeProvider {
+public:
+  explicit RooflineProvider(SystemProfile system) : system_(std::move(system)) {}
+  [[nodiscard]] double seconds(const Op& op) const override;
+  [[nodiscard]] std::string_view source(const Op&) const override { return "roofline"; }
+  [[nodiscard]] const SystemProfile& system() const { return system_; }
+
+private:
+  SystemProfile system_;
+};
+
+/// Measured op times layered over a fallback provider (which must outlive this object).
+class MeasuredOverrides final : public OpTimeProvider {
+public:
+  explicit MeasuredOverrides(const OpTimeProvider& fallback) : fallback_(&fallback) {}
+
+  /// Records the measured time of this op (its key: name, pass, precision, exact shape).
+  void set(const Op& op, double seconds) { set(op.key(), seconds); }
+  void set(std::string key, double seconds) { measured_[std::move(key)] = seconds; }
+  [[nodiscard]] std::size_t size() const { return measured_.size(); }
+
+  [[nodiscard]] double seconds(const Op& op) const override;
+  [[nodiscard]] std::string_view source(const Op& op) const override;
+
+private:
+  const OpTimeProvider* fallback_;
+  std::unordered_map<std::string, double> measured_;
+};
+
+} // namespace dgx::llm

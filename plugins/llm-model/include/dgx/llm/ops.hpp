@@ -1,0 +1,85 @@
+// One operation of a training step on one GPU, at its exact per-rank shape: the unit an OpTimeProvider times
+// and a measurement overrides.
+#pragma once
+
+#include "dgx/llm/precision.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace dgx::llm {
+
+/// Which part of the step an op belongs to. GEMMs split their backward into dgrad and wgrad (each with the
+/// forward's FLOPs); other ops have one backward.
+enum class Pass : std::uint8_t { forward, dgrad, wgrad, backward };
+
+[[nodiscard]] std::string_view to_string(Pass pass);
+
+/// C = A·B with A m×k and B k×n, `groups` independent GEMMs of that shape (grouped GEMM of MoE experts).
+/// accumulate: C is read and written in `accumulate_bytes` per element (wgrad into the main-grad buffer).
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t groups = 1;
+  double accumulate_bytes = 0;
+};
+
+/// Flash attention over `batch` sequences: `heads` query heads (and `kv_heads` key/value heads) of `head_dim`,
+/// q_len queries against kv_len keys of which `mask_fraction` are computed (causal ≈ 1/2), executed in `steps`
+/// kernel launches (context-parallel ring steps).
+struct AttentionShape {
+  std::int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
+  double mask_fraction = 1;
+  int steps = 1;
+};
+
+/// A memory-bound op: `bytes` read + written in `kernels` launches.
+struct MemoryShape {
+  double bytes = 0;
+  int kernels = 1;
+};
+
+/// nccl-tests conventions: bytes is the buffer size nccl-tests reports (the full gathered / reduced buffer
+/// for all_gather / reduce_scatter / all_reduce, the send buffer of one rank for all_to_all, the message for
+/// send_recv), and time = latency + bytes × bus factor / bus bandwidth.
+enum class Collective : std::uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
+
+[[nodiscard]] std::string_view to_string(Collective collective);
+
+/// Where a group's ranks sit: `ranks` in all, `ranks_per_domain` of them inside each NVLink domain.
+struct GroupPlacement {
+  int ranks = 1;
+  int ranks_per_domain = 1;
+  [[nodiscard]] bool spans_domains() const { return ranks > ranks_per_domain; }
+};
+
+struct CollectiveShape {
+  Collective collective = Collective::all_gather;
+  double bytes = 0;
+  GroupPlacement placement;
+};
+
+/// The parallel group a communication runs on (none for compute).
+enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp };
+
+using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
+
+struct Op {
+  std::string_view name; ///< stable name, e.g. "fc1", "attention", "tp_all_gather_fc1" (static storage)
+  Pass pass = Pass::forward;
+  Precision precision = Precision::bf16;
+  CommGroup group = CommGroup::none;
+  OpShape shape;
+  bool recompute = false; ///< a forward op rerun in the backward pass (same key as the original)
+
+  [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
+
+  /// Canonical key of the op for measured overrides: name, pass, precision and exact shape, e.g.
+  /// "fc1.wgrad fp8 m=28672 n=4096 k=8192", "attention.forward bf16 b=1 h=8 kv=2 q=4096 k=8192 d=128 mask=0.508
+  /// steps=2", "swiglu.forward bytes=1.1e+08 kernels=1", "tp_all_gather_fc1 all_gather bytes=6.7e+07 ranks=4
+  /// local=4".
+  [[nodiscard]] std::string key() const;
+};
+
+} // namespace dgx::llm

@@ -1,0 +1,134 @@
+// The projection of one training configuration: step time and its breakdown, throughput, MFU, memory, days,
+// GPU-hours and cost.
+//
+// Composition. For each distinct ShapeKey the per-layer ops are timed once (OpTimeProvider) into a
+// ShapeCost; a layout then only composes numbers: stage time per microbatch = layers × layer time (+ embedding
+// on the first stage, LM head and loss on the last) + exposed pipeline send/recv; pipeline time = m × slowest
+// stage + (p − 1)/v × mean stage (pipeline.hpp); then the exposed data-parallel gradient reduce-scatter and
+// parameter all-gather (overlapped with the last microbatch's backward / first microbatch's forward except the
+// last / first bucket) and the optimizer step. Exposed communication: TP (1 − kTpOverlap) of its time; CP the
+// part of the K/V ring not hidden by the attention it overlaps; EP all-to-all fully; every overlapped part adds
+// kOverlapSlowdown of its time (model_constants.hpp).
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/layer_ops.hpp"
+#include "dgx/llm/layout.hpp"
+#include "dgx/llm/memory_model.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/op_time.hpp"
+#include "dgx/llm/pricing.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace dgx::llm {
+
+/// Where the step time goes; the parts add up to the step time.
+struct StepBreakdown {
+  double compute = 0;    ///< GEMMs, attention, memory-bound ops (incl. recompute) of the slowest stage
+  double tp_comm = 0;    ///< exposed TP/SP all-gather / reduce-scatter
+  double cp_comm = 0;    ///< exposed CP K/V ring exchange
+  double ep_comm = 0;    ///< exposed EP all-to-all
+  double pp_comm = 0;    ///< exposed pipeline send/recv
+  double bubble = 0;     ///< pipeline warm-up / cool-down
+  double dp_comm = 0;    ///< exposed gradient reduce-scatter + parameter all-gather
+  double optimizer = 0;  ///< Adam step, grad-norm, zeroing, FP8 re-cast
+  double stragglers = 0; ///< the slowest GPU's extra time on the compute-paced part (stragglers.hpp)
+
+  [[nodiscard]] double total() const {
+    return compute + tp_comm + cp_comm + ep_comm + pp_comm + bubble + dp_comm + optimizer + stragglers;
+  }
+};
+
+/// Time of one pass of a chunk of ops, split into compute and exposed communication.
+struct PassCost {
+  double compute = 0, tp = 0, cp = 0, ep = 0;
+  [[nodiscard]] double total() const { return compute + tp + cp + ep; }
+};
+
+struct ChunkCost {
+  PassCost forward, backward;
+  [[nodiscard]] double total() const { return forward.total() + backward.total(); }
+};
+
+/// Per-shape costs, computed once per ShapeKey and reused across pp / vp / dp / GPU counts.
+struct ShapeCost {
+  ChunkCost layer;      ///< one decoder layer, one microbatch
+  ChunkCost embedding;  ///< first-stage extras
+  ChunkCost output;     ///< last-stage extras
+  int ops = 0;          ///< ops timed for this shape
+  int measured_ops = 0; ///< of those, timed by a measurement rather than the roofline
+};
+
+/// A price to cost a projection with.
+struct Price {
+  double usd_per_gpu_hour = 0;
+  std::string label; ///< e.g. "nebius on-demand 2.95 $/GPU-h (cheapest on-demand list price; 2025-26)"
+};
+
+struct Projection {
+  ResolvedLayout layout;
+  TrainConfig train;
+  double step_time_s = 0;
+  double tokens_per_s = 0; ///< seq_len × gbs / step_time
+  double tokens_per_s_per_gpu = 0;
+  double model_flops_per_sequence = 0; ///< flops.hpp, with train.flops_convention
+  double model_tflops_per_gpu = 0;     ///< gbs × flops_per_seq / step_time / gpus / 1e12
+  double mfu = 0;                      ///< model TFLOP/s / dense peak of the precision's GEMMs
+  double peak_tflops = 0;              ///< the peak MFU is measured against
+  MemoryBreakdown memory;              ///< the GPU holding the most (first or last stage)
+  double days_to_train = 0;            ///< tokens / (tokens/s) / 86400
+  double gpu_hours = 0;
+  std::optional<double> cost_usd; ///< gpu_hours × price, when a price was given
+  std::string price_label;        ///< which price, or why there is none
+  StepBreakdown breakdown;
+  std::string provenance; ///< "projected: <model version>, system <name>, op times <sources>"
+};
+
+/// Projects configurations of one model on one system. Not thread-safe (it caches per-shape costs).
+class StepModel {
+public:
+  /// `provider` (optional) must outlive the model; by default a RooflineProvider of `system`.
+  StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider = nullptr);
+
+  /// The full projection, or the reason the configuration is invalid or does not fit in memory.
+  [[nodiscard]] Expected<Projection> project(int gpus, const TrainConfig& train,
+                                             const std::optional<Price>& price = std::nullopt);
+
+  /// Step time and breakdown of a resolved layout (no validity or memory check); the explorer's fast path.
+  [[nodiscard]] StepBreakdown step_breakdown(const ResolvedLayout& resolved, const TrainConfig& train,
+                                             const ShapeCost& cost) const;
+
+  /// The cached cost of a shape (computed on first use).
+  [[nodiscard]] const ShapeCost& shape_cost(const ShapeKey& key);
+
+  [[nodiscard]] const ModelConfig& model() const { return model_; }
+  [[nodiscard]] const SystemProfile& system() const { return system_; }
+
+private:
+  ModelConfig model_;
+  SystemProfile system_;
+  std::unique_ptr<RooflineProvider> own_provider_;
+  const OpTimeProvider* provider_;
+  std::unordered_map<std::uint64_t, ShapeCost> cache_;
+};
+
+/// Sums a chunk of ops into compute and exposed communication (the overlap rules above).
+[[nodiscard]] ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider);
+
+/// The convenience entry point: catalog names, the default price of the system.
+struct ProjectionRequest {
+  std::string model;
+  std::string system;
+  int gpus = 0;
+  TrainConfig train;
+  std::optional<std::string> price_provider = std::nullopt; ///< nullopt: the catalog default for the system
+};
+
+[[nodiscard]] Expected<Projection> project(const ProjectionRequest& request);
+
+} // namespace dgx::llm

@@ -1,0 +1,83 @@
+#include "dgx/llm/communication.hpp"
+
+#include <algorithm>
+
+namespace dgx::llm {
+
+double bus_factor(Collective collective, int ranks) {
+  if (ranks <= 1) {
+    return 0;
+  }
+  const double n = ranks;
+  switch (collective) {
+  case Collective::all_reduce:
+    return 2.0 * (n - 1) / n;
+  case Collective::all_gather:
+  case Collective::reduce_scatter:
+  case Collective::all_to_all:
+    return (n - 1) / n;
+  case Collective::send_recv:
+    return 1.0;
+  }
+  return 1.0;
+}
+
+int latency_steps(Collective collective, int ranks) {
+  if (ranks <= 1) {
+    return 0;
+  }
+  switch (collective) {
+  case Collective::all_reduce:
+    return 2 * (ranks - 1);
+  case Collective::all_gather:
+  case Collective::reduce_scatter:
+    return ranks - 1;
+  case Collective::all_to_all:
+  case Collective::send_recv:
+    return 1;
+  }
+  return 1;
+}
+
+GroupPlacement place_group(int stride, int ranks, int domain) {
+  const int per_domain = stride >= domain ? 1 : std::max(1, domain / std::max(1, stride));
+  return GroupPlacement{.ranks = ranks, .ranks_per_domain = std::min(ranks, per_domain)};
+}
+
+double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement) {
+  const Efficiency& e = system.efficiency;
+  const double nvlink_ring = system.nvlink_gb_s * 1e9 * e.nvlink_bus;
+  const double nvlink_p2p = system.nvlink_gb_s * 1e9 * e.nvlink_p2p;
+  const double nic = system.nic_gb_s * 1e9 * e.nic;
+  if (!placement.spans_domains()) {
+    return collective == Collective::send_recv ? nvlink_p2p : nvlink_ring;
+  }
+  switch (collective) {
+  case Collective::send_recv:
+    return nic;
+  case Collective::all_to_all: {
+    // Off-domain peers over the GPU's own NIC, on-domain peers over NVLink, at the same time.
+    const double n = placement.ranks;
+    const double local = placement.ranks_per_domain;
+    const double seconds_per_byte = std::max((local - 1) / n / nvlink_ring, (n - local) / n / nic);
+    return (n - 1) / n / seconds_per_byte;
+  }
+  case Collective::all_reduce:
+  case Collective::all_gather:
+  case Collective::reduce_scatter:
+    return std::min(nvlink_ring, placement.ranks_per_domain * nic);
+  }
+  return nic;
+}
+
+double collective_seconds(const SystemProfile& system, Collective collective, double bytes, GroupPlacement placement) {
+  if (placement.ranks <= 1 || bytes <= 0) {
+    return 0;
+  }
+  const double hop_us =
+      placement.spans_domains() ? system.efficiency.network_hop_latency_us : system.efficiency.nvlink_hop_latency_us;
+  const double latency = latency_steps(collective, placement.ranks) * hop_us * 1e-6;
+  return latency + bytes * bus_factor(collective, placement.ranks) / bus_bandwidth(system, collective, placement);
+}
+
+} // namespace dgx::llm

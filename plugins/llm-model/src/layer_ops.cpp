@@ -1,0 +1,360 @@
+#include "dgx/llm/layer_ops.hpp"
+
+#include "dgx/llm/communication.hpp"
+#include "dgx/llm/model_constants.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace dgx::llm {
+
+namespace {
+
+constexpr double kBf16 = 2;
+/// Query rows per flash-attention tile: diagonal tiles of a causal mask are computed whole, so the executed
+/// fraction of the q×k square is (1 + tile/q_len)/2 rather than 1/2.
+constexpr double kCausalTile = 128;
+constexpr std::size_t kReservedOps = 48;
+
+/// Names of the ops around one TP-sharded linear layer (static strings: ops keep string_views).
+struct LinearNames {
+  std::string_view gemm;
+  std::string_view cast_input;   ///< FP8 cast + transpose of the input (row-parallel; column-parallel inputs
+                                 ///< come out of a fused norm+cast)
+  std::string_view cast_grad;    ///< FP8 cast + transpose of the output gradient
+  std::string_view gather;       ///< all-gather of the input (column-parallel) or of the output gradient (row)
+  std::string_view gather_wgrad; ///< column-parallel: re-gather of the input for wgrad
+  std::string_view scatter;      ///< reduce-scatter of the output (row) or of the input gradient (column)
+};
+
+/// Builds the op lists of one chunk at the exact per-rank shapes. Methods taking `forward` append the forward
+/// ops of a step to the forward list, or its backward ops to the backward list; a block's backward is its
+/// steps' backwards in reverse order.
+class Builder {
+public:
+  Builder(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape)
+      : model_(model), shape_(shape), tokens_(static_cast<double>(shape.local_tokens())),
+        tp_group_(place_group(1, shape.tp, system.nvlink_domain)),
+        cp_group_(place_group(shape.tp, shape.cp, system.nvlink_domain)),
+        ep_group_(place_group(shape.tp, shape.ep, system.nvlink_domain)), fp8_(casts_gemm_inputs(shape.precision)),
+        input_bytes_(gemm_operand_bytes(shape.precision)) {
+    // A layer has a few dozen ops each way; reserving also keeps GCC 12's -Wstringop-overflow false positive
+    // on vector<variant> growth quiet.
+    ops_.forward.reserve(kReservedOps);
+    ops_.backward.reserve(2 * kReservedOps);
+  }
+
+  OpList take() { return std::move(ops_); }
+  std::vector<Op>& list(bool forward) { return forward ? ops_.forward : ops_.backward; }
+  [[nodiscard]] double tokens() const { return tokens_; }
+  [[nodiscard]] double sp_tokens() const { return tokens_ / shape_.tp; }
+  [[nodiscard]] int tp() const { return shape_.tp; }
+  [[nodiscard]] double hidden() const { return static_cast<double>(model_.hidden); }
+  [[nodiscard]] double ffn() const { return static_cast<double>(model_.ffn); }
+  /// Output width of fc1: gate and up for a gated MLP.
+  [[nodiscard]] double fc1_out() const { return ffn() * (model_.mlp_matrices() - 1); }
+  /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel).
+  [[nodiscard]] double norm_output_bytes() const { return fp8_ ? input_bytes_ : kBf16; }
+
+  void gemm(bool forward_list, std::string_view name, Pass pass, double m, double n, double k, Precision precision,
+            double groups = 1) {
+    const double accumulate = pass == Pass::wgrad ? constants::kGradBytes : 0.0;
+    list(forward_list)
+        .push_back(Op{.name = name,
+                      .pass = pass,
+                      .precision = precision,
+                      .shape = GemmShape{.m = std::int64_t(m),
+                                         .n = std::int64_t(n),
+                                         .k = std::int64_t(k),
+                                         .groups = std::int64_t(groups),
+                                         .accumulate_bytes = accumulate}});
+  }
+  void memory(bool forward, std::string_view name, double bytes, int kernels = 1) {
+    list(forward).push_back(Op{.name = name,
+                               .pass = forward ? Pass::forward : Pass::backward,
+                               .shape = MemoryShape{.bytes = bytes, .kernels = kernels}});
+  }
+  void collective(bool forward, std::string_view name, CommGroup group, Collective kind, double bytes) {
+    const GroupPlacement placement = group == CommGroup::tp   ? tp_group_
+                                     : group == CommGroup::cp ? cp_group_
+                                                              : ep_group_;
+    if (placement.ranks > 1 && bytes > 0) {
+      list(forward).push_back(Op{.name = name,
+                                 .pass = forward ? Pass::forward : Pass::backward,
+                                 .group = group,
+                                 .shape = CollectiveShape{.collective = kind, .bytes = bytes, .placement = placement}});
+    }
+  }
+  /// FP8 cast (+ transpose for the wgrad GEMM) of `elements` BF16 values: read 2, write 1 + 1.
+  void fp8_cast(bool forward, std::string_view name, double elements) {
+    if (fp8_) {
+      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_));
+    }
+  }
+
+  /// Column-parallel linear on `tokens` rows (all-gather of the norm-fused, already cast input; GEMM with
+  /// out/tp columns). Backward: cast grad, dgrad, re-gather of the input for wgrad, wgrad, reduce-scatter.
+  void column(bool forward, const LinearNames& n, double tokens, double in, double out, double groups = 1) {
+    const Precision p = shape_.precision;
+    if (forward) {
+      collective(true, n.gather, CommGroup::tp, Collective::all_gather, tokens * in * input_bytes_);
+      gemm(true, n.gemm, Pass::forward, tokens / groups, out / tp(), in, p, groups);
+      return;
+    }
+    fp8_cast(false, n.cast_grad, tokens * out / tp());
+    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in, out / tp(), p, groups);
+    collective(false, n.gather_wgrad, CommGroup::tp, Collective::all_gather, tokens * in * input_bytes_);
+    gemm(false, n.gemm, Pass::wgrad, out / tp(), in, tokens / groups, p, groups);
+    collective(false, n.scatter, CommGroup::tp, Collective::reduce_scatter, tokens * in * kBf16);
+  }
+  /// Row-parallel linear (cast of its input, GEMM with in/tp weight rows, reduce-scatter of the output).
+  /// Backward: all-gather of the output gradient, cast grad, dgrad, wgrad.
+  void row(bool forward, const LinearNames& n, double tokens, double in, double out, double groups = 1) {
+    const Precision p = shape_.precision;
+    if (forward) {
+      fp8_cast(true, n.cast_input, tokens * in / tp());
+      gemm(true, n.gemm, Pass::forward, tokens / groups, out, in / tp(), p, groups);
+      collective(true, n.scatter, CommGroup::tp, Collective::reduce_scatter, tokens * out * kBf16);
+      return;
+    }
+    collective(false, n.gather, CommGroup::tp, Collective::all_gather, tokens * out * kBf16);
+    fp8_cast(false, n.cast_grad, tokens * out);
+    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in / tp(), out, p, groups);
+    gemm(false, n.gemm, Pass::wgrad, in / tp(), out, tokens / groups, p, groups);
+  }
+
+  /// A norm on the sequence-parallel shard: forward reads BF16 and writes `out_bytes`; backward reads x and
+  /// the gradient and writes dx.
+  void norm(bool forward, std::string_view name, double out_bytes) {
+    const double elements = sp_tokens() * hidden();
+    memory(forward, name, elements * (forward ? kBf16 + out_bytes : 3 * kBf16));
+  }
+  /// Residual add on the shard (read two, write one); the backward adds the two gradient branches.
+  void residual(bool forward, std::string_view name) { memory(forward, name, sp_tokens() * hidden() * 3 * kBf16); }
+  /// MLP activation on `tokens` rows of ffn/tp at the passes Megatron runs: SwiGLU and GELU are fused
+  /// (bias_swiglu / bias_gelu: read input, write output; backward reads input and gradient, writes the input
+  /// gradient), squared ReLU is relu then pow, unfused, two kernels each way.
+  void activation(bool forward, double tokens) {
+    const double tensor = tokens * ffn() / tp() * kBf16;
+    switch (model_.activation) {
+    case Activation::swiglu:
+      memory(forward, "swiglu", tensor * (forward ? 3 : 5));
+      break;
+    case Activation::gelu:
+      memory(forward, "gelu", tensor * (forward ? 2 : 3));
+      break;
+    case Activation::squared_relu:
+      memory(forward, "squared_relu", tensor * (forward ? 4 : 6), 2);
+      break;
+    }
+  }
+  /// Rotary embedding reads and writes q and k (the backward does the same to their gradients).
+  void rope(bool forward) {
+    if (model_.rope) {
+      memory(forward, "rope", tokens_ * (hidden() + model_.head_dim() * model_.kv_groups) / tp() * 2 * kBf16);
+    }
+  }
+  /// Flash attention of the local queries against the whole sequence, with the CP ring: each of the cp − 1
+  /// steps passes a K/V block on (the backward passes K/V and returns dK/dV).
+  void attention_core(bool forward) {
+    const double q_len = static_cast<double>(shape_.seq_len) / shape_.cp;
+    const AttentionShape shape{.batch = shape_.mbs,
+                               .heads = model_.heads / shape_.tp,
+                               .kv_heads = std::max(1, model_.kv_groups / shape_.tp),
+                               .q_len = std::int64_t(q_len),
+                               .kv_len = shape_.seq_len,
+                               .head_dim = model_.head_dim(),
+                               .mask_fraction = 0.5 * (1.0 + kCausalTile / q_len),
+                               .steps = shape_.cp};
+    list(forward).push_back(Op{.name = "attention", .pass = forward ? Pass::forward : Pass::backward, .shape = shape});
+    const double kv_block = tokens_ * 2.0 * model_.head_dim() * model_.kv_groups / tp() * kBf16;
+    collective(forward, "cp_kv_exchange", CommGroup::cp, Collective::send_recv,
+               (forward ? 1.0 : 2.0) * (shape_.cp - 1) * kv_block);
+  }
+
+  /// Runs the steps of a block in order (forward) or in reverse (backward).
+  template <std::size_t N> static void run(bool forward, const std::function<void(bool)> (&steps)[N]) {
+    for (std::size_t i = 0; i < N; ++i) {
+      steps[forward ? i : N - 1 - i](forward);
+    }
+  }
+
+private:
+  const ModelConfig& model_;
+  const ShapeKey& shape_;
+  double tokens_;
+  GroupPlacement tp_group_, cp_group_, ep_group_;
+  bool fp8_;
+  double input_bytes_;
+  OpList ops_;
+};
+
+constexpr LinearNames kQkv{
+    "qkv", "", "cast_qkv_grad", "tp_all_gather_qkv", "tp_all_gather_qkv_wgrad", "tp_reduce_scatter_qkv_grad"};
+constexpr LinearNames kProj{"proj", "cast_proj_input",       "cast_proj_grad", "tp_all_gather_proj_grad",
+                            "",     "tp_reduce_scatter_proj"};
+constexpr LinearNames kFc1{
+    "fc1", "", "cast_fc1_grad", "tp_all_gather_fc1", "tp_all_gather_fc1_wgrad", "tp_reduce_scatter_fc1_grad"};
+constexpr LinearNames kFc2{"fc2", "cast_fc2_input",       "cast_fc2_grad", "tp_all_gather_fc2_grad",
+                           "",    "tp_reduce_scatter_fc2"};
+constexpr LinearNames kExpertFc1{"expert_fc1",
+                                 "",
+                                 "cast_expert_fc1_grad",
+                                 "tp_all_gather_experts",
+                                 "tp_all_gather_experts_wgrad",
+                                 "tp_reduce_scatter_experts_grad"};
+constexpr LinearNames kExpertFc2{
+    "expert_fc2", "cast_expert_fc2_input",    "cast_expert_fc2_grad", "tp_all_gather_experts_grad",
+    "",           "tp_reduce_scatter_experts"};
+
+void attention_block(Builder& b, const ModelConfig& model, bool forward) {
+  const double h = b.hidden();
+  const double t = b.tokens();
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) { b.column(f, kQkv, t, h, static_cast<double>(model.qkv_width())); },
+      [&](bool f) { b.rope(f); },
+      [&](bool f) { b.attention_core(f); },
+      [&](bool f) { b.row(f, kProj, t, h, h); },
+  };
+  Builder::run(forward, steps);
+}
+
+/// Dense MLP: fc1 (column-parallel), activation, fc2 (row-parallel).
+void dense_mlp(Builder& b, bool forward) {
+  const double t = b.tokens();
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) { b.column(f, kFc1, t, b.hidden(), b.fc1_out()); },
+      [&](bool f) { b.activation(f, t); },
+      [&](bool f) { b.row(f, kFc2, t, b.ffn(), b.hidden()); },
+  };
+  Builder::run(forward, steps);
+}
+
+/// MoE MLP with Megatron's all-to-all dispatcher: router on the SP shard, permute, all-to-all over EP, gather
+/// over TP (expert tensor parallelism = tp), grouped expert GEMMs (experts/ep per rank, balanced routing), and
+/// back.
+void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
+  const double h = b.hidden();
+  const double shard_copies = b.sp_tokens() * model.top_k; // routed token copies leaving this rank
+  const double copies = b.tokens() * model.top_k;          // after the TP gather
+  const double groups = static_cast<double>(model.experts) / shape.ep;
+  const double experts = model.experts;
+  const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
+  const auto all_to_all = [&](bool f, std::string_view name) {
+    b.collective(f, name, CommGroup::ep, Collective::all_to_all, shard_copies * h * kBf16);
+  };
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) {
+        if (f) {
+          b.gemm(true, "router", Pass::forward, b.sp_tokens(), experts, h, Precision::bf16);
+        } else {
+          b.gemm(false, "router", Pass::dgrad, b.sp_tokens(), h, experts, Precision::bf16);
+          b.gemm(false, "router", Pass::wgrad, experts, h, b.sp_tokens(), Precision::bf16);
+        }
+      },
+      [&](bool f) { permute(f, "permute"); },
+      [&](bool f) { all_to_all(f, "ep_dispatch"); },
+      // The routed tokens reach the experts unnormalized: their FP8 cast is a kernel of its own (shard, before
+      // the TP gather; the transpose for wgrad comes with it).
+      [&](bool f) {
+        if (f) {
+          b.fp8_cast(true, "cast_expert_fc1_input", copies * h / b.tp());
+        }
+      },
+      [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(), groups); },
+      [&](bool f) { b.activation(f, copies); },
+      [&](bool f) { b.row(f, kExpertFc2, copies, b.ffn(), h, groups); },
+      [&](bool f) { all_to_all(f, "ep_combine"); },
+      [&](bool f) { permute(f, "unpermute"); },
+  };
+  Builder::run(forward, steps);
+}
+
+void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
+  const double norm_out = b.norm_output_bytes();
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) { b.norm(f, "norm_attn", norm_out); },
+      [&](bool f) { attention_block(b, model, f); },
+      [&](bool f) { b.residual(f, "residual_attn"); },
+      [&](bool f) { b.norm(f, "norm_mlp", norm_out); },
+      [&](bool f) { model.moe() ? moe_mlp(b, model, shape, f) : dense_mlp(b, f); },
+      [&](bool f) { b.residual(f, "residual_mlp"); },
+  };
+  Builder::run(forward, steps);
+}
+
+/// Prepends the recomputed forward ops to the backward list: the attention core (and its CP ring) for
+/// selective, the whole forward for full.
+void add_recompute(OpList& ops, Recompute recompute) {
+  std::vector<Op> rerun;
+  for (const Op& op : ops.forward) {
+    const bool core = op.name == "attention" || op.name == "cp_kv_exchange";
+    if (recompute == Recompute::full || (recompute == Recompute::selective && core)) {
+      rerun.push_back(op);
+      rerun.back().recompute = true;
+    }
+  }
+  ops.backward.insert(ops.backward.begin(), rerun.begin(), rerun.end());
+}
+
+} // namespace
+
+OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
+  Builder b(model, system, shape);
+  decoder_layer(b, model, shape, true);
+  decoder_layer(b, model, shape, false);
+  OpList ops = b.take();
+  add_recompute(ops, shape.recompute);
+  return ops;
+}
+
+OpList embedding_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
+  Builder b(model, system, shape);
+  const double out = b.tokens() * b.hidden() * kBf16;
+  // Vocabulary-parallel lookup of every local token (masked to this rank's rows), reduce-scattered to the
+  // sequence-parallel shard; learned positions add one more read-add-write on the shard.
+  b.memory(true, "embedding", 2 * out + (model.rope ? 0.0 : 3 * out / b.tp()));
+  b.collective(true, "tp_reduce_scatter_embedding", CommGroup::tp, Collective::reduce_scatter, out);
+  // Backward: gather the gradient, build the dense V/tp × h gradient (write zeros, scatter-add) and add it into
+  // the main-grad buffer (read + write), every microbatch.
+  b.collective(false, "tp_all_gather_embedding_grad", CommGroup::tp, Collective::all_gather, out);
+  const double table = static_cast<double>(model.vocab) / b.tp() * b.hidden();
+  b.memory(false, "embedding", table * (2 * kBf16 + 2 * constants::kGradBytes) + 2 * out, 3);
+  return b.take();
+}
+
+OpList output_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
+  Builder b(model, system, shape);
+  const double h = b.hidden();
+  const double vocab = static_cast<double>(model.vocab);
+  const double t = b.tokens();
+  const double logits = t * vocab / b.tp();
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) { b.norm(f, "final_norm", kBf16); },
+      [&](bool f) {
+        // The LM head is a BF16 column-parallel GEMM in every recipe (Megatron's ColumnParallelLinear, not TE).
+        if (f) {
+          b.collective(true, "tp_all_gather_lm_head", CommGroup::tp, Collective::all_gather, t * h * kBf16);
+          b.gemm(true, "lm_head", Pass::forward, t, vocab / b.tp(), h, Precision::bf16);
+          return;
+        }
+        b.gemm(false, "lm_head", Pass::dgrad, t, h, vocab / b.tp(), Precision::bf16);
+        b.gemm(false, "lm_head", Pass::wgrad, vocab / b.tp(), h, t, Precision::bf16);
+        b.collective(false, "tp_reduce_scatter_lm_head_grad", CommGroup::tp, Collective::reduce_scatter, t * h * kBf16);
+      },
+      [&](bool f) {
+        if (f) {
+          b.memory(true, "cross_entropy", logits * constants::kLossForwardBytesPerLogit, 4);
+          // Max, sum and target logit of the vocabulary-parallel softmax: small all-reduces over TP.
+          b.collective(true, "tp_all_reduce_loss", CommGroup::tp, Collective::all_reduce, 3 * t * 4);
+          return;
+        }
+        b.memory(false, "cross_entropy", logits * constants::kLossBackwardBytesPerLogit, 2);
+      },
+  };
+  Builder::run(true, steps);
+  Builder::run(false, steps);
+  return b.take();
+}
+
+} // namespace dgx::llm

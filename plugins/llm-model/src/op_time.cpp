@@ -1,0 +1,78 @@
+#include "dgx/llm/op_time.hpp"
+
+#include "dgx/llm/communication.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dgx::llm {
+
+namespace {
+
+/// Query rows one flash-attention CTA handles (FlashAttention-2/3 and cuDNN use 128 on Hopper).
+constexpr double kAttentionQueryTile = 128;
+/// Flash-attention backward executes 5 matmuls (QKᵀ recomputed, dV, dP, dQ, dK) against the forward's 2.
+constexpr double kAttentionBackwardFactor = 2.5;
+/// Output written by GEMMs in BF16.
+constexpr double kGemmOutputBytes = 2;
+
+/// Fraction of the SMs a kernel with `tiles` independent output tiles keeps busy.
+double sm_fill(double tiles, int sms) { return std::min(1.0, tiles / sms); }
+
+struct RooflineTimer {
+  const SystemProfile& system;
+  Precision precision;
+  Pass pass;
+
+  [[nodiscard]] double overhead(int kernels) const { return kernels * system.efficiency.kernel_overhead_us * 1e-6; }
+  [[nodiscard]] double memory_seconds(double bytes) const {
+    return bytes / (system.efficiency.memory_bw * system.hbm_bytes_per_s());
+  }
+
+  double operator()(const GemmShape& g) const {
+    const Efficiency& e = system.efficiency;
+    const double flops = 2.0 * g.m * g.n * g.k * g.groups;
+    const double tiles = g.groups * std::ceil(g.m / e.gemm_tile_m) * std::ceil(g.n / e.gemm_tile_n);
+    const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
+                        sm_fill(tiles, system.sms);
+    const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
+    const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
+    return std::max(flops / rate, memory_seconds(operands + output)) + overhead(1);
+  }
+
+  double operator()(const AttentionShape& a) const {
+    const Efficiency& e = system.efficiency;
+    const double forward_flops = 4.0 * a.batch * a.heads * a.q_len * a.kv_len * a.head_dim * a.mask_fraction;
+    const bool forward = pass == Pass::forward;
+    const double flops = forward ? forward_flops : kAttentionBackwardFactor * forward_flops;
+    const double tiles = a.batch * a.heads * std::ceil(a.q_len / kAttentionQueryTile);
+    const double rate = system.peak_bf16_tflops * 1e12 * (forward ? e.attention_fwd : e.attention_bwd) *
+                        e.sustained_compute * sm_fill(tiles, system.sms);
+    return flops / rate + overhead(a.steps);
+  }
+
+  double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }
+
+  double operator()(const CollectiveShape& c) const {
+    return collective_seconds(system, c.collective, c.bytes, c.placement);
+  }
+};
+
+} // namespace
+
+double RooflineProvider::seconds(const Op& op) const {
+  return std::visit(RooflineTimer{system_, op.precision, op.pass}, op.shape);
+}
+
+double MeasuredOverrides::seconds(const Op& op) const {
+  if (const auto found = measured_.find(op.key()); found != measured_.end()) {
+    return found->second;
+  }
+  return fallback_->seconds(op);
+}
+
+std::string_view MeasuredOverrides::source(const Op& op) const {
+  return measured_.contains(op.key()) ? "measured" : fallback_->source(op);
+}
+
+} // namespace dgx::llm

@@ -1,0 +1,337 @@
+#include "dgx/llm/step_model.hpp"
+
+#include "dgx/llm/communication.hpp"
+#include "dgx/llm/flops.hpp"
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/model_constants.hpp"
+#include "dgx/llm/pipeline.hpp"
+#include "dgx/llm/stragglers.hpp"
+#include "dgx/llm/system_catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace dgx::llm {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+/// Kernels of one optimizer step (multi-tensor Adam, grad norm, zeroing, FP8 re-cast: a handful of launches).
+constexpr int kOptimizerKernels = 8;
+
+/// Cost of a collective that overlaps `window` seconds of compute: what does not fit in the window (at least
+/// `unhidable`) is exposed, the rest slows the compute it overlaps by kOverlapSlowdown.
+double overlapped(double comm, double window, double unhidable) {
+  const double exposed = std::min(comm, std::max(unhidable, comm - window));
+  return exposed + constants::kOverlapSlowdown * (comm - exposed);
+}
+
+PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider) {
+  PassCost cost;
+  double attention = 0;
+  for (const Op& op : ops) {
+    const double t = provider.seconds(op);
+    switch (op.group) {
+    case CommGroup::tp:
+      cost.tp += t;
+      break;
+    case CommGroup::cp:
+      cost.cp += t;
+      break;
+    case CommGroup::ep:
+      cost.ep += t;
+      break;
+    default:
+      cost.compute += t;
+      attention += std::holds_alternative<AttentionShape>(op.shape) ? t : 0.0;
+      break;
+    }
+  }
+  // TP: userbuffer overlap hides kTpOverlap of it. CP: the ring step's transfer hides behind the attention
+  // of the block already there. EP: the all-to-all waits for the router and blocks the experts, exposed.
+  cost.tp = overlapped(cost.tp, cost.tp * constants::kTpOverlap, 0);
+  cost.cp = overlapped(cost.cp, attention, 0);
+  return cost;
+}
+
+std::uint64_t pack(const ShapeKey& k) {
+  std::uint64_t key = static_cast<std::uint64_t>(k.tp);
+  key = key << 8 | static_cast<std::uint64_t>(k.cp);
+  key = key << 8 | static_cast<std::uint64_t>(k.ep);
+  key = key << 8 | static_cast<std::uint64_t>(k.mbs);
+  key = key << 24 | static_cast<std::uint64_t>(k.seq_len);
+  key = key << 4 | static_cast<std::uint64_t>(k.precision);
+  return key << 4 | static_cast<std::uint64_t>(k.recompute);
+}
+
+ShapeKey shape_of(const ResolvedLayout& r, const TrainConfig& train) {
+  return ShapeKey{.tp = r.layout.tp,
+                  .cp = r.layout.cp,
+                  .ep = r.layout.ep,
+                  .mbs = train.mbs,
+                  .seq_len = r.seq_len,
+                  .precision = train.precision,
+                  .recompute = train.recompute};
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", bytes / kGiB);
+  return text;
+}
+
+std::string memory_error(const MemoryBreakdown& m, const SystemProfile& system, std::string_view stage) {
+  return "needs " + gib(m.total()) + " GiB per GPU, " + system.name + " has " + gib(m.capacity) + " GiB (" +
+         std::string(stage) + " stage: weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
+         gib(m.optimizer) + ", fp8 weight cache " + gib(m.fp8_weight_cache) + ", activations " + gib(m.activations) +
+         ", transient " + gib(m.transient) + ", reserve " + gib(m.reserve) + ")";
+}
+
+/// Exposed data-parallel communication and the optimizer step of the stage that finishes last (the first).
+struct DataParallelCost {
+  double comm = 0;
+  double optimizer = 0;
+};
+
+DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
+                               const TrainConfig& train, const ChunkCost& stage_chunk) {
+  const Layout& l = r.layout;
+  const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
+  const ParameterCount count = count_parameters(model);
+  const int layers = r.stages.first;
+  const double output = l.pp == 1 ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
+  const double dense = layers * layer.dense + count.embedding / l.tp + output;
+  const double expert = layers * layer.expert;
+
+  const int dense_ranks = r.dp * l.cp;
+  const int expert_ranks = dense_ranks / l.ep;
+  const double bucket = std::max(constants::kBucketMinParams, constants::kBucketParamsPerDpRank * dense_ranks);
+  const auto comm = [&](double params, int ranks, int stride, Collective kind, double bytes_per_param) {
+    if (ranks <= 1 || params <= 0) {
+      return 0.0;
+    }
+    const double buckets = std::ceil(params / bucket);
+    const GroupPlacement placement = place_group(stride, ranks, system.nvlink_domain);
+    return buckets * collective_seconds(system, kind, params * bytes_per_param / buckets, placement);
+  };
+  const auto last_bucket = [&](double seconds, double params) {
+    return seconds / std::ceil(std::max(params, 1.0) / bucket);
+  };
+
+  DataParallelCost out;
+  const double window_bwd = stage_chunk.backward.total();
+  const double window_fwd = stage_chunk.forward.total();
+  const Collective grad_kind = train.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
+  const double grads = comm(dense, dense_ranks, l.tp, grad_kind, constants::kGradBytes) +
+                       comm(expert, expert_ranks, l.tp * l.ep, grad_kind, constants::kGradBytes);
+  out.comm = overlapped(grads, window_bwd, last_bucket(grads, dense + expert));
+  if (train.distributed_optimizer) {
+    const double params = comm(dense, dense_ranks, l.tp, Collective::all_gather, constants::kWeightBytes) +
+                          comm(expert, expert_ranks, l.tp * l.ep, Collective::all_gather, constants::kWeightBytes);
+    out.comm += overlapped(params, window_fwd, last_bucket(params, dense + expert));
+  }
+
+  const double shard =
+      train.distributed_optimizer ? dense / dense_ranks + expert / std::max(1, expert_ranks) : dense + expert;
+  const bool fp8 = casts_gemm_inputs(train.precision);
+  const double bytes = shard * constants::kAdamBytesPerParam + (dense + expert) * constants::kZeroGradBytesPerParam +
+                       (fp8 ? layers * layer.linear * constants::kFp8RecastBytesPerParam : 0.0);
+  // The global gradient norm is one tiny all-reduce over every GPU: tree latency, 2·log2(n) hops.
+  const double norm_hops = 2.0 * std::ceil(std::log2(std::max(2, r.gpus)));
+  const double hop_us = r.gpus > system.nvlink_domain ? system.efficiency.network_hop_latency_us
+                                                      : system.efficiency.nvlink_hop_latency_us;
+  out.optimizer = bytes / (system.efficiency.memory_bw * system.hbm_bytes_per_s()) +
+                  kOptimizerKernels * system.efficiency.kernel_overhead_us * 1e-6 + norm_hops * hop_us * 1e-6;
+  return out;
+}
+
+/// Exposed pipeline send/recv per microbatch on one stage: each of the v chunks receives its input and sends
+/// its output forward, and the gradients backward. 1F1B blocks on them; the interleaved schedule overlaps
+/// them with the next chunk's compute.
+double pipeline_comm(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
+                     const TrainConfig& train, double chunk_forward) {
+  const Layout& l = r.layout;
+  if (l.pp == 1) {
+    return 0;
+  }
+  // With sequence parallelism each TP rank sends its 1/tp shard of the [s/cp, mbs, h] activation.
+  const double bytes = static_cast<double>(train.mbs) * r.seq_len / l.cp * model.hidden / l.tp * 2.0;
+  const GroupPlacement placement = place_group(l.tp * l.cp * r.dp, l.pp, system.nvlink_domain);
+  const double transfer = collective_seconds(system, Collective::send_recv, bytes, placement);
+  const double exposed = l.vp == 1 ? transfer : overlapped(transfer, chunk_forward, 0);
+  return 2.0 * l.vp * exposed;
+}
+
+} // namespace
+
+ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider) {
+  return ChunkCost{.forward = pass_cost(ops.forward, provider), .backward = pass_cost(ops.backward, provider)};
+}
+
+StepModel::StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
+    : model_(std::move(model)), system_(std::move(system)) {
+  if (provider == nullptr) {
+    own_provider_ = std::make_unique<RooflineProvider>(system_);
+    provider = own_provider_.get();
+  }
+  provider_ = provider;
+}
+
+const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
+  const std::uint64_t packed = pack(key);
+  if (const auto found = cache_.find(packed); found != cache_.end()) {
+    return found->second;
+  }
+  const OpList layer = transformer_layer_ops(model_, system_, key);
+  const OpList embedding = embedding_ops(model_, system_, key);
+  const OpList output = output_ops(model_, system_, key);
+  ShapeCost cost{.layer = cost_of(layer, *provider_),
+                 .embedding = cost_of(embedding, *provider_),
+                 .output = cost_of(output, *provider_)};
+  for (const OpList* list : {&layer, &embedding, &output}) {
+    for (const auto* ops : {&list->forward, &list->backward}) {
+      for (const Op& op : *ops) {
+        ++cost.ops;
+        cost.measured_ops += provider_->source(op) == "measured" ? 1 : 0;
+      }
+    }
+  }
+  return cache_.emplace(packed, cost).first->second;
+}
+
+StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConfig& train, const ShapeCost& c) const {
+  const Layout& l = r.layout;
+  const StageLayers& s = r.stages;
+  const double chunk_forward = c.layer.forward.total() * s.middle / l.vp;
+  const double pp_comm = pipeline_comm(model_, system_, r, train, chunk_forward);
+
+  // Per-microbatch cost of a stage, by category.
+  struct Stage {
+    PassCost cost;
+    double total = 0;
+  };
+  const auto stage = [&](int layers, bool first, bool last) {
+    Stage out;
+    const auto add = [&](const ChunkCost& chunk, double times) {
+      for (const PassCost* pass : {&chunk.forward, &chunk.backward}) {
+        out.cost.compute += times * pass->compute;
+        out.cost.tp += times * pass->tp;
+        out.cost.cp += times * pass->cp;
+        out.cost.ep += times * pass->ep;
+      }
+    };
+    add(c.layer, layers);
+    add(c.embedding, first ? 1.0 : 0.0);
+    add(c.output, last ? 1.0 : 0.0);
+    out.total = out.cost.total() + pp_comm;
+    return out;
+  };
+  const Stage first = stage(s.first, true, l.pp == 1);
+  const Stage last = stage(s.last, l.pp == 1, true);
+  const Stage middle = stage(s.middle, false, false);
+  const Stage* slowest = &first;
+  for (const Stage* candidate : {&last, &middle}) {
+    const bool exists = candidate != &middle || l.pp > 2;
+    if (exists && candidate->total > slowest->total) {
+      slowest = candidate;
+    }
+  }
+  const double mean = l.pp == 1 ? first.total : (first.total + last.total + (l.pp - 2) * middle.total) / l.pp;
+
+  const double m = r.microbatches;
+  StepBreakdown b;
+  b.compute = m * slowest->cost.compute;
+  b.tp_comm = m * slowest->cost.tp;
+  b.cp_comm = m * slowest->cost.cp;
+  b.ep_comm = m * slowest->cost.ep;
+  b.pp_comm = m * pp_comm;
+  b.bubble = pipeline_seconds(l.pp, l.vp, r.microbatches, slowest->total, mean) - m * slowest->total;
+
+  ChunkCost first_stage_chunk;
+  first_stage_chunk.forward.compute = s.first * c.layer.forward.total() + c.embedding.forward.total();
+  first_stage_chunk.backward.compute = s.first * c.layer.backward.total() + c.embedding.backward.total();
+  const DataParallelCost dp = data_parallel(model_, system_, r, train, first_stage_chunk);
+  b.dp_comm = dp.comm;
+  b.optimizer = dp.optimizer;
+  b.stragglers = straggler_fraction(system_.efficiency.gpu_speed_cv, r.gpus) * (b.compute + b.bubble);
+  return b;
+}
+
+Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, const std::optional<Price>& price) {
+  auto resolved = resolve_layout(model_, system_, gpus, train);
+  if (!resolved) {
+    return resolved.error();
+  }
+  const ResolvedLayout& r = *resolved;
+  const StageMemory memory = memory_per_gpu(model_, system_, train, r);
+  const MemoryBreakdown& peak = memory.peak();
+  if (!peak.fits()) {
+    const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";
+    return Error{memory_error(peak, system_, stage)};
+  }
+
+  Projection p;
+  p.layout = r;
+  p.train = train;
+  p.train.seq_len = r.seq_len;
+  const ShapeCost& cost = shape_cost(shape_of(r, train));
+  p.breakdown = step_breakdown(r, train, cost);
+  p.step_time_s = p.breakdown.total();
+  p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;
+  p.tokens_per_s_per_gpu = p.tokens_per_s / gpus;
+  p.model_flops_per_sequence = model_flops_per_sequence(model_, r.seq_len, train.flops_convention);
+  p.model_tflops_per_gpu = train.gbs * p.model_flops_per_sequence / p.step_time_s / gpus / 1e12;
+  p.peak_tflops = system_.dense_peak_flops(train.precision) / 1e12;
+  p.mfu = p.model_tflops_per_gpu / p.peak_tflops;
+  p.memory = peak;
+  p.days_to_train = train.tokens / p.tokens_per_s / 86400.0;
+  p.gpu_hours = p.days_to_train * 24.0 * gpus;
+  if (price) {
+    p.cost_usd = p.gpu_hours * price->usd_per_gpu_hour;
+    p.price_label = price->label;
+  } else {
+    p.price_label = "no price given: cost not computed";
+  }
+  const std::string op_times =
+      cost.measured_ops == 0
+          ? std::string("roofline")
+          : std::to_string(cost.measured_ops) + " of " + std::to_string(cost.ops) + " ops measured, the rest roofline";
+  p.provenance = std::string("projected: ") + constants::kModelVersion + ", system " + system_.name +
+                 ", op times: " + op_times +
+                 " (efficiencies calibrated on configs/baselines/calibration.toml), MFU against the dense " +
+                 std::string(to_string(train.precision)) + " peak, model FLOPs with " +
+                 std::string(to_string(train.flops_convention)) + " attention";
+  return p;
+}
+
+Expected<Projection> project(const ProjectionRequest& request) {
+  auto model = find_model(request.model);
+  if (!model) {
+    return model.error();
+  }
+  auto system = find_system(request.system);
+  if (!system) {
+    return system.error();
+  }
+  auto catalog = PricingCatalog::load_embedded();
+  if (!catalog) {
+    return catalog.error();
+  }
+  std::optional<Price> price;
+  auto choice = request.price_provider ? catalog->find(*request.price_provider, request.system)
+                                       : catalog->default_price(request.system);
+  if (choice) {
+    price = Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
+  } else if (request.price_provider) {
+    return choice.error();
+  }
+  StepModel step_model(std::move(model).value(), std::move(system).value());
+  auto projection = step_model.project(request.gpus, request.train, price);
+  if (projection && !price) {
+    projection->price_label = choice.error().message;
+  }
+  return projection;
+}
+
+} // namespace dgx::llm

@@ -1,0 +1,37 @@
+// Shared by the llm-model tests: catalog entries that must exist (a missing one fails the test that asks).
+#pragma once
+
+#include "dgx/llm/layout.hpp"
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/system_catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+namespace dgx::llm::testing {
+
+inline ModelConfig catalog_model(std::string_view name) {
+  auto found = find_model(name);
+  REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
+  return found.value();
+}
+
+inline SystemProfile catalog_system(std::string_view name) {
+  auto found = find_system(name);
+  REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
+  return found.value();
+}
+
+/// A BF16 training configuration with the given layout.
+inline TrainConfig train(Layout layout, int mbs, int gbs, int seq_len, Precision precision = Precision::bf16) {
+  TrainConfig t;
+  t.layout = layout;
+  t.mbs = mbs;
+  t.gbs = gbs;
+  t.seq_len = seq_len;
+  t.precision = precision;
+  return t;
+}
+
+} // namespace dgx::llm::testing

@@ -1,0 +1,118 @@
+#include "dgx/llm/explorer.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_model;
+using dgx::llm::testing::catalog_system;
+
+TEST_CASE("the Pareto front keeps the points no other point beats in both days and cost") {
+  const std::vector<CostPoint> points = {
+      {.days = 100, .cost = 10},                            // cheapest
+      {.days = 50, .cost = 10.4}, {.days = 60, .cost = 12}, // dominated by the one before
+      {.days = 25, .cost = 11},   {.days = 25, .cost = 11}, // a tie: neither dominates the other
+      {.days = 10, .cost = 20},                             // fastest
+  };
+  CHECK(pareto_front(points) == std::vector<bool>{true, true, false, true, true, true});
+}
+
+TEST_CASE("the recommendation is the fastest point within the budget slack over the cheapest") {
+  const std::vector<CostPoint> points = {
+      {.days = 100, .cost = 10}, {.days = 50, .cost = 10.4}, {.days = 25, .cost = 11}, {.days = 10, .cost = 20}};
+  CHECK(fastest_within_budget(points, 0.05) == 1u);
+  CHECK(fastest_within_budget(points, 0.10) == 2u);
+  CHECK(fastest_within_budget(points, 0.0) == 0u);
+  CHECK(fastest_within_budget(points, 1.0) == 3u);
+  CHECK_FALSE(fastest_within_budget(std::vector<CostPoint>{}, 0.05).has_value());
+}
+
+TEST_CASE("with a deadline the cheapest point that meets it is named") {
+  const std::vector<CostPoint> points = {
+      {.days = 100, .cost = 10}, {.days = 50, .cost = 10.4}, {.days = 25, .cost = 11}, {.days = 10, .cost = 20}};
+  CHECK(cheapest_meeting_deadline(points, 30) == 2u);
+  CHECK(cheapest_meeting_deadline(points, 50) == 1u);
+  CHECK_FALSE(cheapest_meeting_deadline(points, 5).has_value());
+}
+
+TEST_CASE("exploring keeps the fastest feasible layout per GPU count and precision and recommends one") {
+  StepModel m(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  ExploreSpace space;
+  space.gpu_counts = {8, 64, 512};
+  space.precisions = {Precision::bf16, Precision::fp8};
+  space.batch = BatchRule{.kind = BatchRule::Kind::per_gpu, .value = 16};
+  ExploreOptions options;
+  options.price = Price{.usd_per_gpu_hour = 2.95, .label = "test"};
+  options.deadline_days = 20;
+  const auto result = explore(m, space, options);
+  REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
+  REQUIRE(result->points.size() == 6);
+  CHECK(result->evaluated > 1000);
+  CHECK(result->feasible <= result->evaluated);
+  for (const ExplorePoint& p : result->points) {
+    CAPTURE(p.gpus);
+    CHECK(p.memory_bytes <= catalog_system("h100-sxm").hbm_bytes());
+    CHECK(p.train.gbs == 16 * p.gpus);
+    CHECK(p.cost == doctest::Approx(p.gpu_hours * 2.95));
+    // The best layout is at least as fast as the calibration layout (TP1 CP2) at that size.
+    TrainConfig reference = p.train;
+    reference.layout = Layout{.cp = 2};
+    reference.mbs = 1;
+    reference.recompute = Recompute::none;
+    const auto known = m.project(p.gpus, reference);
+    if (known) {
+      CHECK(p.step_time_s <= known->step_time_s * (1 + 1e-9));
+    }
+  }
+  CHECK(result->points[1].train.precision == Precision::fp8);
+  CHECK(result->points[1].step_time_s < result->points[0].step_time_s);
+  REQUIRE(result->fastest_within_budget.has_value());
+  REQUIRE(result->cheapest_meeting_deadline.has_value());
+  CHECK(result->points[*result->cheapest_meeting_deadline].days <= 20);
+  CHECK(result->recommendation.find("fastest within 5% of the cheapest cost") == 0);
+  CHECK(std::any_of(result->points.begin(), result->points.end(), [](const ExplorePoint& p) { return p.pareto; }));
+}
+
+TEST_CASE("explore reports GPU counts without a feasible layout and refuses an empty sweep") {
+  StepModel m(catalog_model("llama3.1-405b"), catalog_system("h100-sxm"));
+  ExploreSpace space;
+  space.gpu_counts = {8, 4096};
+  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 2048};
+  space.mbs = {1};
+  space.recomputes = {Recompute::none};
+  const auto result = explore(m, space);
+  REQUIRE(result.has_value());
+  CHECK(result->points.size() == 1);
+  CHECK(result->notes.front() == "8 GPUs: no valid layout fits in memory");
+  CHECK(result->cost_unit == "GPU-hours");
+  space.precisions.clear();
+  CHECK_FALSE(explore(m, space).has_value());
+}
+
+TEST_CASE("explore says how much memory the leanest layout of an infeasible GPU count needs") {
+  StepModel m(catalog_model("llama3.1-405b"), catalog_system("h100-sxm"));
+  ExploreSpace space;
+  space.gpu_counts = {8, 4096};
+  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 2048};
+  space.mbs = {1};
+  space.recomputes = {Recompute::none};
+  const auto result = explore(m, space);
+  REQUIRE(result.has_value());
+  REQUIRE(result->infeasible.size() == 1);
+  CHECK(result->infeasible.front().gpus == 8);
+  CHECK(result->infeasible.front().valid_layouts > 0);
+  CHECK(result->infeasible.front().leanest_bytes > catalog_system("h100-sxm").hbm_bytes());
+
+  space.gpu_counts = {8};
+  const auto none = explore(m, space);
+  REQUIRE_FALSE(none.has_value());
+  CHECK(none.error().message.find("the leanest needs ") != std::string::npos);
+  CHECK(none.error().message.find("h100-sxm has 80.0 GiB") != std::string::npos);
+  space.gpu_counts = {5}; // 2048 sequences, 126 layers, 128 heads and 8192 tokens: nothing divides by 5
+  const auto invalid = explore(m, space);
+  REQUIRE_FALSE(invalid.has_value());
+  CHECK(invalid.error().message.find("no layout is valid at these GPU counts") != std::string::npos);
+}

@@ -1,0 +1,65 @@
+#include "dgx/llm/flops.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_model;
+
+TEST_CASE("model FLOPs per sequence reproduce NVIDIA's published values for Llama 3.1 at seq 8192") {
+  CHECK(model_flops_per_sequence(catalog_model("llama3.1-8b"), 8192) == doctest::Approx(4.74e14).epsilon(0.002));
+  CHECK(model_flops_per_sequence(catalog_model("llama3.1-70b"), 8192) == doctest::Approx(3.94e15).epsilon(0.002));
+  CHECK(model_flops_per_sequence(catalog_model("llama3.1-405b"), 8192) == doctest::Approx(2.15e16).epsilon(0.002));
+}
+
+TEST_CASE("405B with 16 KV groups gives the 2.17e16 of the published table that used 16 groups") {
+  ModelConfig m = catalog_model("llama3.1-405b");
+  m.kv_groups = 16;
+  CHECK(model_flops_per_sequence(m, 8192) == doctest::Approx(2.17e16).epsilon(0.002));
+}
+
+TEST_CASE("the causal convention halves only the attention-core term") {
+  const ModelConfig m = catalog_model("llama3.1-8b");
+  const double s = 8192;
+  const double attention_core_full = s * 12.0 * m.layers * static_cast<double>(m.hidden) * s; // 12·L·h²·s/h · s
+  const double full = model_flops_per_sequence(m, 8192, AttentionFlops::full);
+  const double causal = model_flops_per_sequence(m, 8192, AttentionFlops::causal);
+  CHECK(full - causal == doctest::Approx(attention_core_full / 2));
+}
+
+TEST_CASE("non-gated MLPs count two matrices: the tok/s and TFLOP/s columns of calibration section B agree") {
+  // (model, tokens/s per GPU, TFLOP/s per GPU, seq): TFLOP/s = tokens/s × FLOPs per token (full attention).
+  struct Row {
+    const char* name;
+    double tokens_per_s, tflops;
+    int seq;
+  };
+  for (const Row& r : {Row{"gpt3-5b", 23406, 765, 2048}, Row{"gpt3-20b", 5851, 750, 2048},
+                       Row{"llama2-7b", 16934, 780, 4096}, Row{"llama2-13b", 8715, 760, 4096},
+                       Row{"nemotron-8b", 12507, 643, 4096}, Row{"nemotron-22b", 4312, 562, 4096}}) {
+    CAPTURE(r.name);
+    const double per_token = model_flops_per_sequence(catalog_model(r.name), r.seq) / r.seq;
+    CHECK(r.tokens_per_s * per_token / 1e12 == doctest::Approx(r.tflops).epsilon(0.01));
+  }
+}
+
+TEST_CASE("mixture-of-experts FLOPs count the top-k experts a token uses") {
+  const ModelConfig moe = catalog_model("mixtral-8x7b");
+  ModelConfig dense = moe;
+  dense.experts = 1;
+  dense.top_k = 1;
+  dense.ffn = moe.ffn * moe.top_k; // two experts of ffn = one MLP of 2·ffn
+  CHECK(model_flops_per_sequence(moe, 4096) == doctest::Approx(model_flops_per_sequence(dense, 4096)));
+}
+
+TEST_CASE("parameter counts of known models match their model cards") {
+  CHECK(count_parameters(catalog_model("llama3.1-8b")).total == doctest::Approx(8.03e9).epsilon(0.002));
+  CHECK(count_parameters(catalog_model("llama3.1-70b")).total == doctest::Approx(70.6e9).epsilon(0.002));
+  CHECK(count_parameters(catalog_model("llama3.1-405b")).total == doctest::Approx(405.9e9).epsilon(0.002));
+  CHECK(count_parameters(catalog_model("llama2-7b")).total == doctest::Approx(6.74e9).epsilon(0.002));
+  CHECK(count_parameters(catalog_model("gpt3-175b")).total == doctest::Approx(174.6e9).epsilon(0.005));
+  const ParameterCount mixtral = count_parameters(catalog_model("mixtral-8x7b"));
+  CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005));
+  CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.005));
+}

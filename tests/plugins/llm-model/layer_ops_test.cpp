@@ -1,0 +1,125 @@
+#include "dgx/llm/layer_ops.hpp"
+
+#include "dgx/llm/flops.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_model;
+using dgx::llm::testing::catalog_system;
+
+namespace {
+double gemm_flops(const std::vector<Op>& ops, bool include_recompute = true) {
+  double flops = 0;
+  for (const Op& op : ops) {
+    if (const auto* g = std::get_if<GemmShape>(&op.shape); g && (include_recompute || !op.recompute)) {
+      flops += 2.0 * g->m * g->n * g->k * g->groups;
+    }
+  }
+  return flops;
+}
+std::size_t count(const std::vector<Op>& ops, std::string_view name) {
+  return static_cast<std::size_t>(std::count_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; }));
+}
+const Op* find(const std::vector<Op>& ops, std::string_view name, Pass pass) {
+  const auto it =
+      std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name && op.pass == pass; });
+  return it == ops.end() ? nullptr : &*it;
+}
+} // namespace
+
+TEST_CASE("per-rank GEMM shapes: QKV and fc1 split their outputs over TP, proj and fc2 their inputs") {
+  const ModelConfig m = catalog_model("llama3.1-70b");
+  const OpList ops =
+      transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 4, .cp = 2, .mbs = 1, .seq_len = 8192});
+  const auto& qkv = std::get<GemmShape>(find(ops.forward, "qkv", Pass::forward)->shape);
+  CHECK(qkv.m == 4096); // mbs × seq / cp tokens
+  CHECK(qkv.n == (8192 + 2 * 128 * 8) / 4);
+  CHECK(qkv.k == 8192);
+  const auto& fc2 = std::get<GemmShape>(find(ops.forward, "fc2", Pass::forward)->shape);
+  CHECK(fc2.k == 28672 / 4);
+  const auto& fc1_wgrad = std::get<GemmShape>(find(ops.backward, "fc1", Pass::wgrad)->shape);
+  CHECK(fc1_wgrad.m == 2 * 28672 / 4);
+  CHECK(fc1_wgrad.k == 4096);
+}
+
+TEST_CASE("the layer's GEMM FLOPs over all TP ranks equal the model FLOPs formula's per-layer GEMM part") {
+  for (const char* name : {"llama3.1-8b", "gpt3-20b", "nemotron4-15b", "mixtral-8x7b"}) {
+    CAPTURE(name);
+    const ModelConfig m = catalog_model(name);
+    const int tp = 2;
+    const ShapeKey shape{.tp = tp, .cp = 1, .ep = m.moe() ? 2 : 1, .mbs = 1, .seq_len = m.seq_len};
+    const OpList ops = transformer_layer_ops(m, catalog_system("h100-sxm"), shape);
+    // Formula without LM head and attention core, per layer: s·(12h²(1 + g/a) + 6·matrices·ffn·h·k) · EP ranks'
+    // tokens are the ep-fold of one rank's.
+    ModelConfig no_vocab = m;
+    no_vocab.vocab = 0;
+    const double s = m.seq_len;
+    const double core = s * 12.0 * static_cast<double>(m.hidden) * s; // per layer, full attention
+    const double per_layer = (model_flops_per_sequence(no_vocab, m.seq_len) - m.layers * core) / m.layers;
+    const double router = m.moe() ? 6.0 * s * static_cast<double>(m.hidden) * m.experts : 0.0;
+    const double ranks = tp; // the EP ranks each process their own tokens' share
+    CHECK((gemm_flops(ops.forward) + gemm_flops(ops.backward)) * ranks == doctest::Approx(per_layer + router));
+  }
+}
+
+TEST_CASE("TP, CP and EP communication appear only when their groups have more than one rank") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const ModelConfig dense = catalog_model("llama3.1-8b");
+  const OpList single = transformer_layer_ops(dense, h100, ShapeKey{.tp = 1, .cp = 1, .mbs = 1, .seq_len = 8192});
+  CHECK(std::none_of(single.forward.begin(), single.forward.end(), [](const Op& op) { return op.is_communication(); }));
+  const OpList split = transformer_layer_ops(dense, h100, ShapeKey{.tp = 2, .cp = 2, .mbs = 1, .seq_len = 8192});
+  CHECK(count(split.forward, "tp_all_gather_qkv") == 1);
+  CHECK(count(split.forward, "tp_reduce_scatter_fc2") == 1);
+  CHECK(count(split.forward, "cp_kv_exchange") == 1);
+  CHECK(count(split.backward, "tp_all_gather_fc1_wgrad") == 1);
+  const OpList moe = transformer_layer_ops(catalog_model("mixtral-8x7b"), h100,
+                                           ShapeKey{.tp = 1, .cp = 1, .ep = 8, .mbs = 1, .seq_len = 4096});
+  CHECK(count(moe.forward, "ep_dispatch") == 1);
+  CHECK(count(moe.backward, "ep_combine") == 1);
+  CHECK(std::get<GemmShape>(find(moe.forward, "expert_fc1", Pass::forward)->shape).groups == 1);
+}
+
+TEST_CASE("FP8 adds cast ops and keeps the attention core in BF16") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const ModelConfig m = catalog_model("llama3.1-8b");
+  const OpList fp8 = transformer_layer_ops(m, h100, ShapeKey{.mbs = 1, .seq_len = 8192, .precision = Precision::fp8});
+  const OpList bf16 = transformer_layer_ops(m, h100, ShapeKey{.mbs = 1, .seq_len = 8192});
+  CHECK(count(fp8.forward, "cast_fc2_input") == 1);
+  CHECK(count(fp8.backward, "cast_fc1_grad") == 1);
+  CHECK(count(bf16.forward, "cast_fc2_input") == 0);
+  CHECK(find(fp8.forward, "fc1", Pass::forward)->precision == Precision::fp8);
+  CHECK(find(fp8.forward, "attention", Pass::forward)->precision == Precision::bf16);
+}
+
+TEST_CASE("recompute: selective reruns the attention core, full reruns the whole forward") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const ModelConfig m = catalog_model("llama3.1-8b");
+  ShapeKey shape{.tp = 2, .mbs = 1, .seq_len = 8192};
+  const OpList none = transformer_layer_ops(m, h100, shape);
+  shape.recompute = Recompute::selective;
+  const OpList selective = transformer_layer_ops(m, h100, shape);
+  shape.recompute = Recompute::full;
+  const OpList full = transformer_layer_ops(m, h100, shape);
+  CHECK(selective.backward.size() == none.backward.size() + 1);
+  CHECK(selective.backward.front().name == "attention");
+  CHECK(selective.backward.front().recompute);
+  CHECK(full.backward.size() == none.backward.size() + none.forward.size());
+  CHECK(gemm_flops(full.backward) == doctest::Approx(gemm_flops(none.backward) + gemm_flops(none.forward)));
+}
+
+TEST_CASE("the output stage holds the LM head over the vocabulary shard and the loss") {
+  const ModelConfig m = catalog_model("nemotron-8b");
+  const OpList out = output_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 2, .mbs = 4, .seq_len = 4096});
+  const auto& head = std::get<GemmShape>(find(out.forward, "lm_head", Pass::forward)->shape);
+  CHECK(head.n == 256000 / 2);
+  CHECK(head.m == 4 * 4096);
+  CHECK(count(out.forward, "cross_entropy") == 1);
+  CHECK(count(out.backward, "cross_entropy") == 1);
+  const OpList in = embedding_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 2, .mbs = 4, .seq_len = 4096});
+  CHECK(count(in.backward, "embedding") == 1);
+}

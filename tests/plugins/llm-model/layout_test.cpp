@@ -1,0 +1,83 @@
+#include "dgx/llm/layout.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_model;
+using dgx::llm::testing::catalog_system;
+using dgx::llm::testing::train;
+
+namespace {
+std::string error_of(std::string_view model_name, std::string_view system_name, int gpus, const TrainConfig& t) {
+  const auto r = resolve_layout(catalog_model(model_name), catalog_system(system_name), gpus, t);
+  return r ? std::string("(valid)") : r.error().message;
+}
+} // namespace
+
+TEST_CASE("a valid layout resolves dp, microbatches and the stage split") {
+  const auto r = resolve_layout(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"), 512,
+                                train({.tp = 4, .pp = 4, .cp = 2, .vp = 5}, 1, 1024, 8192));
+  REQUIRE(r.has_value());
+  CHECK(r->dp == 16);
+  CHECK(r->microbatches == 64);
+  CHECK(r->stages.first == 20);
+  CHECK(r->stages.last == 20);
+}
+
+TEST_CASE("every invalid layout names its reason") {
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 128, train({.tp = 16}, 1, 128, 8192)) ==
+        "TP 16 exceeds the NVLink domain of 8 on h100-sxm");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 1}, 1, 100, 8192)) ==
+        "gbs 100 is not divisible by dp×mbs = 64");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 48, train({.tp = 3}, 1, 48, 8192)) == "heads 64 not divisible by tp 3");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 4, .pp = 4, .vp = 3}, 1, 64, 8192))
+            .find("vp 3 requires layers/pp divisible by vp") == 0);
+  CHECK(error_of("llama3.1-8b", "h100-sxm", 128, train({.tp = 1, .pp = 4, .vp = 5}, 1, 128, 8192))
+            .find("vp 5 requires layers/pp divisible by vp") == 0);
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 100, train({.tp = 4, .pp = 4, .cp = 2}, 1, 100, 8192)) ==
+        "gpus 100 not divisible by tp×pp×cp = 32");
+  CHECK(error_of("llama3.1-70b", "a100-sxm-80gb", 64, train({.tp = 8}, 1, 64, 8192, Precision::fp8)) ==
+        "a100-sxm-80gb does not support fp8 GEMMs");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .ep = 2}, 1, 64, 8192)) ==
+        "ep 2 requires a mixture-of-experts model; llama3.1-70b is dense");
+  CHECK(error_of("mixtral-8x7b", "h100-sxm", 64, train({.ep = 3}, 1, 64, 4096)) == "experts 8 not divisible by ep 3");
+  CHECK(error_of("mixtral-8x7b", "h100-sxm", 8, train({.tp = 2, .ep = 8}, 1, 64, 4096)) ==
+        "ep 8 does not divide cp×dp = 4");
+  CHECK(error_of("llama3.1-8b", "h100-sxm", 24, train({.cp = 3}, 1, 24, 8192))
+            .find("seq_len 8192 not divisible by 2×cp = 6") == 0);
+  CHECK(error_of("llama3.1-8b", "h100-sxm", 64, train({.tp = 1, .pp = 64}, 1, 64, 8192)) ==
+        "pp 64 exceeds the 32 layers");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 56, train({.tp = 8, .pp = 7}, 1, 56, 8192))
+            .find("layers 80 cannot be split over pp 7") == 0);
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .pp = 1, .vp = 2}, 1, 64, 8192)) ==
+        "vp 2 requires pp > 1");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .pp = 4, .vp = 5}, 1, 7, 8192)) ==
+        "gbs 7 is not divisible by dp×mbs = 2");
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .pp = 4, .vp = 5}, 1, 12, 8192))
+            .find("the interleaved schedule (vp 5) needs the microbatches per pipeline (6) divisible by pp 4") == 0);
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 0, train({}, 1, 8, 8192)).find("must all be at least 1 (got gpus 0") !=
+        std::string::npos);
+}
+
+TEST_CASE("uneven stages give the first and the last stage one layer less (Llama 3.1 405B over pp 8)") {
+  const auto stages = split_layers(126, 8);
+  REQUIRE(stages.has_value());
+  CHECK(stages->first == 15);
+  CHECK(stages->middle == 16);
+  CHECK(stages->last == 15);
+  CHECK(stages->first + 6 * stages->middle + stages->last == 126);
+  const auto odd = split_layers(80, 3);
+  REQUIRE(odd.has_value());
+  CHECK(odd->first + odd->middle + odd->last == 80);
+  CHECK(odd->last == 26);
+  CHECK_FALSE(split_layers(80, 7).has_value());
+}
+
+TEST_CASE("recompute names parse and print") {
+  for (const Recompute r : kAllRecomputes) {
+    CHECK(parse_recompute(to_string(r)) == r);
+  }
+  CHECK_FALSE(parse_recompute("partial").has_value());
+}
