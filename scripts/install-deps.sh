@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs, from Debian 12 packages, whatever the dgxhost build needs and this machine lacks. Idempotent: a
-# machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
+# Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
+# munge are for the multi-node path and its test). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
 # /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libtomlplusplus-dev doctest-dev
   libopenmpi-dev openmpi-bin
+  slurm-wlm munge
 )
 
 missing=()

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -12,6 +14,8 @@
 #include "dgx/core/cli.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/host_services.hpp"
+#include "dgx/core/launch.hpp"
+#include "dgx/core/launcher.hpp"
 #include "dgx/core/listing.hpp"
 #include "dgx/core/plugin_registry.hpp"
 #include "dgx/core/report.hpp"
@@ -32,11 +36,27 @@ struct Session {
   std::vector<SearchPath> config_paths;
   std::unique_ptr<HostServices> plugin_services;  // for init() and probe(): no config, no results
   PluginRegistry registry;
+  std::vector<ParamSpec> schema;   // the resolved configuration points into these
+  std::vector<ConfigLayer> layers;
 };
 
 int fail(const Session& s, const Failure& failure) {
   s.logger.error(failure.message);
   return to_int(failure.code);
+}
+
+// With several ranks, a failure on any rank before the workload runs ends every rank with the same code;
+// rank 0 reports it, naming the rank where it happened. nullopt when every rank may go on.
+std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>& local) {
+  const std::optional<Failure> agreed = s.comm->agree(local);
+  if (!agreed) return std::nullopt;
+  if (s.comm->ranks().world_size == 1 || s.comm->ranks().rank == 0) s.logger.error(agreed->message);
+  return to_int(agreed->code);
+}
+
+template <typename T>
+std::optional<Failure> failure_of(const Expected<T>& e) {
+  return e ? std::nullopt : std::optional<Failure>(e.error());
 }
 
 // Writes `content` to `path` via a temporary file and a rename, so a reader never sees a half-written file.
@@ -87,11 +107,40 @@ Expected<Layers> read_layers(const Session& s, const PresetInfo* preset) {
   return layers;
 }
 
+// The workload's keys, and the runner's when it measures. A workload may declare a runner.* key itself to give
+// it another default (a collective sweep wants fewer samples per size than a kernel).
 std::vector<ParamSpec> schema_for(const WorkloadInfo& workload) {
   std::vector<ParamSpec> schema = workload.params;
-  if (workload.supports(DGX_MODE_MEASURE))
-    for (ParamSpec& p : RunnerSettings::params()) schema.push_back(std::move(p));
+  if (!workload.supports(DGX_MODE_MEASURE)) return schema;
+  for (ParamSpec& p : RunnerSettings::params()) {
+    const bool overridden = std::any_of(workload.params.begin(), workload.params.end(),
+                                        [&](const ParamSpec& w) { return w.key == p.key; });
+    if (!overridden) schema.push_back(std::move(p));
+  }
   return schema;
+}
+
+// One-letter options (-b 8) become config entries of the workload key with that alias.
+Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, const WorkloadInfo& workload) {
+  std::vector<ConfigEntry> entries;
+  for (const auto& [letter, value] : options.aliases) {
+    const auto it = std::find_if(workload.params.begin(), workload.params.end(),
+                                 [&](const ParamSpec& p) { return p.alias == letter; });
+    if (it == workload.params.end()) {
+      std::vector<std::string> known;
+      for (const ParamSpec& p : workload.params)
+        if (!p.alias.empty()) known.push_back("-" + p.alias + " (" + p.key + ")");
+      return Failure{ExitCode::usage, "unknown option -" + letter + " for workload " + workload.name +
+                                          (known.empty() ? std::string(" (it has no one-letter options)")
+                                                         : "; its one-letter options: " + text::join(known, ", ")) +
+                                          " (dgxhost --help lists dgxhost's own options)"};
+    }
+    auto entry = parse_set_argument(it->key + "=" + value);
+    if (!entry) return Failure{ExitCode::usage, "-" + letter + " " + value + ": " + entry.error().message};
+    entry->where = {"-" + letter, {}, 0, 0, "-" + letter + " " + value};
+    entries.push_back(std::move(entry.value()));
+  }
+  return entries;
 }
 
 // Mode ----------------------------------------------------------------------------------------------------------
@@ -125,7 +174,36 @@ Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dg
 
 // Context block -------------------------------------------------------------------------------------------------
 
-json::Object make_context(const Session& s, const Target& t, const ResolvedConfig& config, dgx_mode mode) {
+// Every rank's host and GPUs, gathered on all ranks (collective): where a multi-node run actually ran.
+json::Array gather_rank_facts(HostComm& comm, const std::string& gpu_summary) {
+  constexpr std::size_t kSlot = 512;  // bytes of JSON per rank; longer facts are cut
+  json::Object mine;
+  mine.set("rank", comm.ranks().rank);
+  mine.set("local_rank", comm.ranks().local_rank);
+  const json::Object host = host_info();
+  if (const json::Value* hostname = host.find("hostname")) mine.set("hostname", *hostname);
+  mine.set("gpus", gpu_summary);
+  std::string text = json::write(mine, 0);
+  if (text.size() >= kSlot) text = "{\"rank\": " + std::to_string(comm.ranks().rank) + "}";
+  text.resize(kSlot, '\0');
+  std::string all(kSlot * static_cast<std::size_t>(comm.ranks().world_size), '\0');
+  const dgx_comm_api* api = comm.api();
+  json::Array facts;
+  if (api->all_gather(api->ctx, text.data(), all.data(), kSlot, DGX_DTYPE_UINT8, nullptr) != DGX_OK) return facts;
+  for (int rank = 0; rank < comm.ranks().world_size; ++rank) {
+    const char* slot = all.data() + static_cast<std::size_t>(rank) * kSlot;
+    try {
+      facts.push_back(json::parse(std::string(slot, strnlen(slot, kSlot))));
+    } catch (const std::exception&) {
+      facts.emplace_back();  // null: this rank's facts did not parse
+    }
+  }
+  return facts;
+}
+
+// `gather` collects every rank's facts (a collective): false when other ranks are not here to take part.
+json::Object make_context(const Session& s, const Target& t, const ResolvedConfig& config, dgx_mode mode,
+                          bool gather = true) {
   json::Object c;
   json::Object self;
   self.set("version", build_info::version());
@@ -147,6 +225,7 @@ json::Object make_context(const Session& s, const Target& t, const ResolvedConfi
   ranks.set("launcher", r.launcher);
   ranks.set("transport", s.comm->name());
   c.set("ranks", std::move(ranks));
+  if (r.world_size > 1 && gather) c.set("nodes", gather_rank_facts(*s.comm, devices.summary()));
   c.set("argv", json::Array(s.options.argv.begin(), s.options.argv.end()));
   json::Object plugin;
   plugin.set("name", t.plugin->name);
@@ -186,14 +265,14 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
   auto mode = choose_mode(s, w, services.api());
-  if (!mode) return fail(s, mode.error());
+  if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
 
   Report report;
   services.bind_report(&report, w.name, w.plugin->name);
   CallResult outcome;
   {
     auto instance = WorkloadInstance::create(w, services.api());
-    if (!instance) return fail(s, instance.error());
+    if (auto code = agree_or_exit(s, failure_of(instance))) return *code;
     if (mode.value() == DGX_MODE_MEASURE) {
       auto settings = RunnerSettings::from(config);
       if (!settings) return fail(s, settings.error());
@@ -206,6 +285,17 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
       outcome = instance->project(mode.value());
     }
   }  // destroy the instance before reporting: its teardown may still log
+  if (outcome && s.comm->ranks().world_size > 1) {
+    // Other ranks may be waiting in a collective for this one: report what there is, then end every rank.
+    s.logger.error(outcome->message);
+    report.exit_code = to_int(outcome->code);
+    report.error = "rank " + std::to_string(s.comm->ranks().rank) + ": " + outcome->message;
+    if (s.comm->ranks().rank == 0) {
+      report.context = make_context(s, target, config, mode.value(), false);
+      emit_report(s, report);
+    }
+    s.comm->abort(report.exit_code);
+  }
   report.context = make_context(s, target, config, mode.value());
   if (outcome) {
     report.exit_code = to_int(outcome->code);
@@ -215,9 +305,45 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   return emit_report(s, report);
 }
 
+// Which workload (--plugin, or the preset workload of a --config file) with which configuration.
+Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s) {
+  std::string name = s.options.plugin;
+  auto early_layers = read_layers(s, nullptr);
+  if (!early_layers) return early_layers.error();
+  if (name.empty()) name = early_layers->preset_workload;
+  if (name.empty())
+    return Failure{ExitCode::usage, "nothing to run: give --plugin NAME (dgxhost --list shows the choices, --help the options)"};
+  if (s.registry.plugins().empty()) {
+    std::string message = "no usable plugin found on the plugin search path";
+    for (const PluginRejection& r : s.registry.rejections()) message += "\n  rejected " + r.line();
+    return Failure{ExitCode::no_plugin, message};
+  }
+  auto target = s.registry.resolve(name);
+  if (!target) return target.error();
+
+  auto layers = read_layers(s, target->preset);
+  if (!layers) return layers.error();
+  auto aliases = alias_entries(s.options, *target->workload);
+  if (!aliases) return aliases.error();
+  ConfigLayer& sets = layers->storage.back();  // aliases go first, so an explicit --set of the same key wins
+  sets.entries.insert(sets.entries.begin(), aliases->begin(), aliases->end());
+  s.schema = schema_for(*target->workload);
+  s.layers = std::move(layers->storage);
+  std::vector<const ConfigLayer*> layer_pointers;
+  for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);
+  const std::string hint = "dgxhost --plugin " + name + " --describe lists the keys";
+  ConfigResolution resolution = resolve_config(s.schema, layer_pointers, hint);
+  if (!resolution.errors.empty()) {
+    if (s.options.describe && s.comm->ranks().rank == 0) std::cout << describe_text(target.value(), resolution.config);
+    return Failure{ExitCode::usage, text::join(resolution.errors, "\n")};
+  }
+  return std::pair{target.value(), std::move(resolution)};
+}
+
 }  // namespace
 
 int run_app(int argc, const char* const* argv) {
+  if (argc >= 2 && std::string(argv[1]) == "launch") return run_launch(argc - 1, argv + 1);
   Session s;
   auto options = parse_cli(argc, argv);
   if (!options) {
@@ -235,9 +361,15 @@ int run_app(int argc, const char* const* argv) {
               << abi_version_string(kHostAbiMax) << "\n";
     return 0;
   }
-  s.comm = std::make_unique<LocalComm>();
+  auto ranks = detect_ranks([](const char* name) -> const char* { return std::getenv(name); });
+  if (!ranks) return fail(s, ranks.error());
+  auto comm = make_host_comm(ranks.value());
+  if (!comm) return fail(s, comm.error());
+  s.comm = std::move(comm.value());
+  const RankInfo& me = s.comm->ranks();
+  if (me.world_size > 1) s.logger.set_rank_label("rank " + std::to_string(me.rank));
   s.logger.configure(s.options.quiet ? DGX_LOG_WARNING : s.options.verbose > 0 ? DGX_LOG_DEBUG : DGX_LOG_INFO,
-                     s.comm->ranks().rank != 0);
+                     me.rank != 0);
   install_cancellation_handlers();
 
   const auto exe_dir = executable_directory();
@@ -249,44 +381,22 @@ int run_app(int argc, const char* const* argv) {
   for (const std::string& warning : s.registry.warnings()) s.logger.warn(warning);
 
   if (s.options.list) {
+    if (me.rank != 0) return 0;
     if (stdout_format(s.options) == Format::json) std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
     else std::cout << list_text(s.registry, s.plugin_paths);
     return 0;
   }
-
-  // Which workload: --plugin, or the [preset] workload of a --config file.
-  std::string name = s.options.plugin;
-  auto early_layers = read_layers(s, nullptr);
-  if (!early_layers) return fail(s, early_layers.error());
-  if (name.empty()) name = early_layers->preset_workload;
-  if (name.empty())
-    return fail(s, {ExitCode::usage, "nothing to run: give --plugin NAME (dgxhost --list shows the choices, --help the options)"});
-  if (s.registry.plugins().empty()) {
-    std::string message = "no usable plugin found on the plugin search path";
-    for (const PluginRejection& r : s.registry.rejections()) message += "\n  rejected " + r.line();
-    return fail(s, {ExitCode::no_plugin, message});
-  }
-  auto target = s.registry.resolve(name);
-  if (!target) return fail(s, target.error());
-
-  auto layers = read_layers(s, target->preset);
-  if (!layers) return fail(s, layers.error());
-  const std::vector<ParamSpec> schema = schema_for(*target->workload);
-  std::vector<const ConfigLayer*> layer_pointers;
-  for (const ConfigLayer& l : layers->storage) layer_pointers.push_back(&l);
-  const std::string hint = "dgxhost --plugin " + name + " --describe lists the keys";
-  ConfigResolution resolution = resolve_config(schema, layer_pointers, hint);
-
+  auto resolved = resolve_run(s);
+  if (auto code = agree_or_exit(s, failure_of(resolved))) return *code;
+  const auto& [target, resolution] = resolved.value();
   if (s.options.describe) {
-    if (stdout_format(s.options) == Format::json) std::cout << json::write(describe_json(*target, resolution.config)) << "\n";
-    else std::cout << describe_text(*target, resolution.config);
+    if (me.rank == 0 && stdout_format(s.options) == Format::json)
+      std::cout << json::write(describe_json(target, resolution.config)) << "\n";
+    else if (me.rank == 0)
+      std::cout << describe_text(target, resolution.config);
+    return 0;
   }
-  if (!resolution.errors.empty()) {
-    for (const std::string& e : resolution.errors) s.logger.error(e);
-    return to_int(ExitCode::usage);
-  }
-  if (s.options.describe) return 0;
-  return run_workload(s, target.value(), resolution.config);
+  return run_workload(s, target, resolution.config);
 }
 
 }  // namespace dgx

@@ -1,5 +1,6 @@
 #include "dgx/core/cli.hpp"
 
+#include <cctype>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -32,7 +33,7 @@ po::options_description make_options(CliOptions& o) {
      "TOML config file (repeatable; later files win over earlier ones, --set wins over files)")
     ("set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
      "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")
-    ("format,f", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
+    ("format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
      "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")
     ("output,o", po::value<std::string>(&o.output)->value_name("FILE"),
      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
@@ -68,21 +69,56 @@ std::string cli_help() {
          "Usage:\n"
          "  dgxhost --list\n"
          "  dgxhost --plugin NAME [--mode MODE] [--config FILE] [--set KEY=VALUE ...] [--format FMT] [--output FILE]\n"
-         "  dgxhost --plugin NAME --describe\n\n"
+         "  dgxhost --plugin NAME --describe\n"
+         "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n\n"
+         "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
+         "--describe lists them.\n\n"
       << make_options(scratch)
       << "\nExit codes: 0 success, 1 run failed, 2 usage or config error, 3 no usable plugin, 4 no usable device,\n"
          "5 correctness check failed, 130 interrupted.\n";
   return out.str();
 }
 
+// Separates one-letter options that dgxhost does not define (workload aliases such as nccl-tests' -b 8 or -b8)
+// from the arguments Program_options parses.
+Expected<std::vector<std::string>> split_aliases(int argc, const char* const* argv, const po::options_description& d,
+                                                 CliOptions& options) {
+  std::vector<std::string> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string token = argv[i];
+    const bool short_option = token.size() >= 2 && token[0] == '-' && std::isalpha(static_cast<unsigned char>(token[1]));
+    if (!short_option || d.find_nothrow(token.substr(0, 2), false) != nullptr) {
+      rest.push_back(token);
+      continue;
+    }
+    const std::string letter = token.substr(1, 1);
+    if (token.size() > 2) {
+      options.aliases.emplace_back(letter, token.substr(2));
+    } else if (i + 1 < argc) {
+      options.aliases.emplace_back(letter, argv[++i]);
+    } else {
+      return Failure{ExitCode::usage, "option -" + letter + " needs a value"};
+    }
+  }
+  return rest;
+}
+
 Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   CliOptions options;
   for (int i = 0; i < argc; ++i) options.argv.emplace_back(argv[i]);
   const po::options_description description = make_options(options);
+  auto rest = split_aliases(argc, argv, description, options);
+  if (!rest) return rest.error();
+  std::vector<const char*> rest_argv;
+  for (const std::string& s : rest.value()) rest_argv.push_back(s.c_str());
   try {
     po::variables_map vm;
     const po::positional_options_description no_positionals;  // every argument is an option
-    po::store(po::command_line_parser(argc, argv).options(description).positional(no_positionals).run(), vm);
+    po::store(po::command_line_parser(static_cast<int>(rest_argv.size()), rest_argv.data())
+                  .options(description)
+                  .positional(no_positionals)
+                  .run(),
+              vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     std::string message = std::string(e.what());

@@ -1,6 +1,7 @@
 #include "dgx/core/config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -26,7 +27,7 @@ std::string_view to_string(ParamType type) {
 }
 
 std::string SourceLocation::describe() const {
-  if (!argument.empty()) return "--set " + argument;
+  if (!argument.empty()) return argument;
   if (!file.empty()) {
     if (line > 0) return file + ":" + std::to_string(line) + ":" + std::to_string(column);
     return file;
@@ -108,14 +109,36 @@ std::optional<ParamType> element_type(ParamType list_type) {
   }
 }
 
-// Converts a scalar to `type`; nullopt when it cannot. `raw` is the --set text, if any.
-std::optional<json::Value> coerce_scalar(ParamType type, const json::Value& v, const std::string& raw) {
+// "64K", "1M", "4G" (binary multiples, as nccl-tests reads them) or a plain integer; nullopt otherwise.
+std::optional<std::int64_t> parse_byte_size(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::int64_t multiplier = 1;
+  switch (text.back()) {
+  case 'K': case 'k': multiplier = std::int64_t{1} << 10; break;
+  case 'M': case 'm': multiplier = std::int64_t{1} << 20; break;
+  case 'G': case 'g': multiplier = std::int64_t{1} << 30; break;
+  case 'T': case 't': multiplier = std::int64_t{1} << 40; break;
+  default: break;
+  }
+  if (multiplier != 1) text.remove_suffix(1);
+  std::int64_t value = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 0) return std::nullopt;
+  return value * multiplier;
+}
+
+// Converts a scalar to `type`; nullopt when it cannot. `raw` is the --set text, if any; integers in bytes
+// ("B") also accept size suffixes.
+std::optional<json::Value> coerce_scalar(ParamType type, const json::Value& v, const std::string& raw,
+                                         const std::string& unit = {}) {
   switch (type) {
   case ParamType::boolean:
     if (v.is_bool()) return v;
     return std::nullopt;
   case ParamType::integer:
     if (v.is_int()) return v;
+    if (unit == "B" && v.is_string())
+      if (auto bytes = parse_byte_size(v.as_string())) return json::Value(*bytes);
     if (v.is_double()) {  // 2e3 is a fine way to write 2000
       const double d = v.as_number();
       if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.2e18) return json::Value(static_cast<std::int64_t>(d));
@@ -271,7 +294,7 @@ Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
                        "' is not a config key (letters, digits, '_', '-', separated by dots)");
   if (raw.empty()) return usage_error("--set " + std::string(argument) + ": no value after '='");
 
-  ConfigEntry entry{key, {}, {"--set", {}, 0, 0, std::string(argument)}, raw};
+  ConfigEntry entry{key, {}, {"--set", {}, 0, 0, "--set " + std::string(argument)}, raw};
   if (auto parsed = parse_toml_value(raw)) {
     entry.value = std::move(parsed.value());
   } else if (raw.find(',') != std::string::npos) {
@@ -298,12 +321,12 @@ Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
     json::Array list;
     if (entry.value.is_array()) {
       for (const json::Value& v : entry.value.as_array()) {
-        auto converted = coerce_scalar(*element, v, v.is_string() ? v.as_string() : std::string());
+        auto converted = coerce_scalar(*element, v, v.is_string() ? v.as_string() : std::string(), spec.unit);
         if (!converted) return mismatch();
         list.push_back(std::move(*converted));
       }
     } else {
-      auto converted = coerce_scalar(*element, entry.value, entry.raw_text);
+      auto converted = coerce_scalar(*element, entry.value, entry.raw_text, spec.unit);
       if (!converted) return mismatch();
       list.push_back(std::move(*converted));
     }
@@ -312,7 +335,7 @@ Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
     // A list is never a scalar, except that a --set text with commas may be meant as one string.
     auto converted = entry.value.is_array() && spec.type != ParamType::string
                          ? std::nullopt
-                         : coerce_scalar(spec.type, entry.value, entry.raw_text);
+                         : coerce_scalar(spec.type, entry.value, entry.raw_text, spec.unit);
     if (!converted) return mismatch();
     result = std::move(*converted);
   }

@@ -37,6 +37,7 @@ HostServices::HostServices(const Logger& logger, HostComm& comm, std::vector<Sea
   api_.progress = &HostServices::progress;
   api_.cancel_requested = &HostServices::cancel_requested;
   api_.find_data_file = &HostServices::find_data_file;
+  api_.host_comm = &HostServices::host_comm;
 }
 
 void HostServices::bind_report(Report* report, std::string workload, std::string plugin) {
@@ -188,6 +189,7 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
       return DGX_ERR_INVALID_ARGUMENT;
     }
     out.config.set(e.key, std::move(value.value()));
+    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
   }
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
@@ -283,6 +285,16 @@ dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, ch
   const std::string path = found.string();
   if (path.size() + 1 > capacity) return DGX_ERR_INVALID_ARGUMENT;
   std::memcpy(out, path.c_str(), path.size() + 1);
+  return DGX_OK;
+}
+
+}  // namespace dgx
+
+namespace dgx {
+
+dgx_status HostServices::host_comm(void* ctx, const dgx_comm_api** out) {
+  if (out == nullptr) return DGX_ERR_INVALID_ARGUMENT;
+  *out = self(ctx).comm_.api();
   return DGX_OK;
 }
 

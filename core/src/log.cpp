@@ -26,6 +26,7 @@ void Logger::log(dgx_log_level level, std::string_view source, std::string_view 
   if (quiet_rank_ && level < DGX_LOG_ERROR) return;
   end_progress();
   std::string line = "dgxhost";
+  if (!rank_label_.empty()) line += " " + rank_label_;
   if (!source.empty()) line += " [" + std::string(source) + "]";
   line += ": ";
   line += level_prefix(level);

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <cctype>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 
@@ -134,6 +136,11 @@ Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where
   spec.help = str(p.help);
   spec.unit = str(p.unit);
   spec.required = (p.flags & DGX_PARAM_REQUIRED) != 0;
+  if (p.alias != nullptr && *p.alias != '\0') {
+    if (std::strlen(p.alias) != 1 || std::isalpha(static_cast<unsigned char>(*p.alias)) == 0)
+      return reject(here + " has alias '" + p.alias + "' (expected one letter)");
+    spec.alias = p.alias;
+  }
   if (p.choices != nullptr && *p.choices != '\0') spec.choices = text::split(p.choices, '|');
   if (p.default_value != nullptr) {
     // A default that does not parse or does not fit the type is the plugin's bug: reject it now, not mid-run.

@@ -39,7 +39,10 @@ Scale pick_scale(const std::string& unit, std::vector<double> values) {
   if (values.empty()) return {unit, 1};
   std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end(),
                    [](double a, double b) { return std::abs(a) < std::abs(b); });
-  const double typical = std::abs(values[values.size() / 2]);
+  double typical = std::abs(values[values.size() / 2]);
+  // Sizes span decades in a sweep: scale bytes by the smallest so that none shows as a fraction.
+  if (unit == "B") typical = std::abs(*std::min_element(values.begin(), values.end(),
+                                                         [](double a, double b) { return std::abs(a) < std::abs(b); }));
   if (unit == "s") {
     if (typical >= 1) return {"s", 1};
     if (typical >= 1e-3) return {"ms", 1e-3};
@@ -84,6 +87,9 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   std::vector<std::string> config_keys;
   for (const ResultRow* r : rows)
     for (const auto& [key, value] : r->config) {
+      const bool hidden =
+          std::find(r->hidden_config.begin(), r->hidden_config.end(), key) != r->hidden_config.end();
+      if (hidden && !all) continue;
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
         const json::Value* other = o->config.find(k);
         return other == nullptr || !(*other == v);

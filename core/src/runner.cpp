@@ -14,7 +14,7 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 ParamSpec param(std::string key, ParamType type, json::Value value, std::string help, std::string unit = {}) {
-  return {std::move(key), type, std::move(value), std::move(help), {}, std::move(unit), false};
+  return {std::move(key), type, std::move(value), std::move(help), {}, std::move(unit), false, {}};
 }
 
 std::string percent(double fraction) { return text::format_number(fraction * 100.0, 3) + "%"; }
@@ -199,11 +199,12 @@ CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, H
     logger.end_progress();
     if (!decision.criteria_met) logger.warn(workload.name + (row.label.empty() ? "" : " (" + row.label + ")") + ": " + decision.reason);
 
+    const bool in_json_only = (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0;
     for (const auto& [name, value] : {std::pair{"time.median", stats.median}, {"time.mean", stats.mean},
                                       {"time.min", stats.min}, {"time.max", stats.max}, {"time.stdev", stats.stdev}})
-      row.add_metric({name, value, "s", false});
-    row.add_metric({"time.cv", stats.cv * 100.0, "%", false});
-    row.add_metric({"samples", static_cast<double>(stats.samples), "count", false});
+      row.add_metric({name, value, "s", in_json_only});
+    row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only});
+    row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only});
     row.add_field({"timing", timing_description(result.timing), true});
     row.add_field({"cache", cache_description(result.cache_state), true});
     row.add_field({"iterations_per_sample", std::to_string(settings.batch), true});

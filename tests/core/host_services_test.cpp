@@ -83,8 +83,8 @@ TEST_CASE("list getters report the length and fill up to the capacity") {
 TEST_CASE("emitted rows land in the report with parsed config values") {
   Fixture f;
   const dgx_host_api& api = f.api();
-  const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64"},
-                                     {sizeof(dgx_config_entry), "precision", "\"fp8\""}};
+  const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64", 0},
+                                     {sizeof(dgx_config_entry), "precision", "\"fp8\"", DGX_CONFIG_HIDDEN}};
   const dgx_metric metrics[] = {{sizeof(dgx_metric), "step_time", 1.5, "s", 0},
                                 {sizeof(dgx_metric), "detail", 2.0, "1", DGX_METRIC_HIDDEN}};
   const dgx_field fields[] = {{sizeof(dgx_field), "source", "model v1", 0}};
@@ -98,6 +98,7 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   CHECK(r.table == "explore");
   CHECK(r.config.at("gpus").as_int() == 64);
   CHECK(r.config.at("precision").as_string() == "fp8");
+  CHECK(r.hidden_config == std::vector<std::string>{"precision"});
   CHECK(r.find_metric("detail")->hidden);
   CHECK(r.find_field("source")->value == "model v1");
 }
@@ -110,7 +111,7 @@ TEST_CASE("malformed rows are refused") {
   row.mode = DGX_RESULT_MEASURED;
   row.struct_size = 8;
   CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
-  const dgx_config_entry bad[] = {{sizeof(dgx_config_entry), "gpus", "not toml"}};
+  const dgx_config_entry bad[] = {{sizeof(dgx_config_entry), "gpus", "not toml", 0}};
   dgx_result_row bad_row{sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, bad, 1, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &bad_row) == DGX_ERR_INVALID_ARGUMENT);
   CHECK(f.report.rows.empty());

@@ -34,7 +34,7 @@ TEST_CASE("a good C++ plugin loads with its metadata, workloads and parameter sc
   CHECK(w.plugin == &p);
   CHECK(w.supports(DGX_MODE_MEASURE));
   CHECK_FALSE(w.supports(DGX_MODE_PROJECT));
-  REQUIRE(w.params.size() == 2);
+  REQUIRE(w.params.size() == 4);
   CHECK(w.params[0].key == "spin.us");
   CHECK(w.params[0].type == ParamType::integer);
   CHECK(w.params[0].default_value->as_int() == 1000);

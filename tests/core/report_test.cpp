@@ -30,6 +30,8 @@ Report sample_report() {
   projected.mode = ResultMode::projected;
   projected.table = "explore";
   projected.config.set("gpus", 64);
+  projected.config.set("parallel.tp", 4);
+  projected.hidden_config.push_back("parallel.tp");
   projected.add_metric({"days", 12.5, "days", false});
   projected.add_field({"layout", "TP4 PP4", false});
   report.rows.push_back(projected);
@@ -93,7 +95,7 @@ TEST_CASE("CSV has every column, unscaled, and quotes what needs quoting") {
   report.rows[2].add_field({"note", "a, \"b\"", false});
   const std::string csv = render_csv(report);
   const auto first_line = csv.substr(0, csv.find('\n'));
-  CHECK(first_line.find("workload,plugin,mode,precision,n,gpus,timing,layout,note,time.median [s]") == 0);
+  CHECK(first_line.find("workload,plugin,mode,precision,n,gpus,parallel.tp,timing,layout,note,time.median [s]") == 0);
   CHECK(csv.find("internal [1]") != std::string::npos);
   CHECK(csv.find("\"a, \"\"b\"\"\"") != std::string::npos);
   CHECK(csv.find(",2.5e-05,") != std::string::npos);

@@ -107,7 +107,7 @@ TEST_CASE("the trampolines run the whole measure lifecycle") {
   std::uint32_t cases = 0;
   CHECK(w.case_count(instance, &cases, &call.error) == DGX_OK);
   CHECK(cases == 2);
-  dgx_case_desc desc{sizeof(dgx_case_desc), nullptr, nullptr, 0};
+  dgx_case_desc desc{sizeof(dgx_case_desc), nullptr, nullptr, 0, 0};
   REQUIRE(w.begin_case(instance, 1, &desc, &call.error) == DGX_OK);
   CHECK(std::string(desc.label) == "case 1");
   REQUIRE(desc.config_count == 1);

@@ -3,9 +3,11 @@
 //   Workload   (workload.hpp)  the class a plugin author derives from
 //   Host       (host.hpp)      configuration, logging, results, ranks, cancellation
 //   PluginSpec (plugin.hpp)    metadata + workloads, exported with DGX_PLUGIN(factory)
+//   Communicator (comm.hpp)    collectives on the host's communicator; NCCL in <dgx/cuda/nccl_communicator.hpp>
 #pragma once
 
 #include <dgx/plugin.h>
+#include <dgx/sdk/comm.hpp>
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/plugin.hpp>

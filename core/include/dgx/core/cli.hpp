@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dgx/core/expected.hpp"
@@ -24,6 +25,8 @@ struct CliOptions {
   std::vector<std::string> sets;
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> config_dirs;
+  /// One-letter options dgxhost does not define (`-b 8`): the workload's aliases, resolved once it is known.
+  std::vector<std::pair<std::string, std::string>> aliases;
   std::vector<std::string> argv;
 };
 

@@ -27,6 +27,7 @@ struct ParamSpec {
   std::vector<std::string> choices;  // allowed strings; empty: any
   std::string unit;
   bool required = false;
+  std::string alias;  // one-letter command-line option, e.g. "b" for -b
 };
 
 struct SourceLocation {
@@ -34,7 +35,7 @@ struct SourceLocation {
   std::string file;    // empty unless the value came from a file
   int line = 0;
   int column = 0;
-  std::string argument;  // the --set argument, e.g. "spin.us=2000"
+  std::string argument;  // the command-line argument as typed, e.g. "--set spin.us=2000" or "-b 8"
 
   /// "configs/workloads/x.toml:3:5", "--set spin.us=abc", or the origin.
   [[nodiscard]] std::string describe() const;
@@ -67,7 +68,8 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
 Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin);
 
 /// Parses one --set argument "key=value". The value is read as a TOML value; text that is not valid TOML is a
-/// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8").
+/// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose
+/// unit is bytes ("B") also accept 64K, 1M, 2G.
 Expected<ConfigEntry> parse_set_argument(std::string_view argument);
 
 /// Parses a TOML value literal such as "2000", "\"bf16\"" or "[8, 16]".

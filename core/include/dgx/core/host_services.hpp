@@ -61,6 +61,7 @@ class HostServices {
   static void progress(void* ctx, double fraction, const char* what);
   static std::int32_t cancel_requested(void* ctx);
   static dgx_status find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity);
+  static dgx_status host_comm(void* ctx, const dgx_comm_api** out);
 
   const Logger& logger_;
   HostComm& comm_;

@@ -1,6 +1,7 @@
 // Diagnostics go to stderr, never stdout: with --format json, stdout holds only the JSON document.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <dgx/plugin.h>
@@ -14,6 +15,8 @@ class Logger {
     threshold_ = threshold;
     quiet_rank_ = quiet_rank;
   }
+  /// With several ranks every line names its rank, e.g. "rank 3".
+  void set_rank_label(std::string label) { rank_label_ = std::move(label); }
   void log(dgx_log_level level, std::string_view source, std::string_view message) const;
   void debug(std::string_view message) const { log(DGX_LOG_DEBUG, {}, message); }
   void info(std::string_view message) const { log(DGX_LOG_INFO, {}, message); }
@@ -28,6 +31,7 @@ class Logger {
   dgx_log_level threshold_ = DGX_LOG_INFO;
   bool quiet_rank_ = false;
   mutable bool progress_shown_ = false;
+  std::string rank_label_;
 };
 
 }  // namespace dgx

@@ -34,6 +34,7 @@ struct ResultRow {
   std::string table;  // groups rows into one terminal table
   std::string label;  // e.g. a measured case's label
   json::Object config;
+  std::vector<std::string> hidden_config;  // config keys kept out of the terminal table
   std::vector<Metric> metrics;
   std::vector<Field> fields;
   std::vector<double> sample_times;  // measured rows: seconds per iteration, in sample order

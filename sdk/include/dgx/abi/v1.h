@@ -146,8 +146,9 @@ typedef struct dgx_param_desc {
   const char* default_value; /* a TOML value literal: "2000", "\"bf16\"", "[8, 16]", "true"; NULL: unset */
   const char* help;          /* one line */
   const char* choices;       /* STRING and STRING_LIST: allowed values separated by '|'; NULL: any */
-  const char* unit;          /* optional unit of a number, e.g. "us", "bytes" */
+  const char* unit;          /* optional unit of a number, e.g. "us", "B"; integers in "B" accept 64K, 1M, 2G */
   uint32_t flags;            /* DGX_PARAM_* flags */
+  const char* alias;         /* optional one-letter command-line alias: "b" makes `-b 8` mean --set key=8 */
 } dgx_param_desc;
 
 /* A named configuration a plugin ships with (e.g. "llama70b"); files in configs/workloads/ override it. */
@@ -160,18 +161,23 @@ typedef struct dgx_preset_desc {
 } dgx_preset_desc;
 
 /* A key and a TOML value literal, e.g. {"gpus", "64"} or {"precision", "\"fp8\""}. */
+#define DGX_CONFIG_HIDDEN 0x1u /* in results rows: JSON/CSV only, not a terminal table column */
 typedef struct dgx_config_entry {
   uint32_t struct_size;
   const char* key;
   const char* value;
+  uint32_t flags; /* DGX_CONFIG_* flags */
 } dgx_config_entry;
 
 /* A measured-mode case: one point of the workload's own sweep (e.g. one message size). */
+#define DGX_CASE_TIMING_IN_JSON_ONLY 0x1u /* the workload reports its own time metric: keep the host's time.* and
+                                             samples out of the terminal table (they stay in JSON) */
 typedef struct dgx_case_desc {
   uint32_t struct_size;
   const char* label;               /* short, e.g. "1 MiB in-place"; may be NULL */
   const dgx_config_entry* config;  /* what distinguishes this case; plugin-owned, valid until end_case */
   uint32_t config_count;
+  uint32_t flags;                  /* DGX_CASE_* flags */
 } dgx_case_desc;
 
 /* What the host asks of one call to run(). */
@@ -305,6 +311,58 @@ typedef struct dgx_rank_info {
 } dgx_rank_info;
 
 /* ------------------------------------------------------------------------------------------------------ */
+/* Collective communication                                                                                */
+
+/* Element types of communication buffers (NCCL's set). */
+typedef int32_t dgx_dtype;
+enum {
+  DGX_DTYPE_INT8 = 1,
+  DGX_DTYPE_UINT8 = 2,
+  DGX_DTYPE_INT32 = 3,
+  DGX_DTYPE_UINT32 = 4,
+  DGX_DTYPE_INT64 = 5,
+  DGX_DTYPE_UINT64 = 6,
+  DGX_DTYPE_FP16 = 7,
+  DGX_DTYPE_BF16 = 8,
+  DGX_DTYPE_FP32 = 9,
+  DGX_DTYPE_FP64 = 10,
+  DGX_DTYPE_FP8_E4M3 = 11,
+  DGX_DTYPE_FP8_E5M2 = 12
+};
+
+/* Reductions of collectives. AVG is the sum divided by the number of ranks (integer division for integers). */
+typedef int32_t dgx_op;
+enum { DGX_OP_SUM = 1, DGX_OP_PROD = 2, DGX_OP_MAX = 3, DGX_OP_MIN = 4, DGX_OP_AVG = 5 };
+
+/* A communicator over all ranks on host memory, provided by the host (MPI when launched with several ranks;
+ * a world of one otherwise). Semantics follow NCCL: counts are elements; in place means send == recv for
+ * all_reduce, broadcast and reduce, send == recv + rank * send_count for all_gather, and recv == send + rank *
+ * recv_count for reduce_scatter. Every call is blocking. `error` may be NULL. */
+typedef struct dgx_comm_api {
+  uint32_t struct_size;
+  void* ctx;
+  const char* name; /* "mpi" or "local" */
+  int32_t rank;
+  int32_t size;
+  dgx_status (*all_reduce)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, dgx_op op,
+                           dgx_error* error);
+  dgx_status (*all_gather)(void* ctx, const void* send, void* recv, uint64_t send_count, dgx_dtype dtype,
+                           dgx_error* error);
+  dgx_status (*reduce_scatter)(void* ctx, const void* send, void* recv, uint64_t recv_count, dgx_dtype dtype,
+                               dgx_op op, dgx_error* error);
+  /* Each rank sends count elements to every rank (send and recv hold size * count elements). */
+  dgx_status (*alltoall)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, dgx_error* error);
+  dgx_status (*broadcast)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, int32_t root,
+                          dgx_error* error);
+  dgx_status (*reduce)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, dgx_op op,
+                       int32_t root, dgx_error* error);
+  /* Sends count elements to rank `to` while receiving count elements from rank `from`. */
+  dgx_status (*sendrecv)(void* ctx, const void* send, int32_t to, void* recv, int32_t from, uint64_t count,
+                         dgx_dtype dtype, dgx_error* error);
+  dgx_status (*barrier)(void* ctx, dgx_error* error);
+} dgx_comm_api;
+
+/* ------------------------------------------------------------------------------------------------------ */
 /* Host services                                                                                            */
 
 /* Every function takes `ctx` first: pass host->ctx. Config getters return DGX_ERR_NOT_FOUND for a key that is
@@ -357,6 +415,9 @@ struct dgx_host_api {
   /* Finds a data file by path relative to the config directories (e.g. "models/llama3.1-8b.toml") and writes
    * its absolute path to `out`. DGX_ERR_NOT_FOUND when no config directory has it. */
   dgx_status (*find_data_file)(void* ctx, const char* relative_path, char* out, uint64_t capacity);
+
+  /* The host's communicator over all ranks, on host buffers; valid until the instance is destroyed. */
+  dgx_status (*host_comm)(void* ctx, const dgx_comm_api** out);
 };
 
 /* ------------------------------------------------------------------------------------------------------ */

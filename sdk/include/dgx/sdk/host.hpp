@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <dgx/plugin.h>
+#include <dgx/sdk/comm.hpp>
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/toml_literal.hpp>
 
@@ -31,10 +32,11 @@ class Row {
   Row& workload(std::string name) { workload_ = std::move(name); return *this; }
   Row& table(std::string title) { table_ = std::move(title); return *this; }
 
-  /// A config entry; `value` is any type toml_literal() accepts.
+  /// A config entry; `value` is any type toml_literal() accepts. DGX_CONFIG_HIDDEN keeps it out of the
+  /// terminal table (it stays in JSON and CSV).
   template <typename T>
-  Row& config(std::string key, const T& value) {
-    config_.emplace_back(std::move(key), toml_literal(value));
+  Row& config(std::string key, const T& value, std::uint32_t flags = 0) {
+    config_.push_back({std::move(key), toml_literal(value), flags});
     return *this;
   }
   Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0) {
@@ -48,13 +50,14 @@ class Row {
 
  private:
   friend class Host;
+  struct Entry { std::string key; std::string value; std::uint32_t flags; };
   struct Metric { std::string name; double value; std::string unit; std::uint32_t flags; };
   struct Field { std::string key; std::string value; std::uint32_t flags; };
 
   ResultMode mode_;
   std::string workload_;
   std::string table_;
-  std::vector<std::pair<std::string, std::string>> config_;
+  std::vector<Entry> config_;
   std::vector<Metric> metrics_;
   std::vector<Field> fields_;
 };
@@ -129,7 +132,7 @@ class Host {
   void emit(const Row& row) const {
     std::vector<dgx_config_entry> config;
     config.reserve(row.config_.size());
-    for (const auto& [key, value] : row.config_) config.push_back({sizeof(dgx_config_entry), key.c_str(), value.c_str()});
+    for (const auto& e : row.config_) config.push_back({sizeof(dgx_config_entry), e.key.c_str(), e.value.c_str(), e.flags});
     std::vector<dgx_metric> metrics;
     metrics.reserve(row.metrics_.size());
     for (const auto& m : row.metrics_)
@@ -178,6 +181,13 @@ class Host {
   }
   void all_reduce(std::span<double> values, dgx_reduce_op op) const {
     check(api_->all_reduce_f64(api_->ctx, values.data(), values.size(), op), "all_reduce_f64");
+  }
+
+  /// The host's communicator over all ranks, on host buffers (MPI with several ranks; a world of one otherwise).
+  [[nodiscard]] HostCommunicator host_comm() const {
+    const dgx_comm_api* comm = nullptr;
+    check(api_->host_comm(api_->ctx, &comm), "host_comm");
+    return HostCommunicator(comm);
   }
 
   // Progress, cancellation, data files ----------------------------------------------------------------------

@@ -177,10 +177,11 @@ inline dgx_status begin_case(dgx_instance* instance, std::uint32_t index, dgx_ca
     self.current_case = self.workload->begin_case(index);
     self.case_entries.clear();
     for (const auto& [key, value] : self.current_case.config)
-      self.case_entries.push_back({sizeof(dgx_config_entry), key.c_str(), value.c_str()});
+      self.case_entries.push_back({sizeof(dgx_config_entry), key.c_str(), value.c_str(), 0});
     out->label = self.current_case.label.empty() ? nullptr : self.current_case.label.c_str();
     out->config = self.case_entries.data();
     out->config_count = static_cast<std::uint32_t>(self.case_entries.size());
+    out->flags = self.current_case.flags;
   });
 }
 
@@ -285,7 +286,7 @@ class PluginAdapter {
 
   static dgx_param_desc to_c(const Param& p) {
     return {sizeof(dgx_param_desc), p.key.c_str(), p.type, c_str_or_null(p.default_value), p.help.c_str(),
-            c_str_or_null(p.choices), c_str_or_null(p.unit), p.flags};
+            c_str_or_null(p.choices), c_str_or_null(p.unit), p.flags, c_str_or_null(p.alias)};
   }
 
   static dgx_workload_desc to_c(WorkloadSpec& w, const std::vector<dgx_param_desc>& params) {

@@ -41,28 +41,34 @@ struct Param {
   std::string choices;        // '|'-separated, strings only
   std::string unit;
   std::uint32_t flags = 0;
+  std::string alias;  // one letter: `-b 8` on the command line means --set key=8
 
   static Param boolean(std::string key, bool value, std::string help) {
-    return {std::move(key), DGX_PARAM_BOOL, toml_literal(value), std::move(help), {}, {}, 0};
+    return {std::move(key), DGX_PARAM_BOOL, toml_literal(value), std::move(help), {}, {}, 0, {}};
   }
   static Param integer(std::string key, std::int64_t value, std::string help, std::string unit = {}) {
-    return {std::move(key), DGX_PARAM_INT, toml_literal(value), std::move(help), {}, std::move(unit), 0};
+    return {std::move(key), DGX_PARAM_INT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
   static Param floating(std::string key, double value, std::string help, std::string unit = {}) {
-    return {std::move(key), DGX_PARAM_FLOAT, toml_literal(value), std::move(help), {}, std::move(unit), 0};
+    return {std::move(key), DGX_PARAM_FLOAT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
   static Param string(std::string key, std::string value, std::string help, std::string choices = {}) {
-    return {std::move(key), DGX_PARAM_STRING, toml_literal(value), std::move(help), std::move(choices), {}, 0};
+    return {std::move(key), DGX_PARAM_STRING, toml_literal(value), std::move(help), std::move(choices), {}, 0, {}};
   }
   static Param int_list(std::string key, std::vector<std::int64_t> value, std::string help, std::string unit = {}) {
-    return {std::move(key), DGX_PARAM_INT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0};
+    return {std::move(key), DGX_PARAM_INT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
   static Param float_list(std::string key, std::vector<double> value, std::string help, std::string unit = {}) {
-    return {std::move(key), DGX_PARAM_FLOAT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0};
+    return {std::move(key), DGX_PARAM_FLOAT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
   static Param string_list(std::string key, std::vector<std::string> value, std::string help,
                            std::string choices = {}) {
-    return {std::move(key), DGX_PARAM_STRING_LIST, toml_literal(value), std::move(help), std::move(choices), {}, 0};
+    return {std::move(key), DGX_PARAM_STRING_LIST, toml_literal(value), std::move(help), std::move(choices), {}, 0, {}};
+  }
+  /// A one-letter command-line alias, e.g. with_alias("b") for nccl-tests' -b.
+  Param& with_alias(std::string letter) {
+    alias = std::move(letter);
+    return *this;
   }
   /// A parameter with no default: getters throw until a layer sets it; find_*() returns nullopt.
   Param& without_default() {
@@ -81,6 +87,7 @@ struct Param {
 struct Case {
   std::string label{};
   std::vector<std::pair<std::string, std::string>> config{};  // key, TOML literal
+  std::uint32_t flags = 0;                                    // DGX_CASE_* flags
 
   template <typename T>
   Case& set(std::string key, const T& value) {

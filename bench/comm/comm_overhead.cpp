@@ -1,0 +1,85 @@
+// What does dgxhost add to an MPI all_reduce? Per message size, two loops timed in the same run, interleaved
+// repetition by repetition: a plain MPI_Allreduce loop, and the comm plugin's loop (Backend::time around
+// issue(): the SDK Communicator -> the host's dgx_comm_api -> MPI). Each repetition starts at a barrier and
+// counts the slowest rank; the table gives medians, the ratio plain/ours (1.0 = no overhead) and the time
+// added per operation. Run with two ranks: mpirun -np 2 bench_comm_overhead [repetitions]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "backend.hpp"
+#include "collective.hpp"
+#include "dgx/core/comm.hpp"
+#include "dgx/core/host_services.hpp"
+#include "dgx/core/launcher.hpp"
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+double slowest(double seconds) {
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repetitions = argc > 1 ? std::max(3, std::atoi(argv[1])) : 31;
+  auto ranks = dgx::detect_ranks([](const char* n) -> const char* { return std::getenv(n); });
+  if (!ranks) return 2;
+  auto comm = dgx::make_host_comm(ranks.value());
+  if (!comm) {
+    std::fprintf(stderr, "%s\n", comm.error().message.c_str());
+    return 2;
+  }
+  dgx::HostComm& host_comm = *comm.value();
+  dgx::Logger logger;
+  dgx::HostServices services(logger, host_comm, {}, "bench");
+  const dgx::sdk::Host host(services.api());
+  auto backend = dgx::comm::make_host_backend(host);
+  const int rank = host_comm.ranks().rank;
+
+  if (rank == 0) {
+    std::printf("# all_reduce fp32 sum, %d ranks (%s), %d interleaved repetitions per size, medians\n",
+                host_comm.ranks().world_size, host_comm.name(), repetitions);
+    std::printf("%12s %8s %14s %14s %10s %14s\n", "size (B)", "iters", "MPI (us/op)", "dgxhost (us/op)",
+                "ratio", "added (us/op)");
+  }
+  // 8 B to 64 MiB: every factor of 8 below 1 MiB, every factor of 2 above, where the target is strictest.
+  for (std::uint64_t size = 8; size <= (64ull << 20); size *= size < (1u << 20) ? 8 : 2) {
+    const auto shape = dgx::comm::shape_for(dgx::comm::Collective::all_reduce, size, dgx::sdk::DType::fp32,
+                                            host_comm.ranks().world_size);
+    std::vector<float> send(shape.count, 1.0f), recv(shape.count);
+    const dgx::comm::Buffers buffers{send.data(), recv.data()};
+    // Enough operations per repetition that each takes milliseconds, not microseconds.
+    const auto iterations = static_cast<std::uint32_t>(std::clamp<std::uint64_t>((128ull << 20) / size, 10, 4000));
+    std::vector<double> plain, ours;
+    for (int r = 0; r < repetitions; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double start = MPI_Wtime();
+      for (std::uint32_t i = 0; i < iterations; ++i)
+        MPI_Allreduce(send.data(), recv.data(), static_cast<int>(shape.count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      plain.push_back(slowest(MPI_Wtime() - start) / iterations);
+
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double seconds = backend->time(iterations, [&] {
+        dgx::comm::issue(backend->comm(), dgx::comm::Collective::all_reduce, buffers, shape, dgx::sdk::DType::fp32,
+                         dgx::sdk::ReduceOp::sum, 0);
+      });
+      ours.push_back(slowest(seconds) / iterations);
+    }
+    if (rank == 0) {
+      const double p = median(plain), o = median(ours);
+      std::printf("%12llu %8u %14.3f %14.3f %10.3f %14.3f\n", static_cast<unsigned long long>(size), iterations,
+                  p * 1e6, o * 1e6, p / o, (o - p) * 1e6);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,243 @@
+#include "dgx/core/launch.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "dgx/core/context.hpp"
+#include "dgx/core/search_paths.hpp"
+#include "dgx/core/text.hpp"
+
+extern char** environ;
+
+namespace dgx {
+
+namespace {
+
+Failure usage(std::string message) { return {ExitCode::usage, "dgxhost launch: " + std::move(message)}; }
+
+std::string launch_help() {
+  return "Usage: dgxhost launch --nodes N [--gpus-per-node G] [--tasks-per-node T] [--partition P] [--time T]\n"
+         "                      [--account A] [--container IMAGE] [--container-mounts M] [--job-name NAME]\n"
+         "                      [--output-dir DIR] [--script FILE] [--dgxhost PATH] [--submit]\n"
+         "                      --plugin NAME [dgxhost arguments...]\n\n"
+         "Writes an sbatch script that runs one dgxhost rank per GPU with `srun --mpi=pmix` and collects the\n"
+         "results of all ranks into one JSON file in --output-dir; --submit also submits it with sbatch.\n"
+         "--gpus-per-node 0 runs CPU-only ranks (--tasks-per-node of them, default 1), e.g. for MPI collectives.\n"
+         "--container runs every rank in IMAGE (Slurm's pyxis/enroot plugin).\n";
+}
+
+Expected<int> parse_count(const std::string& option, const std::string& value, int minimum) {
+  int n = 0;
+  const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (r.ec != std::errc() || r.ptr != value.data() + value.size() || n < minimum)
+    return usage(option + " " + value + ": expected an integer >= " + std::to_string(minimum));
+  return n;
+}
+
+std::string plugin_name(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--plugin" || args[i] == "-p") return args[i + 1];
+  for (const std::string& a : args)
+    if (text::starts_with(a, "--plugin=")) return a.substr(9);
+  return {};
+}
+
+// Runs sbatch on the script and returns its output ("Submitted batch job 42").
+Expected<std::string> submit(const std::string& script) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return Failure{ExitCode::run_failed, "cannot create a pipe for sbatch"};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  std::string program = "sbatch", path = script;
+  char* args[] = {program.data(), path.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "sbatch", &actions, nullptr, args, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (rc != 0) {
+    close(pipe_fds[0]);
+    return Failure{ExitCode::run_failed, "cannot run sbatch (is the Slurm client installed and on PATH?); the script is " +
+                                             script + ": submit it with sbatch yourself"};
+  }
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Failure{ExitCode::run_failed, "sbatch " + script + " failed (see its message above)"};
+  return text::trim(out);
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                           std::string::npos)
+    return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
+  LaunchOptions o;
+  bool have_nodes = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> Expected<std::string> {
+      if (i + 1 >= argc) return usage(a + " needs a value");
+      return std::string(argv[++i]);
+    };
+    auto take = [&](std::string& field) -> std::optional<Failure> {
+      auto v = value();
+      if (!v) return v.error();
+      field = v.value();
+      return std::nullopt;
+    };
+    auto take_count = [&](int& field, int minimum) -> std::optional<Failure> {
+      auto v = value();
+      if (!v) return v.error();
+      auto n = parse_count(a, v.value(), minimum);
+      if (!n) return n.error();
+      field = n.value();
+      return std::nullopt;
+    };
+    std::optional<Failure> problem;
+    if (a == "--help" || a == "-h") return Failure{ExitCode::success, launch_help()};
+    if (a == "--nodes") { problem = take_count(o.nodes, 1); have_nodes = true; }
+    else if (a == "--gpus-per-node") problem = take_count(o.gpus_per_node, 0);
+    else if (a == "--tasks-per-node") problem = take_count(o.tasks_per_node, 1);
+    else if (a == "--partition") problem = take(o.partition);
+    else if (a == "--time") problem = take(o.time);
+    else if (a == "--account") problem = take(o.account);
+    else if (a == "--container") problem = take(o.container);
+    else if (a == "--container-mounts") problem = take(o.container_mounts);
+    else if (a == "--job-name") problem = take(o.job_name);
+    else if (a == "--output-dir") problem = take(o.output_dir);
+    else if (a == "--script") problem = take(o.script);
+    else if (a == "--dgxhost") problem = take(o.dgxhost);
+    else if (a == "--submit") o.submit = true;
+    else o.dgxhost_args.emplace_back(a);  // everything else is for the ranks
+    if (problem) return *problem;
+  }
+  if (!have_nodes) return usage("--nodes N is required (dgxhost launch --help)");
+  const std::string plugin = plugin_name(o.dgxhost_args);
+  if (plugin.empty()) return usage("--plugin NAME is required: what should the ranks run?");
+  if (o.tasks_per_node < 0) o.tasks_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : 1;
+  if (o.gpus_per_node > 0 && o.tasks_per_node != o.gpus_per_node)
+    return usage("--tasks-per-node " + std::to_string(o.tasks_per_node) + " differs from --gpus-per-node " +
+                 std::to_string(o.gpus_per_node) + ": dgxhost runs one rank per GPU");
+  for (const std::string& a : o.dgxhost_args)
+    if (a == "--output" || a == "-o" || text::starts_with(a, "--output="))
+      return usage("do not pass --output: the launcher names the results file (in --output-dir)");
+  if (o.job_name.empty()) o.job_name = "dgx-" + plugin;
+  if (o.dgxhost.empty()) o.dgxhost = (executable_directory() / "dgxhost").string();
+  o.output_dir = std::filesystem::absolute(o.output_dir).lexically_normal().string();
+  if (o.script.empty()) o.script = o.output_dir + "/" + o.job_name + ".sbatch";
+  return o;
+}
+
+std::string results_path(const LaunchOptions& o, const std::string& job_id) {
+  return o.output_dir + "/" + o.job_name + "-" + job_id + ".json";
+}
+
+namespace {
+
+// Escapes for a double-quoted shell word, so that only the ${SLURM_JOB_ID} we add expands.
+std::string double_quoted(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string sbatch_script(const LaunchOptions& o) {
+  const int ranks = o.nodes * o.tasks_per_node;
+  std::string s = "#!/bin/bash\n";
+  s += "# Written by `dgxhost launch` on " + utc_timestamp() + ": " + std::to_string(o.nodes) + " node(s) x " +
+       std::to_string(o.tasks_per_node) + " rank(s) = " + std::to_string(ranks) + " rank(s)" +
+       (o.gpus_per_node > 0 ? ", one per GPU" : ", CPU only") + ".\n";
+  s += "#SBATCH --job-name=" + o.job_name + "\n";
+  s += "#SBATCH --nodes=" + std::to_string(o.nodes) + "\n";
+  s += "#SBATCH --ntasks-per-node=" + std::to_string(o.tasks_per_node) + "\n";
+  if (o.gpus_per_node > 0) s += "#SBATCH --gpus-per-node=" + std::to_string(o.gpus_per_node) + "\n";
+  if (!o.partition.empty()) s += "#SBATCH --partition=" + o.partition + "\n";
+  if (!o.time.empty()) s += "#SBATCH --time=" + o.time + "\n";
+  if (!o.account.empty()) s += "#SBATCH --account=" + o.account + "\n";
+  s += "#SBATCH --output=" + o.output_dir + "/%x-%j.log\n";
+  s += "set -euo pipefail\n\n";
+  s += "results=\"" + double_quoted(o.output_dir + "/" + o.job_name + "-") + "${SLURM_JOB_ID}.json\"\n";
+  // One rank per task; every rank runs dgxhost, rank 0 writes the results of all of them. --kill-on-bad-exit
+  // ends the whole step when one rank fails, so nobody waits in a collective for a dead peer.
+  std::string srun = "srun --mpi=pmix --kill-on-bad-exit=1";
+  if (o.gpus_per_node > 0) srun += " --gpus-per-task=1 --gpu-bind=closest";
+  if (!o.container.empty()) {
+    srun += " --container-image=" + shell_quote(o.container);
+    srun += " --container-mounts=" + shell_quote(o.container_mounts.empty() ? o.output_dir + ":" + o.output_dir
+                                                                             : o.container_mounts);
+  }
+  srun += " " + shell_quote(o.dgxhost);
+  for (const std::string& a : o.dgxhost_args) srun += " " + shell_quote(a);
+  srun += " --output \"$results\"";
+  s += srun + "\n";
+  s += "echo \"dgxhost launch: results of all ranks in $results\"\n";
+  return s;
+}
+
+int run_launch(int argc, const char* const* argv) {
+  auto options = parse_launch(argc, argv);
+  if (!options) {
+    if (options.error().code == ExitCode::success) {
+      std::cout << options.error().message;
+      return 0;
+    }
+    std::cerr << "dgxhost: error: " << options.error().message << "\n";
+    return to_int(options.error().code);
+  }
+  const LaunchOptions& o = options.value();
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  if (ec) {
+    std::cerr << "dgxhost: error: dgxhost launch: cannot create --output-dir " << o.output_dir << ": " << ec.message()
+              << "\n";
+    return to_int(ExitCode::usage);
+  }
+  {
+    std::ofstream out(o.script);
+    out << sbatch_script(o);
+    if (!out) {
+      std::cerr << "dgxhost: error: dgxhost launch: cannot write " << o.script << "\n";
+      return to_int(ExitCode::run_failed);
+    }
+  }
+  std::filesystem::permissions(o.script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add, ec);
+  std::cout << "sbatch script: " << o.script << "\n";
+  if (!o.submit) {
+    std::cout << "submit with: sbatch " << shell_quote(o.script) << "\n";
+    return 0;
+  }
+  auto submitted = submit(o.script);
+  if (!submitted) {
+    std::cerr << "dgxhost: error: " << submitted.error().message << "\n";
+    return to_int(submitted.error().code);
+  }
+  std::cout << submitted.value() << "\n";
+  std::cout << "results: " << results_path(o, "<job id>") << "\n";
+  return 0;
+}
+
+}  // namespace dgx

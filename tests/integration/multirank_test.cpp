@@ -1,0 +1,75 @@
+// Several ranks on this machine with mpirun: rank 0 reports for everyone, and a rank that fails or dies ends
+// every rank with a non-zero exit and a message naming it — never a hang.
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include "dgx/core/json.hpp"
+#include "dgxhost.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+namespace {
+
+// `timeout` bounds every run: a hang fails the test instead of stalling the suite.
+ProcessResult mpirun(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> all{"60", DGX_TEST_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe", DGX_TEST_DGXHOST};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_process("/usr/bin/timeout", all,
+                     {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
+}
+
+}  // namespace
+
+TEST_CASE("mpirun -np 2 dgxhost --plugin all_reduce: one JSON document from rank 0, checked results") {
+  const ProcessResult r = mpirun(2, {"--plugin", "all_reduce", "-e", "64K", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const json::Value doc = json::parse(r.out);  // exactly one document: other ranks stay quiet
+  CHECK(doc["context"]["ranks"]["world_size"].as_int() == 2);
+  CHECK(doc["context"]["ranks"]["launcher"].as_string() == "openmpi");
+  CHECK(doc["context"]["nodes"].as_array().size() == 2);
+  const json::Array& rows = doc["results"].as_array();
+  CHECK(rows.size() == 28);  // 14 sizes (8 B to 64 KiB) x 2 placements
+  for (const json::Value& row : rows) {
+    CHECK(row["config"]["transport"].as_string() == "mpi");
+    CHECK(row["config"]["world_size"].as_int() == 2);
+    CHECK(row["info"]["check"].as_string() == "ok");
+    const double algbw = row["metrics"]["algbw"]["value"].as_number();
+    CHECK(row["metrics"]["busbw"]["value"].as_number() == doctest::Approx(algbw));  // 2(n-1)/n = 1 for n = 2
+    CHECK(row["metrics"]["size"]["value"].as_number() / row["metrics"]["time"]["value"].as_number() / 1e9 ==
+          doctest::Approx(algbw));
+  }
+}
+
+TEST_CASE("every collective runs and checks over two ranks") {
+  const ProcessResult r = mpirun(2, {"--plugin", "comm", "-e", "4K", "-d", "bf16", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const json::Value doc = json::parse(r.out);
+  for (const json::Value& row : doc["results"].as_array()) CHECK(row["info"]["check"].as_string() == "ok");
+}
+
+TEST_CASE("a configuration that one rank rejects ends every rank with the config-error code, naming the rank") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = mpirun(2, {"--plugin", "spin", "--set", "spin.fail_rank=1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("rank 1: spin:spin: invalid configuration") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("a rank that dies mid-run ends the others within a bounded time") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = mpirun(2, {"--plugin", "spin", "--set", "spin.crash_rank=1", "--set", "spin.us=100000",
+                                     "--set", "runner.min_samples=100"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // not killed by the timeout: MPI ended the job
+  CHECK(r.err.find("rank 1") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("a failure inside the run on one rank aborts all ranks with its code") {
+  const ProcessResult r = mpirun(2, {"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set",
+                                     "thrower.where=check", "--set", "runner.min_time=0", "--set", "runner.max_time=1"});
+  CHECK(r.exit_code == 5);
+  CHECK(r.err.find("result mismatch") != std::string::npos);
+}
