@@ -194,7 +194,7 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
     if (!valid_metric(&m)) return DGX_ERR_INVALID_ARGUMENT;
-    out.add_metric({m.name, m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0});
+    out.add_metric({m.name, m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)});
   }
   for (std::uint32_t i = 0; i < row->field_count; ++i) {
     const dgx_field& f = detail::strided_element(row->fields, i);
@@ -209,7 +209,8 @@ dgx_status HostServices::add_metric(void* ctx, const dgx_metric* metric) {
   HostServices& s = self(ctx);
   if (s.current_row_ == nullptr) return DGX_ERR_UNSUPPORTED;
   if (!valid_metric(metric)) return DGX_ERR_INVALID_ARGUMENT;
-  s.current_row_->add_metric({metric->name, metric->value, str(metric->unit), (metric->flags & DGX_METRIC_HIDDEN) != 0});
+  s.current_row_->add_metric(
+      {metric->name, metric->value, str(metric->unit), (metric->flags & DGX_METRIC_HIDDEN) != 0, str(metric->label)});
   return DGX_OK;
 }
 

@@ -97,21 +97,24 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
       if (all || varies) add_unique(config_keys, key, [](const std::string& k) { return k; });
     }
   std::vector<std::string> field_keys;
-  std::vector<std::pair<std::string, std::string>> metric_keys;  // name, unit
+  struct MetricColumn {
+    std::string name, unit, label;
+  };
+  std::vector<MetricColumn> metric_keys;
   for (const ResultRow* r : rows) {
     for (const Field& f : r->fields)
       if (all || !f.hidden) add_unique(field_keys, f.key, [](const std::string& k) { return k; });
     for (const Metric& m : r->metrics)
-      if (all || !m.hidden) add_unique(metric_keys, {m.name, m.unit}, [](const auto& p) { return p.first; });
+      if (all || !m.hidden) add_unique(metric_keys, {m.name, m.unit, m.label}, [](const auto& c) { return c.name; });
   }
   const bool any_label = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return !r->label.empty(); });
 
   std::vector<Scale> scales;
-  for (const auto& [name, unit] : metric_keys) {
+  for (const MetricColumn& column : metric_keys) {
     std::vector<double> values;
     for (const ResultRow* r : rows)
-      if (const Metric* m = r->find_metric(name)) values.push_back(m->value);
-    scales.push_back(all ? Scale{unit, 1} : pick_scale(unit, values));
+      if (const Metric* m = r->find_metric(column.name)) values.push_back(m->value);
+    scales.push_back(all ? Scale{column.unit, 1} : pick_scale(column.unit, values));
   }
 
   auto header = [&](std::string name, bool right) {
@@ -121,11 +124,19 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   header("mode", false);
   if (any_label) header("case", false);
   for (const std::string& k : config_keys) header(k, true);
-  for (const std::string& k : field_keys) header(k, false);
+  for (const std::string& k : field_keys) header(all ? "info." + k : k, false);  // CSV: apart from config keys
   for (std::size_t i = 0; i < metric_keys.size(); ++i) {
+    const MetricColumn& column = metric_keys[i];
     const std::string& unit = scales[i].unit;
-    const bool plain = unit.empty() || unit == metric_keys[i].first || (!all && (unit == "1" || unit == "count"));
-    header(plain ? metric_keys[i].first : metric_keys[i].first + " [" + unit + "]", true);
+    // A label is the plugin's own short title with its unit in it, except for the units this table rescales
+    // (s, B, B/s), whose displayed unit only the table knows.
+    if (!all && !column.label.empty()) {
+      const bool rescalable = column.unit == "s" || column.unit == "B" || column.unit == "B/s";
+      header(rescalable ? column.label + " [" + unit + "]" : column.label, true);
+      continue;
+    }
+    const bool plain = unit.empty() || unit == column.name || (!all && (unit == "1" || unit == "count"));
+    header(plain ? column.name : column.name + " [" + unit + "]", true);
   }
 
   for (const ResultRow* r : rows) {
@@ -140,7 +151,7 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
       cells.push_back(f != nullptr ? f->value : "");
     }
     for (std::size_t i = 0; i < metric_keys.size(); ++i) {
-      const Metric* m = r->find_metric(metric_keys[i].first);
+      const Metric* m = r->find_metric(metric_keys[i].name);
       cells.push_back(m == nullptr ? "" : all ? json::write(json::Value(m->value), 0)
                                               : format_value(m->value / scales[i].divisor, scales[i].unit));
     }

@@ -202,9 +202,9 @@ CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, H
     const bool in_json_only = (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0;
     for (const auto& [name, value] : {std::pair{"time.median", stats.median}, {"time.mean", stats.mean},
                                       {"time.min", stats.min}, {"time.max", stats.max}, {"time.stdev", stats.stdev}})
-      row.add_metric({name, value, "s", in_json_only});
-    row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only});
-    row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only});
+      row.add_metric({name, value, "s", in_json_only, {}});
+    row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only, {}});
+    row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only, {}});
     row.add_field({"timing", timing_description(result.timing), true});
     row.add_field({"cache", cache_description(result.cache_state), true});
     row.add_field({"iterations_per_sample", std::to_string(settings.batch), true});

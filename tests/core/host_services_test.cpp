@@ -85,8 +85,8 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   const dgx_host_api& api = f.api();
   const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64", 0},
                                      {sizeof(dgx_config_entry), "precision", "\"fp8\"", DGX_CONFIG_HIDDEN}};
-  const dgx_metric metrics[] = {{sizeof(dgx_metric), "step_time", 1.5, "s", 0},
-                                {sizeof(dgx_metric), "detail", 2.0, "1", DGX_METRIC_HIDDEN}};
+  const dgx_metric metrics[] = {{sizeof(dgx_metric), "step_time", 1.5, "s", 0, "step"},
+                                {sizeof(dgx_metric), "detail", 2.0, "1", DGX_METRIC_HIDDEN, nullptr}};
   const dgx_field fields[] = {{sizeof(dgx_field), "source", "model v1", 0}};
   dgx_result_row row{sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, "explore", config, 2, metrics, 2, fields, 1};
   REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
@@ -100,6 +100,7 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   CHECK(r.config.at("precision").as_string() == "fp8");
   CHECK(r.hidden_config == std::vector<std::string>{"precision"});
   CHECK(r.find_metric("detail")->hidden);
+  CHECK(r.find_metric("step_time")->label == "step");
   CHECK(r.find_field("source")->value == "model v1");
 }
 
@@ -120,7 +121,7 @@ TEST_CASE("malformed rows are refused") {
 TEST_CASE("add_metric extends the current measured row only") {
   Fixture f;
   const dgx_host_api& api = f.api();
-  const dgx_metric metric{sizeof(dgx_metric), "tflops", 700.0, "TFLOP/s", 0};
+  const dgx_metric metric{sizeof(dgx_metric), "tflops", 700.0, "TFLOP/s", 0, nullptr};
   CHECK(api.add_metric(api.ctx, &metric) == DGX_ERR_UNSUPPORTED);
   ResultRow row;
   f.services.set_current_row(&row);

@@ -16,10 +16,10 @@ Report sample_report() {
     row.mode = ResultMode::measured;
     row.config.set("precision", "bf16");
     row.config.set("n", n);
-    row.add_metric({"time.median", n == 1024 ? 2.5e-5 : 1.4e-3, "s", false});
-    row.add_metric({"tflops", n == 1024 ? 86.0 : 785.4, "TFLOP/s", false});
-    row.add_metric({"bytes", 3.0 * n * n * 2, "B", false});
-    row.add_metric({"internal", 1.0, "1", true});
+    row.add_metric({"time.median", n == 1024 ? 2.5e-5 : 1.4e-3, "s", false, {}});
+    row.add_metric({"tflops", n == 1024 ? 86.0 : 785.4, "TFLOP/s", false, {}});
+    row.add_metric({"bytes", 3.0 * n * n * 2, "B", false, {}});
+    row.add_metric({"internal", 1.0, "1", true, {}});
     row.add_field({"timing", "device events", true});
     row.sample_times = {1.0, 2.0};
     report.rows.push_back(row);
@@ -32,7 +32,9 @@ Report sample_report() {
   projected.config.set("gpus", 64);
   projected.config.set("parallel.tp", 4);
   projected.hidden_config.push_back("parallel.tp");
-  projected.add_metric({"days", 12.5, "days", false});
+  projected.add_metric({"days", 12.5, "days", false, {}});
+  projected.add_metric({"tokens_per_s_per_gpu", 1065.0, "tokens/s", false, "tok/s/GPU"});
+  projected.add_metric({"step_time", 15.4, "s", false, "step"});
   projected.add_field({"layout", "TP4 PP4", false});
   report.rows.push_back(projected);
   report.notes.push_back({true, "Assumptions", "system h100-sxm"});
@@ -52,7 +54,7 @@ TEST_CASE("rows group into tables with only the varying config keys and visible 
   CHECK(gemm.cells[0] == std::vector<std::string>{"measured", "1024", "0.02500", "86.00", "6.291"});
   CHECK(gemm.cells[1][2] == "1.400");
   CHECK(tables[1].title == "explore");
-  CHECK(tables[1].headers == std::vector<std::string>{"mode", "layout", "days"});
+  CHECK(tables[1].headers == std::vector<std::string>{"mode", "layout", "days", "tok/s/GPU", "step [s]"});
 }
 
 TEST_CASE("every printed row says measured, projected or reference") {
@@ -95,7 +97,7 @@ TEST_CASE("CSV has every column, unscaled, and quotes what needs quoting") {
   report.rows[2].add_field({"note", "a, \"b\"", false});
   const std::string csv = render_csv(report);
   const auto first_line = csv.substr(0, csv.find('\n'));
-  CHECK(first_line.find("workload,plugin,mode,precision,n,gpus,parallel.tp,timing,layout,note,time.median [s]") == 0);
+  CHECK(first_line.find("workload,plugin,mode,precision,n,gpus,parallel.tp,info.timing,info.layout,info.note,time.median [s]") == 0);
   CHECK(csv.find("internal [1]") != std::string::npos);
   CHECK(csv.find("\"a, \"\"b\"\"\"") != std::string::npos);
   CHECK(csv.find(",2.5e-05,") != std::string::npos);

@@ -19,6 +19,7 @@ struct Metric {
   double value = 0;
   std::string unit;
   bool hidden = false;  // JSON/CSV only, not in the terminal table
+  std::string label;    // short terminal column title; empty: the name
 };
 
 struct Field {

@@ -271,6 +271,7 @@ typedef struct dgx_metric {
   double value;
   const char* unit;  /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
   uint32_t flags;
+  const char* label; /* optional short column title for the terminal table, e.g. "tok/s/GPU"; NULL: the name */
 } dgx_metric;
 
 /* A string attribute of a row: provenance ("source", "timing", "system") or a label ("layout", "pareto"). */

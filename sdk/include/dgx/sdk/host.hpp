@@ -39,8 +39,9 @@ class Row {
     config_.push_back({std::move(key), toml_literal(value), flags});
     return *this;
   }
-  Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0) {
-    metrics_.push_back({std::move(name), value, std::move(unit), flags});
+  /// `label` is an optional short column title for the terminal table (JSON always uses `name`).
+  Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0, std::string label = {}) {
+    metrics_.push_back({std::move(name), value, std::move(unit), flags, std::move(label)});
     return *this;
   }
   Row& field(std::string key, std::string value, std::uint32_t flags = 0) {
@@ -51,7 +52,7 @@ class Row {
  private:
   friend class Host;
   struct Entry { std::string key; std::string value; std::uint32_t flags; };
-  struct Metric { std::string name; double value; std::string unit; std::uint32_t flags; };
+  struct Metric { std::string name; double value; std::string unit; std::uint32_t flags; std::string label; };
   struct Field { std::string key; std::string value; std::uint32_t flags; };
 
   ResultMode mode_;
@@ -136,7 +137,8 @@ class Host {
     std::vector<dgx_metric> metrics;
     metrics.reserve(row.metrics_.size());
     for (const auto& m : row.metrics_)
-      metrics.push_back({sizeof(dgx_metric), m.name.c_str(), m.value, m.unit.c_str(), m.flags});
+      metrics.push_back({sizeof(dgx_metric), m.name.c_str(), m.value, m.unit.c_str(), m.flags,
+                         m.label.empty() ? nullptr : m.label.c_str()});
     std::vector<dgx_field> fields;
     fields.reserve(row.fields_.size());
     for (const auto& f : row.fields_) fields.push_back({sizeof(dgx_field), f.key.c_str(), f.value.c_str(), f.flags});
@@ -155,8 +157,10 @@ class Host {
   }
 
   /// Adds a metric to the measured row of the current case (call between begin_case and end_case).
-  void add_metric(const std::string& name, double value, const std::string& unit, std::uint32_t flags = 0) const {
-    const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value, unit.c_str(), flags};
+  void add_metric(const std::string& name, double value, const std::string& unit, std::uint32_t flags = 0,
+                  const std::string& label = {}) const {
+    const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value, unit.c_str(), flags,
+                            label.empty() ? nullptr : label.c_str()};
     check(api_->add_metric(api_->ctx, &metric), "add_metric");
   }
   void add_field(const std::string& key, const std::string& value, std::uint32_t flags = 0) const {

@@ -1,0 +1,87 @@
+#include "explore_mode.hpp"
+
+#include <dgx/sdk/error.hpp>
+
+#include "explore_notes.hpp"
+#include "format.hpp"
+#include "notes.hpp"
+#include "rows.hpp"
+
+namespace dgx::pretrain {
+
+namespace {
+
+using dgx::sdk::NotePlacement;
+
+Headline headline_of(const llm::ExplorePoint& p, const Assumptions& a) {
+  return Headline{.gpus = p.gpus,
+                  .step_time_s = p.step_time_s,
+                  .tokens_per_s = p.tokens_per_s,
+                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
+                  .model_tflops_per_gpu = p.mfu * a.system.dense_peak_flops(p.train.precision) / 1e12,
+                  .mfu = p.mfu,
+                  .memory_bytes = p.memory_bytes,
+                  .days = p.days,
+                  .gpu_hours = p.gpu_hours,
+                  .cost_usd = a.price ? std::optional<double>(p.cost) : std::nullopt,
+                  .dp = p.layout.dp,
+                  .microbatches = p.layout.microbatches};
+}
+
+std::string recommended_mark(const llm::ExploreResult& r, std::size_t i) {
+  const bool budget = r.fastest_within_budget == i;
+  const bool deadline = r.cheapest_meeting_deadline == i;
+  return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
+}
+
+} // namespace
+
+llm::ExploreSpace explore_space(const PretrainSettings& s) {
+  llm::ExploreSpace space;
+  space.gpu_counts = s.explore_gpus;
+  space.gpus_min = s.gpus_min;
+  space.gpus_max = s.gpus_max;
+  space.precisions = s.precisions;
+  space.batch = s.gbs_per_gpu > 0 ? llm::BatchRule{.kind = llm::BatchRule::Kind::per_gpu, .value = s.gbs_per_gpu}
+                                  : llm::BatchRule{.kind = llm::BatchRule::Kind::fixed, .value = s.train.gbs};
+  space.seq_len = s.train.seq_len;
+  space.tokens = s.train.tokens;
+  space.distributed_optimizer = s.train.distributed_optimizer;
+  space.flops_convention = s.train.flops_convention;
+  return space;
+}
+
+void run_explore(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions) {
+  llm::StepModel model(assumptions.model, assumptions.system);
+  const llm::ExploreOptions options{
+      .price = assumptions.price, .budget_slack = settings.budget_slack, .deadline_days = settings.deadline_days};
+  const double start = host.now();
+  const auto result = llm::explore(model, explore_space(settings), options);
+  const double elapsed = host.now() - start;
+  if (!result) {
+    throw dgx::sdk::InvalidArgument(result.error().message +
+                                    " (other GPU counts, a shorter sequence or a system with more HBM may fit)");
+  }
+  const llm::ExploreResult& r = *result;
+
+  host.note(NotePlacement::before, "Assumptions", assumptions_note(settings, assumptions));
+  host.note(NotePlacement::before, "Sweep", sweep_note(settings, assumptions));
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    const llm::ExplorePoint& p = r.points[i];
+    dgx::sdk::Row row = projected_row("explore", assumptions, p.train, headline_of(p, assumptions), p.breakdown);
+    row.field("layout", layout_label(p.train, assumptions.model.moe()))
+        .field("pareto", p.pareto ? "*" : "")
+        .field("recommended", recommended_mark(r, i));
+    host.emit(row);
+  }
+  host.note(NotePlacement::after, "Pareto front (days vs cost)", pareto_note(r, assumptions));
+  host.note(NotePlacement::after, "Recommendation", recommendation_note(r, settings, assumptions));
+  if (const std::string dropped = dropped_note(r, assumptions); !dropped.empty()) {
+    host.note(NotePlacement::after, "Dropped", dropped);
+  }
+  host.note(NotePlacement::after, "Projection",
+            projection_note(assumptions) + " This sweep evaluated " + grouped(static_cast<long long>(r.evaluated)) +
+                " layouts in " + duration(elapsed) + ".");
+}
+
+} // namespace dgx::pretrain

@@ -1,0 +1,30 @@
+// The notes of explore mode: the sweep (before the table), the Pareto front, the recommendation and what was
+// dropped (after it).
+#pragma once
+
+#include <string>
+
+#include "assumptions.hpp"
+#include "dgx/llm/explorer.hpp"
+#include "settings.hpp"
+
+namespace dgx::pretrain {
+
+/// GPU counts, precisions, the layout ranges and the global batch rule.
+[[nodiscard]] std::string sweep_note(const PretrainSettings& settings, const Assumptions& assumptions);
+
+/// One line per point on the (days, cost) front, fastest first.
+[[nodiscard]] std::string pareto_note(const llm::ExploreResult& result, const Assumptions& assumptions);
+
+/// The fastest point within the budget slack of the cheapest, and with a deadline the cheapest meeting it.
+[[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result, const PretrainSettings& settings,
+                                              const Assumptions& assumptions);
+
+/// How many layouts did not fit in memory, the GPU counts without a feasible layout and why, skipped
+/// precisions. Empty when nothing was dropped.
+[[nodiscard]] std::string dropped_note(const llm::ExploreResult& result, const Assumptions& assumptions);
+
+/// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M".
+[[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const Assumptions& assumptions);
+
+} // namespace dgx::pretrain

@@ -1,0 +1,19 @@
+#include "pretrain_workload.hpp"
+
+#include "explore_mode.hpp"
+#include "project_mode.hpp"
+
+namespace dgx::pretrain {
+
+PretrainWorkload::PretrainWorkload(dgx::sdk::Host& host)
+    : host_(host), settings_(read_settings(host)), assumptions_(resolve_assumptions(settings_)) {}
+
+void PretrainWorkload::project(dgx::sdk::Mode mode) {
+  if (mode == dgx::sdk::Mode::explore) {
+    run_explore(host_, settings_, assumptions_);
+  } else {
+    run_project(host_, settings_, assumptions_);
+  }
+}
+
+} // namespace dgx::pretrain

@@ -1,0 +1,80 @@
+#include "project_mode.hpp"
+
+#include <dgx/sdk/error.hpp>
+
+#include "dgx/llm/step_model.hpp"
+#include "format.hpp"
+#include "notes.hpp"
+#include "rows.hpp"
+
+namespace dgx::pretrain {
+
+namespace {
+
+using dgx::sdk::NotePlacement;
+
+std::string configuration_label(const PretrainSettings& s, const Assumptions& a) {
+  return std::to_string(s.gpus) + " x " + a.system.name + ", " + std::string(llm::to_string(s.train.precision)) + ", " +
+         layout_label(s.train, a.model.moe());
+}
+
+std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
+  const llm::TrainConfig& t = p.train;
+  return a.model.name + " on " + std::to_string(p.layout.gpus) + " x " + a.system.name + ", " +
+         std::string(llm::to_string(t.precision)) + " GEMMs: " + layout_label(t, a.model.moe()) + ", DP " +
+         std::to_string(p.layout.dp) + "; global batch " + std::to_string(t.gbs) + " sequences of " +
+         std::to_string(t.seq_len) + " tokens (" + std::to_string(p.layout.microbatches) +
+         " microbatches per pipeline per step); recompute " + std::string(llm::to_string(t.recompute)) +
+         "; distributed optimizer " + (t.distributed_optimizer ? "on" : "off") + ".";
+}
+
+Headline headline_of(const llm::Projection& p) {
+  return Headline{.gpus = p.layout.gpus,
+                  .step_time_s = p.step_time_s,
+                  .tokens_per_s = p.tokens_per_s,
+                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
+                  .model_tflops_per_gpu = p.model_tflops_per_gpu,
+                  .mfu = p.mfu,
+                  .memory_bytes = p.memory.total(),
+                  .days = p.days_to_train,
+                  .gpu_hours = p.gpu_hours,
+                  .cost_usd = p.cost_usd,
+                  .dp = p.layout.dp,
+                  .microbatches = p.layout.microbatches};
+}
+
+std::string throughput_note(const llm::Projection& p) {
+  return si_count(p.tokens_per_s) + " tokens/s in all, " + fixed(p.tokens_per_s_per_gpu, 0) + " per GPU; " +
+         fixed(p.model_tflops_per_gpu, 0) + " model TFLOP/s per GPU = MFU " + fixed(100 * p.mfu, 1) + "% of " +
+         fixed(p.peak_tflops, 0) + "; " + fixed(p.days_to_train, 1) + " days, " + si_count(p.gpu_hours) + " GPU-hours" +
+         (p.cost_usd ? ", " + usd(*p.cost_usd) : std::string()) + ".";
+}
+
+} // namespace
+
+void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions) {
+  llm::StepModel model(assumptions.model, assumptions.system);
+  const auto projection = model.project(settings.gpus, settings.train, assumptions.price);
+  if (!projection) {
+    throw dgx::sdk::InvalidArgument(assumptions.model.name + " on " + configuration_label(settings, assumptions) +
+                                    ", GBS " + std::to_string(settings.train.gbs) + ": " + projection.error().message);
+  }
+  const llm::Projection& p = *projection;
+
+  host.note(NotePlacement::before, "Assumptions", assumptions_note(settings, assumptions));
+  host.note(NotePlacement::before, "Configuration", configuration_note(p, assumptions));
+
+  dgx::sdk::Row row = projected_row("project", assumptions, p.train, headline_of(p), p.breakdown);
+  row.field("configuration", configuration_label(settings, assumptions))
+      .field("layout", layout_label(p.train, assumptions.model.moe()), DGX_FIELD_HIDDEN);
+  row.metric("model_flops_per_sequence", p.model_flops_per_sequence, "FLOP", DGX_METRIC_HIDDEN);
+  add_memory_metrics(row, p.memory);
+  host.emit(row);
+
+  host.note(NotePlacement::after, "Throughput", throughput_note(p));
+  host.note(NotePlacement::after, "Step time", breakdown_text(p.breakdown));
+  host.note(NotePlacement::after, "Memory per GPU (the fullest GPU)", memory_text(p.memory));
+  host.note(NotePlacement::after, "Projection", projection_note(assumptions));
+}
+
+} // namespace dgx::pretrain

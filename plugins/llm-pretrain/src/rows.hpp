@@ -1,0 +1,54 @@
+// Result rows of projected configurations, shared by project and explore mode so that both carry the same
+// config keys, metric names and provenance fields (docs/results-schema.md). What the terminal table shows is
+// chosen with the hidden flags: JSON and CSV always carry everything.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <dgx/sdk/host.hpp>
+
+#include "assumptions.hpp"
+#include "dgx/llm/layout.hpp"
+#include "dgx/llm/memory_model.hpp"
+#include "dgx/llm/step_model.hpp"
+
+namespace dgx::pretrain {
+
+/// "TP4 PP4 CP2 VP5 MBS1"; MoE models add "EP8" after VP; recompute adds "RC-sel" or "RC-full".
+[[nodiscard]] std::string layout_label(const llm::TrainConfig& train, bool moe);
+
+/// The headline numbers of one projected configuration.
+struct Headline {
+  int gpus = 0;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;
+  double mfu = 0; ///< fraction of the dense peak of the row's precision
+  double memory_bytes = 0;
+  double days = 0;
+  double gpu_hours = 0;
+  std::optional<double> cost_usd;
+  int dp = 0;
+  int microbatches = 0;
+};
+
+/// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the other
+/// keys JSON-only), the provenance fields (model, system, calibration, price, mfu_peak, flops_convention,
+/// source), the headline metrics and the step-time breakdown. Shown in the table: step_time,
+/// tokens_per_s_per_gpu, mfu, days_to_train and cost_usd (gpu_hours when there is no price).
+[[nodiscard]] dgx::sdk::Row projected_row(const std::string& table, const Assumptions& assumptions,
+                                          const llm::TrainConfig& train, const Headline& headline,
+                                          const llm::StepBreakdown& breakdown);
+
+/// Adds memory.* metrics (bytes per GPU of the fullest GPU), JSON-only.
+void add_memory_metrics(dgx::sdk::Row& row, const llm::MemoryBreakdown& memory);
+
+/// "989 TFLOP/s dense bf16 (h100-sxm)": the peak MFU is measured against.
+[[nodiscard]] std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision);
+
+/// "projected: dgx-llm-model 1, system h100-sxm, op times: roofline (...)": where every number comes from.
+[[nodiscard]] std::string source_label(const llm::SystemProfile& system);
+
+} // namespace dgx::pretrain

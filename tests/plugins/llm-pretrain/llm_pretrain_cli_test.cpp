@@ -1,0 +1,186 @@
+// End to end: the dgxhost executable with the llm-pretrain plugin, as a user on a machine without GPUs runs it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dgx/core/json.hpp"
+#include "dgx/llm/step_model.hpp"
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+using dgx::testing::ProcessResult;
+
+namespace {
+
+ProcessResult dgxhost(const std::vector<std::string>& args, const std::string& program = DGX_TEST_DGXHOST) {
+  return dgx::testing::run_process(program, args);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+dgx::json::Value json_of(const ProcessResult& r) {
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  return dgx::json::parse(r.out);
+}
+
+double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
+
+} // namespace
+
+TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, and says what it assumed") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = dgxhost({"--plugin", "llama70b"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(seconds < 5); // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = r.out;
+  CHECK(has(out, "preset llama70b  mode explore"));
+  CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
+  CHECK(has(out, "System: h100-sxm"));
+  CHECK(has(out, "Price: "));
+  CHECK(has(out, "the cheapest of"));
+  CHECK(has(out, "calibration.md: mean "));
+  CHECK(has(out, "\nexplore\n"));
+  for (const char* column : {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU",
+                             "MFU %", "days", "cost $"})
+    CHECK_MESSAGE(has(out, column), column);
+  CHECK(has(out, "TP"));
+  CHECK(has(out, "Pareto front (days vs cost):"));
+  CHECK(has(out, "Recommendation:"));
+  CHECK(has(out, "(recommended = yes)"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-model 1 for h100-sxm, not measurements"));
+  CHECK(out.find("Assumptions:") < out.find("\nexplore\n"));
+  CHECK(out.find("\nexplore\n") < out.find("Recommendation:"));
+}
+
+TEST_CASE("--format json holds the same rows, each projected, with its provenance") {
+  const dgx::json::Value doc = json_of(dgxhost({"--plugin", "llama70b", "--format", "json"}));
+  CHECK(doc["context"]["mode"].as_string() == "explore");
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 18);
+  int recommended = 0;
+  for (const dgx::json::Value& row : rows) {
+    CHECK(row["mode"].as_string() == "projected");
+    CHECK(row["table"].as_string() == "explore");
+    CHECK(row["info"]["model"].as_string() == "dgx-llm-model 1");
+    CHECK(has(row["info"]["source"].as_string(), "projected"));
+    CHECK(metric(row, "step_time") > 0);
+    CHECK(metric(row, "breakdown.compute") > 0);
+    recommended += row["info"]["recommended"].as_string() == "yes";
+  }
+  CHECK(recommended == 1);
+  bool before = false, after = false;
+  for (const dgx::json::Value& note : doc["notes"].as_array()) {
+    before |= note["placement"].as_string() == "before" && note["title"].as_string() == "Assumptions";
+    after |= note["placement"].as_string() == "after" && note["title"].as_string() == "Recommendation";
+  }
+  CHECK(before);
+  CHECK(after);
+}
+
+TEST_CASE("--mode project --set gpus=... gives the model's projection of that configuration") {
+  const dgx::json::Value doc =
+      json_of(dgxhost({"--plugin", "llama70b", "--mode", "project", "--set", "gpus=64", "--set", "train.gbs=128",
+                       "--set", "precision=fp8", "--format", "json"}));
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  const dgx::json::Value& row = rows.front();
+  CHECK(row["mode"].as_string() == "projected");
+  CHECK(row["config"]["gpus"].as_int() == 64);
+  CHECK(row["config"]["precision"].as_string() == "fp8");
+  CHECK(row["config"]["parallel.vp"].as_int() == 5);
+  dgx::llm::ProjectionRequest request;
+  request.model = "llama3.1-70b";
+  request.system = "h100-sxm";
+  request.gpus = 64;
+  request.train.precision = dgx::llm::Precision::fp8;
+  request.train.layout = {.tp = 4, .pp = 4, .cp = 2, .vp = 5, .ep = 1};
+  request.train.gbs = 128;
+  request.train.seq_len = 8192;
+  const auto expected = dgx::llm::project(request);
+  REQUIRE(expected.has_value());
+  CHECK(metric(row, "step_time") == doctest::Approx(expected->step_time_s));
+  CHECK(metric(row, "mfu") == doctest::Approx(100 * expected->mfu));
+  CHECK(metric(row, "days_to_train") == doctest::Approx(expected->days_to_train));
+  CHECK(metric(row, "cost_usd") == doctest::Approx(*expected->cost_usd));
+  CHECK(metric(row, "memory_per_gpu") == doctest::Approx(expected->memory.total()));
+  for (const char* key : {"model", "system", "calibration", "price", "mfu_peak", "flops_convention", "source"})
+    CHECK_MESSAGE(!row["info"][key].as_string().empty(), key);
+}
+
+TEST_CASE("invalid or infeasible input exits 2 with the reason") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--mode", "project", "--set", "parallel.tp=16"}, "TP 16 exceeds the NVLink domain of 8"},
+      {{"--mode", "project", "--set", "gpus=2048", "--set", "train.gbs=100", "--set", "parallel.vp=1"},
+       "gbs 100 is not divisible by dp×mbs = 64"},
+      {{"--mode", "project", "--set", "gpus=64", "--set", "parallel.tp=1", "--set", "parallel.cp=1", "--set",
+        "parallel.pp=1", "--set", "parallel.vp=1"},
+       "GiB per GPU, h100-sxm has 80.0 GiB"},
+      {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
+      {{"--set", "system=h100"}, "did you mean 'h100-sxm'"},
+      {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
+      {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
+      {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},
+      {{"--set", "explore.budget_slack=-1"}, "explore.budget_slack must be a fraction >= 0"},
+      {{"--mode", "measure"}, "has no measure mode"},
+  };
+  for (const auto& [args, reason] : cases) {
+    std::vector<std::string> argv = {"--plugin", "llama70b"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult r = dgxhost(argv);
+    CHECK_MESSAGE(r.exit_code == 2, args.back());
+    CHECK_MESSAGE(has(r.err, reason), r.err);
+  }
+}
+
+TEST_CASE("the workload alone explores its defaults, and every preset answers") {
+  const ProcessResult alone = dgxhost({"--plugin", "llm-pretrain"});
+  REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
+  CHECK(has(alone.out, "Model: Llama 3.1 8B"));
+  CHECK(has(alone.out, "the workload's default"));
+  for (const char* preset : {"llama8b", "llama70b", "llama405b", "nemotron15b", "nemotron340b", "gpt3-175b",
+                             "mixtral8x7b", "mixtral8x22b"}) {
+    const ProcessResult r = dgxhost({"--plugin", preset});
+    CHECK_MESSAGE(r.exit_code == 0, preset << ": " << r.err);
+    CHECK_MESSAGE(has(r.out, "Recommendation:"), preset);
+  }
+}
+
+TEST_CASE("--describe documents every key with its unit and help") {
+  const ProcessResult r = dgxhost({"--plugin", "llm-pretrain", "--describe"});
+  REQUIRE(r.exit_code == 0);
+  for (const char* key : {"parallel.tp", "train.recompute", "cost.provider", "explore.gpus", "explore.budget_slack",
+                          "explore.deadline_days"})
+    CHECK_MESSAGE(has(r.out, key), key);
+  CHECK(has(r.out, "tokens to train"));
+}
+
+TEST_CASE("an installed plugin needs no configs on disk: the presets are embedded") {
+  // dgxhost finds plugins and configs relative to itself: a copy of it with the plugin and no configs directory.
+  const dgx::testing::TempDir prefix;
+  namespace fs = std::filesystem;
+  const fs::path bin = prefix.path() / DGX_TEST_BINDIR;
+  const fs::path plugins = prefix.path() / DGX_TEST_PLUGIN_INSTALL_DIR;
+  fs::create_directories(bin);
+  fs::create_directories(plugins);
+  fs::copy_file(DGX_TEST_DGXHOST, bin / "dgxhost");
+  const fs::path plugin = plugins / fs::path(DGX_TEST_PLUGIN_FILE).filename();
+  fs::copy_file(DGX_TEST_PLUGIN_FILE, plugin);
+  // The host refuses plugins that others may write to.
+  const auto mode = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                    fs::perms::others_exec;
+  for (const fs::path& p : {bin / "dgxhost", plugin}) fs::permissions(p, mode);
+  for (fs::path dir = plugins; dir != prefix.path(); dir = dir.parent_path()) fs::permissions(dir, mode);
+  fs::permissions(bin, mode);
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--format", "json"}, (bin / "dgxhost").string());
+  const dgx::json::Value doc = json_of(r);
+  CHECK(doc["context"]["preset"].as_string() == "llama70b");
+  CHECK(doc["context"]["config"]["model"].as_string() == "llama3.1-70b");
+  CHECK(doc["results"].as_array().size() == 18);
+  const ProcessResult list = dgxhost({"--list"}, (bin / "dgxhost").string());
+  CHECK(has(list.out, "llama405b"));
+}

@@ -1,0 +1,21 @@
+#include "presets.hpp"
+
+#include <doctest/doctest.h>
+
+#include "dgx/llm/embedded_configs.hpp"
+
+using namespace dgx::pretrain;
+
+TEST_CASE("the eight workload presets are embedded with their file's text, so no configs/ is needed") {
+  const auto presets = embedded_presets();
+  std::vector<std::string> names;
+  for (const auto& p : presets) {
+    names.push_back(p.name);
+    CHECK(p.workload == "llm-pretrain");
+    CHECK_MESSAGE(!p.summary.empty(), p.name);
+    CHECK(p.config_toml == *dgx::llm::embedded_config("workloads/" + p.name + ".toml"));
+    CHECK(p.config_toml.find("preset.workload = \"llm-pretrain\"") != std::string::npos);
+  }
+  CHECK(names == std::vector<std::string>{"gpt3-175b", "llama405b", "llama70b", "llama8b", "mixtral8x22b",
+                                          "mixtral8x7b", "nemotron15b", "nemotron340b"});
+}

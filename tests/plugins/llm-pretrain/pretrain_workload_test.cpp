@@ -1,0 +1,36 @@
+#include "pretrain_workload.hpp"
+
+#include <doctest/doctest.h>
+
+#include "params.hpp"
+#include "pretrain_host.hpp"
+
+using namespace dgx::pretrain;
+using dgx::pretrain::testing::PretrainHost;
+
+TEST_CASE("creating the workload checks the configuration: bad names fail before anything runs") {
+  PretrainHost h;
+  h.set(key::model, std::string("llama-9000"));
+  dgx::sdk::Host host(h.api());
+  CHECK_THROWS_AS(PretrainWorkload{host}, dgx::sdk::InvalidArgument);
+  CHECK(h.rows.empty());
+}
+
+TEST_CASE("the mode picks projection of one configuration or exploration of the space") {
+  PretrainHost project_host, explore_host;
+  dgx::sdk::Host a(project_host.api()), b(explore_host.api());
+  PretrainWorkload(a).project(dgx::sdk::Mode::project);
+  PretrainWorkload(b).project(dgx::sdk::Mode::explore);
+  REQUIRE(project_host.rows.size() == 1);
+  CHECK(project_host.visibility.front().table == "project");
+  CHECK(explore_host.rows.size() > 1);
+  CHECK(explore_host.visibility.front().table == "explore");
+}
+
+TEST_CASE("a measurement is not offered yet: the SDK default says so") {
+  PretrainHost h;
+  dgx::sdk::Host host(h.api());
+  PretrainWorkload w(host);
+  dgx::sdk::SampleResult result;
+  CHECK_THROWS_AS(w.run({}, result), dgx::sdk::Unsupported);
+}

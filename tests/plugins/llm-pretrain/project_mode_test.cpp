@@ -1,0 +1,123 @@
+#include "project_mode.hpp"
+
+#include <doctest/doctest.h>
+
+#include "dgx/llm/step_model.hpp"
+#include "params.hpp"
+#include "pretrain_host.hpp"
+
+using namespace dgx::pretrain;
+using dgx::pretrain::testing::PretrainHost;
+
+namespace {
+
+/// Runs project mode on `h`; returns the config error's message, or "" when it succeeded.
+std::string project(PretrainHost& h) {
+  const dgx::sdk::Host host(h.api());
+  const PretrainSettings s = read_settings(host);
+  try {
+    run_project(host, s, resolve_assumptions(s));
+  } catch (const dgx::sdk::InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }
+
+} // namespace
+
+TEST_CASE("project emits one projected row with the headline metrics, the breakdown and the provenance") {
+  PretrainHost h;
+  h.use_preset("llama70b");
+  h.set(key::gpus, std::int64_t{64});
+  h.set(key::gbs, std::int64_t{128});
+  REQUIRE(project(h).empty());
+  REQUIRE(h.rows.size() == 1);
+  const auto& row = h.rows.front();
+  CHECK(row.mode == DGX_RESULT_PROJECTED);
+  CHECK(h.visibility.front().table == "project");
+  CHECK(row.config.at("gpus") == "64");
+  CHECK(row.config.at("precision") == "\"bf16\"");
+  CHECK(row.fields.at("configuration") == "64 x h100-sxm, bf16, TP4 PP4 CP2 VP5 MBS1");
+  CHECK(h.visibility.front().hidden_fields.count("configuration") == 0);
+
+  // The same numbers as the library's own projection of that configuration.
+  dgx::llm::ProjectionRequest request;
+  request.model = "llama3.1-70b";
+  request.system = "h100-sxm";
+  request.gpus = 64;
+  request.train.layout = {.tp = 4, .pp = 4, .cp = 2, .vp = 5, .ep = 1};
+  request.train.gbs = 128;
+  request.train.seq_len = 8192;
+  const auto expected = dgx::llm::project(request);
+  REQUIRE(expected.has_value());
+  CHECK(metric(h, "step_time") == doctest::Approx(expected->step_time_s));
+  CHECK(metric(h, "tokens_per_s") == doctest::Approx(8192.0 * 128 / expected->step_time_s));
+  CHECK(metric(h, "tokens_per_s_per_gpu") == doctest::Approx(metric(h, "tokens_per_s") / 64));
+  CHECK(metric(h, "model_tflops_per_gpu") == doctest::Approx(expected->model_tflops_per_gpu));
+  CHECK(metric(h, "mfu") == doctest::Approx(100 * expected->mfu));
+  CHECK(metric(h, "memory_per_gpu") == doctest::Approx(expected->memory.total()));
+  CHECK(metric(h, "days_to_train") == doctest::Approx(1e12 / metric(h, "tokens_per_s") / 86400));
+  CHECK(metric(h, "gpu_hours") == doctest::Approx(metric(h, "days_to_train") * 24 * 64));
+  CHECK(metric(h, "cost_usd") == doctest::Approx(*expected->cost_usd));
+  CHECK(metric(h, "model_flops_per_sequence") == doctest::Approx(3.94e15).epsilon(0.01));
+  CHECK(metric(h, "dp") == 2);
+  CHECK(metric(h, "microbatches") == 64);
+  double parts = 0;
+  for (const char* part : {"breakdown.compute", "breakdown.tp", "breakdown.cp", "breakdown.ep", "breakdown.pp",
+                           "breakdown.bubble", "breakdown.dp", "breakdown.optimizer", "breakdown.stragglers"})
+    parts += metric(h, part);
+  CHECK(parts == doctest::Approx(metric(h, "step_time")));
+  double memory = 0;
+  for (const char* part : {"memory.weights", "memory.gradients", "memory.optimizer", "memory.fp8_weight_cache",
+                           "memory.activations", "memory.transient", "memory.reserve"})
+    memory += metric(h, part);
+  CHECK(memory == doctest::Approx(metric(h, "memory_per_gpu")));
+  CHECK(metric(h, "memory.capacity") == doctest::Approx(80.0 * 1024 * 1024 * 1024));
+  CHECK(row.fields.at("mfu_peak") == "989 TFLOP/s dense bf16 (h100-sxm)");
+}
+
+TEST_CASE("project notes: assumptions and configuration before, breakdowns and the projection label after") {
+  PretrainHost h;
+  REQUIRE(project(h).empty()); // the defaults: llama3.1-8b on 8 H100
+  std::vector<std::string> before, after;
+  for (const auto& n : h.placed_notes) (n.after ? after : before).push_back(n.title);
+  CHECK(before == std::vector<std::string>{"Assumptions", "Configuration"});
+  CHECK(after == std::vector<std::string>{"Throughput", "Step time", "Memory per GPU (the fullest GPU)", "Projection"});
+  CHECK(h.note("Configuration").find("llama3.1-8b on 8 x h100-sxm, bf16 GEMMs: TP1 PP1 CP2 VP1 MBS1, DP 4") == 0);
+  CHECK(h.note("Step time").find(" = compute ") != std::string::npos);
+}
+
+TEST_CASE("project uses the first precision and explains why an fp8 run is faster") {
+  PretrainHost bf16, fp8;
+  fp8.set(key::precision, std::vector<std::string>{"fp8", "bf16"});
+  REQUIRE(project(bf16).empty());
+  REQUIRE(project(fp8).empty());
+  CHECK(fp8.rows.front().config.at("precision") == "\"fp8\"");
+  CHECK(metric(fp8, "step_time") < metric(bf16, "step_time"));
+  CHECK(fp8.rows.front().fields.at("mfu_peak") == "1979 TFLOP/s dense fp8 (h100-sxm)");
+}
+
+TEST_CASE("invalid or infeasible configurations are config errors naming the reason") {
+  const auto error = [](std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>> sets) {
+    PretrainHost h;
+    h.use_preset("llama70b");
+    for (auto& [k, v] : sets) h.set(k, v);
+    return project(h);
+  };
+  CHECK(error({{key::tp, std::int64_t{16}}}).find("TP 16 exceeds the NVLink domain of 8") != std::string::npos);
+  CHECK(error({{key::gpus, std::int64_t{2048}}, {key::gbs, std::int64_t{100}}, {key::vp, std::int64_t{1}}})
+            .find("gbs 100 is not divisible by dp×mbs = 64") != std::string::npos);
+  const std::string memory = error({{key::gpus, std::int64_t{64}},
+                                    {key::tp, std::int64_t{1}},
+                                    {key::pp, std::int64_t{1}},
+                                    {key::cp, std::int64_t{1}},
+                                    {key::vp, std::int64_t{1}}});
+  CHECK(memory.find("llama3.1-70b on 64 x h100-sxm, bf16, TP1 PP1 CP1 VP1 MBS1, GBS 1024: needs ") == 0);
+  CHECK(memory.find("GiB per GPU, h100-sxm has 80.0 GiB") != std::string::npos);
+  CHECK(error({{key::gpus, std::int64_t{100}}}).find("gpus 100 not divisible by tp×pp×cp = 32") != std::string::npos);
+  CHECK(error({{key::precision, std::vector<std::string>{"nvfp4"}}}).find("h100-sxm does not support nvfp4") !=
+        std::string::npos);
+  CHECK(error({{key::ep, std::int64_t{2}}}).find("requires a mixture-of-experts model") != std::string::npos);
+}
