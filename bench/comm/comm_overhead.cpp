@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("# all_reduce fp32 sum, %d ranks (%s), %d interleaved repetitions per size, medians\n",
                 host_comm.ranks().world_size, host_comm.name(), repetitions);
-    std::printf("%12s %8s %14s %14s %10s %14s\n", "size (B)", "iters", "MPI (us/op)", "dgxhost (us/op)",
-                "ratio", "added (us/op)");
+    std::printf("%12s %8s %14s %14s %10s %14s\n", "size (B)", "iters", "MPI (us/op)", "dgxhost (us/op)", "ratio",
+                "added (us/op)");
   }
   // 8 B to 64 MiB: every factor of 8 below 1 MiB, every factor of 2 above, where the target is strictest.
   for (std::uint64_t size = 8; size <= (64ull << 20); size *= size < (1u << 20) ? 8 : 2) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -36,7 +36,7 @@ struct Session {
   std::vector<SearchPath> config_paths;
   std::unique_ptr<HostServices> plugin_services;  // for init() and probe(): no config, no results
   PluginRegistry registry;
-  std::vector<ParamSpec> schema;   // the resolved configuration points into these
+  std::vector<ParamSpec> schema;  // the resolved configuration points into these
   std::vector<ConfigLayer> layers;
 };
 
@@ -54,8 +54,7 @@ std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>&
   return to_int(agreed->code);
 }
 
-template <typename T>
-std::optional<Failure> failure_of(const Expected<T>& e) {
+template <typename T> std::optional<Failure> failure_of(const Expected<T>& e) {
   return e ? std::nullopt : std::optional<Failure>(e.error());
 }
 
@@ -84,9 +83,8 @@ struct Layers {
 Expected<Layers> read_layers(const Session& s, const PresetInfo* preset) {
   Layers layers;
   if (preset != nullptr) {
-    auto parsed = preset->file.empty()
-                      ? parse_toml_config(preset->config_toml, "preset '" + preset->name + "'", {})
-                      : load_toml_config(preset->file, "preset '" + preset->name + "'");
+    auto parsed = preset->file.empty() ? parse_toml_config(preset->config_toml, "preset '" + preset->name + "'", {})
+                                       : load_toml_config(preset->file, "preset '" + preset->name + "'");
     if (!parsed) return parsed.error();
     layers.storage.push_back(std::move(parsed->layer));
   }
@@ -113,8 +111,8 @@ std::vector<ParamSpec> schema_for(const WorkloadInfo& workload) {
   std::vector<ParamSpec> schema = workload.params;
   if (!workload.supports(DGX_MODE_MEASURE)) return schema;
   for (ParamSpec& p : RunnerSettings::params()) {
-    const bool overridden = std::any_of(workload.params.begin(), workload.params.end(),
-                                        [&](const ParamSpec& w) { return w.key == p.key; });
+    const bool overridden =
+        std::any_of(workload.params.begin(), workload.params.end(), [&](const ParamSpec& w) { return w.key == p.key; });
     if (!overridden) schema.push_back(std::move(p));
   }
   return schema;
@@ -156,8 +154,10 @@ Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dg
     if (auto problem = can_measure(w, host)) return *problem;
     return DGX_MODE_MEASURE;
   }
-  if (requested == "project") return w.supports(DGX_MODE_PROJECT) ? Expected<dgx_mode>(DGX_MODE_PROJECT) : unsupported("project");
-  if (requested == "explore") return w.supports(DGX_MODE_EXPLORE) ? Expected<dgx_mode>(DGX_MODE_EXPLORE) : unsupported("explore");
+  if (requested == "project")
+    return w.supports(DGX_MODE_PROJECT) ? Expected<dgx_mode>(DGX_MODE_PROJECT) : unsupported("project");
+  if (requested == "explore")
+    return w.supports(DGX_MODE_EXPLORE) ? Expected<dgx_mode>(DGX_MODE_EXPLORE) : unsupported("explore");
 
   // auto: measure when the workload can run here, otherwise its default non-timed mode.
   std::optional<Failure> measure_problem;
@@ -312,7 +312,8 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s) {
   if (!early_layers) return early_layers.error();
   if (name.empty()) name = early_layers->preset_workload;
   if (name.empty())
-    return Failure{ExitCode::usage, "nothing to run: give --plugin NAME (dgxhost --list shows the choices, --help the options)"};
+    return Failure{ExitCode::usage,
+                   "nothing to run: give --plugin NAME (dgxhost --list shows the choices, --help the options)"};
   if (s.registry.plugins().empty()) {
     std::string message = "no usable plugin found on the plugin search path";
     for (const PluginRejection& r : s.registry.rejections()) message += "\n  rejected " + r.line();
@@ -368,7 +369,9 @@ int run_app(int argc, const char* const* argv) {
   s.comm = std::move(comm.value());
   const RankInfo& me = s.comm->ranks();
   if (me.world_size > 1) s.logger.set_rank_label("rank " + std::to_string(me.rank));
-  s.logger.configure(s.options.quiet ? DGX_LOG_WARNING : s.options.verbose > 0 ? DGX_LOG_DEBUG : DGX_LOG_INFO,
+  s.logger.configure(s.options.quiet         ? DGX_LOG_WARNING
+                     : s.options.verbose > 0 ? DGX_LOG_DEBUG
+                                             : DGX_LOG_INFO,
                      me.rank != 0);
   install_cancellation_handlers();
 
@@ -382,8 +385,10 @@ int run_app(int argc, const char* const* argv) {
 
   if (s.options.list) {
     if (me.rank != 0) return 0;
-    if (stdout_format(s.options) == Format::json) std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
-    else std::cout << list_text(s.registry, s.plugin_paths);
+    if (stdout_format(s.options) == Format::json)
+      std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
+    else
+      std::cout << list_text(s.registry, s.plugin_paths);
     return 0;
   }
   auto resolved = resolve_run(s);

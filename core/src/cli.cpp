@@ -15,37 +15,36 @@ namespace {
 
 po::options_description make_options(CliOptions& o) {
   po::options_description general("General");
-  general.add_options()
-    ("help,h", po::bool_switch(&o.help), "show this help and exit")
-    ("version", po::bool_switch(&o.version), "show the version, git revision and plugin ABI range, and exit")
-    ("list,l", po::bool_switch(&o.list), "list plugins, workloads, presets and rejected plugin files")
-    ("verbose,v", po::value<int>(&o.verbose)->implicit_value(1)->default_value(0), "more diagnostics on stderr")
-    ("quiet,q", po::bool_switch(&o.quiet), "only warnings and errors on stderr");
+  general.add_options()("help,h", po::bool_switch(&o.help), "show this help and exit")(
+      "version", po::bool_switch(&o.version), "show the version, git revision and plugin ABI range, and exit")(
+      "list,l", po::bool_switch(&o.list), "list plugins, workloads, presets and rejected plugin files")(
+      "verbose,v", po::value<int>(&o.verbose)->implicit_value(1)->default_value(0),
+      "more diagnostics on stderr")("quiet,q", po::bool_switch(&o.quiet), "only warnings and errors on stderr");
 
   po::options_description run("Running a workload");
-  run.add_options()
-    ("plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
-     "preset (e.g. llama70b), workload, or plugin to run; 'plugin:workload' when ambiguous")
-    ("describe", po::bool_switch(&o.describe), "show the workload's parameters (types, defaults, help) and exit")
-    ("mode,m", po::value<std::string>(&o.mode)->value_name("MODE")->default_value("auto"),
-     "auto | measure | project | explore; auto measures when the workload can run here, else projects")
-    ("config,c", po::value<std::vector<std::string>>(&o.config_files)->value_name("FILE")->composing(),
-     "TOML config file (repeatable; later files win over earlier ones, --set wins over files)")
-    ("set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
-     "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")
-    ("format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
-     "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")
-    ("output,o", po::value<std::string>(&o.output)->value_name("FILE"),
-     "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
+  run.add_options()("plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
+                    "preset (e.g. llama70b), workload, or plugin to run; 'plugin:workload' when ambiguous")(
+      "describe", po::bool_switch(&o.describe), "show the workload's parameters (types, defaults, help) and exit")(
+      "mode,m", po::value<std::string>(&o.mode)->value_name("MODE")->default_value("auto"),
+      "auto | measure | project | explore; auto measures when the workload can run here, else projects")(
+      "config,c", po::value<std::vector<std::string>>(&o.config_files)->value_name("FILE")->composing(),
+      "TOML config file (repeatable; later files win over earlier ones, --set wins over files)")(
+      "set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
+      "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")(
+      "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
+      "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
+      "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
+      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
 
   po::options_description plugins("Plugins and configs");
-  plugins.add_options()
-    ("plugin-dir", po::value<std::vector<std::string>>(&o.plugin_dirs)->value_name("DIR")->composing(),
-     "search DIR (or load the file) for plugins first (repeatable); then DGX_PLUGIN_PATH, then <prefix>/lib/dgx/plugins")
-    ("config-dir", po::value<std::vector<std::string>>(&o.config_dirs)->value_name("DIR")->composing(),
-     "search DIR for presets and data first (repeatable); then DGX_CONFIG_PATH, then <prefix>/share/dgx/configs")
-    ("allow-insecure-plugins", po::bool_switch(&o.allow_insecure_plugins),
-     "load plugin files even when they or their directory are writable by group or others");
+  plugins.add_options()("plugin-dir",
+                        po::value<std::vector<std::string>>(&o.plugin_dirs)->value_name("DIR")->composing(),
+                        "search DIR (or load the file) for plugins first (repeatable); then DGX_PLUGIN_PATH, then "
+                        "<prefix>/lib/dgx/plugins")(
+      "config-dir", po::value<std::vector<std::string>>(&o.config_dirs)->value_name("DIR")->composing(),
+      "search DIR for presets and data first (repeatable); then DGX_CONFIG_PATH, then <prefix>/share/dgx/configs")(
+      "allow-insecure-plugins", po::bool_switch(&o.allow_insecure_plugins),
+      "load plugin files even when they or their directory are writable by group or others");
 
   po::options_description all;
   all.add(general).add(run).add(plugins);
@@ -86,7 +85,8 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
   std::vector<std::string> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string token = argv[i];
-    const bool short_option = token.size() >= 2 && token[0] == '-' && std::isalpha(static_cast<unsigned char>(token[1]));
+    const bool short_option =
+        token.size() >= 2 && token[0] == '-' && std::isalpha(static_cast<unsigned char>(token[1]));
     if (!short_option || d.find_nothrow(token.substr(0, 2), false) != nullptr) {
       rest.push_back(token);
       continue;
@@ -133,8 +133,7 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
     return Failure{ExitCode::usage, "--mode " + options.mode + ": expected auto, measure, project or explore"};
   if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
     return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
-  if (options.describe && options.plugin.empty())
-    return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
+  if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
   return options;
 }
 

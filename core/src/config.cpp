@@ -114,10 +114,14 @@ std::optional<std::int64_t> parse_byte_size(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::int64_t multiplier = 1;
   switch (text.back()) {
-  case 'K': case 'k': multiplier = std::int64_t{1} << 10; break;
-  case 'M': case 'm': multiplier = std::int64_t{1} << 20; break;
-  case 'G': case 'g': multiplier = std::int64_t{1} << 30; break;
-  case 'T': case 't': multiplier = std::int64_t{1} << 40; break;
+  case 'K':
+  case 'k': multiplier = std::int64_t{1} << 10; break;
+  case 'M':
+  case 'm': multiplier = std::int64_t{1} << 20; break;
+  case 'G':
+  case 'g': multiplier = std::int64_t{1} << 30; break;
+  case 'T':
+  case 't': multiplier = std::int64_t{1} << 40; break;
   default: break;
   }
   if (multiplier != 1) text.remove_suffix(1);
@@ -141,7 +145,8 @@ std::optional<json::Value> coerce_scalar(ParamType type, const json::Value& v, c
       if (auto bytes = parse_byte_size(v.as_string())) return json::Value(*bytes);
     if (v.is_double()) {  // 2e3 is a fine way to write 2000
       const double d = v.as_number();
-      if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.2e18) return json::Value(static_cast<std::int64_t>(d));
+      if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.2e18)
+        return json::Value(static_cast<std::int64_t>(d));
     }
     return std::nullopt;
   case ParamType::floating:
@@ -188,8 +193,8 @@ std::optional<std::string> check_choices(const ParamSpec& spec, const json::Valu
 bool valid_key(std::string_view key) {
   if (key.empty() || key.front() == '.' || key.back() == '.') return false;
   for (const char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '-' || c == '.';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!ok) return false;
   }
   return key.find("..") == std::string_view::npos;
@@ -211,16 +216,22 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
   if (const toml::node* preset = root.get("preset")) {
     const toml::table* table = preset->as_table();
     if (table == nullptr)
-      return usage_error(SourceLocation{origin, file, static_cast<int>(preset->source().begin.line),
-                                        static_cast<int>(preset->source().begin.column), {}}
+      return usage_error(SourceLocation{origin,
+                                        file,
+                                        static_cast<int>(preset->source().begin.line),
+                                        static_cast<int>(preset->source().begin.column),
+                                        {}}
                              .describe() +
                          ": 'preset' must be a table ([preset] with workload and summary)");
     for (const auto& [key, node] : *table) {
       // TOML puts every key after a [table] header into that table: config keys written after [preset] land
       // here by mistake, so say so instead of silently ignoring them.
       if (key.str() != "workload" && key.str() != "summary" && key.str() != "description")
-        return usage_error(SourceLocation{origin, file, static_cast<int>(node.source().begin.line),
-                                          static_cast<int>(node.source().begin.column), {}}
+        return usage_error(SourceLocation{origin,
+                                          file,
+                                          static_cast<int>(node.source().begin.line),
+                                          static_cast<int>(node.source().begin.column),
+                                          {}}
                                .describe() +
                            ": '" + std::string(key.str()) +
                            "' is not a preset field (workload, summary, description); config keys must come before "

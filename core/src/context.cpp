@@ -51,7 +51,8 @@ void add_device(void* ctx, const dgx_device_info* d) {
   o.set("name", str(d->name));
   o.set("uuid", str(d->uuid));
   o.set("pci_bus_id", str(d->pci_bus_id));
-  o.set("compute_capability", std::to_string(d->compute_capability_major) + "." + std::to_string(d->compute_capability_minor));
+  o.set("compute_capability",
+        std::to_string(d->compute_capability_major) + "." + std::to_string(d->compute_capability_minor));
   o.set("multiprocessors", d->multiprocessors);
   o.set("memory_bytes", d->memory_bytes);
   o.set("l2_cache_bytes", d->l2_cache_bytes);
@@ -97,8 +98,10 @@ json::Object DeviceReport::gpus_json() const {
   o.set("devices", devices);
   if (devices.empty()) {
     std::string status = "none";
-    if (!statuses.empty()) status += ": " + text::join(statuses, "; ");
-    else if (probed_by.empty()) status += ": no loaded plugin can probe devices; the CUDA plugins are not built or not on the plugin path";
+    if (!statuses.empty())
+      status += ": " + text::join(statuses, "; ");
+    else if (probed_by.empty())
+      status += ": no loaded plugin can probe devices; the CUDA plugins are not built or not on the plugin path";
     o.set("status", status);
   } else {
     o.set("status", "ok");

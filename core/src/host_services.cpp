@@ -182,10 +182,12 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
   out.table = row->table != nullptr ? row->table : out.workload;
   for (std::uint32_t i = 0; i < row->config_count; ++i) {
     const dgx_config_entry& e = detail::strided_element(row->config, i);
-    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr) return DGX_ERR_INVALID_ARGUMENT;
+    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
+      return DGX_ERR_INVALID_ARGUMENT;
     auto value = parse_toml_value(e.value);
     if (!value) {
-      s.logger_.log(DGX_LOG_ERROR, s.source_, "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
+      s.logger_.log(DGX_LOG_ERROR, s.source_,
+                    "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
       return DGX_ERR_INVALID_ARGUMENT;
     }
     out.config.set(e.key, std::move(value.value()));
@@ -243,8 +245,7 @@ dgx_status HostServices::rank_info(void* ctx, dgx_rank_info* out) {
 }
 
 // Collective failures surface as exceptions from the communicator; the boundary turns them into a status.
-template <typename Body>
-dgx_status guarded_comm(HostServices& s, const char* what, Body&& body) {
+template <typename Body> dgx_status guarded_comm(HostServices& s, const char* what, Body&& body) {
   try {
     body();
     return DGX_OK;

@@ -84,7 +84,7 @@ void write_double(std::string& out, double d) {
 }
 
 class Writer {
- public:
+public:
   explicit Writer(int indent) : indent_(indent) {}
 
   void value(const Value& v, int depth) {
@@ -92,7 +92,7 @@ class Writer {
   }
   std::string take() { return std::move(out_); }
 
- private:
+private:
   void newline(int depth) {
     if (indent_ <= 0) return;
     out_ += '\n';
@@ -155,7 +155,7 @@ std::string write(const Value& value, int indent) {
 namespace {
 
 class Parser {
- public:
+public:
   explicit Parser(std::string_view text) : text_(text) {}
 
   Value document() {
@@ -165,7 +165,7 @@ class Parser {
     return v;
   }
 
- private:
+private:
   [[noreturn]] void fail(const std::string& what) const {
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i < pos_ && i < text_.size(); ++i) {
@@ -176,10 +176,12 @@ class Parser {
         ++column;
       }
     }
-    throw std::runtime_error("JSON parse error at " + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+    throw std::runtime_error("JSON parse error at " + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                             what);
   }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
       ++pos_;
   }
   char peek() {
@@ -282,10 +284,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char h = text_[pos_++];
       code <<= 4;
-      if (h >= '0' && h <= '9') code |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') code |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') code |= static_cast<unsigned>(h - 'A' + 10);
-      else fail("invalid hex digit in \\u escape");
+      if (h >= '0' && h <= '9')
+        code |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        code |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        code |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        fail("invalid hex digit in \\u escape");
     }
     return code;
   }
@@ -327,7 +333,8 @@ class Parser {
     }
     double d = 0;
     const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
-    if (r.ec != std::errc() || r.ptr != token.data() + token.size()) fail("invalid number '" + std::string(token) + "'");
+    if (r.ec != std::errc() || r.ptr != token.data() + token.size())
+      fail("invalid number '" + std::string(token) + "'");
     return d;
   }
 

@@ -64,8 +64,9 @@ Expected<std::string> submit(const std::string& script) {
   close(pipe_fds[1]);
   if (rc != 0) {
     close(pipe_fds[0]);
-    return Failure{ExitCode::run_failed, "cannot run sbatch (is the Slurm client installed and on PATH?); the script is " +
-                                             script + ": submit it with sbatch yourself"};
+    return Failure{ExitCode::run_failed,
+                   "cannot run sbatch (is the Slurm client installed and on PATH?); the script is " + script +
+                       ": submit it with sbatch yourself"};
   }
   std::string out;
   char buffer[4096];
@@ -81,8 +82,9 @@ Expected<std::string> submit(const std::string& script) {
 }  // namespace
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                           std::string::npos)
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+          std::string::npos)
     return word;
   std::string out = "'";
   for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -114,20 +116,35 @@ Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
     };
     std::optional<Failure> problem;
     if (a == "--help" || a == "-h") return Failure{ExitCode::success, launch_help()};
-    if (a == "--nodes") { problem = take_count(o.nodes, 1); have_nodes = true; }
-    else if (a == "--gpus-per-node") problem = take_count(o.gpus_per_node, 0);
-    else if (a == "--tasks-per-node") problem = take_count(o.tasks_per_node, 1);
-    else if (a == "--partition") problem = take(o.partition);
-    else if (a == "--time") problem = take(o.time);
-    else if (a == "--account") problem = take(o.account);
-    else if (a == "--container") problem = take(o.container);
-    else if (a == "--container-mounts") problem = take(o.container_mounts);
-    else if (a == "--job-name") problem = take(o.job_name);
-    else if (a == "--output-dir") problem = take(o.output_dir);
-    else if (a == "--script") problem = take(o.script);
-    else if (a == "--dgxhost") problem = take(o.dgxhost);
-    else if (a == "--submit") o.submit = true;
-    else o.dgxhost_args.emplace_back(a);  // everything else is for the ranks
+    if (a == "--nodes") {
+      problem = take_count(o.nodes, 1);
+      have_nodes = true;
+    } else if (a == "--gpus-per-node")
+      problem = take_count(o.gpus_per_node, 0);
+    else if (a == "--tasks-per-node")
+      problem = take_count(o.tasks_per_node, 1);
+    else if (a == "--partition")
+      problem = take(o.partition);
+    else if (a == "--time")
+      problem = take(o.time);
+    else if (a == "--account")
+      problem = take(o.account);
+    else if (a == "--container")
+      problem = take(o.container);
+    else if (a == "--container-mounts")
+      problem = take(o.container_mounts);
+    else if (a == "--job-name")
+      problem = take(o.job_name);
+    else if (a == "--output-dir")
+      problem = take(o.output_dir);
+    else if (a == "--script")
+      problem = take(o.script);
+    else if (a == "--dgxhost")
+      problem = take(o.dgxhost);
+    else if (a == "--submit")
+      o.submit = true;
+    else
+      o.dgxhost_args.emplace_back(a);  // everything else is for the ranks
     if (problem) return *problem;
   }
   if (!have_nodes) return usage("--nodes N is required (dgxhost launch --help)");
@@ -187,8 +204,8 @@ std::string sbatch_script(const LaunchOptions& o) {
   if (o.gpus_per_node > 0) srun += " --gpus-per-task=1 --gpu-bind=closest";
   if (!o.container.empty()) {
     srun += " --container-image=" + shell_quote(o.container);
-    srun += " --container-mounts=" + shell_quote(o.container_mounts.empty() ? o.output_dir + ":" + o.output_dir
-                                                                             : o.container_mounts);
+    srun += " --container-mounts=" +
+            shell_quote(o.container_mounts.empty() ? o.output_dir + ":" + o.output_dir : o.container_mounts);
   }
   srun += " " + shell_quote(o.dgxhost);
   for (const std::string& a : o.dgxhost_args) srun += " " + shell_quote(a);

@@ -15,8 +15,8 @@ Expected<std::optional<int>> read_int(const EnvLookup& env, const char* name) {
   const char* end = value + std::strlen(value);
   const auto r = std::from_chars(value, end, parsed);
   if (r.ec != std::errc() || r.ptr != end || parsed < 0)
-    return Failure{ExitCode::usage, std::string("environment variable ") + name + "='" + value +
-                                        "' is not a non-negative integer"};
+    return Failure{ExitCode::usage,
+                   std::string("environment variable ") + name + "='" + value + "' is not a non-negative integer"};
   return std::optional<int>{parsed};
 }
 
@@ -47,8 +47,8 @@ Expected<std::optional<RankInfo>> try_launcher(const EnvLookup& env, const Names
   info.local_rank = local_rank.value().value_or(0);
   info.local_size = local_size.value().value_or(0);
   if (info.world_size != 0 && info.rank >= info.world_size)
-    return Failure{ExitCode::usage, std::string(n.rank) + "=" + std::to_string(info.rank) + " is not below " +
-                                        n.size + "=" + std::to_string(info.world_size)};
+    return Failure{ExitCode::usage, std::string(n.rank) + "=" + std::to_string(info.rank) + " is not below " + n.size +
+                                        "=" + std::to_string(info.world_size)};
   return std::optional<RankInfo>{info};
 }
 

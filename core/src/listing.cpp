@@ -42,8 +42,8 @@ json::Value param_json(const ParamSpec& spec, const ResolvedEntry* entry) {
 std::string list_text(const PluginRegistry& registry, const std::vector<SearchPath>& plugin_paths) {
   std::string out = "Plugins (" + std::to_string(registry.plugins().size()) + "):\n";
   for (const auto& p : registry.plugins()) {
-    out += "  " + p->name + " " + p->version + "  ABI " + abi_version_string(p->abi_version) + "  " + p->vendor +
-           "  " + p->file.string() + "\n";
+    out += "  " + p->name + " " + p->version + "  ABI " + abi_version_string(p->abi_version) + "  " + p->vendor + "  " +
+           p->file.string() + "\n";
     if (!p->description.empty()) out += "    " + p->description + "\n";
     for (const WorkloadInfo& w : p->workloads) {
       const std::string precisions = w.precisions.empty() ? "-" : text::join(w.precisions, ",");
@@ -114,7 +114,8 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
 
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
-  std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " + w.plugin->file.string() + ")\n";
+  std::string out =
+      w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " + w.plugin->file.string() + ")\n";
   if (target.preset != nullptr) out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
   out += "  " + w.summary + "\n";
   out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
@@ -129,8 +130,7 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
     if (!s.unit.empty()) help += " [" + s.unit + "]";
     if (!s.choices.empty()) help += " (" + text::join(s.choices, "|") + ")";
     if (s.required) help += " (required)";
-    t.cells.push_back({s.key, std::string(to_string(s.type)),
-                       s.default_value ? to_toml_literal(*s.default_value) : "-",
+    t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",
                        e.is_set ? to_toml_literal(e.value) + " (" + e.where.describe() + ")" : "", help});
   }
   return out + "\nParameters (runner.* are the host's measurement settings):\n" + render_text_table(t);

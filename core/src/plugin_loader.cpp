@@ -5,8 +5,8 @@
 
 #include <array>
 #include <cctype>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include <boost/dll/shared_library.hpp>
@@ -42,10 +42,17 @@ std::string_view mode_name(dgx_mode mode) {
 }
 
 std::string status_name(dgx_status status) {
-  static constexpr const char* names[] = {"DGX_OK",           "DGX_ERR_INVALID_ARGUMENT", "DGX_ERR_UNSUPPORTED",
-                                          "DGX_ERR_NO_DEVICE", "DGX_ERR_OUT_OF_MEMORY",    "DGX_ERR_RUNTIME",
-                                          "DGX_ERR_CHECK_FAILED", "DGX_ERR_CANCELLED",     "DGX_ERR_VERSION",
-                                          "DGX_ERR_NOT_FOUND",  "DGX_ERR_INTERNAL"};
+  static constexpr const char* names[] = {"DGX_OK",
+                                          "DGX_ERR_INVALID_ARGUMENT",
+                                          "DGX_ERR_UNSUPPORTED",
+                                          "DGX_ERR_NO_DEVICE",
+                                          "DGX_ERR_OUT_OF_MEMORY",
+                                          "DGX_ERR_RUNTIME",
+                                          "DGX_ERR_CHECK_FAILED",
+                                          "DGX_ERR_CANCELLED",
+                                          "DGX_ERR_VERSION",
+                                          "DGX_ERR_NOT_FOUND",
+                                          "DGX_ERR_INTERNAL"};
   if (status >= 0 && status < static_cast<dgx_status>(std::size(names))) return names[status];
   return "unknown status " + std::to_string(status);
 }
@@ -159,7 +166,10 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
     return reject(*problem);
   if (w.name == nullptr || *w.name == '\0') return reject(where + " has no name (found NULL)");
   const std::string named = "workload '" + std::string(w.name) + "'";
-  struct Required { const char* name; bool missing; };
+  struct Required {
+    const char* name;
+    bool missing;
+  };
   const bool measures = (w.modes & DGX_MODE_BIT(DGX_MODE_MEASURE)) != 0;
   const bool projects = (w.modes & (DGX_MODE_BIT(DGX_MODE_PROJECT) | DGX_MODE_BIT(DGX_MODE_EXPLORE))) != 0;
   for (const Required& r : {Required{"create", w.create == nullptr}, Required{"destroy", w.destroy == nullptr},
@@ -180,8 +190,8 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
   }
   for (std::uint32_t i = 0; i < w.param_count; ++i) {
     const dgx_param_desc& p = detail::strided_element(w.params, i);
-    if (auto problem = check_size((named + " parameter " + std::to_string(i)).c_str(), p.struct_size,
-                                  sizeof(dgx_param_desc)))
+    if (auto problem =
+            check_size((named + " parameter " + std::to_string(i)).c_str(), p.struct_size, sizeof(dgx_param_desc)))
       return reject(*problem);
     auto spec = read_param(p, named + " parameter");
     if (!spec) return spec.error();
@@ -229,14 +239,16 @@ Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entr
 }  // namespace
 
 std::string insecure_permissions(const std::filesystem::path& file) {
-  for (const std::filesystem::path& path : {file, file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()}) {
+  for (const std::filesystem::path& path :
+       {file, file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()}) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) continue;
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
       const bool is_dir = S_ISDIR(st.st_mode);
-      return std::string(is_dir ? "its directory " + path.string() : "the file") + " is writable by group or others (mode " +
-             octal_mode(st.st_mode) + "; expected no group/other write permission): refused; fix with 'chmod go-w " +
-             path.string() + "' or pass --allow-insecure-plugins";
+      return std::string(is_dir ? "its directory " + path.string() : "the file") +
+             " is writable by group or others (mode " + octal_mode(st.st_mode) +
+             "; expected no group/other write permission): refused; fix with 'chmod go-w " + path.string() +
+             "' or pass --allow-insecure-plugins";
     }
   }
   return {};
@@ -281,8 +293,8 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     const dgx_status init_status = desc->init(options.init_host, &error);
     if (init_status != DGX_OK)
-      return reject("init failed with " + status_name(init_status) + " (expected DGX_OK): " +
-                    (message[0] != '\0' ? message.data() : "no message"));
+      return reject("init failed with " + status_name(init_status) +
+                    " (expected DGX_OK): " + (message[0] != '\0' ? message.data() : "no message"));
   }
   auto owned = std::make_unique<LoadedPlugin>(std::move(plugin.value()));
   for (WorkloadInfo& w : owned->workloads) w.plugin = owned.get();

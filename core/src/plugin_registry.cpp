@@ -81,8 +81,10 @@ void PluginRegistry::add_preset_files(const std::vector<SearchPath>& config_path
         continue;
       }
       const json::Value* summary = parsed->preset.find("summary");
-      file_presets_.push_back({name, workload->as_string(),
-                               summary != nullptr && summary->is_string() ? summary->as_string() : "", {},
+      file_presets_.push_back({name,
+                               workload->as_string(),
+                               summary != nullptr && summary->is_string() ? summary->as_string() : "",
+                               {},
                                file.string()});
     }
   }
@@ -137,8 +139,8 @@ Expected<Target> PluginRegistry::resolve_workload(std::string_view name) const {
     std::vector<std::string> qualified;
     for (const WorkloadInfo& w : plugin->workloads) qualified.push_back(plugin->name + ":" + w.name);
     if (qualified.empty()) return not_available("plugin '" + plugin->name + "' offers no workloads");
-    return Failure{ExitCode::usage, "plugin '" + plugin->name + "' offers several workloads; choose " +
-                                        text::join(qualified, ", ")};
+    return Failure{ExitCode::usage,
+                   "plugin '" + plugin->name + "' offers several workloads; choose " + text::join(qualified, ", ")};
   }
   return not_available({});
 }
@@ -149,8 +151,8 @@ Expected<Target> PluginRegistry::resolve(std::string_view name) const {
     auto target = resolve_workload(preset->workload);
     if (!target) {
       const std::string reason = target.error().message.empty() ? "no loaded plugin offers it" : target.error().message;
-      return Failure{target.error().code, "preset '" + preset->name + "' runs workload '" + preset->workload + "': " +
-                                              reason + " (dgxhost --list shows plugins and rejected files)"};
+      return Failure{target.error().code, "preset '" + preset->name + "' runs workload '" + preset->workload +
+                                              "': " + reason + " (dgxhost --list shows plugins and rejected files)"};
     }
     target->preset = preset;
     return target;

@@ -41,8 +41,9 @@ Scale pick_scale(const std::string& unit, std::vector<double> values) {
                    [](double a, double b) { return std::abs(a) < std::abs(b); });
   double typical = std::abs(values[values.size() / 2]);
   // Sizes span decades in a sweep: scale bytes by the smallest so that none shows as a fraction.
-  if (unit == "B") typical = std::abs(*std::min_element(values.begin(), values.end(),
-                                                         [](double a, double b) { return std::abs(a) < std::abs(b); }));
+  if (unit == "B")
+    typical = std::abs(
+        *std::min_element(values.begin(), values.end(), [](double a, double b) { return std::abs(a) < std::abs(b); }));
   if (unit == "s") {
     if (typical >= 1) return {"s", 1};
     if (typical >= 1e-3) return {"ms", 1e-3};
@@ -75,8 +76,7 @@ std::string config_cell(const json::Value& v) {
   return to_toml_literal(v);
 }
 
-template <typename T, typename Key>
-void add_unique(std::vector<T>& out, const T& item, Key key) {
+template <typename T, typename Key> void add_unique(std::vector<T>& out, const T& item, Key key) {
   if (std::none_of(out.begin(), out.end(), [&](const T& x) { return key(x) == key(item); })) out.push_back(item);
 }
 
@@ -87,8 +87,7 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   std::vector<std::string> config_keys;
   for (const ResultRow* r : rows)
     for (const auto& [key, value] : r->config) {
-      const bool hidden =
-          std::find(r->hidden_config.begin(), r->hidden_config.end(), key) != r->hidden_config.end();
+      const bool hidden = std::find(r->hidden_config.begin(), r->hidden_config.end(), key) != r->hidden_config.end();
       if (hidden && !all) continue;
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
         const json::Value* other = o->config.find(k);
@@ -152,8 +151,9 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
     }
     for (std::size_t i = 0; i < metric_keys.size(); ++i) {
       const Metric* m = r->find_metric(metric_keys[i].name);
-      cells.push_back(m == nullptr ? "" : all ? json::write(json::Value(m->value), 0)
-                                              : format_value(m->value / scales[i].divisor, scales[i].unit));
+      cells.push_back(m == nullptr ? ""
+                      : all        ? json::write(json::Value(m->value), 0)
+                                   : format_value(m->value / scales[i].divisor, scales[i].unit));
     }
     t.cells.push_back(std::move(cells));
   }
@@ -177,7 +177,8 @@ std::string render_text_table(const Table& t) {
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c) out += (c ? "  " : "") + pad(cells[c], widths[c], t.right_aligned[c]);
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      out += (c ? "  " : "") + pad(cells[c], widths[c], t.right_aligned[c]);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
@@ -217,9 +218,11 @@ std::vector<std::string> header_lines(const Report& report) {
   std::vector<std::string> lines;
   auto get = [&](const char* key) -> const json::Value* { return c.find(key); };
   std::string first = "dgxhost";
-  if (const auto* d = get("dgxhost")) first += " " + (*d)["version"].as_string() + " (" + (*d)["git_revision"].as_string() + ")";
+  if (const auto* d = get("dgxhost"))
+    first += " " + (*d)["version"].as_string() + " (" + (*d)["git_revision"].as_string() + ")";
   if (const auto* w = get("workload"); w && w->is_string()) first += "  workload " + w->as_string();
-  if (const auto* p = get("plugin"); p && p->is_object()) first += " (plugin " + (*p)["name"].as_string() + " " + (*p)["version"].as_string() + ")";
+  if (const auto* p = get("plugin"); p && p->is_object())
+    first += " (plugin " + (*p)["name"].as_string() + " " + (*p)["version"].as_string() + ")";
   if (const auto* pr = get("preset"); pr && pr->is_string()) first += "  preset " + pr->as_string();
   if (const auto* m = get("mode"); m && m->is_string()) first += "  mode " + m->as_string();
   lines.push_back(first);
@@ -248,7 +251,8 @@ std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
       if (!f.hidden || (f.key != "timing" && f.key != "cache" && f.key != "stop" && f.key != "source")) continue;
       auto& values = seen[f.key];
       if (values.empty()) order.push_back(f.key);
-      if (std::find(values.begin(), values.end(), f.value) == values.end() && values.size() < 3) values.push_back(f.value);
+      if (std::find(values.begin(), values.end(), f.value) == values.end() && values.size() < 3)
+        values.push_back(f.value);
     }
   std::vector<std::string> lines;
   for (const std::string& key : order) lines.push_back(key + ": " + text::join(seen[key], " | "));
@@ -259,12 +263,14 @@ std::string render_notes(const Report& report, bool before, bool markdown) {
   std::string out;
   for (const Note& n : report.notes) {
     if (n.before != before) continue;
-    if (markdown) out += "**" + n.title + "**\n\n" + n.text + "\n\n";
-    else out += n.title + ":\n  " + [&] {
-      std::string indented;
-      for (const char c : n.text) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
-      return indented;
-    }() + "\n\n";
+    if (markdown)
+      out += "**" + n.title + "**\n\n" + n.text + "\n\n";
+    else
+      out += n.title + ":\n  " + [&] {
+        std::string indented;
+        for (const char c : n.text) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
+        return indented;
+      }() + "\n\n";
   }
   return out;
 }
@@ -275,8 +281,10 @@ std::string render_text(const Report& report, bool markdown) {
   out += "\n";
   out += render_notes(report, true, markdown);
   for (const Table& t : tabulate(report.rows, false)) {
-    if (markdown) out += "### " + t.title + "\n\n" + markdown_table(t) + "\n";
-    else out += t.title + "\n" + render_text_table(t) + "\n";
+    if (markdown)
+      out += "### " + t.title + "\n\n" + markdown_table(t) + "\n";
+    else
+      out += t.title + "\n" + render_text_table(t) + "\n";
   }
   if (report.rows.empty()) out += "(no results)\n\n";
   for (const std::string& line : provenance_lines(report.rows)) out += (markdown ? "- " : "") + line + "\n";
@@ -290,7 +298,8 @@ std::string render_text(const Report& report, bool markdown) {
 
 std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns) {
   std::vector<std::string> titles;
-  for (const ResultRow& r : rows) add_unique(titles, r.table.empty() ? r.workload : r.table, [](const std::string& s) { return s; });
+  for (const ResultRow& r : rows)
+    add_unique(titles, r.table.empty() ? r.workload : r.table, [](const std::string& s) { return s; });
   std::vector<Table> tables;
   for (const std::string& title : titles) {
     std::vector<const ResultRow*> group;

@@ -15,14 +15,18 @@ std::string_view to_string(ResultMode mode) {
 
 void ResultRow::add_metric(Metric metric) {
   auto it = std::find_if(metrics.begin(), metrics.end(), [&](const Metric& m) { return m.name == metric.name; });
-  if (it != metrics.end()) *it = std::move(metric);
-  else metrics.push_back(std::move(metric));
+  if (it != metrics.end())
+    *it = std::move(metric);
+  else
+    metrics.push_back(std::move(metric));
 }
 
 void ResultRow::add_field(Field field) {
   auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == field.key; });
-  if (it != fields.end()) *it = std::move(field);
-  else fields.push_back(std::move(field));
+  if (it != fields.end())
+    *it = std::move(field);
+  else
+    fields.push_back(std::move(field));
 }
 
 const Metric* ResultRow::find_metric(std::string_view name) const {

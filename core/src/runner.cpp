@@ -120,8 +120,11 @@ StopDecision should_stop(const RunnerSettings& s, const Stats& stats, double mea
   const bool enough_time = measured_time >= s.min_time;
   const bool quiet = s.noise <= 0 || noise <= s.noise;
   std::vector<std::string> unmet;
-  if (!enough_samples) unmet.push_back("min_samples (" + std::to_string(stats.samples) + " of " + std::to_string(s.min_samples) + ")");
-  if (!enough_time) unmet.push_back("min_time (" + text::format_number(measured_time, 3) + " of " + text::format_number(s.min_time, 3) + " s)");
+  if (!enough_samples)
+    unmet.push_back("min_samples (" + std::to_string(stats.samples) + " of " + std::to_string(s.min_samples) + ")");
+  if (!enough_time)
+    unmet.push_back("min_time (" + text::format_number(measured_time, 3) + " of " + text::format_number(s.min_time, 3) +
+                    " s)");
   if (!quiet) unmet.push_back("noise (" + percent(noise) + " > " + percent(s.noise) + ")");
 
   if (unmet.empty()) {
@@ -132,13 +135,15 @@ StopDecision should_stop(const RunnerSettings& s, const Stats& stats, double mea
   }
   const std::string missing = "; unmet: " + text::join(unmet, ", ");
   if (cancelled) return {true, false, "cancelled by the user" + missing};
-  if (stats.samples >= s.max_samples) return {true, false, "max_samples " + std::to_string(s.max_samples) + " reached" + missing};
-  if (wall_time >= s.max_time) return {true, false, "max_time " + text::format_number(s.max_time, 3) + " s reached" + missing};
+  if (stats.samples >= s.max_samples)
+    return {true, false, "max_samples " + std::to_string(s.max_samples) + " reached" + missing};
+  if (wall_time >= s.max_time)
+    return {true, false, "max_time " + text::format_number(s.max_time, 3) + " s reached" + missing};
   return {false, false, {}};
 }
 
-CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services,
-                   HostComm& comm, const json::Object& row_config, Report& report) {
+CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
+                   const json::Object& row_config, Report& report) {
   const WorkloadInfo& workload = instance.workload();
   const Logger& logger = services.logger();
   if (auto failure = instance.setup()) return failure;
@@ -197,11 +202,15 @@ CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, H
                       "case " + std::to_string(c + 1) + "/" + std::to_string(cases.value()));
     }
     logger.end_progress();
-    if (!decision.criteria_met) logger.warn(workload.name + (row.label.empty() ? "" : " (" + row.label + ")") + ": " + decision.reason);
+    if (!decision.criteria_met)
+      logger.warn(workload.name + (row.label.empty() ? "" : " (" + row.label + ")") + ": " + decision.reason);
 
     const bool in_json_only = (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0;
-    for (const auto& [name, value] : {std::pair{"time.median", stats.median}, {"time.mean", stats.mean},
-                                      {"time.min", stats.min}, {"time.max", stats.max}, {"time.stdev", stats.stdev}})
+    for (const auto& [name, value] : {std::pair{"time.median", stats.median},
+                                      {"time.mean", stats.mean},
+                                      {"time.min", stats.min},
+                                      {"time.max", stats.max},
+                                      {"time.stdev", stats.stdev}})
       row.add_metric({name, value, "s", in_json_only, {}});
     row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only, {}});
     row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only, {}});
@@ -211,7 +220,8 @@ CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, H
     row.add_field({"warmup", std::to_string(settings.warmup) + " samples", true});
     row.add_field({"stop", decision.reason, true});
     if (comm.ranks().world_size > 1)
-      row.add_field({"ranks", std::to_string(comm.ranks().world_size) + " (barrier per sample; slowest rank's time)", true});
+      row.add_field(
+          {"ranks", std::to_string(comm.ranks().world_size) + " (barrier per sample; slowest rank's time)", true});
     row.sample_times = samples;
 
     const dgx_sample_stats c_stats = to_c(stats);

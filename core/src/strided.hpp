@@ -7,8 +7,7 @@
 
 namespace dgx::detail {
 
-template <typename T>
-const T& strided_element(const T* base, std::uint32_t index) {
+template <typename T> const T& strided_element(const T* base, std::uint32_t index) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + std::size_t{index} * base->struct_size);
 }
 

@@ -23,7 +23,8 @@ std::string who(const WorkloadInfo& w) { return w.plugin->name + ":" + w.name; }
 Failure make_failure(const WorkloadInfo& w, const char* function, dgx_status status, const char* message) {
   std::string text = who(w) + ": " + function + " failed";
   if (status == DGX_ERR_INVALID_ARGUMENT) text = who(w) + ": invalid configuration";
-  text += std::string(": ") + (message != nullptr && *message != '\0' ? message : "no message (" + status_name(status) + ")");
+  text += std::string(": ") +
+          (message != nullptr && *message != '\0' ? message : "no message (" + status_name(status) + ")");
   return {exit_code_for(status), std::move(text)};
 }
 

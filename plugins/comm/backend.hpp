@@ -14,7 +14,7 @@
 namespace dgx::comm {
 
 class Backend {
- public:
+public:
   Backend() = default;
   Backend(const Backend&) = delete;
   Backend& operator=(const Backend&) = delete;

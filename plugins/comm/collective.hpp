@@ -16,9 +16,9 @@ namespace dgx::comm {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv };
 
-inline constexpr Collective kAllCollectives[] = {Collective::all_reduce, Collective::all_gather,
-                                                 Collective::reduce_scatter, Collective::alltoall,
-                                                 Collective::broadcast, Collective::reduce, Collective::sendrecv};
+inline constexpr Collective kAllCollectives[] = {
+    Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter, Collective::alltoall,
+    Collective::broadcast,  Collective::reduce,     Collective::sendrecv};
 
 std::string_view name(Collective c);
 std::optional<Collective> collective_from_name(std::string_view name);

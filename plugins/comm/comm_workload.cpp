@@ -67,7 +67,8 @@ CommConfig read_comm_config(const sdk::Host& host, const std::vector<Collective>
   CommConfig c;
   c.collectives = collectives;
   if (c.collectives.empty())
-    for (const std::string& n : host.get_string_list("comm.collectives")) c.collectives.push_back(*collective_from_name(n));
+    for (const std::string& n : host.get_string_list("comm.collectives"))
+      c.collectives.push_back(*collective_from_name(n));
   auto non_negative = [&](const char* key) {
     const std::int64_t v = host.get_int(key);
     if (v < 0) throw sdk::InvalidArgument(std::string(key) + " must be >= 0, got " + std::to_string(v));
@@ -174,9 +175,8 @@ void CommWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& res
   const CaseSpec& c = *current_;
   const Buffers b = buffers(c);
   sdk::Communicator& comm = backend_->comm();
-  result.seconds = backend_->time(request.iterations, [&] {
-    issue(comm, c.collective, b, c.shape, config_.type, config_.op, config_.root);
-  });
+  result.seconds = backend_->time(
+      request.iterations, [&] { issue(comm, c.collective, b, c.shape, config_.type, config_.op, config_.root); });
   result.timing = backend_->timing();
   if (!request.warmup) local_times_.push_back(result.seconds / request.iterations);
 }

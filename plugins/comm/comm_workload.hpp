@@ -40,7 +40,7 @@ std::vector<sdk::Param> comm_params(bool multi);
 void comm_can_measure(sdk::Host& host);
 
 class CommWorkload final : public sdk::Workload {
- public:
+public:
   CommWorkload(sdk::Host& host, std::vector<Collective> collectives);
 
   void setup() override;
@@ -50,7 +50,7 @@ class CommWorkload final : public sdk::Workload {
   void end_case(std::size_t index, const sdk::Stats& stats) override;
   void finalize() override;
 
- private:
+private:
   struct CaseSpec {
     Collective collective;
     std::uint64_t size;

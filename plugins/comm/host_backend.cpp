@@ -10,7 +10,7 @@ namespace dgx::comm {
 namespace {
 
 class HostBackend final : public Backend {
- public:
+public:
   explicit HostBackend(const sdk::Host& host) : comm_(host.host_comm()) {}
 
   sdk::Communicator& comm() override { return comm_; }
@@ -33,7 +33,7 @@ class HostBackend final : public Backend {
   void synchronize() override {}
   [[nodiscard]] std::string device() const override { return "host"; }
 
- private:
+private:
   sdk::HostCommunicator comm_;
   std::vector<std::vector<std::byte>> allocations_;
 };

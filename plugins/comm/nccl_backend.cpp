@@ -16,7 +16,10 @@ namespace {
 
 // Per-direction NVLink bandwidth by product (the system profiles in configs/systems).
 std::optional<double> nvlink_for(const std::string& name) {
-  struct Entry { const char* marker; double gbps; };
+  struct Entry {
+    const char* marker;
+    double gbps;
+  };
   static constexpr Entry table[] = {{"GB300", 900}, {"GB200", 900}, {"B200", 900}, {"B300", 900},
                                     {"H200", 450},  {"H100", 450},  {"A100", 300}};
   for (const Entry& e : table)
@@ -25,7 +28,7 @@ std::optional<double> nvlink_for(const std::string& name) {
 }
 
 class NcclBackend final : public Backend {
- public:
+public:
   explicit NcclBackend(const sdk::Host& host) {
     int devices = 0;
     check_cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
@@ -74,7 +77,7 @@ class NcclBackend final : public Backend {
   [[nodiscard]] std::string device() const override { return device_name_; }
   [[nodiscard]] std::optional<double> nvlink_bandwidth() const override { return nvlink_for(device_name_); }
 
- private:
+private:
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

@@ -19,7 +19,7 @@ double load(sdk::DType type, const void* base, std::size_t i);
 void store(sdk::DType type, void* base, std::size_t i, double value);
 
 class Pattern {
- public:
+public:
   Pattern(Collective c, sdk::DType type, sdk::ReduceOp op, int ranks, int root);
 
   /// False when no exactly representable pattern exists (e.g. an FP8 sum over more ranks than it can count).
@@ -44,7 +44,7 @@ class Pattern {
   /// Number of result elements on `rank` that differ from the expected values.
   [[nodiscard]] std::uint64_t count_wrong(const void* result, const Shape& shape, int rank) const;
 
- private:
+private:
   [[nodiscard]] double reduce_over_ranks(std::size_t index) const;
 
   Collective collective_;

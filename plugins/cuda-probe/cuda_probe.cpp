@@ -25,7 +25,8 @@ void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) sink.add_software("cuda_runtime", version_text(runtime));
   int driver = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) sink.add_software("cuda_driver", version_text(driver));
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+    sink.add_software("cuda_driver", version_text(driver));
 
   int count = 0;  // stays 0 when the call fails (no driver): that is the answer, not an error
   const cudaError_t status = cudaGetDeviceCount(&count);

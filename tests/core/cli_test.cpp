@@ -46,7 +46,8 @@ TEST_CASE("an unknown option is a usage error with a suggestion") {
 }
 
 TEST_CASE("bad values and combinations are usage errors") {
-  CHECK(parse({"--mode", "fast"}).error().message.find("expected auto, measure, project or explore") != std::string::npos);
+  CHECK(parse({"--mode", "fast"}).error().message.find("expected auto, measure, project or explore") !=
+        std::string::npos);
   CHECK(parse({"--format", "xml"}).error().code == ExitCode::usage);
   CHECK(parse({"--describe"}).error().message == "--describe needs --plugin NAME");
   CHECK_FALSE(parse({"stray"}));

@@ -21,8 +21,8 @@ ConfigEntry set(const std::string& argument) { return parse_set_argument(argumen
 }  // namespace
 
 TEST_CASE("TOML tables flatten to dotted keys with their locations") {
-  auto parsed = parse_toml_config("model = \"llama3.1-70b\"\ntrain.mbs = 2\n[parallel]\ntp = 4\n", "config file",
-                                  "run.toml");
+  auto parsed =
+      parse_toml_config("model = \"llama3.1-70b\"\ntrain.mbs = 2\n[parallel]\ntp = 4\n", "config file", "run.toml");
   REQUIRE(parsed);
   const auto& entries = parsed->layer.entries;
   REQUIRE(entries.size() == 3);
@@ -34,7 +34,8 @@ TEST_CASE("TOML tables flatten to dotted keys with their locations") {
 }
 
 TEST_CASE("the preset table is metadata, not config") {
-  auto parsed = parse_toml_config("preset.workload = \"spin\"\npreset.summary = \"fast\"\nspin.us = 10\n", "preset", "p.toml");
+  auto parsed =
+      parse_toml_config("preset.workload = \"spin\"\npreset.summary = \"fast\"\nspin.us = 10\n", "preset", "p.toml");
   REQUIRE(parsed);
   CHECK(parsed->preset.at("workload").as_string() == "spin");
   REQUIRE(parsed->layer.entries.size() == 1);
@@ -127,7 +128,8 @@ TEST_CASE("layers resolve in precedence order: default < preset < file < --set")
 }
 
 TEST_CASE("an unknown key is an error with the closest keys suggested") {
-  const std::vector<ParamSpec> schema{spec("spin.us", ParamType::integer, 1000), spec("spin.cases", ParamType::integer, 1)};
+  const std::vector<ParamSpec> schema{spec("spin.us", ParamType::integer, 1000),
+                                      spec("spin.cases", ParamType::integer, 1)};
   const ConfigLayer sets{"--set", {set("spin.nosuchkey=1"), set("spin.uss=3")}};
   const ConfigResolution r = resolve_config(schema, {&sets}, "see --describe");
   REQUIRE(r.errors.size() == 2);

@@ -27,9 +27,12 @@ struct Fixture {
       if (!def.is_null()) p.default_value = std::move(def);
       return p;
     };
-    schema = {param("n", ParamType::integer, 3), param("x", ParamType::floating, 0.5),
-              param("s", ParamType::string, "bf16"), param("b", ParamType::boolean, true),
-              param("l", ParamType::int_list, json::Array{8, 16}), param("names", ParamType::string_list, json::Array{"a", "b"}),
+    schema = {param("n", ParamType::integer, 3),
+              param("x", ParamType::floating, 0.5),
+              param("s", ParamType::string, "bf16"),
+              param("b", ParamType::boolean, true),
+              param("l", ParamType::int_list, json::Array{8, 16}),
+              param("names", ParamType::string_list, json::Array{"a", "b"}),
               param("optional", ParamType::floating, {})};
     layer = {"--set", {parse_set_argument("n=7").value()}};
     resolution = resolve_config(schema, {&layer});
@@ -88,7 +91,8 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   const dgx_metric metrics[] = {{sizeof(dgx_metric), "step_time", 1.5, "s", 0, "step"},
                                 {sizeof(dgx_metric), "detail", 2.0, "1", DGX_METRIC_HIDDEN, nullptr}};
   const dgx_field fields[] = {{sizeof(dgx_field), "source", "model v1", 0}};
-  dgx_result_row row{sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, "explore", config, 2, metrics, 2, fields, 1};
+  dgx_result_row row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, "explore", config, 2, metrics, 2, fields, 1};
   REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
   REQUIRE(f.report.rows.size() == 1);
   const ResultRow& r = f.report.rows[0];

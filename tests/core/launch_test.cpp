@@ -54,7 +54,8 @@ TEST_CASE("CPU-only ranks ask for no GPUs") {
 TEST_CASE("launch usage errors say what is missing or wrong") {
   CHECK(parse({"--plugin", "x"}).error().message.find("--nodes N is required") != std::string::npos);
   CHECK(parse({"--nodes", "1"}).error().message.find("--plugin NAME is required") != std::string::npos);
-  CHECK(parse({"--nodes", "zero", "--plugin", "x"}).error().message.find("expected an integer >= 1") != std::string::npos);
+  CHECK(parse({"--nodes", "zero", "--plugin", "x"}).error().message.find("expected an integer >= 1") !=
+        std::string::npos);
   CHECK(parse({"--nodes", "1", "--gpus-per-node", "8", "--tasks-per-node", "4", "--plugin", "x"})
             .error()
             .message.find("one rank per GPU") != std::string::npos);

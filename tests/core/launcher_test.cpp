@@ -26,8 +26,10 @@ TEST_CASE("no launcher: a world of one") {
 }
 
 TEST_CASE("Open MPI's variables") {
-  const RankInfo r = detect_ranks(env({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"},
-                                       {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}))
+  const RankInfo r = detect_ranks(env({{"OMPI_COMM_WORLD_RANK", "3"},
+                                       {"OMPI_COMM_WORLD_SIZE", "8"},
+                                       {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                       {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}))
                          .value();
   CHECK(r.launcher == "openmpi");
   CHECK(r.rank == 3);
@@ -37,9 +39,10 @@ TEST_CASE("Open MPI's variables") {
 }
 
 TEST_CASE("a Slurm step, but not a batch script") {
-  const RankInfo step = detect_ranks(env({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "16"}, {"SLURM_LOCALID", "1"},
-                                          {"SLURM_NTASKS", "16"}}))
-                            .value();
+  const RankInfo step =
+      detect_ranks(
+          env({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "16"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS", "16"}}))
+          .value();
   CHECK(step.launcher == "slurm");
   CHECK(step.rank == 5);
   CHECK(step.world_size == 16);
@@ -62,7 +65,8 @@ TEST_CASE("PMIx and torchrun-style variables") {
 }
 
 TEST_CASE("Open MPI wins over the others when several are set") {
-  CHECK(detect_ranks(env({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"RANK", "1"}, {"WORLD_SIZE", "4"}}))
+  CHECK(detect_ranks(
+            env({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"RANK", "1"}, {"WORLD_SIZE", "4"}}))
             ->launcher == "openmpi");
 }
 

@@ -57,7 +57,8 @@ TEST_CASE("a library without the entry symbol") {
 }
 
 TEST_CASE("an ABI version outside the host's range") {
-  CHECK(rejection(fixture("broken/libdgx-future-abi.so")) == "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.0");
+  CHECK(rejection(fixture("broken/libdgx-future-abi.so")) ==
+        "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.0");
 }
 
 TEST_CASE("a struct shorter than the ABI requires") {

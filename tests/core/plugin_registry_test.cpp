@@ -87,7 +87,8 @@ TEST_CASE("a workload offered by two plugins must be qualified") {
 
 TEST_CASE("preset files resolve to their workload and override nothing else") {
   testing::TempDir configs;
-  configs.write("workloads/spin-fast.toml", "preset.workload = \"spin\"\npreset.summary = \"tiny spins\"\nspin.us = 10\n");
+  configs.write("workloads/spin-fast.toml",
+                "preset.workload = \"spin\"\npreset.summary = \"tiny spins\"\nspin.us = 10\n");
   configs.write("workloads/orphan.toml", "preset.workload = \"no-such-workload\"\n");
   configs.write("workloads/broken.toml", "this is not toml =\n");
   PluginRegistry r = discover({DGX_TEST_PLUGIN_DIR});

@@ -49,8 +49,7 @@ TEST_CASE("rows group into tables with only the varying config keys and visible 
   REQUIRE(tables.size() == 2);
   const Table& gemm = tables[0];
   CHECK(gemm.title == "gemm");
-  CHECK(gemm.headers ==
-        std::vector<std::string>{"mode", "n", "time.median [ms]", "tflops [TFLOP/s]", "bytes [MB]"});
+  CHECK(gemm.headers == std::vector<std::string>{"mode", "n", "time.median [ms]", "tflops [TFLOP/s]", "bytes [MB]"});
   CHECK(gemm.cells[0] == std::vector<std::string>{"measured", "1024", "0.02500", "86.00", "6.291"});
   CHECK(gemm.cells[1][2] == "1.400");
   CHECK(tables[1].title == "explore");
@@ -97,7 +96,9 @@ TEST_CASE("CSV has every column, unscaled, and quotes what needs quoting") {
   report.rows[2].add_field({"note", "a, \"b\"", false});
   const std::string csv = render_csv(report);
   const auto first_line = csv.substr(0, csv.find('\n'));
-  CHECK(first_line.find("workload,plugin,mode,precision,n,gpus,parallel.tp,info.timing,info.layout,info.note,time.median [s]") == 0);
+  CHECK(first_line.find(
+            "workload,plugin,mode,precision,n,gpus,parallel.tp,info.timing,info.layout,info.note,time.median [s]") ==
+        0);
   CHECK(csv.find("internal [1]") != std::string::npos);
   CHECK(csv.find("\"a, \"\"b\"\"\"") != std::string::npos);
   CHECK(csv.find(",2.5e-05,") != std::string::npos);

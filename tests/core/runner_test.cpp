@@ -112,8 +112,8 @@ TEST_CASE("a 2 ms spin measures 2 ms") {
 }
 
 TEST_CASE("each case is one row, and batched iterations are divided out") {
-  Harness h(testing::spin_plugin(), {"spin.us=500", "spin.cases=2", "runner.batch=4", "runner.min_time=0.05",
-                                     "runner.min_samples=5"});
+  Harness h(testing::spin_plugin(),
+            {"spin.us=500", "spin.cases=2", "runner.batch=4", "runner.min_time=0.05", "runner.min_samples=5"});
   REQUIRE_FALSE(h.measure());
   REQUIRE(h.report.rows.size() == 2);
   CHECK(h.report.rows[0].label == "500 us");

@@ -16,9 +16,9 @@ TEST_CASE("precedence: preset < --config file < --set, and the results record ea
                 "preset.workload = \"spin\"\npreset.summary = \"test preset\"\nspin.us = 100\nspin.cases = 2\n"
                 "runner.min_time = 0.02\nrunner.min_samples = 5\n");
   const auto file = configs.write("run.toml", "spin.cases = 1\nspin.us = 300\n");
-  const ProcessResult r = dgxhost({"--plugin", "spin-preset", "--config", file.string(), "--set", "spin.us=200",
-                                   "--format", "json"},
-                                  {{"DGX_CONFIG_PATH", configs.path().string()}});
+  const ProcessResult r =
+      dgxhost({"--plugin", "spin-preset", "--config", file.string(), "--set", "spin.us=200", "--format", "json"},
+              {{"DGX_CONFIG_PATH", configs.path().string()}});
   REQUIRE(r.exit_code == 0);
   const json::Value doc = json::parse(r.out);
   const json::Value& c = doc["context"];
@@ -48,8 +48,8 @@ TEST_CASE("a config file's type error names file:line:col, the key and the expec
 
 TEST_CASE("a config file with a [preset] workload needs no --plugin") {
   TempDir dir;
-  const auto file = dir.write("run.toml",
-                              "preset.workload = \"spin\"\nspin.us = 50\nrunner.min_time = 0.01\nrunner.min_samples = 3\n");
+  const auto file = dir.write(
+      "run.toml", "preset.workload = \"spin\"\nspin.us = 50\nrunner.min_time = 0.01\nrunner.min_samples = 3\n");
   const ProcessResult r = dgxhost({"--config", file.string(), "--format", "json"});
   REQUIRE(r.exit_code == 0);
   CHECK(json::parse(r.out)["context"]["config"]["spin.us"].as_int() == 50);

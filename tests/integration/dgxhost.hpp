@@ -14,7 +14,9 @@ inline ProcessResult dgxhost(const std::vector<std::string>& args, const std::ma
   return run_process(DGX_TEST_DGXHOST, args, env);
 }
 
-inline std::string fixture_dir(const char* name) { return (std::filesystem::path(DGX_TEST_FIXTURE_DIR) / name).string(); }
+inline std::string fixture_dir(const char* name) {
+  return (std::filesystem::path(DGX_TEST_FIXTURE_DIR) / name).string();
+}
 
 /// Keeps measured runs short; the statistics stay meaningful.
 inline const std::vector<std::string> kQuick = {"--set", "runner.min_time=0.02", "--set", "runner.min_samples=5",

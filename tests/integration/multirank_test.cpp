@@ -14,7 +14,8 @@ namespace {
 
 // `timeout` bounds every run: a hang fails the test instead of stalling the suite.
 ProcessResult mpirun(int ranks, const std::vector<std::string>& args) {
-  std::vector<std::string> all{"60", DGX_TEST_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe", DGX_TEST_DGXHOST};
+  std::vector<std::string> all{
+      "60", DGX_TEST_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe", DGX_TEST_DGXHOST};
   all.insert(all.end(), args.begin(), args.end());
   return run_process("/usr/bin/timeout", all,
                      {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
@@ -68,8 +69,9 @@ TEST_CASE("a rank that dies mid-run ends the others within a bounded time") {
 }
 
 TEST_CASE("a failure inside the run on one rank aborts all ranks with its code") {
-  const ProcessResult r = mpirun(2, {"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set",
-                                     "thrower.where=check", "--set", "runner.min_time=0", "--set", "runner.max_time=1"});
+  const ProcessResult r =
+      mpirun(2, {"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set", "thrower.where=check", "--set",
+                 "runner.min_time=0", "--set", "runner.max_time=1"});
   CHECK(r.exit_code == 5);
   CHECK(r.err.find("result mismatch") != std::string::npos);
 }

@@ -21,7 +21,8 @@ TEST_CASE("a garbage libdgx-garbage.so is reported by file name and the good plu
 TEST_CASE("every broken fixture is rejected in one line naming its file") {
   const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--list"});
   CHECK(r.exit_code == 0);
-  for (const char* name : {"future-abi", "garbage", "init-error", "init-throws", "no-entry", "null-create", "short-struct"}) {
+  for (const char* name :
+       {"future-abi", "garbage", "init-error", "init-throws", "no-entry", "null-create", "short-struct"}) {
     const std::string file = fixture_dir("broken") + "/libdgx-" + name + ".so: ";
     CHECK_MESSAGE(r.out.find(file) != std::string::npos, name);
   }
@@ -37,7 +38,8 @@ TEST_CASE("with broken plugins on the path the good ones still run") {
 }
 
 TEST_CASE("an exception in a plugin is that plugin's error, with a run-failure exit code") {
-  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set", "thrower.where=run"});
+  const ProcessResult r =
+      dgxhost({"--plugin-dir", fixture_dir("good"), "--plugin", "throw", "--set", "thrower.where=run"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("thrower:throw: run failed: unexpected exception") != std::string::npos);
   CHECK(r.err.find("boom in run") != std::string::npos);

@@ -49,11 +49,17 @@ TEST_CASE("all_reduce of every element type, every op") {
         case DGX_DTYPE_UINT32: static_cast<std::uint32_t*>(base)[i] = static_cast<std::uint32_t>(v); break;
         case DGX_DTYPE_INT64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v); break;
         case DGX_DTYPE_UINT64: static_cast<std::uint64_t*>(base)[i] = static_cast<std::uint64_t>(v); break;
-        case DGX_DTYPE_FP16: static_cast<std::uint16_t*>(base)[i] = sdk::numeric::float_to_fp16(static_cast<float>(v)); break;
-        case DGX_DTYPE_BF16: static_cast<std::uint16_t*>(base)[i] = sdk::numeric::float_to_bf16(static_cast<float>(v)); break;
+        case DGX_DTYPE_FP16:
+          static_cast<std::uint16_t*>(base)[i] = sdk::numeric::float_to_fp16(static_cast<float>(v));
+          break;
+        case DGX_DTYPE_BF16:
+          static_cast<std::uint16_t*>(base)[i] = sdk::numeric::float_to_bf16(static_cast<float>(v));
+          break;
         case DGX_DTYPE_FP32: static_cast<float*>(base)[i] = static_cast<float>(v); break;
         case DGX_DTYPE_FP64: static_cast<double*>(base)[i] = v; break;
-        case DGX_DTYPE_FP8_E4M3: static_cast<std::uint8_t*>(base)[i] = sdk::numeric::float_to_e4m3(static_cast<float>(v)); break;
+        case DGX_DTYPE_FP8_E4M3:
+          static_cast<std::uint8_t*>(base)[i] = sdk::numeric::float_to_e4m3(static_cast<float>(v));
+          break;
         default: static_cast<std::uint8_t*>(base)[i] = sdk::numeric::float_to_e5m2(static_cast<float>(v)); break;
         }
       };
@@ -81,7 +87,7 @@ TEST_CASE("all_reduce of every element type, every op") {
         CHECK(api().all_reduce(api().ctx, send.data(), out, n, t, op, nullptr) == DGX_OK);
         for (std::size_t i = 0; i < n; ++i) {
           const double base = 1.0 + static_cast<double>(i % 2);  // rank 0: base, rank 1: 2 x base
-          const double want = op == DGX_OP_SUM   ? 3 * base
+          const double want = op == DGX_OP_SUM    ? 3 * base
                               : op == DGX_OP_PROD ? 2 * base * base
                               : op == DGX_OP_MAX  ? 2 * base
                               : op == DGX_OP_MIN  ? base
@@ -104,14 +110,17 @@ TEST_CASE("all_gather, reduce_scatter and alltoall follow NCCL's layouts, in and
   for (std::size_t i = 0; i < 2 * count; ++i) CHECK(recv[i] == static_cast<float>(10 * (i / count) + i % count));
 
   std::vector<float> gathered(count * 2, -1);  // in place: this rank's chunk already in position
-  for (std::size_t i = 0; i < count; ++i) gathered[rank() * count + i] = static_cast<float>(10 * rank() + static_cast<int>(i));
-  CHECK(api().all_gather(api().ctx, gathered.data() + rank() * count, gathered.data(), count, DGX_DTYPE_FP32, nullptr) == DGX_OK);
+  for (std::size_t i = 0; i < count; ++i)
+    gathered[rank() * count + i] = static_cast<float>(10 * rank() + static_cast<int>(i));
+  CHECK(api().all_gather(api().ctx, gathered.data() + rank() * count, gathered.data(), count, DGX_DTYPE_FP32,
+                         nullptr) == DGX_OK);
   CHECK(gathered == recv);
 
   std::vector<float> full(count * 2);
   for (std::size_t i = 0; i < 2 * count; ++i) full[i] = static_cast<float>(i + 1);
   std::vector<float> mine(count);
-  CHECK(api().reduce_scatter(api().ctx, full.data(), mine.data(), count, DGX_DTYPE_FP32, DGX_OP_SUM, nullptr) == DGX_OK);
+  CHECK(api().reduce_scatter(api().ctx, full.data(), mine.data(), count, DGX_DTYPE_FP32, DGX_OP_SUM, nullptr) ==
+        DGX_OK);
   for (std::size_t i = 0; i < count; ++i) CHECK(mine[i] == 2.0f * static_cast<float>(rank() * count + i + 1));
   float* chunk = full.data() + rank() * count;  // in place: the result lands in this rank's chunk
   CHECK(api().reduce_scatter(api().ctx, full.data(), chunk, count, DGX_DTYPE_FP32, DGX_OP_AVG, nullptr) == DGX_OK);
@@ -132,7 +141,8 @@ TEST_CASE("broadcast, reduce and sendrecv") {
   CHECK(api().reduce(api().ctx, &x, &total, 1, DGX_DTYPE_INT64, DGX_OP_SUM, 0, nullptr) == DGX_OK);
   if (rank() == 0) CHECK(total == 11);
   std::int32_t out = rank(), in = -1;
-  CHECK(api().sendrecv(api().ctx, &out, (rank() + 1) % 2, &in, (rank() + 1) % 2, 1, DGX_DTYPE_INT32, nullptr) == DGX_OK);
+  CHECK(api().sendrecv(api().ctx, &out, (rank() + 1) % 2, &in, (rank() + 1) % 2, 1, DGX_DTYPE_INT32, nullptr) ==
+        DGX_OK);
   CHECK(in == (rank() + 1) % 2);
   std::array<char, 128> message{};
   dgx_error error{sizeof(dgx_error), message.size(), message.data()};

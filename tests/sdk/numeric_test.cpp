@@ -36,8 +36,8 @@ TEST_CASE("rounding is to nearest, ties to even") {
   CHECK(fp16_to_float(float_to_fp16(1.0f + std::ldexp(1.0f, -11))) == 1.0f);  // tie: stays on even
   CHECK(fp16_to_float(float_to_fp16(1.0f + 3 * std::ldexp(1.0f, -11))) == 1.0f + std::ldexp(1.0f, -9));
   CHECK(bf16_to_float(float_to_bf16(1.0f + std::ldexp(1.0f, -8))) == 1.0f);  // tie to even
-  CHECK(e4m3_to_float(float_to_e4m3(1.0625f)) == 1.0f);   // halfway between 1 and 1.125
-  CHECK(e4m3_to_float(float_to_e4m3(1.1875f)) == 1.25f);  // halfway between 1.125 and 1.25
+  CHECK(e4m3_to_float(float_to_e4m3(1.0625f)) == 1.0f);                      // halfway between 1 and 1.125
+  CHECK(e4m3_to_float(float_to_e4m3(1.1875f)) == 1.25f);                     // halfway between 1.125 and 1.25
 }
 
 TEST_CASE("overflow: infinity where the format has one, saturation for E4M3") {

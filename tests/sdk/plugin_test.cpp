@@ -16,7 +16,7 @@ struct Boom : std::runtime_error {
 };
 
 class Probe final : public dgx::sdk::Workload {
- public:
+public:
   explicit Probe(dgx::sdk::Host& host) : host_(host), behaviour_(host.get_string("probe.behaviour")) {
     if (behaviour_ == "invalid") throw dgx::sdk::InvalidArgument("probe.behaviour 'invalid' is invalid");
   }
@@ -32,7 +32,9 @@ class Probe final : public dgx::sdk::Workload {
     result.seconds = 0.001 * request.iterations;
     result.cache = dgx::sdk::CacheState::cold;
   }
-  void end_case(std::size_t, const dgx::sdk::Stats& stats) override { host_.add_metric("rate", 1.0 / stats.median, "1/s"); }
+  void end_case(std::size_t, const dgx::sdk::Stats& stats) override {
+    host_.add_metric("rate", 1.0 / stats.median, "1/s");
+  }
   void project(dgx::sdk::Mode mode) override {
     host_.emit(dgx::sdk::Row(dgx::sdk::ResultMode::projected)
                    .config("gpus", std::int64_t{64})
@@ -40,7 +42,7 @@ class Probe final : public dgx::sdk::Workload {
                    .field("source", "test"));
   }
 
- private:
+private:
   dgx::sdk::Host& host_;
   std::string behaviour_;
 };

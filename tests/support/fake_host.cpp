@@ -8,8 +8,7 @@ namespace {
 
 FakeHost& self(void* ctx) { return *static_cast<FakeHost*>(ctx); }
 
-template <typename T>
-dgx_status get(void* ctx, const char* key, T* out) {
+template <typename T> dgx_status get(void* ctx, const char* key, T* out) {
   auto it = self(ctx).config.find(key);
   if (it == self(ctx).config.end()) return DGX_ERR_NOT_FOUND;
   if (const auto* v = std::get_if<T>(&it->second); v != nullptr) {
@@ -27,8 +26,10 @@ dgx_status get_list(void* ctx, const char* key, Out* out, std::uint64_t capacity
   if (v == nullptr) return DGX_ERR_INVALID_ARGUMENT;
   *count = v->size();
   for (std::uint64_t i = 0; i < capacity && i < v->size(); ++i) {
-    if constexpr (std::is_same_v<T, std::string>) out[i] = (*v)[i].c_str();
-    else out[i] = (*v)[i];
+    if constexpr (std::is_same_v<T, std::string>)
+      out[i] = (*v)[i].c_str();
+    else
+      out[i] = (*v)[i];
   }
   return DGX_OK;
 }
@@ -47,7 +48,9 @@ FakeHost::FakeHost() {
     *out = b ? 1 : 0;
     return s;
   };
-  api_.config_get_int = [](void* ctx, const char* key, std::int64_t* out) -> dgx_status { return get<std::int64_t>(ctx, key, out); };
+  api_.config_get_int = [](void* ctx, const char* key, std::int64_t* out) -> dgx_status {
+    return get<std::int64_t>(ctx, key, out);
+  };
   api_.config_get_float = [](void* ctx, const char* key, double* out) -> dgx_status {
     std::int64_t i = 0;
     if (get<std::int64_t>(ctx, key, &i) == DGX_OK) {
@@ -64,14 +67,16 @@ FakeHost::FakeHost() {
     *out = s->c_str();
     return DGX_OK;
   };
-  api_.config_get_int_list = [](void* ctx, const char* key, std::int64_t* out, std::uint64_t cap, std::uint64_t* n) -> dgx_status {
+  api_.config_get_int_list = [](void* ctx, const char* key, std::int64_t* out, std::uint64_t cap,
+                                std::uint64_t* n) -> dgx_status {
     return get_list<std::int64_t>(ctx, key, out, cap, n);
   };
-  api_.config_get_float_list = [](void* ctx, const char* key, double* out, std::uint64_t cap, std::uint64_t* n) -> dgx_status {
-    return get_list<double>(ctx, key, out, cap, n);
-  };
+  api_.config_get_float_list = [](void* ctx, const char* key, double* out, std::uint64_t cap,
+                                  std::uint64_t* n) -> dgx_status { return get_list<double>(ctx, key, out, cap, n); };
   api_.config_get_string_list = [](void* ctx, const char* key, const char** out, std::uint64_t cap,
-                                    std::uint64_t* n) -> dgx_status { return get_list<std::string>(ctx, key, out, cap, n); };
+                                   std::uint64_t* n) -> dgx_status {
+    return get_list<std::string>(ctx, key, out, cap, n);
+  };
   api_.config_is_set = [](void* ctx, const char* key) -> std::int32_t { return self(ctx).config.count(key) ? 1 : 0; };
   api_.clock_now = [](void*) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

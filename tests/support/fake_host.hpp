@@ -13,9 +13,9 @@
 namespace dgx::testing {
 
 class FakeHost {
- public:
-  using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
-                             std::vector<double>, std::vector<std::string>>;
+public:
+  using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                             std::vector<std::string>>;
 
   FakeHost();
   FakeHost(const FakeHost&) = delete;
@@ -37,7 +37,7 @@ class FakeHost {
   std::vector<std::string> logs;
   bool cancel = false;
 
- private:
+private:
   dgx_host_api api_{};
 };
 

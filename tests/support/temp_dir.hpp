@@ -10,7 +10,7 @@
 namespace dgx::testing {
 
 class TempDir {
- public:
+public:
   TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "dgx-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -32,7 +32,7 @@ class TempDir {
     return full;
   }
 
- private:
+private:
   std::filesystem::path path_;
 };
 

@@ -1,8 +1,8 @@
 // Private: argument checks shared by the host's dgx_comm_api implementations.
 #pragma once
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include <dgx/plugin.h>
 #include <dgx/sdk/comm.hpp>

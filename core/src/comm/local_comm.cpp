@@ -67,8 +67,19 @@ dgx_status barrier(void*, dgx_error*) { return DGX_OK; }
 LocalComm::LocalComm() : LocalComm(RankInfo{}) {}
 
 LocalComm::LocalComm(RankInfo info) : info_(std::move(info)) {
-  api_ = {sizeof(dgx_comm_api), this, "local", 0, 1, &dgx::all_reduce, &dgx::all_gather, &dgx::reduce_scatter,
-          &dgx::alltoall, &dgx::broadcast, &dgx::reduce, &dgx::sendrecv, &dgx::barrier};
+  api_ = {sizeof(dgx_comm_api),
+          this,
+          "local",
+          0,
+          1,
+          &dgx::all_reduce,
+          &dgx::all_gather,
+          &dgx::reduce_scatter,
+          &dgx::alltoall,
+          &dgx::broadcast,
+          &dgx::reduce,
+          &dgx::sendrecv,
+          &dgx::barrier};
 }
 
 void LocalComm::abort(int code) { std::_Exit(code); }

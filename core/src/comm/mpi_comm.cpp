@@ -55,49 +55,54 @@ MPI_Datatype mpi_type(dgx_dtype t) {
 }
 
 // Reading and writing one small-float element as float.
-template <dgx_dtype T>
-float load(const void* base, std::size_t i) {
-  if constexpr (T == DGX_DTYPE_FP16) return num::fp16_to_float(static_cast<const std::uint16_t*>(base)[i]);
-  else if constexpr (T == DGX_DTYPE_BF16) return num::bf16_to_float(static_cast<const std::uint16_t*>(base)[i]);
-  else if constexpr (T == DGX_DTYPE_FP8_E4M3) return num::e4m3_to_float(static_cast<const std::uint8_t*>(base)[i]);
-  else return num::e5m2_to_float(static_cast<const std::uint8_t*>(base)[i]);
+template <dgx_dtype T> float load(const void* base, std::size_t i) {
+  if constexpr (T == DGX_DTYPE_FP16)
+    return num::fp16_to_float(static_cast<const std::uint16_t*>(base)[i]);
+  else if constexpr (T == DGX_DTYPE_BF16)
+    return num::bf16_to_float(static_cast<const std::uint16_t*>(base)[i]);
+  else if constexpr (T == DGX_DTYPE_FP8_E4M3)
+    return num::e4m3_to_float(static_cast<const std::uint8_t*>(base)[i]);
+  else
+    return num::e5m2_to_float(static_cast<const std::uint8_t*>(base)[i]);
 }
 
-template <dgx_dtype T>
-void store(void* base, std::size_t i, float v) {
-  if constexpr (T == DGX_DTYPE_FP16) static_cast<std::uint16_t*>(base)[i] = num::float_to_fp16(v);
-  else if constexpr (T == DGX_DTYPE_BF16) static_cast<std::uint16_t*>(base)[i] = num::float_to_bf16(v);
-  else if constexpr (T == DGX_DTYPE_FP8_E4M3) static_cast<std::uint8_t*>(base)[i] = num::float_to_e4m3(v);
-  else static_cast<std::uint8_t*>(base)[i] = num::float_to_e5m2(v);
+template <dgx_dtype T> void store(void* base, std::size_t i, float v) {
+  if constexpr (T == DGX_DTYPE_FP16)
+    static_cast<std::uint16_t*>(base)[i] = num::float_to_fp16(v);
+  else if constexpr (T == DGX_DTYPE_BF16)
+    static_cast<std::uint16_t*>(base)[i] = num::float_to_bf16(v);
+  else if constexpr (T == DGX_DTYPE_FP8_E4M3)
+    static_cast<std::uint8_t*>(base)[i] = num::float_to_e4m3(v);
+  else
+    static_cast<std::uint8_t*>(base)[i] = num::float_to_e5m2(v);
 }
 
-template <dgx_op Op>
-float combine(float a, float b) {
-  if constexpr (Op == DGX_OP_PROD) return a * b;
-  else if constexpr (Op == DGX_OP_MAX) return a > b ? a : b;
-  else if constexpr (Op == DGX_OP_MIN) return a < b ? a : b;
-  else return a + b;  // SUM, and AVG before its division
+template <dgx_op Op> float combine(float a, float b) {
+  if constexpr (Op == DGX_OP_PROD)
+    return a * b;
+  else if constexpr (Op == DGX_OP_MAX)
+    return a > b ? a : b;
+  else if constexpr (Op == DGX_OP_MIN)
+    return a < b ? a : b;
+  else
+    return a + b;  // SUM, and AVG before its division
 }
 
-template <dgx_dtype T, dgx_op Op>
-void small_float_op(void* in, void* inout, int* length, MPI_Datatype*) {
+template <dgx_dtype T, dgx_op Op> void small_float_op(void* in, void* inout, int* length, MPI_Datatype*) {
   for (int i = 0; i < *length; ++i) store<T>(inout, i, combine<Op>(load<T>(in, i), load<T>(inout, i)));
 }
 
-template <dgx_dtype T>
-constexpr std::array<MPI_User_function*, 4> ops_for() {
+template <dgx_dtype T> constexpr std::array<MPI_User_function*, 4> ops_for() {
   return {&small_float_op<T, DGX_OP_SUM>, &small_float_op<T, DGX_OP_PROD>, &small_float_op<T, DGX_OP_MAX>,
           &small_float_op<T, DGX_OP_MIN>};
 }
 
-template <typename T>
-void divide_as(void* data, std::size_t count, int n) {
+template <typename T> void divide_as(void* data, std::size_t count, int n) {
   T* p = static_cast<T*>(data);
   for (std::size_t i = 0; i < count; ++i) p[i] = static_cast<T>(p[i] / static_cast<T>(n));
 }
 
-template <dgx_dtype T>
-void divide_small(void* data, std::size_t count, int n) {
+template <dgx_dtype T> void divide_small(void* data, std::size_t count, int n) {
   for (std::size_t i = 0; i < count; ++i) store<T>(data, i, load<T>(data, i) / static_cast<float>(n));
 }
 
@@ -127,10 +132,10 @@ std::string mpi_error(int code) {
 }
 
 class MpiComm final : public HostComm {
- public:
+public:
   explicit MpiComm(RankInfo info) : info_(std::move(info)) {
-    api_ = {sizeof(dgx_comm_api), this,      "mpi",     info_.rank, info_.world_size, &c_all_reduce, &c_all_gather,
-            &c_reduce_scatter,    &c_alltoall, &c_broadcast, &c_reduce, &c_sendrecv,     &c_barrier};
+    api_ = {sizeof(dgx_comm_api), this,        "mpi",        info_.rank, info_.world_size, &c_all_reduce, &c_all_gather,
+            &c_reduce_scatter,    &c_alltoall, &c_broadcast, &c_reduce,  &c_sendrecv,      &c_barrier};
     std::array<std::array<MPI_User_function*, 4>, 4> functions = {ops_for<DGX_DTYPE_FP16>(), ops_for<DGX_DTYPE_BF16>(),
                                                                   ops_for<DGX_DTYPE_FP8_E4M3>(),
                                                                   ops_for<DGX_DTYPE_FP8_E5M2>()};
@@ -166,7 +171,7 @@ class MpiComm final : public HostComm {
     std::_Exit(code);  // MPI_Abort does not return; this is for the compiler
   }
 
- private:
+private:
   static constexpr std::size_t kChunk = 1u << 30;
   static MpiComm& self(void* ctx) { return *static_cast<MpiComm*>(ctx); }
   static void check(int code, const char* what) {
@@ -199,8 +204,8 @@ class MpiComm final : public HostComm {
     for (std::uint64_t done = 0; done < count;) {  // elementwise, so counts beyond INT_MAX go in chunks
       const auto n = static_cast<int>(std::min<std::uint64_t>(count - done, INT_MAX));
       const void* in = send == recv ? MPI_IN_PLACE : static_cast<const char*>(send) + done * size;
-      const int code = MPI_Allreduce(in, static_cast<char*>(recv) + done * size, n, mpi_type(t), c.op_for(t, op),
-                                     MPI_COMM_WORLD);
+      const int code =
+          MPI_Allreduce(in, static_cast<char*>(recv) + done * size, n, mpi_type(t), c.op_for(t, op), MPI_COMM_WORLD);
       if (code != MPI_SUCCESS) return result(code, "MPI_Allreduce", e);
       done += static_cast<std::uint64_t>(n);
     }
@@ -245,9 +250,9 @@ class MpiComm final : public HostComm {
     if (const dgx_status s = check_args(e, send, recv, count, t); s != DGX_OK) return s;
     if (count > INT_MAX) return too_large(e, count);
     const int n = static_cast<int>(count);
-    return result(MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, n, mpi_type(t), recv, n, mpi_type(t),
-                               MPI_COMM_WORLD),
-                  "MPI_Alltoall", e);
+    return result(
+        MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, n, mpi_type(t), recv, n, mpi_type(t), MPI_COMM_WORLD),
+        "MPI_Alltoall", e);
   }
 
   static dgx_status c_broadcast(void* ctx, const void* send, void* recv, std::uint64_t count, dgx_dtype t,
@@ -290,9 +295,9 @@ class MpiComm final : public HostComm {
     if (send == recv)
       return result(MPI_Sendrecv_replace(recv, n, mpi_type(t), to, 0, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                     "MPI_Sendrecv_replace", e);
-    return result(MPI_Sendrecv(send, n, mpi_type(t), to, 0, recv, n, mpi_type(t), from, 0, MPI_COMM_WORLD,
-                               MPI_STATUS_IGNORE),
-                  "MPI_Sendrecv", e);
+    return result(
+        MPI_Sendrecv(send, n, mpi_type(t), to, 0, recv, n, mpi_type(t), from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv", e);
   }
 
   static dgx_status c_barrier(void*, dgx_error* e) { return result(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", e); }
@@ -320,10 +325,10 @@ Expected<std::unique_ptr<HostComm>> make_mpi_comm(const RankInfo& ranks) {
   MPI_Comm_free(&node);
   auto comm = std::make_unique<MpiComm>(info);
   if ((ranks.world_size != 0 && ranks.world_size != info.world_size) || ranks.rank != info.rank)
-    return Failure{ExitCode::usage,
-                   "the launcher (" + ranks.launcher + ") says rank " + std::to_string(ranks.rank) + " of " +
-                       std::to_string(ranks.world_size) + ", but MPI sees rank " + std::to_string(info.rank) + " of " +
-                       std::to_string(info.world_size) + ": launch with mpirun or srun --mpi=pmix"};
+    return Failure{ExitCode::usage, "the launcher (" + ranks.launcher + ") says rank " + std::to_string(ranks.rank) +
+                                        " of " + std::to_string(ranks.world_size) + ", but MPI sees rank " +
+                                        std::to_string(info.rank) + " of " + std::to_string(info.world_size) +
+                                        ": launch with mpirun or srun --mpi=pmix"};
   return std::unique_ptr<HostComm>(std::move(comm));
 }
 

@@ -13,10 +13,9 @@
 namespace {
 
 class Hello final : public dgx::sdk::Workload {
- public:
+public:
   explicit Hello(dgx::sdk::Host& host)
-      : host_(host),
-        elements_(host.get_int("hello.elements")),
+      : host_(host), elements_(host.get_int("hello.elements")),
         assumed_bandwidth_(host.get_float("hello.assumed_bandwidth")) {
     // Validate in the constructor: the host reports an InvalidArgument as a config error, naming the key.
     if (elements_ < 1)
@@ -48,7 +47,7 @@ class Hello final : public dgx::sdk::Workload {
                    .field("source", "roofline: bytes / hello.assumed_bandwidth"));
   }
 
- private:
+private:
   [[nodiscard]] double bytes() const { return static_cast<double>(elements_) * sizeof(double); }
 
   dgx::sdk::Host& host_;
@@ -68,8 +67,8 @@ dgx::sdk::PluginSpec make_plugin() {
       .kind = dgx::sdk::Kind::micro,
       .summary = "Sums an array of doubles: CPU memory bandwidth",
       .params = {dgx::sdk::Param::integer("hello.elements", 1 << 22, "number of doubles summed per iteration"),
-                 dgx::sdk::Param::floating("hello.assumed_bandwidth", 20.0,
-                                           "memory bandwidth the projection assumes", "GB/s")},
+                 dgx::sdk::Param::floating("hello.assumed_bandwidth", 20.0, "memory bandwidth the projection assumes",
+                                           "GB/s")},
       .modes = {dgx::sdk::Mode::measure, dgx::sdk::Mode::project},
   });
   return spec;

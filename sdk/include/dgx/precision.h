@@ -14,8 +14,8 @@ extern "C" {
 #endif
 
 typedef struct dgx_precision_props {
-  const char* name;       /* the name users type: "bf16", "fp8_e4m3", ... */
-  uint32_t storage_bits;  /* bits per stored element (TF32 is stored in 32) */
+  const char* name;      /* the name users type: "bf16", "fp8_e4m3", ... */
+  uint32_t storage_bits; /* bits per stored element (TF32 is stored in 32) */
   uint32_t exponent_bits;
   uint32_t mantissa_bits; /* explicit fraction bits */
   double max_finite;      /* largest finite element value */
@@ -26,22 +26,64 @@ typedef struct dgx_precision_props {
 static inline dgx_precision_props dgx_precision_properties(dgx_precision precision) {
   dgx_precision_props props = {NULL, 0, 0, 0, 0.0, 0};
   switch (precision) {
-  case DGX_PRECISION_FP32: props.name = "fp32"; props.storage_bits = 32; props.exponent_bits = 8;
-    props.mantissa_bits = 23; props.max_finite = 3.4028234663852886e38; break;
-  case DGX_PRECISION_TF32: props.name = "tf32"; props.storage_bits = 32; props.exponent_bits = 8;
-    props.mantissa_bits = 10; props.max_finite = 3.4011621342146535e38; break;
-  case DGX_PRECISION_FP16: props.name = "fp16"; props.storage_bits = 16; props.exponent_bits = 5;
-    props.mantissa_bits = 10; props.max_finite = 65504.0; break;
-  case DGX_PRECISION_BF16: props.name = "bf16"; props.storage_bits = 16; props.exponent_bits = 8;
-    props.mantissa_bits = 7; props.max_finite = 3.3895313892515355e38; break;
-  case DGX_PRECISION_FP8_E4M3: props.name = "fp8_e4m3"; props.storage_bits = 8; props.exponent_bits = 4;
-    props.mantissa_bits = 3; props.max_finite = 448.0; break;
-  case DGX_PRECISION_FP8_E5M2: props.name = "fp8_e5m2"; props.storage_bits = 8; props.exponent_bits = 5;
-    props.mantissa_bits = 2; props.max_finite = 57344.0; break;
-  case DGX_PRECISION_MXFP8: props.name = "mxfp8"; props.storage_bits = 8; props.exponent_bits = 4;
-    props.mantissa_bits = 3; props.max_finite = 448.0; props.block_size = 32; break;
-  case DGX_PRECISION_NVFP4: props.name = "nvfp4"; props.storage_bits = 4; props.exponent_bits = 2;
-    props.mantissa_bits = 1; props.max_finite = 6.0; props.block_size = 16; break;
+  case DGX_PRECISION_FP32:
+    props.name = "fp32";
+    props.storage_bits = 32;
+    props.exponent_bits = 8;
+    props.mantissa_bits = 23;
+    props.max_finite = 3.4028234663852886e38;
+    break;
+  case DGX_PRECISION_TF32:
+    props.name = "tf32";
+    props.storage_bits = 32;
+    props.exponent_bits = 8;
+    props.mantissa_bits = 10;
+    props.max_finite = 3.4011621342146535e38;
+    break;
+  case DGX_PRECISION_FP16:
+    props.name = "fp16";
+    props.storage_bits = 16;
+    props.exponent_bits = 5;
+    props.mantissa_bits = 10;
+    props.max_finite = 65504.0;
+    break;
+  case DGX_PRECISION_BF16:
+    props.name = "bf16";
+    props.storage_bits = 16;
+    props.exponent_bits = 8;
+    props.mantissa_bits = 7;
+    props.max_finite = 3.3895313892515355e38;
+    break;
+  case DGX_PRECISION_FP8_E4M3:
+    props.name = "fp8_e4m3";
+    props.storage_bits = 8;
+    props.exponent_bits = 4;
+    props.mantissa_bits = 3;
+    props.max_finite = 448.0;
+    break;
+  case DGX_PRECISION_FP8_E5M2:
+    props.name = "fp8_e5m2";
+    props.storage_bits = 8;
+    props.exponent_bits = 5;
+    props.mantissa_bits = 2;
+    props.max_finite = 57344.0;
+    break;
+  case DGX_PRECISION_MXFP8:
+    props.name = "mxfp8";
+    props.storage_bits = 8;
+    props.exponent_bits = 4;
+    props.mantissa_bits = 3;
+    props.max_finite = 448.0;
+    props.block_size = 32;
+    break;
+  case DGX_PRECISION_NVFP4:
+    props.name = "nvfp4";
+    props.storage_bits = 4;
+    props.exponent_bits = 2;
+    props.mantissa_bits = 1;
+    props.max_finite = 6.0;
+    props.block_size = 16;
+    break;
   default: break;
   }
   return props;

@@ -13,13 +13,15 @@ using dgx::sdk::ReduceOp;
 namespace {
 
 // What rank `me` holds after the collective, computed from every rank's send data by definition.
-std::vector<double> simulate(Collective c, const Pattern& p, const Shape& s, int ranks, int me, ReduceOp op,
-                             int root) {
+std::vector<double> simulate(Collective c, const Pattern& p, const Shape& s, int ranks, int me, ReduceOp op, int root) {
   auto reduce = [&](std::size_t index) {
     double acc = p.send_value(0, index);
     for (int r = 1; r < ranks; ++r) {
       const double v = p.send_value(r, index);
-      acc = op == ReduceOp::prod ? acc * v : op == ReduceOp::max ? std::max(acc, v) : op == ReduceOp::min ? std::min(acc, v) : acc + v;
+      acc = op == ReduceOp::prod  ? acc * v
+            : op == ReduceOp::max ? std::max(acc, v)
+            : op == ReduceOp::min ? std::min(acc, v)
+                                  : acc + v;
     }
     return op == ReduceOp::avg ? acc / ranks : acc;
   };
@@ -43,8 +45,8 @@ std::vector<double> simulate(Collective c, const Pattern& p, const Shape& s, int
 }  // namespace
 
 TEST_CASE("expected values match a direct simulation, and one wrong element is counted") {
-  for (const DType type : {DType::fp32, DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::int8,
-                           DType::uint64}) {
+  for (const DType type :
+       {DType::fp32, DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::int8, DType::uint64}) {
     for (const Collective c : kAllCollectives) {
       for (const ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::avg}) {
         const int ranks = 4, me = 2, root = 1;

@@ -25,7 +25,7 @@ struct RankInfo {
 };
 
 class HostComm {
- public:
+public:
   HostComm() = default;
   HostComm(const HostComm&) = delete;
   HostComm& operator=(const HostComm&) = delete;
@@ -51,7 +51,7 @@ class HostComm {
 
 /// A world of one: collectives copy.
 class LocalComm final : public HostComm {
- public:
+public:
   LocalComm();
   explicit LocalComm(RankInfo info);
   [[nodiscard]] const RankInfo& ranks() const override { return info_; }
@@ -62,7 +62,7 @@ class LocalComm final : public HostComm {
   void all_reduce(double*, std::size_t, dgx_reduce_op) override {}
   [[noreturn]] void abort(int code) override;
 
- private:
+private:
   RankInfo info_;
   dgx_comm_api api_{};
 };

@@ -90,7 +90,7 @@ struct ResolvedEntry {
 };
 
 class ResolvedConfig {
- public:
+public:
   [[nodiscard]] const ResolvedEntry* find(std::string_view key) const;
   [[nodiscard]] const std::vector<ResolvedEntry>& entries() const { return entries_; }
   /// Every key with a value, in schema order.
@@ -100,7 +100,7 @@ class ResolvedConfig {
   /// "key=value" for every key a layer set, for the report header.
   [[nodiscard]] std::vector<std::string> overrides() const;
 
- private:
+private:
   friend struct ConfigResolver;
   std::vector<ResolvedEntry> entries_;
 };

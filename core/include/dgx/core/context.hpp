@@ -19,7 +19,7 @@ json::Object host_info();
 
 struct DeviceReport {
   json::Array devices;
-  json::Object software;             // component -> version
+  json::Object software;              // component -> version
   std::vector<std::string> statuses;  // why no device was found, per probing plugin
   std::vector<std::string> probed_by;
 

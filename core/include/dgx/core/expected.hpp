@@ -14,9 +14,8 @@ struct Failure {
   std::string message;
 };
 
-template <typename T>
-class [[nodiscard]] Expected {
- public:
+template <typename T> class [[nodiscard]] Expected {
+public:
   Expected(T value) : storage_(std::move(value)) {}
   Expected(Failure failure) : storage_(std::move(failure)) {}
 
@@ -33,7 +32,7 @@ class [[nodiscard]] Expected {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
- private:
+private:
   std::variant<T, Failure> storage_;
 };
 

@@ -17,7 +17,7 @@
 namespace dgx {
 
 class HostServices {
- public:
+public:
   HostServices(const Logger& logger, HostComm& comm, std::vector<SearchPath> config_paths, std::string source);
   HostServices(const HostServices&) = delete;
   HostServices& operator=(const HostServices&) = delete;
@@ -33,7 +33,7 @@ class HostServices {
   [[nodiscard]] const Logger& logger() const { return logger_; }
   [[nodiscard]] const std::string& source() const { return source_; }
 
- private:
+private:
   static HostServices& self(void* ctx) { return *static_cast<HostServices*>(ctx); }
   const ResolvedEntry* entry(const char* key) const;
 

@@ -16,7 +16,7 @@ using Array = std::vector<Value>;
 
 /// An object that keeps its keys in insertion order.
 class Object {
- public:
+public:
   /// Sets `key`, replacing an existing value in place or appending.
   Value& set(std::string key, Value value);
   [[nodiscard]] const Value* find(std::string_view key) const;
@@ -29,12 +29,12 @@ class Object {
   [[nodiscard]] auto begin() const { return members_.begin(); }
   [[nodiscard]] auto end() const { return members_.end(); }
 
- private:
+private:
   std::vector<std::pair<std::string, Value>> members_;
 };
 
 class Value {
- public:
+public:
   using Storage = std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, Array, Object>;
 
   Value() : storage_(nullptr) {}
@@ -81,7 +81,7 @@ class Value {
   [[nodiscard]] const Storage& storage() const { return storage_; }
   friend bool operator==(const Value& a, const Value& b);
 
- private:
+private:
   Storage storage_;
 };
 

@@ -17,7 +17,7 @@ struct LaunchOptions {
   int tasks_per_node = -1;  // default: one per GPU, or 1 without GPUs
   std::string partition, time, account, container, container_mounts, job_name;
   std::string output_dir = "dgx-runs";
-  std::string script;  // where to write the script; default <output_dir>/<job name>.sbatch
+  std::string script;   // where to write the script; default <output_dir>/<job name>.sbatch
   std::string dgxhost;  // the executable the ranks run; default: this one
   bool submit = false;
   std::vector<std::string> dgxhost_args;  // --plugin NAME and the rest, passed to every rank

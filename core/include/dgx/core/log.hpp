@@ -9,7 +9,7 @@
 namespace dgx {
 
 class Logger {
- public:
+public:
   /// Messages below `threshold` are dropped; `quiet_rank` keeps ranks other than 0 silent except for errors.
   void configure(dgx_log_level threshold, bool quiet_rank) {
     threshold_ = threshold;
@@ -27,7 +27,7 @@ class Logger {
   /// Ends a progress line, if one is shown.
   void end_progress() const;
 
- private:
+private:
   dgx_log_level threshold_ = DGX_LOG_INFO;
   bool quiet_rank_ = false;
   mutable bool progress_shown_ = false;

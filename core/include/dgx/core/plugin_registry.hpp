@@ -29,7 +29,7 @@ struct Target {
 };
 
 class PluginRegistry {
- public:
+public:
   /// Loads every libdgx-*.so on `paths` (in order; the first plugin of a name wins).
   void discover(const std::vector<SearchPath>& paths, const LoadOptions& options);
   /// Reads the presets in <config dir>/workloads/*.toml; the first directory that has a name wins, and files
@@ -47,7 +47,7 @@ class PluginRegistry {
   /// matches, or names the rejected file when the name belongs to a plugin that failed to load.
   [[nodiscard]] Expected<Target> resolve(std::string_view name) const;
 
- private:
+private:
   void load_candidate(const std::filesystem::path& file, const LoadOptions& options);
   [[nodiscard]] Expected<Target> resolve_workload(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> all_names() const;

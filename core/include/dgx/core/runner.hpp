@@ -18,15 +18,15 @@
 namespace dgx {
 
 struct RunnerSettings {
-  std::uint64_t warmup = 3;       // warm-up samples, discarded
-  double warmup_time = 0.0;       // ... and at least this long (s)
+  std::uint64_t warmup = 3;  // warm-up samples, discarded
+  double warmup_time = 0.0;  // ... and at least this long (s)
   std::uint64_t min_samples = 10;
   std::uint64_t max_samples = 100000;
-  double min_time = 0.5;          // seconds of measured time
-  double max_time = 30.0;         // wall-clock limit of the timed phase of one case (s)
-  double noise = 0.005;           // target relative standard error of the median; 0 disables
-  std::uint32_t batch = 1;        // iterations per sample
-  bool cold = false;              // ask the workload to flush caches before each sample
+  double min_time = 0.5;    // seconds of measured time
+  double max_time = 30.0;   // wall-clock limit of the timed phase of one case (s)
+  double noise = 0.005;     // target relative standard error of the median; 0 disables
+  std::uint32_t batch = 1;  // iterations per sample
+  bool cold = false;        // ask the workload to flush caches before each sample
 
   /// The runner.* keys, which every measurable workload accepts.
   static std::vector<ParamSpec> params();
@@ -47,7 +47,7 @@ StopDecision should_stop(const RunnerSettings& settings, const Stats& stats, dou
 
 /// Measures every case of `instance` and appends one measured row per case to `report`. `row_config` is the
 /// workload's configuration, recorded in every row (a case's own entries are added to it).
-CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services,
-                   HostComm& comm, const json::Object& row_config, Report& report);
+CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
+                   const json::Object& row_config, Report& report);
 
 }  // namespace dgx

@@ -14,7 +14,7 @@ namespace dgx {
 
 struct SearchPath {
   std::filesystem::path path;
-  std::string origin;  // "--plugin-dir", "DGX_PLUGIN_PATH", "next to dgxhost", ...
+  std::string origin;       // "--plugin-dir", "DGX_PLUGIN_PATH", "next to dgxhost", ...
   bool must_exist = false;  // given explicitly by the user: a missing one deserves a warning
 };
 

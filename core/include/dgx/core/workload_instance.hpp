@@ -24,7 +24,7 @@ using CallResult = std::optional<Failure>;
 CallResult can_measure(const WorkloadInfo& workload, const dgx_host_api* host);
 
 class WorkloadInstance {
- public:
+public:
   static Expected<WorkloadInstance> create(const WorkloadInfo& workload, const dgx_host_api* host);
 
   WorkloadInstance(WorkloadInstance&& other) noexcept;
@@ -42,7 +42,7 @@ class WorkloadInstance {
   CallResult finalize();
   CallResult project(dgx_mode mode);
 
- private:
+private:
   WorkloadInstance(const WorkloadInfo& workload, dgx_instance* instance) : workload_(&workload), instance_(instance) {}
   dgx_error* fresh_error();
   [[nodiscard]] Failure failure(const char* function, dgx_status status) const;

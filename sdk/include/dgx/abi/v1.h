@@ -57,12 +57,12 @@ enum {
   DGX_ERR_UNSUPPORTED = 2,      /* the operation or mode is not implemented by this workload */
   DGX_ERR_NO_DEVICE = 3,        /* a device the operation needs is not present (no GPU, no driver) */
   DGX_ERR_OUT_OF_MEMORY = 4,
-  DGX_ERR_RUNTIME = 5,          /* the operation failed while running (library error, I/O, ...) */
-  DGX_ERR_CHECK_FAILED = 6,     /* a correctness check of the results failed */
-  DGX_ERR_CANCELLED = 7,        /* the host asked to stop */
-  DGX_ERR_VERSION = 8,          /* no common ABI version */
-  DGX_ERR_NOT_FOUND = 9,        /* a config key has no value, or a named thing does not exist */
-  DGX_ERR_INTERNAL = 10         /* a bug, including an exception caught at the boundary */
+  DGX_ERR_RUNTIME = 5,      /* the operation failed while running (library error, I/O, ...) */
+  DGX_ERR_CHECK_FAILED = 6, /* a correctness check of the results failed */
+  DGX_ERR_CANCELLED = 7,    /* the host asked to stop */
+  DGX_ERR_VERSION = 8,      /* no common ABI version */
+  DGX_ERR_NOT_FOUND = 9,    /* a config key has no value, or a named thing does not exist */
+  DGX_ERR_INTERNAL = 10     /* a bug, including an exception caught at the boundary */
 };
 
 /* Host-owned message buffer. The callee writes a NUL-terminated, human-readable message of at most
@@ -77,13 +77,7 @@ typedef struct dgx_error {
 /* Enumerations                                                                                            */
 
 typedef int32_t dgx_workload_kind;
-enum {
-  DGX_KIND_PRETRAIN = 1,
-  DGX_KIND_FINETUNE = 2,
-  DGX_KIND_INFERENCE = 3,
-  DGX_KIND_COMM = 4,
-  DGX_KIND_MICRO = 5
-};
+enum { DGX_KIND_PRETRAIN = 1, DGX_KIND_FINETUNE = 2, DGX_KIND_INFERENCE = 3, DGX_KIND_COMM = 4, DGX_KIND_MICRO = 5 };
 
 /* Numeric formats. Values are stable; new formats take new values. */
 typedef int32_t dgx_precision;
@@ -141,7 +135,7 @@ enum {
 /* One configuration parameter of a workload. */
 typedef struct dgx_param_desc {
   uint32_t struct_size;
-  const char* key;           /* dotted config key, e.g. "spin.us" or "parallel.tp" */
+  const char* key; /* dotted config key, e.g. "spin.us" or "parallel.tp" */
   dgx_param_type type;
   const char* default_value; /* a TOML value literal: "2000", "\"bf16\"", "[8, 16]", "true"; NULL: unset */
   const char* help;          /* one line */
@@ -155,7 +149,7 @@ typedef struct dgx_param_desc {
 typedef struct dgx_preset_desc {
   uint32_t struct_size;
   const char* name;
-  const char* workload;    /* name of a workload of the same plugin */
+  const char* workload; /* name of a workload of the same plugin */
   const char* summary;
   const char* config_toml; /* a TOML document of config keys (dotted or tables) */
 } dgx_preset_desc;
@@ -170,14 +164,15 @@ typedef struct dgx_config_entry {
 } dgx_config_entry;
 
 /* A measured-mode case: one point of the workload's own sweep (e.g. one message size). */
-#define DGX_CASE_TIMING_IN_JSON_ONLY 0x1u /* the workload reports its own time metric: keep the host's time.* and
-                                             samples out of the terminal table (they stay in JSON) */
+#define DGX_CASE_TIMING_IN_JSON_ONLY                                                                                   \
+  0x1u /* the workload reports its own time metric: keep the host's time.* and                                         \
+          samples out of the terminal table (they stay in JSON) */
 typedef struct dgx_case_desc {
   uint32_t struct_size;
-  const char* label;               /* short, e.g. "1 MiB in-place"; may be NULL */
-  const dgx_config_entry* config;  /* what distinguishes this case; plugin-owned, valid until end_case */
+  const char* label;              /* short, e.g. "1 MiB in-place"; may be NULL */
+  const dgx_config_entry* config; /* what distinguishes this case; plugin-owned, valid until end_case */
   uint32_t config_count;
-  uint32_t flags;                  /* DGX_CASE_* flags */
+  uint32_t flags; /* DGX_CASE_* flags */
 } dgx_case_desc;
 
 /* What the host asks of one call to run(). */
@@ -230,15 +225,14 @@ struct dgx_workload_desc {
   uint32_t precision_count;
   const dgx_param_desc* params;
   uint32_t param_count;
-  uint32_t modes;                  /* DGX_MODE_BIT(DGX_MODE_MEASURE) | ... */
-  void* user_data;                 /* for the plugin; the host never reads it */
+  uint32_t modes;  /* DGX_MODE_BIT(DGX_MODE_MEASURE) | ... */
+  void* user_data; /* for the plugin; the host never reads it */
 
   /* Optional (NULL: always). Can measure mode run on this machine with this configuration? Returns DGX_OK, or
    * DGX_ERR_NO_DEVICE / DGX_ERR_UNSUPPORTED with the reason. Called before create; `host` has the config. */
   dgx_status (*can_measure)(const dgx_workload_desc* self, const dgx_host_api* host, dgx_error* error);
   /* Required. Reads and validates the configuration; no expensive work. `host` stays valid until destroy. */
-  dgx_status (*create)(const dgx_workload_desc* self, const dgx_host_api* host, dgx_instance** out,
-                       dgx_error* error);
+  dgx_status (*create)(const dgx_workload_desc* self, const dgx_host_api* host, dgx_instance** out, dgx_error* error);
   /* Optional. Untimed preparation for measure mode (allocate, initialise inputs). */
   dgx_status (*setup)(dgx_instance* instance, dgx_error* error);
   /* Optional (NULL: one case). Number of cases of measure mode. */
@@ -249,8 +243,7 @@ struct dgx_workload_desc {
   dgx_status (*run)(dgx_instance* instance, const dgx_sample_request* request, dgx_sample_result* result,
                     dgx_error* error);
   /* Optional. After a case's timed samples: correctness checks, derived metrics (add_metric). */
-  dgx_status (*end_case)(dgx_instance* instance, uint32_t case_index, const dgx_sample_stats* stats,
-                         dgx_error* error);
+  dgx_status (*end_case)(dgx_instance* instance, uint32_t case_index, const dgx_sample_stats* stats, dgx_error* error);
   /* Optional. After all cases. */
   dgx_status (*finalize)(dgx_instance* instance, dgx_error* error);
   /* Required for project and explore modes. Emits result rows through the host. */
@@ -267,9 +260,9 @@ struct dgx_workload_desc {
 
 typedef struct dgx_metric {
   uint32_t struct_size;
-  const char* name;  /* dotted, lower case, e.g. "time.median", "busbw", "mfu" */
+  const char* name; /* dotted, lower case, e.g. "time.median", "busbw", "mfu" */
   double value;
-  const char* unit;  /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
+  const char* unit; /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
   uint32_t flags;
   const char* label; /* optional short column title for the terminal table, e.g. "tok/s/GPU"; NULL: the name */
 } dgx_metric;
@@ -284,7 +277,7 @@ typedef struct dgx_field {
 
 typedef struct dgx_result_row {
   uint32_t struct_size;
-  const char* workload;           /* NULL: the running workload */
+  const char* workload; /* NULL: the running workload */
   dgx_result_mode mode;
   const char* table;              /* groups rows into one terminal table; NULL: the workload's name */
   const dgx_config_entry* config; /* the configuration this row describes */
@@ -349,8 +342,8 @@ typedef struct dgx_comm_api {
                            dgx_error* error);
   dgx_status (*all_gather)(void* ctx, const void* send, void* recv, uint64_t send_count, dgx_dtype dtype,
                            dgx_error* error);
-  dgx_status (*reduce_scatter)(void* ctx, const void* send, void* recv, uint64_t recv_count, dgx_dtype dtype,
-                               dgx_op op, dgx_error* error);
+  dgx_status (*reduce_scatter)(void* ctx, const void* send, void* recv, uint64_t recv_count, dgx_dtype dtype, dgx_op op,
+                               dgx_error* error);
   /* Each rank sends count elements to every rank (send and recv hold size * count elements). */
   dgx_status (*alltoall)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, dgx_error* error);
   dgx_status (*broadcast)(void* ctx, const void* send, void* recv, uint64_t count, dgx_dtype dtype, int32_t root,
@@ -383,8 +376,7 @@ struct dgx_host_api {
   dgx_status (*config_get_string)(void* ctx, const char* key, const char** out);
   /* List getters: *count receives the list's length; up to `capacity` elements are written. */
   dgx_status (*config_get_int_list)(void* ctx, const char* key, int64_t* out, uint64_t capacity, uint64_t* count);
-  dgx_status (*config_get_float_list)(void* ctx, const char* key, double* out, uint64_t capacity,
-                                      uint64_t* count);
+  dgx_status (*config_get_float_list)(void* ctx, const char* key, double* out, uint64_t capacity, uint64_t* count);
   dgx_status (*config_get_string_list)(void* ctx, const char* key, const char** out, uint64_t capacity,
                                        uint64_t* count);
   /* 1 when a preset, a config file or --set gave the key a value; 0 when it holds its default or nothing. */
@@ -428,8 +420,8 @@ typedef struct dgx_device_info {
   uint32_t struct_size;
   int32_t index;
   const char* name;
-  const char* uuid;        /* may be NULL */
-  const char* pci_bus_id;  /* may be NULL */
+  const char* uuid;       /* may be NULL */
+  const char* pci_bus_id; /* may be NULL */
   int32_t compute_capability_major;
   int32_t compute_capability_minor;
   int32_t multiprocessors;

@@ -22,7 +22,8 @@ inline void check_cuda(cudaError_t status, const char* what) {
 inline void check_nccl(ncclResult_t status, const char* what, ncclComm_t comm = nullptr) {
   if (status == ncclSuccess) return;
   std::string message = std::string(what) + ": " + ncclGetErrorString(status);
-  if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0') message += " (" + std::string(last) + ")";
+  if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0')
+    message += " (" + std::string(last) + ")";
   if (status == ncclInvalidArgument || status == ncclInvalidUsage) throw Error(DGX_ERR_INVALID_ARGUMENT, message);
   throw RuntimeError(message);
 }
@@ -62,7 +63,7 @@ inline ncclRedOp_t nccl_op(ReduceOp op) {
 
 /// One NCCL communicator over all ranks of the run, on `stream` (which it does not own).
 class NcclCommunicator final : public Communicator {
- public:
+public:
   NcclCommunicator(const Host& host, cudaStream_t stream) : host_(host), stream_(stream) {
     const RankInfo ranks = host.ranks();
     rank_ = ranks.rank;
@@ -123,7 +124,7 @@ class NcclCommunicator final : public Communicator {
   }
   void synchronize() override { check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
- private:
+private:
   const Host& host_;
   cudaStream_t stream_;
   ncclComm_t comm_ = nullptr;

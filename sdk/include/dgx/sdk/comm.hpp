@@ -30,11 +30,17 @@ enum class DType : dgx_dtype {
   fp8_e5m2 = DGX_DTYPE_FP8_E5M2
 };
 
-enum class ReduceOp : dgx_op { sum = DGX_OP_SUM, prod = DGX_OP_PROD, max = DGX_OP_MAX, min = DGX_OP_MIN, avg = DGX_OP_AVG };
+enum class ReduceOp : dgx_op {
+  sum = DGX_OP_SUM,
+  prod = DGX_OP_PROD,
+  max = DGX_OP_MAX,
+  min = DGX_OP_MIN,
+  avg = DGX_OP_AVG
+};
 
-inline constexpr std::array<DType, 12> kAllDTypes = {DType::int8, DType::uint8, DType::int32, DType::uint32,
-                                                     DType::int64, DType::uint64, DType::fp16, DType::bf16,
-                                                     DType::fp32, DType::fp64, DType::fp8_e4m3, DType::fp8_e5m2};
+inline constexpr std::array<DType, 12> kAllDTypes = {DType::int8,  DType::uint8,  DType::int32,    DType::uint32,
+                                                     DType::int64, DType::uint64, DType::fp16,     DType::bf16,
+                                                     DType::fp32,  DType::fp64,   DType::fp8_e4m3, DType::fp8_e5m2};
 inline constexpr std::array<ReduceOp, 5> kAllOps = {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min,
                                                     ReduceOp::avg};
 
@@ -79,11 +85,14 @@ constexpr std::string_view dtype_name(DType t) {
 inline std::optional<DType> dtype_from_name(std::string_view name) {
   for (const DType t : kAllDTypes)
     if (dtype_name(t) == name) return t;
-  struct Alias { std::string_view name; DType type; };
-  static constexpr Alias aliases[] = {{"half", DType::fp16},      {"float16", DType::fp16}, {"bfloat16", DType::bf16},
-                                      {"float", DType::fp32},     {"float32", DType::fp32}, {"double", DType::fp64},
-                                      {"float64", DType::fp64},   {"f8e4m3", DType::fp8_e4m3},
-                                      {"f8e5m2", DType::fp8_e5m2}, {"char", DType::int8},   {"int", DType::int32}};
+  struct Alias {
+    std::string_view name;
+    DType type;
+  };
+  static constexpr Alias aliases[] = {
+      {"half", DType::fp16},       {"float16", DType::fp16}, {"bfloat16", DType::bf16}, {"float", DType::fp32},
+      {"float32", DType::fp32},    {"double", DType::fp64},  {"float64", DType::fp64},  {"f8e4m3", DType::fp8_e4m3},
+      {"f8e5m2", DType::fp8_e5m2}, {"char", DType::int8},    {"int", DType::int32}};
   for (const Alias& a : aliases)
     if (a.name == name) return a.type;
   return std::nullopt;
@@ -113,7 +122,7 @@ inline std::optional<ReduceOp> op_from_name(std::string_view name) {
 
 /// Collectives with NCCL semantics (counts in elements; see dgx_comm_api for in-place). Failures throw.
 class Communicator {
- public:
+public:
   Communicator() = default;
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -139,7 +148,7 @@ class Communicator {
 
 /// The host's communicator (dgx_comm_api), on host buffers.
 class HostCommunicator final : public Communicator {
- public:
+public:
   explicit HostCommunicator(const dgx_comm_api* api) : api_(api) {}
 
   [[nodiscard]] int rank() const override { return api_->rank; }
@@ -173,17 +182,16 @@ class HostCommunicator final : public Communicator {
     call("barrier", [&](dgx_error* e) { return api_->barrier(api_->ctx, e); });
   }
 
- private:
+private:
   static dgx_dtype c(DType t) { return static_cast<dgx_dtype>(t); }
   static dgx_op c(ReduceOp op) { return static_cast<dgx_op>(op); }
-  template <typename Call>
-  void call(const char* what, Call&& body) const {
+  template <typename Call> void call(const char* what, Call&& body) const {
     std::array<char, 512> message{};
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     const dgx_status status = body(&error);
     if (status != DGX_OK)
-      throw Error(status, std::string(api_->name) + " " + what + " failed: " +
-                              (message[0] != '\0' ? message.data() : status_name(status)));
+      throw Error(status, std::string(api_->name) + " " + what +
+                              " failed: " + (message[0] != '\0' ? message.data() : status_name(status)));
   }
 
   const dgx_comm_api* api_;

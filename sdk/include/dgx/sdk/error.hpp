@@ -11,11 +11,11 @@ namespace dgx::sdk {
 
 /// An error with the ABI status it maps to.
 class Error : public std::runtime_error {
- public:
+public:
   Error(dgx_status status, const std::string& message) : std::runtime_error(message), status_(status) {}
   [[nodiscard]] dgx_status status() const noexcept { return status_; }
 
- private:
+private:
   dgx_status status_;
 };
 

@@ -26,16 +26,21 @@ enum class Mode : dgx_mode { measure = DGX_MODE_MEASURE, project = DGX_MODE_PROJ
 
 /// A result row under construction. Values are kept as strings until Host::emit copies them out.
 class Row {
- public:
+public:
   explicit Row(ResultMode mode) : mode_(mode) {}
 
-  Row& workload(std::string name) { workload_ = std::move(name); return *this; }
-  Row& table(std::string title) { table_ = std::move(title); return *this; }
+  Row& workload(std::string name) {
+    workload_ = std::move(name);
+    return *this;
+  }
+  Row& table(std::string title) {
+    table_ = std::move(title);
+    return *this;
+  }
 
   /// A config entry; `value` is any type toml_literal() accepts. DGX_CONFIG_HIDDEN keeps it out of the
   /// terminal table (it stays in JSON and CSV).
-  template <typename T>
-  Row& config(std::string key, const T& value, std::uint32_t flags = 0) {
+  template <typename T> Row& config(std::string key, const T& value, std::uint32_t flags = 0) {
     config_.push_back({std::move(key), toml_literal(value), flags});
     return *this;
   }
@@ -49,11 +54,25 @@ class Row {
     return *this;
   }
 
- private:
+private:
   friend class Host;
-  struct Entry { std::string key; std::string value; std::uint32_t flags; };
-  struct Metric { std::string name; double value; std::string unit; std::uint32_t flags; std::string label; };
-  struct Field { std::string key; std::string value; std::uint32_t flags; };
+  struct Entry {
+    std::string key;
+    std::string value;
+    std::uint32_t flags;
+  };
+  struct Metric {
+    std::string name;
+    double value;
+    std::string unit;
+    std::uint32_t flags;
+    std::string label;
+  };
+  struct Field {
+    std::string key;
+    std::string value;
+    std::uint32_t flags;
+  };
 
   ResultMode mode_;
   std::string workload_;
@@ -74,7 +93,7 @@ struct RankInfo {
 enum class NotePlacement : dgx_note_placement { before = DGX_NOTE_BEFORE, after = DGX_NOTE_AFTER };
 
 class Host {
- public:
+public:
   explicit Host(const dgx_host_api* api) : api_(api) {}
 
   [[nodiscard]] const dgx_host_api* api() const noexcept { return api_; }
@@ -133,7 +152,8 @@ class Host {
   void emit(const Row& row) const {
     std::vector<dgx_config_entry> config;
     config.reserve(row.config_.size());
-    for (const auto& e : row.config_) config.push_back({sizeof(dgx_config_entry), e.key.c_str(), e.value.c_str(), e.flags});
+    for (const auto& e : row.config_)
+      config.push_back({sizeof(dgx_config_entry), e.key.c_str(), e.value.c_str(), e.flags});
     std::vector<dgx_metric> metrics;
     metrics.reserve(row.metrics_.size());
     for (const auto& m : row.metrics_)
@@ -159,8 +179,8 @@ class Host {
   /// Adds a metric to the measured row of the current case (call between begin_case and end_case).
   void add_metric(const std::string& name, double value, const std::string& unit, std::uint32_t flags = 0,
                   const std::string& label = {}) const {
-    const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value, unit.c_str(), flags,
-                            label.empty() ? nullptr : label.c_str()};
+    const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value,
+                            unit.c_str(),       flags,        label.empty() ? nullptr : label.c_str()};
     check(api_->add_metric(api_->ctx, &metric), "add_metric");
   }
   void add_field(const std::string& key, const std::string& value, std::uint32_t flags = 0) const {
@@ -209,7 +229,7 @@ class Host {
     return buffer;
   }
 
- private:
+private:
   static void check(dgx_status status, const char* what) {
     if (status != DGX_OK) throw Error(status, std::string("host service ") + what + " failed: " + status_name(status));
   }

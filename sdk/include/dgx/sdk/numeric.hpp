@@ -47,7 +47,8 @@ inline std::uint32_t encode(const Minifloat& f, double x) {
   const int m_bits = f.mantissa_bits;
   const std::uint32_t sign = std::signbit(x) ? 1u << (f.exponent_bits + m_bits) : 0u;
   const std::uint32_t exponent_all_ones = static_cast<std::uint32_t>(f.max_exponent_field()) << m_bits;
-  const std::uint32_t nan = f.ieee_specials ? exponent_all_ones | (1u << (m_bits - 1)) : exponent_all_ones | ((1u << m_bits) - 1);
+  const std::uint32_t nan =
+      f.ieee_specials ? exponent_all_ones | (1u << (m_bits - 1)) : exponent_all_ones | ((1u << m_bits) - 1);
   if (std::isnan(x)) return sign | nan;
   // Largest finite: E4M3 gives up its all-ones pattern to NaN.
   const int max_field = f.ieee_specials ? f.max_exponent_field() - 1 : f.max_exponent_field();
@@ -70,7 +71,7 @@ inline std::uint32_t encode(const Minifloat& f, double x) {
     field = static_cast<std::uint32_t>(exponent + f.bias());
   }
   auto q = static_cast<std::uint32_t>(std::nearbyint(scaled));  // the default rounding mode: to nearest even
-  if (q == (1u << m_bits)) {  // rounded up into the next binade
+  if (q == (1u << m_bits)) {                                    // rounded up into the next binade
     q = 0;
     ++field;
   }

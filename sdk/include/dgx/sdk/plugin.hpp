@@ -47,12 +47,13 @@ struct DeviceInfo {
 };
 
 class ProbeSink {
- public:
+public:
   explicit ProbeSink(const dgx_probe_sink* sink) : sink_(sink) {}
   void add_device(const DeviceInfo& d) const {
-    const dgx_device_info info{sizeof(dgx_device_info), d.index, d.name.c_str(), d.uuid.c_str(), d.pci_bus_id.c_str(),
-                               d.cc_major, d.cc_minor, d.multiprocessors, d.memory_bytes, d.l2_cache_bytes,
-                               d.clock_khz, d.memory_clock_khz, d.memory_bus_bits};
+    const dgx_device_info info{sizeof(dgx_device_info), d.index,          d.name.c_str(), d.uuid.c_str(),
+                               d.pci_bus_id.c_str(),    d.cc_major,       d.cc_minor,     d.multiprocessors,
+                               d.memory_bytes,          d.l2_cache_bytes, d.clock_khz,    d.memory_clock_khz,
+                               d.memory_bus_bits};
     sink_->add_device(sink_->ctx, &info);
   }
   void add_software(const std::string& component, const std::string& version) const {
@@ -60,7 +61,7 @@ class ProbeSink {
   }
   void set_status(const std::string& status) const { sink_->set_status(sink_->ctx, status.c_str()); }
 
- private:
+private:
   const dgx_probe_sink* sink_;
 };
 
@@ -83,8 +84,7 @@ struct PluginSpec {
   std::function<void(Host&, ProbeSink&)> probe{};  // optional
 
   /// Registers workload type W, constructed as W(Host&).
-  template <typename W>
-  PluginSpec& add_workload(WorkloadSpec workload) {
+  template <typename W> PluginSpec& add_workload(WorkloadSpec workload) {
     workload.factory = [](Host& host) -> std::unique_ptr<Workload> { return std::make_unique<W>(host); };
     workloads.push_back(std::move(workload));
     return *this;
@@ -111,8 +111,7 @@ inline std::string type_name(const std::type_info& type) {
 }
 
 /// Runs `body`, turning any exception into a status and a message: the one place where exceptions stop.
-template <typename Body>
-dgx_status guarded(dgx_error* error, Body&& body) noexcept {
+template <typename Body> dgx_status guarded(dgx_error* error, Body&& body) noexcept {
   try {
     body();
     return DGX_OK;
@@ -154,8 +153,7 @@ inline dgx_status can_measure(const dgx_workload_desc* self, const dgx_host_api*
   });
 }
 
-inline dgx_status create(const dgx_workload_desc* self, const dgx_host_api* api, dgx_instance** out,
-                         dgx_error* error) {
+inline dgx_status create(const dgx_workload_desc* self, const dgx_host_api* api, dgx_instance** out, dgx_error* error) {
   return guarded(error, [&] {
     auto instance = std::make_unique<Instance>(api);
     instance->workload = spec_of(self).factory(instance->host);
@@ -218,7 +216,7 @@ inline void destroy(dgx_instance* instance) { delete &as_instance(instance); }
 
 /// The C descriptors built from a PluginSpec; owns every string and array they point to.
 class PluginAdapter {
- public:
+public:
   explicit PluginAdapter(PluginSpec spec) : spec_(std::move(spec)) {
     params_.resize(spec_.workloads.size());
     for (std::size_t i = 0; i < spec_.workloads.size(); ++i) {
@@ -227,8 +225,8 @@ class PluginAdapter {
       workloads_.push_back(to_c(w, params_[i]));
     }
     for (const PresetSpec& p : spec_.presets)
-      presets_.push_back({sizeof(dgx_preset_desc), p.name.c_str(), p.workload.c_str(), p.summary.c_str(),
-                          p.config_toml.c_str()});
+      presets_.push_back(
+          {sizeof(dgx_preset_desc), p.name.c_str(), p.workload.c_str(), p.summary.c_str(), p.config_toml.c_str()});
     desc_ = {};
     desc_.struct_size = sizeof desc_;
     desc_.abi_version = DGX_ABI_VERSION;
@@ -257,7 +255,7 @@ class PluginAdapter {
     return adapter;
   }
 
- private:
+private:
   static PluginAdapter*& current() {
     static PluginAdapter* adapter = nullptr;
     return adapter;
@@ -285,7 +283,7 @@ class PluginAdapter {
   static const char* c_str_or_null(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
 
   static dgx_param_desc to_c(const Param& p) {
-    return {sizeof(dgx_param_desc), p.key.c_str(), p.type, c_str_or_null(p.default_value), p.help.c_str(),
+    return {sizeof(dgx_param_desc),   p.key.c_str(),         p.type,  c_str_or_null(p.default_value), p.help.c_str(),
             c_str_or_null(p.choices), c_str_or_null(p.unit), p.flags, c_str_or_null(p.alias)};
   }
 
@@ -327,8 +325,8 @@ inline dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_des
   try {
     const PluginAdapter& adapter = PluginAdapter::get(factory);
     *out = adapter.descriptor();
-    const bool in_range = offer != nullptr && DGX_ABI_VERSION >= offer->min_abi_version &&
-                          DGX_ABI_VERSION <= offer->max_abi_version;
+    const bool in_range =
+        offer != nullptr && DGX_ABI_VERSION >= offer->min_abi_version && DGX_ABI_VERSION <= offer->max_abi_version;
     return in_range ? DGX_OK : DGX_ERR_VERSION;
   } catch (...) {  // the spec factory threw: the host reports the status, naming the file
     *out = nullptr;
@@ -340,7 +338,7 @@ inline dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_des
 }  // namespace dgx::sdk
 
 /// Defines the plugin's entry symbol from a function `dgx::sdk::PluginSpec factory()`.
-#define DGX_PLUGIN(factory)                                                                                   \
-  extern "C" DGX_EXPORT dgx_status dgx_plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out) { \
-    return ::dgx::sdk::detail::plugin_entry(offer, out, &(factory));                                           \
+#define DGX_PLUGIN(factory)                                                                                            \
+  extern "C" DGX_EXPORT dgx_status dgx_plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out) {        \
+    return ::dgx::sdk::detail::plugin_entry(offer, out, &(factory));                                                   \
   }

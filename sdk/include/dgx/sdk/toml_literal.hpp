@@ -42,8 +42,7 @@ inline std::string toml_literal(const std::string& text) { return toml_literal(s
 inline std::string toml_literal(bool value) { return value ? "true" : "false"; }
 
 template <std::integral T>
-  requires(!std::same_as<T, bool> && !std::same_as<T, char>)
-std::string toml_literal(T value) {
+requires(!std::same_as<T, bool> && !std::same_as<T, char>) std::string toml_literal(T value) {
   return std::to_string(value);
 }
 
@@ -59,8 +58,7 @@ inline std::string toml_literal(double value) {
   return text;
 }
 
-template <typename T>
-std::string toml_literal(const std::vector<T>& values) {
+template <typename T> std::string toml_literal(const std::vector<T>& values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i != 0) out += ", ";

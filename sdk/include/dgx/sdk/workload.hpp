@@ -38,7 +38,7 @@ struct Param {
   dgx_param_type type = DGX_PARAM_STRING;
   std::string default_value;  // TOML literal; empty: no default
   std::string help;
-  std::string choices;        // '|'-separated, strings only
+  std::string choices;  // '|'-separated, strings only
   std::string unit;
   std::uint32_t flags = 0;
   std::string alias;  // one letter: `-b 8` on the command line means --set key=8
@@ -89,8 +89,7 @@ struct Case {
   std::vector<std::pair<std::string, std::string>> config{};  // key, TOML literal
   std::uint32_t flags = 0;                                    // DGX_CASE_* flags
 
-  template <typename T>
-  Case& set(std::string key, const T& value) {
+  template <typename T> Case& set(std::string key, const T& value) {
     config.emplace_back(std::move(key), toml_literal(value));
     return *this;
   }
@@ -118,7 +117,7 @@ struct Stats {
 /// Base class of a workload instance. One instance serves one run: the constructor reads and validates the
 /// configuration (cheap), setup() prepares measure mode, run() is the timed body the host calls repeatedly.
 class Workload {
- public:
+public:
   Workload() = default;
   Workload(const Workload&) = delete;
   Workload& operator=(const Workload&) = delete;
