@@ -1,5 +1,6 @@
-# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS ...])
-# One doctest executable; every TEST_CASE becomes a CTest test (doctest_discover_tests).
+# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS <label>] [DEFINITIONS ...])
+# One doctest executable; every TEST_CASE becomes a CTest test (doctest_discover_tests), labelled `unit` or
+# <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped.
 function(dgx_add_doctest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -11,5 +12,9 @@ function(dgx_add_doctest name)
   if(ARG_LABELS)
     set(_label ${ARG_LABELS})  # one label: CTest list properties do not survive doctest_discover_tests
   endif()
-  doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES LABELS ${_label})
+  set(_properties LABELS ${_label})
+  if(_label STREQUAL "gpu")  # GPU tests print this and return when there is no device: CTest reports a skip
+    list(APPEND _properties SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+  endif()
+  doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES ${_properties})
 endfunction()

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""PyTorch references for the device check (scripts/device-check.sh), and the summary that compares them with
+dgxhost's measurements.
+
+  torch_reference.py measure --gemm SHAPE... --layer NAME... --out torch.json
+      torch.matmul (BF16) and torch._scaled_mm (FP8 E4M3, per-tensor scales) on the GEMM shapes; a PyTorch
+      transformer layer of the same shapes as dgxhost's llm-layer (RMSNorm, QKV, rotary, causal GQA
+      scaled_dot_product_attention, output projection, SwiGLU MLP; BF16, eager) forward + backward.
+  torch_reference.py summarize --gemm gemm.json --layer NAME=layer.json... --torch torch.json --out summary.json
+      our/PyTorch ratios and the issue's targets, printed as a table and written as JSON.
+
+Timing: CUDA events around `iterations` back-to-back calls after warm-up, median of `repeats` such samples.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+
+# One decoder layer of each model the device check measures: h, ffn, heads, kv groups (Llama 3.1 model cards).
+LAYERS = {
+    "llama3.1-8b": dict(hidden=4096, ffn=14336, heads=32, kv=8),
+    "llama3.1-70b": dict(hidden=8192, ffn=28672, heads=64, kv=8),
+}
+SEQ_LEN = 8192
+TARGETS = {
+    "bf16_gemm_vs_torch": 0.97,  # our BF16 8192^3 / torch.matmul
+    "fp8_gemm_vs_bf16": 1.6,  # our FP8 8192^3 / our BF16 8192^3
+    "layer70b_bf16_model_tflops": 600.0,
+    "layer70b_fp8_vs_bf16": 1.3,  # step-time speed-up
+}
+
+
+def model_flops(hidden, ffn, heads, kv, seq):
+    """dgxhost's convention: 3 x forward, full (non-causal) attention term, one sequence (layer_spec.cpp)."""
+    d = hidden // heads
+    projections = 2 * hidden * (heads * d + 2 * kv * d) + 2 * heads * d * hidden
+    core = 4 * seq * heads * d
+    mlp = 3 * 2 * hidden * ffn
+    return 3 * (projections + core + mlp) * seq
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Measuring
+
+
+def time_cuda(torch, fn, iterations, repeats, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iterations):
+            fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop) * 1e-3 / iterations)
+    return statistics.median(samples)
+
+
+def measure_gemm(torch, shape):
+    m, n, k = (int(v) for v in shape.lower().split("x"))
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    flops = 2.0 * m * n * k
+    out = {"shape": shape}
+    seconds = time_cuda(torch, lambda: torch.matmul(a, b.t()), 10, 10)
+    out["bf16_seconds"], out["bf16_tflops"] = seconds, flops / seconds / 1e12
+    try:  # FP8 E4M3 with per-tensor scales, BF16 output: the same problem as dgxhost's FP8 case
+        fp8 = torch.float8_e4m3fn
+        scale_a = (448.0 / a.abs().max().float()).reciprocal().reshape(())
+        scale_b = (448.0 / b.abs().max().float()).reciprocal().reshape(())
+        a8 = (a.float() / scale_a).to(fp8)
+        b8 = (b.float() / scale_b).to(fp8)
+        mm = lambda: torch._scaled_mm(a8, b8.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16,
+                                      use_fast_accum=True)
+        seconds = time_cuda(torch, mm, 10, 10)
+        out["fp8_seconds"], out["fp8_tflops"] = seconds, flops / seconds / 1e12
+    except Exception as error:  # noqa: BLE001 - report, do not fail the whole check
+        out["fp8_error"] = str(error)
+    del a, b
+    torch.cuda.empty_cache()
+    return out
+
+
+def make_layer(torch, hidden, ffn, heads, kv, seq):
+    F = torch.nn.functional
+    d = hidden // heads
+    dtype, dev = torch.bfloat16, "cuda"
+
+    def weight(out_features, in_features):
+        w = torch.empty(out_features, in_features, device=dev, dtype=dtype)
+        torch.nn.init.uniform_(w, -1.0 / math.sqrt(in_features), 1.0 / math.sqrt(in_features))
+        return w.requires_grad_()
+
+    params = dict(
+        norm1=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=True),
+        qkv=weight((heads + 2 * kv) * d, hidden),
+        proj=weight(hidden, heads * d),
+        norm2=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=True),
+        fc1=weight(2 * ffn, hidden),
+        fc2=weight(hidden, ffn),
+    )
+    position = torch.arange(seq, device=dev, dtype=torch.float64)
+    inverse = 500000.0 ** (-torch.arange(0, d, 2, device=dev, dtype=torch.float64) / d)
+    angles = torch.outer(position, inverse)
+    cos = torch.cat([angles.cos(), angles.cos()], dim=-1).to(dtype)[None, None]
+    sin = torch.cat([angles.sin(), angles.sin()], dim=-1).to(dtype)[None, None]
+
+    def rope(x):  # rotate halves, as dgxhost and Llama
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+        return x * cos + torch.cat([-x2, x1], dim=-1) * sin
+
+    def layer(x):  # x [b, s, h]
+        b = x.shape[0]
+        n1 = F.rms_norm(x, (hidden,), params["norm1"], eps=1e-5)
+        qkv = F.linear(n1, params["qkv"]).view(b, seq, heads + 2 * kv, d).transpose(1, 2)
+        q, k, v = qkv.split([heads, kv, kv], dim=1)
+        o = F.scaled_dot_product_attention(rope(q), rope(k), v, is_causal=True, enable_gqa=True)
+        r1 = x + F.linear(o.transpose(1, 2).reshape(b, seq, heads * d), params["proj"])
+        gate, up = F.linear(F.rms_norm(r1, (hidden,), params["norm2"], eps=1e-5), params["fc1"]).chunk(2, dim=-1)
+        return r1 + F.linear(F.silu(gate) * up, params["fc2"])
+
+    return layer
+
+
+def measure_layer(torch, name):
+    shape = LAYERS[name]
+    layer = make_layer(torch, seq=SEQ_LEN, **shape)
+    x = torch.randn(1, SEQ_LEN, shape["hidden"], device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    dy = torch.randn_like(x)
+
+    def step():
+        layer(x).backward(dy)
+
+    seconds = time_cuda(torch, step, 1, 7, warmup=3)
+    flops = model_flops(seq=SEQ_LEN, **shape)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+    torch.cuda.empty_cache()
+    return {"model": name, "seconds": seconds, "model_tflops": flops / seconds / 1e12, "peak_memory_bytes": peak,
+            "note": "eager PyTorch, BF16, F.scaled_dot_product_attention (backend chosen by PyTorch)"}
+
+
+def measure(args):
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    result = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
+              "gemm": [], "layers": []}
+    for shape in args.gemm:
+        result["gemm"].append(measure_gemm(torch, shape))
+        print(f"torch gemm {shape}: {result['gemm'][-1]}", flush=True)
+    for name in args.layer:
+        torch.cuda.reset_peak_memory_stats()
+        result["layers"].append(measure_layer(torch, name))
+        print(f"torch layer {name}: {result['layers'][-1]}", flush=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Summarizing
+
+
+def load(path):
+    """A JSON document, or {} when a step failed before writing it (the summary shows what there is)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as error:
+        print(f"(no results from {path}: {error})")
+        return {}
+
+
+def metric(row, name):
+    value = row.get("metrics", {}).get(name, {})
+    return value.get("value") if isinstance(value, dict) else None
+
+
+def gemm_rows(path):
+    """{(shape, precision): row} of the gemm workload's measured cases."""
+    doc = load(path)
+    rows = {}
+    for row in doc.get("results", []):
+        c = row.get("config", {})
+        if row.get("workload") == "gemm" and "gemm.m" in c:
+            rows[(f"{c['gemm.m']}x{c['gemm.n']}x{c['gemm.k']}", c.get("precision"))] = row
+    return doc, rows
+
+
+def layer_rows(path):
+    """{precision: step row} of the llm-layer workload's measured cases (not the per-op rows)."""
+    doc = load(path)
+    return doc, {row["config"].get("precision"): row for row in doc.get("results", [])
+                 if row.get("workload") == "llm-layer" and row.get("table", "llm-layer") == "llm-layer"}
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def fmt(value, digits=1):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def summarize(args):
+    torch_result = load(args.torch)
+    gemm_doc, gemm = gemm_rows(args.gemm)
+    torch_gemm = {g["shape"]: g for g in torch_result.get("gemm", [])}
+    for shape, precision in gemm:  # our shapes even when PyTorch did not run
+        torch_gemm.setdefault(shape, {"shape": shape})
+    summary = {"device": torch_result.get("device"), "torch": torch_result.get("torch"),
+               "dgxhost": gemm_doc.get("context", {}).get("dgxhost"), "time": gemm_doc.get("context", {}).get("time"),
+               "gpus": gemm_doc.get("context", {}).get("gpu_summary"), "gemm": [], "layers": [], "targets": {}}
+
+    lines = ["", "GEMM (TFLOP/s)            ours bf16  torch bf16  ratio   ours fp8  torch fp8  fp8/bf16"]
+    for shape, t in torch_gemm.items():
+        ours_bf16 = metric(gemm.get((shape, "bf16"), {}), "tflops")
+        ours_fp8 = metric(gemm.get((shape, "fp8"), {}), "tflops")
+        entry = {"shape": shape, "ours_bf16_tflops": ours_bf16, "torch_bf16_tflops": t.get("bf16_tflops"),
+                 "bf16_ratio": ratio(ours_bf16, t.get("bf16_tflops")), "ours_fp8_tflops": ours_fp8,
+                 "torch_fp8_tflops": t.get("fp8_tflops"), "fp8_over_bf16": ratio(ours_fp8, ours_bf16)}
+        summary["gemm"].append(entry)
+        lines.append(f"{shape:<24}  {fmt(ours_bf16):>9}  {fmt(t.get('bf16_tflops')):>10}  "
+                     f"{fmt(entry['bf16_ratio'], 3):>5}  {fmt(ours_fp8):>9}  {fmt(t.get('fp8_tflops')):>9}  "
+                     f"{fmt(entry['fp8_over_bf16'], 2):>8}")
+        if shape == "8192x8192x8192":
+            summary["targets"]["bf16_gemm_vs_torch"] = entry["bf16_ratio"]
+            summary["targets"]["fp8_gemm_vs_bf16"] = entry["fp8_over_bf16"]
+
+    torch_layers = {l["model"]: l for l in torch_result.get("layers", [])}
+    lines += ["", "Layer fwd+bwd          ours bf16 ms  TFLOP/s  ours fp8 ms  TFLOP/s  fp8 speed-up  torch ms  "
+                  "TFLOP/s  torch/ours(bf16)  peak GiB"]
+    for spec in args.layer:
+        name, path = spec.split("=", 1)
+        _, rows = layer_rows(path)
+        bf16, fp8 = rows.get("bf16", {}), rows.get("fp8", {})
+        t = torch_layers.get(name, {})
+        ours_ms = metric(bf16, "time.median")
+        fp8_ms = metric(fp8, "time.median")
+        entry = {"model": name, "ours_bf16_seconds": ours_ms, "ours_bf16_model_tflops": metric(bf16, "model_tflops"),
+                 "ours_fp8_seconds": fp8_ms, "ours_fp8_model_tflops": metric(fp8, "model_tflops"),
+                 "fp8_speedup": ratio(ours_ms, fp8_ms), "torch_seconds": t.get("seconds"),
+                 "torch_model_tflops": t.get("model_tflops"), "torch_over_ours": ratio(t.get("seconds"), ours_ms),
+                 "ours_bf16_peak_memory_bytes": metric(bf16, "peak_memory"),
+                 "torch_peak_memory_bytes": t.get("peak_memory_bytes")}
+        summary["layers"].append(entry)
+        peak = entry["ours_bf16_peak_memory_bytes"]
+        lines.append(f"{name:<22} {fmt(ours_ms and ours_ms * 1e3, 2):>12}  {fmt(entry['ours_bf16_model_tflops']):>7}  "
+                     f"{fmt(fp8_ms and fp8_ms * 1e3, 2):>11}  {fmt(entry['ours_fp8_model_tflops']):>7}  "
+                     f"{fmt(entry['fp8_speedup'], 2):>12}  {fmt(t.get('seconds') and t['seconds'] * 1e3, 2):>8}  "
+                     f"{fmt(t.get('model_tflops')):>7}  {fmt(entry['torch_over_ours'], 2):>16}  "
+                     f"{fmt(peak and peak / 2**30, 1):>8}")
+        if name == "llama3.1-70b":
+            summary["targets"]["layer70b_bf16_model_tflops"] = entry["ours_bf16_model_tflops"]
+            summary["targets"]["layer70b_faster_than_torch"] = entry["torch_over_ours"]
+            summary["targets"]["layer70b_fp8_vs_bf16"] = entry["fp8_speedup"]
+
+    lines += ["", "Targets (issue 5)"]
+    for key, value in summary["targets"].items():
+        goal = TARGETS.get(key, 1.0)
+        status = "n/a" if value is None else ("PASS" if value >= goal else "MISS")
+        lines.append(f"  {key:<30} {fmt(value, 3):>8}  >= {goal:<6} {status}")
+    print("\n".join(lines))
+    with open(args.out, "w") as f:
+        json.dump(summary, f, indent=2)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--gemm", nargs="*", default=["8192x8192x8192"])
+    m.add_argument("--layer", nargs="*", default=list(LAYERS), choices=list(LAYERS))
+    m.add_argument("--out", required=True)
+    s = sub.add_parser("summarize")
+    s.add_argument("--gemm", required=True, help="dgxhost --plugin gemm JSON")
+    s.add_argument("--layer", nargs="*", default=[], help="MODEL=dgxhost llm-layer JSON")
+    s.add_argument("--torch", required=True, help="the JSON of `measure`")
+    s.add_argument("--out", required=True)
+    args = parser.parse_args()
+    (measure if args.command == "measure" else summarize)(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
