@@ -7,10 +7,12 @@
 #   scripts/device-check.sh [run]     on the GPU machine, from the repository root with build/device-stage
 #                                     carried: locates the CUDA libraries, prints nvidia-smi, runs the GPU tests,
 #                                     the gemm sweep, one Llama 3.1 8B and one 70B layer (TP1, seq 8192, MBS 1,
-#                                     BF16 and FP8), the PyTorch references, and prints the summary table last.
+#                                     BF16 and FP8), the llama8b preset in measure mode (a measured layer feeding
+#                                     the cluster projection), every collective through NCCL, the PyTorch
+#                                     references, and prints the summary table last.
 #
 # Everything goes to $OUT (default ./device-out): nvidia-smi.txt, gemm.json, layer-8b.json, layer-70b.json,
-# torch.json, summary.json, summary.txt and logs/. A failing step is reported and the next one still runs; the
+# pretrain-8b.json, comm.json, torch.json, summary.json, summary.txt and logs/. A failing step is reported and the next one still runs; the
 # exit code is the number of failed steps.
 set -uo pipefail
 
@@ -23,11 +25,12 @@ gemm_shapes=(8192x8192x8192
 prepare() {
   local build=$root/build/device
   cmake --preset device -S "$root" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache || return 1
-  cmake --build "$build" -j"${JOBS:-2}" --target dgxhost cuda-probe gemm llm-layer llm_kernels_gpu_tests || return 1
+  cmake --build "$build" -j"${JOBS:-2}" --target dgxhost dgx_configs cuda-probe comm gemm llm-layer llm-pretrain \
+    llm_kernels_gpu_tests || return 1
   rm -rf "$stage"
   mkdir -p "$stage/bin" "$stage/lib/dgx/plugins" "$stage/tests/bin"
   cp "$build/bin/dgxhost" "$stage/bin/"
-  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,gemm,llm-layer}.so "$stage/lib/dgx/plugins/"
+  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain}.so "$stage/lib/dgx/plugins/"
   cp "$build/tests/bin/llm_kernels_gpu_tests" "$stage/tests/bin/"
   if [[ -d $build/share/dgx ]]; then mkdir -p "$stage/share" && cp -r "$build/share/dgx" "$stage/share/"; fi
   chmod -R go-w "$stage"
@@ -102,9 +105,12 @@ run() {
     step "layer-$model" "$dgx" --plugin "llama3.1-$model-layer" --set 'precision=["bf16","fp8"]' \
       --set runner.max_time=20 -o "$OUT/layer-$model.json"
   done
+  # The main job on a GPU: one measured layer at the preset's layout, the cluster projected from it.
+  step pretrain-8b "$dgx" --plugin llama8b --mode measure --set runner.max_time=20 -o "$OUT/pretrain-8b.json"
+  step comm "$dgx" --plugin comm -b 8 -e 1G -f 4 --set runner.max_time=2 -o "$OUT/comm.json"
   step torch python3 "$root/scripts/torch_reference.py" measure --gemm "${gemm_shapes[@]}" \
     --layer llama3.1-8b llama3.1-70b --out "$OUT/torch.json"
-  for name in gemm layer-8b layer-70b; do
+  for name in gemm layer-8b layer-70b pretrain-8b comm; do
     echo "== $name"
     grep -v '^\s*$' "$OUT/logs/$name.log" | head -n 60
   done
@@ -115,7 +121,7 @@ run() {
 
   echo
   echo "== steps"
-  for name in gpu-tests gemm layer-8b layer-70b torch summary; do printf '  %-10s %s\n' "$name" "${status[$name]:-not run}"; done
+  for name in gpu-tests gemm layer-8b layer-70b pretrain-8b comm torch summary; do printf '  %-10s %s\n' "$name" "${status[$name]:-not run}"; done
   echo "== GPU tests"
   grep -E '^\[doctest\] (test cases|assertions)' "$OUT/logs/gpu-tests.log" || true
   echo "== summary ($(cat "$OUT/date.txt"), commit $(cat "$OUT/commit.txt"))"

@@ -168,7 +168,8 @@ Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dg
   const dgx_mode fallback = w.supports(DGX_MODE_EXPLORE) ? DGX_MODE_EXPLORE : DGX_MODE_PROJECT;
   if (!w.supports(fallback)) return *measure_problem;
   if (measure_problem)
-    s.logger.info(measure_problem->message + "; projecting instead (--mode measure requires a measurement)");
+    s.logger.info(measure_problem->message + "; running its " + std::string(mode_name(fallback)) +
+                  " mode instead (--mode measure requires a measurement)");
   return fallback;
 }
 

@@ -79,9 +79,10 @@ std::string projection_note(const Assumptions& assumptions) {
   return std::string("These numbers are projections of ") + llm::constants::kModelVersion + " for " +
          assumptions.system.name +
          ", not measurements on this machine (every row says mode projected; JSON carries the provenance). "
-         "To measure instead, on a GPU machine: dgxhost --plugin gemm and dgxhost --plugin llm-layer time the "
-         "GEMMs and a transformer layer on the device; --mode measure of llm-pretrain (planned) will feed such "
-         "measured op times into this model.";
+         "To measure instead, run the same command on a GPU machine: it measures one layer of the model at the "
+         "configuration's per-rank shapes and projects the cluster from the measured op times (rows labelled "
+         "measured-calibrated; --mode measure insists on it). dgxhost --plugin gemm and --plugin llm-layer time "
+         "the GEMMs and the layer on their own.";
 }
 
 std::string breakdown_text(const llm::StepBreakdown& b) {

@@ -1,6 +1,7 @@
 #include "plugin_spec.hpp"
 
 #include "params.hpp"
+#include "measure_mode.hpp"
 #include "presets.hpp"
 #include "pretrain_workload.hpp"
 
@@ -23,7 +24,8 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2, DGX_PRECISION_MXFP8,
                      DGX_PRECISION_NVFP4},
       .params = pretrain_params(),
-      .modes = {dgx::sdk::Mode::project, dgx::sdk::Mode::explore},
+      .modes = {dgx::sdk::Mode::measure, dgx::sdk::Mode::project, dgx::sdk::Mode::explore},
+      .can_measure = [](dgx::sdk::Host&) { require_layer_probe(); },
   });
   spec.presets = embedded_presets();
   return spec;

@@ -28,20 +28,6 @@ std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
          "; distributed optimizer " + (t.distributed_optimizer ? "on" : "off") + ".";
 }
 
-Headline headline_of(const llm::Projection& p) {
-  return Headline{.gpus = p.layout.gpus,
-                  .step_time_s = p.step_time_s,
-                  .tokens_per_s = p.tokens_per_s,
-                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
-                  .model_tflops_per_gpu = p.model_tflops_per_gpu,
-                  .mfu = p.mfu,
-                  .memory_bytes = p.memory.total(),
-                  .days = p.days_to_train,
-                  .gpu_hours = p.gpu_hours,
-                  .cost_usd = p.cost_usd,
-                  .dp = p.layout.dp,
-                  .microbatches = p.layout.microbatches};
-}
 
 std::string throughput_note(const llm::Projection& p) {
   return si_count(p.tokens_per_s) + " tokens/s in all, " + fixed(p.tokens_per_s_per_gpu, 0) + " per GPU; " +

@@ -129,4 +129,19 @@ std::string source_label(const llm::SystemProfile& system) {
          ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml)";
 }
 
+Headline headline_of(const llm::Projection& p) {
+  return Headline{.gpus = p.layout.gpus,
+                  .step_time_s = p.step_time_s,
+                  .tokens_per_s = p.tokens_per_s,
+                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
+                  .model_tflops_per_gpu = p.model_tflops_per_gpu,
+                  .mfu = p.mfu,
+                  .memory_bytes = p.memory.total(),
+                  .days = p.days_to_train,
+                  .gpu_hours = p.gpu_hours,
+                  .cost_usd = p.cost_usd,
+                  .dp = p.layout.dp,
+                  .microbatches = p.layout.microbatches};
+}
+
 } // namespace dgx::pretrain

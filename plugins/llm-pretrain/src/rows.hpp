@@ -34,6 +34,9 @@ struct Headline {
   int microbatches = 0;
 };
 
+/// The headline numbers of a projection.
+[[nodiscard]] Headline headline_of(const llm::Projection& projection);
+
 /// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the other
 /// keys JSON-only), the provenance fields (model, system, calibration, price, mfu_peak, flops_convention,
 /// source), the headline metrics and the step-time breakdown. Shown in the table: step_time,

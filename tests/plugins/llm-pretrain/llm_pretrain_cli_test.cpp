@@ -126,7 +126,6 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
       {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
       {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},
       {{"--set", "explore.budget_slack=-1"}, "explore.budget_slack must be a fraction >= 0"},
-      {{"--mode", "measure"}, "has no measure mode"},
   };
   for (const auto& [args, reason] : cases) {
     std::vector<std::string> argv = {"--plugin", "llama70b"};
@@ -135,6 +134,12 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
     CHECK_MESSAGE(r.exit_code == 2, args.back());
     CHECK_MESSAGE(has(r.err, reason), r.err);
   }
+}
+
+TEST_CASE("--mode measure without a GPU exits with the no-device code and says why") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--mode", "measure"});
+  CHECK(r.exit_code == 4);
+  CHECK(has(r.err, "llm-pretrain:llm-pretrain cannot measure here: "));
 }
 
 TEST_CASE("the workload alone explores its defaults, and every preset answers") {

@@ -8,14 +8,16 @@
 
 using namespace dgx::pretrain;
 
-TEST_CASE("the plugin offers llm-pretrain: a pretrain workload with project and explore modes and its presets") {
+TEST_CASE("the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
   const dgx::sdk::PluginSpec spec = make_plugin_spec();
   CHECK(spec.name == "llm-pretrain");
   REQUIRE(spec.workloads.size() == 1);
   const dgx::sdk::WorkloadSpec& w = spec.workloads.front();
   CHECK(w.name == "llm-pretrain");
   CHECK(w.kind == dgx::sdk::Kind::pretrain);
-  CHECK(w.modes == std::vector<dgx::sdk::Mode>{dgx::sdk::Mode::project, dgx::sdk::Mode::explore});
+  CHECK(w.modes ==
+        std::vector<dgx::sdk::Mode>{dgx::sdk::Mode::measure, dgx::sdk::Mode::project, dgx::sdk::Mode::explore});
+  CHECK(static_cast<bool>(w.can_measure));
   for (const dgx_precision p : {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2})
     CHECK(std::find(w.precisions.begin(), w.precisions.end(), p) != w.precisions.end());
   CHECK(spec.presets.size() == 8);

@@ -27,10 +27,10 @@ TEST_CASE("the mode picks projection of one configuration or exploration of the 
   CHECK(explore_host.visibility.front().table == "explore");
 }
 
-TEST_CASE("a measurement is not offered yet: the SDK default says so") {
+TEST_CASE("without a device, measure mode is refused with the reason") {
   PretrainHost h;
   dgx::sdk::Host host(h.api());
   PretrainWorkload w(host);
-  dgx::sdk::SampleResult result;
-  CHECK_THROWS_AS(w.run({}, result), dgx::sdk::Unsupported);
+  CHECK_THROWS_AS(w.setup(), dgx::sdk::NoDevice);  // the test double has no fake timing set
+  CHECK_THROWS_WITH_AS(require_layer_probe(), "no CUDA device found: test double", dgx::sdk::NoDevice);
 }

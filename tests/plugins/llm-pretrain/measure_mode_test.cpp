@@ -1,0 +1,94 @@
+// Measure mode on the test double of the layer probe: the measured op times replace the model's estimates, and
+// the cluster projection built on them is labelled measured-calibrated, for the measured GPU's system.
+#include "measure_mode.hpp"
+
+#include <doctest/doctest.h>
+
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/step_model.hpp"
+#include "dgx/llm/system_catalog.hpp"
+#include "fake_layer_probe.hpp"
+#include "measured_timings.hpp"
+#include "params.hpp"
+#include "pretrain_host.hpp"
+#include "pretrain_workload.hpp"
+
+using namespace dgx;
+using namespace dgx::pretrain;
+using dgx::pretrain::testing::PretrainHost;
+
+namespace {
+
+// The "measurement": every op of the model's layer at `scale` times its roofline on the H200 profile.
+void fake_measurement(double scale) {
+  pretrain::testing::fake_layer_specs().clear();
+  pretrain::testing::fake_layer_timing() = [scale](const llm::cuda::LayerSpec& spec) {
+    const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
+    const llm::SystemProfile system = llm::find_system("h200-sxm").value();
+    const llm::ShapeKey shape{spec.layout.tp, spec.layout.cp, spec.layout.ep, static_cast<int>(spec.micro_batch),
+                              static_cast<int>(spec.seq_len),
+                              spec.precision == llm::cuda::Precision::fp8 ? llm::Precision::fp8 : llm::Precision::bf16,
+                              llm::Recompute::none};
+    const llm::RooflineProvider roofline(system);
+    llm::cuda::LayerTiming timing;
+    timing.ops = pretrain::testing::timings_of(llm::transformer_layer_ops(model, system, shape), roofline, scale);
+    for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
+    timing.model_flops = 1e15;
+    timing.peak_bytes = 40ull << 30;
+    return timing;
+  };
+}
+
+struct Run {
+  PretrainHost h;
+  std::vector<double> step_times;
+
+  explicit Run(double scale) {
+    fake_measurement(scale);
+    h.use_preset("llama8b");
+    h.set(key::gpus, std::int64_t{64});
+    dgx::sdk::Host host(h.api());
+    PretrainWorkload w(host);
+    w.setup();
+    for (std::size_t i = 0; i < w.case_count(); ++i) {
+      (void)w.begin_case(i);
+      dgx::sdk::SampleResult result;
+      w.run({static_cast<std::uint32_t>(i), 0, 2, false, false}, result);
+      step_times.push_back(result.seconds / 2);
+      w.end_case(i, {5, result.seconds / 2, result.seconds / 2, 0, 0, 0, 0});
+    }
+    pretrain::testing::fake_layer_timing() = nullptr;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("measure mode measures the preset's layer per precision and projects the cluster from it") {
+  const Run run(1.0);
+  REQUIRE(run.h.rows.size() == 2);  // bf16 and fp8
+  const auto& specs = pretrain::testing::fake_layer_specs();
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].layout.cp == 2);  // the llama8b preset's layout: TP1 CP2
+  CHECK(specs[0].seq_len == 8192);
+  CHECK(specs[1].precision == llm::cuda::Precision::fp8);
+  for (std::size_t i = 0; i < run.h.rows.size(); ++i) {
+    const auto& row = run.h.rows[i];
+    CHECK(row.mode == DGX_RESULT_PROJECTED);
+    CHECK(run.h.visibility[i].table == "measured-calibrated projection");
+    CHECK(row.fields.at("system") == "h200-sxm");  // the measured GPU's system, not the preset's h100-sxm
+    CHECK(row.fields.at("source").find("measured-calibrated projection: ") == 0);
+    CHECK(row.fields.at("source").find("layer ops measured on NVIDIA H200") != std::string::npos);
+    CHECK(row.metrics.count("step_time") == 1);
+  }
+  CHECK(run.h.added_metrics.count("layer.model_tflops") == 1);
+  CHECK(run.h.added_metrics.at("memory.measured_peak").first == static_cast<double>(40ull << 30));
+  CHECK(run.h.note("Measured").find("measured on NVIDIA H200") != std::string::npos);
+}
+
+TEST_CASE("slower measured ops give a slower projected step: the measurement really feeds the model") {
+  const Run as_modelled(1.0), twice_as_slow(2.0);
+  const double a = as_modelled.h.rows[0].metrics.at("step_time").first;
+  const double b = twice_as_slow.h.rows[0].metrics.at("step_time").first;
+  CHECK(b > 1.5 * a);
+  CHECK(twice_as_slow.step_times[0] == doctest::Approx(2 * as_modelled.step_times[0]));
+}

@@ -1,0 +1,45 @@
+// Test helper: a "measurement" of a model layer built from the model's own op list, each op at `scale` times
+// its roofline estimate, with the kernels library's names, passes and shapes.
+#pragma once
+
+#include <vector>
+
+#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/layer_ops.hpp"
+#include "dgx/llm/op_time.hpp"
+
+namespace dgx::pretrain::testing {
+
+inline llm::cuda::Pass kernels_pass(llm::Pass pass) {
+  switch (pass) {
+  case llm::Pass::forward: return llm::cuda::Pass::forward;
+  case llm::Pass::dgrad: return llm::cuda::Pass::dgrad;
+  case llm::Pass::wgrad: return llm::cuda::Pass::wgrad;
+  default: return llm::cuda::Pass::backward;
+  }
+}
+
+/// GEMM dims are given transposed (n, m, k) to check that matching does not depend on the order.
+inline std::vector<llm::cuda::OpTiming> timings_of(const llm::OpList& ops, const llm::OpTimeProvider& roofline,
+                                                   double scale) {
+  std::vector<llm::cuda::OpTiming> out;
+  for (const std::vector<llm::Op>* list : {&ops.forward, &ops.backward})
+    for (const llm::Op& op : *list) {
+      if (op.is_communication()) continue;
+      llm::cuda::OpTiming t;
+      t.name = std::string(op.name);
+      t.pass = kernels_pass(op.pass);
+      t.recompute = op.recompute;
+      t.seconds = roofline.seconds(op) * scale;
+      if (const auto* g = std::get_if<llm::GemmShape>(&op.shape)) {
+        t.kind = llm::cuda::OpKind::gemm;
+        t.gemm = {g->n, g->m, g->k, g->groups};
+      } else if (std::holds_alternative<llm::AttentionShape>(op.shape)) {
+        t.kind = llm::cuda::OpKind::attention;
+      }
+      out.push_back(t);
+    }
+  return out;
+}
+
+}  // namespace dgx::pretrain::testing
