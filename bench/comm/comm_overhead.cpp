@@ -1,8 +1,10 @@
 // What does dgxhost add to an MPI all_reduce? Per message size, two loops timed in the same run, interleaved
 // repetition by repetition: a plain MPI_Allreduce loop, and the comm plugin's loop (Backend::time around
-// issue(): the SDK Communicator -> the host's dgx_comm_api -> MPI). Each repetition starts at a barrier and
-// counts the slowest rank; the table gives medians, the ratio plain/ours (1.0 = no overhead) and the time
-// added per operation. Run with two ranks: mpirun -np 2 bench_comm_overhead [repetitions]
+// issue(): the SDK Communicator -> the host's dgx_comm_api -> MPI). Each loop starts at a barrier and counts the
+// slowest rank; the two alternate which goes first, so neither always finds the caches warm. The table gives the
+// median time per operation of each, the median over repetitions of the paired ratio plain/ours (1.0 = no
+// overhead; pairing cancels the machine's drift) and the time added per operation.
+// Run with two ranks: mpirun -np 2 bench_comm_overhead [repetitions]
 #include <mpi.h>
 
 #include <algorithm>
@@ -60,25 +62,39 @@ int main(int argc, char** argv) {
     const dgx::comm::Buffers buffers{send.data(), recv.data()};
     // Enough operations per repetition that each takes milliseconds, not microseconds.
     const auto iterations = static_cast<std::uint32_t>(std::clamp<std::uint64_t>((128ull << 20) / size, 10, 4000));
-    std::vector<double> plain, ours;
-    for (int r = 0; r < repetitions; ++r) {
+    const auto plain_loop = [&] {
       MPI_Barrier(MPI_COMM_WORLD);
       const double start = MPI_Wtime();
       for (std::uint32_t i = 0; i < iterations; ++i)
         MPI_Allreduce(send.data(), recv.data(), static_cast<int>(shape.count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      plain.push_back(slowest(MPI_Wtime() - start) / iterations);
-
+      return slowest(MPI_Wtime() - start) / iterations;
+    };
+    const auto our_loop = [&] {
       MPI_Barrier(MPI_COMM_WORLD);
       const double seconds = backend->time(iterations, [&] {
         dgx::comm::issue(backend->comm(), dgx::comm::Collective::all_reduce, buffers, shape, dgx::sdk::DType::fp32,
                          dgx::sdk::ReduceOp::sum, 0);
       });
-      ours.push_back(slowest(seconds) / iterations);
+      return slowest(seconds) / iterations;
+    };
+    std::vector<double> plain, ours, ratios;
+    for (int r = 0; r < repetitions; ++r) {
+      double p = 0, o = 0;
+      if (r % 2 == 0) {
+        p = plain_loop();
+        o = our_loop();
+      } else {
+        o = our_loop();
+        p = plain_loop();
+      }
+      plain.push_back(p);
+      ours.push_back(o);
+      ratios.push_back(p / o);
     }
     if (rank == 0) {
       const double p = median(plain), o = median(ours);
       std::printf("%12llu %8u %14.3f %14.3f %10.3f %14.3f\n", static_cast<unsigned long long>(size), iterations,
-                  p * 1e6, o * 1e6, p / o, (o - p) * 1e6);
+                  p * 1e6, o * 1e6, median(ratios), (o - p) * 1e6);
     }
   }
   return 0;
