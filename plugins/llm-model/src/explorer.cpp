@@ -15,11 +15,7 @@ namespace dgx::llm {
 
 namespace {
 
-/// Default TP limit: within the NVLink domain, at most 72 (an NVL72 rack).
-constexpr int kMaxTp = 72;
-constexpr int kMaxPp = 16;
-constexpr int kMaxCp = 8;
-constexpr int kMaxMbs = 8;
+using namespace explore_limits;
 
 std::vector<int> range(int first, int last) {
   std::vector<int> values(static_cast<std::size_t>(std::max(0, last - first + 1)));
@@ -66,12 +62,12 @@ public:
   Sweep(StepModel& model, const ExploreSpace& space) : model_(model), space_(space) {
     const ModelConfig& m = model.model();
     const int domain = model.system().nvlink_domain;
-    tp_ = or_default(space.tp, range(1, std::min(domain, kMaxTp)));
-    pp_ = or_default(space.pp, range(1, std::min(kMaxPp, m.layers)));
-    cp_ = or_default(space.cp, range(1, kMaxCp));
+    tp_ = or_default(space.tp, range(1, std::min(domain, max_tp)));
+    pp_ = or_default(space.pp, range(1, std::min(max_pp, m.layers)));
+    cp_ = or_default(space.cp, range(1, max_cp));
     vp_ = or_default(space.vp, range(1, m.layers));
     ep_ = or_default(space.ep, range(1, m.experts));
-    mbs_ = or_default(space.mbs, range(1, kMaxMbs));
+    mbs_ = or_default(space.mbs, range(1, max_mbs));
     gpus_ = gpu_counts(space);
     valid_.assign(gpus_.size(), 0);
     leanest_.assign(gpus_.size(), std::numeric_limits<double>::infinity());

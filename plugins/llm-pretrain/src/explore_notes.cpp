@@ -12,11 +12,8 @@ namespace dgx::pretrain {
 
 namespace {
 
-// The explorer's default ranges (dgx/llm/explorer.hpp, ExploreSpace), as the sweep note states them.
-constexpr int kMaxTp = 72;
-constexpr int kMaxPp = 16;
-constexpr int kMaxCp = 8;
-constexpr int kMaxMbs = 8;
+// The explorer's default ranges, as the sweep note states them.
+using namespace llm::explore_limits;
 
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
   std::string out;
@@ -98,12 +95,12 @@ std::string describe_point(const llm::ExplorePoint& p, const Assumptions& a) {
 
 std::string sweep_note(const PretrainSettings& s, const Assumptions& a) {
   const llm::ModelConfig& m = a.model;
-  std::string layouts = "TP " + range(std::min(a.system.nvlink_domain, kMaxTp)) + " x PP " +
-                        range(std::min(kMaxPp, m.layers)) + " x CP " + range(kMaxCp) + " x VP (interleaved chunks)";
+  std::string layouts = "TP " + range(std::min(a.system.nvlink_domain, max_tp)) + " x PP " +
+                        range(std::min(max_pp, m.layers)) + " x CP " + range(max_cp) + " x VP (interleaved chunks)";
   if (m.moe()) {
     layouts += " x EP " + range(m.experts);
   }
-  layouts += " x MBS " + range(kMaxMbs) + " x recompute none/selective/full";
+  layouts += " x MBS " + range(max_mbs) + " x recompute none/selective/full";
   const std::string batch = s.gbs_per_gpu > 0
                                 ? std::to_string(s.gbs_per_gpu) + " sequences per GPU (" + key::gbs_per_gpu + ")"
                                 : std::to_string(s.train.gbs) + " sequences at every GPU count (" + key::gbs + "; " +

@@ -25,6 +25,15 @@ struct BatchRule {
   [[nodiscard]] long long gbs_for(int gpus) const { return kind == Kind::fixed ? value : 1LL * value * gpus; }
 };
 
+/// The explorer's default ranges when ExploreSpace leaves a dimension empty: TP 1 to the NVLink domain (at most
+/// an NVL72 rack), PP 1 to min(16, layers), CP 1-8, MBS 1-8.
+namespace explore_limits {
+inline constexpr int max_tp = 72;
+inline constexpr int max_pp = 16;
+inline constexpr int max_cp = 8;
+inline constexpr int max_mbs = 8;
+} // namespace explore_limits
+
 /// The space to sweep. Empty candidate lists take the defaults: TP 1..8 (1..domain on larger NVLink domains,
 /// up to 72), PP 1..16, CP 1..8, VP 1..8, EP 1..experts (1 for dense), MBS 1..8. Invalid combinations are skipped
 /// (resolve_layout's rules).
