@@ -319,10 +319,7 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
         any = true;
       }
     }
-    if (!any) {
-      result.notes.push_back(std::to_string(sweep.gpus()[g]) + " GPUs: no valid layout fits in memory");
-      result.infeasible.push_back(sweep.diagnose(g));
-    }
+    if (!any) result.infeasible.push_back(sweep.diagnose(g));
   }
   if (result.points.empty()) {
     return Error{"explore: no feasible configuration of " + model.model().name + " on " + model.system().name +

@@ -160,9 +160,8 @@ std::string dropped_note(const llm::ExploreResult& r, const Assumptions& a) {
                     " per GPU and were dropped (combinations the GPU count, heads, layers, sequence or batch do not "
                     "divide are not valid layouts and are skipped).");
   }
-  std::vector<std::string> too_big, none_valid, counts_noted;
+  std::vector<std::string> too_big, none_valid;
   for (const llm::InfeasibleCount& c : r.infeasible) {
-    counts_noted.push_back(std::to_string(c.gpus) + " GPUs: no valid layout fits in memory");
     if (c.valid_layouts == 0) {
       none_valid.push_back(std::to_string(c.gpus));
     } else {
@@ -178,10 +177,8 @@ std::string dropped_note(const llm::ExploreResult& r, const Assumptions& a) {
     lines.push_back("No valid layout at " + join(none_valid) +
                     " GPUs: the model's heads, layers, sequence and the global batch do not divide over them.");
   }
-  for (const std::string& note : r.notes) { // the explorer's other notes (e.g. a precision the system lacks)
-    if (std::find(counts_noted.begin(), counts_noted.end(), note) == counts_noted.end()) {
-      lines.push_back(note + ".");
-    }
+  for (const std::string& note : r.notes) { // the explorer's remarks (e.g. a precision the system lacks)
+    lines.push_back(note + ".");
   }
   return join(lines, "\n");
 }

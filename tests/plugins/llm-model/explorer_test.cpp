@@ -86,7 +86,9 @@ TEST_CASE("explore reports GPU counts without a feasible layout and refuses an e
   const auto result = explore(m, space);
   REQUIRE(result.has_value());
   CHECK(result->points.size() == 1);
-  CHECK(result->notes.front() == "8 GPUs: no valid layout fits in memory");
+  REQUIRE(result->infeasible.size() == 1);
+  CHECK(result->infeasible.front().gpus == 8);
+  CHECK(result->notes.empty());  // the infeasible count is structured, not repeated as a remark
   CHECK(result->cost_unit == "GPU-hours");
   space.precisions.clear();
   CHECK_FALSE(explore(m, space).has_value());

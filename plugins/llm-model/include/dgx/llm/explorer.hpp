@@ -89,8 +89,8 @@ struct ExploreResult {
   std::string cost_unit;                                ///< "USD" or "GPU-hours"
   std::uint64_t evaluated = 0;                          ///< configurations whose step time and memory were computed
   std::uint64_t feasible = 0;                           ///< of those, the ones that fit in memory
-  std::vector<std::string> notes;                       ///< e.g. GPU counts without any feasible layout
-  std::vector<InfeasibleCount> infeasible;              ///< the same GPU counts with the numbers, ascending
+  std::vector<std::string> notes;                       ///< remarks, e.g. a precision the system lacks
+  std::vector<InfeasibleCount> infeasible;              ///< GPU counts without any kept layout, ascending
 };
 
 [[nodiscard]] Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space,
