@@ -74,7 +74,8 @@ public:
   /// operands; nullptr for BF16.
   void run(const void* a, const void* b, void* d, cudaStream_t stream, const float* a_scale = nullptr,
            const float* b_scale = nullptr) const;
-  /// Times every candidate algorithm (`repeats` runs each, after one warm-up) and keeps the fastest. Writes D.
+  /// Warms the GPU up to its boost clock (~100 ms of this GEMM), then times every candidate algorithm in
+  /// interleaved rounds (`repeats` runs each per round) and keeps the one with the fastest best round. Writes D.
   void tune(const void* a, const void* b, void* d, cudaStream_t stream, const float* a_scale = nullptr,
             const float* b_scale = nullptr, int repeats = 3);
 
@@ -85,6 +86,12 @@ private:
   void release() noexcept;
   void launch(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d, cudaStream_t stream,
               const float* a_scale, const float* b_scale) const;
+  /// Milliseconds `launches` back-to-back runs of `algo` take on `stream` (device events).
+  [[nodiscard]] float time_launches(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d,
+                                    cudaStream_t stream, const float* a_scale, const float* b_scale,
+                                    int launches) const;
+  void warm_up(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d, cudaStream_t stream,
+               const float* a_scale, const float* b_scale) const;
 
   const BlasLt& blas_;
   GemmDesc desc_;
