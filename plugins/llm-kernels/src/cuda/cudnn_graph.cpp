@@ -144,17 +144,30 @@ std::string last_cudnn_message() {
   return detail;
 }
 
-/// Engine configurations the heuristic `mode` proposes for `graph`, best first (empty when none).
-std::vector<BackendDescriptor> engine_configs(const BackendDescriptor& graph, cudnnBackendHeurMode_t mode) {
+/// What cuDNN says about a failed call: its status name and its last error message.
+std::string cudnn_reason(cudnnStatus_t status) {
+  return std::string(cudnnGetErrorString(status)) + " " + last_cudnn_message();
+}
+
+/// Engine configurations the heuristic `mode` proposes for `graph`, best first. When there are none, `reason`
+/// says why (cuDNN's own message when the heuristics query itself fails).
+std::vector<BackendDescriptor> engine_configs(const BackendDescriptor& graph, cudnnBackendHeurMode_t mode,
+                                              std::string& reason) {
   BackendDescriptor heuristics(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
   heuristics.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph);
   heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-  if (cudnnBackendFinalize(heuristics.get()) != CUDNN_STATUS_SUCCESS) return {};
-  std::int64_t count = 0;
-  if (cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                               &count, nullptr) != CUDNN_STATUS_SUCCESS ||
-      count <= 0)
+  if (const cudnnStatus_t status = cudnnBackendFinalize(heuristics.get()); status != CUDNN_STATUS_SUCCESS) {
+    reason = "the heuristics failed: " + cudnn_reason(status);
     return {};
+  }
+  std::int64_t count = 0;
+  if (const cudnnStatus_t status = cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                                            CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr);
+      status != CUDNN_STATUS_SUCCESS) {
+    reason = "the heuristics' results could not be read: " + cudnn_reason(status);
+    return {};
+  }
+  if (count <= 0) return {};
   std::vector<BackendDescriptor> configs;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (std::int64_t i = 0; i < count; ++i) {
@@ -173,13 +186,13 @@ std::vector<BackendDescriptor> engine_configs(const BackendDescriptor& graph, cu
 Plan make_plan(cudnnHandle_t handle, const BackendDescriptor& graph, const std::string& what) {
   std::string reason = "the heuristics proposed no engine";
   for (const cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    for (BackendDescriptor& config : engine_configs(graph, mode)) {
+    for (BackendDescriptor& config : engine_configs(graph, mode, reason)) {
       BackendDescriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
       plan.set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config);
       const cudnnStatus_t status = cudnnBackendFinalize(plan.get());
       if (status != CUDNN_STATUS_SUCCESS) {
-        reason = std::string(cudnnGetErrorString(status)) + " " + last_cudnn_message();
+        reason = cudnn_reason(status);
         continue;
       }
       Plan result{std::move(plan), 0};
