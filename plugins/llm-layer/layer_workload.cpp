@@ -1,5 +1,7 @@
 #include "layer_workload.hpp"
 
+#include "dgx/llm/cuda/attention.hpp"
+
 #include "dgx/llm/cuda/device.hpp"
 #include "dgx/llm/cuda/peak.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
@@ -110,7 +112,8 @@ void LayerWorkload::emit_ops(const std::vector<OpTiming>& ops, Precision precisi
 void LayerWorkload::finalize() {
   layer_.reset();
   host_.note(sdk::NotePlacement::after, "llm-layer",
-             "One layer's forward + backward on one GPU at the per-rank shapes (" + software_versions() +
+             "One layer's forward + backward on one GPU at the per-rank shapes (" + software_versions() + ", cuDNN " +
+                 cudnn_version() +
                  "). GEMMs: cuBLASLt, BF16 or FP8 (E4M3 forward, E5M2 gradients, per-tensor scaling) with FP32 "
                  "main gradients; attention: cuDNN flash attention (BF16); norms, activations, rotary, residuals "
                  "and FP8 casts: dgxhost kernels. TP/CP/EP communication is not run (the projection adds it). "

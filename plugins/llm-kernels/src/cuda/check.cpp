@@ -1,14 +1,11 @@
 #include "dgx/llm/cuda/check.hpp"
 
 #include <cublasLt.h>
-#include <cudnn.h>
 
 #include <string>
 #include <string_view>
 
 namespace dgx::llm::cuda::detail {
-
-namespace {
 
 /// "src/cuda/blas.cpp:42": the path from the library's source folder, not the build machine's.
 std::string where(const char* file, int line) {
@@ -21,6 +18,8 @@ std::string where(const char* file, int line) {
   }
   return std::string(path) + ":" + std::to_string(line);
 }
+
+namespace {
 
 Error::Kind cuda_kind(cudaError_t status) {
   switch (status) {
@@ -46,19 +45,6 @@ void throw_cublas(int status, const char* expression, const char* file, int line
                                                               : Error::Kind::runtime;
   throw Error(kind, where(file, line) + ": " + expression + " failed: " + cublasLtGetStatusName(s) + ": " +
                         cublasLtGetStatusString(s));
-}
-
-void throw_cudnn(int status, const char* expression, const char* file, int line) {
-  const auto s = static_cast<cudnnStatus_t>(status);
-  // The 3000s are the NOT_SUPPORTED family (no engine, shape or layout not supported, arch mismatch).
-  const Error::Kind kind = (status >= 3000 && status < 4000)                         ? Error::Kind::unsupported
-                           : s == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ? Error::Kind::out_of_memory
-                                                                                     : Error::Kind::runtime;
-  std::string message = where(file, line) + ": " + expression + " failed: " + cudnnGetErrorString(s);
-  char detail[1024] = {};
-  cudnnGetLastErrorString(detail, sizeof detail);
-  if (detail[0] != '\0') message += " (" + std::string(detail) + ")";
-  throw Error(kind, message);
 }
 
 }  // namespace dgx::llm::cuda::detail

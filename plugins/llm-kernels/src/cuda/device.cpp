@@ -3,7 +3,6 @@
 #include "dgx/llm/cuda/check.hpp"
 
 #include <cublasLt.h>
-#include <cudnn.h>
 
 namespace dgx::llm::cuda {
 
@@ -50,7 +49,6 @@ std::string software_versions() {
   text += cudaRuntimeGetVersion(&runtime) == cudaSuccess ? cuda_version(runtime) : "?";
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) text += ", driver " + cuda_version(driver);
   text += ", cuBLASLt " + dotted(cublasLtGetVersion(), 10000, 100);  // e.g. 130100 -> 13.1.0
-  text += ", cuDNN " + dotted(cudnnGetVersion(), 10000, 100);        // e.g. 91900 -> 9.19.0
   return text;
 }
 

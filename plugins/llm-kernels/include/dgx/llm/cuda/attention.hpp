@@ -29,6 +29,9 @@ struct AttentionConfig {
 /// selected): checks what cuDNN validates on the host (node shapes and types) where CI has no GPU. Throws Error.
 void check_attention_graphs(const AttentionConfig& config);
 
+/// The version of the cuDNN library loaded, e.g. "9.19.0".
+[[nodiscard]] std::string cudnn_version();
+
 /// A cuDNN handle (cudnnHandle_t behind an opaque pointer, so this header needs no cuDNN).
 class Cudnn {
 public:

@@ -6,10 +6,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 namespace dgx::llm::cuda::detail {
+
+/// "src/cuda/blas.cpp:42" for a failure at `file`:`line`: the path from the library's folder.
+[[nodiscard]] std::string where(const char* file, int line);
 
 [[noreturn]] void throw_cuda(cudaError_t status, const char* expression, const char* file, int line);
 [[noreturn]] void throw_cublas(int status, const char* expression, const char* file, int line);
+/// Defined in the cuDNN part of the kernels (dgx_llm_kernels): code using DGX_CUDNN_CHECK links it.
 [[noreturn]] void throw_cudnn(int status, const char* expression, const char* file, int line);
 
 }  // namespace dgx::llm::cuda::detail

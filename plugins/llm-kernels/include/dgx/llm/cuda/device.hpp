@@ -24,7 +24,8 @@ struct DeviceProperties {
 /// The current device; throws Error(no_device) when there is none.
 [[nodiscard]] DeviceProperties current_device();
 
-/// The libraries in use, for the results: "CUDA runtime 13.0, driver 13.0, cuBLASLt 13.1.0, cuDNN 9.19.0".
+/// The libraries in use, for the results: "CUDA runtime 13.0, driver 13.0, cuBLASLt 13.1.0" (cuDNN's version,
+/// where a plugin uses it, comes from cudnn_version() in attention.hpp).
 [[nodiscard]] std::string software_versions();
 
 }  // namespace dgx::llm::cuda
