@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# The GPU check of the measured CUDA path (issue 5), in two halves (see ../shared/GPU.md):
+# The GPU check of the measured CUDA path (issue 8), in two halves (see ../shared/GPU.md):
 #
 #   scripts/device-check.sh prepare   on the build machine: the `device` preset (sm_90, Boost static, toml++
-#                                     header-only, no MPI), only the targets the check runs, staged into
-#                                     build/device-stage (small enough to carry)
+#                                     header-only, no MPI, no build RPATH), only the targets the check runs,
+#                                     staged into build/device-stage with the commit it was built from
 #   scripts/device-check.sh [run]     on the GPU machine, from the repository root with build/device-stage
-#                                     carried: locates the CUDA libraries, prints nvidia-smi, runs the GPU tests,
-#                                     the gemm sweep, one Llama 3.1 8B and one 70B layer (TP1, seq 8192, MBS 1,
-#                                     BF16 and FP8), the llama8b preset in measure mode (a measured layer feeding
-#                                     the cluster projection), every collective through NCCL, the PyTorch
-#                                     references, and prints the summary table last.
+#                                     carried: a list of steps, each with its own time limit (STEPS below)
 #
-# Everything goes to $OUT (default ./device-out): nvidia-smi.txt, gemm.json, layer-8b.json, layer-70b.json,
-# pretrain-8b.json, comm.json, torch.json, summary.json, summary.txt and logs/. A failing step is reported and the next one still runs; the
-# exit code is the number of failed steps.
+# Library layout on the GPU machine: the toolkit in /usr/local/cuda, and cuDNN, NCCL and a newer cuBLAS only as
+# PyTorch's wheels. The wheels' folders (site-packages/nvidia/{cu13,cublas,cudnn,nccl}/lib of the python that
+# holds torch) come first on LD_LIBRARY_PATH, so that dgxhost and torch run the same cuBLAS; PyTorch itself runs
+# with a clean environment (system CUDA libraries shadowing its wheels break it).
+#
+# What comes back: only 8 files return from $OUT (default ./device-out), so the working files live in a
+# temporary folder and $OUT holds device-check.tgz (everything, refreshed after every step) and six small files:
+# console.log, steps.txt (one line per step), summary.txt and summary.json (rewritten after every step),
+# gemm.json and layer-70b.json. A failing or timed-out step is recorded and the next one still runs; the
+# exit code is the number of failed steps. DGX_DEVICE_BUDGET (seconds, default 420) bounds the whole run:
+# a step gets at most what is left of it. DGX_DEVICE_STEPS="gemm torch" runs only the steps named.
+#
+# The device call (15 minutes of device time in all, start-up included): one `run` of
+#   scripts/device-check.sh run        carry ["build/device-stage"], timeout_s 450
+# and, in the time left, at most one targeted rerun (DGX_DEVICE_STEPS=...) of what failed. Check the script here
+# first with scripts/device-sim.sh.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +30,21 @@ stage=${DGX_DEVICE_STAGE:-$root/build/device-stage}
 gemm_shapes=(8192x8192x8192
              8192x10240x8192 8192x57344x8192 8192x8192x28672    # Llama 3.1 70B: qkv, fc1, fc2 (proj = 8192³)
              8192x6144x4096 8192x4096x4096 8192x28672x4096 8192x4096x14336)  # Llama 3.1 8B: qkv, proj, fc1, fc2
+# Our own memory-bound kernels under compute-sanitizer memcheck (small shapes; cuBLAS and cuDNN are not ours).
+memcheck_tests='*RMSNorm and LayerNorm*,*SwiGLU, GELU*,*rotary embedding*,*residual add*,*FP8 cast*'
+
+# The steps, in order: name, time limit in seconds, the function that runs it. The most valuable come first.
+STEPS=(
+  "gpu-info     15  step_gpu_info"
+  "gpu-tests    75  step_gpu_tests"
+  "gemm         70  step_gemm"
+  "layer-70b    50  step_layer_70b"
+  "layer-8b     35  step_layer_8b"
+  "torch        90  step_torch"
+  "pretrain-8b  35  step_pretrain_8b"
+  "memcheck     30  step_memcheck"
+  "comm         15  step_comm"
+)
 
 prepare() {
   local build=$root/build/device
@@ -33,104 +57,244 @@ prepare() {
   cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain}.so "$stage/lib/dgx/plugins/"
   cp "$build/tests/bin/llm_kernels_gpu_tests" "$stage/tests/bin/"
   if [[ -d $build/share/dgx ]]; then mkdir -p "$stage/share" && cp -r "$build/share/dgx" "$stage/share/"; fi
+  # .git does not travel to the GPU machine: the stage says what it was built from.
+  (cd "$root" && git describe --always --dirty --abbrev=40 2>/dev/null || echo unknown) >"$stage/commit.txt"
   chmod -R go-w "$stage"
-  echo "== dynamic dependencies (only glibc/libstdc++ and CUDA libraries may remain)"
+  local f problems=0
+  echo "== dynamic dependencies (only glibc/libstdc++ and CUDA libraries may remain) and RUNPATH (none)"
   for f in "$stage/bin/dgxhost" "$stage"/lib/dgx/plugins/*.so "$stage/tests/bin/llm_kernels_gpu_tests"; do
-    echo "$(basename "$f"): $(ldd "$f" | awk '{print $1}' | grep -v -E '^(linux-vdso|/lib64/ld-linux)' | tr '\n' ' ')"
+    echo "$(basename "$f"): $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+    if readelf -d "$f" | grep -q -E '\((RPATH|RUNPATH)\)'; then
+      echo "  has a build RPATH: $(readelf -d "$f" | grep -E '\((RPATH|RUNPATH)\)')"
+      problems=$((problems + 1))
+    fi
   done
+  echo "commit: $(cat "$stage/commit.txt")"
   du -sh "$stage"
+  return "$problems"
 }
 
-# Puts the folders holding the CUDA libraries the build links on LD_LIBRARY_PATH: /usr/local/cuda when it has
-# them, else PyTorch's wheels (nvidia-* packages) or wherever `find` sees them.
-locate_libraries() {
-  local dirs=() lib dir
-  for lib in libcudart.so.13 libcublasLt.so.13 libcudnn.so.9 libnccl.so.2; do
-    dir=""
-    for candidate in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
-      if [[ -e $candidate/$lib ]]; then dir=$candidate; break; fi
-    done
-    if [[ -z $dir ]]; then
-      dir=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$lib" -print 2>/dev/null | head -n 1)
-      dir=${dir:+$(dirname "$dir")}
+# ---------------------------------------------------------------------------------------------------------------
+# Locating the libraries (in the calling shell: a pipeline would set the variable in a subshell and lose it)
+
+# The first python on PATH (or $DGX_PYTHON) that imports torch, or nothing.
+find_torch_python() {
+  local candidate
+  for candidate in ${DGX_PYTHON:-} python3 python; do
+    if command -v "$candidate" >/dev/null && env -i PATH="$PATH" HOME="${HOME:-/root}" "$candidate" -c 'import torch' \
+      >/dev/null 2>&1; then
+      command -v "$candidate"
+      return 0
     fi
-    if [[ -n $dir ]]; then dirs+=("$dir"); echo "$lib: $dir"; else echo "$lib: NOT FOUND"; fi
+  done
+}
+
+# Sets torch_python and LD_LIBRARY_PATH (exported) and writes what it found to stdout.
+locate_libraries() {
+  torch_python=$(find_torch_python)
+  local wheels=() site="" dir lib
+  if [[ -n $torch_python ]]; then
+    site=$(env -i PATH="$PATH" HOME="${HOME:-/root}" "$torch_python" -c \
+      'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)
+    for dir in cu13 cublas cudnn nccl cuda_runtime; do
+      [[ -d $site/nvidia/$dir/lib ]] && wheels+=("$site/nvidia/$dir/lib")
+    done
+  fi
+  echo "python with torch: ${torch_python:-none}${site:+ (site-packages $site)}"
+  local toolkit=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib)
+  local dirs=()
+  for lib in libcudart.so.13 libcublasLt.so.13 libcublas.so.13 libcudnn.so.9 libnccl.so.2; do
+    local found=""
+    for dir in "${wheels[@]}" "${toolkit[@]}"; do
+      if [[ -e $dir/$lib ]]; then found=$dir; break; fi
+    done
+    echo "  $lib: ${found:-NOT FOUND}"
+    [[ -n $found ]] && dirs+=("$found")
   done
   local joined
-  joined=$(printf '%s\n' "${dirs[@]}" | awk '!seen[$0]++' | paste -sd: -)
+  joined=$(printf '%s\n' "${dirs[@]}" | awk 'NF && !seen[$0]++' | paste -sd: -)
   export LD_LIBRARY_PATH="${joined}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 }
 
-failures=0
-declare -A status
+# python with a clean environment: no LD_LIBRARY_PATH of ours, no CUDNN_* logging.
+clean_python() {
+  env -i PATH="$PATH" HOME="${HOME:-/root}" ${CUDA_VISIBLE_DEVICES:+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES} \
+    "${torch_python:-python3}" "$@"
+}
 
-# step NAME COMMAND...: runs a step with its output in logs/NAME.log, records ok / FAILED (exit code).
-step() {
-  local name=$1
-  shift
-  local started=$SECONDS
-  echo "== $name: $*"
-  "$@" >"$OUT/logs/$name.log" 2>&1
-  local rc=$?
-  if [[ $rc -eq 0 ]]; then status[$name]="ok ($((SECONDS - started)) s)"; else
-    status[$name]="FAILED (exit $rc, $((SECONDS - started)) s)"
-    failures=$((failures + 1))
-    echo "-- $name failed (exit $rc); the end of logs/$name.log:"
-    tail -n 25 "$OUT/logs/$name.log"
+# ---------------------------------------------------------------------------------------------------------------
+# The steps (each writes into $work; its console output goes to $work/logs/NAME.log)
+
+step_gpu_info() {
+  nvidia-smi || return 1
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit \
+    --format=csv | tee "$work/gpu.csv"
+}
+
+step_gpu_tests() { "$stage/tests/bin/llm_kernels_gpu_tests" --duration=true; }
+
+step_gemm() {
+  local shapes
+  shapes=$(printf '"%s",' "${gemm_shapes[@]}")
+  "$dgx" --plugin gemm --set "gemm.shapes=[${shapes%,}]" --set 'gemm.precisions=["bf16","fp8"]' \
+    --set runner.max_time=2 -o "$work/gemm.json"
+}
+
+layer() { "$dgx" --plugin "llama3.1-$1-layer" --set 'precision=["bf16","fp8"]' --set runner.max_time=8 \
+  -o "$work/layer-$1.json"; }
+step_layer_70b() { layer 70b; }
+step_layer_8b() { layer 8b; }
+
+step_torch() {
+  [[ -n $torch_python ]] || { echo "no python with torch found"; return 1; }
+  clean_python "$root/scripts/torch_reference.py" measure --gemm "${gemm_shapes[@]}" \
+    --layer llama3.1-8b llama3.1-70b --out "$work/torch.json"
+}
+
+# The main job on a GPU: one measured layer at the preset's layout, the cluster projected from it.
+step_pretrain_8b() { "$dgx" --plugin llama8b --mode measure --set runner.max_time=8 -o "$work/pretrain-8b.json"; }
+
+step_memcheck() {
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  [[ -n $sanitizer ]] || { echo "compute-sanitizer not found: skipped"; return 0; }
+  "$sanitizer" --tool memcheck --error-exitcode 99 "$stage/tests/bin/llm_kernels_gpu_tests" -tc="$memcheck_tests"
+}
+
+# One GPU: bus bandwidth is 0 by definition; this only shows that the NCCL path initialises and runs.
+step_comm() {
+  "$dgx" --plugin all_reduce --set comm.transport=nccl -b 1K -e 16M -f 16 --set runner.max_time=0.5 -o "$work/comm.json"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running the steps
+
+failures=0
+
+# run_step NAME LIMIT FUNCTION: runs FUNCTION with its own time limit (killed 10 s after it) and its own cuDNN log.
+run_step() {
+  local name=$1 limit=$2 fn=$3
+  local left=$((deadline - SECONDS))
+  if ((left < 5)); then
+    record "$name" skipped 0 "skipped: the run's budget of ${DGX_DEVICE_BUDGET:-420} s is spent"
+    return
   fi
+  ((limit > left)) && limit=$left
+  echo "== $name (limit $limit s)"
+  local started=$SECONDS rc
+  # The step runs in a fresh copy of this script, so that timeout can kill it and everything it started.
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$work/logs/$name.cudnn.log" timeout -k 10 "$limit" \
+    "$root/scripts/device-check.sh" step "$fn" >"$work/logs/$name.log" 2>&1
+  rc=$?
+  trim_log "$work/logs/$name.cudnn.log"
+  local took=$((SECONDS - started))
+  if ((rc == 0)); then
+    record "$name" ok "$took" "ok"
+  else
+    failures=$((failures + 1))
+    local why="exit $rc"
+    ((rc == 124 || rc == 137)) && why="timed out after $limit s"
+    record "$name" failed "$took" "FAILED ($why)"
+    echo "-- $name failed ($why); the end of logs/$name.log:"
+    tail -n 20 "$work/logs/$name.log"
+  fi
+  refresh_outputs
+}
+
+# A cuDNN debug log can grow large: keep its first and last MiB.
+trim_log() {
+  local file=$1
+  [[ -f $file ]] || return 0
+  if (($(stat -c %s "$file") > 2 * 1048576)); then
+    { head -c 1048576 "$file"; printf '\n[... trimmed by device-check.sh ...]\n'; tail -c 1048576 "$file"; } >"$file.trim"
+    mv "$file.trim" "$file"
+  fi
+  [[ -s $file ]] || rm -f "$file"
+}
+
+record() {
+  printf '%-12s %-8s %4s s  %s\n' "$1" "$2" "$3" "$4" >>"$work/steps.txt"
+}
+
+# The summary so far (what the steps have written), the six small files and the archive, after every step.
+refresh_outputs() {
+  local layers=()
+  [[ -f $work/layer-8b.json ]] && layers+=("llama3.1-8b=$work/layer-8b.json")
+  [[ -f $work/layer-70b.json ]] && layers+=("llama3.1-70b=$work/layer-70b.json")
+  clean_python "$root/scripts/torch_reference.py" summarize --gemm "$work/gemm.json" --layer "${layers[@]}" \
+    --torch "$work/torch.json" --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
+    --steps "$work/steps.txt" --out "$work/summary.json" >"$work/summary.txt" 2>&1
+  cp "$work/steps.txt" "$OUT/steps.txt"
+  local f
+  for f in summary.txt summary.json gemm.json layer-70b.json; do
+    [[ -f $work/$f ]] && cp "$work/$f" "$OUT/$f"
+  done
+  tar -czf "$OUT/device-check.tgz.tmp" -C "$work" . && mv "$OUT/device-check.tgz.tmp" "$OUT/device-check.tgz"
+  cp "$work/console.log" "$OUT/console.log"
 }
 
 run() {
   OUT=${OUT:-$root/device-out}
-  mkdir -p "$OUT/logs"
+  mkdir -p "$OUT"
+  work=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")
+  mkdir -p "$work/logs"
+  : >"$work/steps.txt"
+  deadline=$((SECONDS + ${DGX_DEVICE_BUDGET:-420}))
+  exec 3>&1 4>&2 > >(tee -a "$work/console.log") 2>&1
+  local tee_pid=$!
   if [[ ! -x $stage/bin/dgxhost ]]; then
     echo "no staged build in $stage: run 'scripts/device-check.sh prepare' on the build machine and carry it"
     exit 1
   fi
   chmod -R go-w "$stage" 2>/dev/null || true  # dgxhost refuses plugins writable by others
-  locate_libraries | tee "$OUT/logs/libraries.txt"
-  nvidia-smi | tee "$OUT/nvidia-smi.txt"
-  (cd "$root" && git rev-parse HEAD 2>/dev/null || echo unknown) >"$OUT/commit.txt"
-  date -u +%Y-%m-%dT%H:%M:%SZ >"$OUT/date.txt"
-  local dgx=$stage/bin/dgxhost
-  # cuDNN says why it rejects a graph (no engine, unsupported layout) in these logs.
-  export CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT/logs/cudnn.log"
-
-  step gpu-tests "$stage/tests/bin/llm_kernels_gpu_tests" --duration=true
-  local shapes
-  shapes=$(printf '"%s",' "${gemm_shapes[@]}")
-  step gemm "$dgx" --plugin gemm --set "gemm.shapes=[${shapes%,}]" --set 'gemm.precisions=["bf16","fp8"]' \
-    --set runner.max_time=10 -o "$OUT/gemm.json"
-  for model in 8b 70b; do
-    step "layer-$model" "$dgx" --plugin "llama3.1-$model-layer" --set 'precision=["bf16","fp8"]' \
-      --set runner.max_time=20 -o "$OUT/layer-$model.json"
+  commit=$(cat "$stage/commit.txt" 2>/dev/null || echo unknown)
+  date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  dgx=$stage/bin/dgxhost
+  export dgx work
+  export torch_python=""
+  echo "== device check of $commit, $date"
+  locate_libraries >"$work/libraries.txt" 2>&1
+  cat "$work/libraries.txt"
+  local entry name limit fn
+  for entry in "${STEPS[@]}"; do
+    read -r name limit fn <<<"$entry"
+    if [[ -n ${DGX_DEVICE_STEPS:-} && " $DGX_DEVICE_STEPS " != *" $name "* ]]; then continue; fi
+    run_step "$name" "$limit" "$fn"
   done
-  # The main job on a GPU: one measured layer at the preset's layout, the cluster projected from it.
-  step pretrain-8b "$dgx" --plugin llama8b --mode measure --set runner.max_time=20 -o "$OUT/pretrain-8b.json"
-  step comm "$dgx" --plugin comm -b 8 -e 1G -f 4 --set runner.max_time=2 -o "$OUT/comm.json"
-  step torch python3 "$root/scripts/torch_reference.py" measure --gemm "${gemm_shapes[@]}" \
-    --layer llama3.1-8b llama3.1-70b --out "$OUT/torch.json"
-  for name in gemm layer-8b layer-70b pretrain-8b comm; do
-    echo "== $name"
-    grep -v '^\s*$' "$OUT/logs/$name.log" | head -n 60
-  done
-  step summary python3 "$root/scripts/torch_reference.py" summarize --gemm "$OUT/gemm.json" \
-    --layer "llama3.1-8b=$OUT/layer-8b.json" "llama3.1-70b=$OUT/layer-70b.json" --torch "$OUT/torch.json" \
-    --out "$OUT/summary.json"
-  cp "$OUT/logs/summary.log" "$OUT/summary.txt" 2>/dev/null
 
   echo
   echo "== steps"
-  for name in gpu-tests gemm layer-8b layer-70b pretrain-8b comm torch summary; do printf '  %-10s %s\n' "$name" "${status[$name]:-not run}"; done
+  cat "$work/steps.txt"
   echo "== GPU tests"
-  grep -E '^\[doctest\] (test cases|assertions)' "$OUT/logs/gpu-tests.log" || true
-  echo "== summary ($(cat "$OUT/date.txt"), commit $(cat "$OUT/commit.txt"))"
-  cat "$OUT/summary.txt" 2>/dev/null || echo "(no summary)"
+  grep -E '^\[doctest\] (test cases|assertions)' "$work/logs/gpu-tests.log" || true
+  echo "== summary ($date, commit $commit)"
+  cat "$work/summary.txt"
+  exec 1>&3 2>&4 3>&- 4>&-  # let tee finish the console log before the last copy
+  wait "$tee_pid" 2>/dev/null
+  refresh_outputs
+  echo "device check: $failures failed step(s); outputs in $OUT, working files in $work"
   exit "$failures"
+}
+
+# `step FUNCTION`: one step, run by run_step in a fresh process (dgx, work, torch_python, LD_LIBRARY_PATH come
+# through the environment).
+one_step() {
+  local fn=$1 entry
+  for entry in "${STEPS[@]}"; do
+    if [[ $(awk '{print $3}' <<<"$entry") == "$fn" ]]; then
+      "$fn"
+      return
+    fi
+  done
+  echo "unknown step function: $fn" >&2
+  return 2
 }
 
 case ${1:-run} in
 prepare) prepare ;;
 run) run ;;
-*) echo "usage: $0 [prepare|run]" >&2; exit 2 ;;
+step) one_step "${2:-}" ;;
+list) for entry in "${STEPS[@]}"; do awk '{print $1}' <<<"$entry"; done ;;
+*) echo "usage: $0 [prepare|run|list]" >&2; exit 2 ;;
 esac

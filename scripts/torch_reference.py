@@ -7,15 +7,27 @@ dgxhost's measurements.
       transformer layer of the same shapes as dgxhost's llm-layer (RMSNorm, QKV, rotary, causal GQA
       scaled_dot_product_attention, output projection, SwiGLU MLP; BF16, eager) forward + backward.
   torch_reference.py summarize --gemm gemm.json --layer NAME=layer.json... --torch torch.json --out summary.json
-      our/PyTorch ratios and the issue's targets, printed as a table and written as JSON.
+          [--gpu-csv gpu.csv] [--commit C] [--date D] [--steps steps.txt]
+      our/PyTorch ratios and the issue's targets, printed as a table and written as JSON with the card, driver,
+      date and commit measured. Missing inputs (a step that failed) leave their columns empty.
 
 Timing: CUDA events around `iterations` back-to-back calls after warm-up, median of `repeats` such samples.
+The layer's attention kernels are recorded from one profiled step, so a comparison against a slow SDPA fallback
+(the math backend) is visible as such. Exit code 4 when PyTorch sees no CUDA device.
 """
 import argparse
+import csv
 import json
+import os
 import math
 import statistics
 import sys
+
+NO_DEVICE = 4  # dgxhost's exit code for "no CUDA device"
+
+# Kernel-name fragments of PyTorch's fused attention backends (flash, memory-efficient, cuDNN); anything else on
+# the attention path means the math fallback ran.
+FUSED_ATTENTION = ("flash", "fmha", "cudnn", "efficient_attention", "attention_kernel", "sdpa")
 
 # One decoder layer of each model the device check measures: h, ffn, heads, kv groups (Llama 3.1 model cards).
 LAYERS = {
@@ -139,14 +151,38 @@ def measure_layer(torch, name):
     flops = model_flops(seq=SEQ_LEN, **shape)
     torch.cuda.synchronize()
     peak = torch.cuda.max_memory_allocated()
+    kernels = profile_kernels(torch, step)
+    attention = [k for k in kernels if any(f in k["name"].lower() for f in FUSED_ATTENTION)]
     torch.cuda.empty_cache()
     return {"model": name, "seconds": seconds, "model_tflops": flops / seconds / 1e12, "peak_memory_bytes": peak,
+            "attention_kernels": [k["name"] for k in attention], "fused_attention": bool(attention),
+            "top_kernels": kernels[:12],
             "note": "eager PyTorch, BF16, F.scaled_dot_product_attention (backend chosen by PyTorch)"}
+
+
+def profile_kernels(torch, step):
+    """The CUDA kernels of one profiled step, longest total time first: [{name, count, seconds}]."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    kernels = {}
+    for event in prof.events():
+        if getattr(event, "device_type", None) is None or "cuda" not in str(event.device_type).lower():
+            continue
+        entry = kernels.setdefault(event.name, {"name": event.name, "count": 0, "seconds": 0.0})
+        entry["count"] += 1
+        entry["seconds"] += getattr(event, "device_time", getattr(event, "cuda_time", 0.0)) * 1e-6
+    return sorted(kernels.values(), key=lambda k: -k["seconds"])
 
 
 def measure(args):
     import torch
 
+    if not torch.cuda.is_available():
+        print("no CUDA device found: PyTorch " + torch.__version__ + " sees none", file=sys.stderr)
+        return NO_DEVICE
     torch.backends.cuda.matmul.allow_tf32 = False
     result = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
               "gemm": [], "layers": []}
@@ -159,10 +195,14 @@ def measure(args):
         print(f"torch layer {name}: {result['layers'][-1]}", flush=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Summarizing
+
+
+MISSING = []  # inputs a failed step did not write, printed under the summary's header
 
 
 def load(path):
@@ -171,8 +211,22 @@ def load(path):
         with open(path) as f:
             return json.load(f)
     except (OSError, ValueError) as error:
-        print(f"(no results from {path}: {error})")
+        MISSING.append(f"(no results from {os.path.basename(path)}: "
+                       f"{error.strerror if isinstance(error, OSError) else error})")
         return {}
+
+
+def gpu_card(path):
+    """{name, driver_version, ...} from `nvidia-smi --query-gpu=... --format=csv` (first GPU), or {}."""
+    try:
+        with open(path) as f:
+            rows = list(csv.reader(f))
+    except OSError:
+        return {}
+    if len(rows) < 2:
+        return {}
+    keys = [k.strip().split(" ")[0] for k in rows[0]]
+    return {k: v.strip() for k, v in zip(keys, rows[1])}
 
 
 def metric(row, name):
@@ -212,7 +266,8 @@ def summarize(args):
     torch_gemm = {g["shape"]: g for g in torch_result.get("gemm", [])}
     for shape, precision in gemm:  # our shapes even when PyTorch did not run
         torch_gemm.setdefault(shape, {"shape": shape})
-    summary = {"device": torch_result.get("device"), "torch": torch_result.get("torch"),
+    summary = {"card": gpu_card(args.gpu_csv) if args.gpu_csv else {}, "date": args.date, "commit": args.commit,
+               "device": torch_result.get("device"), "torch": torch_result.get("torch"),
                "dgxhost": gemm_doc.get("context", {}).get("dgxhost"), "time": gemm_doc.get("context", {}).get("time"),
                "gpus": gemm_doc.get("context", {}).get("gpu_summary"), "gemm": [], "layers": [], "targets": {}}
 
@@ -254,19 +309,31 @@ def summarize(args):
                      f"{fmt(entry['fp8_speedup'], 2):>12}  {fmt(t.get('seconds') and t['seconds'] * 1e3, 2):>8}  "
                      f"{fmt(t.get('model_tflops')):>7}  {fmt(entry['torch_over_ours'], 2):>16}  "
                      f"{fmt(peak and peak / 2**30, 1):>8}")
+        entry["torch_attention_kernels"] = t.get("attention_kernels")
+        if t and not t.get("fused_attention", True):
+            lines.append(f"  ! PyTorch's {name} layer ran no fused attention kernel (math fallback): its time is not "
+                         "a fair reference")
         if name == "llama3.1-70b":
             summary["targets"]["layer70b_bf16_model_tflops"] = entry["ours_bf16_model_tflops"]
             summary["targets"]["layer70b_faster_than_torch"] = entry["torch_over_ours"]
             summary["targets"]["layer70b_fp8_vs_bf16"] = entry["fp8_speedup"]
 
-    lines += ["", "Targets (issue 5)"]
+    lines += ["", "Targets (issues 5 and 8)"]
     for key, value in summary["targets"].items():
         goal = TARGETS.get(key, 1.0)
         status = "n/a" if value is None else ("PASS" if value >= goal else "MISS")
         lines.append(f"  {key:<30} {fmt(value, 3):>8}  >= {goal:<6} {status}")
-    print("\n".join(lines))
+    if args.steps and os.path.exists(args.steps):
+        with open(args.steps) as f:
+            summary["steps"] = [line.rstrip("\n") for line in f if line.strip()]
+        lines += ["", "Steps"] + ["  " + line for line in summary["steps"]]
+    card = summary["card"]
+    header = (f"Device check of {args.commit or '?'} on {card.get('name', summary['device'] or '?')}"
+              f" (driver {card.get('driver_version', '?')}), {args.date or '?'}")
+    print("\n".join([header] + MISSING + lines))
     with open(args.out, "w") as f:
         json.dump(summary, f, indent=2)
+    return 0
 
 
 def main():
@@ -280,10 +347,13 @@ def main():
     s.add_argument("--gemm", required=True, help="dgxhost --plugin gemm JSON")
     s.add_argument("--layer", nargs="*", default=[], help="MODEL=dgxhost llm-layer JSON")
     s.add_argument("--torch", required=True, help="the JSON of `measure`")
+    s.add_argument("--gpu-csv", help="nvidia-smi --query-gpu CSV: the card and driver")
+    s.add_argument("--commit", help="the commit measured")
+    s.add_argument("--date", help="when it was measured (UTC)")
+    s.add_argument("--steps", help="the device check's per-step status lines")
     s.add_argument("--out", required=True)
     args = parser.parse_args()
-    (measure if args.command == "measure" else summarize)(args)
-    return 0
+    return (measure if args.command == "measure" else summarize)(args)
 
 
 if __name__ == "__main__":
