@@ -1,5 +1,5 @@
 // The one CUDA dependency of llm-pretrain's measure mode, behind a CUDA-free interface: run one transformer layer
-// on this machine's GPU and time it. Built against plugins/llm-kernels when there is a CUDA toolkit; otherwise
+// on this machine's GPU and time it. Built against libs/llm-kernels when there is a CUDA toolkit; otherwise
 // every machine reports that it cannot measure.
 #pragma once
 

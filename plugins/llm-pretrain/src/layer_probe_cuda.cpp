@@ -1,4 +1,4 @@
-// The layer probe on plugins/llm-kernels: the same TransformerLayer the llm-layer workload measures.
+// The layer probe on libs/llm-kernels: the same TransformerLayer the llm-layer workload measures.
 #include "dgx/llm/cuda/device.hpp"
 #include "dgx/llm/cuda/layer.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"

@@ -1,4 +1,4 @@
-// Measured op times into the performance model: which measured op of a layer (plugins/llm-kernels) is which op of
+// Measured op times into the performance model: which measured op of a layer (libs/llm-kernels) is which op of
 // the model's layer (dgx::llm::transformer_layer_ops), so that a measurement on this device replaces the
 // model's estimate op by op, at the same per-rank shapes. CUDA-free: the matching is tested on any machine.
 #pragma once

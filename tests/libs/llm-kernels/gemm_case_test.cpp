@@ -1,4 +1,4 @@
-// The gemm workload's sweep: shapes × precisions parsed and validated without a GPU.
+// The GEMM sweep (gemm_case.cpp): shapes × precisions parsed and validated without a GPU.
 #include <doctest/doctest.h>
 
 #include "dgx/llm/cuda/gemm_case.hpp"
