@@ -2,8 +2,8 @@
 
 #include "dgx/llm/cuda/check.hpp"
 #include "dgx/llm/cuda/kernels.hpp"
-#include "dgx/llm/cuda/peak.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
+#include "dgx/llm/kernels/peak.hpp"
 #include "dgx/llm/reference/gemm_check.hpp"
 #include "dgx/llm/reference/matrix.hpp"
 
@@ -13,6 +13,7 @@
 namespace dgx::plugins::gemm {
 
 using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 namespace reference = dgx::llm::reference;
 
 namespace {

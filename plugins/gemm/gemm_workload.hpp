@@ -8,7 +8,7 @@
 #include "dgx/llm/cuda/blas.hpp"
 #include "dgx/llm/cuda/device.hpp"
 #include "dgx/llm/cuda/fp8.hpp"
-#include "dgx/llm/cuda/gemm_case.hpp"
+#include "dgx/llm/kernels/gemm_case.hpp"
 
 #include <memory>
 #include <vector>
@@ -21,7 +21,7 @@ public:
   ~GemmWorkload() override;
 
   /// The sweep of the configuration; throws sdk::InvalidArgument naming the bad value.
-  static std::vector<llm::cuda::GemmCase> read_sweep(const sdk::Host& host);
+  static std::vector<llm::kernels::GemmCase> read_sweep(const sdk::Host& host);
 
   void setup() override;
   std::size_t case_count() override { return cases_.size(); }
@@ -31,10 +31,10 @@ public:
   void finalize() override;
 
 private:
-  void check(const llm::cuda::GemmCase& c);
+  void check(const llm::kernels::GemmCase& c);
 
   sdk::Host& host_;
-  std::vector<llm::cuda::GemmCase> cases_;
+  std::vector<llm::kernels::GemmCase> cases_;
   double peak_bf16_, peak_fp8_;
   bool check_, fast_accum_;
   int candidates_;

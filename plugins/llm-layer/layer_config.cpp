@@ -4,7 +4,7 @@
 
 namespace dgx::plugins::llm_layer {
 
-using llm::cuda::LayerSpec;
+using llm::kernels::LayerSpec;
 using sdk::Param;
 
 namespace {
@@ -68,14 +68,14 @@ std::vector<Param> layer_params() {
 LayerConfig read_layer_config(const sdk::Host& host) {
   LayerConfig c;
   c.model = host.get_string("model");
-  llm::cuda::Architecture& a = c.spec.arch;
+  llm::kernels::Architecture& a = c.spec.arch;
   a.hidden = host.get_int("layer.hidden");
   a.ffn = host.get_int("layer.ffn");
   a.heads = host.get_int("layer.heads");
   a.kv_groups = host.get_int("layer.kv_groups");
   a.head_dim = host.get_int("layer.head_dim");
-  a.activation = parse_choice<llm::cuda::Activation>(host, "layer.activation", llm::cuda::parse_activation);
-  a.norm = parse_choice<llm::cuda::Norm>(host, "layer.norm", llm::cuda::parse_norm);
+  a.activation = parse_choice<llm::kernels::Activation>(host, "layer.activation", llm::kernels::parse_activation);
+  a.norm = parse_choice<llm::kernels::Norm>(host, "layer.norm", llm::kernels::parse_norm);
   a.rope = host.get_bool("layer.rope");
   a.rope_theta = host.get_float("layer.rope_theta");
   a.experts = host.get_int("layer.experts");
@@ -86,11 +86,11 @@ LayerConfig read_layer_config(const sdk::Host& host) {
   c.spec.layout.ep = get_int_in(host, "parallel.ep", 1, 1024);
   c.spec.seq_len = host.get_int("layer.seq_len");
   c.spec.micro_batch = host.get_int("train.mbs");
-  c.spec.recompute = parse_choice<llm::cuda::Recompute>(host, "train.recompute", llm::cuda::parse_recompute);
-  c.spec.scaling = parse_choice<llm::cuda::Fp8Scaling>(host, "fp8.scaling", llm::cuda::parse_fp8_scaling);
+  c.spec.recompute = parse_choice<llm::kernels::Recompute>(host, "train.recompute", llm::kernels::parse_recompute);
+  c.spec.scaling = parse_choice<llm::kernels::Fp8Scaling>(host, "fp8.scaling", llm::kernels::parse_fp8_scaling);
   c.spec.amax_history = get_int_in(host, "fp8.amax_history", 1, 1024);
   for (const std::string& name : host.get_string_list("precision")) {
-    const auto precision = llm::cuda::parse_precision(name);
+    const auto precision = llm::kernels::parse_precision(name);
     if (!precision) throw sdk::InvalidArgument("precision: unknown value '" + name + "' (bf16, fp8)");
     c.precisions.push_back(*precision);
   }
@@ -106,7 +106,7 @@ LayerConfig read_layer_config(const sdk::Host& host) {
   if (c.peak_bf16 < 0 || c.peak_fp8 < 0) throw sdk::InvalidArgument("peak.bf16 and peak.fp8 must be >= 0");
   for (std::size_t i = 0; i < c.precisions.size(); ++i) {
     try {
-      llm::cuda::validate(c.case_spec(i));
+      llm::kernels::validate(c.case_spec(i));
     } catch (const std::invalid_argument& e) {
       throw sdk::InvalidArgument(e.what());
     }

@@ -4,7 +4,7 @@
 
 #include <dgx/sdk.hpp>
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,17 +13,17 @@
 namespace dgx::plugins::llm_layer {
 
 struct LayerConfig {
-  std::string model;                             ///< a label (the catalog will fill the architecture later)
-  llm::cuda::LayerSpec spec;                     ///< precision: the first of `precisions`
-  std::vector<llm::cuda::Precision> precisions;  ///< one measured case each
-  int profile_repeats = 5;                       ///< steps timed op by op (medians)
-  bool stage_ops = false;                        ///< also time embedding, final norm, LM head, loss (vocab > 0)
+  std::string model;                                ///< a label (the catalog will fill the architecture later)
+  llm::kernels::LayerSpec spec;                     ///< precision: the first of `precisions`
+  std::vector<llm::kernels::Precision> precisions;  ///< one measured case each
+  int profile_repeats = 5;                          ///< steps timed op by op (medians)
+  bool stage_ops = false;                           ///< also time embedding, final norm, LM head, loss (vocab > 0)
   int gemm_candidates = 8;
   std::uint64_t seed = 1;
   double peak_bf16 = 0, peak_fp8 = 0;  ///< TFLOP/s; 0: the built-in table
 
   /// The spec of case `index` (its precision).
-  [[nodiscard]] llm::cuda::LayerSpec case_spec(std::size_t index) const;
+  [[nodiscard]] llm::kernels::LayerSpec case_spec(std::size_t index) const;
 };
 
 /// The parameters of the workload, defaults: one Llama 3.1 70B layer at TP1, seq 8192, MBS 1, BF16.

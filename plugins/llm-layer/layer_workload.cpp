@@ -3,13 +3,14 @@
 #include "dgx/llm/cuda/attention.hpp"
 
 #include "dgx/llm/cuda/device.hpp"
-#include "dgx/llm/cuda/peak.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 #include "dgx/llm/cuda/stage_ops.hpp"
+#include "dgx/llm/kernels/peak.hpp"
 
 namespace dgx::plugins::llm_layer {
 
 using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 
 namespace {
 

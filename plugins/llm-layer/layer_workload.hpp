@@ -24,8 +24,8 @@ public:
   void finalize() override;
 
 private:
-  void emit_ops(const std::vector<llm::cuda::OpTiming>& ops, llm::cuda::Precision precision);
-  [[nodiscard]] double peak(llm::cuda::Precision precision) const;
+  void emit_ops(const std::vector<llm::kernels::OpTiming>& ops, llm::kernels::Precision precision);
+  [[nodiscard]] double peak(llm::kernels::Precision precision) const;
 
   sdk::Host& host_;
   LayerConfig config_;

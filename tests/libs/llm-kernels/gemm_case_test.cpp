@@ -1,12 +1,12 @@
 // The GEMM sweep (gemm_case.cpp): shapes × precisions parsed and validated without a GPU.
 #include <doctest/doctest.h>
 
-#include "dgx/llm/cuda/gemm_case.hpp"
+#include "dgx/llm/kernels/gemm_case.hpp"
 
 #include <stdexcept>
 #include <string>
 
-using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 
 namespace {
 

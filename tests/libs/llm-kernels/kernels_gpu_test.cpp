@@ -8,6 +8,7 @@
 
 using namespace dgx::llm;
 using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 using namespace dgx::llm::testing;
 namespace ref = dgx::llm::reference;
 

@@ -1,12 +1,12 @@
 #include <doctest/doctest.h>
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 #include "layer_fixtures.hpp"
 
 #include <stdexcept>
 #include <string>
 
-using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 using dgx::llm::testing::llama70b;
 using dgx::llm::testing::llama8b;
 using dgx::llm::testing::mixtral;

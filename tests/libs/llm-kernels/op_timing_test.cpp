@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
-using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 
 namespace {
 

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "dgx/llm/cuda/peak.hpp"
+#include "dgx/llm/kernels/peak.hpp"
 
-using namespace dgx::llm::cuda;
+using namespace dgx::llm::kernels;
 
 TEST_CASE("the peak table knows Hopper by its runtime device name, dense BF16 and FP8") {
   const auto h200 = builtin_peak("NVIDIA H200", Precision::bf16);

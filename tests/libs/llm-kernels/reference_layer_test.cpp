@@ -14,15 +14,15 @@ using namespace dgx::llm::testing;
 namespace {
 
 /// A layer small enough for finite differences: 2 sequences of 8 tokens, h = 32, 4 query heads over 2 kv heads.
-cuda::LayerSpec tiny(cuda::Activation act, cuda::Norm norm) {
-  cuda::LayerSpec s = make_spec(32, 48, 4, 2, 8, 2);
+kernels::LayerSpec tiny(kernels::Activation act, kernels::Norm norm) {
+  kernels::LayerSpec s = make_spec(32, 48, 4, 2, 8, 2);
   s.arch.activation = act;
   s.arch.norm = norm;
   s.arch.rope_theta = 10000.0;
   return s;
 }
 
-void check_layer(const cuda::LayerSpec& spec) {
+void check_layer(const kernels::LayerSpec& spec) {
   std::mt19937_64 rng(11);
   ReferenceLayer layer(spec);
   LayerWeights w = LayerWeights::random(spec, rng);
@@ -43,29 +43,29 @@ void check_layer(const cuda::LayerSpec& spec) {
 }  // namespace
 
 TEST_CASE("reference layer gradients: RMSNorm, SwiGLU, grouped-query attention, rotary") {
-  check_layer(tiny(cuda::Activation::swiglu, cuda::Norm::rmsnorm));
+  check_layer(tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm));
 }
 
 TEST_CASE("reference layer gradients: LayerNorm and GELU, multi-head attention without rotary") {
-  cuda::LayerSpec spec = tiny(cuda::Activation::gelu, cuda::Norm::layernorm);
+  kernels::LayerSpec spec = tiny(kernels::Activation::gelu, kernels::Norm::layernorm);
   spec.arch.kv_groups = 4;
   spec.arch.rope = false;
   check_layer(spec);
 }
 
 TEST_CASE("reference layer gradients: squared ReLU") {
-  check_layer(tiny(cuda::Activation::squared_relu, cuda::Norm::rmsnorm));
+  check_layer(tiny(kernels::Activation::squared_relu, kernels::Norm::rmsnorm));
 }
 
 TEST_CASE("reference layer gradients: MoE with 4 experts, top-2, balanced routing") {
-  cuda::LayerSpec spec = tiny(cuda::Activation::swiglu, cuda::Norm::rmsnorm);
+  kernels::LayerSpec spec = tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm);
   spec.arch.experts = 4;
   spec.arch.top_k = 2;
   check_layer(spec);
 }
 
 TEST_CASE("the reference layer refuses parallel layouts and a backward without a forward") {
-  cuda::LayerSpec spec = tiny(cuda::Activation::swiglu, cuda::Norm::rmsnorm);
+  kernels::LayerSpec spec = tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm);
   spec.layout.tp = 2;
   CHECK_THROWS_AS(ReferenceLayer{spec}, std::invalid_argument);
   spec.layout.tp = 1;

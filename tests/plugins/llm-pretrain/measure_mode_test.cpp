@@ -22,15 +22,19 @@ namespace {
 // The "measurement": every op of the model's layer at `scale` times its roofline on the H200 profile.
 void fake_measurement(double scale) {
   pretrain::testing::fake_layer_specs().clear();
-  pretrain::testing::fake_layer_timing() = [scale](const llm::cuda::LayerSpec& spec) {
+  pretrain::testing::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
     const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
     const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape{spec.layout.tp, spec.layout.cp, spec.layout.ep, static_cast<int>(spec.micro_batch),
+    const llm::ShapeKey shape{spec.layout.tp,
+                              spec.layout.cp,
+                              spec.layout.ep,
+                              static_cast<int>(spec.micro_batch),
                               static_cast<int>(spec.seq_len),
-                              spec.precision == llm::cuda::Precision::fp8 ? llm::Precision::fp8 : llm::Precision::bf16,
+                              spec.precision == llm::kernels::Precision::fp8 ? llm::Precision::fp8
+                                                                             : llm::Precision::bf16,
                               llm::Recompute::none};
     const llm::RooflineProvider roofline(system);
-    llm::cuda::LayerTiming timing;
+    llm::kernels::LayerTiming timing;
     timing.ops = pretrain::testing::timings_of(llm::transformer_layer_ops(model, system, shape), roofline, scale);
     for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
     timing.model_flops = 1e15;
@@ -70,7 +74,7 @@ TEST_CASE("measure mode measures the preset's layer per precision and projects t
   REQUIRE(specs.size() == 2);
   CHECK(specs[0].layout.cp == 2);  // the llama8b preset's layout: TP1 CP2
   CHECK(specs[0].seq_len == 8192);
-  CHECK(specs[1].precision == llm::cuda::Precision::fp8);
+  CHECK(specs[1].precision == llm::kernels::Precision::fp8);
   for (std::size_t i = 0; i < run.h.rows.size(); ++i) {
     const auto& row = run.h.rows[i];
     CHECK(row.mode == DGX_RESULT_PROJECTED);

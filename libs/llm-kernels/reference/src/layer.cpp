@@ -28,12 +28,12 @@ void put_rows(Matrix& m, std::int64_t first, const Matrix& rows) {
 
 }  // namespace
 
-LayerWeights LayerWeights::random(const cuda::LayerSpec& spec, std::mt19937_64& rng) {
-  const cuda::RankShapes r = cuda::rank_shapes(spec);
+LayerWeights LayerWeights::random(const kernels::LayerSpec& spec, std::mt19937_64& rng) {
+  const kernels::RankShapes r = kernels::rank_shapes(spec);
   const auto linear = [&](std::int64_t out, std::int64_t in) {
     return random_matrix(out, in, 1.0 / std::sqrt(double(in)), rng);
   };
-  const bool layer = spec.arch.norm == cuda::Norm::layernorm;
+  const bool layer = spec.arch.norm == kernels::Norm::layernorm;
   LayerWeights w;
   w.norm1_gamma = random_vector(r.hidden, 1.0, 0.1, rng);
   w.norm2_gamma = random_vector(r.hidden, 1.0, 0.1, rng);
@@ -81,11 +81,11 @@ std::vector<double*> LayerWeights::values() {
   return out;
 }
 
-ReferenceLayer::ReferenceLayer(cuda::LayerSpec spec) : spec_(spec) {
-  cuda::validate(spec_);
+ReferenceLayer::ReferenceLayer(kernels::LayerSpec spec) : spec_(spec) {
+  kernels::validate(spec_);
   if (spec_.layout.tp != 1 || spec_.layout.cp != 1 || spec_.layout.ep != 1)
     throw std::invalid_argument("the reference layer computes one rank without parallelism: tp = cp = ep = 1");
-  shapes_ = cuda::rank_shapes(spec_);
+  shapes_ = kernels::rank_shapes(spec_);
   attention_ =
       AttentionShape{spec_.micro_batch, spec_.seq_len, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, true};
 }

@@ -123,23 +123,23 @@ void backward(const bf16* in, const bf16* dout, bf16* din, std::int64_t rows, st
 
 }  // namespace
 
-void activation_forward(Activation activation, const bf16* in, bf16* out, std::int64_t rows, std::int64_t f,
+void activation_forward(kernels::Activation activation, const bf16* in, bf16* out, std::int64_t rows, std::int64_t f,
                         cudaStream_t stream) {
   if (rows * f == 0) return;
   switch (activation) {
-  case Activation::swiglu: return forward<Swiglu>(in, out, rows, f, stream);
-  case Activation::gelu: return forward<Gelu>(in, out, rows, f, stream);
-  case Activation::squared_relu: return forward<SquaredRelu>(in, out, rows, f, stream);
+  case kernels::Activation::swiglu: return forward<Swiglu>(in, out, rows, f, stream);
+  case kernels::Activation::gelu: return forward<Gelu>(in, out, rows, f, stream);
+  case kernels::Activation::squared_relu: return forward<SquaredRelu>(in, out, rows, f, stream);
   }
 }
 
-void activation_backward(Activation activation, const bf16* in, const bf16* dout, bf16* din, std::int64_t rows,
+void activation_backward(kernels::Activation activation, const bf16* in, const bf16* dout, bf16* din, std::int64_t rows,
                          std::int64_t f, cudaStream_t stream) {
   if (rows * f == 0) return;
   switch (activation) {
-  case Activation::swiglu: return backward<Swiglu>(in, dout, din, rows, f, stream);
-  case Activation::gelu: return backward<Gelu>(in, dout, din, rows, f, stream);
-  case Activation::squared_relu: return backward<SquaredRelu>(in, dout, din, rows, f, stream);
+  case kernels::Activation::swiglu: return backward<Swiglu>(in, dout, din, rows, f, stream);
+  case kernels::Activation::gelu: return backward<Gelu>(in, dout, din, rows, f, stream);
+  case kernels::Activation::squared_relu: return backward<SquaredRelu>(in, dout, din, rows, f, stream);
   }
 }
 

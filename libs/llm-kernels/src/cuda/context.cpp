@@ -20,15 +20,15 @@ void Recorder::collect() {
   }
 }
 
-std::vector<OpTiming> Recorder::results() {
-  std::vector<OpTiming> out;
+std::vector<kernels::OpTiming> Recorder::results() {
+  std::vector<kernels::OpTiming> out;
   for (std::size_t i = 0; i < used_; ++i) {
     Slot& slot = slots_[i];
     if (slot.samples.empty()) continue;
     std::vector<double> sorted = slot.samples;
     std::sort(sorted.begin(), sorted.end());
     const std::size_t n = sorted.size();
-    OpTiming op = slot.meta;
+    kernels::OpTiming op = slot.meta;
     op.seconds = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
     out.push_back(std::move(op));
     slot.samples.clear();
@@ -37,7 +37,7 @@ std::vector<OpTiming> Recorder::results() {
   return out;
 }
 
-Context::Context(const LayerSpec& layer_spec, int candidates, std::uint64_t random_seed)
+Context::Context(const kernels::LayerSpec& layer_spec, int candidates, std::uint64_t random_seed)
     : spec(layer_spec), shapes(rank_shapes(layer_spec)), gemm_candidates(candidates), seed(random_seed),
       recorder(stream.get()) {}
 
@@ -62,13 +62,13 @@ void Context::update_scales() {
   if (fp8() && !current_scaling()) fp8_update_scales(scales_.as<Fp8Scale>(), static_cast<int>(scale_e5m2_.size()), s());
 }
 
-OpTiming gemm_op(std::string name, Pass pass, const GemmDesc& desc) {
-  OpTiming op;
+kernels::OpTiming gemm_op(std::string name, kernels::Pass pass, const GemmDesc& desc) {
+  kernels::OpTiming op;
   op.name = std::move(name);
   op.pass = pass;
-  op.kind = OpKind::gemm;
+  op.kind = kernels::OpKind::gemm;
   op.precision = desc.a_type == DType::bf16 ? "bf16" : "fp8";
-  op.gemm = GemmDims{desc.m, desc.n, desc.k, desc.batch};
+  op.gemm = kernels::GemmDims{desc.m, desc.n, desc.k, desc.batch};
   op.flops = gemm_flops(op.gemm);
   const double groups = double(desc.batch);
   op.bytes = groups * (double(desc.m * desc.k) * double(element_bytes(desc.a_type)) +
@@ -77,22 +77,22 @@ OpTiming gemm_op(std::string name, Pass pass, const GemmDesc& desc) {
   return op;
 }
 
-OpTiming memory_op(std::string name, Pass pass, double bytes) {
-  OpTiming op;
+kernels::OpTiming memory_op(std::string name, kernels::Pass pass, double bytes) {
+  kernels::OpTiming op;
   op.name = std::move(name);
   op.pass = pass;
-  op.kind = OpKind::memory;
+  op.kind = kernels::OpKind::memory;
   op.bytes = bytes;
   return op;
 }
 
-OpTiming attention_op(Pass pass, const AttentionConfig& c) {
-  OpTiming op;
+kernels::OpTiming attention_op(kernels::Pass pass, const AttentionConfig& c) {
+  kernels::OpTiming op;
   op.name = "attention";
   op.pass = pass;
-  op.kind = OpKind::attention;
-  op.attention = AttentionDims{c.batch, c.q_heads, c.kv_heads, c.q_len, c.kv_len, c.head_dim, c.causal};
-  const bool backward = pass != Pass::forward;
+  op.kind = kernels::OpKind::attention;
+  op.attention = kernels::AttentionDims{c.batch, c.q_heads, c.kv_heads, c.q_len, c.kv_len, c.head_dim, c.causal};
+  const bool backward = pass != kernels::Pass::forward;
   op.flops = attention_flops(op.attention, backward);
   op.bytes = attention_bytes(op.attention, backward);
   return op;

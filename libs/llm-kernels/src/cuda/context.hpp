@@ -5,9 +5,9 @@
 #include "dgx/llm/cuda/attention.hpp"
 #include "dgx/llm/cuda/blas.hpp"
 #include "dgx/llm/cuda/fp8.hpp"
-#include "dgx/llm/cuda/layer_spec.hpp"
-#include "dgx/llm/cuda/op_timing.hpp"
 #include "dgx/llm/cuda/resources.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
 #include <cstdint>
 #include <string>
@@ -28,7 +28,7 @@ public:
   }
   void set_recompute(bool recompute) { recompute_ = recompute; }
 
-  template <typename Enqueue> void op(OpTiming meta, Enqueue&& enqueue) {
+  template <typename Enqueue> void op(kernels::OpTiming meta, Enqueue&& enqueue) {
     if (!profiling_) {
       enqueue();
       return;
@@ -44,11 +44,11 @@ public:
   /// After a profiled step has completed: appends each op's time to its samples.
   void collect();
   /// The ops of the profiled steps with their median times; clears the samples.
-  std::vector<OpTiming> results();
+  std::vector<kernels::OpTiming> results();
 
 private:
   struct Slot {
-    OpTiming meta;
+    kernels::OpTiming meta;
     Event start, stop;
     std::vector<double> samples;
   };
@@ -63,10 +63,10 @@ private:
 };
 
 struct Context {
-  Context(const LayerSpec& layer_spec, int candidates, std::uint64_t random_seed);
+  Context(const kernels::LayerSpec& layer_spec, int candidates, std::uint64_t random_seed);
 
-  const LayerSpec spec;
-  const RankShapes shapes;
+  const kernels::LayerSpec spec;
+  const kernels::RankShapes shapes;
   const int gemm_candidates;
   std::uint64_t seed;
   Stream stream;
@@ -77,8 +77,8 @@ struct Context {
   std::uint64_t weight_bytes = 0, gradient_bytes = 0;
 
   [[nodiscard]] cudaStream_t s() const { return stream.get(); }
-  [[nodiscard]] bool fp8() const { return spec.precision == Precision::fp8; }
-  [[nodiscard]] bool current_scaling() const { return spec.scaling == Fp8Scaling::current; }
+  [[nodiscard]] bool fp8() const { return spec.precision == kernels::Precision::fp8; }
+  [[nodiscard]] bool current_scaling() const { return spec.scaling == kernels::Fp8Scaling::current; }
   /// A buffer from the layer's pool, allocated in stream order.
   [[nodiscard]] DeviceBuffer alloc(std::size_t bytes) { return DeviceBuffer(bytes, pool, s()); }
   /// A fresh seed for a random fill.
@@ -99,8 +99,8 @@ private:
 };
 
 // Metadata of the ops a layer records.
-[[nodiscard]] OpTiming gemm_op(std::string name, Pass pass, const GemmDesc& desc);
-[[nodiscard]] OpTiming memory_op(std::string name, Pass pass, double bytes);
-[[nodiscard]] OpTiming attention_op(Pass pass, const AttentionConfig& config);
+[[nodiscard]] kernels::OpTiming gemm_op(std::string name, kernels::Pass pass, const GemmDesc& desc);
+[[nodiscard]] kernels::OpTiming memory_op(std::string name, kernels::Pass pass, double bytes);
+[[nodiscard]] kernels::OpTiming attention_op(kernels::Pass pass, const AttentionConfig& config);
 
 }  // namespace dgx::llm::cuda::detail

@@ -18,18 +18,18 @@ std::size_t bf16_bytes(std::int64_t elements) { return static_cast<std::size_t>(
 
 }  // namespace
 
-TransformerLayer::Impl::Impl(const LayerSpec& spec, const LayerOptions& options)
+TransformerLayer::Impl::Impl(const kernels::LayerSpec& spec, const LayerOptions& options)
     : device(current_device()), ctx(spec, std::max(1, options.gemm_candidates), options.seed) {
-  const RankShapes& r = ctx.shapes;
-  const Architecture& a = spec.arch;
+  const kernels::RankShapes& r = ctx.shapes;
+  const kernels::Architecture& a = spec.arch;
   const auto linear = [&](std::string name, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t groups,
-                          Precision precision) {
+                          kernels::Precision precision) {
     return std::make_unique<Linear>(ctx, LinearSpec{std::move(name), rows, in, out, groups, precision});
   };
   qkv = linear("qkv", r.tokens, r.hidden, r.qkv_width, 1, spec.precision);
   proj = linear("proj", r.tokens, r.q_heads * r.head_dim, r.hidden, 1, spec.precision);
   if (a.moe()) {
-    router = linear("router", r.sp_tokens, r.hidden, a.experts, 1, Precision::bf16);  // BF16 in every recipe
+    router = linear("router", r.sp_tokens, r.hidden, a.experts, 1, kernels::Precision::bf16);  // BF16 in every recipe
     expert_fc1 = linear("expert_fc1", r.rows_per_expert, r.hidden, r.fc1_width, r.local_experts, spec.precision);
     expert_fc2 = linear("expert_fc2", r.rows_per_expert, r.ffn, r.hidden, r.local_experts, spec.precision);
   } else {
@@ -66,7 +66,7 @@ void TransformerLayer::Impl::allocate_parameters() {
 }
 
 void TransformerLayer::Impl::allocate_activations() {
-  const RankShapes& r = ctx.shapes;
+  const kernels::RankShapes& r = ctx.shapes;
   const std::int64_t t = r.tokens, ts = r.sp_tokens, h = r.hidden;
   const auto random = [&](DeviceBuffer& buffer, std::int64_t elements) {
     buffer = ctx.alloc(bf16_bytes(elements));
@@ -93,7 +93,7 @@ void TransformerLayer::Impl::allocate_activations() {
 }
 
 void TransformerLayer::Impl::build_attention() {
-  const RankShapes& r = ctx.shapes;
+  const kernels::RankShapes& r = ctx.shapes;
   AttentionConfig local;
   local.batch = ctx.spec.micro_batch;
   local.q_heads = r.q_heads;
@@ -139,27 +139,27 @@ void TransformerLayer::Impl::tune() {
 }
 
 namespace {
-const LayerSpec& validated(const LayerSpec& spec) {
+const kernels::LayerSpec& validated(const kernels::LayerSpec& spec) {
   validate(spec);  // before anything derives shapes from it
   return spec;
 }
 }  // namespace
 
-TransformerLayer::TransformerLayer(const LayerSpec& spec, const LayerOptions& options)
+TransformerLayer::TransformerLayer(const kernels::LayerSpec& spec, const LayerOptions& options)
     : impl_(std::make_unique<Impl>(validated(spec), options)) {}
 
 TransformerLayer::~TransformerLayer() {
   if (impl_) cudaStreamSynchronize(impl_->ctx.s());  // let queued work finish before its buffers go
 }
 
-const LayerSpec& TransformerLayer::spec() const { return impl_->ctx.spec; }
-const RankShapes& TransformerLayer::shapes() const { return impl_->ctx.shapes; }
+const kernels::LayerSpec& TransformerLayer::spec() const { return impl_->ctx.spec; }
+const kernels::RankShapes& TransformerLayer::shapes() const { return impl_->ctx.shapes; }
 std::string TransformerLayer::device_name() const { return impl_->device.name; }
 
 void TransformerLayer::forward() {
   impl_->forward_pass();
   impl_->forward_done = true;
-  if (impl_->ctx.spec.recompute == Recompute::full) impl_->release_saved();  // keep only the layer input
+  if (impl_->ctx.spec.recompute == kernels::Recompute::full) impl_->release_saved();  // keep only the layer input
 }
 
 void TransformerLayer::backward() {
@@ -172,7 +172,7 @@ void TransformerLayer::step() {
   backward();
   detail::Context& ctx = impl_->ctx;
   if (ctx.fp8() && !ctx.current_scaling())
-    ctx.recorder.op(detail::memory_op("fp8_scale_update", Pass::backward, 0.0), [&] { ctx.update_scales(); });
+    ctx.recorder.op(detail::memory_op("fp8_scale_update", kernels::Pass::backward, 0.0), [&] { ctx.update_scales(); });
 }
 
 void TransformerLayer::synchronize() { impl_->ctx.stream.synchronize(); }
@@ -209,7 +209,7 @@ MemoryUse TransformerLayer::measure_memory() {
   return use;
 }
 
-LayerTiming TransformerLayer::profile(int repeats) {
+kernels::LayerTiming TransformerLayer::profile(int repeats) {
   repeats = std::max(1, repeats);
   detail::Context& ctx = impl_->ctx;
   step();  // warm-up
@@ -220,10 +220,11 @@ LayerTiming TransformerLayer::profile(int repeats) {
     ctx.recorder.collect();
   }
   ctx.recorder.begin_step(false);
-  LayerTiming timing;
+  kernels::LayerTiming timing;
   timing.ops = ctx.recorder.results();
-  for (const OpTiming& op : timing.ops)
-    (op.pass == Pass::forward && !op.recompute ? timing.forward_seconds : timing.backward_seconds) += op.seconds;
+  for (const kernels::OpTiming& op : timing.ops)
+    (op.pass == kernels::Pass::forward && !op.recompute ? timing.forward_seconds : timing.backward_seconds) +=
+        op.seconds;
   timing.step_seconds = time_steps(repeats, false) / repeats;
   timing.model_flops = model_flops(ctx.spec);
   const MemoryUse memory = measure_memory();
@@ -236,7 +237,7 @@ LayerTiming TransformerLayer::profile(int repeats) {
 
 TransformerLayer::Impl::TensorRef TransformerLayer::Impl::tensor(const std::string& name) {
   Impl& m = *this;
-  const RankShapes& r = m.ctx.shapes;
+  const kernels::RankShapes& r = m.ctx.shapes;
   const std::int64_t ts = r.sp_tokens, h = r.hidden;
   if (name == "x") return {m.x.get(), ts * h, false, nullptr};
   if (name == "y") return {m.y.get(), ts * h, false, nullptr};

@@ -13,7 +13,7 @@
 namespace dgx::llm::cuda {
 
 struct TransformerLayer::Impl {
-  Impl(const LayerSpec& spec, const LayerOptions& options);
+  Impl(const kernels::LayerSpec& spec, const LayerOptions& options);
 
   struct NormParameters {
     DeviceBuffer gamma, beta, gamma_grad, beta_grad;
@@ -52,7 +52,7 @@ struct TransformerLayer::Impl {
   void tune();
   /// Throws std::invalid_argument for an unknown name.
   [[nodiscard]] TensorRef tensor(const std::string& name);
-  [[nodiscard]] bool layernorm() const { return ctx.spec.arch.norm == Norm::layernorm; }
+  [[nodiscard]] bool layernorm() const { return ctx.spec.arch.norm == kernels::Norm::layernorm; }
 
   DeviceProperties device;
   detail::Context ctx;

@@ -142,8 +142,8 @@ void Linear::tune() {
   DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, std::size_t(weight_elements()) * sizeof(float), ctx_.s()));
 }
 
-void Linear::cast(const std::string& name, Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2, void* out,
-                  void* out_t) {
+void Linear::cast(const std::string& name, kernels::Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2,
+                  void* out, void* out_t) {
   const std::int64_t rows = total_rows();
   const double elements = double(rows * cols);
   const bool current = ctx_.current_scaling();
@@ -159,15 +159,15 @@ void Linear::forward(const bf16* x, bf16* y) {
   const GemmDesc& d = forward_->desc();
   if (!fp8()) {
     saved_input_ = x;
-    ctx_.recorder.op(gemm_op(spec_.name, Pass::forward, d), [&] { forward_->run(x, weight(), y, ctx_.s()); });
+    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::forward, d), [&] { forward_->run(x, weight(), y, ctx_.s()); });
     return;
   }
   const std::size_t elements = std::size_t(total_rows() * spec_.in);
   DeviceBuffer x8 = ctx_.alloc(elements);
   saved_input_fp8_t_ = ctx_.alloc(elements);
-  cast("cast_" + spec_.name + "_input", Pass::forward, x, spec_.in, scale_input_, false, x8.get(),
+  cast("cast_" + spec_.name + "_input", kernels::Pass::forward, x, spec_.in, scale_input_, false, x8.get(),
        saved_input_fp8_t_.get());
-  ctx_.recorder.op(gemm_op(spec_.name, Pass::forward, d), [&] {
+  ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::forward, d), [&] {
     forward_->run(x8.get(), weight_fp8_.get(), y, ctx_.s(), ctx_.scale_inv(scale_input_),
                   ctx_.scale_inv(scale_weight_));
   });
@@ -176,22 +176,23 @@ void Linear::forward(const bf16* x, bf16* y) {
 void Linear::backward(const bf16* dy, bf16* dx) {
   if (!fp8()) {
     if (dx != nullptr)
-      ctx_.recorder.op(gemm_op(spec_.name, Pass::dgrad, dgrad_->desc()),
+      ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()),
                        [&] { dgrad_->run(dy, weight(), dx, ctx_.s()); });
-    ctx_.recorder.op(gemm_op(spec_.name, Pass::wgrad, wgrad_->desc()),
+    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()),
                      [&] { wgrad_->run(dy, saved_input_, gradient(), ctx_.s()); });
     saved_input_ = nullptr;
     return;
   }
   const std::size_t elements = std::size_t(total_rows() * spec_.out);
   DeviceBuffer dy8 = ctx_.alloc(dx != nullptr ? elements : 0), dy8t = ctx_.alloc(elements);
-  cast("cast_" + spec_.name + "_grad", Pass::backward, dy, spec_.out, scale_grad_, true, dy8.get(), dy8t.get());
+  cast("cast_" + spec_.name + "_grad", kernels::Pass::backward, dy, spec_.out, scale_grad_, true, dy8.get(),
+       dy8t.get());
   const float* sg = ctx_.scale_inv(scale_grad_);
   if (dx != nullptr)
-    ctx_.recorder.op(gemm_op(spec_.name, Pass::dgrad, dgrad_->desc()), [&] {
+    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()), [&] {
       dgrad_->run(dy8.get(), weight_fp8_t_.get(), dx, ctx_.s(), sg, ctx_.scale_inv(scale_weight_));
     });
-  ctx_.recorder.op(gemm_op(spec_.name, Pass::wgrad, wgrad_->desc()), [&] {
+  ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()), [&] {
     wgrad_->run(dy8t.get(), saved_input_fp8_t_.get(), gradient(), ctx_.s(), sg, ctx_.scale_inv(scale_input_));
   });
   saved_input_fp8_t_.reset();

@@ -17,7 +17,7 @@ struct LinearSpec {
   std::int64_t rows = 0;  ///< rows per group (tokens, or rows per expert)
   std::int64_t in = 0, out = 0;
   std::int64_t groups = 1;
-  Precision precision = Precision::bf16;
+  kernels::Precision precision = kernels::Precision::bf16;
 };
 
 class Linear {
@@ -50,10 +50,10 @@ public:
   [[nodiscard]] std::int64_t total_rows() const { return spec_.groups * spec_.rows; }
 
 private:
-  [[nodiscard]] bool fp8() const { return spec_.precision == Precision::fp8; }
+  [[nodiscard]] bool fp8() const { return spec_.precision == kernels::Precision::fp8; }
   /// BF16 -> FP8 (and transposed) with this linear's scaling of activations or gradients; records `name`.
-  void cast(const std::string& name, Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2, void* out,
-            void* out_t);
+  void cast(const std::string& name, kernels::Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2,
+            void* out, void* out_t);
   [[nodiscard]] GemmDesc forward_desc() const;
   [[nodiscard]] GemmDesc dgrad_desc() const;
   [[nodiscard]] GemmDesc wgrad_desc() const;

@@ -163,11 +163,11 @@ void dispatch_backward(const bf16* x, const bf16* gamma, const float* mean, cons
 
 }  // namespace
 
-void norm_forward(Norm norm, const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean, float* rstd,
-                  std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+void norm_forward(kernels::Norm norm, const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean,
+                  float* rstd, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   check_cols(cols);
   if (rows == 0) return;
-  if (norm == Norm::layernorm)
+  if (norm == kernels::Norm::layernorm)
     norm_forward_kernel<true>
         <<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols);
   else
@@ -181,14 +181,14 @@ std::size_t norm_backward_workspace_bytes(std::int64_t cols) {
          sizeof(float);
 }
 
-void norm_backward(Norm norm, const bf16* x, const bf16* gamma, const float* mean, const float* rstd, const bf16* dy,
-                   bf16* dx, float* dgamma, float* dbeta, void* workspace, std::int64_t rows, std::int64_t cols,
-                   cudaStream_t stream) {
+void norm_backward(kernels::Norm norm, const bf16* x, const bf16* gamma, const float* mean, const float* rstd,
+                   const bf16* dy, bf16* dx, float* dgamma, float* dbeta, void* workspace, std::int64_t rows,
+                   std::int64_t cols, cudaStream_t stream) {
   check_cols(cols);
   if (rows == 0) return;
   const int blocks = backward_blocks(rows);
   auto* partial = static_cast<float*>(workspace);
-  const bool layer = norm == Norm::layernorm;
+  const bool layer = norm == kernels::Norm::layernorm;
   if (layer)
     dispatch_backward<true>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
   else

@@ -1,9 +1,9 @@
-#include "dgx/llm/cuda/gemm_case.hpp"
+#include "dgx/llm/kernels/gemm_case.hpp"
 
 #include <charconv>
 #include <stdexcept>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 namespace {
 
@@ -65,4 +65,4 @@ std::vector<GemmCase> gemm_sweep(const std::vector<std::string>& shapes, const s
   return cases;
 }
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

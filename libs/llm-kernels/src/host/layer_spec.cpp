@@ -1,10 +1,10 @@
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 namespace {
 
@@ -165,4 +165,4 @@ double model_flops(const LayerSpec& spec) {
   return 3 * (projections + core + mlp) * tokens / double(spec.layout.tp * spec.layout.cp);
 }
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

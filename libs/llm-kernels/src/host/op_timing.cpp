@@ -1,9 +1,9 @@
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
 #include <algorithm>
 #include <sstream>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 std::string_view to_string(OpKind kind) {
   switch (kind) {
@@ -77,4 +77,4 @@ double LayerTiming::model_tflops() const {
   return seconds > 0 ? model_flops / seconds / 1e12 : 0.0;
 }
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

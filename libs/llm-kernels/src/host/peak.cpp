@@ -1,6 +1,6 @@
-#include "dgx/llm/cuda/peak.hpp"
+#include "dgx/llm/kernels/peak.hpp"
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 namespace {
 
@@ -44,4 +44,4 @@ std::optional<PeakFlops> resolve_peak(double configured_tflops, std::string_view
   return builtin_peak(device_name, precision);
 }
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

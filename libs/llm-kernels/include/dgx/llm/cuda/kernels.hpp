@@ -3,7 +3,7 @@
 // vector loads where the row length allows. Every launcher checks its launch; none synchronizes.
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -17,21 +17,21 @@ using bf16 = __nv_bfloat16;
 
 // Norms --------------------------------------------------------------------------------------------------------
 /// y = x̂ · γ (+ β for layernorm); keeps mean (layernorm) and rstd per row for the backward.
-void norm_forward(Norm norm, const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean, float* rstd,
-                  std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+void norm_forward(kernels::Norm norm, const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean,
+                  float* rstd, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 /// Scratch the backward needs for its per-block partial γ/β gradients.
 [[nodiscard]] std::size_t norm_backward_workspace_bytes(std::int64_t cols);
 /// dx from dy; dgamma (and dbeta) += this batch's gradient (FP32 main gradients).
-void norm_backward(Norm norm, const bf16* x, const bf16* gamma, const float* mean, const float* rstd, const bf16* dy,
-                   bf16* dx, float* dgamma, float* dbeta, void* workspace, std::int64_t rows, std::int64_t cols,
-                   cudaStream_t stream);
+void norm_backward(kernels::Norm norm, const bf16* x, const bf16* gamma, const float* mean, const float* rstd,
+                   const bf16* dy, bf16* dx, float* dgamma, float* dbeta, void* workspace, std::int64_t rows,
+                   std::int64_t cols, cudaStream_t stream);
 
 // Activations --------------------------------------------------------------------------------------------------
 /// swiglu: in [rows, 2f] = [gate | up] -> out [rows, f]; gelu, squared_relu: in [rows, f] -> out [rows, f].
-void activation_forward(Activation activation, const bf16* in, bf16* out, std::int64_t rows, std::int64_t f,
+void activation_forward(kernels::Activation activation, const bf16* in, bf16* out, std::int64_t rows, std::int64_t f,
                         cudaStream_t stream);
 /// din (the shape of `in`) from dout.
-void activation_backward(Activation activation, const bf16* in, const bf16* dout, bf16* din, std::int64_t rows,
+void activation_backward(kernels::Activation activation, const bf16* in, const bf16* dout, bf16* din, std::int64_t rows,
                          std::int64_t f, cudaStream_t stream);
 
 // Rotary embedding ---------------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@
 // the layer's measured peak memory.
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -41,13 +41,13 @@ class TransformerLayer {
 public:
   /// Allocates, builds the cuDNN plans and tunes the GEMMs (untimed). Throws std::invalid_argument for an invalid
   /// spec and Error (no_device, unsupported, out_of_memory, runtime) for what the device cannot do.
-  explicit TransformerLayer(const LayerSpec& spec, const LayerOptions& options = {});
+  explicit TransformerLayer(const kernels::LayerSpec& spec, const LayerOptions& options = {});
   ~TransformerLayer();
   TransformerLayer(const TransformerLayer&) = delete;
   TransformerLayer& operator=(const TransformerLayer&) = delete;
 
-  [[nodiscard]] const LayerSpec& spec() const;
-  [[nodiscard]] const RankShapes& shapes() const;
+  [[nodiscard]] const kernels::LayerSpec& spec() const;
+  [[nodiscard]] const kernels::RankShapes& shapes() const;
   [[nodiscard]] std::string device_name() const;
 
   /// Enqueues the forward (then the backward) of one micro-batch; step() adds the FP8 scale update.
@@ -60,7 +60,7 @@ public:
   /// clears the L2 cache before the timed region.
   [[nodiscard]] double time_steps(int steps, bool flush_l2);
   /// Each op timed between device events over `repeats` steps (medians), the step timed alone, and the memory.
-  [[nodiscard]] LayerTiming profile(int repeats);
+  [[nodiscard]] kernels::LayerTiming profile(int repeats);
   /// Runs one step with the pool's high-water mark reset and reports the memory it used.
   [[nodiscard]] MemoryUse measure_memory();
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "dgx/llm/cuda/layer.hpp"
-#include "dgx/llm/cuda/layer_spec.hpp"
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
 #include <memory>
 #include <vector>
@@ -15,13 +15,13 @@ namespace dgx::llm::cuda {
 class StageOps {
 public:
   /// Needs spec.arch.vocab > 0 (the vocabulary is split over tp). Throws like TransformerLayer.
-  StageOps(const LayerSpec& spec, const LayerOptions& options = {});
+  StageOps(const kernels::LayerSpec& spec, const LayerOptions& options = {});
   ~StageOps();
   StageOps(const StageOps&) = delete;
   StageOps& operator=(const StageOps&) = delete;
 
   /// embedding, final_norm, lm_head, cross_entropy forward and backward, timed by events (medians of `repeats`).
-  [[nodiscard]] std::vector<OpTiming> profile(int repeats);
+  [[nodiscard]] std::vector<kernels::OpTiming> profile(int repeats);
   /// The mean loss of the last step (a sanity value: about ln(vocab) for random logits).
   [[nodiscard]] float last_loss();
 

@@ -3,7 +3,7 @@
 // residual), the same math and layouts as dgx::llm::cuda::TransformerLayer with one rank (tp = cp = ep = 1).
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/reference/matrix.hpp"
 #include "dgx/llm/reference/ops.hpp"
 
@@ -25,7 +25,7 @@ struct LayerWeights {
   std::vector<Matrix> expert_fc2;                                        ///< MoE: per expert [hidden, ffn]
 
   /// Random weights scaled 1/sqrt(fan-in), norm gammas near 1.
-  [[nodiscard]] static LayerWeights random(const cuda::LayerSpec& spec, std::mt19937_64& rng);
+  [[nodiscard]] static LayerWeights random(const kernels::LayerSpec& spec, std::mt19937_64& rng);
   /// Zeros of the same shapes (a gradient accumulator).
   [[nodiscard]] static LayerWeights zeros_like(const LayerWeights& w);
   /// Every value in one flat list, in a fixed order (for comparisons and finite differences).
@@ -35,21 +35,21 @@ struct LayerWeights {
 class ReferenceLayer {
 public:
   /// Throws std::invalid_argument unless spec is valid with tp = cp = ep = 1.
-  explicit ReferenceLayer(cuda::LayerSpec spec);
+  explicit ReferenceLayer(kernels::LayerSpec spec);
 
   /// y [micro_batch·seq_len, hidden]; keeps what the backward needs.
   Matrix forward(const LayerWeights& w, const Matrix& x);
   /// dx, and the weight gradients added into `grads`. Needs a forward first.
   Matrix backward(const LayerWeights& w, const Matrix& dy, LayerWeights& grads);
 
-  [[nodiscard]] const cuda::LayerSpec& spec() const { return spec_; }
+  [[nodiscard]] const kernels::LayerSpec& spec() const { return spec_; }
 
 private:
   Matrix mlp_forward(const LayerWeights& w, const Matrix& in);
   Matrix mlp_backward(const LayerWeights& w, const Matrix& dout, LayerWeights& grads);
 
-  cuda::LayerSpec spec_;
-  cuda::RankShapes shapes_;
+  kernels::LayerSpec spec_;
+  kernels::RankShapes shapes_;
   AttentionShape attention_;
   struct SavedState {
     Matrix x, r1, qkv, f1;

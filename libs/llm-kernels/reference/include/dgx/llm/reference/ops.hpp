@@ -3,7 +3,7 @@
 // embedding rotates halves (x[i], x[i + d/2]); causal masks are top-left aligned per sequence.
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/reference/matrix.hpp"
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 
 namespace dgx::llm::reference {
 
-using cuda::Activation;
-using cuda::Norm;
+using kernels::Activation;
+using kernels::Norm;
 
 inline constexpr double kNormEpsilon = 1e-5;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 /// MLP activation: swiglu is gated (fc1 writes gate and up halves), gelu (tanh approximation) and squared_relu
 /// are not.
@@ -108,4 +108,4 @@ void validate(const LayerSpec& spec);
 /// top_k experts per token are included.
 [[nodiscard]] double model_flops(const LayerSpec& spec);
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

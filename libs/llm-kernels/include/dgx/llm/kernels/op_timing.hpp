@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 enum class OpKind : std::uint8_t { gemm, attention, memory };
 /// GEMMs split their backward into dgrad and wgrad; every other op has one backward.
@@ -75,4 +75,4 @@ struct LayerTiming {
   [[nodiscard]] double model_tflops() const;
 };
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

@@ -2,14 +2,14 @@
 // are reported (and tested) on any machine.
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 /// D[m, n] = A[m, k] · B[n, k]ᵀ: both operands K-contiguous ("TN" in cuBLAS's column-major terms), the layout
 /// Hopper's FP8 tensor cores require, and the layout of a linear layer's forward GEMM.
@@ -36,4 +36,4 @@ inline constexpr std::int64_t kMaxGemmDim = std::int64_t{1} << 20;
 [[nodiscard]] std::vector<GemmCase> gemm_sweep(const std::vector<std::string>& shapes,
                                                const std::vector<std::string>& precisions);
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels

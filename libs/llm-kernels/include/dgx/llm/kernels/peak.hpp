@@ -2,13 +2,13 @@
 // denominator of "% of peak". A configuration key can always override it; the table is the fallback.
 #pragma once
 
-#include "dgx/llm/cuda/layer_spec.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace dgx::llm::cuda {
+namespace dgx::llm::kernels {
 
 struct PeakFlops {
   double tflops = 0;   ///< dense, no sparsity
@@ -23,4 +23,4 @@ struct PeakFlops {
 [[nodiscard]] std::optional<PeakFlops> resolve_peak(double configured_tflops, std::string_view device_name,
                                                     Precision precision);
 
-}  // namespace dgx::llm::cuda
+}  // namespace dgx::llm::kernels
