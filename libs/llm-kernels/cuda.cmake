@@ -17,9 +17,7 @@ add_library(dgx_llm_kernels_bridge INTERFACE)
 target_include_directories(dgx_llm_kernels_bridge INTERFACE "${CMAKE_CURRENT_LIST_DIR}/bridge/include")
 target_link_libraries(dgx_llm_kernels_bridge INTERFACE dgx_llm_kernels_blas dgx::sdk)
 
-include("${CMAKE_CURRENT_LIST_DIR}/cudnn.cmake")
-if(NOT DGX_CUDNN_FOUND)
-  message(WARNING "cuDNN not found next to the CUDA toolkit: the CUDA layer and the plugins using it are not built")
+if(NOT DGX_CUDNN_FOUND)  # cmake/DgxCuda.cmake said why
   return()
 endif()
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// "NVIDIA H200" -> "h200-sxm", "NVIDIA H100 80GB HBM3" -> "h100-sxm", ...; nullopt for a GPU with no profile.
 [[nodiscard]] std::optional<std::string> system_for_device(std::string_view device_name);
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

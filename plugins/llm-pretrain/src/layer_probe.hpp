@@ -10,7 +10,7 @@
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 class LayerProbe {
 public:
@@ -31,4 +31,4 @@ public:
 /// Builds the layer on the current device (untimed: allocation, cuDNN plans, GEMM tuning). Throws dgx::sdk errors.
 [[nodiscard]] std::unique_ptr<LayerProbe> make_layer_probe(const llm::kernels::LayerSpec& spec);
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -4,7 +4,7 @@
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 #include "layer_probe.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -39,4 +39,4 @@ std::unique_ptr<LayerProbe> make_layer_probe(const kernels::LayerSpec& spec) {
   return std::make_unique<CudaLayerProbe>(spec);
 }
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -11,7 +11,7 @@
 #include "measured_ops.hpp"
 #include "rows.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -132,4 +132,4 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
                 fixed(match.folded_seconds * 1e3, 3) + " ms)");
 }
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

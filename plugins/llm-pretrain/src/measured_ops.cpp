@@ -7,7 +7,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -130,4 +130,4 @@ MatchReport apply_measurements(const std::vector<kernels::OpTiming>& measured, c
   return report;
 }
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

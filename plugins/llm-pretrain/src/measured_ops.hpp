@@ -13,7 +13,7 @@
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// The layer the kernels library runs for `model` at the per-rank shapes of `train` (TP, CP, EP, MBS,
 /// sequence length, precision, recompute). Throws dgx::sdk::InvalidArgument for what it cannot run.
@@ -36,4 +36,4 @@ struct MatchReport {
 MatchReport apply_measurements(const std::vector<llm::kernels::OpTiming>& measured, const llm::OpList& ops,
                                llm::MeasuredOverrides& overrides);
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -7,7 +7,7 @@
 #include "format.hpp"
 #include "params.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -78,7 +78,7 @@ void add_breakdown(Row& row, const llm::StepBreakdown& b) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string layout_label(const llm::TrainConfig& train, bool moe) {
   const llm::Layout& l = train.layout;
@@ -144,4 +144,4 @@ Headline headline_of(const llm::Projection& p) {
                   .microbatches = p.layout.microbatches};
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -6,7 +6,7 @@
 
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 
@@ -26,7 +26,7 @@ std::string error_of(const PretrainSettings& s) {
   return "";
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the catalogs give the model, the system and the cheapest on-demand price with its reason") {
   const Assumptions a = resolve_assumptions(settings("llama3.1-70b", "h100-sxm"));

@@ -2,7 +2,7 @@
 
 #include "device_system.hpp"
 
-using dgx::pretrain::system_for_device;
+using dgx::plugins::llm_pretrain::system_for_device;
 
 TEST_CASE("measured GPUs map to their system profiles") {
   CHECK(system_for_device("NVIDIA H200") == "h200-sxm");

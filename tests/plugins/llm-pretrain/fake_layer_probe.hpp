@@ -7,7 +7,7 @@
 
 #include "layer_probe.hpp"
 
-namespace dgx::pretrain::testing {
+namespace dgx::plugins::llm_pretrain::testing {
 
 /// What the fake "measures" for a layer; set by a test. Unset: layer_probe_unavailable() reports no device.
 inline std::function<llm::kernels::LayerTiming(const llm::kernels::LayerSpec&)>& fake_layer_timing() {
@@ -21,4 +21,4 @@ inline std::vector<llm::kernels::LayerSpec>& fake_layer_specs() {
   return specs;
 }
 
-}  // namespace dgx::pretrain::testing
+}  // namespace dgx::plugins::llm_pretrain::testing

@@ -8,7 +8,7 @@
 #include "measured_timings.hpp"
 
 using namespace dgx;
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 

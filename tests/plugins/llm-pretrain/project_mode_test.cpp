@@ -6,8 +6,8 @@
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
 
@@ -25,7 +25,7 @@ std::string project(PretrainHost& h) {
 
 double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("project emits one projected row with the headline metrics, the breakdown and the provenance") {
   PretrainHost h;
@@ -80,7 +80,7 @@ TEST_CASE("project emits one projected row with the headline metrics, the breakd
 
 TEST_CASE("project notes: assumptions and configuration before, breakdowns and the projection label after") {
   PretrainHost h;
-  REQUIRE(project(h).empty()); // the defaults: llama3.1-8b on 8 H100
+  REQUIRE(project(h).empty());  // the defaults: llama3.1-8b on 8 H100
   std::vector<std::string> before, after;
   for (const auto& n : h.placed_notes) (n.after ? after : before).push_back(n.title);
   CHECK(before == std::vector<std::string>{"Assumptions", "Configuration"});

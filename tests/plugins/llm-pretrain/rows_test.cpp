@@ -6,8 +6,8 @@
 #include "dgx/llm/system_catalog.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
 
@@ -31,7 +31,7 @@ dgx::llm::TrainConfig train() {
   return t;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the layout label is compact: EP only for MoE, recompute only when on") {
   dgx::llm::TrainConfig t = train();

@@ -14,7 +14,7 @@
 #include "pattern.hpp"
 #include "sweep.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 struct CommConfig {
   std::vector<Collective> collectives;
@@ -83,4 +83,4 @@ private:
   std::vector<std::string> failures_;
 };
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

@@ -1,6 +1,6 @@
 #include "collective.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 std::string_view name(Collective c) {
   switch (c) {
@@ -98,4 +98,4 @@ void issue(sdk::Communicator& comm, Collective c, const Buffers& b, const Shape&
   }
 }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

@@ -6,7 +6,7 @@
 
 #include <dgx/sdk/numeric.hpp>
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 namespace num = sdk::numeric;
 using sdk::DType;
@@ -171,4 +171,4 @@ std::uint64_t Pattern::count_wrong(const void* result, const Shape& shape, int r
   return wrong;
 }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

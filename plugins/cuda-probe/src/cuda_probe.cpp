@@ -6,6 +6,8 @@
 
 #include <string>
 
+namespace dgx::plugins::cuda_probe {
+
 namespace {
 
 std::string error_text(cudaError_t error) {
@@ -20,6 +22,8 @@ int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
   return cudaDeviceGetAttribute(&value, attr, device) == cudaSuccess ? value : 0;
 }
+
+}  // namespace
 
 void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
   int runtime = 0;
@@ -64,12 +68,16 @@ void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
   if (count == 0) sink.set_status("the CUDA runtime reports no devices");
 }
 
+}  // namespace dgx::plugins::cuda_probe
+
+namespace {
+
 dgx::sdk::PluginSpec make_plugin() {
   dgx::sdk::PluginSpec spec{.name = "cuda-probe",
                             .version = "1.0.0",
                             .vendor = "dgxhost",
                             .description = "Reports CUDA devices and versions for the results' context"};
-  spec.probe = probe;
+  spec.probe = dgx::plugins::cuda_probe::probe;
   return spec;
 }
 

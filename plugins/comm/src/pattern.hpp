@@ -12,7 +12,7 @@
 
 #include "collective.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 /// Element `i` of a buffer of `type`, as a double, and back (rounding to nearest, FP8 E4M3 saturating).
 double load(sdk::DType type, const void* base, std::size_t i);
@@ -57,4 +57,4 @@ private:
   std::string why_not_;
 };
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

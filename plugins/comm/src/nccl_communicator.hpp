@@ -1,4 +1,4 @@
-// Header-only NCCL communicator for plugins that opt in (link NCCL and the CUDA runtime). Implements
+// The comm plugin's NCCL communicator (needs NCCL and the CUDA runtime). Implements
 // dgx::sdk::Communicator on device buffers and one CUDA stream; the NCCL unique id travels from rank 0 to every
 // rank through the host's broadcast service, so the host itself never touches CUDA or NCCL.
 #pragma once
@@ -12,11 +12,11 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/host.hpp>
 
-namespace dgx::sdk::cuda {
+namespace dgx::plugins::comm {
 
 inline void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
-    throw RuntimeError(std::string(what) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    throw sdk::RuntimeError(std::string(what) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 
 inline void check_nccl(ncclResult_t status, const char* what, ncclComm_t comm = nullptr) {
@@ -24,48 +24,48 @@ inline void check_nccl(ncclResult_t status, const char* what, ncclComm_t comm = 
   std::string message = std::string(what) + ": " + ncclGetErrorString(status);
   if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0')
     message += " (" + std::string(last) + ")";
-  if (status == ncclInvalidArgument || status == ncclInvalidUsage) throw Error(DGX_ERR_INVALID_ARGUMENT, message);
-  throw RuntimeError(message);
+  if (status == ncclInvalidArgument || status == ncclInvalidUsage) throw sdk::Error(DGX_ERR_INVALID_ARGUMENT, message);
+  throw sdk::RuntimeError(message);
 }
 
-inline ncclDataType_t nccl_type(DType t) {
+inline ncclDataType_t nccl_type(sdk::DType t) {
   switch (t) {
-  case DType::int8: return ncclInt8;
-  case DType::uint8: return ncclUint8;
-  case DType::int32: return ncclInt32;
-  case DType::uint32: return ncclUint32;
-  case DType::int64: return ncclInt64;
-  case DType::uint64: return ncclUint64;
-  case DType::fp16: return ncclFloat16;
-  case DType::bf16: return ncclBfloat16;
-  case DType::fp32: return ncclFloat32;
-  case DType::fp64: return ncclFloat64;
+  case sdk::DType::int8: return ncclInt8;
+  case sdk::DType::uint8: return ncclUint8;
+  case sdk::DType::int32: return ncclInt32;
+  case sdk::DType::uint32: return ncclUint32;
+  case sdk::DType::int64: return ncclInt64;
+  case sdk::DType::uint64: return ncclUint64;
+  case sdk::DType::fp16: return ncclFloat16;
+  case sdk::DType::bf16: return ncclBfloat16;
+  case sdk::DType::fp32: return ncclFloat32;
+  case sdk::DType::fp64: return ncclFloat64;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
-  case DType::fp8_e4m3: return ncclFloat8e4m3;
-  case DType::fp8_e5m2: return ncclFloat8e5m2;
+  case sdk::DType::fp8_e4m3: return ncclFloat8e4m3;
+  case sdk::DType::fp8_e5m2: return ncclFloat8e5m2;
 #endif
   default: break;
   }
-  throw Unsupported("NCCL " + std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + " has no type " +
-                    std::string(dtype_name(t)));
+  throw sdk::Unsupported("NCCL " + std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + " has no type " +
+                         std::string(sdk::dtype_name(t)));
 }
 
-inline ncclRedOp_t nccl_op(ReduceOp op) {
+inline ncclRedOp_t nccl_op(sdk::ReduceOp op) {
   switch (op) {
-  case ReduceOp::sum: return ncclSum;
-  case ReduceOp::prod: return ncclProd;
-  case ReduceOp::max: return ncclMax;
-  case ReduceOp::min: return ncclMin;
-  case ReduceOp::avg: return ncclAvg;
+  case sdk::ReduceOp::sum: return ncclSum;
+  case sdk::ReduceOp::prod: return ncclProd;
+  case sdk::ReduceOp::max: return ncclMax;
+  case sdk::ReduceOp::min: return ncclMin;
+  case sdk::ReduceOp::avg: return ncclAvg;
   }
   return ncclSum;
 }
 
 /// One NCCL communicator over all ranks of the run, on `stream` (which it does not own).
-class NcclCommunicator final : public Communicator {
+class NcclCommunicator final : public sdk::Communicator {
 public:
-  NcclCommunicator(const Host& host, cudaStream_t stream) : host_(host), stream_(stream) {
-    const RankInfo ranks = host.ranks();
+  NcclCommunicator(const sdk::Host& host, cudaStream_t stream) : host_(host), stream_(stream) {
+    const sdk::RankInfo ranks = host.ranks();
     rank_ = ranks.rank;
     size_ = ranks.world_size;
     ncclUniqueId id{};
@@ -84,19 +84,19 @@ public:
   [[nodiscard]] ncclComm_t handle() const { return comm_; }
   [[nodiscard]] cudaStream_t stream() const { return stream_; }
 
-  void all_reduce(const void* send, void* recv, std::size_t count, DType t, ReduceOp op) override {
+  void all_reduce(const void* send, void* recv, std::size_t count, sdk::DType t, sdk::ReduceOp op) override {
     check_nccl(ncclAllReduce(send, recv, count, nccl_type(t), nccl_op(op), comm_, stream_), "ncclAllReduce", comm_);
   }
-  void all_gather(const void* send, void* recv, std::size_t send_count, DType t) override {
+  void all_gather(const void* send, void* recv, std::size_t send_count, sdk::DType t) override {
     check_nccl(ncclAllGather(send, recv, send_count, nccl_type(t), comm_, stream_), "ncclAllGather", comm_);
   }
-  void reduce_scatter(const void* send, void* recv, std::size_t recv_count, DType t, ReduceOp op) override {
+  void reduce_scatter(const void* send, void* recv, std::size_t recv_count, sdk::DType t, sdk::ReduceOp op) override {
     check_nccl(ncclReduceScatter(send, recv, recv_count, nccl_type(t), nccl_op(op), comm_, stream_),
                "ncclReduceScatter", comm_);
   }
-  void alltoall(const void* send, void* recv, std::size_t count, DType t) override {
+  void alltoall(const void* send, void* recv, std::size_t count, sdk::DType t) override {
     // As nccl-tests does it: one grouped send and receive per peer.
-    const std::size_t bytes = count * dtype_size(t);
+    const std::size_t bytes = count * sdk::dtype_size(t);
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (int peer = 0; peer < size_; ++peer) {
       check_nccl(ncclSend(static_cast<const char*>(send) + peer * bytes, count, nccl_type(t), peer, comm_, stream_),
@@ -106,13 +106,13 @@ public:
     }
     check_nccl(ncclGroupEnd(), "ncclGroupEnd", comm_);
   }
-  void broadcast(const void* send, void* recv, std::size_t count, DType t, int root) override {
+  void broadcast(const void* send, void* recv, std::size_t count, sdk::DType t, int root) override {
     check_nccl(ncclBroadcast(send, recv, count, nccl_type(t), root, comm_, stream_), "ncclBroadcast", comm_);
   }
-  void reduce(const void* send, void* recv, std::size_t count, DType t, ReduceOp op, int root) override {
+  void reduce(const void* send, void* recv, std::size_t count, sdk::DType t, sdk::ReduceOp op, int root) override {
     check_nccl(ncclReduce(send, recv, count, nccl_type(t), nccl_op(op), root, comm_, stream_), "ncclReduce", comm_);
   }
-  void sendrecv(const void* send, int to, void* recv, int from, std::size_t count, DType t) override {
+  void sendrecv(const void* send, int to, void* recv, int from, std::size_t count, sdk::DType t) override {
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     check_nccl(ncclSend(send, count, nccl_type(t), to, comm_, stream_), "ncclSend", comm_);
     check_nccl(ncclRecv(recv, count, nccl_type(t), from, comm_, stream_), "ncclRecv", comm_);
@@ -125,11 +125,11 @@ public:
   void synchronize() override { check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
 private:
-  const Host& host_;
+  const sdk::Host& host_;
   cudaStream_t stream_;
   ncclComm_t comm_ = nullptr;
   int rank_ = 0;
   int size_ = 1;
 };
 
-}  // namespace dgx::sdk::cuda
+}  // namespace dgx::plugins::comm

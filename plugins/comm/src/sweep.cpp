@@ -1,6 +1,6 @@
 #include "sweep.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s) {
   if (s.min_bytes == 0) throw sdk::InvalidArgument("comm.min_bytes (-b) must be at least 1");
@@ -32,4 +32,4 @@ std::string format_bytes(std::uint64_t bytes) {
   return std::to_string(value) + " " + units[unit];
 }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

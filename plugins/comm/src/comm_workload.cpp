@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 using sdk::Param;
 
@@ -266,4 +266,4 @@ void CommWorkload::finalize() {
   }
 }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

@@ -5,7 +5,7 @@
 
 #include "backend.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 namespace {
 
@@ -42,4 +42,4 @@ private:
 
 std::unique_ptr<Backend> make_host_backend(const sdk::Host& host) { return std::make_unique<HostBackend>(host); }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

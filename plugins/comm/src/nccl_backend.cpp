@@ -4,13 +4,10 @@
 
 #include <vector>
 
-#include <dgx/cuda/nccl_communicator.hpp>
-
 #include "backend.hpp"
+#include "nccl_communicator.hpp"
 
-namespace dgx::comm {
-
-using sdk::cuda::check_cuda;
+namespace dgx::plugins::comm {
 
 namespace {
 
@@ -40,7 +37,7 @@ public:
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
     check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
-    comm_ = std::make_unique<sdk::cuda::NcclCommunicator>(host, stream_);
+    comm_ = std::make_unique<NcclCommunicator>(host, stream_);
   }
   ~NcclBackend() override {
     comm_.reset();
@@ -81,7 +78,7 @@ private:
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
-  std::unique_ptr<sdk::cuda::NcclCommunicator> comm_;
+  std::unique_ptr<NcclCommunicator> comm_;
   std::vector<void*> allocations_;
   std::string device_name_;
 };
@@ -99,4 +96,4 @@ std::string nccl_unavailable_reason() {
 
 std::unique_ptr<Backend> make_nccl_backend(const sdk::Host& host) { return std::make_unique<NcclBackend>(host); }
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

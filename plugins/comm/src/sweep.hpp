@@ -7,7 +7,7 @@
 
 #include "dgx/sdk/error.hpp"
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 struct SweepSpec {
   std::uint64_t min_bytes = 8;
@@ -22,4 +22,4 @@ std::vector<std::uint64_t> sweep_sizes(const SweepSpec& spec);
 /// "8 B", "64 KiB", "1 MiB", "4 GiB"
 std::string format_bytes(std::uint64_t bytes);
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

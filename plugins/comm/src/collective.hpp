@@ -12,7 +12,7 @@
 
 #include <dgx/sdk/comm.hpp>
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv };
 
@@ -57,4 +57,4 @@ Buffers place(Collective c, const Shape& shape, sdk::DType type, int rank, bool 
 void issue(sdk::Communicator& comm, Collective c, const Buffers& b, const Shape& shape, sdk::DType type,
            sdk::ReduceOp op, int root);
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm

@@ -7,7 +7,7 @@
 
 namespace {
 
-using dgx::comm::Collective;
+using dgx::plugins::comm::Collective;
 
 dgx::sdk::WorkloadSpec spec_for(std::string name, std::string summary, std::vector<Collective> collectives) {
   dgx::sdk::WorkloadSpec spec{
@@ -16,13 +16,13 @@ dgx::sdk::WorkloadSpec spec_for(std::string name, std::string summary, std::vect
       .summary = std::move(summary),
       .precisions = {DGX_PRECISION_FP32, DGX_PRECISION_FP16, DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3,
                      DGX_PRECISION_FP8_E5M2},
-      .params = dgx::comm::comm_params(collectives.empty()),
+      .params = dgx::plugins::comm::comm_params(collectives.empty()),
       .modes = {dgx::sdk::Mode::measure},
   };
   spec.factory = [collectives](dgx::sdk::Host& host) -> std::unique_ptr<dgx::sdk::Workload> {
-    return std::make_unique<dgx::comm::CommWorkload>(host, collectives);
+    return std::make_unique<dgx::plugins::comm::CommWorkload>(host, collectives);
   };
-  spec.can_measure = dgx::comm::comm_can_measure;
+  spec.can_measure = dgx::plugins::comm::comm_can_measure;
   return spec;
 }
 
@@ -31,8 +31,8 @@ dgx::sdk::PluginSpec make_plugin() {
                               .version = "1.0.0",
                               .vendor = "dgxhost",
                               .description = "Collective communication benchmarks with nccl-tests' conventions"};
-  for (const Collective c : dgx::comm::kAllCollectives) {
-    const std::string name(dgx::comm::name(c));
+  for (const Collective c : dgx::plugins::comm::kAllCollectives) {
+    const std::string name(dgx::plugins::comm::name(c));
     plugin.workloads.push_back(spec_for(name, "Sweep of " + name + " message sizes: time, algbw, busbw, check", {c}));
   }
   plugin.workloads.push_back(spec_for("comm", "Every collective in turn (comm.collectives)", {}));

@@ -11,7 +11,7 @@
 
 #include <dgx/sdk.hpp>
 
-namespace dgx::comm {
+namespace dgx::plugins::comm {
 
 class Backend {
 public:
@@ -42,4 +42,4 @@ std::unique_ptr<Backend> make_host_backend(const sdk::Host& host);
 std::string nccl_unavailable_reason();
 std::unique_ptr<Backend> make_nccl_backend(const sdk::Host& host);
 
-}  // namespace dgx::comm
+}  // namespace dgx::plugins::comm
