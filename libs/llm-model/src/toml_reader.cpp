@@ -52,7 +52,7 @@ toml::table parse_document(std::string_view text, std::string_view file) {
 #endif
 }
 
-} // namespace
+}  // namespace
 
 TomlTable::TomlTable(std::shared_ptr<const Document> document, const void* table, std::string file, std::string prefix)
     : document_(std::move(document)), table_(table), file_(std::move(file)), prefix_(std::move(prefix)) {}
@@ -63,9 +63,25 @@ TomlTable TomlTable::parse(std::string_view text, std::string_view file) {
   return TomlTable(std::move(document), root, std::string(file), "");
 }
 
-std::string TomlTable::where(std::string_view key) const { return file_ + ": key '" + join(prefix_, key) + "'"; }
+std::string TomlTable::where(std::string_view key) const {
+  if (own_node(key) == nullptr && base_ && base_->contains(key)) {
+    return base_->where(key);
+  }
+  return file_ + ": key '" + join(prefix_, key) + "'";
+}
 
-const void* TomlTable::node(std::string_view key) const { return as_table(table_).get(key); }
+const void* TomlTable::own_node(std::string_view key) const { return as_table(table_).get(key); }
+
+const void* TomlTable::node(std::string_view key) const {
+  const void* found = own_node(key);
+  return found == nullptr && base_ ? base_->node(key) : found;
+}
+
+TomlTable TomlTable::over(TomlTable base) const {
+  TomlTable layered = *this;
+  layered.base_ = std::make_shared<const TomlTable>(std::move(base));
+  return layered;
+}
 
 const void* TomlTable::required(std::string_view key) const {
   const void* found = node(key);
@@ -150,18 +166,26 @@ std::vector<std::string> TomlTable::strings(std::string_view key) const {
 }
 
 TomlTable TomlTable::table(std::string_view key) const {
+  const auto* own = static_cast<const toml::node*>(own_node(key));
+  if (own == nullptr && base_) {
+    return base_->table(key);
+  }
   const auto& value = *static_cast<const toml::node*>(required(key));
   if (!value.is_table()) {
     throw ConfigError(where(key) + " must be a table, found " + type_name(value));
   }
-  return TomlTable(document_, value.as_table(), file_, join(prefix_, key));
+  TomlTable child(document_, value.as_table(), file_, join(prefix_, key));
+  if (base_ && base_->contains(key)) {
+    return child.over(base_->table(key));
+  }
+  return child;
 }
 
 std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   std::vector<TomlTable> out;
-  const auto* found = static_cast<const toml::node*>(node(key));
+  const auto* found = static_cast<const toml::node*>(own_node(key));
   if (found == nullptr) {
-    return out;
+    return base_ ? base_->tables(key) : out;
   }
   if (!found->is_array_of_tables()) {
     throw ConfigError(where(key) + " must be an array of tables ([[" + std::string(key) + "]]), found " +
@@ -174,4 +198,4 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   return out;
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

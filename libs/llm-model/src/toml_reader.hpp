@@ -31,7 +31,7 @@ public:
   [[nodiscard]] double number(std::string_view key) const;
   [[nodiscard]] std::optional<double> optional_number(std::string_view key) const;
   [[nodiscard]] std::int64_t integer(std::string_view key) const;
-  [[nodiscard]] int positive_int(std::string_view key) const; ///< an integer ≥ 1 that fits an int
+  [[nodiscard]] int positive_int(std::string_view key) const;  ///< an integer ≥ 1 that fits an int
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
   [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;
@@ -41,6 +41,10 @@ public:
   /// An array of tables ([[key]]); empty when absent.
   [[nodiscard]] std::vector<TomlTable> tables(std::string_view key) const;
 
+  /// This table with `base` underneath: a key this table lacks is looked up in `base`, sub-tables merge key by key
+  /// (recursively), and messages about a key name the file it came from. How a catalog file inherits another.
+  [[nodiscard]] TomlTable over(TomlTable base) const;
+
   /// "file: key 'a.b'" for error messages.
   [[nodiscard]] std::string where(std::string_view key) const;
   [[nodiscard]] const std::string& file() const { return file_; }
@@ -48,13 +52,15 @@ public:
 private:
   struct Document;
   TomlTable(std::shared_ptr<const Document> document, const void* table, std::string file, std::string prefix);
-  [[nodiscard]] const void* node(std::string_view key) const;
+  [[nodiscard]] const void* own_node(std::string_view key) const;  // this layer only
+  [[nodiscard]] const void* node(std::string_view key) const;      // this layer, else the base
   [[nodiscard]] const void* required(std::string_view key) const;
 
   std::shared_ptr<const Document> document_;
-  const void* table_ = nullptr; // a toml::table inside document_
+  const void* table_ = nullptr;  // a toml::table inside document_
   std::string file_;
-  std::string prefix_; // dotted path of this table, for messages
+  std::string prefix_;                     // dotted path of this table, for messages
+  std::shared_ptr<const TomlTable> base_;  // the inherited layer, if any
 };
 
 /// Reads `key` of `table` as a value of an enum through `parse` (returning std::optional), or throws naming the
@@ -80,4 +86,4 @@ auto read_toml(std::string_view text, std::string_view file, Read read)
   }
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -5,23 +5,17 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "dgx/llm/system_catalog.hpp"
 #include "nccl_communicator.hpp"
 
 namespace dgx::plugins::comm {
 
 namespace {
 
-// Per-direction NVLink bandwidth by product (the system profiles in configs/systems).
-std::optional<double> nvlink_for(const std::string& name) {
-  struct Entry {
-    const char* marker;
-    double gbps;
-  };
-  static constexpr Entry table[] = {{"GB300", 900}, {"GB200", 900}, {"B200", 900}, {"B300", 900},
-                                    {"H200", 450},  {"H100", 450},  {"A100", 300}};
-  for (const Entry& e : table)
-    if (name.find(e.marker) != std::string::npos) return e.gbps;
-  return std::nullopt;
+// Per-direction NVLink bandwidth of the GPU's system profile (configs/systems: the one home of such facts).
+std::optional<double> nvlink_for(const std::string& device_name) {
+  const auto system = llm::find_system_for_device(device_name);
+  return system ? std::optional<double>(system->nvlink_gb_s) : std::nullopt;
 }
 
 class NcclBackend final : public Backend {

@@ -3,11 +3,10 @@
 #include "dgx/llm/cuda/check.hpp"
 #include "dgx/llm/cuda/kernels.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
-#include "dgx/llm/kernels/peak.hpp"
+#include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/reference/gemm_check.hpp"
 #include "dgx/llm/reference/matrix.hpp"
 
-#include <cstdio>
 #include <cstring>
 
 namespace dgx::plugins::gemm {
@@ -26,12 +25,6 @@ std::vector<std::int64_t> sample_rows(std::int64_t count) {
   rows.reserve(kSampledRows);
   for (int i = 0; i < kSampledRows; ++i) rows.push_back(count == 1 ? 0 : (count - 1) * i / (kSampledRows - 1));
   return rows;
-}
-
-std::string peak_text(const PeakFlops& peak) {
-  char text[128];
-  std::snprintf(text, sizeof text, "%.1f TFLOP/s (%s)", peak.tflops, peak.source.c_str());
-  return text;
 }
 
 }  // namespace
@@ -131,12 +124,9 @@ void GemmWorkload::end_case(std::size_t index, const sdk::Stats& stats) {
   const double tflops = c.flops() / stats.median / 1e12;
   host_.add_metric("tflops", tflops, "TFLOP/s");
   const double configured = c.precision == Precision::fp8 ? peak_fp8_ : peak_bf16_;
-  if (const auto peak = resolve_peak(configured, device_.name, c.precision)) {
-    host_.add_metric("peak_pct", 100.0 * tflops / peak->tflops, "%");
-    host_.add_field("peak", peak_text(*peak));
-  } else {
-    host_.add_field("peak", "unknown for " + device_.name + ": set gemm.peak_" + std::string(to_string(c.precision)));
-  }
+  const auto peak = device_peak(configured, device_.name, c.precision);
+  if (peak) host_.add_metric("peak_pct", percent_of_peak(tflops, *peak), "%");
+  add_peak_fields(host_, peak, "gemm.peak_" + std::string(to_string(c.precision)));
   if (check_) with_sdk_errors([&] { check(c); });
 }
 

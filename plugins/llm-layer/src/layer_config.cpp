@@ -1,5 +1,7 @@
 #include "layer_config.hpp"
 
+#include "dgx/llm/kernels/metrics.hpp"
+
 #include <stdexcept>
 
 namespace dgx::plugins::llm_layer {
@@ -60,8 +62,8 @@ std::vector<Param> layer_params() {
       Param::integer("layer.profile_repeats", 5, "steps timed op by op for the per-op rows (medians)"),
       Param::integer("layer.gemm_candidates", 8, "cuBLASLt heuristic algorithms timed per GEMM at setup"),
       Param::integer("layer.seed", 1, "seed of the random weights and inputs"),
-      Param::floating("peak.bf16", 0.0, "dense BF16 peak for % of peak; 0: the built-in table", "TFLOP/s"),
-      Param::floating("peak.fp8", 0.0, "dense FP8 peak for % of peak; 0: the built-in table", "TFLOP/s"),
+      llm::kernels::peak_param("peak.bf16", llm::kernels::Precision::bf16),
+      llm::kernels::peak_param("peak.fp8", llm::kernels::Precision::fp8),
   };
 }
 

@@ -20,7 +20,7 @@ struct LayerConfig {
   bool stage_ops = false;                           ///< also time embedding, final norm, LM head, loss (vocab > 0)
   int gemm_candidates = 8;
   std::uint64_t seed = 1;
-  double peak_bf16 = 0, peak_fp8 = 0;  ///< TFLOP/s; 0: the built-in table
+  double peak_bf16 = 0, peak_fp8 = 0;  ///< TFLOP/s; 0: the GPU's system profile (configs/systems)
 
   /// The spec of case `index` (its precision).
   [[nodiscard]] llm::kernels::LayerSpec case_spec(std::size_t index) const;

@@ -5,7 +5,7 @@
 #include "dgx/llm/cuda/device.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 #include "dgx/llm/cuda/stage_ops.hpp"
-#include "dgx/llm/kernels/peak.hpp"
+#include "dgx/llm/kernels/metrics.hpp"
 
 namespace dgx::plugins::llm_layer {
 
@@ -26,11 +26,12 @@ LayerWorkload::LayerWorkload(sdk::Host& host) : host_(host), config_(read_layer_
 
 LayerWorkload::~LayerWorkload() = default;
 
-double LayerWorkload::peak(Precision precision) const {
+llm::Expected<llm::DevicePeak> LayerWorkload::peak(Precision precision) const {
   const double configured = precision == Precision::fp8 ? config_.peak_fp8 : config_.peak_bf16;
-  const auto found = resolve_peak(configured, device_, precision);
-  return found ? found->tflops : 0.0;
+  return device_peak(configured, device_, precision);
 }
+
+std::string LayerWorkload::peak_key(Precision precision) { return "peak." + std::string(to_string(precision)); }
 
 sdk::Case LayerWorkload::begin_case(std::size_t index) {
   const LayerSpec spec = config_.case_spec(index);
@@ -59,15 +60,7 @@ void LayerWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& re
 void LayerWorkload::end_case(std::size_t index, const sdk::Stats& stats) {
   const LayerSpec spec = config_.case_spec(index);
   const LayerTiming timing = with_sdk_errors([&] { return layer_->profile(config_.profile_repeats); });
-  const double model_tflops = timing.model_flops / stats.median / 1e12;
-  host_.add_metric("model_tflops", model_tflops, "TFLOP/s");
-  if (const double p = peak(spec.precision); p > 0) host_.add_metric("mfu", 100.0 * model_tflops / p, "%");
-  host_.add_metric("forward_time", timing.forward_seconds, "s");
-  host_.add_metric("backward_time", timing.backward_seconds, "s");
-  host_.add_metric("peak_memory", double(timing.peak_bytes), "B");
-  host_.add_metric("activation_memory", double(timing.activation_bytes), "B");
-  host_.add_metric("weight_memory", double(timing.weight_bytes), "B", DGX_METRIC_HIDDEN);
-  host_.add_metric("gradient_memory", double(timing.gradient_bytes), "B", DGX_METRIC_HIDDEN);
+  add_layer_metrics(host_, "", timing, stats.median, peak(spec.precision), peak_key(spec.precision));
   host_.add_field("device", device_);
   host_.add_field("layer", describe(spec));
   host_.add_field("flops_convention", "model FLOPs: 3 × forward, full (non-causal) attention term, per rank");
@@ -85,6 +78,7 @@ void LayerWorkload::end_case(std::size_t index, const sdk::Stats& stats) {
 
 void LayerWorkload::emit_ops(const std::vector<OpTiming>& ops, Precision precision) {
   const std::string precision_name(to_string(precision));
+  const auto bf16_peak = peak(Precision::bf16), fp8_peak = peak(Precision::fp8);  // once, not per op
   for (const OpTiming& op : ops) {
     sdk::Row row(sdk::ResultMode::measured);
     row.table("llm-layer ops")
@@ -97,8 +91,8 @@ void LayerWorkload::emit_ops(const std::vector<OpTiming>& ops, Precision precisi
     } else {
       row.metric("tflops", op.tflops(), "TFLOP/s");
       // Attention runs in BF16 in both recipes; GEMMs at their input precision.
-      const Precision at = op.precision == "fp8" ? Precision::fp8 : Precision::bf16;
-      if (const double p = peak(at); p > 0) row.metric("peak_pct", 100.0 * op.tflops() / p, "%");
+      const auto& at = op.precision == "fp8" ? fp8_peak : bf16_peak;
+      if (at) row.metric("peak_pct", percent_of_peak(op.tflops(), *at), "%");
     }
     row.metric("flops", op.flops, "FLOP", DGX_METRIC_HIDDEN)
         .metric("bytes", op.bytes, "B", DGX_METRIC_HIDDEN)

@@ -6,6 +6,7 @@
 #include <dgx/sdk.hpp>
 
 #include "dgx/llm/cuda/layer.hpp"
+#include "dgx/llm/device_peak.hpp"
 #include "layer_config.hpp"
 
 #include <memory>
@@ -25,7 +26,9 @@ public:
 
 private:
   void emit_ops(const std::vector<llm::kernels::OpTiming>& ops, llm::kernels::Precision precision);
-  [[nodiscard]] double peak(llm::kernels::Precision precision) const;
+  /// The dense peak % of peak and MFU use: the configured one, else the GPU's system profile's.
+  [[nodiscard]] llm::Expected<llm::DevicePeak> peak(llm::kernels::Precision precision) const;
+  [[nodiscard]] static std::string peak_key(llm::kernels::Precision precision);
 
   sdk::Host& host_;
   LayerConfig config_;

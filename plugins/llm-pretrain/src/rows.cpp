@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "format.hpp"
 #include "params.hpp"
@@ -120,8 +121,8 @@ void add_memory_metrics(Row& row, const llm::MemoryBreakdown& m) {
 }
 
 std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision) {
-  return fixed(system.dense_peak_flops(precision) / 1e12, 0) + " TFLOP/s dense " +
-         std::string(llm::to_string(precision)) + " (" + system.name + ")";
+  const auto peak = llm::system_peak(system, precision);
+  return peak ? peak->label() : peak.error().message;
 }
 
 std::string source_label(const llm::SystemProfile& system) {

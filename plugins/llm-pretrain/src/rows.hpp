@@ -48,7 +48,7 @@ struct Headline {
 /// Adds memory.* metrics (bytes per GPU of the fullest GPU), JSON-only.
 void add_memory_metrics(dgx::sdk::Row& row, const llm::MemoryBreakdown& memory);
 
-/// "989 TFLOP/s dense bf16 (h100-sxm)": the peak MFU is measured against.
+/// The peak MFU is measured against and its system profile (llm::DevicePeak::label).
 [[nodiscard]] std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision);
 
 /// "projected: dgx-llm-model 1, system h100-sxm, op times: roofline (...)": where every number comes from.

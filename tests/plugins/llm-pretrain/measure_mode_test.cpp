@@ -86,7 +86,10 @@ TEST_CASE("measure mode measures the preset's layer per precision and projects t
     CHECK(row.metrics.count("step_time") == 1);
   }
   CHECK(run.h.added_metrics.count("layer.model_tflops") == 1);
-  CHECK(run.h.added_metrics.at("memory.measured_peak").first == static_cast<double>(40ull << 30));
+  CHECK(run.h.added_metrics.count("layer.mfu") == 1);
+  CHECK(run.h.added_metrics.at("layer.peak_memory").first == static_cast<double>(40ull << 30));
+  CHECK(run.h.added_fields.at("system") == "h200-sxm");  // the profile the layer's MFU divides by
+  CHECK(run.h.added_fields.at("peak").find("dense fp8 (h200-sxm)") != std::string::npos);
   CHECK(run.h.note("Measured").find("measured on NVIDIA H200") != std::string::npos);
 }
 

@@ -5,6 +5,7 @@
 #include "dgx/llm/precision.hpp"
 
 #include <string>
+#include <vector>
 
 namespace dgx::llm {
 
@@ -43,20 +44,23 @@ struct Efficiency {
 };
 
 struct SystemProfile {
-  std::string name;    ///< catalog key, e.g. "h100-sxm"
-  std::string display; ///< e.g. "NVIDIA H100 SXM 80 GB (DGX H100)"
+  std::string name;     ///< catalog key, e.g. "h100-sxm"
+  std::string display;  ///< e.g. "NVIDIA H100 SXM 80 GB (DGX H100)"
   std::string source;
+  /// Patterns of the CUDA device names this profile describes, e.g. "H100 80GB HBM3" (system_catalog.hpp,
+  /// find_system_for_device). Never inherited.
+  std::vector<std::string> device_names;
 
-  double peak_bf16_tflops = 0;       ///< dense
-  double peak_fp8_tflops = 0;        ///< dense; 0: no FP8 tensor cores
-  double peak_fp4_tflops = 0;        ///< dense; 0: no FP4 tensor cores
-  bool block_scaled_formats = false; ///< mxfp8 / nvfp4 supported (Blackwell)
+  double peak_bf16_tflops = 0;        ///< dense
+  double peak_fp8_tflops = 0;         ///< dense; 0: no FP8 tensor cores
+  double peak_fp4_tflops = 0;         ///< dense; 0: no FP4 tensor cores
+  bool block_scaled_formats = false;  ///< mxfp8 / nvfp4 supported (Blackwell)
   int sms = 0;
-  double hbm_gib = 0;     ///< capacity as the driver reports it
-  double hbm_tb_s = 0;    ///< bandwidth, 1e12 bytes/s
-  double nvlink_gb_s = 0; ///< per GPU, per direction, 1e9 bytes/s
-  int nvlink_domain = 0;  ///< GPUs that share one NVLink fabric
-  double nic_gb_s = 0;    ///< scale-out bandwidth per GPU, 1e9 bytes/s
+  double hbm_gib = 0;      ///< capacity as the driver reports it
+  double hbm_tb_s = 0;     ///< bandwidth, 1e12 bytes/s
+  double nvlink_gb_s = 0;  ///< per GPU, per direction, 1e9 bytes/s
+  int nvlink_domain = 0;   ///< GPUs that share one NVLink fabric
+  double nic_gb_s = 0;     ///< scale-out bandwidth per GPU, 1e9 bytes/s
   double tdp_w = 0;
   Efficiency efficiency;
 
@@ -69,4 +73,4 @@ struct SystemProfile {
   [[nodiscard]] double hbm_bytes_per_s() const { return hbm_tb_s * 1e12; }
 };
 
-} // namespace dgx::llm
+}  // namespace dgx::llm
