@@ -74,3 +74,11 @@ TEST_CASE("a configured peak is reported as configured, with no system profile")
   CHECK(fake.added_fields.count("system") == 0);
   CHECK(fake.added_fields.at("peak") == "500 TFLOP/s dense fp8 (configured)");
 }
+
+TEST_CASE("a peak key's help names where the peak comes from and the system profiles") {
+  const dgx::sdk::Param param = peak_param("peak.fp8", Precision::fp8);
+  CHECK(param.key == "peak.fp8");
+  CHECK(param.help.find("dense FP8 peak") == 0);
+  CHECK(param.help.find("configs/systems: ") != std::string::npos);
+  for (const std::string& system : dgx::llm::system_names()) CHECK(param.help.find(system) != std::string::npos);
+}
