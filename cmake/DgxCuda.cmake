@@ -1,6 +1,9 @@
 # CUDA is optional: when a toolkit is found the CUDA plugins are built, otherwise everything else is.
 # The architectures must be set before enable_language(CUDA); the default covers Hopper and Blackwell.
+# Sets DGX_HAVE_CUDA, and DGX_CUDNN_FOUND with the imported target dgx::cudnn when cuDNN sits next to the toolkit
+# (found once here, so no folder's answer depends on the order CMake visits them in).
 set(DGX_HAVE_CUDA OFF)
+set(DGX_CUDNN_FOUND OFF)
 if(DGX_WITH_CUDA)
   if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS "/usr/local/cuda/bin/nvcc")
     set(CMAKE_CUDA_COMPILER "/usr/local/cuda/bin/nvcc")
@@ -16,6 +19,16 @@ if(DGX_WITH_CUDA)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(DGX_HAVE_CUDA ON)
+    find_path(DGX_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+    find_library(DGX_CUDNN_LIBRARY cudnn HINTS "${CUDAToolkit_LIBRARY_DIR}" PATH_SUFFIXES lib64 lib)
+    if(DGX_CUDNN_INCLUDE_DIR AND DGX_CUDNN_LIBRARY)
+      set(DGX_CUDNN_FOUND ON)
+      add_library(dgx::cudnn UNKNOWN IMPORTED GLOBAL)
+      set_target_properties(dgx::cudnn PROPERTIES IMPORTED_LOCATION "${DGX_CUDNN_LIBRARY}"
+                                                  INTERFACE_INCLUDE_DIRECTORIES "${DGX_CUDNN_INCLUDE_DIR}")
+    else()
+      message(WARNING "cuDNN not found next to the CUDA toolkit: the CUDA layer and the plugins using it are not built")
+    endif()
   else()
     message(STATUS "No CUDA compiler found: building without the CUDA plugins")
   endif()

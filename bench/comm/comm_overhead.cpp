@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   dgx::Logger logger;
   dgx::HostServices services(logger, host_comm, {}, "bench");
   const dgx::sdk::Host host(services.api());
-  auto backend = dgx::comm::make_host_backend(host);
+  auto backend = dgx::plugins::comm::make_host_backend(host);
   const int rank = host_comm.ranks().rank;
 
   if (rank == 0) {
@@ -56,10 +56,10 @@ int main(int argc, char** argv) {
   }
   // 8 B to 64 MiB: every factor of 8 below 1 MiB, every factor of 2 above, where the target is strictest.
   for (std::uint64_t size = 8; size <= (64ull << 20); size *= size < (1u << 20) ? 8 : 2) {
-    const auto shape = dgx::comm::shape_for(dgx::comm::Collective::all_reduce, size, dgx::sdk::DType::fp32,
-                                            host_comm.ranks().world_size);
+    const auto shape = dgx::plugins::comm::shape_for(dgx::plugins::comm::Collective::all_reduce, size,
+                                                     dgx::sdk::DType::fp32, host_comm.ranks().world_size);
     std::vector<float> send(shape.count, 1.0f), recv(shape.count);
-    const dgx::comm::Buffers buffers{send.data(), recv.data()};
+    const dgx::plugins::comm::Buffers buffers{send.data(), recv.data()};
     // Enough operations per repetition that each takes milliseconds, not microseconds.
     const auto iterations = static_cast<std::uint32_t>(std::clamp<std::uint64_t>((128ull << 20) / size, 10, 4000));
     const auto plain_loop = [&] {
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     const auto our_loop = [&] {
       MPI_Barrier(MPI_COMM_WORLD);
       const double seconds = backend->time(iterations, [&] {
-        dgx::comm::issue(backend->comm(), dgx::comm::Collective::all_reduce, buffers, shape, dgx::sdk::DType::fp32,
-                         dgx::sdk::ReduceOp::sum, 0);
+        dgx::plugins::comm::issue(backend->comm(), dgx::plugins::comm::Collective::all_reduce, buffers, shape,
+                                  dgx::sdk::DType::fp32, dgx::sdk::ReduceOp::sum, 0);
       });
       return slowest(seconds) / iterations;
     };

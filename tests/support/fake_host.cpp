@@ -94,7 +94,10 @@ FakeHost::FakeHost() {
     self(ctx).added_metrics[m->name] = {m->value, m->unit ? m->unit : ""};
     return DGX_OK;
   };
-  api_.add_field = [](void*, const dgx_field*) -> dgx_status { return DGX_OK; };
+  api_.add_field = [](void* ctx, const dgx_field* f) -> dgx_status {
+    self(ctx).added_fields[f->key] = f->value ? f->value : "";
+    return DGX_OK;
+  };
   api_.emit_note = [](void* ctx, dgx_note_placement, const char* title, const char* text) -> dgx_status {
     self(ctx).notes.push_back(std::string(title) + ": " + text);
     return DGX_OK;

@@ -32,7 +32,8 @@ public:
     std::map<std::string, std::string> fields;
   };
   std::vector<Row> rows;
-  std::map<std::string, std::pair<double, std::string>> added_metrics;
+  std::map<std::string, std::pair<double, std::string>> added_metrics;  ///< add_metric: name -> (value, unit)
+  std::map<std::string, std::string> added_fields;                      ///< add_field: key -> value
   std::vector<std::string> notes;
   std::vector<std::string> logs;
   bool cancel = false;

@@ -14,7 +14,7 @@
 #include "format.hpp"
 #include "params.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -87,7 +87,7 @@ void resolve_price(const PretrainSettings& s, Assumptions& a) {
   a.price_reason = choice->reason;
 }
 
-} // namespace
+}  // namespace
 
 Assumptions resolve_assumptions(const PretrainSettings& settings) {
   Assumptions a;
@@ -98,4 +98,4 @@ Assumptions resolve_assumptions(const PretrainSettings& settings) {
   return a;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -12,19 +12,19 @@
 #include "dgx/llm/system_profile.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 struct Assumptions {
   llm::ModelConfig model;
   llm::SystemProfile system;
-  std::optional<llm::Price> price;    ///< nullopt: no price known, costs are GPU-hours
-  std::string price_reason;           ///< which price and why, or why there is none
-  std::string calibration;            ///< calibration_summary() of the system
-  std::vector<std::string> providers; ///< the price providers the catalog has for the system
+  std::optional<llm::Price> price;     ///< nullopt: no price known, costs are GPU-hours
+  std::string price_reason;            ///< which price and why, or why there is none
+  std::string calibration;             ///< calibration_summary() of the system
+  std::vector<std::string> providers;  ///< the price providers the catalog has for the system
 };
 
 /// Looks up settings.model, settings.system and the price. Throws dgx::sdk::InvalidArgument for an unknown
 /// model, system or price provider, naming the key, the close matches and the catalog's entries.
 [[nodiscard]] Assumptions resolve_assumptions(const PretrainSettings& settings);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -5,13 +5,13 @@
 #include "dgx/llm/calibration.hpp"
 #include "format.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
 struct Summary {
   std::string line;
-  std::set<std::string> systems; ///< the systems the published runs were on
+  std::set<std::string> systems;  ///< the systems the published runs were on
 };
 
 Summary summarize() {
@@ -24,7 +24,7 @@ Summary summarize() {
     s.systems.insert(row.system);
   }
   const auto stats = llm::error_stats(llm::run_calibration(*rows));
-  const llm::ErrorStats& all = stats.back(); // error_stats ends with "all"
+  const llm::ErrorStats& all = stats.back();  // error_stats ends with "all"
   std::string systems;
   for (const std::string& name : s.systems) {
     systems += (systems.empty() ? "" : ", ") + name;
@@ -38,7 +38,7 @@ Summary summarize() {
   return s;
 }
 
-} // namespace
+}  // namespace
 
 std::string calibration_summary(const llm::SystemProfile& system) {
   static const Summary summary = summarize();
@@ -48,4 +48,4 @@ std::string calibration_summary(const llm::SystemProfile& system) {
   return summary.line + "; " + system.name + " is uncalibrated (it reuses the calibrated systems' efficiencies)";
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

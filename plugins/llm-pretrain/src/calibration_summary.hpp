@@ -6,10 +6,10 @@
 
 #include "dgx/llm/system_profile.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// E.g. "configs/baselines/calibration.md: mean 4.4%, max 7.9% over 17 published runs on h100-sxm", followed,
 /// for a system no run was on, by "; b200 is uncalibrated (it reuses the calibrated systems' efficiencies)".
 [[nodiscard]] std::string calibration_summary(const llm::SystemProfile& system);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -4,4 +4,4 @@
 
 #include "plugin_spec.hpp"
 
-DGX_PLUGIN(dgx::pretrain::make_plugin_spec)
+DGX_PLUGIN(dgx::plugins::llm_pretrain::make_plugin_spec)

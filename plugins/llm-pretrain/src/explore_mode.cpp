@@ -7,7 +7,7 @@
 #include "notes.hpp"
 #include "rows.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -34,7 +34,7 @@ std::string recommended_mark(const llm::ExploreResult& r, std::size_t i) {
   return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
 }
 
-} // namespace
+}  // namespace
 
 llm::ExploreSpace explore_space(const PretrainSettings& s) {
   llm::ExploreSpace space;
@@ -84,4 +84,4 @@ void run_explore(const dgx::sdk::Host& host, const PretrainSettings& settings, c
                 " layouts in " + duration(elapsed) + ".");
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -11,7 +11,7 @@
 #include "dgx/llm/explorer.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// The space the settings describe: explore.* keys, the precisions, the sequence and token counts.
 [[nodiscard]] llm::ExploreSpace explore_space(const PretrainSettings& settings);
@@ -19,4 +19,4 @@ namespace dgx::pretrain {
 /// Emits the rows and notes. Throws dgx::sdk::InvalidArgument when no configuration is feasible, naming why.
 void run_explore(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -8,7 +8,7 @@
 #include "params.hpp"
 #include "rows.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -86,7 +86,7 @@ std::string deadline_text(const llm::ExploreResult& r, const PretrainSettings& s
          describe_point(r.points[fastest(r.points)], a) + ".";
 }
 
-} // namespace
+}  // namespace
 
 std::string describe_point(const llm::ExplorePoint& p, const Assumptions& a) {
   return std::to_string(p.gpus) + " GPUs " + std::string(llm::to_string(p.train.precision)) + ", " +
@@ -177,10 +177,10 @@ std::string dropped_note(const llm::ExploreResult& r, const Assumptions& a) {
     lines.push_back("No valid layout at " + join(none_valid) +
                     " GPUs: the model's heads, layers, sequence and the global batch do not divide over them.");
   }
-  for (const std::string& note : r.notes) { // the explorer's remarks (e.g. a precision the system lacks)
+  for (const std::string& note : r.notes) {  // the explorer's remarks (e.g. a precision the system lacks)
     lines.push_back(note + ".");
   }
   return join(lines, "\n");
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

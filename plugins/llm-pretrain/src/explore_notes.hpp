@@ -8,7 +8,7 @@
 #include "dgx/llm/explorer.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// GPU counts, precisions, the layout ranges and the global batch rule.
 [[nodiscard]] std::string sweep_note(const PretrainSettings& settings, const Assumptions& assumptions);
@@ -27,4 +27,4 @@ namespace dgx::pretrain {
 /// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M".
 [[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const Assumptions& assumptions);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 std::string fixed(double value, int decimals) {
   char text[64];
@@ -71,4 +71,4 @@ std::string duration(double seconds) {
   return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

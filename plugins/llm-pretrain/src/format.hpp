@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// `value` with `decimals` digits after the point: fixed(3.14159, 2) == "3.14".
 [[nodiscard]] std::string fixed(double value, int decimals);
@@ -18,4 +18,4 @@ namespace dgx::pretrain {
 /// Seconds in the unit that suits them: "850 ms", "12.3 s".
 [[nodiscard]] std::string duration(double seconds);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -1,5 +1,5 @@
 // The one CUDA dependency of llm-pretrain's measure mode, behind a CUDA-free interface: run one transformer layer
-// on this machine's GPU and time it. Built against plugins/llm-kernels when there is a CUDA toolkit; otherwise
+// on this machine's GPU and time it. Built against libs/llm-kernels when there is a CUDA toolkit; otherwise
 // every machine reports that it cannot measure.
 #pragma once
 
@@ -7,13 +7,13 @@
 #include <memory>
 #include <string>
 
-#include "dgx/llm/cuda/layer_spec.hpp"
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 class LayerProbe {
- public:
+public:
   LayerProbe() = default;
   LayerProbe(const LayerProbe&) = delete;
   LayerProbe& operator=(const LayerProbe&) = delete;
@@ -23,12 +23,12 @@ class LayerProbe {
   /// Seconds of `steps` forward+backward steps back to back, between device events.
   [[nodiscard]] virtual double time_steps(int steps, bool flush_l2) = 0;
   /// Every op timed over `repeats` steps (medians), and the layer's memory.
-  [[nodiscard]] virtual llm::cuda::LayerTiming profile(int repeats) = 0;
+  [[nodiscard]] virtual llm::kernels::LayerTiming profile(int repeats) = 0;
 };
 
 /// Empty when a layer can be measured here; else why not ("no CUDA device: ...", "built without CUDA").
 [[nodiscard]] std::string layer_probe_unavailable();
 /// Builds the layer on the current device (untimed: allocation, cuDNN plans, GEMM tuning). Throws dgx::sdk errors.
-[[nodiscard]] std::unique_ptr<LayerProbe> make_layer_probe(const llm::cuda::LayerSpec& spec);
+[[nodiscard]] std::unique_ptr<LayerProbe> make_layer_probe(const llm::kernels::LayerSpec& spec);
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

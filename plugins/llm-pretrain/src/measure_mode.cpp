@@ -2,16 +2,18 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "device_system.hpp"
+#include "dgx/llm/device_peak.hpp"
+#include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
+#include "dgx/llm/system_catalog.hpp"
 #include "format.hpp"
 #include "measured_ops.hpp"
 #include "rows.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -36,15 +38,15 @@ void MeasureMode::setup() {
   // The measured times are this GPU's: project a cluster of this GPU, whatever system the preset named.
   probe_ = make_layer_probe(layer_spec_for(assumptions_.model, train_for(0)));
   device_ = probe_->device();
-  const auto system = system_for_device(device_);
-  if (system && *system != assumptions_.system.name) {
-    host_.info("measuring on " + device_ + ": projecting " + *system + " (the configuration named " +
+  const auto system = llm::find_system_for_device(device_);
+  if (system && system->name != assumptions_.system.name) {
+    host_.info("measuring on " + device_ + ": projecting " + system->name + " (the configuration named " +
                assumptions_.system.name + ")");
-    settings_.system = *system;
+    settings_.system = system->name;
     assumptions_ = resolve_assumptions(settings_);
   } else if (!system) {
-    host_.warn(device_ + " has no system profile: ops not measured and all communication come from the " +
-               assumptions_.system.name + " profile");
+    host_.warn(system.error().message + ": ops not measured and all communication come from the " +
+               assumptions_.system.name + " profile, and so does the peak of the layer's MFU");
   }
   host_.note(NotePlacement::before, "Measured",
              "One " + assumptions_.model.display + " layer, forward and backward, measured on " + device_ +
@@ -84,19 +86,11 @@ void MeasureMode::run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleRe
 
 void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   const llm::TrainConfig train = train_for(index);
-  const llm::cuda::LayerTiming timing = probe_->profile(kProfileRepeats);
+  const llm::kernels::LayerTiming timing = probe_->profile(kProfileRepeats);
   const llm::SystemProfile& system = assumptions_.system;
-  const double peak = system.dense_peak_flops(train.precision) / 1e12;
 
-  // The measured layer, against the model's figures for the same layer.
-  const double layer_tflops = timing.model_flops / stats.median / 1e12;
-  host_.add_metric("layer.model_tflops", layer_tflops, "TFLOP/s", 0, "layer TFLOP/s");
-  if (peak > 0) host_.add_metric("layer.mfu", 100 * layer_tflops / peak, "%", 0, "layer MFU %");
-  host_.add_metric("layer.forward", timing.forward_seconds, "s", DGX_METRIC_HIDDEN);
-  host_.add_metric("layer.backward", timing.backward_seconds, "s", DGX_METRIC_HIDDEN);
-  host_.add_metric("memory.measured_peak", static_cast<double>(timing.peak_bytes), "B", 0, "peak mem");
-  host_.add_metric("memory.measured_activations", static_cast<double>(timing.activation_bytes), "B",
-                   DGX_METRIC_HIDDEN);
+  // The measured layer, against the peak of the system it calibrates, and the model's figures for the same layer.
+  llm::kernels::add_layer_metrics(host_, "layer.", timing, stats.median, llm::system_peak(system, train.precision), "");
   host_.add_metric("memory.model_activations",
                    llm::layer_activation_bytes(assumptions_.model, shape_of(train, train.seq_len)), "B",
                    DGX_METRIC_HIDDEN);
@@ -115,7 +109,8 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
     throw dgx::sdk::InvalidArgument(assumptions_.model.name + " on " + std::to_string(settings_.gpus) + " x " +
                                     system.name + ": " + projection.error().message);
   const llm::Projection& p = *projection;
-  dgx::sdk::Row row = projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
+  dgx::sdk::Row row =
+      projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
   row.field("layout", layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
       .field("source",
@@ -132,4 +127,4 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
                 fixed(match.folded_seconds * 1e3, 3) + " ms)");
 }
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

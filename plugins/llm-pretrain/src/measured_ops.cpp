@@ -7,13 +7,15 @@
 
 #include <dgx/sdk/error.hpp>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
-namespace kernels = llm::cuda;
+namespace kernels = llm::kernels;
 
-bool same_pass(llm::Pass model, kernels::Pass measured) { return llm::to_string(model) == kernels::to_string(measured); }
+bool same_pass(llm::Pass model, kernels::Pass measured) {
+  return llm::to_string(model) == kernels::to_string(measured);
+}
 
 std::array<std::int64_t, 3> sorted_dims(std::int64_t a, std::int64_t b, std::int64_t c) {
   std::array<std::int64_t, 3> d{a, b, c};
@@ -48,7 +50,7 @@ std::optional<double> measured_seconds(const llm::Op& op, const std::vector<kern
 
 }  // namespace
 
-llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train) {
+llm::kernels::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train) {
   kernels::LayerSpec spec;
   kernels::Architecture& a = spec.arch;
   a.hidden = model.hidden;
@@ -57,7 +59,7 @@ llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::Tr
   a.kv_groups = model.kv_groups;
   a.activation = model.activation == llm::Activation::swiglu ? kernels::Activation::swiglu
                  : model.activation == llm::Activation::gelu ? kernels::Activation::gelu
-                                                              : kernels::Activation::squared_relu;
+                                                             : kernels::Activation::squared_relu;
   a.norm = model.norm_bias ? kernels::Norm::layernorm : kernels::Norm::rmsnorm;
   a.rope = model.rope;
   a.experts = model.experts > 1 ? model.experts : 0;
@@ -72,7 +74,8 @@ llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::Tr
   case llm::Precision::bf16: spec.precision = kernels::Precision::bf16; break;
   case llm::Precision::fp8: spec.precision = kernels::Precision::fp8; break;
   default:
-    throw dgx::sdk::Unsupported("measure mode runs bf16 and fp8 layers; " + std::string(llm::to_string(train.precision)) +
+    throw dgx::sdk::Unsupported("measure mode runs bf16 and fp8 layers; " +
+                                std::string(llm::to_string(train.precision)) +
                                 " is projected only (--mode project or explore)");
   }
   spec.recompute = train.recompute == llm::Recompute::none        ? kernels::Recompute::none
@@ -127,4 +130,4 @@ MatchReport apply_measurements(const std::vector<kernels::OpTiming>& measured, c
   return report;
 }
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

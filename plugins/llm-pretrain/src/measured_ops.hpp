@@ -1,4 +1,4 @@
-// Measured op times into the performance model: which measured op of a layer (plugins/llm-kernels) is which op of
+// Measured op times into the performance model: which measured op of a layer (libs/llm-kernels) is which op of
 // the model's layer (dgx::llm::transformer_layer_ops), so that a measurement on this device replaces the
 // model's estimate op by op, at the same per-rank shapes. CUDA-free: the matching is tested on any machine.
 #pragma once
@@ -6,23 +6,23 @@
 #include <string>
 #include <vector>
 
-#include "dgx/llm/cuda/layer_spec.hpp"
-#include "dgx/llm/cuda/op_timing.hpp"
+#include "dgx/llm/kernels/layer_spec.hpp"
+#include "dgx/llm/kernels/op_timing.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/model_config.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// The layer the kernels library runs for `model` at the per-rank shapes of `train` (TP, CP, EP, MBS,
 /// sequence length, precision, recompute). Throws dgx::sdk::InvalidArgument for what it cannot run.
-[[nodiscard]] llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train);
+[[nodiscard]] llm::kernels::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train);
 
 /// How a measurement met the model's op list.
 struct MatchReport {
-  int model_ops = 0;    ///< compute ops of the model's layer (communication is never measured here)
-  int matched = 0;      ///< of which a measurement now gives the time
+  int model_ops = 0;          ///< compute ops of the model's layer (communication is never measured here)
+  int matched = 0;            ///< of which a measurement now gives the time
   double folded_seconds = 0;  ///< measured time of ops the model does not list separately (see apply_measurements)
   std::vector<std::string> unmatched_model_ops;  ///< keys left to the roofline
   std::vector<std::string> extra_measured_ops;   ///< measured names with no model counterpart
@@ -33,7 +33,7 @@ struct MatchReport {
 /// (their calls summed: ring steps, repeated kernels). Measured ops the model does not list separately — FP8
 /// casts the model assumes fused into the norms, the FP8 scale update — are folded into the model's matched
 /// memory-bound ops of the same pass in proportion to their time, so that each pass keeps its measured total.
-MatchReport apply_measurements(const std::vector<llm::cuda::OpTiming>& measured, const llm::OpList& ops,
+MatchReport apply_measurements(const std::vector<llm::kernels::OpTiming>& measured, const llm::OpList& ops,
                                llm::MeasuredOverrides& overrides);
 
-}  // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -8,7 +8,7 @@
 #include "format.hpp"
 #include "params.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -66,7 +66,7 @@ std::string price_line(const Assumptions& a) {
   return line;
 }
 
-} // namespace
+}  // namespace
 
 std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions) {
   return model_line(settings, assumptions) + "\n" + system_line(settings, assumptions) + "\n" +
@@ -113,4 +113,4 @@ std::string memory_text(const llm::MemoryBreakdown& m) {
          " GiB";
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -9,7 +9,7 @@
 #include "dgx/llm/step_model.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// Model, system (and why this one), price (and why), performance model and its calibration; one line each.
 [[nodiscard]] std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions);
@@ -23,4 +23,4 @@ namespace dgx::pretrain {
 /// "71.2 GiB of 80.0 GiB: weights 8.1, gradients 8.1, ... GiB".
 [[nodiscard]] std::string memory_text(const llm::MemoryBreakdown& memory);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

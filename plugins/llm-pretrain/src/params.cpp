@@ -5,7 +5,7 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -19,7 +19,7 @@ std::string listed(const std::vector<std::string>& names) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<Param> pretrain_params() {
   // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
@@ -77,4 +77,4 @@ std::vector<Param> pretrain_params() {
   };
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

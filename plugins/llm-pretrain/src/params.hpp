@@ -7,7 +7,7 @@
 
 #include <dgx/sdk/workload.hpp>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// Config keys. Renaming one breaks users' scripts and presets.
 namespace key {
@@ -35,9 +35,9 @@ inline constexpr const char* gpus_max = "explore.gpus_max";
 inline constexpr const char* gbs_per_gpu = "explore.gbs_per_gpu";
 inline constexpr const char* budget_slack = "explore.budget_slack";
 inline constexpr const char* deadline_days = "explore.deadline_days";
-} // namespace key
+}  // namespace key
 
 /// Every parameter of the workload, with its default, unit and help.
 [[nodiscard]] std::vector<dgx::sdk::Param> pretrain_params();
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

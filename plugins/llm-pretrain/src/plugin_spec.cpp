@@ -1,11 +1,11 @@
 #include "plugin_spec.hpp"
 
-#include "params.hpp"
 #include "measure_mode.hpp"
+#include "params.hpp"
 #include "presets.hpp"
 #include "pretrain_workload.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 dgx::sdk::PluginSpec make_plugin_spec() {
   dgx::sdk::PluginSpec spec{.name = "llm-pretrain",
@@ -31,4 +31,4 @@ dgx::sdk::PluginSpec make_plugin_spec() {
   return spec;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -4,8 +4,8 @@
 
 #include <dgx/sdk/plugin.hpp>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 [[nodiscard]] dgx::sdk::PluginSpec make_plugin_spec();
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -6,7 +6,7 @@
 #include "dgx/llm/embedded_configs.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 std::vector<dgx::sdk::PresetSpec> embedded_presets() {
   std::vector<dgx::sdk::PresetSpec> presets;
@@ -23,4 +23,4 @@ std::vector<dgx::sdk::PresetSpec> embedded_presets() {
   return presets;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -7,7 +7,7 @@
 
 #include <dgx/sdk/plugin.hpp>
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// The name of the workload the presets run.
 inline constexpr const char* kWorkloadName = "llm-pretrain";
@@ -15,4 +15,4 @@ inline constexpr const char* kWorkloadName = "llm-pretrain";
 /// One preset per embedded configs/workloads/<name>.toml whose preset.workload is llm-pretrain, sorted by name.
 [[nodiscard]] std::vector<dgx::sdk::PresetSpec> embedded_presets();
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -11,7 +11,7 @@
 #include "measure_mode.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 class PretrainWorkload final : public dgx::sdk::Workload {
 public:
@@ -34,4 +34,4 @@ private:
   MeasureMode measure_;
 };
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

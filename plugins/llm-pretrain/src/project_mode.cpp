@@ -7,7 +7,7 @@
 #include "notes.hpp"
 #include "rows.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -28,7 +28,6 @@ std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
          "; distributed optimizer " + (t.distributed_optimizer ? "on" : "off") + ".";
 }
 
-
 std::string throughput_note(const llm::Projection& p) {
   return si_count(p.tokens_per_s) + " tokens/s in all, " + fixed(p.tokens_per_s_per_gpu, 0) + " per GPU; " +
          fixed(p.model_tflops_per_gpu, 0) + " model TFLOP/s per GPU = MFU " + fixed(100 * p.mfu, 1) + "% of " +
@@ -36,7 +35,7 @@ std::string throughput_note(const llm::Projection& p) {
          (p.cost_usd ? ", " + usd(*p.cost_usd) : std::string()) + ".";
 }
 
-} // namespace
+}  // namespace
 
 void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions) {
   llm::StepModel model(assumptions.model, assumptions.system);
@@ -63,4 +62,4 @@ void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, c
   host.note(NotePlacement::after, "Projection", projection_note(assumptions));
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

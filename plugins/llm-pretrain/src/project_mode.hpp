@@ -7,10 +7,10 @@
 #include "assumptions.hpp"
 #include "settings.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// Emits the row and notes. Throws dgx::sdk::InvalidArgument when the layout is invalid for the model and
 /// system or does not fit in memory, with the performance model's reason.
 void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -3,11 +3,12 @@
 #include <cstdint>
 #include <utility>
 
+#include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "format.hpp"
 #include "params.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -78,7 +79,7 @@ void add_breakdown(Row& row, const llm::StepBreakdown& b) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string layout_label(const llm::TrainConfig& train, bool moe) {
   const llm::Layout& l = train.layout;
@@ -120,8 +121,8 @@ void add_memory_metrics(Row& row, const llm::MemoryBreakdown& m) {
 }
 
 std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision) {
-  return fixed(system.dense_peak_flops(precision) / 1e12, 0) + " TFLOP/s dense " +
-         std::string(llm::to_string(precision)) + " (" + system.name + ")";
+  const auto peak = llm::system_peak(system, precision);
+  return peak ? peak->label() : peak.error().message;
 }
 
 std::string source_label(const llm::SystemProfile& system) {
@@ -144,4 +145,4 @@ Headline headline_of(const llm::Projection& p) {
                   .microbatches = p.layout.microbatches};
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -13,7 +13,7 @@
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/step_model.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 /// "TP4 PP4 CP2 VP5 MBS1"; MoE models add "EP8" after VP; recompute adds "RC-sel" or "RC-full".
 [[nodiscard]] std::string layout_label(const llm::TrainConfig& train, bool moe);
@@ -25,7 +25,7 @@ struct Headline {
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
   double model_tflops_per_gpu = 0;
-  double mfu = 0; ///< fraction of the dense peak of the row's precision
+  double mfu = 0;  ///< fraction of the dense peak of the row's precision
   double memory_bytes = 0;
   double days = 0;
   double gpu_hours = 0;
@@ -48,10 +48,10 @@ struct Headline {
 /// Adds memory.* metrics (bytes per GPU of the fullest GPU), JSON-only.
 void add_memory_metrics(dgx::sdk::Row& row, const llm::MemoryBreakdown& memory);
 
-/// "989 TFLOP/s dense bf16 (h100-sxm)": the peak MFU is measured against.
+/// The peak MFU is measured against and its system profile (llm::DevicePeak::label).
 [[nodiscard]] std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision);
 
 /// "projected: dgx-llm-model 1, system h100-sxm, op times: roofline (...)": where every number comes from.
 [[nodiscard]] std::string source_label(const llm::SystemProfile& system);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

@@ -7,7 +7,7 @@
 #include "format.hpp"
 #include "params.hpp"
 
-namespace dgx::pretrain {
+namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
@@ -119,7 +119,7 @@ void read_explore(const dgx::sdk::Host& host, PretrainSettings& s) {
   }
 }
 
-} // namespace
+}  // namespace
 
 PretrainSettings read_settings(const dgx::sdk::Host& host) {
   PretrainSettings s;
@@ -134,4 +134,4 @@ PretrainSettings read_settings(const dgx::sdk::Host& host) {
   return s;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::plugins::llm_pretrain

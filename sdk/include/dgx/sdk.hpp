@@ -3,7 +3,7 @@
 //   Workload   (workload.hpp)  the class a plugin author derives from
 //   Host       (host.hpp)      configuration, logging, results, ranks, cancellation
 //   PluginSpec (plugin.hpp)    metadata + workloads, exported with DGX_PLUGIN(factory)
-//   Communicator (comm.hpp)    collectives on the host's communicator; NCCL in <dgx/cuda/nccl_communicator.hpp>
+//   Communicator (comm.hpp)    collectives on the host's communicator (the comm plugin implements it on NCCL)
 #pragma once
 
 #include <dgx/plugin.h>

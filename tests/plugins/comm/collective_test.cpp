@@ -2,7 +2,7 @@
 
 #include "collective.hpp"
 
-using namespace dgx::comm;
+using namespace dgx::plugins::comm;
 using dgx::sdk::DType;
 
 TEST_CASE("bus bandwidth factors are nccl-tests'") {

@@ -6,7 +6,7 @@
 
 #include "pattern.hpp"
 
-using namespace dgx::comm;
+using namespace dgx::plugins::comm;
 using dgx::sdk::DType;
 using dgx::sdk::ReduceOp;
 

@@ -2,7 +2,7 @@
 
 #include "sweep.hpp"
 
-using namespace dgx::comm;
+using namespace dgx::plugins::comm;
 
 TEST_CASE("a factor sweep doubles from min to max inclusive") {
   CHECK(sweep_sizes({8, 64, 2, 0}) == std::vector<std::uint64_t>{8, 16, 32, 64});

@@ -8,7 +8,7 @@
 
 using namespace dgx::plugins::llm_layer;
 using dgx::testing::FakeHost;
-namespace cuda = dgx::llm::cuda;
+namespace kernels = dgx::llm::kernels;
 
 namespace {
 
@@ -57,9 +57,9 @@ TEST_CASE("the defaults describe one Llama 3.1 70B layer at TP1, seq 8192, MBS 1
   CHECK(c.spec.seq_len == 8192);
   CHECK(c.spec.micro_batch == 1);
   CHECK(c.spec.layout.tp == 1);
-  CHECK(c.spec.recompute == cuda::Recompute::none);
+  CHECK(c.spec.recompute == kernels::Recompute::none);
   REQUIRE(c.precisions.size() == 1);
-  CHECK(c.precisions[0] == cuda::Precision::bf16);
+  CHECK(c.precisions[0] == kernels::Precision::bf16);
 }
 
 TEST_CASE("keys map onto the spec; one case per precision") {
@@ -74,12 +74,12 @@ TEST_CASE("keys map onto the spec; one case per precision") {
   const LayerConfig c = read_layer_config(dgx::sdk::Host(fake.api()));
   CHECK(c.spec.layout.tp == 8);
   CHECK(c.spec.layout.cp == 2);
-  CHECK(c.spec.recompute == cuda::Recompute::selective);
-  CHECK(c.spec.scaling == cuda::Fp8Scaling::current);
-  CHECK(c.spec.arch.activation == cuda::Activation::squared_relu);
+  CHECK(c.spec.recompute == kernels::Recompute::selective);
+  CHECK(c.spec.scaling == kernels::Fp8Scaling::current);
+  CHECK(c.spec.arch.activation == kernels::Activation::squared_relu);
   REQUIRE(c.precisions.size() == 2);
-  CHECK(c.case_spec(1).precision == cuda::Precision::fp8);
-  CHECK(c.case_spec(0).precision == cuda::Precision::bf16);
+  CHECK(c.case_spec(1).precision == kernels::Precision::fp8);
+  CHECK(c.case_spec(0).precision == kernels::Precision::bf16);
 }
 
 TEST_CASE("invalid values are configuration errors that name the key or the inconsistency") {

@@ -16,6 +16,14 @@ TEST_CASE("dgxhost --list shows the llm-layer workload and its model presets") {
   CHECK(r.out.find("llama3.1-70b-layer -> llm-layer") != std::string::npos);
 }
 
+TEST_CASE("--describe says that peaks come from the GPU's system profile and names the profiles") {
+  const ProcessResult r = run_process(DGX_TEST_DGXHOST, {"--plugin", "llm-layer", "--describe"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("peak.bf16") != std::string::npos);
+  CHECK(r.out.find("the system profile whose device_names match this GPU (configs/systems: ") != std::string::npos);
+  CHECK(r.out.find("h100-pcie") != std::string::npos);
+}
+
 TEST_CASE("an inconsistent layout is a configuration error (exit 2), with or without a GPU") {
   const ProcessResult r = run_process(DGX_TEST_DGXHOST, {"--plugin", "llm-layer", "--set", "parallel.tp=3"});
   CHECK(r.exit_code == 2);

@@ -6,7 +6,7 @@
 
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 
@@ -26,7 +26,7 @@ std::string error_of(const PretrainSettings& s) {
   return "";
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the catalogs give the model, the system and the cheapest on-demand price with its reason") {
   const Assumptions a = resolve_assumptions(settings("llama3.1-70b", "h100-sxm"));
@@ -58,7 +58,7 @@ TEST_CASE("unknown names are config errors with the close matches and the catalo
   CHECK(model.find("unknown model 'llama70b' (config key model); did you mean 'llama3.1-70b'") == 0);
   CHECK(model.find("'llama70b' is a preset: dgxhost --plugin llama70b") != std::string::npos);
   CHECK(error_of(settings("llama3.1-8b", "h100"))
-            .find("unknown system 'h100' (config key system); did you mean "
+            .find("unknown system 'h100' (config key system); did you mean 'h100-nvl' or 'h100-pcie' or "
                   "'h100-sxm'?") == 0);
   PretrainSettings s = settings("llama3.1-8b", "h100-sxm");
   s.provider = "awz";

@@ -4,7 +4,7 @@
 
 #include "dgx/llm/system_catalog.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("the calibration line quotes the model's measured errors on the published runs") {
   const std::string h100 = calibration_summary(dgx::llm::find_system("h100-sxm").value());

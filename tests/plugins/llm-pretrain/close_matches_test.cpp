@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("abbreviated and misspelt catalog names find their entry") {
   const std::vector<std::string> models = {"llama2-7b", "llama2-70b", "llama3.1-70b", "llama3.1-8b", "gpt3-175b"};

@@ -7,8 +7,8 @@
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
 
@@ -31,7 +31,7 @@ std::vector<std::string> titles(const PretrainHost& h, bool after) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the explore space follows the explore keys and the batch rule") {
   PretrainHost h;
@@ -55,7 +55,7 @@ TEST_CASE("explore emits the best layout per GPU count and precision, marked, be
   PretrainHost h;
   h.use_preset("llama70b");
   REQUIRE(explore(h).empty());
-  REQUIRE(h.rows.size() == 18); // 64 ... 16384 GPUs x bf16, fp8
+  REQUIRE(h.rows.size() == 18);  // 64 ... 16384 GPUs x bf16, fp8
   int pareto = 0, recommended = 0;
   for (std::size_t i = 0; i < h.rows.size(); ++i) {
     const auto& row = h.rows[i];

@@ -5,7 +5,7 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 
@@ -39,7 +39,7 @@ dgx::llm::ExploreResult result() {
   return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a point is described by GPUs, precision, layout, days and cost") {
   CHECK(describe_point(point(512, 14.44, 523471, true), assumptions(true)) ==

@@ -7,18 +7,18 @@
 
 #include "layer_probe.hpp"
 
-namespace dgx::pretrain::testing {
+namespace dgx::plugins::llm_pretrain::testing {
 
 /// What the fake "measures" for a layer; set by a test. Unset: layer_probe_unavailable() reports no device.
-inline std::function<llm::cuda::LayerTiming(const llm::cuda::LayerSpec&)>& fake_layer_timing() {
-  static std::function<llm::cuda::LayerTiming(const llm::cuda::LayerSpec&)> timing;
+inline std::function<llm::kernels::LayerTiming(const llm::kernels::LayerSpec&)>& fake_layer_timing() {
+  static std::function<llm::kernels::LayerTiming(const llm::kernels::LayerSpec&)> timing;
   return timing;
 }
 
 /// The layer specs the fake was asked to build, in order.
-inline std::vector<llm::cuda::LayerSpec>& fake_layer_specs() {
-  static std::vector<llm::cuda::LayerSpec> specs;
+inline std::vector<llm::kernels::LayerSpec>& fake_layer_specs() {
+  static std::vector<llm::kernels::LayerSpec> specs;
   return specs;
 }
 
-}  // namespace dgx::pretrain::testing
+}  // namespace dgx::plugins::llm_pretrain::testing

@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("numbers in notes are rounded to what a projection can claim") {
   CHECK(fixed(3.14159, 2) == "3.14");

@@ -29,14 +29,14 @@ dgx::json::Value json_of(const ProcessResult& r) {
 
 double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, and says what it assumed") {
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = dgxhost({"--plugin", "llama70b"});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(seconds < 5); // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
   const std::string& out = r.out;
   CHECK(has(out, "preset llama70b  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
@@ -45,8 +45,8 @@ TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, an
   CHECK(has(out, "the cheapest of"));
   CHECK(has(out, "calibration.md: mean "));
   CHECK(has(out, "\nexplore\n"));
-  for (const char* column : {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU",
-                             "MFU %", "days", "cost $"})
+  for (const char* column :
+       {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %", "days", "cost $"})
     CHECK_MESSAGE(has(out, column), column);
   CHECK(has(out, "TP"));
   CHECK(has(out, "Pareto front (days vs cost):"));
@@ -121,7 +121,7 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
         "parallel.pp=1", "--set", "parallel.vp=1"},
        "GiB per GPU, h100-sxm has 80.0 GiB"},
       {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
-      {{"--set", "system=h100"}, "did you mean 'h100-sxm'"},
+      {{"--set", "system=h100"}, "did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm'?"},
       {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
       {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
       {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},

@@ -14,24 +14,29 @@
 #include "pretrain_workload.hpp"
 
 using namespace dgx;
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
+namespace fakes = dgx::plugins::llm_pretrain::testing;
 
 namespace {
 
 // The "measurement": every op of the model's layer at `scale` times its roofline on the H200 profile.
 void fake_measurement(double scale) {
-  pretrain::testing::fake_layer_specs().clear();
-  pretrain::testing::fake_layer_timing() = [scale](const llm::cuda::LayerSpec& spec) {
+  fakes::fake_layer_specs().clear();
+  fakes::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
     const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
     const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape{spec.layout.tp, spec.layout.cp, spec.layout.ep, static_cast<int>(spec.micro_batch),
+    const llm::ShapeKey shape{spec.layout.tp,
+                              spec.layout.cp,
+                              spec.layout.ep,
+                              static_cast<int>(spec.micro_batch),
                               static_cast<int>(spec.seq_len),
-                              spec.precision == llm::cuda::Precision::fp8 ? llm::Precision::fp8 : llm::Precision::bf16,
+                              spec.precision == llm::kernels::Precision::fp8 ? llm::Precision::fp8
+                                                                             : llm::Precision::bf16,
                               llm::Recompute::none};
     const llm::RooflineProvider roofline(system);
-    llm::cuda::LayerTiming timing;
-    timing.ops = pretrain::testing::timings_of(llm::transformer_layer_ops(model, system, shape), roofline, scale);
+    llm::kernels::LayerTiming timing;
+    timing.ops = fakes::timings_of(llm::transformer_layer_ops(model, system, shape), roofline, scale);
     for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
     timing.model_flops = 1e15;
     timing.peak_bytes = 40ull << 30;
@@ -57,7 +62,7 @@ struct Run {
       step_times.push_back(result.seconds / 2);
       w.end_case(i, {5, result.seconds / 2, result.seconds / 2, 0, 0, 0, 0});
     }
-    pretrain::testing::fake_layer_timing() = nullptr;
+    fakes::fake_layer_timing() = nullptr;
   }
 };
 
@@ -66,11 +71,11 @@ struct Run {
 TEST_CASE("measure mode measures the preset's layer per precision and projects the cluster from it") {
   const Run run(1.0);
   REQUIRE(run.h.rows.size() == 2);  // bf16 and fp8
-  const auto& specs = pretrain::testing::fake_layer_specs();
+  const auto& specs = fakes::fake_layer_specs();
   REQUIRE(specs.size() == 2);
   CHECK(specs[0].layout.cp == 2);  // the llama8b preset's layout: TP1 CP2
   CHECK(specs[0].seq_len == 8192);
-  CHECK(specs[1].precision == llm::cuda::Precision::fp8);
+  CHECK(specs[1].precision == llm::kernels::Precision::fp8);
   for (std::size_t i = 0; i < run.h.rows.size(); ++i) {
     const auto& row = run.h.rows[i];
     CHECK(row.mode == DGX_RESULT_PROJECTED);
@@ -81,7 +86,10 @@ TEST_CASE("measure mode measures the preset's layer per precision and projects t
     CHECK(row.metrics.count("step_time") == 1);
   }
   CHECK(run.h.added_metrics.count("layer.model_tflops") == 1);
-  CHECK(run.h.added_metrics.at("memory.measured_peak").first == static_cast<double>(40ull << 30));
+  CHECK(run.h.added_metrics.count("layer.mfu") == 1);
+  CHECK(run.h.added_metrics.at("layer.peak_memory").first == static_cast<double>(40ull << 30));
+  CHECK(run.h.added_fields.at("system") == "h200-sxm");  // the profile the layer's MFU divides by
+  CHECK(run.h.added_fields.at("peak").find("dense fp8 (h200-sxm)") != std::string::npos);
   CHECK(run.h.note("Measured").find("measured on NVIDIA H200") != std::string::npos);
 }
 

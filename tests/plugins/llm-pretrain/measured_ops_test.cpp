@@ -8,7 +8,7 @@
 #include "measured_timings.hpp"
 
 using namespace dgx;
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 
@@ -37,18 +37,18 @@ TEST_CASE("the measured layer has the model's architecture and the layout's per-
   train.seq_len = 0;  // the model's default
   train.precision = llm::Precision::fp8;
   train.recompute = llm::Recompute::selective;
-  const llm::cuda::LayerSpec spec = layer_spec_for(l.model, train);
+  const llm::kernels::LayerSpec spec = layer_spec_for(l.model, train);
   CHECK(spec.arch.hidden == 4096);
   CHECK(spec.arch.heads == 32);
   CHECK(spec.arch.kv_groups == 8);
-  CHECK(spec.arch.activation == llm::cuda::Activation::swiglu);
-  CHECK(spec.arch.norm == llm::cuda::Norm::rmsnorm);
+  CHECK(spec.arch.activation == llm::kernels::Activation::swiglu);
+  CHECK(spec.arch.norm == llm::kernels::Norm::rmsnorm);
   CHECK(spec.layout.tp == 4);
   CHECK(spec.layout.cp == 2);
   CHECK(spec.seq_len == 8192);
   CHECK(spec.micro_batch == 2);
-  CHECK(spec.precision == llm::cuda::Precision::fp8);
-  CHECK(spec.recompute == llm::cuda::Recompute::selective);
+  CHECK(spec.precision == llm::kernels::Precision::fp8);
+  CHECK(spec.recompute == llm::kernels::Recompute::selective);
   train.precision = llm::Precision::nvfp4;
   CHECK_THROWS_AS((void)layer_spec_for(l.model, train), dgx::sdk::Unsupported);
 }
@@ -73,9 +73,9 @@ TEST_CASE("ops the model does not list separately are folded into its memory-bou
   const llm::OpList ops = l.ops();
   const llm::RooflineProvider roofline(l.system);
   auto timings = testing::timings_of(ops, roofline, 1.0);
-  llm::cuda::OpTiming cast;
+  llm::kernels::OpTiming cast;
   cast.name = "cast_qkv_input";  // a separate FP8 cast; the model assumes it fused into the norm
-  cast.pass = llm::cuda::Pass::forward;
+  cast.pass = llm::kernels::Pass::forward;
   cast.seconds = 1e-3;
   timings.push_back(cast);
   llm::MeasuredOverrides measured(roofline);
@@ -90,7 +90,7 @@ TEST_CASE("a model op nobody measured keeps its estimate and is reported") {
   const llm::OpList ops = l.ops();
   const llm::RooflineProvider roofline(l.system);
   auto timings = testing::timings_of(ops, roofline, 3.0);
-  std::erase_if(timings, [](const llm::cuda::OpTiming& t) { return t.name == "fc2"; });
+  std::erase_if(timings, [](const llm::kernels::OpTiming& t) { return t.name == "fc2"; });
   llm::MeasuredOverrides measured(roofline);
   const MatchReport report = apply_measurements(timings, ops, measured);
   CHECK(report.matched == report.model_ops - 3);  // fc2 forward, dgrad and wgrad

@@ -4,7 +4,7 @@
 
 #include "assumptions.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("the assumptions say which model, system and price, why, and how accurate the model is") {
   PretrainSettings s;
@@ -16,7 +16,7 @@ TEST_CASE("the assumptions say which model, system and price, why, and how accur
   CHECK(text.find("Model: Llama 3.1 70B (llama3.1-70b): 80 layers") == 0);
   CHECK(text.find("sequences of 8192 tokens, 1.00T tokens to train") != std::string::npos);
   CHECK(text.find("System: h100-sxm") != std::string::npos);
-  CHECK(text.find("the workload's default") != std::string::npos); // system_configured is false
+  CHECK(text.find("the workload's default") != std::string::npos);  // system_configured is false
   CHECK(text.find("not for this machine's GPUs") != std::string::npos);
   CHECK(text.find("Price: " + a.price_reason) != std::string::npos);
   CHECK(text.find("--set cost.provider=NAME") != std::string::npos);

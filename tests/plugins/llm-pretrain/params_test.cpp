@@ -9,7 +9,7 @@
 #include "dgx/llm/embedded_configs.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 namespace {
 
@@ -33,7 +33,7 @@ std::vector<std::string> preset_keys(std::string_view text) {
   return keys;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the schema declares the interface keys of issue 3 with help and unique names") {
   const auto params = pretrain_params();
@@ -84,12 +84,12 @@ TEST_CASE("the defaults are the llama8b preset, so the workload alone projects s
   testing::PretrainHost preset;
   preset.use_preset("llama8b");
   for (const auto& [k, value] : preset.config) {
-    if (k == key::seq_len) { // the default 0 means the model's own, which is the preset's 8192
+    if (k == key::seq_len) {  // the default 0 means the model's own, which is the preset's 8192
       CHECK(std::get<std::int64_t>(value) == 8192);
       continue;
     }
     CHECK_MESSAGE(defaults.config.at(k) == value, k);
   }
-  CHECK(defaults.config.count(key::deadline_days) == 0); // optional: no default
+  CHECK(defaults.config.count(key::deadline_days) == 0);  // optional: no default
   CHECK(defaults.config.count(key::usd_per_gpu_hour) == 0);
 }

@@ -6,9 +6,10 @@
 
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
-TEST_CASE("the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
+TEST_CASE(
+    "the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
   const dgx::sdk::PluginSpec spec = make_plugin_spec();
   CHECK(spec.name == "llm-pretrain");
   REQUIRE(spec.workloads.size() == 1);

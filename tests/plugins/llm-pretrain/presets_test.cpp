@@ -4,7 +4,7 @@
 
 #include "dgx/llm/embedded_configs.hpp"
 
-using namespace dgx::pretrain;
+using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("the eight workload presets are embedded with their file's text, so no configs/ is needed") {
   const auto presets = embedded_presets();

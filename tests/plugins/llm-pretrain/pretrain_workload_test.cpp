@@ -5,8 +5,8 @@
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 TEST_CASE("creating the workload checks the configuration: bad names fail before anything runs") {
   PretrainHost h;

@@ -2,14 +2,21 @@
 
 #include <doctest/doctest.h>
 
+#include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/step_model.hpp"
+#include "dgx/llm/system_catalog.hpp"
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
+
+/// The dense peak of h100-sxm (the defaults' system) in `precision`, as the rows name it.
+std::string h100_peak(dgx::llm::Precision precision) {
+  return dgx::llm::system_peak(*dgx::llm::find_system("h100-sxm"), precision)->label();
+}
 
 /// Runs project mode on `h`; returns the config error's message, or "" when it succeeded.
 std::string project(PretrainHost& h) {
@@ -25,7 +32,7 @@ std::string project(PretrainHost& h) {
 
 double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("project emits one projected row with the headline metrics, the breakdown and the provenance") {
   PretrainHost h;
@@ -75,12 +82,12 @@ TEST_CASE("project emits one projected row with the headline metrics, the breakd
     memory += metric(h, part);
   CHECK(memory == doctest::Approx(metric(h, "memory_per_gpu")));
   CHECK(metric(h, "memory.capacity") == doctest::Approx(80.0 * 1024 * 1024 * 1024));
-  CHECK(row.fields.at("mfu_peak") == "989 TFLOP/s dense bf16 (h100-sxm)");
+  CHECK(row.fields.at("mfu_peak") == h100_peak(dgx::llm::Precision::bf16));
 }
 
 TEST_CASE("project notes: assumptions and configuration before, breakdowns and the projection label after") {
   PretrainHost h;
-  REQUIRE(project(h).empty()); // the defaults: llama3.1-8b on 8 H100
+  REQUIRE(project(h).empty());  // the defaults: llama3.1-8b on 8 H100
   std::vector<std::string> before, after;
   for (const auto& n : h.placed_notes) (n.after ? after : before).push_back(n.title);
   CHECK(before == std::vector<std::string>{"Assumptions", "Configuration"});
@@ -96,7 +103,7 @@ TEST_CASE("project uses the first precision and explains why an fp8 run is faste
   REQUIRE(project(fp8).empty());
   CHECK(fp8.rows.front().config.at("precision") == "\"fp8\"");
   CHECK(metric(fp8, "step_time") < metric(bf16, "step_time"));
-  CHECK(fp8.rows.front().fields.at("mfu_peak") == "1979 TFLOP/s dense fp8 (h100-sxm)");
+  CHECK(fp8.rows.front().fields.at("mfu_peak") == h100_peak(dgx::llm::Precision::fp8));
 }
 
 TEST_CASE("invalid or infeasible configurations are config errors naming the reason") {

@@ -2,12 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
 
@@ -31,7 +32,7 @@ dgx::llm::TrainConfig train() {
   return t;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the layout label is compact: EP only for MoE, recompute only when on") {
   dgx::llm::TrainConfig t = train();
@@ -89,7 +90,8 @@ TEST_CASE("a projected row carries config, provenance and metrics; the table sho
   CHECK(row.fields.at("system") == "h100-sxm");
   CHECK(row.fields.at("calibration") == "test calibration");
   CHECK(row.fields.at("price") == "test price");
-  CHECK(row.fields.at("mfu_peak") == "1979 TFLOP/s dense fp8 (h100-sxm)");
+  CHECK(row.fields.at("mfu_peak") ==
+        dgx::llm::system_peak(*dgx::llm::find_system("h100-sxm"), dgx::llm::Precision::fp8)->label());
   CHECK(row.fields.at("flops_convention").find("full attention") == 0);
   CHECK(row.fields.at("source").find("projected: dgx-llm-model 1, system h100-sxm") == 0);
   CHECK(shown.hidden_fields.size() == row.fields.size());

@@ -5,8 +5,8 @@
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
-using namespace dgx::pretrain;
-using dgx::pretrain::testing::PretrainHost;
+using namespace dgx::plugins::llm_pretrain;
+using dgx::plugins::llm_pretrain::testing::PretrainHost;
 
 namespace {
 
@@ -24,7 +24,7 @@ std::string error_of(const PretrainHost& h) {
   return "";
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("settings carry every key into the training configuration and the sweep") {
   PretrainHost h;
@@ -39,7 +39,7 @@ TEST_CASE("settings carry every key into the training configuration and the swee
   CHECK(s.system_configured);
   CHECK(s.gpus == 512);
   CHECK(s.precisions == std::vector<dgx::llm::Precision>{dgx::llm::Precision::fp8, dgx::llm::Precision::bf16});
-  CHECK(s.train.precision == dgx::llm::Precision::fp8); // project uses the first
+  CHECK(s.train.precision == dgx::llm::Precision::fp8);  // project uses the first
   CHECK(s.train.layout.tp == 4);
   CHECK(s.train.layout.pp == 4);
   CHECK(s.train.layout.cp == 2);

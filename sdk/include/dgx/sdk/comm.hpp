@@ -1,6 +1,6 @@
 // Collective communication for plugin code: element types, reductions, and the Communicator interface that both
-// the host's communicator (MPI or a world of one, on host buffers) and the NCCL communicator (device buffers,
-// <dgx/cuda/nccl_communicator.hpp>) implement, so a workload is written once for both.
+// the host's communicator (MPI or a world of one, on host buffers) and a plugin's own (the comm plugin's NCCL
+// communicator, on device buffers) implement, so a workload is written once for both.
 #pragma once
 
 #include <array>

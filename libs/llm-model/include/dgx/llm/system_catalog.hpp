@@ -1,0 +1,38 @@
+// The system catalog: configs/systems/<name>.toml, embedded in the library. The only home of a GPU's facts (peaks,
+// memory, links) and of the CUDA device names each profile describes.
+//
+// A file may start from another: `inherits = "h100-sxm"` takes every key of [peak_tflops], [gpu], [network] and
+// [efficiency] it does not set from that system (recursively); name, display, source and device_names are the
+// file's own.
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dgx::llm {
+
+/// Parses one system file; a system it inherits from comes from the embedded catalog. Errors name the file and
+/// the key (and line:column for syntax errors).
+[[nodiscard]] Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file);
+
+/// A system of the embedded catalog by name ("h100-sxm").
+[[nodiscard]] Expected<SystemProfile> find_system(std::string_view name);
+
+/// Names of the embedded systems, sorted.
+[[nodiscard]] std::vector<std::string> system_names();
+
+/// Does `pattern` (one of a profile's device_names) describe the CUDA device `device_name`? It must occur in the
+/// name, ignoring case, as whole words: "H100" matches "NVIDIA H100 80GB HBM3" and "NVIDIA H100 PCIe", not
+/// "NVIDIA GH100"; "A100" matches "NVIDIA A100-SXM4-80GB", not "NVIDIA RTX A1000".
+[[nodiscard]] bool device_name_matches(std::string_view device_name, std::string_view pattern);
+
+/// The profile of a CUDA device, by name as cudaGetDeviceProperties reports it ("NVIDIA H100 PCIe" -> h100-pcie):
+/// the system with the longest matching device_names pattern, so "H100 PCIe" wins over "H100". An error when no
+/// profile matches, or when two systems match equally well (a catalog mistake).
+[[nodiscard]] Expected<SystemProfile> find_system_for_device(std::string_view device_name);
+
+}  // namespace dgx::llm

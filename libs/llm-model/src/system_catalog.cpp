@@ -1,0 +1,180 @@
+#include "dgx/llm/system_catalog.hpp"
+
+#include "catalog_files.hpp"
+#include "toml_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+namespace dgx::llm {
+
+namespace {
+
+using detail::ConfigError;
+using detail::TomlTable;
+
+std::string joined(const std::vector<std::string>& names, std::string_view separator) {
+  std::string out;
+  for (const std::string& name : names) {
+    out += (out.empty() ? "" : std::string(separator)) + name;
+  }
+  return out;
+}
+
+/// `own` with the systems it inherits from underneath, nearest first; `chain` holds the names seen so far.
+TomlTable with_inherited(const TomlTable& own, std::vector<std::string>& chain) {
+  const std::optional<std::string> base_name = own.optional_string("inherits");
+  if (!base_name) {
+    return own;
+  }
+  if (std::find(chain.begin(), chain.end(), *base_name) != chain.end()) {
+    throw ConfigError(own.where("inherits") + " is \"" + *base_name +
+                      "\", which inherits back: " + joined(chain, " -> ") + " -> " + *base_name);
+  }
+  const auto file = detail::catalog_file("systems", "system", *base_name);
+  if (!file) {
+    throw ConfigError(own.where("inherits") + ": " + file.error().message);
+  }
+  chain.push_back(*base_name);
+  const TomlTable base = TomlTable::parse(file->text, "configs/" + std::string(file->path));
+  return own.over(with_inherited(base, chain));
+}
+
+std::vector<std::string> read_device_names(const TomlTable& t) {
+  if (!t.contains("device_names")) {
+    return {};
+  }
+  std::vector<std::string> names = t.strings("device_names");
+  for (const std::string& name : names) {
+    if (name.empty()) {
+      throw ConfigError(t.where("device_names") + " holds an empty pattern, which would match every device");
+    }
+  }
+  return names;
+}
+
+/// A number in [low, high]; the message names the key and the allowed range.
+double bounded(const TomlTable& t, std::string_view key, double low, double high) {
+  const double value = t.number(key);
+  if (!(value >= low && value <= high)) {
+    throw ConfigError(t.where(key) + " is " + std::to_string(value) + ", expected a value in [" + std::to_string(low) +
+                      ", " + std::to_string(high) + "]");
+  }
+  return value;
+}
+
+Efficiency read_efficiency(const TomlTable& t) {
+  Efficiency e;
+  e.gemm_ceiling_bf16 = bounded(t, "gemm_ceiling_bf16", 0.05, 1);
+  e.gemm_ceiling_fp8 = bounded(t, "gemm_ceiling_fp8", 0, 1);
+  e.gemm_ceiling_fp4 = bounded(t, "gemm_ceiling_fp4", 0, 1);
+  e.sustained_compute = bounded(t, "sustained_compute", 0.05, 1);
+  e.gpu_speed_cv = bounded(t, "gpu_speed_cv", 0, 0.5);
+  e.gemm_tile_m = bounded(t, "gemm_tile_m", 16, 1024);
+  e.gemm_tile_n = bounded(t, "gemm_tile_n", 16, 1024);
+  e.attention_fwd = bounded(t, "attention_fwd", 0.05, 1);
+  e.attention_bwd = bounded(t, "attention_bwd", 0.05, 1);
+  e.memory_bw = bounded(t, "memory_bw", 0.05, 1);
+  e.kernel_overhead_us = bounded(t, "kernel_overhead_us", 0, 1000);
+  e.nvlink_bus = bounded(t, "nvlink_bus", 0.05, 1);
+  e.nvlink_p2p = bounded(t, "nvlink_p2p", 0.05, 1);
+  e.nic = bounded(t, "nic", 0.05, 1);
+  e.nvlink_hop_latency_us = bounded(t, "nvlink_hop_latency_us", 0, 1000);
+  e.network_hop_latency_us = bounded(t, "network_hop_latency_us", 0, 1000);
+  return e;
+}
+
+SystemProfile read_system(const TomlTable& own) {
+  SystemProfile s;
+  s.name = own.string("name");
+  s.display = own.string("display");
+  s.source = own.string("source");
+  s.device_names = read_device_names(own);
+  std::vector<std::string> chain{s.name};
+  const TomlTable t = with_inherited(own, chain);
+
+  const TomlTable peak = t.table("peak_tflops");
+  s.peak_bf16_tflops = bounded(peak, "bf16", 1, 1e6);
+  s.peak_fp8_tflops = bounded(peak, "fp8", 0, 1e6);
+  s.peak_fp4_tflops = bounded(peak, "fp4", 0, 1e6);
+  s.block_scaled_formats = peak.boolean("block_scaled_formats", false);
+
+  const TomlTable gpu = t.table("gpu");
+  s.sms = gpu.positive_int("sms");
+  s.hbm_gib = bounded(gpu, "hbm_gib", 1, 1e5);
+  s.hbm_tb_s = bounded(gpu, "hbm_tb_s", 0.1, 1e3);
+  s.tdp_w = bounded(gpu, "tdp_w", 1, 1e5);
+
+  const TomlTable network = t.table("network");
+  s.nvlink_gb_s = bounded(network, "nvlink_gb_s", 1, 1e5);
+  s.nvlink_domain = network.positive_int("nvlink_domain");
+  s.nic_gb_s = bounded(network, "nic_gb_s", 0.1, 1e5);
+
+  s.efficiency = read_efficiency(t.table("efficiency"));
+  return s;
+}
+
+}  // namespace
+
+Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file) {
+  return detail::read_toml(toml_text, file, read_system);
+}
+
+Expected<SystemProfile> find_system(std::string_view name) {
+  return detail::load_catalog_entry("systems", "system", name, parse_system);
+}
+
+std::vector<std::string> system_names() { return detail::catalog_names("systems"); }
+
+bool device_name_matches(std::string_view device_name, std::string_view pattern) {
+  if (pattern.empty() || pattern.size() > device_name.size()) {
+    return false;
+  }
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (std::size_t at = 0; at + pattern.size() <= device_name.size(); ++at) {
+    const bool same = std::equal(pattern.begin(), pattern.end(), device_name.begin() + static_cast<std::ptrdiff_t>(at),
+                                 [&](char a, char b) { return lower(a) == lower(b); });
+    const std::size_t end = at + pattern.size();
+    if (same && (at == 0 || !word(device_name[at - 1])) && (end == device_name.size() || !word(device_name[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Expected<SystemProfile> find_system_for_device(std::string_view device_name) {
+  std::optional<SystemProfile> best;
+  std::string best_pattern;
+  std::string tie;  // another system matching as well as the best, while it is the best
+  for (const std::string& name : system_names()) {
+    auto system = find_system(name);
+    if (!system) {
+      return system.error();
+    }
+    for (const std::string& pattern : system->device_names) {
+      if (!device_name_matches(device_name, pattern)) {
+        continue;
+      }
+      if (!best || pattern.size() > best_pattern.size()) {
+        best = *system;
+        best_pattern = pattern;
+        tie.clear();
+      } else if (pattern.size() == best_pattern.size() && best->name != name) {
+        tie = name + " ('" + pattern + "')";
+      }
+    }
+  }
+  if (!tie.empty()) {
+    return Error{"the device '" + std::string(device_name) + "' matches " + best->name + " ('" + best_pattern +
+                 "') and " + tie + " equally well: make one of the device_names in configs/systems more specific"};
+  }
+  if (!best) {
+    return Error{"no system profile in configs/systems lists a device name matching '" + std::string(device_name) +
+                 "' (device_names)"};
+  }
+  return std::move(*best);
+}
+
+}  // namespace dgx::llm

@@ -1,0 +1,90 @@
+#include "dgx/llm/op_time.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_system;
+
+namespace {
+Op gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision = Precision::bf16) {
+  return Op{.name = "fc1", .pass = Pass::forward, .precision = precision, .shape = GemmShape{.m = m, .n = n, .k = k}};
+}
+double tflops(const OpTimeProvider& provider, const Op& op) {
+  const auto& g = std::get<GemmShape>(op.shape);
+  return 2.0 * g.m * g.n * g.k / provider.seconds(op) / 1e12;
+}
+}  // namespace
+
+TEST_CASE("a large GEMM runs at the ceiling times the sustained fraction, below the measured kernel maximum") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  const Efficiency& e = h100.efficiency;
+  CHECK(tflops(roofline, gemm(8192, 8192, 8192)) ==
+        doctest::Approx(h100.peak_bf16_tflops * e.gemm_ceiling_bf16 * e.sustained_compute).epsilon(0.01));
+  // Section D: no GEMM beats the measured maxima, 794.5 (BF16) and 1402.6 (FP8) TFLOP/s.
+  CHECK(tflops(roofline, gemm(16384, 16384, 16384)) <= 794.5);
+  CHECK(tflops(roofline, gemm(16384, 16384, 16384, Precision::fp8)) <= 1402.6);
+}
+
+TEST_CASE("GEMM efficiency rises with size toward the ceiling") {
+  const RooflineProvider roofline(catalog_system("h100-sxm"));
+  double previous = 0;
+  for (const std::int64_t size : {256, 512, 1024, 2048, 4096, 8192}) {
+    const double rate = tflops(roofline, gemm(size, size, size));
+    CHECK(rate > previous);
+    previous = rate;
+  }
+}
+
+TEST_CASE("an FP8 GEMM is faster than the same BF16 GEMM, a skinny one is memory bound") {
+  const RooflineProvider roofline(catalog_system("h100-sxm"));
+  CHECK(roofline.seconds(gemm(8192, 8192, 8192, Precision::fp8)) < roofline.seconds(gemm(8192, 8192, 8192)));
+  const Op skinny = gemm(8, 8192, 8192);
+  const double bytes = 2.0 * (8.0 * 8192 + 8192.0 * 8192 + 8.0 * 8192);
+  CHECK(roofline.seconds(skinny) > bytes / (3.35e12));
+}
+
+TEST_CASE("attention backward costs 2.5x the forward FLOPs at its own efficiency") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  const AttentionShape shape{.batch = 1,
+                             .heads = 32,
+                             .kv_heads = 8,
+                             .q_len = 8192,
+                             .kv_len = 8192,
+                             .head_dim = 128,
+                             .mask_fraction = 0.5,
+                             .steps = 1};
+  const double forward = roofline.seconds(Op{.name = "attention", .pass = Pass::forward, .shape = shape});
+  const double backward = roofline.seconds(Op{.name = "attention", .pass = Pass::backward, .shape = shape});
+  const double overhead = h100.efficiency.kernel_overhead_us * 1e-6;
+  CHECK((backward - overhead) / (forward - overhead) ==
+        doctest::Approx(2.5 * h100.efficiency.attention_fwd / h100.efficiency.attention_bwd));
+}
+
+TEST_CASE("memory-bound ops take bytes over the sustained HBM bandwidth") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  const Op op{.name = "swiglu", .pass = Pass::forward, .shape = MemoryShape{.bytes = 1e9, .kernels = 2}};
+  CHECK(roofline.seconds(op) ==
+        doctest::Approx(1e9 / (3.35e12 * h100.efficiency.memory_bw) + 2 * h100.efficiency.kernel_overhead_us * 1e-6));
+}
+
+TEST_CASE("measured overrides replace exactly the measured op and fall back for the others") {
+  const RooflineProvider roofline(catalog_system("h100-sxm"));
+  MeasuredOverrides measured(roofline);
+  const Op fc1 = gemm(8192, 28672, 8192);
+  const Op other = gemm(8192, 28672, 8192, Precision::fp8);
+  measured.set(fc1, 0.123);
+  CHECK(measured.size() == 1);
+  CHECK(measured.seconds(fc1) == 0.123);
+  CHECK(measured.source(fc1) == "measured");
+  CHECK(measured.seconds(other) == roofline.seconds(other));
+  CHECK(measured.source(other) == "roofline");
+  // Keys are exact: name, pass, precision and shape.
+  CHECK(fc1.key() == "fc1.forward bf16 m=8192 n=28672 k=8192");
+  measured.set("fc1.forward fp8 m=8192 n=28672 k=8192", 0.05);
+  CHECK(measured.seconds(other) == 0.05);
+}

@@ -1,0 +1,139 @@
+#include "dgx/llm/step_model.hpp"
+
+#include "dgx/llm/flops.hpp"
+
+#include "catalog_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace dgx::llm;
+using dgx::llm::testing::catalog_model;
+using dgx::llm::testing::catalog_system;
+using dgx::llm::testing::train;
+
+namespace {
+Projection project_ok(StepModel& step_model, int gpus, const TrainConfig& t) {
+  auto p = step_model.project(gpus, t);
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
+  return p.value();
+}
+const Layout k70bLayout{.tp = 4, .pp = 4, .cp = 2, .vp = 5};
+}  // namespace
+
+TEST_CASE("the step breakdown sums to the step time and the derived metrics follow their formulas") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const TrainConfig t = train(k70bLayout, 1, 1024, 8192);
+  const Projection p = project_ok(m, 512, t);
+  const StepBreakdown& b = p.breakdown;
+  CHECK(b.total() == doctest::Approx(p.step_time_s));
+  CHECK(b.compute > 0);
+  CHECK(b.tp_comm > 0);
+  CHECK(b.bubble > 0);
+  CHECK(b.dp_comm > 0);
+  CHECK(b.optimizer > 0);
+  CHECK(p.tokens_per_s == doctest::Approx(8192.0 * 1024 / p.step_time_s));
+  CHECK(p.tokens_per_s_per_gpu == doctest::Approx(p.tokens_per_s / 512));
+  const double flops = model_flops_per_sequence(catalog_model("llama3.1-70b"), 8192);
+  CHECK(p.model_flops_per_sequence == doctest::Approx(flops));
+  CHECK(p.mfu == doctest::Approx(1024 * flops / p.step_time_s / 512 /
+                                 catalog_system("h100-sxm").dense_peak_flops(Precision::bf16)));
+  CHECK(p.days_to_train == doctest::Approx(1e12 / p.tokens_per_s / 86400));
+  CHECK(p.gpu_hours == doctest::Approx(p.days_to_train * 24 * 512));
+  CHECK_FALSE(p.cost_usd.has_value());
+  CHECK(p.provenance.find("projected: dgx-llm-model") == 0);
+  CHECK(p.provenance.find("full attention") != std::string::npos);
+}
+
+TEST_CASE("at a fixed per-GPU layout more GPUs never lower the total throughput") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  double previous = 0;
+  for (int gpus = 32; gpus <= 16384; gpus *= 2) {
+    CAPTURE(gpus);
+    const Projection p = project_ok(m, gpus, train(k70bLayout, 1, 2 * gpus, 8192));
+    CHECK(p.tokens_per_s > previous);
+    previous = p.tokens_per_s;
+  }
+}
+
+TEST_CASE("FP8 steps are faster than BF16 for the same large layout") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const Projection bf16 = project_ok(m, 512, train(k70bLayout, 1, 1024, 8192));
+  const Projection fp8 = project_ok(m, 512, train(k70bLayout, 1, 1024, 8192, Precision::fp8));
+  CHECK(fp8.step_time_s < 0.85 * bf16.step_time_s);
+  CHECK(fp8.peak_tflops == doctest::Approx(catalog_system("h100-sxm").peak_fp8_tflops));  // MFU against the FP8 peak
+}
+
+TEST_CASE("full recompute is slower than none but uses less memory; selective sits between") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  TrainConfig t = train(k70bLayout, 1, 1024, 8192);
+  const Projection none = project_ok(m, 512, t);
+  t.recompute = Recompute::selective;
+  const Projection selective = project_ok(m, 512, t);
+  t.recompute = Recompute::full;
+  const Projection full = project_ok(m, 512, t);
+  CHECK(full.step_time_s > selective.step_time_s);
+  CHECK(selective.step_time_s > none.step_time_s);
+  CHECK(full.memory.total() < none.memory.total());
+}
+
+TEST_CASE("more pipeline microbatches shrink the bubble share of the step") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const Projection few = project_ok(m, 256, train(k70bLayout, 1, 64, 8192));
+  const Projection many = project_ok(m, 256, train(k70bLayout, 1, 512, 8192));
+  CHECK(many.breakdown.bubble / many.step_time_s < few.breakdown.bubble / few.step_time_s);
+}
+
+TEST_CASE("a layout that does not fit says how much it needs and what the GPU has") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  TrainConfig t = train({.tp = 8}, 1, 64, 8192);
+  t.distributed_optimizer = false;
+  const auto p = m.project(64, t);
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().message.find("needs ") == 0);
+  CHECK(p.error().message.find(" GiB per GPU, h100-sxm has 80.0 GiB (first stage: weights") != std::string::npos);
+}
+
+TEST_CASE("invalid input is an error value, never an exception") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const auto p = m.project(100, train(k70bLayout, 1, 100, 8192));
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().message == "gpus 100 not divisible by tp×pp×cp = 32");
+  CHECK_THROWS_AS((void)p.value(), BadExpectedAccess);
+}
+
+TEST_CASE("measured op times replace the roofline op by op and the provenance says so") {
+  const ModelConfig llama = catalog_model("llama3.1-8b");
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  MeasuredOverrides measured(roofline);
+  const ShapeKey shape{.cp = 2, .mbs = 1, .seq_len = 8192};
+  const OpList ops = transformer_layer_ops(llama, h100, shape);
+  const Op& fc1 = *std::find_if(ops.forward.begin(), ops.forward.end(), [](const Op& op) { return op.name == "fc1"; });
+  measured.set(fc1, 2 * roofline.seconds(fc1));
+
+  StepModel base(llama, h100);
+  StepModel slower(llama, h100, &measured);
+  const TrainConfig t = train({.cp = 2}, 1, 128, 8192);
+  const Projection a = project_ok(base, 8, t);
+  const Projection b = project_ok(slower, 8, t);
+  const double extra = 32 * 32 * roofline.seconds(fc1);  // 32 layers × 32 microbatches
+  CHECK(b.breakdown.compute - a.breakdown.compute == doctest::Approx(extra).epsilon(0.001));
+  CHECK(b.provenance.find("1 of ") != std::string::npos);
+  CHECK(b.provenance.find("ops measured") != std::string::npos);
+}
+
+TEST_CASE("the catalog entry point costs the projection at the default price") {
+  ProjectionRequest request{
+      .model = "llama3.1-70b", .system = "h100-sxm", .gpus = 512, .train = train(k70bLayout, 1, 1024, 8192)};
+  const auto p = project(request);
+  REQUIRE(p.has_value());
+  REQUIRE(p->cost_usd.has_value());
+  CHECK(*p->cost_usd == doctest::Approx(p->gpu_hours * 2.95));
+  CHECK(p->price_label.find("nebius on-demand") == 0);
+  request.price_provider = "aws";
+  CHECK(project(request)->cost_usd.value() == doctest::Approx(p->gpu_hours * 6.88));
+  request.model = "gpt5";
+  CHECK(project(request).error().message.find("unknown model 'gpt5'") == 0);
+}

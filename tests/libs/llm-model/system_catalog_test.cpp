@@ -1,0 +1,234 @@
+#include "dgx/llm/system_catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+
+using namespace dgx::llm;
+
+namespace {
+
+// A complete system file with made-up values (the real ones live in configs/systems only).
+const std::string kSystem = R"(name = "x"
+display = "X"
+source = "test"
+device_names = ["X 1000", "X"]
+[peak_tflops]
+bf16 = 100
+fp8 = 200
+fp4 = 0
+[gpu]
+sms = 10
+hbm_gib = 16
+hbm_tb_s = 1.5
+tdp_w = 300
+[network]
+nvlink_gb_s = 50
+nvlink_domain = 4
+nic_gb_s = 12.5
+[efficiency]
+gemm_ceiling_bf16 = 0.8
+gemm_ceiling_fp8 = 0.7
+gemm_ceiling_fp4 = 0
+sustained_compute = 0.9
+gpu_speed_cv = 0.02
+gemm_tile_m = 128
+gemm_tile_n = 256
+attention_fwd = 0.6
+attention_bwd = 0.5
+memory_bw = 0.8
+kernel_overhead_us = 4
+nvlink_bus = 0.8
+nvlink_p2p = 0.9
+nic = 0.9
+nvlink_hop_latency_us = 1
+network_hop_latency_us = 5
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("the embedded system catalog holds every system with its required fields and device names") {
+  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",      "gb200-nvl72", "gb300-nvl72", "gh200",
+                                             "h100-nvl",      "h100-pcie", "h100-sxm",    "h200-sxm",    "h800"};
+  CHECK(system_names() == expected);
+  for (const std::string& name : expected) {
+    CAPTURE(name);
+    const auto s = find_system(name);
+    REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.error().message));
+    CHECK(s->name == name);
+    CHECK_FALSE(s->source.empty());
+    CHECK_FALSE(s->device_names.empty());
+    CHECK(s->peak_bf16_tflops > 0);
+    CHECK(s->hbm_gib > 0);
+    CHECK(s->hbm_tb_s > 0);
+    CHECK(s->nvlink_gb_s > 0);
+    CHECK(s->nvlink_domain >= 2);
+    CHECK(s->nic_gb_s > 0);
+    CHECK(s->tdp_w > 0);
+    CHECK(s->efficiency.gemm_ceiling_bf16 > 0);
+    CHECK(s->efficiency.memory_bw > 0);
+  }
+}
+
+TEST_CASE("a system file's keys land in the profile") {
+  const auto s = parse_system(kSystem, "x.toml");
+  REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.error().message));
+  CHECK(s->display == "X");
+  CHECK(s->device_names == std::vector<std::string>{"X 1000", "X"});
+  CHECK(s->dense_peak_flops(Precision::bf16) == doctest::Approx(100e12));
+  CHECK(s->dense_peak_flops(Precision::fp8) == doctest::Approx(200e12));
+  CHECK(s->sms == 10);
+  CHECK(s->hbm_bytes() == doctest::Approx(16.0 * (1 << 30)));
+  CHECK(s->hbm_tb_s == doctest::Approx(1.5));
+  CHECK(s->nvlink_gb_s == 50);
+  CHECK(s->nvlink_domain == 4);
+  CHECK(s->nic_gb_s == doctest::Approx(12.5));
+  CHECK(s->tdp_w == 300);
+  CHECK(s->efficiency.sustained_compute == doctest::Approx(0.9));
+  CHECK(s->efficiency.network_hop_latency_us == 5);
+}
+
+TEST_CASE("precision support follows the tensor cores: no FP8 on A100, block-scaled formats only on Blackwell") {
+  CHECK_FALSE(find_system("a100-sxm-80gb")->supports(Precision::fp8));
+  CHECK(find_system("h100-sxm")->supports(Precision::fp8));
+  CHECK_FALSE(find_system("h100-sxm")->supports(Precision::nvfp4));
+  CHECK_FALSE(find_system("h200-sxm")->supports(Precision::mxfp8));
+  CHECK(find_system("b200")->supports(Precision::mxfp8));
+  CHECK(find_system("gb300-nvl72")->dense_peak_flops(Precision::nvfp4) >
+        find_system("gb200-nvl72")->dense_peak_flops(Precision::nvfp4));
+  CHECK(find_system("gb200-nvl72")->nvlink_domain == 72);
+}
+
+TEST_CASE("a system that inherits takes what it does not set from its base, key by key") {
+  const std::string child = R"(name = "child"
+inherits = "h100-sxm"
+display = "Child"
+source = "test"
+device_names = ["Child GPU"]
+[peak_tflops]
+bf16 = 500
+[gpu]
+hbm_gib = 40
+[efficiency]
+gemm_ceiling_fp8 = 0.5
+)";
+  const auto s = parse_system(child, "child.toml");
+  REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.error().message));
+  const auto base = find_system("h100-sxm");
+  CHECK(s->name == "child");
+  CHECK(s->display == "Child");
+  CHECK(s->device_names == std::vector<std::string>{"Child GPU"});  // never inherited
+  CHECK(s->peak_bf16_tflops == 500);
+  CHECK(s->peak_fp8_tflops == base->peak_fp8_tflops);
+  CHECK(s->hbm_gib == 40);
+  CHECK(s->sms == base->sms);
+  CHECK(s->nvlink_domain == base->nvlink_domain);
+  CHECK(s->efficiency.gemm_ceiling_fp8 == 0.5);
+  CHECK(s->efficiency.gemm_ceiling_bf16 == base->efficiency.gemm_ceiling_bf16);
+  CHECK(s->efficiency.sustained_compute == base->efficiency.sustained_compute);
+}
+
+TEST_CASE("the catalog's inheriting systems have H100's efficiencies except where they say otherwise") {
+  const Efficiency h100 = find_system("h100-sxm")->efficiency;
+  for (const char* name : {"h200-sxm", "h100-pcie", "h100-nvl", "gh200", "h800", "b200", "a100-sxm-80gb"}) {
+    CAPTURE(name);
+    const Efficiency e = find_system(name)->efficiency;
+    CHECK(e.gemm_ceiling_bf16 == h100.gemm_ceiling_bf16);
+    CHECK(e.sustained_compute == h100.sustained_compute);
+    CHECK(e.gpu_speed_cv == h100.gpu_speed_cv);
+    CHECK(e.attention_fwd == h100.attention_fwd);
+    CHECK(e.nvlink_bus == h100.nvlink_bus);
+    CHECK(e.network_hop_latency_us == h100.network_hop_latency_us);
+  }
+  CHECK(find_system("a100-sxm-80gb")->efficiency.gemm_ceiling_fp8 == 0);
+  CHECK(find_system("b200")->efficiency.gemm_ceiling_fp4 == h100.gemm_ceiling_fp8);
+}
+
+TEST_CASE("an unknown base or an inheritance cycle is an error naming the file and the key") {
+  const auto unknown = parse_system(replaced(kSystem, "display", "inherits = \"tpu-v5\"\ndisplay"), "x.toml");
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().message.find("x.toml: key 'inherits': unknown system 'tpu-v5'") == 0);
+  const auto cycle = parse_system(replaced(kSystem, "display", "inherits = \"x\"\ndisplay"), "x.toml");
+  REQUIRE_FALSE(cycle.has_value());
+  CHECK(cycle.error().message == "x.toml: key 'inherits' is \"x\", which inherits back: x -> x");
+}
+
+TEST_CASE("a malformed system file reports the file and the key") {
+  const auto s = parse_system("name = \"x\"\ndisplay = \"x\"\nsource = \"x\"\n[peak_tflops]\nbf16 = 10\n", "x.toml");
+  REQUIRE_FALSE(s.has_value());
+  CHECK(s.error().message == "x.toml: key 'peak_tflops.fp8' is missing");
+  const auto empty = parse_system(replaced(kSystem, "[\"X 1000\", \"X\"]", "[\"\"]"), "x.toml");
+  REQUIRE_FALSE(empty.has_value());
+  CHECK(empty.error().message.find("x.toml: key 'device_names' holds an empty pattern") == 0);
+}
+
+TEST_CASE("an efficiency outside its physical range is rejected with the range") {
+  const auto s = parse_system(replaced(kSystem, "gemm_ceiling_bf16 = 0.8", "gemm_ceiling_bf16 = 1.5"), "x.toml");
+  REQUIRE_FALSE(s.has_value());
+  CHECK(s.error().message.find("x.toml: key 'efficiency.gemm_ceiling_bf16' is 1.5") == 0);
+}
+
+TEST_CASE("an unknown system is an error that lists the catalog") {
+  const auto s = find_system("tpu-v5");
+  REQUIRE_FALSE(s.has_value());
+  CHECK(s.error().message.find("unknown system 'tpu-v5'; the catalog has: a100-sxm-80gb") == 0);
+}
+
+TEST_CASE("a device name pattern matches whole words, ignoring case") {
+  CHECK(device_name_matches("NVIDIA H100 80GB HBM3", "H100"));
+  CHECK(device_name_matches("NVIDIA H100 PCIe", "h100 pcie"));
+  CHECK(device_name_matches("NVIDIA A100-SXM4-80GB", "A100"));
+  CHECK(device_name_matches("NVIDIA A100-PCIE-40GB", "A100"));
+  CHECK_FALSE(device_name_matches("NVIDIA GH200 480GB", "H200"));
+  CHECK_FALSE(device_name_matches("NVIDIA GB200", "B200"));
+  CHECK_FALSE(device_name_matches("NVIDIA RTX A1000", "A100"));
+  CHECK_FALSE(device_name_matches("NVIDIA H100", "H100 PCIe"));
+  CHECK_FALSE(device_name_matches("NVIDIA H100", ""));
+}
+
+TEST_CASE("a CUDA device name finds its system profile, the most specific pattern winning") {
+  const std::pair<const char*, const char*> cases[] = {{"NVIDIA H100 80GB HBM3", "h100-sxm"},
+                                                       {"NVIDIA H100 PCIe", "h100-pcie"},
+                                                       {"NVIDIA H100 NVL", "h100-nvl"},
+                                                       {"NVIDIA H200", "h200-sxm"},
+                                                       {"NVIDIA GH200 480GB", "gh200"},
+                                                       {"NVIDIA H800", "h800"},
+                                                       {"NVIDIA B200", "b200"},
+                                                       {"NVIDIA GB200", "gb200-nvl72"},
+                                                       {"NVIDIA GB300", "gb300-nvl72"},
+                                                       {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb"},
+                                                       {"NVIDIA A100-PCIE-40GB", "a100-sxm-80gb"}};
+  for (const auto& [device, system] : cases) {
+    CAPTURE(device);
+    const auto found = find_system_for_device(device);
+    REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
+    CHECK(found->name == system);
+  }
+  const auto unknown = find_system_for_device("NVIDIA RTX A1000");
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().message ==
+        "no system profile in configs/systems lists a device name matching 'NVIDIA RTX A1000' (device_names)");
+}
+
+TEST_CASE("no two systems of the catalog claim the same device name pattern") {
+  std::set<std::string> seen;
+  for (const std::string& name : system_names()) {
+    const auto system = find_system(name);
+    REQUIRE(system.has_value());
+    for (std::string pattern : system->device_names) {
+      std::transform(pattern.begin(), pattern.end(), pattern.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      CAPTURE(name);
+      CAPTURE(pattern);
+      CHECK(seen.insert(pattern).second);
+    }
+  }
+}
