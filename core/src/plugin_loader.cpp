@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include <boost/dll/shared_library.hpp>
+#include <dgx/sdk/error.hpp>
 
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/text.hpp"
@@ -39,22 +40,6 @@ std::string_view mode_name(dgx_mode mode) {
   case DGX_MODE_EXPLORE: return "explore";
   default: return "unknown";
   }
-}
-
-std::string status_name(dgx_status status) {
-  static constexpr const char* names[] = {"DGX_OK",
-                                          "DGX_ERR_INVALID_ARGUMENT",
-                                          "DGX_ERR_UNSUPPORTED",
-                                          "DGX_ERR_NO_DEVICE",
-                                          "DGX_ERR_OUT_OF_MEMORY",
-                                          "DGX_ERR_RUNTIME",
-                                          "DGX_ERR_CHECK_FAILED",
-                                          "DGX_ERR_CANCELLED",
-                                          "DGX_ERR_VERSION",
-                                          "DGX_ERR_NOT_FOUND",
-                                          "DGX_ERR_INTERNAL"};
-  if (status >= 0 && status < static_cast<dgx_status>(std::size(names))) return names[status];
-  return "unknown status " + std::to_string(status);
 }
 
 std::string WorkloadInfo::mode_list() const {
@@ -208,7 +193,7 @@ Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entr
                   abi_version_string(kHostAbiMin) + "-" + abi_version_string(kHostAbiMax));
   if (auto problem = check_size("plugin descriptor", d.struct_size, sizeof(dgx_plugin_desc))) return reject(*problem);
   if (entry_status != DGX_OK)
-    return reject("dgx_plugin_entry returned " + status_name(entry_status) + " (expected DGX_OK)");
+    return reject("dgx_plugin_entry returned " + sdk::status_symbol(entry_status) + " (expected DGX_OK)");
   if (d.name == nullptr || *d.name == '\0') return reject("plugin descriptor has no name (found NULL)");
 
   LoadedPlugin plugin;
@@ -281,7 +266,7 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
   const dgx_plugin_desc* desc = nullptr;
   const dgx_status status = entry(&offer, &desc);
   if (desc == nullptr)
-    return reject("dgx_plugin_entry returned no descriptor and " + status_name(status) +
+    return reject("dgx_plugin_entry returned no descriptor and " + sdk::status_symbol(status) +
                   " (expected DGX_OK and a descriptor)");
 
   auto plugin = read_descriptor(*desc, status);
@@ -293,7 +278,7 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     const dgx_status init_status = desc->init(options.init_host, &error);
     if (init_status != DGX_OK)
-      return reject("init failed with " + status_name(init_status) +
+      return reject("init failed with " + sdk::status_symbol(init_status) +
                     " (expected DGX_OK): " + (message[0] != '\0' ? message.data() : "no message"));
   }
   auto owned = std::make_unique<LoadedPlugin>(std::move(plugin.value()));

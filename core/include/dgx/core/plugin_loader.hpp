@@ -24,8 +24,6 @@ inline constexpr std::uint32_t kHostAbiMax = DGX_ABI_V1_0;
 std::string abi_version_string(std::uint32_t version);
 std::string_view kind_name(dgx_workload_kind kind);
 std::string_view mode_name(dgx_mode mode);
-/// "DGX_ERR_RUNTIME (runtime error)"
-std::string status_name(dgx_status status);
 
 struct LoadedPlugin;
 

@@ -12,6 +12,7 @@
 #include <dgx/plugin.h>
 #include <dgx/sdk/comm.hpp>
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/rank_info.hpp>
 #include <dgx/sdk/toml_literal.hpp>
 
 namespace dgx::sdk {
@@ -80,14 +81,6 @@ private:
   std::vector<Entry> config_;
   std::vector<Metric> metrics_;
   std::vector<Field> fields_;
-};
-
-struct RankInfo {
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;
-  int local_size = 1;
-  std::string launcher = "none";
 };
 
 enum class NotePlacement : dgx_note_placement { before = DGX_NOTE_BEFORE, after = DGX_NOTE_AFTER };
