@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include <dgx/sdk/toml_literal.hpp>
 #include <toml++/toml.h>
 
 #include "dgx/core/text.hpp"
@@ -276,20 +277,14 @@ Expected<json::Value> parse_toml_value(std::string_view literal) {
 }
 
 std::string to_toml_literal(const json::Value& value) {
-  if (value.is_string() || value.is_bool() || value.is_int()) return json::write(value, 0);
-  if (value.is_double()) {
-    const double d = value.as_number();
-    if (std::isnan(d)) return "nan";
-    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-    std::string s = json::write(value, 0);
-    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-    return s;
-  }
+  if (value.is_string()) return sdk::toml_literal(value.as_string());
+  if (value.is_bool()) return sdk::toml_literal(value.as_bool());
+  if (value.is_int()) return sdk::toml_literal(value.as_int());
+  if (value.is_double()) return sdk::toml_literal(value.as_number());
   if (value.is_array()) {
-    std::string out = "[";
-    const auto& a = value.as_array();
-    for (std::size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + to_toml_literal(a[i]);
-    return out + "]";
+    std::vector<std::string> elements;
+    for (const json::Value& element : value.as_array()) elements.push_back(to_toml_literal(element));
+    return "[" + text::join(elements, ", ") + "]";
   }
   return "\"\"";
 }

@@ -102,13 +102,13 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
     o.set("reason", r.reason);
     rejected.push_back(std::move(o));
   }
-  json::Array search;
+  std::vector<std::string> search;
   for (const SearchPath& s : plugin_paths) search.push_back(s.path.string());
   json::Object doc;
   doc.set("plugins", std::move(plugins));
   doc.set("presets", std::move(presets));
   doc.set("rejected", std::move(rejected));
-  doc.set("plugin_search_path", std::move(search));
+  doc.set("plugin_search_path", json::Array(search.begin(), search.end()));
   return doc;
 }
 
