@@ -113,6 +113,13 @@ Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
   return s;
 }
 
+json::Object workload_config(const ResolvedConfig& config) {
+  json::Object out;
+  for (const auto& [key, value] : config.to_json())
+    if (!text::starts_with(key, "runner.")) out.set(key, value);
+  return out;
+}
+
 StopDecision should_stop(const RunnerSettings& s, const Stats& stats, double measured_time, double wall_time,
                          bool cancelled) {
   const double noise = stats.median_noise();

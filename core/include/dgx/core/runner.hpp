@@ -34,6 +34,9 @@ struct RunnerSettings {
   static Expected<RunnerSettings> from(const ResolvedConfig& config);
 };
 
+/// The workload's own configuration, without the runner.* keys: what every result row of the run records.
+json::Object workload_config(const ResolvedConfig& config);
+
 /// Why the timed phase of a case stopped, and which criterion was unmet, if any.
 struct StopDecision {
   bool stop = false;
