@@ -43,47 +43,6 @@ double metric(const ResultRow& row, const char* name) { return row.find_metric(n
 
 }  // namespace
 
-TEST_CASE("stopping: all criteria met") {
-  RunnerSettings s;
-  s.min_samples = 10;
-  s.min_time = 0.01;
-  s.noise = 0.01;
-  const Stats quiet = compute_stats(std::vector<double>(20, 0.001));
-  const StopDecision d = should_stop(s, quiet, 0.02, 0.03, false);
-  CHECK(d.stop);
-  CHECK(d.criteria_met);
-  CHECK(d.reason.find("criteria met: 20 samples") == 0);
-}
-
-TEST_CASE("stopping: keeps sampling until min_samples and min_time hold") {
-  RunnerSettings s;
-  s.min_samples = 10;
-  s.min_time = 0.5;
-  const Stats few = compute_stats(std::vector<double>(5, 0.001));
-  CHECK_FALSE(should_stop(s, few, 0.005, 0.01, false).stop);
-  const Stats enough = compute_stats(std::vector<double>(10, 0.001));
-  CHECK_FALSE(should_stop(s, enough, 0.01, 0.02, false).stop);  // min_time not reached
-}
-
-TEST_CASE("stopping: max_time and max_samples stop with the unmet criterion named") {
-  RunnerSettings s;
-  s.min_samples = 100;
-  s.max_time = 1.0;
-  s.max_samples = 50;
-  s.noise = 0.001;
-  const Stats noisy = compute_stats({1.0, 2.0, 3.0});
-  const StopDecision timeout = should_stop(s, noisy, 6.0, 1.5, false);
-  CHECK(timeout.stop);
-  CHECK_FALSE(timeout.criteria_met);
-  CHECK(timeout.reason.find("max_time 1.00 s reached; unmet: min_samples (3 of 100)") == 0);
-  CHECK(timeout.reason.find("noise (") != std::string::npos);
-  const StopDecision cancelled = should_stop(s, noisy, 6.0, 0.5, true);
-  CHECK(cancelled.reason.find("cancelled by the user") == 0);
-  const Stats many = compute_stats(std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0});
-  s.max_samples = 5;
-  CHECK(should_stop(s, many, 15, 0.1, false).reason.find("max_samples 5 reached") == 0);
-}
-
 TEST_CASE("runner settings are validated") {
   Harness h(testing::spin_plugin(), {"runner.min_samples=0", "runner.max_time=0"});
   auto settings = RunnerSettings::from(h.resolution.config);
@@ -142,6 +101,17 @@ TEST_CASE("an exception in run fails the run, naming plugin, workload and functi
   CHECK(result->code == ExitCode::run_failed);
   CHECK(result->message == "thrower:throw: run failed: unexpected exception (anonymous namespace)::Boom: boom in run");
   CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("after a failed case the services no longer point at its row") {
+  Harness h(testing::fixture("good/libdgx-thrower.so"), {"thrower.where=run"});
+  REQUIRE(h.measure().has_value());
+  // HostServices outlives the case: a late add_metric must be refused, not written into a dead stack row.
+  const dgx_host_api* api = h.services->api();
+  const dgx_metric metric{sizeof(dgx_metric), "late", 1.0, "s", 0, nullptr};
+  CHECK(api->add_metric(api->ctx, &metric) == DGX_ERR_UNSUPPORTED);
+  const dgx_field field{sizeof(dgx_field), "late", "x", 0};
+  CHECK(api->add_field(api->ctx, &field) == DGX_ERR_UNSUPPORTED);
 }
 
 TEST_CASE("a failed correctness check keeps the measured row and has its own exit code") {
