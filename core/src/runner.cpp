@@ -1,6 +1,7 @@
 #include "dgx/core/runner.hpp"
 
 #include "dgx/core/cancellation.hpp"
+#include "dgx/core/iteration_check.hpp"
 #include "dgx/core/stopping_criterion.hpp"
 #include "dgx/core/text.hpp"
 #include "sampling.hpp"
@@ -113,6 +114,7 @@ struct CaseRun {
   const Logger& logger;
   std::uint32_t index;
   std::uint32_t count;
+  bool check_iterations;  // whether run() honours request.iterations is a property of its code: asked once
 };
 
 // The measured row of a case before it has numbers: the workload's configuration plus the case's own entries.
@@ -136,14 +138,42 @@ dgx_sample_request first_request(const CaseRun& run, bool warmup) {
   return {sizeof(dgx_sample_request), run.index, 0, run.settings.batch, warmup ? 1 : 0, run.settings.cold ? 1 : 0};
 }
 
-// Untimed warm-up: at least `warmup` samples and `warmup_time` seconds, cut short by max_time or cancellation.
+// Refuses a workload whose run() ignores request.iterations (iteration_check.hpp). Its samples are warm-up
+// samples, numbered from `index` on.
+CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
+  dgx_sample_request request = first_request(run, true);
+  dgx_sample_result result{};
+  const IterationCheck::Timer time = [&](std::uint32_t iterations) -> Expected<double> {
+    request.iterations = iterations;
+    request.sample_index = index++;
+    auto per_iteration = detail::take_sample(run.instance, run.comm, request, result);
+    if (!per_iteration) return per_iteration.error();
+    return per_iteration.value() * iterations;
+  };
+  auto ignored = IterationCheck::run(run.settings.batch, time);
+  if (!ignored) return ignored.error();
+  if (!ignored.value()) return std::nullopt;
+  const WorkloadInfo& w = run.instance.workload();
+  const std::string batch = std::to_string(run.settings.batch);
+  return Failure{ExitCode::run_failed,
+                 w.plugin->name + ":" + w.name + ": run() ignores request.iterations: " + ignored.value()->evidence() +
+                     "; with runner.batch=" + batch + " its times per iteration would be about " + batch +
+                     " times too small. Fix run() to execute request.iterations iterations back to back, or measure " +
+                     "with runner.batch=1"};
+}
+
+// Untimed warm-up: the iteration check when samples batch several iterations (first case only), then at least
+// `warmup` samples and `warmup_time` seconds, cut short by max_time or cancellation.
 CallResult warm_up(const CaseRun& run) {
+  std::uint64_t index = 0;
+  if (run.check_iterations && run.settings.batch > 1)
+    if (auto failure = check_iterations(run, index)) return failure;
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
   for (std::uint64_t i = 0; i < run.settings.warmup || detail::now() - start < run.settings.warmup_time; ++i) {
     if (cancel_requested() || detail::now() - start > run.settings.max_time) break;
-    request.sample_index = i;
+    request.sample_index = index++;
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
   }
@@ -223,7 +253,7 @@ CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, H
   auto cases = instance.case_count();
   if (!cases) return cases.error();
   for (std::uint32_t c = 0; c < cases.value(); ++c) {
-    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value()};
+    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), c == 0};
     if (auto failure = measure_case(run, services, row_config, report)) return failure;
     if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
   }

@@ -13,26 +13,31 @@ struct Harness {
   Logger logger;
   LocalComm comm;
   std::unique_ptr<LoadedPlugin> plugin;
+  const WorkloadInfo* workload = nullptr;
   std::vector<ParamSpec> schema;
   ConfigLayer sets{"--set", {}};
   ConfigResolution resolution;
   Report report;
   std::unique_ptr<HostServices> services;
 
-  Harness(const std::filesystem::path& file, const std::vector<std::string>& set_arguments) {
+  Harness(const std::filesystem::path& file, const std::vector<std::string>& set_arguments,
+          const std::string& workload_name = {}) {
     plugin = std::move(load_plugin(file, {}).value());
-    schema = plugin->workloads[0].params;
+    workload = &plugin->workloads[0];
+    if (!workload_name.empty()) workload = plugin->find_workload(workload_name);
+    REQUIRE(workload != nullptr);
+    schema = workload->params;
     for (ParamSpec& p : RunnerSettings::params()) schema.push_back(p);
     for (const std::string& a : set_arguments) sets.entries.push_back(parse_set_argument(a).value());
     resolution = resolve_config(schema, {&sets});
     REQUIRE(resolution.errors.empty());
     services = std::make_unique<HostServices>(logger, comm, std::vector<SearchPath>{}, plugin->name);
     services->bind_config(&resolution.config);
-    services->bind_report(&report, plugin->workloads[0].name, plugin->name);
+    services->bind_report(&report, workload->name, plugin->name);
   }
 
   CallResult measure() {
-    auto instance = WorkloadInstance::create(plugin->workloads[0], services->api());
+    auto instance = WorkloadInstance::create(*workload, services->api());
     REQUIRE(instance);
     return dgx::measure(instance.value(), RunnerSettings::from(resolution.config).value(), *services, comm,
                         resolution.config.to_json(), report);
@@ -121,4 +126,23 @@ TEST_CASE("a failed correctness check keeps the measured row and has its own exi
   CHECK(result->code == ExitCode::check_failed);
   CHECK(result->message.find("result mismatch at element 7") != std::string::npos);
   CHECK(h.report.rows.size() == 1);
+}
+
+TEST_CASE("a workload whose run() ignores request.iterations fails at warm-up, named") {
+  Harness h(testing::fixture("misreporting/libdgx-misreport.so"), {"runner.batch=10"}, "ignores-iterations");
+  const CallResult result = h.measure();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::run_failed);
+  CHECK(result->message.find("misreport:ignores-iterations: run() ignores request.iterations: a sample of ") == 0);
+  CHECK(result->message.find("with runner.batch=10 its times per iteration would be about 10 times too small") !=
+        std::string::npos);
+  CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("honest workloads pass the iteration check, including one whose call overhead dominates") {
+  Harness spin(testing::spin_plugin(), {"spin.us=200", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  CHECK_FALSE(spin.measure());
+  // spin.us=0 does no work per iteration: too short to judge, so the check passes instead of accusing it.
+  Harness idle(testing::spin_plugin(), {"spin.us=0", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  CHECK_FALSE(idle.measure());
 }

@@ -180,7 +180,11 @@ typedef struct dgx_sample_request {
   uint32_t struct_size;
   uint32_t case_index;
   uint64_t sample_index; /* counts warm-up and timed samples separately, from 0 */
-  uint32_t iterations;   /* enqueue this many iterations back to back and time them together */
+  uint32_t iterations;   /* enqueue this many iterations back to back and time them together (runner.batch).
+                          * The host divides the time by this count: a run() that does one iteration whatever
+                          * it is asked would report times this many times too small. When it is above 1, the
+                          * host times samples of 1 and of several iterations during the first warm-up and
+                          * fails the run (exit code 1), naming the plugin, if the time does not grow. */
   int32_t warmup;        /* non-zero: a warm-up sample, its time is discarded */
   int32_t flush_cache;   /* non-zero: flush caches (e.g. GPU L2) before the timed region, outside it */
 } dgx_sample_request;

@@ -129,7 +129,9 @@ public:
   virtual std::size_t case_count() { return 1; }
   /// Untimed preparation of one case; returns what distinguishes it.
   virtual Case begin_case(std::size_t /*index*/) { return {}; }
-  /// Runs request.iterations iterations; synchronous, or reports its own timing in `result`.
+  /// Runs request.iterations iterations back to back; synchronous, or reports its own timing in `result`. The host
+  /// divides the time by request.iterations and, when it is above 1, checks during warm-up that the time grows
+  /// with it: a run() that ignores it fails the run with a message naming the plugin.
   virtual void run(const SampleRequest& /*request*/, SampleResult& /*result*/) {
     throw Unsupported("this workload has no measure mode");
   }
