@@ -147,6 +147,7 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
   if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome)) return *code;
+  if (auto refused = services.take_refusal()) outcome = refused;  // whatever the plugin made of the failed call
   const RunFacts facts{target, config, to_string(s.options.mode), mode.value(), s.options.argv};
   if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts);
   report.context = run_context(context_sources(s), facts);

@@ -133,6 +133,29 @@ TEST_CASE("add_metric extends the current measured row only") {
   CHECK(row.find_metric("tflops")->value == 700.0);
 }
 
+TEST_CASE("a metric in a unit dgxhost does not know is refused, and the refusal is kept for the run") {
+  Fixture f;
+  const dgx_host_api& api = f.api();
+  const dgx_metric parsecs[] = {{sizeof(dgx_metric), "distance", 12.0, "parsecs", 0, nullptr}};
+  dgx_result_row row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, nullptr, 0, parsecs, 1, nullptr, 0};
+  CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
+  CHECK(f.report.rows.empty());
+  ResultRow measured;
+  f.services.set_current_row(&measured);
+  const dgx_metric no_unit{sizeof(dgx_metric), "speed", 1.0, nullptr, 0, nullptr};
+  CHECK(api.add_metric(api.ctx, &no_unit) == DGX_ERR_INVALID_ARGUMENT);
+  const dgx_metric prefixed{sizeof(dgx_metric), "bw", 1.0, "GiB/s", 0, nullptr};
+  CHECK(api.add_metric(api.ctx, &prefixed) == DGX_OK);
+  f.services.set_current_row(nullptr);
+  const auto refusal = f.services.take_refusal();
+  REQUIRE(refusal);  // the first refusal, however the plugin handled the status
+  CHECK(refusal->code == ExitCode::run_failed);
+  CHECK(refusal->message.find("pl:wl: metric 'distance' has unit 'parsecs', which dgxhost does not accept") == 0);
+  CHECK(refusal->message.find("see docs/results-schema.md") != std::string::npos);
+  CHECK_FALSE(f.services.take_refusal());
+}
+
 TEST_CASE("notes, ranks and collectives of a world of one") {
   Fixture f;
   const dgx_host_api& api = f.api();

@@ -30,3 +30,17 @@ TEST_CASE("with one iteration per sample there is nothing to ignore") {
   const ProcessResult r = misreport({"--plugin", "ignores-iterations", "--set", "misreport.us=100"});
   CHECK(r.exit_code == 0);
 }
+
+TEST_CASE("a metric with unit parsecs is refused, naming plugin, metric and unit, measured or projected") {
+  for (const char* mode : {"measure", "project"}) {
+    const ProcessResult r = misreport({"--plugin", "parsecs", "--mode", mode, "--format", "json"});
+    CHECK_MESSAGE(r.exit_code == 1, mode);
+    CHECK_MESSAGE(r.err.find("misreport:parsecs: metric 'distance' has unit 'parsecs', which dgxhost does not "
+                             "accept (expected one of s, B, B/s,") != std::string::npos,
+                  mode);
+    const json::Value doc = json::parse(r.out);
+    CHECK(doc["status"]["error"].as_string().find("unit 'parsecs'") != std::string::npos);
+    for (const json::Value& row : doc["results"].as_array())  // a measured row keeps its timing, not the distance
+      CHECK_FALSE(row["metrics"].as_object().contains("distance"));
+  }
+}

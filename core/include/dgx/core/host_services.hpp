@@ -3,13 +3,16 @@
 // workload instance.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <dgx/plugin.h>
 
 #include "dgx/core/comm.hpp"
 #include "dgx/core/config.hpp"
+#include "dgx/core/expected.hpp"
 #include "dgx/core/log.hpp"
 #include "dgx/core/results.hpp"
 #include "dgx/core/search_paths.hpp"
@@ -29,6 +32,10 @@ public:
   /// The measured row that add_metric/add_field extend; nullptr outside a measured case.
   void set_current_row(ResultRow* row) { current_row_ = row; }
 
+  /// Why the plugin's results were refused (a metric in a unit outside <dgx/sdk/units.hpp>), once; the run fails
+  /// with it however the plugin handled the failed call.
+  [[nodiscard]] std::optional<Failure> take_refusal() { return std::exchange(refusal_, std::nullopt); }
+
   [[nodiscard]] const dgx_host_api* api() const { return &api_; }
   [[nodiscard]] const Logger& logger() const { return logger_; }
   [[nodiscard]] const std::string& source() const { return source_; }
@@ -36,6 +43,8 @@ public:
 private:
   static HostServices& self(void* ctx) { return *static_cast<HostServices*>(ctx); }
   const ResolvedEntry* entry(const char* key) const;
+  /// Checks a metric at the boundary; DGX_OK, or DGX_ERR_INVALID_ARGUMENT with the refusal recorded.
+  dgx_status check_metric(const dgx_metric* metric);
 
   static void log(void* ctx, dgx_log_level level, const char* message);
   static dgx_status get_bool(void* ctx, const char* key, std::int32_t* out);
@@ -72,6 +81,7 @@ private:
   std::string workload_;
   std::string plugin_;
   ResultRow* current_row_ = nullptr;
+  std::optional<Failure> refusal_;
   dgx_host_api api_{};
 };
 

@@ -266,7 +266,10 @@ typedef struct dgx_metric {
   uint32_t struct_size;
   const char* name; /* dotted, lower case, e.g. "time.median", "busbw", "mfu" */
   double value;
-  const char* unit; /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
+  const char* unit; /* one of <dgx/sdk/units.hpp> (docs/results-schema.md, Units): "s", "B", "B/s", "FLOP/s",
+                     * "tokens/s", "USD", "%", "1", "count", "days", "GPU-h", ... and prefixed forms such as
+                     * "ms", "GB/s", "GiB", "TFLOP/s". The host refuses any other unit: the call returns
+                     * DGX_ERR_INVALID_ARGUMENT and the run fails naming the plugin, the metric and the unit. */
   uint32_t flags;
   const char* label; /* optional short column title for the terminal table, e.g. "tok/s/GPU"; NULL: the name */
 } dgx_metric;
