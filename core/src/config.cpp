@@ -317,10 +317,27 @@ Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
   return entry;
 }
 
+namespace {
+
+// Says how sizes work when a value with a size suffix ("64K") reaches an integer key that is not in bytes.
+std::string size_suffix_hint(const ParamSpec& spec, const json::Value& value) {
+  const bool integers = spec.type == ParamType::integer || spec.type == ParamType::int_list;
+  if (!integers || spec.unit == "B") return {};
+  const auto is_size = [](const json::Value& v) { return v.is_string() && parse_byte_size(v.as_string()); };
+  const bool any =
+      value.is_array() ? std::any_of(value.as_array().begin(), value.as_array().end(), is_size) : is_size(value);
+  if (!any) return {};
+  return "; size suffixes (K, M, G, T) are accepted only by keys in bytes (unit B), and " + spec.key + " is " +
+         (spec.unit.empty() ? "a plain number" : "in " + spec.unit) + ": write the number itself";
+}
+
+}  // namespace
+
 Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
   auto mismatch = [&] {
     return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
-                       describe_value(entry.value) + " (" + entry.where.describe() + ")");
+                       describe_value(entry.value) + " (" + entry.where.describe() + ")" +
+                       size_suffix_hint(spec, entry.value));
   };
   json::Value result;
   if (const auto element = element_type(spec.type)) {

@@ -128,6 +128,8 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
     const ParamSpec& s = *e.spec;
     std::string help = s.help;
     if (!s.unit.empty()) help += " [" + s.unit + "]";
+    const bool sizes = s.unit == "B" && (s.type == ParamType::integer || s.type == ParamType::int_list);
+    if (sizes) help += " (64K, 1M, 2G, 1T accepted)";
     if (!s.choices.empty()) help += " (" + text::join(s.choices, "|") + ")";
     if (s.required) help += " (required)";
     t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",

@@ -140,7 +140,9 @@ typedef struct dgx_param_desc {
   const char* default_value; /* a TOML value literal: "2000", "\"bf16\"", "[8, 16]", "true"; NULL: unset */
   const char* help;          /* one line */
   const char* choices;       /* STRING and STRING_LIST: allowed values separated by '|'; NULL: any */
-  const char* unit;          /* optional unit of a number, e.g. "us", "B"; integers in "B" accept 64K, 1M, 2G */
+  const char* unit;          /* optional unit of a number, e.g. "us", "B". Integers (and integer lists) in "B"
+                              * accept a size suffix from users: 64K, 1M, 2G, 1T (powers of 1024); no other
+                              * unit does (Param::bytes in the C++ SDK declares such a key) */
   uint32_t flags;            /* DGX_PARAM_* flags */
   const char* alias;         /* optional one-letter command-line alias: "b" makes `-b 8` mean --set key=8 */
 } dgx_param_desc;

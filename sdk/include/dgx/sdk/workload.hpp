@@ -49,6 +49,15 @@ struct Param {
   static Param integer(std::string key, std::int64_t value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_INT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
+  /// A size in bytes (unit "B"). Users may give it with a suffix, --set key=64K (K, M, G, T: powers of 1024, as
+  /// nccl-tests reads them); --describe says so. Only keys in bytes take suffixes.
+  static Param bytes(std::string key, std::int64_t value, std::string help) {
+    return integer(std::move(key), value, std::move(help), "B");
+  }
+  /// A list of sizes in bytes; every element takes a suffix as in bytes().
+  static Param byte_list(std::string key, std::vector<std::int64_t> value, std::string help) {
+    return int_list(std::move(key), std::move(value), std::move(help), "B");
+  }
   static Param floating(std::string key, double value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_FLOAT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
