@@ -143,7 +143,7 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
 
   Report report;
-  services.bind_report(&report, w.name, w.plugin->name);
+  services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
   if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome)) return *code;

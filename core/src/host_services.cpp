@@ -42,10 +42,11 @@ HostServices::HostServices(const Logger& logger, HostComm& comm, std::vector<Sea
   api_.host_comm = &HostServices::host_comm;
 }
 
-void HostServices::bind_report(Report* report, std::string workload, std::string plugin) {
+void HostServices::bind_report(Report* report, std::string workload, std::string plugin, json::Object row_config) {
   report_ = report;
   workload_ = std::move(workload);
   plugin_ = std::move(plugin);
+  row_config_ = std::move(row_config);
 }
 
 const ResolvedEntry* HostServices::entry(const char* key) const {
@@ -180,6 +181,25 @@ dgx_status HostServices::check_metric(const dgx_metric* metric) {
   return DGX_ERR_INVALID_ARGUMENT;
 }
 
+dgx_status HostServices::read_row_config(const dgx_result_row& row, ResultRow& out) const {
+  for (std::uint32_t i = 0; i < row.config_count; ++i) {
+    const dgx_config_entry& e = detail::strided_element(row.config, i);
+    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
+      return DGX_ERR_INVALID_ARGUMENT;
+    auto value = parse_toml_value(e.value);
+    if (!value) {
+      logger_.log(DGX_LOG_ERROR, source_,
+                  "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
+    out.config.set(e.key, std::move(value.value()));
+    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
+  }
+  for (const auto& [key, value] : row_config_)  // the rest of the run's configuration, after the row's own
+    if (!out.config.contains(key)) out.config.set(key, value);
+  return DGX_OK;
+}
+
 dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
   HostServices& s = self(ctx);
   if (s.report_ == nullptr) {
@@ -198,19 +218,7 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
              : row->mode == DGX_RESULT_PROJECTED ? ResultMode::projected
                                                  : ResultMode::reference;
   out.table = row->table != nullptr ? row->table : out.workload;
-  for (std::uint32_t i = 0; i < row->config_count; ++i) {
-    const dgx_config_entry& e = detail::strided_element(row->config, i);
-    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
-      return DGX_ERR_INVALID_ARGUMENT;
-    auto value = parse_toml_value(e.value);
-    if (!value) {
-      s.logger_.log(DGX_LOG_ERROR, s.source_,
-                    "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
-      return DGX_ERR_INVALID_ARGUMENT;
-    }
-    out.config.set(e.key, std::move(value.value()));
-    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
-  }
+  if (const dgx_status status = s.read_row_config(*row, out); status != DGX_OK) return status;
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
     if (const dgx_status status = s.check_metric(&m); status != DGX_OK) return status;

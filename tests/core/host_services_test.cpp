@@ -108,6 +108,23 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   CHECK(r.find_field("source")->value == "model v1");
 }
 
+TEST_CASE("an emitted row carries the run's configuration after the keys it sets itself") {
+  Fixture f;
+  json::Object run_config;
+  run_config.set("model", "llama3.1-70b");
+  run_config.set("gpus", 8);
+  f.services.bind_report(&f.report, "wl", "pl", run_config);
+  const dgx_host_api& api = f.api();
+  const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64", 0}};
+  dgx_result_row row{sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, config, 1, nullptr, 0, nullptr, 0};
+  REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
+  const json::Object& c = f.report.rows.at(0).config;
+  REQUIRE(c.size() == 2);
+  CHECK(c.begin()->first == "gpus");  // the row's own key first, with its own value
+  CHECK(c.at("gpus").as_int() == 64);
+  CHECK(c.at("model").as_string() == "llama3.1-70b");
+}
+
 TEST_CASE("malformed rows are refused") {
   Fixture f;
   const dgx_host_api& api = f.api();
