@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs this build into a temporary prefix, builds the example plugin out of tree against the installed
-# dgx-sdk package (find_package + dgx_add_plugin), and runs it through the installed dgxhost --plugin-dir.
+# Installs this build into a temporary prefix and uses the installed SDK as a third party would: builds the
+# example plugin out of tree (find_package + dgx_add_plugin), runs it through the installed dgxhost, and checks
+# that dgx_add_plugin fails the build of a plugin without an exported entry symbol.
 # Usage: out_of_tree_test.sh <build dir> <cmake>
 set -euo pipefail
 build_dir=$1
@@ -28,4 +29,26 @@ grep -q '"bandwidth"' "$work/out.json"
 
 "$dgxhost" --plugin-dir "$work/hello-build" --plugin hello --mode project --format json > "$work/projected.json"
 grep -q '"mode": "projected"' "$work/projected.json"
-echo "out-of-tree example plugin: built, listed, measured and projected"
+
+# A plugin without the entry symbol, and one that defines it without exporting it, must not build.
+mkdir -p "$work/bad"
+printf 'int helper(void) { return 1; }\n' > "$work/bad/no_entry.c"
+# Without <dgx/plugin.h> (whose declaration exports it) the symbol gets the plugin's hidden default visibility.
+printf 'int dgx_plugin_entry(void) { return 0; }\n' > "$work/bad/hidden_entry.c"
+cat > "$work/bad/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(bad-plugins LANGUAGES C)
+find_package(dgx-sdk REQUIRED)
+dgx_add_plugin(no-entry SOURCES no_entry.c NO_INSTALL)
+dgx_add_plugin(hidden-entry SOURCES hidden_entry.c NO_INSTALL)
+CMAKE
+"$cmake" -S "$work/bad" -B "$work/bad-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+expect_build_failure() {
+  if "$cmake" --build "$work/bad-build" --target "$1" > "$work/$1.log" 2>&1; then
+    echo "dgx_add_plugin built $1"; exit 1
+  fi
+  grep -q "$2" "$work/$1.log" || { echo "$1: the build failed without saying why:"; cat "$work/$1.log"; exit 1; }
+}
+expect_build_failure no-entry "dgx_plugin_entry' not defined"
+expect_build_failure hidden-entry "defines dgx_plugin_entry but does not export it"
+echo "out-of-tree example plugin: built, listed, measured and projected; bad plugins refused"
