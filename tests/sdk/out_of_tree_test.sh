@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs this build into a temporary prefix and uses the installed SDK as a third party would: builds the
-# example plugin out of tree (find_package + dgx_add_plugin), runs it through the installed dgxhost, and checks
-# that dgx_add_plugin fails the build of a plugin without an exported entry symbol.
+# example plugin out of tree (find_package + dgx_add_plugin), runs its unit test on the SDK's fake host, runs it
+# through the installed dgxhost, checks that the guide and the results schema are installed, and that
+# dgx_add_plugin fails the build of a plugin without an exported entry symbol.
 # Usage: out_of_tree_test.sh <build dir> <cmake>
 set -euo pipefail
 build_dir=$1
@@ -12,9 +13,14 @@ trap 'rm -rf "$work"' EXIT
 "$cmake" --install "$build_dir" --prefix "$work/prefix" >/dev/null
 example="$work/prefix/share/dgx/sdk-examples/hello"
 test -f "$example/CMakeLists.txt" || { echo "example not installed at $example"; exit 1; }
+for doc in sdk-guide.md results-schema.md; do
+  test -f "$work/prefix/share/doc/dgx-sdk/$doc" || { echo "$doc not installed"; exit 1; }
+done
+test -f "$work/prefix/include/dgx/sdk/testing/fake_host.hpp" || { echo "test harness not installed"; exit 1; }
 "$cmake" -S "$example" -B "$work/hello-build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 "$cmake" --build "$work/hello-build" >/dev/null
 test -f "$work/hello-build/libdgx-hello.so" || { echo "plugin not built"; exit 1; }
+"$work/hello-build/hello_test" || { echo "the example's unit test failed"; exit 1; }
 
 dgxhost="$work/prefix/bin/dgxhost"
 "$dgxhost" --plugin-dir "$work/hello-build" --list > "$work/list.txt"
@@ -51,4 +57,4 @@ expect_build_failure() {
 }
 expect_build_failure no-entry "dgx_plugin_entry' not defined"
 expect_build_failure hidden-entry "defines dgx_plugin_entry but does not export it"
-echo "out-of-tree example plugin: built, listed, measured and projected; bad plugins refused"
+echo "out-of-tree example plugin: built, unit-tested, listed, measured and projected; bad plugins refused"

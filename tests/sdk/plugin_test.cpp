@@ -33,7 +33,7 @@ public:
     result.cache = dgx::sdk::CacheState::cold;
   }
   void end_case(std::size_t, const dgx::sdk::Stats& stats) override {
-    host_.add_metric("rate", 1.0 / stats.median, "1/s");
+    host_.add_metric("rate", 1.0 / stats.median, "tokens/s");
   }
   void project(dgx::sdk::Mode mode) override {
     host_.emit(dgx::sdk::Row(dgx::sdk::ResultMode::projected)
