@@ -1,5 +1,6 @@
-// A small JSON value with insertion-ordered objects, a writer and a parser. Results are written with it
-// (so "schema" comes first and keys keep the order a reader expects) and tests read them back with it.
+// The host's JSON value: insertion-ordered objects (so "schema" comes first and keys keep the order a reader
+// expects), integers apart from floats. Results are built with it; write() and parse() are nlohmann::json's
+// reader and writer (json.cpp), and tests read results back with them.
 #pragma once
 
 #include <cstdint>
@@ -87,11 +88,13 @@ private:
 
 bool operator==(const Object& a, const Object& b);
 
-/// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level. Non-finite doubles become
-/// null (JSON has no NaN); doubles are written in the shortest form that reads back exactly.
+/// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level, arrays of scalars on one
+/// line. Non-finite doubles become null (JSON has no NaN); doubles are written in the shortest form that reads
+/// back exactly, always with a '.' or an exponent ("2.0"), so they read back as doubles. Invalid UTF-8 in
+/// strings is written as U+FFFD.
 std::string write(const Value& value, int indent = 2);
 
-/// Parses a JSON document; throws std::runtime_error with the line and column of the first error.
+/// Parses a JSON document; throws std::runtime_error with the line and column where reading stopped and why.
 Value parse(std::string_view text);
 
 }  // namespace dgx::json
