@@ -14,6 +14,7 @@
 #include "dgx/core/launch.hpp"
 #include "dgx/core/launcher.hpp"
 #include "dgx/core/listing.hpp"
+#include "dgx/core/output_file.hpp"
 #include "dgx/core/plugin_registry.hpp"
 #include "dgx/core/report.hpp"
 #include "dgx/core/run_config.hpp"
@@ -58,6 +59,13 @@ template <typename T> std::optional<Failure> failure_of(const Expected<T>& e) {
 
 Format stdout_format(const CliOptions& o) { return format_from_name(o.format).value_or(Format::table); }
 
+// Whether --output can be written, before any work: a typo must not cost a run.
+std::optional<Failure> check_outputs(const CliOptions& o) {
+  if (o.output.empty() || o.list || o.describe) return std::nullopt;
+  if (auto format = output_format(o.output, stdout_format(o)); !format) return format.error();
+  return check_output_path(o.output);
+}
+
 // Mode ----------------------------------------------------------------------------------------------------------
 
 Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dgx_host_api* host) {
@@ -94,16 +102,21 @@ ContextSources context_sources(const Session& s) { return {s.registry, s.plugin_
 
 // Commands ------------------------------------------------------------------------------------------------------
 
+// The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
+// file could be written.
 int emit_report(const Session& s, Report& report) {
   if (s.comm->ranks().rank != 0) return report.exit_code;  // rank 0 reports for everyone
-  std::cout << render(report, stdout_format(s.options)) << std::flush;
-  if (!s.options.output.empty()) {
-    const Format format = format_from_path(s.options.output).value_or(stdout_format(s.options));
-    if (auto problem = write_report(report, format, s.options.output)) {
-      s.logger.error("--output " + s.options.output + ": " + *problem);
+  const std::string& path = s.options.output;
+  if (!path.empty() && path != kStdoutPath) {
+    const Format format = output_format(path, stdout_format(s.options)).value();  // checked before the run
+    if (auto problem = write_report(report, format, path)) {
+      const std::string message = "cannot write the results to " + path + ": " + *problem;
+      s.logger.error(message);
+      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
       if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
     }
   }
+  std::cout << render(report, stdout_format(s.options)) << std::flush;
   return report.exit_code;
 }
 
@@ -260,6 +273,7 @@ int run_app(int argc, const char* const* argv) {
   }
   if (s.options.version) return print_version();
   if (auto failure = join_ranks(s)) return fail(s, *failure);
+  if (auto code = agree_or_exit(s, check_outputs(s.options))) return *code;
   install_cancellation_handlers();
   discover_plugins(s);
   if (s.options.list) return list(s);

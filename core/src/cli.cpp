@@ -57,7 +57,8 @@ po::options_description make_options(CliOptions& o) {
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
       "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
-      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
+      "also write the results to FILE (checked before the run; - is stdout); the format follows its extension "
+      "(.json .csv .md .txt), else --format");
 
   po::options_description plugins("Plugins and configs");
   plugins.add_options()("plugin-dir",
