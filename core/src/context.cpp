@@ -227,6 +227,14 @@ json::Object run_context(const ContextSources& sources, const RunFacts& run, boo
   return c;
 }
 
+json::Object failure_context(const std::vector<std::string>& argv) {
+  json::Object c;
+  c.set("dgxhost", dgxhost_json());
+  c.set("time", utc_timestamp());
+  c.set("argv", json::Array(argv.begin(), argv.end()));
+  return c;
+}
+
 std::string utc_timestamp() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

@@ -1,5 +1,7 @@
 #include "dgx/core/output_file.hpp"
 
+#include "dgx/core/files.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,12 +12,6 @@
 #include <fstream>
 
 namespace dgx {
-
-std::string os_reason(int errnum) {
-  char buffer[256] = {};
-  // GNU strerror_r returns the message, which may or may not live in `buffer`.
-  return ::strerror_r(errnum, buffer, sizeof buffer);
-}
 
 namespace {
 
@@ -28,21 +24,11 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 // Why `path` must not be replaced, or empty: it is absent or a regular file. lstat, so a symlink is itself refused.
 std::string non_regular_target(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
-  return path + " is " + kind_of(st.st_mode) +
+  return path + " is " + file_kind(st.st_mode) +
          ": dgxhost writes results only to regular files (it would replace it); use -o - for stdout";
 }
 
@@ -90,18 +76,6 @@ private:
   bool kept_ = false;
 };
 
-int write_all(int fd, std::string_view content) {
-  while (!content.empty()) {
-    const ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    content.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
 // Best effort: a rename is durable once the folder's entry is on disk.
 void sync_folder(const std::string& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -133,7 +107,7 @@ std::optional<Failure> check_output_path(const std::string& path) {
   TemporaryFile probe(path);
   if (probe.error() != 0)
     return usage("--output " + path + ": cannot create a file in " + folder + ": " + os_reason(probe.error()));
-  if (const int error = write_all(probe.fd(), "\n"); error != 0)
+  if (const int error = write_all(probe.fd(), "\n", 1); error != 0)
     return usage("--output " + path + ": cannot write in " + folder + ": " + os_reason(error));
   return std::nullopt;
 }
@@ -143,7 +117,7 @@ std::optional<std::string> write_file_atomically(const std::string& path, std::s
   TemporaryFile temporary(path);
   if (temporary.error() != 0)
     return "cannot create a temporary file in " + folder_of(path) + ": " + os_reason(temporary.error());
-  if (const int error = write_all(temporary.fd(), content); error != 0)
+  if (const int error = write_all(temporary.fd(), content.data(), content.size()); error != 0)
     return "cannot write " + temporary.path() + ": " + os_reason(error);
   ::fchmod(temporary.fd(), new_file_mode());
   if (::fsync(temporary.fd()) != 0) return "cannot write " + temporary.path() + ": " + os_reason(errno);

@@ -1,5 +1,7 @@
 #include "dgx/core/runner.hpp"
 
+#include <cmath>
+
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/iteration_check.hpp"
 #include "dgx/core/stopping_criterion.hpp"
@@ -52,34 +54,63 @@ std::vector<ParamSpec> RunnerSettings::params() {
   };
 }
 
+namespace {
+
+// Range checks of runner.* that say what was given and where it came from ("runner.max_time must be a finite
+// number > 0, got -inf (run.toml:3:12)").
+class RangeCheck {
+public:
+  explicit RangeCheck(const ResolvedConfig& config) : config_(config) {}
+
+  std::int64_t integer(const char* key) const { return config_.find(key)->value.as_int(); }
+  double number(const char* key) const { return config_.find(key)->value.as_number(); }
+
+  void require(bool ok, const char* key, const std::string& condition) {
+    if (ok) return;
+    const ResolvedEntry& e = *config_.find(key);
+    problems_.push_back(std::string(key) + " must be " + condition + ", got " + to_toml_literal(e.value) + " (" +
+                        e.where.describe() + ")");
+  }
+  void require_finite(const char* key, bool positive) {
+    const double v = number(key);
+    require(std::isfinite(v) && (positive ? v > 0 : v >= 0), key,
+            positive ? "a finite number > 0" : "a finite number >= 0");
+  }
+  [[nodiscard]] std::optional<Failure> failure() const {
+    if (problems_.empty()) return std::nullopt;
+    return Failure{ExitCode::usage, text::join(problems_, "; ")};
+  }
+
+private:
+  const ResolvedConfig& config_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
 Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
-  auto number = [&](const char* key) { return config.find(key)->value.as_number(); };
-  auto integer = [&](const char* key) { return config.find(key)->value.as_int(); };
+  RangeCheck check(config);
+  const std::int64_t warmup = check.integer("runner.warmup"), min_samples = check.integer("runner.min_samples"),
+                     max_samples = check.integer("runner.max_samples"), batch = check.integer("runner.batch");
+  check.require(warmup >= 0, "runner.warmup", ">= 0");
+  check.require(min_samples >= 1, "runner.min_samples", ">= 1");
+  check.require(max_samples >= min_samples, "runner.max_samples",
+                ">= runner.min_samples (" + std::to_string(min_samples) + ")");
+  check.require(batch >= 1 && batch <= kMaxBatch, "runner.batch", "in 1.." + std::to_string(kMaxBatch));
+  check.require_finite("runner.warmup_time", false);
+  check.require_finite("runner.min_time", false);
+  check.require_finite("runner.max_time", true);
+  check.require_finite("runner.noise", false);
+  if (auto failure = check.failure()) return *failure;
   RunnerSettings s;
-  std::vector<std::string> problems;
-  auto require = [&](bool ok, const std::string& message) {
-    if (!ok) problems.push_back(message);
-  };
-  const std::int64_t warmup = integer("runner.warmup"), min_samples = integer("runner.min_samples"),
-                     max_samples = integer("runner.max_samples"), batch = integer("runner.batch");
-  require(warmup >= 0, "runner.warmup must be >= 0, got " + std::to_string(warmup));
-  require(min_samples >= 1, "runner.min_samples must be >= 1, got " + std::to_string(min_samples));
-  require(max_samples >= min_samples, "runner.max_samples (" + std::to_string(max_samples) +
-                                          ") must be >= runner.min_samples (" + std::to_string(min_samples) + ")");
-  require(batch >= 1 && batch <= 1'000'000'000, "runner.batch must be in 1..1e9, got " + std::to_string(batch));
-  s.warmup_time = number("runner.warmup_time");
-  s.min_time = number("runner.min_time");
-  s.max_time = number("runner.max_time");
-  s.noise = number("runner.noise");
-  require(s.warmup_time >= 0, "runner.warmup_time must be >= 0");
-  require(s.min_time >= 0, "runner.min_time must be >= 0");
-  require(s.max_time > 0, "runner.max_time must be > 0");
-  require(s.noise >= 0, "runner.noise must be >= 0");
-  if (!problems.empty()) return Failure{ExitCode::usage, text::join(problems, "; ")};
   s.warmup = static_cast<std::uint64_t>(warmup);
   s.min_samples = static_cast<std::uint64_t>(min_samples);
   s.max_samples = static_cast<std::uint64_t>(max_samples);
   s.batch = static_cast<std::uint32_t>(batch);
+  s.warmup_time = check.number("runner.warmup_time");
+  s.min_time = check.number("runner.min_time");
+  s.max_time = check.number("runner.max_time");
+  s.noise = check.number("runner.noise");
   s.cold = config.find("runner.cold")->value.as_bool();
   return s;
 }

@@ -4,6 +4,7 @@
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/runner.hpp"
 #include "fixtures.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx;
 
@@ -53,8 +54,25 @@ TEST_CASE("runner settings are validated") {
   auto settings = RunnerSettings::from(h.resolution.config);
   REQUIRE_FALSE(settings);
   CHECK(settings.error().code == ExitCode::usage);
-  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0") != std::string::npos);
-  CHECK(settings.error().message.find("runner.max_time must be > 0") != std::string::npos);
+  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0 (--set runner.min_samples=0)") !=
+        std::string::npos);
+  CHECK(settings.error().message.find("runner.max_time must be a finite number > 0, got 0.0") != std::string::npos);
+}
+
+TEST_CASE("range errors of runner settings give the value and where it came from, infinities included") {
+  testing::TempDir dir;
+  const auto file = dir.write("run.toml", "runner.max_time = -inf\nrunner.batch = 0\n");
+  Harness h(testing::spin_plugin(), {});
+  const auto layer = load_toml_config(file.string(), "config file");
+  REQUIRE(layer);
+  const ConfigResolution resolution = resolve_config(h.schema, {&layer->layer});
+  REQUIRE(resolution.errors.empty());
+  auto settings = RunnerSettings::from(resolution.config);
+  REQUIRE_FALSE(settings);
+  const std::string& m = settings.error().message;
+  CHECK(m.find("runner.max_time must be a finite number > 0, got -inf (" + file.string() + ":1:19)") !=
+        std::string::npos);
+  CHECK(m.find("runner.batch must be in 1..1000000000, got 0 (" + file.string() + ":2:16)") != std::string::npos);
 }
 
 TEST_CASE("a 2 ms spin measures 2 ms") {

@@ -31,7 +31,4 @@ std::optional<Failure> check_output_path(const std::string& path);
 /// Refuses a target that exists and is not a regular file. nullopt on success, else the reason.
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view content);
 
-/// strerror(errnum) as a string (thread-safe).
-std::string os_reason(int errnum);
-
 }  // namespace dgx

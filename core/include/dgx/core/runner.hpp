@@ -18,6 +18,8 @@
 namespace dgx {
 
 struct RunnerSettings {
+  static constexpr std::int64_t kMaxBatch = 1'000'000'000;  // request.iterations is 32-bit
+
   std::uint64_t warmup = 3;  // warm-up samples, discarded
   double warmup_time = 0.0;  // ... and at least this long (s)
   std::uint64_t min_samples = 10;
