@@ -163,7 +163,9 @@ std::optional<std::string> check_choices(const ParamSpec& spec, const json::Valu
   return std::nullopt;
 }
 
-bool valid_key(std::string_view key) {
+}  // namespace
+
+bool valid_config_key(std::string_view key) {
   if (key.empty() || key.front() == '.' || key.back() == '.') return false;
   for (const char c : key) {
     const bool ok =
@@ -173,15 +175,13 @@ bool valid_key(std::string_view key) {
   return key.find("..") == std::string_view::npos;
 }
 
-}  // namespace
-
 Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
   const std::size_t eq = argument.find('=');
   if (eq == std::string_view::npos)
     return usage_error("--set " + std::string(argument) + ": expected KEY=VALUE, e.g. --set spin.us=2000");
   const std::string key = text::trim(argument.substr(0, eq));
   const std::string raw = text::trim(argument.substr(eq + 1));
-  if (!valid_key(key))
+  if (!valid_config_key(key))
     return usage_error("--set " + std::string(argument) + ": '" + key +
                        "' is not a config key (letters, digits, '_', '-', separated by dots)");
   if (raw.empty()) return usage_error("--set " + std::string(argument) + ": no value after '='");

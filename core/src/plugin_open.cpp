@@ -1,6 +1,7 @@
 #include "dgx/core/plugin_open.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <array>
@@ -69,6 +70,24 @@ Expected<boost::dll::shared_library> open_library(const std::filesystem::path& f
   return library;
 }
 
+// What the dynamic symbol at `address` is, when it is not a function: "data (STT_OBJECT)". Calling data crashes
+// the host (or executes whatever bytes it holds), so the symbol table's type is checked first.
+std::string symbol_kind(void* address) {
+  Dl_info info{};
+  void* entry = nullptr;
+  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr)
+    return {};  // no symbol table entry to judge by: let the call decide
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  switch (ELF64_ST_TYPE(symbol->st_info)) {
+  case STT_FUNC:
+  case STT_GNU_IFUNC:
+  case STT_NOTYPE: return {};  // assembly and some toolchains leave functions untyped
+  case STT_OBJECT: return "data (STT_OBJECT)";
+  case STT_TLS: return "thread-local data (STT_TLS)";
+  default: return "not a function (ELF symbol type " + std::to_string(ELF64_ST_TYPE(symbol->st_info)) + ")";
+  }
+}
+
 // The fields every major version of the ABI starts its plugin descriptor with (abi/v1.h: "the version lives at
 // a fixed offset"), read before anything whose layout depends on the version.
 struct DescriptorHead {
@@ -124,7 +143,11 @@ Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow
   if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL))
     return reject(std::string("no entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL +
                   "' (expected a dgx plugin: DGX_PLUGIN(...) in C++, or an exported dgx_plugin_entry in C)");
-  return negotiate(file, &library->get<std::remove_pointer_t<dgx_plugin_entry_fn>>(DGX_PLUGIN_ENTRY_SYMBOL));
+  void* entry = &library->get<char>(DGX_PLUGIN_ENTRY_SYMBOL);
+  if (std::string kind = symbol_kind(entry); !kind.empty())
+    return reject(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
+                  " (expected a function); calling it would crash");
+  return negotiate(file, reinterpret_cast<dgx_plugin_entry_fn>(entry));
 }
 
 }  // namespace dgx

@@ -17,6 +17,11 @@ Failure not_available(std::string message) { return {ExitCode::no_plugin, std::m
 
 }  // namespace
 
+PluginRegistry::~PluginRegistry() {
+  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it)
+    if ((*it)->desc != nullptr && (*it)->desc->shutdown != nullptr) (*it)->desc->shutdown();
+}
+
 void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOptions& options) {
   for (const SearchPath& search : paths) {
     std::error_code ec;

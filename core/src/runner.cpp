@@ -4,6 +4,7 @@
 
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/iteration_check.hpp"
+#include "dgx/core/printable.hpp"
 #include "dgx/core/stopping_criterion.hpp"
 #include "dgx/core/text.hpp"
 #include "sampling.hpp"
@@ -155,12 +156,13 @@ ResultRow case_row(const WorkloadInfo& workload, const dgx_case_desc& desc, cons
   row.plugin = workload.plugin->name;
   row.mode = ResultMode::measured;
   row.table = workload.name;
-  row.label = desc.label != nullptr ? desc.label : "";
+  row.label = printable(desc.label);
   row.config = row_config;
-  for (std::uint32_t i = 0; i < desc.config_count; ++i) {
+  for (std::uint32_t i = 0; i < desc.config_count; ++i) {  // measure_case checked the array
     const dgx_config_entry& e = detail::strided_element(desc.config, i);
-    auto value = parse_toml_value(e.value != nullptr ? e.value : "");
-    row.config.set(e.key != nullptr ? e.key : "?", value ? value.value() : json::Value(e.value));
+    const std::string text = printable(e.value);
+    auto value = parse_toml_value(text);
+    row.config.set(e.key != nullptr ? printable(e.key) : "?", value ? value.value() : json::Value(text));
   }
   return row;
 }
@@ -256,6 +258,12 @@ void add_timing(ResultRow& row, const CaseRun& run, const StoppingCriterion& cri
 CallResult measure_case(const CaseRun& run, HostServices& services, const json::Object& row_config, Report& report) {
   dgx_case_desc desc{};
   if (auto failure = run.instance.begin_case(run.index, desc)) return failure;
+  if (!detail::readable_array(desc.config, desc.config_count)) {
+    const WorkloadInfo& w = run.instance.workload();
+    return Failure{ExitCode::run_failed, w.plugin->name + ":" + w.name +
+                                             ": begin_case returned a case whose config "
+                                             "array is NULL or has a bad stride"};
+  }
   ResultRow row = case_row(run.instance.workload(), desc, row_config);
   CallResult end;
   {

@@ -4,6 +4,8 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/core/printable.hpp"
+
 namespace dgx {
 
 ExitCode exit_code_for(dgx_status status) {
@@ -25,8 +27,9 @@ std::string who(const WorkloadInfo& w) { return w.plugin->name + ":" + w.name; }
 Failure make_failure(const WorkloadInfo& w, const char* function, dgx_status status, const char* message) {
   std::string text = who(w) + ": " + function + " failed";
   if (status == DGX_ERR_INVALID_ARGUMENT) text = who(w) + ": invalid configuration";
-  text += std::string(": ") +
-          (message != nullptr && *message != '\0' ? message : "no message (" + sdk::status_symbol(status) + ")");
+  text +=
+      std::string(": ") + (message != nullptr && *message != '\0' ? printable(message, true)
+                                                                  : "no message (" + sdk::status_symbol(status) + ")");
   return {exit_code_for(status), std::move(text)};
 }
 
@@ -39,7 +42,8 @@ CallResult can_measure(const WorkloadInfo& workload, const dgx_host_api* host) {
   const dgx_status status = workload.desc->can_measure(workload.desc, host, &error);
   if (status == DGX_OK) return std::nullopt;
   Failure f = make_failure(workload, "can_measure", status, message.data());
-  f.message = who(workload) + " cannot measure here: " + (message[0] != '\0' ? message.data() : "no reason given");
+  f.message = who(workload) +
+              " cannot measure here: " + (message[0] != '\0' ? printable(message.data(), true) : "no reason given");
   return f;
 }
 

@@ -1,6 +1,7 @@
 // The command line as users meet it: help, version, listing, describing, unknown names, exit codes.
 #include <doctest/doctest.h>
 
+#include "broken_fixtures.hpp"
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
 
@@ -36,7 +37,7 @@ TEST_CASE("--list --format json is machine-readable") {
   const ProcessResult r = dgxhost({"--list", "--format", "json", "--plugin-dir", fixture_dir("broken")});
   REQUIRE(r.exit_code == 0);
   const json::Value doc = json::parse(r.out);
-  CHECK(doc["rejected"].as_array().size() == 7);
+  CHECK(doc["rejected"].as_array().size() == kBrokenFixtures.size());
   bool found_spin = false;
   for (const json::Value& p : doc["plugins"].as_array()) found_spin |= p["name"].as_string() == "spin";
   CHECK(found_spin);

@@ -73,6 +73,9 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
 /// device is refused without blocking).
 Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin);
 
+/// A dotted config key: letters, digits, '_' and '-', separated by single dots ("parallel.tp").
+bool valid_config_key(std::string_view key);
+
 /// Parses one --set argument "key=value". The value is read as a TOML value; text that is not valid TOML is a
 /// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose
 /// unit is bytes ("B") also accept 64K, 1M, 2G.
