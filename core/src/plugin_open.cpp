@@ -14,6 +14,7 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/core/build_info.hpp"
+#include "dgx/core/secure_path.hpp"
 
 namespace dgx {
 
@@ -31,12 +32,6 @@ Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reas
 std::vector<boost::dll::shared_library>& retained_libraries() {
   static auto* libraries = new std::vector<boost::dll::shared_library>();
   return *libraries;
-}
-
-std::string octal_mode(mode_t mode) {
-  char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode & 07777));
-  return buffer;
 }
 
 std::string describe_non_elf(const std::filesystem::path& file) {
@@ -113,22 +108,6 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
 }
 
 }  // namespace
-
-std::string insecure_permissions(const std::filesystem::path& file) {
-  for (const std::filesystem::path& path :
-       {file, file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()}) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) continue;
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-      const bool is_dir = S_ISDIR(st.st_mode);
-      return std::string(is_dir ? "its directory " + path.string() : "the file") +
-             " is writable by group or others (mode " + octal_mode(st.st_mode) +
-             "; expected no group/other write permission): refused; fix with 'chmod go-w " + path.string() +
-             "' or pass --allow-insecure-plugins";
-    }
-  }
-  return {};
-}
 
 Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
   std::error_code ec;

@@ -32,9 +32,6 @@ struct OpenedPlugin {
   dgx_status entry_status = DGX_OK;  // what the entry symbol returned
 };
 
-/// Why a path must not be loaded: it, or its directory, is writable by group or others. Empty when safe.
-std::string insecure_permissions(const std::filesystem::path& file);
-
 /// Opens `file`, calls its entry symbol and checks the version it answers with against kHostAbiMin..Max. On
 /// failure the message is the reason only (the caller names the file); the code is ExitCode::no_plugin.
 Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure);
