@@ -4,6 +4,7 @@
 
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
+#include "dgx/core/crash_report.hpp"
 #include "dgx/core/launch.hpp"
 #include "dgx/core/listing.hpp"
 #include "session.hpp"
@@ -70,6 +71,7 @@ int run_app(int argc, const char* const* argv) {
   if (auto failure = join_ranks(s)) return fail(s, *failure);
   if (auto code = agree_or_exit(s, check_outputs(s.options))) return *code;
   install_cancellation_handlers();
+  install_crash_handlers();
   if (auto code = agree_or_exit(s, discover_plugins(s))) return *code;
   if (s.options.list) return list(s);
 

@@ -109,7 +109,7 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
 
 }  // namespace
 
-Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
+std::optional<Failure> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) return reject("not a regular file (expected a shared library)");
   if (!allow_insecure) {
@@ -117,6 +117,11 @@ Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow
   }
   if (!is_elf(file))
     return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(file));
+  return std::nullopt;
+}
+
+Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
+  if (auto problem = check_plugin_file(file, allow_insecure)) return *problem;
   auto library = open_library(file);
   if (!library) return library.error();
   if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL))

@@ -265,6 +265,7 @@ CallResult measure_case(const CaseRun& run, HostServices& services, const json::
                                              "array is NULL or has a bad stride"};
   }
   ResultRow row = case_row(run.instance.workload(), desc, row_config);
+  run.instance.set_case_label(row.label);
   CallResult end;
   {
     const CurrentRowScope current(services, row);

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "dgx/core/context.hpp"
+#include "dgx/core/crash_report.hpp"
 #include "dgx/core/files.hpp"
 #include "dgx/core/launcher.hpp"
 #include "dgx/core/listing.hpp"
@@ -60,7 +61,10 @@ std::optional<Failure> join_ranks(Session& s) {
   if (!comm) return comm.error();
   s.comm = std::move(comm.value());
   const RankInfo& me = s.comm->ranks();
-  if (me.world_size > 1) s.logger.set_rank_label("rank " + std::to_string(me.rank));
+  if (me.world_size > 1) {
+    s.logger.set_rank_label("rank " + std::to_string(me.rank));
+    set_crash_rank_label("rank " + std::to_string(me.rank));
+  }
   s.logger.configure(s.options.quiet         ? DGX_LOG_WARNING
                      : s.options.verbose > 0 ? DGX_LOG_DEBUG
                                              : DGX_LOG_INFO,

@@ -88,3 +88,24 @@ TEST_CASE("the host calls every loaded plugin's shutdown() before it exits") {
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(marker));
 }
+
+TEST_CASE("plugins that crash or exit while loading leave --list working and are named, each on one line") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--list"});
+  CHECK(r.exit_code == 0);
+  for (const char* name : {"init-segfault", "init-abort", "ctor-abort", "truncated"}) {
+    const std::string file = fixture_dir("broken") + "/libdgx-" + name + ".so: crashed while loading";
+    CHECK_MESSAGE(r.out.find(file) != std::string::npos, name);
+  }
+  CHECK(r.out.find(fixture_dir("broken") + "/libdgx-init-exit.so: ended the process with exit status 0") !=
+        std::string::npos);
+  CHECK(r.out.find("spin 1.0.0") != std::string::npos);
+}
+
+TEST_CASE("a plugin that crashes in run() is named with its workload and case, and the exit code is 6") {
+  const ProcessResult r = dgxhost(
+      std::vector<std::string>{"--plugin-dir", fixture_dir("crashing"), "--plugin", "crashy", "--mode", "measure"} +
+      kQuick);
+  CHECK(r.exit_code == 6);
+  CHECK(r.err.find("crashy:cplain: run() of case 1/1") != std::string::npos);
+  CHECK(r.err.find("the plugin crashed with SIGSEGV") != std::string::npos);
+}

@@ -7,8 +7,9 @@
 
 namespace dgx::testing {
 
-inline constexpr std::array<std::string_view, 14> kBrokenFixtures = {
-    "bad-name",    "colon-name", "duplicate-key", "entry-data",  "future-abi",     "garbage",     "init-error",
-    "init-throws", "no-entry",   "null-create",   "null-params", "null-workloads", "runner-type", "short-struct"};
+inline constexpr std::array<std::string_view, 19> kBrokenFixtures = {
+    "bad-name",    "colon-name",     "ctor-abort",  "duplicate-key", "entry-data",  "future-abi", "garbage",
+    "init-abort",  "init-error",     "init-exit",   "init-segfault", "init-throws", "no-entry",   "null-create",
+    "null-params", "null-workloads", "runner-type", "short-struct",  "truncated"};
 
 }  // namespace dgx::testing
