@@ -58,7 +58,13 @@ po::options_description make_options(CliOptions& o) {
       "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
       "also write the results to FILE (checked before the run; - is stdout); the format follows its extension "
-      "(.json .csv .md .txt), else --format");
+      "(.json .csv .md .txt), else --format")(
+      "run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
+      "measure mode: keep the journal of finished cases and results.json in DIR (default: "
+      "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
+      "resume", po::value<std::string>(&o.resume)->value_name("DIR"),
+      "complete the interrupted run in DIR: run only the cases its journal lacks (alone, it repeats the run's "
+      "command line; with a command line, that must resolve to the same configuration)");
 
   po::options_description plugins("Plugins and configs");
   plugins.add_options()("plugin-dir",
@@ -98,7 +104,7 @@ std::string cli_help() {
          "--describe lists them.\n\n"
       << make_options(scratch)
       << "\nExit codes: 0 success, 1 run failed, 2 usage or config error, 3 no usable plugin, 4 no usable device,\n"
-         "5 correctness check failed, 130 interrupted.\n";
+         "5 correctness check failed, 6 a plugin crashed, 130 interrupted.\n";
   return out.str();
 }
 
@@ -156,6 +162,8 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
     return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
   if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
+  if (!options.run_dir.empty() && !options.resume.empty())
+    return Failure{ExitCode::usage, "--run-dir and --resume exclude each other: a resumed run keeps its folder"};
   return options;
 }
 

@@ -5,6 +5,7 @@
 #include "dgx/core/output_file.hpp"
 #include "dgx/core/runner.hpp"
 #include "dgx/core/workload_instance.hpp"
+#include "run_folder.hpp"
 #include "session.hpp"
 
 namespace dgx {
@@ -49,8 +50,15 @@ ContextSources context_sources(const Session& s) { return {s.registry, s.plugin_
 
 // The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
 // file could be written.
-int emit_report(const Session& s, Report& report) {
+int emit_report(const Session& s, Report& report, const RunFolder* folder) {
   if (s.comm->ranks().rank != 0) return report.exit_code;  // rank 0 reports for everyone
+  if (folder != nullptr) {
+    if (auto problem = folder->write_results(report))
+      s.logger.warn("cannot write the run folder's " + std::string(kRunResultsFile) + ": " + *problem);
+    if (report.exit_code != 0 && report.exit_code != to_int(ExitCode::usage))
+      s.logger.info("finished cases are in " + folder->dir().string() + "/" + kJournalFile + "; dgxhost --resume " +
+                    folder->dir().string() + " completes the run");
+  }
   const std::string& path = s.options.output;
   if (!path.empty() && path != kStdoutPath) {
     const Format format = output_format(path, stdout_format(s.options)).value();  // checked before the run
@@ -67,7 +75,7 @@ int emit_report(const Session& s, Report& report) {
 
 // Creates the instance and runs the chosen mode; nullopt when every rank may report, else the exit code.
 std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadInfo& w, dgx_mode mode,
-                            const ResolvedConfig& config, Report& report, CallResult& outcome) {
+                            const ResolvedConfig& config, Report& report, CallResult& outcome, RunFolder* folder) {
   auto instance = WorkloadInstance::create(w, services.api());
   if (auto code = agree_or_exit(s, failure_of(instance))) return code;
   if (mode != DGX_MODE_MEASURE) {
@@ -76,21 +84,36 @@ std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadIn
   }
   auto settings = RunnerSettings::from(config);
   if (!settings) return fail(s, settings.error());
-  outcome = measure(instance.value(), settings.value(), services, *s.comm, workload_config(config), report);
+  outcome = measure(instance.value(), settings.value(), services, *s.comm, workload_config(config), report, folder);
   return std::nullopt;
 }
 
 // A failure on one of several ranks: other ranks may be waiting in a collective for this one, so rank 0 reports
 // what there is and every rank ends at once (HostComm::abort does not return).
-void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFacts& facts) {
+void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFacts& facts, const RunFolder* folder) {
   s.logger.error(failure.message);
   report.exit_code = to_int(failure.code);
   report.error = "rank " + std::to_string(s.comm->ranks().rank) + ": " + failure.message;
   if (s.comm->ranks().rank == 0) {
     report.context = run_context(context_sources(s), facts, false);
-    emit_report(s, report);
+    emit_report(s, report, folder);
   }
   s.comm->abort(report.exit_code);
+}
+
+// Measured runs keep a run folder on rank 0 (journal.hpp); other modes take seconds and keep none.
+Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Target& target,
+                                                     const ResolvedConfig& config, dgx_mode mode) {
+  if (mode != DGX_MODE_MEASURE) {
+    if (!s.options.resume.empty())
+      return Failure{ExitCode::usage, "--resume " + s.options.resume +
+                                          ": only measured runs keep a journal (this run's "
+                                          "mode is " +
+                                          std::string(mode_name(mode)) + ")"};
+    return std::unique_ptr<RunFolder>();
+  }
+  if (s.comm->ranks().rank != 0) return std::unique_ptr<RunFolder>();
+  return RunFolder::open(s.options, target, config, s.logger);
 }
 
 }  // namespace
@@ -102,21 +125,24 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
 
+  auto folder = open_run_folder(s, target, config, mode.value());
+  if (auto code = agree_or_exit(s, failure_of(folder))) return *code;
+
   Report report;
   services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
-  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome)) return *code;
+  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome, folder->get())) return *code;
   if (auto refused = services.take_refusal()) outcome = refused;  // whatever the plugin made of the failed call
   const RunFacts facts{target, config, to_string(s.options.mode), mode.value(), s.options.argv};
-  if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts);
+  if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts, folder->get());
   report.context = run_context(context_sources(s), facts);
   if (outcome) {
     report.exit_code = to_int(outcome->code);
     report.error = outcome->message;
     s.logger.error(outcome->message);
   }
-  return emit_report(s, report);
+  return emit_report(s, report, folder->get());
 }
 
 }  // namespace dgx

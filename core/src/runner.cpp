@@ -288,14 +288,24 @@ CallResult measure_case(const CaseRun& run, HostServices& services, const json::
 }  // namespace
 
 CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
-                   const json::Object& row_config, Report& report) {
+                   const json::Object& row_config, Report& report, CaseLog* log) {
   if (auto failure = instance.setup()) return failure;
   auto cases = instance.case_count();
   if (!cases) return cases.error();
+  bool first = true;
   for (std::uint32_t c = 0; c < cases.value(); ++c) {
-    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), c == 0};
+    const ResultRow* earlier = log != nullptr ? log->finished(c) : nullptr;
+    unsigned char skip = earlier != nullptr ? 1 : 0;
+    comm.broadcast(&skip, 1, 0);  // rank 0 holds the journal; every rank skips the same cases
+    if (skip != 0) {
+      if (earlier != nullptr) report.rows.push_back(*earlier);
+      continue;
+    }
+    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), first};
+    first = false;
     if (auto failure = measure_case(run, services, row_config, report)) return failure;
-    if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
+    if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};  // the case was cut short
+    if (log != nullptr) log->record(c, cases.value(), report.rows.back());
   }
   return instance.finalize();
 }

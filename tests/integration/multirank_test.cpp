@@ -13,12 +13,14 @@ using namespace dgx::testing;
 namespace {
 
 // `timeout` bounds every run: a hang fails the test instead of stalling the suite.
-ProcessResult mpirun(int ranks, const std::vector<std::string>& args) {
+ProcessResult mpirun(int ranks, const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) {
   std::vector<std::string> all{
       "60", DGX_TEST_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe", DGX_TEST_DGXHOST};
   all.insert(all.end(), args.begin(), args.end());
-  return run_process("/usr/bin/timeout", all,
-                     {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
+  env.emplace("OMPI_ALLOW_RUN_AS_ROOT", "1");
+  env.emplace("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+  env.emplace("DGX_RUNS_DIR", "off");
+  return run_process("/usr/bin/timeout", all, env);
 }
 
 }  // namespace

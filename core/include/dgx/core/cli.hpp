@@ -28,6 +28,8 @@ struct CliOptions {
   RequestedMode mode = RequestedMode::automatic;
   std::string format = "table";
   std::string output;
+  std::string run_dir;  // --run-dir: where measure mode keeps its journal
+  std::string resume;   // --resume: the run folder to complete
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
   std::vector<std::string> plugin_dirs;
