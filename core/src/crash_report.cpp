@@ -45,6 +45,23 @@ void set_scope(const std::string& what) {
   g_in_scope.store(!what.empty());
 }
 
+void write_prefix() {
+  write_text("dgxhost");
+  if (g_rank[0] != '\0') {
+    write_text(" ");
+    write_text(g_rank.data());
+  }
+  write_text(": error: ");
+}
+
+void write_note_line() {
+  if (g_note[0] != '\0') {
+    write_text("; ");
+    write_text(g_note.data());
+  }
+  write_text("\n");
+}
+
 extern "C" void on_crash(int signal_number) {
   if (!g_in_scope.load()) {  // not in plugin code: the host's own bug, leave it to the default action
     std::signal(signal_number, SIG_DFL);
@@ -52,21 +69,12 @@ extern "C" void on_crash(int signal_number) {
     return;
   }
   const char* abbrev = sigabbrev_np(signal_number);
-  write_text("dgxhost");
-  if (g_rank[0] != '\0') {
-    write_text(" ");
-    write_text(g_rank.data());
-  }
-  write_text(": error: ");
+  write_prefix();
   write_text(g_scope.data());
   write_text(": the plugin crashed with SIG");
   write_text(abbrev != nullptr ? abbrev : "?");
   write_text("; the run ends here (exit code 6)");
-  if (g_note[0] != '\0') {
-    write_text("; ");
-    write_text(g_note.data());
-  }
-  write_text("\n");
+  write_note_line();
   ::_exit(to_int(ExitCode::plugin_crashed));
 }
 
@@ -87,6 +95,26 @@ void install_crash_handlers() {
 
 CrashScope::CrashScope(const std::string& what) : previous_(g_current) { set_scope(what); }
 CrashScope::~CrashScope() { set_scope(previous_); }
+
+void end_after_interrupt(unsigned grace_s) {
+  char seconds[16];
+  int n = 0;
+  char digits[16];
+  do {
+    digits[n++] = static_cast<char>('0' + grace_s % 10);
+    grace_s /= 10;
+  } while (grace_s > 0 && n < 15);
+  for (int i = 0; i < n; ++i) seconds[i] = digits[n - 1 - i];
+  seconds[n] = '\0';
+  write_prefix();
+  write_text("interrupted, and ");
+  write_text(g_in_scope.load() ? g_scope.data() : "the run");
+  write_text(" did not return within ");
+  write_text(seconds);
+  write_text(" s; stopping now without the final report (exit code 130)");
+  write_note_line();
+  ::_exit(to_int(ExitCode::interrupted));
+}
 
 void set_crash_note(const std::string& note) { copy_to(g_note, note); }
 void set_crash_rank_label(const std::string& label) { copy_to(g_rank, label); }

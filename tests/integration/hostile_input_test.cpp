@@ -111,3 +111,31 @@ TEST_CASE("a --plugin-dir that does not exist is a usage error; misnamed plugin 
   r = dgxhost({"--plugin-dir", (dir.path() / "spin.so").string(), "--list"});
   CHECK(r.out.find("spin.so: not named libdgx-<name>.so") != std::string::npos);
 }
+
+TEST_CASE("Ctrl-C while a plugin is stuck in run(): the host waits a bounded time, names the call, exits 130") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process("/usr/bin/timeout",
+                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin", "spin",
+                                       "--set", "spin.us=60000000", "--set", "runner.warmup=0"},
+                                      {{"DGX_INTERRUPT_GRACE_S", "2"}, {"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code == 130);
+  CHECK(r.err.find("interrupted, and spin:spin: run() of case 1/1") != std::string::npos);
+  CHECK(r.err.find("did not return within 2 s") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+}
+
+TEST_CASE("Ctrl-C stops an explore at once: exit 130, a JSON document saying so") {
+  std::string gpus = "explore.gpus=[";
+  for (int i = 1; i <= 2048; ++i) gpus += (i > 1 ? "," : "") + std::to_string(8 * i);
+  gpus += "]";
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process("/usr/bin/timeout",
+                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin",
+                                       "mixtral8x22b", "--mode", "explore", "--set", gpus, "--set", "system=b200",
+                                       "--set", R"(precision=["bf16","fp8","mxfp8","nvfp4"])", "--format", "json"},
+                                      {{"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code == 130);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(8));  // the whole sweep takes ~17 s
+  const dgx::json::Value doc = dgx::json::parse(r.out);
+  CHECK(doc["status"]["exit_code"].as_int() == 130);
+}

@@ -1,5 +1,7 @@
 #include "dgx/llm/explorer.hpp"
 
+#include <functional>
+
 #include "dgx/llm/memory_model.hpp"
 
 #include "layout_check.hpp"
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -81,7 +84,8 @@ public:
   }
 
   /// Best feasible point per GPU count for one precision (gpus == 0 where none).
-  std::vector<ExplorePoint> run(Precision precision, std::uint64_t& evaluated, std::uint64_t& feasible) {
+  std::vector<ExplorePoint> run(Precision precision, std::uint64_t& evaluated, std::uint64_t& feasible,
+                                const std::function<bool()>& cancelled) {
     std::vector<ExplorePoint> best(gpus_.size());
     TrainConfig train;
     train.precision = precision;
@@ -95,6 +99,9 @@ public:
         for (const int cp : cp_) {
           for (const int ep : ep_) {
             for (const int mbs : mbs_) {
+              if (cancelled && cancelled()) {
+                return {};
+              }
               train.layout = Layout{.tp = tp, .pp = 1, .cp = cp, .vp = 1, .ep = ep};
               train.mbs = mbs;
               sweep_shape(train, best, evaluated, feasible);
@@ -111,11 +118,11 @@ private:
                    std::uint64_t& feasible) {
     const ModelConfig& m = model_.model();
     const SystemProfile& system = model_.system();
-    train.gbs = 1; // the shape rules do not look at the batch
+    train.gbs = 1;  // the shape rules do not look at the batch
     if (detail::check_shape(m, system, train) != detail::LayoutIssue::none) {
       return;
     }
-    const ShapeCost* cost = nullptr; // looked up on the first valid layout of the shape
+    const ShapeCost* cost = nullptr;  // looked up on the first valid layout of the shape
     ResolvedLayout resolved;
     for (std::size_t g = 0; g < gpus_.size(); ++g) {
       const long long gbs = space_.batch.gbs_for(gpus_[g]);
@@ -178,8 +185,8 @@ private:
   StepModel& model_;
   const ExploreSpace& space_;
   std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
-  std::vector<std::uint64_t> valid_; ///< per GPU count: layouts evaluated
-  std::vector<double> leanest_;      ///< per GPU count: least memory per GPU among them
+  std::vector<std::uint64_t> valid_;  ///< per GPU count: layouts evaluated
+  std::vector<double> leanest_;       ///< per GPU count: least memory per GPU among them
 };
 
 /// Fills throughput, MFU, days and cost of a kept point.
@@ -241,7 +248,7 @@ void recommend(ExploreResult& result, const ExploreOptions& options) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<bool> pareto_front(std::span<const CostPoint> points) {
   std::vector<bool> front(points.size(), true);
@@ -269,7 +276,7 @@ std::optional<std::size_t> best_index(std::span<const CostPoint> points, Eligibl
   return best;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> points, double slack) {
   if (points.empty()) {
@@ -308,7 +315,10 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
       per_precision.emplace_back();
       continue;
     }
-    per_precision.push_back(sweep.run(precision, result.evaluated, result.feasible));
+    per_precision.push_back(sweep.run(precision, result.evaluated, result.feasible, options.cancelled));
+    if (options.cancelled && options.cancelled()) {
+      return Error{"explore: cancelled"};
+    }
   }
   for (std::size_t g = 0; g < sweep.gpus().size(); ++g) {
     bool any = false;
@@ -330,4 +340,4 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
   return result;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -27,6 +27,10 @@ private:
 /// A sentence added to the crash line, such as where the journal of finished cases is; empty for none.
 void set_crash_note(const std::string& note);
 
+/// Async-signal-safe: the line for a run that did not stop within `grace_s` seconds of Ctrl-C (naming the plugin
+/// call in progress, if any), then _exit(130).
+[[noreturn]] void end_after_interrupt(unsigned grace_s);
+
 /// "rank 1" in a multi-rank job, as in the log's lines; empty for none.
 void set_crash_rank_label(const std::string& label);
 
