@@ -139,3 +139,23 @@ TEST_CASE("Ctrl-C stops an explore at once: exit 130, a JSON document saying so"
   const dgx::json::Value doc = dgx::json::parse(r.out);
   CHECK(doc["status"]["exit_code"].as_int() == 130);
 }
+
+TEST_CASE("counts are range-checked before they become an int: comm -w and -r, spin.us") {
+  ProcessResult r = dgxhost({"--plugin", "all_reduce", "-w", "99999999999"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("comm.warmup must be <= 2147483647, got 99999999999") != std::string::npos);
+  r = dgxhost({"--plugin", "all_reduce", "-r", "4294967296"});  // 2^32 would become rank 0
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("comm.root 4294967296 is not a rank") != std::string::npos);
+  r = dgxhost({"--plugin", "spin", "--set", "spin.us=9223372036854775807"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("spin.us must be in 0..") != std::string::npos);
+}
+
+TEST_CASE("runner.max_time bounds the comm warm-up operations too") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = dgxhost({"--plugin", "all_reduce", "-w", "2000000000", "-b", "1K", "-e", "1K", "--set",
+                                   "runner.max_time=1", "--set", "runner.min_time=0.01"});
+  CHECK(r.exit_code == 0);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
+}
