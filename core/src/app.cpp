@@ -83,6 +83,19 @@ Expected<CliOptions> parse_or_resume(int argc, const char* const* argv) {
 
 }  // namespace
 
+std::optional<Failure> validate_run(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"dgxhost"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  auto options = parse_cli(static_cast<int>(argv.size()), argv.data());
+  if (!options) return options.error();
+  Session s;
+  s.options = std::move(options.value());
+  s.logger.configure(DGX_LOG_WARNING, false);
+  s.comm = std::make_unique<LocalComm>();
+  if (auto failure = discover_plugins(s)) return failure;
+  return failure_of(resolve_run(s));
+}
+
 int run_app(int argc, const char* const* argv) {
   if (argc >= 2 && std::string(argv[1]) == "launch") return run_launch(argc - 1, argv + 1);
   auto options = parse_or_resume(argc, argv);

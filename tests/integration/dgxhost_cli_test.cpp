@@ -4,6 +4,7 @@
 #include "broken_fixtures.hpp"
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx;
 using namespace dgx::testing;
@@ -80,4 +81,27 @@ TEST_CASE("an invalid value reported by the plugin is a config error") {
   const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=-1"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("spin.us must be >= 0, got -1") != std::string::npos);
+}
+
+TEST_CASE("launch checks the plugin and the whole configuration before writing anything, like a local run") {
+  TempDir dir;
+  const auto out = dir.path() / "runs";
+  ProcessResult r = dgxhost({"launch", "--nodes", "1", "--output-dir", out.string(), "--plugin", "all_reduc"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("did you mean 'all_reduce'") != std::string::npos);
+  r = dgxhost({"launch", "--nodes", "1", "--output-dir", out.string(), "--plugin", "all_reduce", "--set", "nope=1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown config key 'nope'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("launch --dry-run prints the script and writes nothing") {
+  TempDir dir;
+  const auto out = dir.path() / "runs";
+  const ProcessResult r = dgxhost({"launch", "--nodes", "1", "--gpus-per-node", "0", "--output-dir", out.string(),
+                                   "--dry-run", "--plugin", "spin"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("#!/bin/bash\n") == 0);
+  CHECK(r.out.find("srun --mpi=pmix") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
 }
