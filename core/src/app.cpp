@@ -5,6 +5,7 @@
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/crash_report.hpp"
+#include "dgx/core/journal.hpp"
 #include "dgx/core/launch.hpp"
 #include "dgx/core/listing.hpp"
 #include "run_folder.hpp"
@@ -83,6 +84,36 @@ Expected<CliOptions> parse_or_resume(int argc, const char* const* argv) {
 
 }  // namespace
 
+namespace {
+
+// Ranks started with different configurations would wait forever in mismatched collectives: before the first
+// one, every rank compares its workload, mode and resolved configuration with rank 0's.
+std::optional<Failure> same_run_on_every_rank(const Session& s, const Target& target, const ResolvedConfig& config) {
+  if (s.comm->ranks().world_size < 2) return std::nullopt;
+  json::Object mine;
+  mine.set("workload", target.plugin->name + ":" + target.workload->name);
+  mine.set("mode", std::string(to_string(s.options.mode)));
+  mine.set("config", config.to_json());
+  std::string text = json::write(mine, 0);
+  std::uint64_t size = text.size();
+  s.comm->broadcast(&size, sizeof size, 0);
+  if (size > (std::uint64_t{1} << 30)) return Failure{ExitCode::usage, "rank 0's configuration is implausibly large"};
+  std::string rank0(size, '\0');
+  if (s.comm->ranks().rank == 0) rank0 = text;
+  s.comm->broadcast(rank0.data(), size, 0);
+  if (rank0 == text) return std::nullopt;
+  try {
+    const std::string difference = run_difference(json::parse(rank0).as_object(), mine, "rank 0's", "this rank's");
+    return Failure{ExitCode::usage, "this rank was started with a different run than rank 0: " +
+                                        (difference.empty() ? std::string("the descriptions differ") : difference) +
+                                        " (every rank must get the same command line and config files)"};
+  } catch (const std::exception& e) {
+    return Failure{ExitCode::usage, std::string("cannot read rank 0's configuration: ") + e.what()};
+  }
+}
+
+}  // namespace
+
 std::optional<Failure> validate_run(const std::vector<std::string>& args) {
   std::vector<const char*> argv{"dgxhost"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -118,6 +149,7 @@ int run_app(int argc, const char* const* argv) {
   if (auto code = agree_or_exit(s, failure_of(resolved))) return *code;
   const auto& [target, resolution] = resolved.value();
   if (s.options.describe) return describe(s, target, resolution.config);
+  if (auto code = agree_or_exit(s, same_run_on_every_rank(s, target, resolution.config))) return *code;
   return run_workload(s, target, resolution.config);
 }
 

@@ -205,26 +205,32 @@ std::optional<std::string> Journal::append(std::uint32_t index, const ResultRow&
   return std::nullopt;
 }
 
-std::string resume_mismatch(const json::Object& header, const json::Object& now) {
+std::string run_difference(const json::Object& a, const json::Object& b, const std::string& a_name,
+                           const std::string& b_name) {
+  auto both = [&](const std::string& what, const json::Value& x, const json::Value& y) {
+    return what + ": " + a_name + " is " + json::write(x, 0) + ", " + b_name + " " + json::write(y, 0);
+  };
   for (const char* key : {"workload", "mode"}) {
-    const json::Value* a = header.find(key);
-    const json::Value* b = now.find(key);
-    if (a != nullptr && b != nullptr && !(*a == *b))
-      return std::string(key) + ": the journal's is " + json::write(*a, 0) + ", this run's " + json::write(*b, 0);
+    const json::Value* x = a.find(key);
+    const json::Value* y = b.find(key);
+    if (x != nullptr && y != nullptr && !(*x == *y)) return both(key, *x, *y);
   }
-  const json::Value* a = header.find("config");
-  const json::Value* b = now.find("config");
-  if (a == nullptr || b == nullptr || !a->is_object() || !b->is_object()) return "the journal holds no config";
-  for (const auto& [key, value] : b->as_object()) {
-    const json::Value* old = a->as_object().find(key);
-    if (old == nullptr) return "config key " + key + ": not in the journal, this run's is " + json::write(value, 0);
-    if (!(*old == value))
-      return "config key " + key + ": the journal's is " + json::write(*old, 0) + ", this run's " +
-             json::write(value, 0);
+  const json::Value* x = a.find("config");
+  const json::Value* y = b.find("config");
+  if (x == nullptr || y == nullptr || !x->is_object() || !y->is_object()) return "no config to compare";
+  for (const auto& [key, value] : y->as_object()) {
+    const json::Value* old = x->as_object().find(key);
+    if (old == nullptr)
+      return "config key " + key + ": not in " + a_name + ", " + b_name + " is " + json::write(value, 0);
+    if (!(*old == value)) return both("config key " + key, *old, value);
   }
-  for (const auto& [key, value] : a->as_object())
-    if (b->as_object().find(key) == nullptr) return "config key " + key + ": in the journal, not in this run";
+  for (const auto& [key, value] : x->as_object())
+    if (y->as_object().find(key) == nullptr) return "config key " + key + ": in " + a_name + ", not in " + b_name;
   return {};
+}
+
+std::string resume_mismatch(const json::Object& header, const json::Object& now) {
+  return run_difference(header, now, "the journal's", "this run's");
 }
 
 }  // namespace dgx

@@ -77,3 +77,16 @@ TEST_CASE("a failure inside the run on one rank aborts all ranks with its code")
   CHECK(r.exit_code == 5);
   CHECK(r.err.find("result mismatch") != std::string::npos);
 }
+
+TEST_CASE("ranks started with different configurations fail naming the difference instead of hanging") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r =
+      run_process("/usr/bin/timeout",
+                  {"60", DGX_TEST_MPIEXEC, "--oversubscribe", "-np", "1", DGX_TEST_DGXHOST, "--plugin", "all_reduce",
+                   "-e", "1K", ":", "-np", "1", DGX_TEST_DGXHOST, "--plugin", "all_reduce", "-e", "64K"},
+                  {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("rank 1: this rank was started with a different run than rank 0: config key comm.max_bytes: "
+                   "rank 0's is 1024, this rank's 65536") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}

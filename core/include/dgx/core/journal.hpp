@@ -63,4 +63,9 @@ private:
 /// or empty when the run continues the journal's.
 std::string resume_mismatch(const json::Object& header, const json::Object& now);
 
+/// The first difference in workload, mode or a config key between two run descriptions {"workload", "mode",
+/// "config"}, worded with their names ("config key k: rank 0's is 1, this rank's 2"); empty when they agree.
+std::string run_difference(const json::Object& a, const json::Object& b, const std::string& a_name,
+                           const std::string& b_name);
+
 }  // namespace dgx
