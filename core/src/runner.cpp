@@ -204,8 +204,10 @@ CallResult warm_up(const CaseRun& run) {
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
-  for (std::uint64_t i = 0; i < run.settings.warmup || detail::now() - start < run.settings.warmup_time; ++i) {
-    if (cancel_requested() || detail::now() - start > run.settings.max_time) break;
+  for (std::uint64_t i = 0;; ++i) {
+    const double elapsed = detail::now() - start;
+    const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
+    if (detail::agreed(run.comm, done || cancel_requested() || elapsed > run.settings.max_time)) break;
     request.sample_index = index++;
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
@@ -222,7 +224,7 @@ CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_r
     request.sample_index = criterion.samples().size();
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
-    stop = criterion.add(sample.value(), detail::now() - start, cancel_requested());
+    stop = detail::agreed(run.comm, criterion.add(sample.value(), detail::now() - start, cancel_requested()));
     run.logger.progress(run.instance.workload().name,
                         std::min(1.0, criterion.measured_time() / std::max(run.settings.min_time, 1e-9)),
                         "case " + std::to_string(run.index + 1) + "/" + std::to_string(run.count));

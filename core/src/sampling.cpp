@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "dgx/core/cancellation.hpp"
 #include "dgx/core/text.hpp"
 
 namespace dgx::detail {
@@ -24,8 +25,21 @@ Expected<double> take_sample(WorkloadInstance& instance, HostComm& comm, const d
     seconds = result.seconds;
   }
   double per_iteration = seconds / request.iterations;
-  if (comm.ranks().world_size > 1) comm.all_reduce(&per_iteration, 1, DGX_REDUCE_MAX);
+  if (comm.ranks().world_size > 1) {
+    // The slowest rank's time, and whether any rank was interrupted: then every rank stops after this sample.
+    double values[2] = {per_iteration, cancel_requested() ? 1.0 : 0.0};
+    comm.all_reduce(values, 2, DGX_REDUCE_MAX);
+    per_iteration = values[0];
+    if (values[1] > 0) request_cancel();
+  }
   return per_iteration;
+}
+
+bool agreed(HostComm& comm, bool local) {
+  if (comm.ranks().world_size < 2) return local;
+  double value = local ? 1.0 : 0.0;
+  comm.all_reduce(&value, 1, DGX_REDUCE_MAX);
+  return value > 0;
 }
 
 }  // namespace dgx::detail

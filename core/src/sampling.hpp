@@ -15,7 +15,13 @@ double now();
 
 /// Calls run() once with `request`; returns seconds per iteration (the slowest rank's), or the failure. `result`
 /// holds what run() reported (how it timed, the cache state).
+/// With several ranks it also spreads an interruption: when any rank was interrupted, every rank's
+/// cancel_requested() is true on return.
 Expected<double> take_sample(WorkloadInstance& instance, HostComm& comm, const dgx_sample_request& request,
                              dgx_sample_result& result);
+
+/// True on every rank when `local` is true on any (collective): a decision that ranks taking it from their own
+/// clocks or signals could otherwise take differently, leaving one rank waiting in a collective.
+bool agreed(HostComm& comm, bool local);
 
 }  // namespace dgx::detail

@@ -3,9 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx;
 using namespace dgx::testing;
@@ -89,4 +92,25 @@ TEST_CASE("ranks started with different configurations fail naming the differenc
   CHECK(r.err.find("rank 1: this rank was started with a different run than rank 0: config key comm.max_bytes: "
                    "rank 0's is 1024, this rank's 65536") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("Ctrl-C on a 2-rank mpirun: every rank stops at the same sample, r.json is valid with exit code 130") {
+  TempDir dir;
+  const auto results = dir.path() / "r.json";
+  // mpirun turns Ctrl-C into SIGTERM for the ranks and SIGKILL odls_base_sigkill_timeout seconds later (1 by
+  // default): the ranks get 10 here, as the README advises for long runs.
+  const ProcessResult r =
+      run_process("/usr/bin/timeout",
+                  {"-s", "INT", "4", DGX_TEST_MPIEXEC, "--mca", "odls_base_sigkill_timeout", "10", "--oversubscribe",
+                   "-np", "2", DGX_TEST_DGXHOST, "--plugin", "all_reduce", "--format", "json", "-o", results.string(),
+                   "--set", "runner.min_time=0.3"},
+                  {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code != 0);
+  std::ifstream in(results);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json::Value doc = json::parse(text.str());
+  CHECK(doc["status"]["exit_code"].as_int() == 130);
+  CHECK_FALSE(doc["results"].as_array().empty());
 }
