@@ -113,15 +113,26 @@ TEST_CASE("a --plugin-dir that does not exist is a usage error; misnamed plugin 
 }
 
 TEST_CASE("Ctrl-C while a plugin is stuck in run(): the host waits a bounded time, names the call, exits 130") {
+  // cplain's loop never asks whether it was cancelled: 10^13 iterations are hours.
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = run_process("/usr/bin/timeout",
-                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin", "spin",
-                                       "--set", "spin.us=60000000", "--set", "runner.warmup=0"},
+                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin-dir",
+                                       fixture_dir("good"), "--plugin", "cplain", "--mode", "measure", "--set",
+                                       "cplain.loops=10000000000000", "--set", "runner.warmup=0"},
                                       {{"DGX_INTERRUPT_GRACE_S", "2"}, {"DGX_RUNS_DIR", "off"}});
   CHECK(r.exit_code == 130);
-  CHECK(r.err.find("interrupted, and spin:spin: run() of case 1/1") != std::string::npos);
+  CHECK(r.err.find("interrupted, and cplain:cplain: run() of case 1/1") != std::string::npos);
   CHECK(r.err.find("did not return within 2 s") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+}
+
+TEST_CASE("Ctrl-C during a long spin: spin's run() returns, the host reports what it has, exit 130") {
+  const ProcessResult r = run_process("/usr/bin/timeout",
+                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin", "spin",
+                                       "--set", "spin.us=60000000", "--set", "runner.warmup=0", "--format", "json"},
+                                      {{"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code == 130);
+  CHECK(dgx::json::parse(r.out)["status"]["exit_code"].as_int() == 130);
 }
 
 TEST_CASE("Ctrl-C stops an explore at once: exit 130, a JSON document saying so") {
