@@ -25,13 +25,15 @@ public:
   /// The value of `key`; throws std::out_of_range naming the key when it is absent.
   [[nodiscard]] const Value& at(std::string_view key) const;
   [[nodiscard]] bool contains(std::string_view key) const { return find(key) != nullptr; }
-  [[nodiscard]] std::size_t size() const { return members_.size(); }
-  [[nodiscard]] bool empty() const { return members_.empty(); }
-  [[nodiscard]] auto begin() const { return members_.begin(); }
-  [[nodiscard]] auto end() const { return members_.end(); }
+  // Defined after Value (below): clang instantiates the member pair here, where Value is still incomplete.
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] bool empty() const;
+  using Members = std::vector<std::pair<std::string, Value>>;
+  [[nodiscard]] Members::const_iterator begin() const;
+  [[nodiscard]] Members::const_iterator end() const;
 
 private:
-  std::vector<std::pair<std::string, Value>> members_;
+  Members members_;
 };
 
 class Value {
@@ -85,6 +87,11 @@ public:
 private:
   Storage storage_;
 };
+
+inline std::size_t Object::size() const { return members_.size(); }
+inline bool Object::empty() const { return members_.empty(); }
+inline Object::Members::const_iterator Object::begin() const { return members_.begin(); }
+inline Object::Members::const_iterator Object::end() const { return members_.end(); }
 
 bool operator==(const Object& a, const Object& b);
 
