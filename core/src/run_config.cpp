@@ -47,7 +47,7 @@ Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, cons
   std::vector<ConfigEntry> entries;
   for (const auto& [letter, value] : options.aliases) {
     const auto it = std::find_if(workload.params.begin(), workload.params.end(),
-                                 [&](const ParamSpec& p) { return p.alias == letter; });
+                                 [&letter = letter](const ParamSpec& p) { return p.alias == letter; });
     if (it == workload.params.end()) {
       std::vector<std::string> known;
       for (const ParamSpec& p : workload.params)
