@@ -1,6 +1,8 @@
 #include "dgx/llm/step_model.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/finetune_memory.hpp"
+#include "dgx/llm/finetune_ops.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/model_constants.hpp"
@@ -95,14 +97,18 @@ struct DataParallelCost {
 };
 
 DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                               const TrainConfig& train, const ChunkCost& stage_chunk) {
+                               const TrainConfig& train, const ChunkCost& stage_chunk,
+                               const std::optional<FineTune>& finetune) {
   const Layout& l = r.layout;
   const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
   const ParameterCount count = count_parameters(model);
   const int layers = r.stages.first;
   const double output = l.pp == 1 ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
-  const double dense = layers * layer.dense + count.embedding / l.tp + output;
-  const double expert = layers * layer.expert;
+  // LoRA: only the adapters have gradients and optimizer state, and the frozen FP8 weights are never re-cast.
+  const bool lora = finetune && finetune->lora_method();
+  const double dense = lora ? layers * adapter_parameters_per_gpu(model, finetune->lora, l.tp)
+                            : layers * layer.dense + count.embedding / l.tp + output;
+  const double expert = lora ? 0.0 : layers * layer.expert;
 
   const int dense_ranks = r.dp * l.cp;
   const int expert_ranks = dense_ranks / l.ep;
@@ -136,7 +142,7 @@ DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& sy
       train.distributed_optimizer ? dense / dense_ranks + expert / std::max(1, expert_ranks) : dense + expert;
   const bool fp8 = casts_gemm_inputs(train.precision);
   const double bytes = shard * constants::kAdamBytesPerParam + (dense + expert) * constants::kZeroGradBytesPerParam +
-                       (fp8 ? layers * layer.linear * constants::kFp8RecastBytesPerParam : 0.0);
+                       (fp8 && !lora ? layers * layer.linear * constants::kFp8RecastBytesPerParam : 0.0);
   // The global gradient norm is one tiny all-reduce over every GPU: tree latency, 2·log2(n) hops.
   const double norm_hops = 2.0 * std::ceil(std::log2(std::max(2, r.gpus)));
   const double hop_us = r.gpus > system.nvlink_domain ? system.efficiency.network_hop_latency_us
@@ -183,9 +189,14 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   if (const auto found = cache_.find(packed); found != cache_.end()) {
     return found->second;
   }
-  const OpList layer = transformer_layer_ops(model_, system_, key);
-  const OpList embedding = embedding_ops(model_, system_, key);
-  const OpList output = output_ops(model_, system_, key);
+  OpList layer = transformer_layer_ops(model_, system_, key);
+  OpList embedding = embedding_ops(model_, system_, key);
+  OpList output = output_ops(model_, system_, key);
+  if (finetune_) {
+    apply_finetune(layer, StepChunk::layer, model_, system_, key, *finetune_);
+    apply_finetune(embedding, StepChunk::embedding, model_, system_, key, *finetune_);
+    apply_finetune(output, StepChunk::output, model_, system_, key, *finetune_);
+  }
   ShapeCost cost{.layer = cost_of(layer, *provider_),
                  .embedding = cost_of(embedding, *provider_),
                  .output = cost_of(output, *provider_)};
@@ -251,22 +262,28 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   ChunkCost first_stage_chunk;
   first_stage_chunk.forward.compute = s.first * c.layer.forward.total() + c.embedding.forward.total();
   first_stage_chunk.backward.compute = s.first * c.layer.backward.total() + c.embedding.backward.total();
-  const DataParallelCost dp = data_parallel(model_, system_, r, train, first_stage_chunk);
+  const DataParallelCost dp = data_parallel(model_, system_, r, train, first_stage_chunk, finetune_);
   b.dp_comm = dp.comm;
   b.optimizer = dp.optimizer;
   b.stragglers = straggler_fraction(system_.efficiency.gpu_speed_cv, r.gpus) * (b.compute + b.bubble);
   return b;
 }
 
-Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, const std::optional<Price>& price) {
+Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, const std::optional<Price>& price,
+                                        MemoryCheck memory_check) {
   auto resolved = resolve_layout(model_, system_, gpus, train);
   if (!resolved) {
     return resolved.error();
   }
   const ResolvedLayout& r = *resolved;
-  const StageMemory memory = memory_per_gpu(model_, system_, train, r);
+  if (finetune_) {
+    if (const auto checked = check_finetune(model_, *finetune_, r.seq_len); !checked) {
+      return checked.error();
+    }
+  }
+  const StageMemory memory = this->memory(train, r);
   const MemoryBreakdown& peak = memory.peak();
-  if (!peak.fits()) {
+  if (!peak.fits() && memory_check == MemoryCheck::enforce) {
     const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";
     return Error{memory_error(peak, system_, stage)};
   }
@@ -280,7 +297,7 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
   p.step_time_s = p.breakdown.total();
   p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;
   p.tokens_per_s_per_gpu = p.tokens_per_s / gpus;
-  p.model_flops_per_sequence = model_flops_per_sequence(model_, r.seq_len, train.flops_convention);
+  p.model_flops_per_sequence = flops_per_sequence(r.seq_len, train.flops_convention);
   p.model_tflops_per_gpu = train.gbs * p.model_flops_per_sequence / p.step_time_s / gpus / 1e12;
   p.peak_tflops = system_.dense_peak_flops(train.precision) / 1e12;
   p.mfu = p.model_tflops_per_gpu / p.peak_tflops;
@@ -303,6 +320,21 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";
   return p;
+}
+
+void StepModel::set_finetune(std::optional<FineTune> finetune) {
+  finetune_ = std::move(finetune);
+  cache_.clear();
+}
+
+StageMemory StepModel::memory(const TrainConfig& train, const ResolvedLayout& resolved) const {
+  return finetune_ ? finetune_memory_per_gpu(model_, system_, train, resolved, *finetune_)
+                   : memory_per_gpu(model_, system_, train, resolved);
+}
+
+double StepModel::flops_per_sequence(int seq_len, AttentionFlops convention) const {
+  return finetune_ ? finetune_flops_per_sequence(model_, seq_len, *finetune_, convention)
+                   : model_flops_per_sequence(model_, seq_len, convention);
 }
 
 Expected<Projection> project(const ProjectionRequest& request) {

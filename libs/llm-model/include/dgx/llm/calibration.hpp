@@ -3,8 +3,10 @@
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +28,21 @@ struct CalibrationRow {
   CalibrationMetric metric = CalibrationMetric::step_time_s;
   double published = 0;
   std::string source;
+  /// Fine-tuning rows (baselines/finetune.toml: keys method, packed, avg_tokens_per_sample, lora_rank,
+  /// lora_alpha, lora_targets); nullopt for pretraining.
+  std::optional<FineTune> finetune;
+  /// false: the published run fits through means the memory model does not describe; its time is compared
+  /// anyway (key check_memory, default true; `memory_note` says why).
+  bool check_memory = true;
+  std::string memory_note;
 };
 
 [[nodiscard]] Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_text,
                                                                       std::string_view file);
 /// The embedded baselines/calibration.toml.
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration();
+/// The embedded baselines/finetune.toml: SFT and LoRA runs (finetune.md).
+[[nodiscard]] Expected<std::vector<CalibrationRow>> load_finetune_calibration();
 
 struct CalibrationOutcome {
   CalibrationRow row;
@@ -40,7 +51,8 @@ struct CalibrationOutcome {
   std::string failure; ///< non-empty when the row could not be projected (then error is meaningless)
 };
 
-/// Projects every row with the embedded catalogs and the default op-time provider.
+/// Projects every row with the embedded catalogs and the default op-time provider (fine-tuning rows with their
+/// method: StepModel::set_finetune).
 [[nodiscard]] std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows);
 
 struct ErrorStats {

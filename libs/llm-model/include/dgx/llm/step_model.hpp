@@ -12,6 +12,7 @@
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
@@ -89,6 +90,11 @@ struct Projection {
   std::string provenance; ///< "projected: <model version>, system <name>, op times <sources>"
 };
 
+/// Whether project() refuses a configuration that does not fit in memory (enforce), or projects its time anyway
+/// and leaves the verdict to the caller (report: Projection::memory still says what it needs), as calibration
+/// does for a published run that fits through means the memory model does not describe.
+enum class MemoryCheck : unsigned char { enforce, report };
+
 /// Projects configurations of one model on one system. Not thread-safe (it caches per-shape costs).
 class StepModel {
 public:
@@ -97,7 +103,8 @@ public:
 
   /// The full projection, or the reason the configuration is invalid or does not fit in memory.
   [[nodiscard]] Expected<Projection> project(int gpus, const TrainConfig& train,
-                                             const std::optional<Price>& price = std::nullopt);
+                                             const std::optional<Price>& price = std::nullopt,
+                                             MemoryCheck memory_check = MemoryCheck::enforce);
 
   /// Step time and breakdown of a resolved layout (no validity or memory check); the explorer's fast path.
   [[nodiscard]] StepBreakdown step_breakdown(const ResolvedLayout& resolved, const TrainConfig& train,
@@ -109,12 +116,25 @@ public:
   [[nodiscard]] const ModelConfig& model() const { return model_; }
   [[nodiscard]] const SystemProfile& system() const { return system_; }
 
+  /// Projects fine-tuning (finetune.hpp) instead of pretraining from now on, or pretraining again with nullopt:
+  /// the method's op lists (finetune_ops.hpp), memory (finetune_memory.hpp), data-parallel traffic and
+  /// optimizer step (LoRA: the adapters' only) and model FLOPs (as executed). Clears the shape cache.
+  void set_finetune(std::optional<FineTune> finetune);
+  [[nodiscard]] const std::optional<FineTune>& finetune() const { return finetune_; }
+
+  /// Memory per GPU of a resolved configuration: memory_per_gpu, or finetune_memory_per_gpu when fine-tuning.
+  [[nodiscard]] StageMemory memory(const TrainConfig& train, const ResolvedLayout& resolved) const;
+  /// Model FLOPs of one sequence, the numerator of MFU: model_flops_per_sequence, or
+  /// finetune_flops_per_sequence when fine-tuning.
+  [[nodiscard]] double flops_per_sequence(int seq_len, AttentionFlops convention) const;
+
 private:
   ModelConfig model_;
   SystemProfile system_;
   std::unique_ptr<RooflineProvider> own_provider_;
   const OpTimeProvider* provider_;
   std::unordered_map<std::uint64_t, ShapeCost> cache_;
+  std::optional<FineTune> finetune_;
 };
 
 /// Sums a chunk of ops into compute and exposed communication (the overlap rules above).
