@@ -1,23 +1,21 @@
-#include "assumptions.hpp"
+#include "dgx/llm/plugin/assumptions.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "pretrain_host.hpp"
-
-using namespace dgx::plugins::llm_pretrain;
+using namespace dgx::llm::plugin;
 
 namespace {
 
-PretrainSettings settings(const std::string& model, const std::string& system) {
-  PretrainSettings s;
+TrainingSettings settings(const std::string& model, const std::string& system) {
+  TrainingSettings s;
   s.model = model;
   s.system = system;
   return s;
 }
 
-std::string error_of(const PretrainSettings& s) {
+std::string error_of(const TrainingSettings& s) {
   try {
     (void)resolve_assumptions(s);
   } catch (const dgx::sdk::InvalidArgument& e) {
@@ -41,7 +39,7 @@ TEST_CASE("the catalogs give the model, the system and the cheapest on-demand pr
 }
 
 TEST_CASE("a named provider or an explicit price replaces the default") {
-  PretrainSettings s = settings("llama3.1-8b", "h100-sxm");
+  TrainingSettings s = settings("llama3.1-8b", "h100-sxm");
   s.provider = "aws";
   const Assumptions aws = resolve_assumptions(s);
   REQUIRE(aws.price.has_value());
@@ -60,7 +58,7 @@ TEST_CASE("unknown names are config errors with the close matches and the catalo
   CHECK(error_of(settings("llama3.1-8b", "h100"))
             .find("unknown system 'h100' (config key system); did you mean 'h100-nvl' or 'h100-pcie' or "
                   "'h100-sxm'?") == 0);
-  PretrainSettings s = settings("llama3.1-8b", "h100-sxm");
+  TrainingSettings s = settings("llama3.1-8b", "h100-sxm");
   s.provider = "awz";
   CHECK(error_of(s).find("unknown price provider for h100-sxm 'awz' (config key cost.provider); did you mean 'aws'") ==
         0);

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::plugin {
 
 /// Up to `limit` candidates close to `name`, best first: by edit distance of the names reduced to lower-case
 /// letters and digits (so "llama70b" is two edits from "llama3.1-70b"), allowing about one edit in three
@@ -20,4 +20,4 @@ namespace dgx::plugins::llm_pretrain {
                                                const std::vector<std::string>& candidates,
                                                const std::string& likely = {});
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::plugin

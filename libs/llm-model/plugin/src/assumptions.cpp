@@ -1,51 +1,50 @@
-#include "assumptions.hpp"
+#include "dgx/llm/plugin/assumptions.hpp"
 
 #include <algorithm>
 #include <utility>
 
 #include <dgx/sdk/error.hpp>
 
-#include "calibration_summary.hpp"
-#include "close_matches.hpp"
 #include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/plugin/calibration_summary.hpp"
+#include "dgx/llm/plugin/close_matches.hpp"
+#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/pricing.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload_preset.hpp"
-#include "format.hpp"
-#include "params.hpp"
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::plugin {
 
 namespace {
 
 using dgx::sdk::InvalidArgument;
 
-llm::ModelConfig lookup_model(const std::string& name) {
-  auto model = llm::find_model(name);
+ModelConfig lookup_model(const std::string& name) {
+  auto model = find_model(name);
   if (model) {
     return std::move(model).value();
   }
   // A preset name given as the model ("llama70b") most likely means that preset's model.
-  const auto preset = llm::find_workload_preset(name);
+  const auto preset = find_workload_preset(name);
   std::string message =
-      unknown_name_message("model", name, key::model, llm::model_names(), preset ? preset->model : std::string());
+      unknown_name_message("model", name, key::model, model_names(), preset ? preset->model : std::string());
   if (preset) {
     message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
   }
   throw InvalidArgument(message);
 }
 
-llm::SystemProfile lookup_system(const std::string& name) {
-  auto system = llm::find_system(name);
+SystemProfile lookup_system(const std::string& name) {
+  auto system = find_system(name);
   if (system) {
     return std::move(system).value();
   }
-  throw InvalidArgument(unknown_name_message("system", name, key::system, llm::system_names()));
+  throw InvalidArgument(unknown_name_message("system", name, key::system, system_names()));
 }
 
-std::vector<std::string> providers_of(const llm::PricingCatalog& catalog, const std::string& system) {
+std::vector<std::string> providers_of(const PricingCatalog& catalog, const std::string& system) {
   std::vector<std::string> providers;
-  for (const llm::PriceEntry& e : catalog.entries()) {
+  for (const PriceEntry& e : catalog.entries()) {
     if (e.system == system && std::find(providers.begin(), providers.end(), e.provider) == providers.end()) {
       providers.push_back(e.provider);
     }
@@ -53,15 +52,15 @@ std::vector<std::string> providers_of(const llm::PricingCatalog& catalog, const 
   return providers;
 }
 
-void resolve_price(const PretrainSettings& s, Assumptions& a) {
-  auto catalog = llm::PricingCatalog::load_embedded();
+void resolve_price(const TrainingSettings& s, Assumptions& a) {
+  auto catalog = PricingCatalog::load_embedded();
   if (!catalog) {
     throw dgx::sdk::RuntimeError("pricing catalog: " + catalog.error().message);
   }
   a.providers = providers_of(*catalog, s.system);
   if (s.usd_per_gpu_hour) {
-    a.price = llm::Price{.usd_per_gpu_hour = *s.usd_per_gpu_hour,
-                         .label = "$" + fixed(*s.usd_per_gpu_hour, 2) + "/GPU-h given by " + key::usd_per_gpu_hour};
+    a.price = Price{.usd_per_gpu_hour = *s.usd_per_gpu_hour,
+                    .label = "$" + fixed(*s.usd_per_gpu_hour, 2) + "/GPU-h given by " + key::usd_per_gpu_hour};
     a.price_reason = a.price->label;
     return;
   }
@@ -74,7 +73,7 @@ void resolve_price(const PretrainSettings& s, Assumptions& a) {
       throw InvalidArgument(
           unknown_name_message("price provider for " + s.system, s.provider, key::provider, a.providers));
     }
-    a.price = llm::Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
+    a.price = Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
     a.price_reason = choice->reason;
     return;
   }
@@ -83,13 +82,13 @@ void resolve_price(const PretrainSettings& s, Assumptions& a) {
     a.price_reason = choice.error().message + "; costs are in GPU-hours";
     return;
   }
-  a.price = llm::Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
+  a.price = Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
   a.price_reason = choice->reason;
 }
 
 }  // namespace
 
-Assumptions resolve_assumptions(const PretrainSettings& settings) {
+Assumptions resolve_assumptions(const TrainingSettings& settings) {
   Assumptions a;
   a.model = lookup_model(settings.model);
   a.system = lookup_system(settings.system);
@@ -98,4 +97,4 @@ Assumptions resolve_assumptions(const PretrainSettings& settings) {
   return a;
 }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::plugin

@@ -1,10 +1,10 @@
-#include "calibration_summary.hpp"
+#include "dgx/llm/plugin/calibration_summary.hpp"
 
 #include <doctest/doctest.h>
 
 #include "dgx/llm/system_catalog.hpp"
 
-using namespace dgx::plugins::llm_pretrain;
+using namespace dgx::llm::plugin;
 
 TEST_CASE("the calibration line quotes the model's measured errors on the published runs") {
   const std::string h100 = calibration_summary(dgx::llm::find_system("h100-sxm").value());

@@ -1,0 +1,190 @@
+#include "dgx/llm/plugin/training_settings.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/system_catalog.hpp"
+
+namespace dgx::llm::plugin {
+
+namespace {
+
+using dgx::sdk::InvalidArgument;
+using dgx::sdk::Param;
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    out += (out.empty() ? "" : ", ") + n;
+  }
+  return out;
+}
+
+std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+  std::vector<Precision> out;
+  for (const std::string& text : host.get_string_list(key::precision)) {
+    const auto precision = parse_precision(text);
+    if (!precision) {
+      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
+    }
+    bool seen = false;
+    for (const Precision p : out) {
+      seen = seen || p == *precision;
+    }
+    if (!seen) {
+      out.push_back(*precision);
+    }
+  }
+  if (out.empty()) {
+    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
+  }
+  return out;
+}
+
+AttentionFlops read_flops_convention(const dgx::sdk::Host& host) {
+  const std::string text = host.get_string(key::flops_convention);
+  if (text == "full") {
+    return AttentionFlops::full;
+  }
+  if (text == "causal") {
+    return AttentionFlops::causal;
+  }
+  throw InvalidArgument(std::string(key::flops_convention) + ": '" + text + "' is not one of full, causal");
+}
+
+TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
+  TrainConfig t;
+  t.precision = precision;
+  t.layout = Layout{.tp = read_int(host, key::tp, 1),
+                    .pp = read_int(host, key::pp, 1),
+                    .cp = read_int(host, key::cp, 1),
+                    .vp = read_int(host, key::vp, 1),
+                    .ep = read_int(host, key::ep, 1)};
+  t.mbs = read_int(host, key::mbs, 1);
+  t.gbs = read_int(host, key::gbs, 1);
+  t.seq_len = read_int(host, key::seq_len, 0);
+  const std::string recompute = host.get_string(key::recompute);
+  const auto parsed = parse_recompute(recompute);
+  if (!parsed) {
+    throw InvalidArgument(std::string(key::recompute) + ": '" + recompute + "' is not one of none, selective, full");
+  }
+  t.recompute = *parsed;
+  t.distributed_optimizer = host.get_bool(key::distributed_optimizer);
+  t.flops_convention = read_flops_convention(host);
+  return t;
+}
+
+void read_cost(const dgx::sdk::Host& host, TrainingSettings& s) {
+  s.provider = host.get_string(key::provider);
+  s.usd_per_gpu_hour = host.find_float(key::usd_per_gpu_hour);
+  if (s.usd_per_gpu_hour && !(*s.usd_per_gpu_hour > 0)) {
+    throw InvalidArgument(std::string(key::usd_per_gpu_hour) + " must be a positive price, got " +
+                          fixed(*s.usd_per_gpu_hour, 2));
+  }
+}
+
+void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
+  for (const std::int64_t g : host.get_int_list(key::explore_gpus)) {
+    s.explore_gpus.push_back(bounded_int(key::explore_gpus, g, 1));
+  }
+  s.gpus_min = read_int(host, key::gpus_min, 1);
+  s.gpus_max = read_int(host, key::gpus_max, 1);
+  if (s.gpus_min > s.gpus_max) {
+    throw InvalidArgument(std::string(key::gpus_min) + " " + std::to_string(s.gpus_min) + " exceeds " + key::gpus_max +
+                          " " + std::to_string(s.gpus_max));
+  }
+  s.gbs_per_gpu = read_int(host, key::gbs_per_gpu, 0);
+  s.budget_slack = host.get_float(key::budget_slack);
+  if (!(s.budget_slack >= 0) || !std::isfinite(s.budget_slack)) {
+    throw InvalidArgument(std::string(key::budget_slack) + " must be a fraction >= 0 (0.05 is +5%), got " +
+                          fixed(s.budget_slack, 3));
+  }
+}
+
+}  // namespace
+
+int bounded_int(const char* key, std::int64_t value, std::int64_t min) {
+  if (value < min) {
+    throw InvalidArgument(std::string(key) + " must be at least " + std::to_string(min) + ", got " +
+                          std::to_string(value));
+  }
+  if (value > std::numeric_limits<int>::max()) {
+    throw InvalidArgument(std::string(key) + " " + std::to_string(value) + " is too large");
+  }
+  return static_cast<int>(value);
+}
+
+int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
+  return bounded_int(key, host.get_int(key), min);
+}
+
+std::vector<Param> training_params(const TrainingDefaults& d) {
+  // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
+  return {
+      Param::string(key::model, d.model, "model to train, from the model catalog: " + listed(model_names())),
+      Param::string(key::system, "h100-sxm",
+                    "GPU system projected for (not this machine's GPUs), from the system catalog: " +
+                        listed(system_names())),
+      Param::integer(key::gpus, d.gpus, "GPUs of the run (--mode project)", "GPUs"),
+      Param::string_list(key::precision, d.precisions,
+                         "GEMM precisions: explore sweeps them, project uses the first (mxfp8, nvfp4: Blackwell only)",
+                         "bf16|fp8|mxfp8|nvfp4"),
+      Param::integer(key::tp, d.layout.tp,
+                     "tensor-parallel GPUs per layer, with sequence parallelism, within the NVLink "
+                     "domain (--mode project)"),
+      Param::integer(key::pp, d.layout.pp, "pipeline-parallel stages (--mode project)"),
+      Param::integer(key::cp, d.layout.cp,
+                     "context-parallel GPUs splitting each sequence, ring attention (--mode project)"),
+      Param::integer(key::vp, d.layout.vp,
+                     "virtual pipeline chunks per stage; > 1 runs interleaved 1F1B (--mode project)"),
+      Param::integer(key::ep, d.layout.ep, "expert-parallel GPUs, mixture-of-experts models only (--mode project)"),
+      Param::integer(key::mbs, d.mbs, "micro-batch size: sequences per forward/backward pass (--mode project)",
+                     "sequences"),
+      Param::integer(key::gbs, d.gbs,
+                     "global batch size: sequences per optimizer step (explore: see explore.gbs_per_gpu)", "sequences"),
+      Param::integer(key::seq_len, 0, "sequence length; 0: the model's default (configs/models)", "tokens"),
+      Param::string(key::recompute, "none",
+                    "activation recompute in the backward pass (--mode project; explore sweeps all three)",
+                    "none|selective|full"),
+      Param::boolean(key::distributed_optimizer, true,
+                     "shard FP32 master weights and Adam states over the data-parallel GPUs (Megatron distributed "
+                     "optimizer, ZeRO-1)"),
+      Param::string(key::flops_convention, "full",
+                    "model FLOPs for MFU: full attention (NVIDIA's published convention) or causal (half the "
+                    "attention-score term)",
+                    "full|causal"),
+      Param::string(key::provider, "",
+                    "price from this provider of configs/pricing (e.g. aws, aws-3yr, nebius, owned); empty: the "
+                    "cheapest on-demand list price for the system"),
+      Param::floating(key::usd_per_gpu_hour, 0, "an explicit price instead of the catalog's, e.g. a negotiated rate",
+                      "USD/GPU-h")
+          .without_default(),
+      Param::int_list(key::explore_gpus, {},
+                      "GPU counts to explore; empty: powers of two from explore.gpus_min to explore.gpus_max", "GPUs"),
+      Param::integer(key::gpus_min, d.gpus_min, "smallest GPU count of the default sweep", "GPUs"),
+      Param::integer(key::gpus_max, d.gpus_max, "largest GPU count of the default sweep", "GPUs"),
+      Param::integer(key::gbs_per_gpu, d.gbs_per_gpu,
+                     "global batch while exploring: N > 0 gives N sequences per GPU (weak scaling); 0 keeps "
+                     "train.gbs at every GPU count",
+                     "sequences"),
+      Param::floating(key::budget_slack, 0.05,
+                      "recommend the fastest configuration costing at most (1 + slack) x the cheapest"),
+  };
+}
+
+TrainingSettings read_training_settings(const dgx::sdk::Host& host) {
+  TrainingSettings s;
+  s.model = host.get_string(key::model);
+  s.system = host.get_string(key::system);
+  s.system_configured = host.is_set(key::system);
+  s.gpus = read_int(host, key::gpus, 1);
+  s.precisions = read_precisions(host);
+  s.train = read_train(host, s.precisions.front());
+  read_cost(host, s);
+  read_explore(host, s);
+  return s;
+}
+
+}  // namespace dgx::llm::plugin
