@@ -13,27 +13,6 @@ namespace {
 
 using dgx::sdk::NotePlacement;
 
-Headline headline_of(const llm::ExplorePoint& p, const Assumptions& a) {
-  return Headline{.gpus = p.gpus,
-                  .step_time_s = p.step_time_s,
-                  .tokens_per_s = p.tokens_per_s,
-                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
-                  .model_tflops_per_gpu = p.mfu * a.system.dense_peak_flops(p.train.precision) / 1e12,
-                  .mfu = p.mfu,
-                  .memory_bytes = p.memory_bytes,
-                  .days = p.days,
-                  .gpu_hours = p.gpu_hours,
-                  .cost_usd = a.price ? std::optional<double>(p.cost) : std::nullopt,
-                  .dp = p.layout.dp,
-                  .microbatches = p.layout.microbatches};
-}
-
-std::string recommended_mark(const llm::ExploreResult& r, std::size_t i) {
-  const bool budget = r.fastest_within_budget == i;
-  const bool deadline = r.cheapest_meeting_deadline == i;
-  return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
-}
-
 }  // namespace
 
 llm::ExploreSpace explore_space(const PretrainSettings& s) {
