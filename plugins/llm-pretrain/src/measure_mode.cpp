@@ -3,6 +3,7 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/llm/device_peak.hpp"
+#include "dgx/llm/kernels/measured_ops.hpp"
 #include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/memory_model.hpp"
@@ -10,7 +11,6 @@
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "format.hpp"
-#include "measured_ops.hpp"
 #include "rows.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -28,7 +28,8 @@ llm::ShapeKey shape_of(const llm::TrainConfig& t, int seq_len) {
 }  // namespace
 
 void require_layer_probe() {
-  if (const std::string reason = layer_probe_unavailable(); !reason.empty()) throw dgx::sdk::NoDevice(reason);
+  if (const std::string reason = llm::kernels::layer_probe_unavailable(); !reason.empty())
+    throw dgx::sdk::NoDevice(reason);
 }
 
 MeasureMode::MeasureMode(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions)
@@ -36,7 +37,7 @@ MeasureMode::MeasureMode(const dgx::sdk::Host& host, const PretrainSettings& set
 
 void MeasureMode::setup() {
   // The measured times are this GPU's: project a cluster of this GPU, whatever system the preset named.
-  probe_ = make_layer_probe(layer_spec_for(assumptions_.model, train_for(0)));
+  probe_ = llm::kernels::make_layer_probe(llm::kernels::layer_spec_for(assumptions_.model, train_for(0)));
   device_ = probe_->device();
   const auto system = llm::find_system_for_device(device_);
   if (system && system->name != assumptions_.system.name) {
@@ -69,7 +70,7 @@ dgx::sdk::Case MeasureMode::begin_case(std::size_t index) {
   const llm::TrainConfig train = train_for(index);
   if (index > 0) {
     probe_.reset();  // the previous layer's memory goes back first
-    probe_ = make_layer_probe(layer_spec_for(assumptions_.model, train));
+    probe_ = llm::kernels::make_layer_probe(llm::kernels::layer_spec_for(assumptions_.model, train));
   }
   dgx::sdk::Case c;
   c.label = assumptions_.model.name + " layer " + std::string(llm::to_string(train.precision));
@@ -99,7 +100,7 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   const llm::RooflineProvider roofline(system);
   llm::MeasuredOverrides measured(roofline);
   const llm::OpList ops = llm::transformer_layer_ops(assumptions_.model, system, shape_of(train, train.seq_len));
-  const MatchReport match = apply_measurements(timing.ops, ops, measured);
+  const llm::kernels::MatchReport match = llm::kernels::apply_measurements(timing.ops, ops, measured);
   host_.add_metric("layer.ops_measured", match.matched, "count", DGX_METRIC_HIDDEN);
   host_.add_metric("layer.ops_modelled", match.model_ops, "count", DGX_METRIC_HIDDEN);
 

@@ -10,7 +10,7 @@
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::kernels {
 
 class LayerProbe {
 public:
@@ -23,12 +23,12 @@ public:
   /// Seconds of `steps` forward+backward steps back to back, between device events.
   [[nodiscard]] virtual double time_steps(int steps, bool flush_l2) = 0;
   /// Every op timed over `repeats` steps (medians), and the layer's memory.
-  [[nodiscard]] virtual llm::kernels::LayerTiming profile(int repeats) = 0;
+  [[nodiscard]] virtual LayerTiming profile(int repeats) = 0;
 };
 
 /// Empty when a layer can be measured here; else why not ("no CUDA device: ...", "built without CUDA").
 [[nodiscard]] std::string layer_probe_unavailable();
 /// Builds the layer on the current device (untimed: allocation, cuDNN plans, GEMM tuning). Throws dgx::sdk errors.
-[[nodiscard]] std::unique_ptr<LayerProbe> make_layer_probe(const llm::kernels::LayerSpec& spec);
+[[nodiscard]] std::unique_ptr<LayerProbe> make_layer_probe(const LayerSpec& spec);
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::kernels

@@ -2,7 +2,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::kernels {
 
 namespace {
 
@@ -29,4 +29,4 @@ std::unique_ptr<LayerProbe> make_layer_probe(const llm::kernels::LayerSpec& spec
   return std::make_unique<FakeLayerProbe>(spec);
 }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::kernels

@@ -5,9 +5,9 @@
 #include <functional>
 #include <string>
 
-#include "layer_probe.hpp"
+#include "dgx/llm/kernels/layer_probe.hpp"
 
-namespace dgx::plugins::llm_pretrain::testing {
+namespace dgx::llm::kernels::testing {
 
 /// What the fake "measures" for a layer; set by a test. Unset: layer_probe_unavailable() reports no device.
 inline std::function<llm::kernels::LayerTiming(const llm::kernels::LayerSpec&)>& fake_layer_timing() {
@@ -21,4 +21,4 @@ inline std::vector<llm::kernels::LayerSpec>& fake_layer_specs() {
   return specs;
 }
 
-}  // namespace dgx::plugins::llm_pretrain::testing
+}  // namespace dgx::llm::kernels::testing

@@ -2,13 +2,13 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/llm/kernels/measured_ops.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "measured_ops.hpp"
 #include "measured_timings.hpp"
 
 using namespace dgx;
-using namespace dgx::plugins::llm_pretrain;
+using namespace dgx::llm::kernels;
 
 namespace {
 

@@ -2,25 +2,24 @@
 #include "dgx/llm/cuda/device.hpp"
 #include "dgx/llm/cuda/layer.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
-#include "layer_probe.hpp"
+#include "dgx/llm/kernels/layer_probe.hpp"
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::kernels {
 
 namespace {
 
 namespace cuda = llm::cuda;
-namespace kernels = llm::kernels;
 
 class CudaLayerProbe final : public LayerProbe {
 public:
-  explicit CudaLayerProbe(const kernels::LayerSpec& spec)
+  explicit CudaLayerProbe(const LayerSpec& spec)
       : layer_(cuda::with_sdk_errors([&] { return std::make_unique<cuda::TransformerLayer>(spec); })) {}
 
   [[nodiscard]] std::string device() const override { return layer_->device_name(); }
   [[nodiscard]] double time_steps(int steps, bool flush_l2) override {
     return cuda::with_sdk_errors([&] { return layer_->time_steps(steps, flush_l2); });
   }
-  [[nodiscard]] kernels::LayerTiming profile(int repeats) override {
+  [[nodiscard]] LayerTiming profile(int repeats) override {
     return cuda::with_sdk_errors([&] { return layer_->profile(repeats); });
   }
 
@@ -35,8 +34,6 @@ std::string layer_probe_unavailable() {
   return reason ? "no CUDA device found: " + *reason : std::string();
 }
 
-std::unique_ptr<LayerProbe> make_layer_probe(const kernels::LayerSpec& spec) {
-  return std::make_unique<CudaLayerProbe>(spec);
-}
+std::unique_ptr<LayerProbe> make_layer_probe(const LayerSpec& spec) { return std::make_unique<CudaLayerProbe>(spec); }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::kernels

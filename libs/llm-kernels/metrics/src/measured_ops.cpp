@@ -1,4 +1,4 @@
-#include "measured_ops.hpp"
+#include "dgx/llm/kernels/measured_ops.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,15 +7,11 @@
 
 #include <dgx/sdk/error.hpp>
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::kernels {
 
 namespace {
 
-namespace kernels = llm::kernels;
-
-bool same_pass(llm::Pass model, kernels::Pass measured) {
-  return llm::to_string(model) == kernels::to_string(measured);
-}
+bool same_pass(llm::Pass model, Pass measured) { return llm::to_string(model) == to_string(measured); }
 
 std::array<std::int64_t, 3> sorted_dims(std::int64_t a, std::int64_t b, std::int64_t c) {
   std::array<std::int64_t, 3> d{a, b, c};
@@ -23,7 +19,7 @@ std::array<std::int64_t, 3> sorted_dims(std::int64_t a, std::int64_t b, std::int
   return d;
 }
 
-bool gemm_matches(const llm::GemmShape& model, const kernels::GemmDims& measured) {
+bool gemm_matches(const llm::GemmShape& model, const GemmDims& measured) {
   return model.groups == measured.groups &&
          sorted_dims(model.m, model.n, model.k) == sorted_dims(measured.m, measured.n, measured.k);
 }
@@ -31,15 +27,15 @@ bool gemm_matches(const llm::GemmShape& model, const kernels::GemmDims& measured
 bool is_memory_op(const llm::Op& op) { return std::holds_alternative<llm::MemoryShape>(op.shape); }
 
 // Seconds of all measured calls of this model op, or nothing when none was measured.
-std::optional<double> measured_seconds(const llm::Op& op, const std::vector<kernels::OpTiming>& measured,
+std::optional<double> measured_seconds(const llm::Op& op, const std::vector<OpTiming>& measured,
                                        std::vector<bool>& used) {
   double total = 0;
   bool found = false;
   for (std::size_t i = 0; i < measured.size(); ++i) {
-    const kernels::OpTiming& m = measured[i];
+    const OpTiming& m = measured[i];
     if (m.name != op.name || !same_pass(op.pass, m.pass) || m.recompute != op.recompute) continue;
     if (const auto* gemm = std::get_if<llm::GemmShape>(&op.shape)) {
-      if (m.kind != kernels::OpKind::gemm || !gemm_matches(*gemm, m.gemm)) continue;
+      if (m.kind != OpKind::gemm || !gemm_matches(*gemm, m.gemm)) continue;
     }
     total += m.seconds * m.calls;
     used[i] = true;
@@ -50,17 +46,17 @@ std::optional<double> measured_seconds(const llm::Op& op, const std::vector<kern
 
 }  // namespace
 
-llm::kernels::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train) {
-  kernels::LayerSpec spec;
-  kernels::Architecture& a = spec.arch;
+LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train) {
+  LayerSpec spec;
+  Architecture& a = spec.arch;
   a.hidden = model.hidden;
   a.ffn = model.ffn;
   a.heads = model.heads;
   a.kv_groups = model.kv_groups;
-  a.activation = model.activation == llm::Activation::swiglu ? kernels::Activation::swiglu
-                 : model.activation == llm::Activation::gelu ? kernels::Activation::gelu
-                                                             : kernels::Activation::squared_relu;
-  a.norm = model.norm_bias ? kernels::Norm::layernorm : kernels::Norm::rmsnorm;
+  a.activation = model.activation == llm::Activation::swiglu ? Activation::swiglu
+                 : model.activation == llm::Activation::gelu ? Activation::gelu
+                                                             : Activation::squared_relu;
+  a.norm = model.norm_bias ? Norm::layernorm : Norm::rmsnorm;
   a.rope = model.rope;
   a.experts = model.experts > 1 ? model.experts : 0;
   a.top_k = model.experts > 1 ? model.top_k : 0;
@@ -71,20 +67,20 @@ llm::kernels::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm:
   spec.seq_len = train.seq_len > 0 ? train.seq_len : model.seq_len;
   spec.micro_batch = train.mbs;
   switch (train.precision) {
-  case llm::Precision::bf16: spec.precision = kernels::Precision::bf16; break;
-  case llm::Precision::fp8: spec.precision = kernels::Precision::fp8; break;
+  case llm::Precision::bf16: spec.precision = Precision::bf16; break;
+  case llm::Precision::fp8: spec.precision = Precision::fp8; break;
   default:
     throw dgx::sdk::Unsupported("measure mode runs bf16 and fp8 layers; " +
                                 std::string(llm::to_string(train.precision)) +
                                 " is projected only (--mode project or explore)");
   }
-  spec.recompute = train.recompute == llm::Recompute::none        ? kernels::Recompute::none
-                   : train.recompute == llm::Recompute::selective ? kernels::Recompute::selective
-                                                                  : kernels::Recompute::full;
+  spec.recompute = train.recompute == llm::Recompute::none        ? Recompute::none
+                   : train.recompute == llm::Recompute::selective ? Recompute::selective
+                                                                  : Recompute::full;
   return spec;
 }
 
-MatchReport apply_measurements(const std::vector<kernels::OpTiming>& measured, const llm::OpList& ops,
+MatchReport apply_measurements(const std::vector<OpTiming>& measured, const llm::OpList& ops,
                                llm::MeasuredOverrides& overrides) {
   MatchReport report;
   std::vector<bool> used(measured.size(), false);
@@ -115,9 +111,9 @@ MatchReport apply_measurements(const std::vector<kernels::OpTiming>& measured, c
   std::map<std::string, double> extra_by_pass;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     if (used[i]) continue;
-    const kernels::OpTiming& m = measured[i];
-    extra_by_pass[std::string(kernels::to_string(m.pass))] += m.seconds * m.calls;
-    report.extra_measured_ops.push_back(m.name + "." + std::string(kernels::to_string(m.pass)));
+    const OpTiming& m = measured[i];
+    extra_by_pass[std::string(to_string(m.pass))] += m.seconds * m.calls;
+    report.extra_measured_ops.push_back(m.name + "." + std::string(to_string(m.pass)));
   }
   for (const auto& [pass, extra] : extra_by_pass) {
     auto& targets = memory_by_pass[pass];
@@ -130,4 +126,4 @@ MatchReport apply_measurements(const std::vector<kernels::OpTiming>& measured, c
   return report;
 }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::kernels

@@ -13,11 +13,11 @@
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::kernels {
 
 /// The layer the kernels library runs for `model` at the per-rank shapes of `train` (TP, CP, EP, MBS,
 /// sequence length, precision, recompute). Throws dgx::sdk::InvalidArgument for what it cannot run.
-[[nodiscard]] llm::kernels::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train);
+[[nodiscard]] LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train);
 
 /// How a measurement met the model's op list.
 struct MatchReport {
@@ -33,7 +33,7 @@ struct MatchReport {
 /// (their calls summed: ring steps, repeated kernels). Measured ops the model does not list separately — FP8
 /// casts the model assumes fused into the norms, the FP8 scale update — are folded into the model's matched
 /// memory-bound ops of the same pass in proportion to their time, so that each pass keeps its measured total.
-MatchReport apply_measurements(const std::vector<llm::kernels::OpTiming>& measured, const llm::OpList& ops,
+MatchReport apply_measurements(const std::vector<OpTiming>& measured, const llm::OpList& ops,
                                llm::MeasuredOverrides& overrides);
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::kernels

@@ -8,7 +8,7 @@
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/op_time.hpp"
 
-namespace dgx::plugins::llm_pretrain::testing {
+namespace dgx::llm::kernels::testing {
 
 inline llm::kernels::Pass kernels_pass(llm::Pass pass) {
   switch (pass) {
@@ -42,4 +42,4 @@ inline std::vector<llm::kernels::OpTiming> timings_of(const llm::OpList& ops, co
   return out;
 }
 
-}  // namespace dgx::plugins::llm_pretrain::testing
+}  // namespace dgx::llm::kernels::testing
