@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -77,6 +78,31 @@ LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& 
   spec.recompute = train.recompute == llm::Recompute::none        ? Recompute::none
                    : train.recompute == llm::Recompute::selective ? Recompute::selective
                                                                   : Recompute::full;
+  return spec;
+}
+
+LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train, const llm::FineTune& finetune) {
+  LayerSpec spec = layer_spec_for(model, train);
+  if (finetune.lora_method()) {
+    const llm::LoraConfig& l = finetune.lora;
+    spec.lora = Lora{.rank = l.rank,
+                     .alpha = l.alpha,
+                     .qkv = l.wraps(llm::LoraTarget::qkv),
+                     .proj = l.wraps(llm::LoraTarget::proj),
+                     .fc1 = l.wraps(llm::LoraTarget::fc1),
+                     .fc2 = l.wraps(llm::LoraTarget::fc2)};
+  }
+  const double span = llm::attention_span(finetune, static_cast<int>(spec.seq_len));
+  if (span < double(spec.seq_len) && spec.layout.cp == 1) {
+    // The divisor of the sequence whose sample count is nearest to seq_len / span.
+    const double wanted = double(spec.seq_len) / span;
+    std::int64_t best = 1;
+    for (std::int64_t samples = 1; samples <= spec.seq_len; ++samples) {
+      if (spec.seq_len % samples == 0 && std::abs(double(samples) - wanted) < std::abs(double(best) - wanted))
+        best = samples;
+    }
+    spec.sample_len = spec.seq_len / best;
+  }
   return spec;
 }
 

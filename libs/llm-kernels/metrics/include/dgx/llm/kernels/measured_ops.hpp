@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 #include "dgx/llm/layer_ops.hpp"
@@ -18,6 +19,10 @@ namespace dgx::llm::kernels {
 /// The layer the kernels library runs for `model` at the per-rank shapes of `train` (TP, CP, EP, MBS,
 /// sequence length, precision, recompute). Throws dgx::sdk::InvalidArgument for what it cannot run.
 [[nodiscard]] LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train);
+/// The same layer fine-tuned: LoRA's frozen base and adapters, and packed samples run per sample (of the divisor
+/// of the sequence nearest to the average sample, with cp = 1).
+[[nodiscard]] LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& train,
+                                       const llm::FineTune& finetune);
 
 /// How a measurement met the model's op list.
 struct MatchReport {
