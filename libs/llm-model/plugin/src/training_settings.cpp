@@ -144,7 +144,7 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
                      "sequences"),
       Param::integer(key::gbs, d.gbs,
                      "global batch size: sequences per optimizer step (explore: see explore.gbs_per_gpu)", "sequences"),
-      Param::integer(key::seq_len, 0, "sequence length; 0: the model's default (configs/models)", "tokens"),
+      Param::integer(key::seq_len, d.seq_len, "sequence length; 0: the model's default (configs/models)", "tokens"),
       Param::string(key::recompute, "none",
                     "activation recompute in the backward pass (--mode project; explore sweeps all three)",
                     "none|selective|full"),

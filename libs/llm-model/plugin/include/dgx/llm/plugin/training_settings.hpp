@@ -51,6 +51,7 @@ struct TrainingDefaults {
   Layout layout;
   int mbs = 1;
   int gbs = 128;
+  int seq_len = 0;  ///< 0: the model's default
   int gpus_min = 8;
   int gpus_max = 16384;
   int gbs_per_gpu = 16;
