@@ -63,13 +63,7 @@ StageMemory finetune_memory_per_gpu(const ModelConfig& model, const SystemProfil
     return m;
   }
   const Layout& l = resolved.layout;
-  const ShapeKey shape{.tp = l.tp,
-                       .cp = l.cp,
-                       .ep = l.ep,
-                       .mbs = train.mbs,
-                       .seq_len = resolved.seq_len,
-                       .precision = train.precision,
-                       .recompute = train.recompute};
+  const ShapeKey shape = shape_key(train, resolved);
   const double base = layer_activation_bytes(model, shape);
   const double ratio = base > 0 ? finetune_activation_bytes(model, shape, finetune) / base : 1.0;
   const StageLayers& s = resolved.stages;

@@ -87,13 +87,7 @@ LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep) {
 StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train,
                            const ResolvedLayout& resolved) {
   const Layout& l = resolved.layout;
-  const ShapeKey shape{.tp = l.tp,
-                       .cp = l.cp,
-                       .ep = l.ep,
-                       .mbs = train.mbs,
-                       .seq_len = resolved.seq_len,
-                       .precision = train.precision,
-                       .recompute = train.recompute};
+  const ShapeKey shape = shape_key(train, resolved);
   const ParameterCount count = count_parameters(model);
   const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
   const double activation = layer_activation_bytes(model, shape);

@@ -67,16 +67,6 @@ std::uint64_t pack(const ShapeKey& k) {
   return key << 4 | static_cast<std::uint64_t>(k.recompute);
 }
 
-ShapeKey shape_of(const ResolvedLayout& r, const TrainConfig& train) {
-  return ShapeKey{.tp = r.layout.tp,
-                  .cp = r.layout.cp,
-                  .ep = r.layout.ep,
-                  .mbs = train.mbs,
-                  .seq_len = r.seq_len,
-                  .precision = train.precision,
-                  .recompute = train.recompute};
-}
-
 std::string gib(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", bytes / kGiB);
@@ -292,7 +282,7 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
   p.layout = r;
   p.train = train;
   p.train.seq_len = r.seq_len;
-  const ShapeCost& cost = shape_cost(shape_of(r, train));
+  const ShapeCost& cost = shape_cost(shape_key(train, r));
   p.breakdown = step_breakdown(r, train, cost);
   p.step_time_s = p.breakdown.total();
   p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;

@@ -24,22 +24,8 @@ void add_config(Row& row, const RowContext& c, llm::FineTuneMethod method, int g
   // The keys users set, so a row can be fed back with --set; gpus, precision and method vary as table columns
   // (the layout field stands for the parallel keys).
   const llm::LoraConfig& lora = c.settings.finetune.lora;
-  row.config(key::model, c.assumptions.model.name, kHiddenConfig)
-      .config(key::system, c.assumptions.system.name, kHiddenConfig)
-      .config(key::method, std::string(llm::to_string(method)))
-      .config(key::gpus, gpus)
-      .config(key::precision, std::string(llm::to_string(t.precision)))
-      .config(key::tp, t.layout.tp, kHiddenConfig)
-      .config(key::pp, t.layout.pp, kHiddenConfig)
-      .config(key::cp, t.layout.cp, kHiddenConfig)
-      .config(key::vp, t.layout.vp, kHiddenConfig)
-      .config(key::ep, t.layout.ep, kHiddenConfig)
-      .config(key::mbs, t.mbs, kHiddenConfig)
-      .config(key::gbs, t.gbs, kHiddenConfig)
-      .config(key::seq_len, t.seq_len, kHiddenConfig)
-      .config(key::recompute, std::string(llm::to_string(t.recompute)), kHiddenConfig)
-      .config(key::distributed_optimizer, t.distributed_optimizer, kHiddenConfig)
-      .config(key::flops_convention, std::string(llm::to_string(t.flops_convention)), kHiddenConfig)
+  llm::plugin::add_training_config(row, c.assumptions, gpus, t);
+  row.config(key::method, std::string(llm::to_string(method)))
       .config(key::lora_rank, lora.rank, kHiddenConfig)
       .config(key::lora_alpha, lora.alpha, kHiddenConfig)
       .config(key::lora_targets, target_names(lora), kHiddenConfig)

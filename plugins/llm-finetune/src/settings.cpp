@@ -80,7 +80,8 @@ Dataset read_dataset(const dgx::sdk::Host& host) {
     throw InvalidArgument("the data set has no tokens: " + std::string(key::tokens) + " is 0 and " + key::samples +
                           " x " + key::avg_tokens_per_sample + " x " + key::epochs + " = " +
                           grouped(static_cast<long long>(d.samples)) + " x " + fixed(d.avg_tokens_per_sample, 0) +
-                          " x " + fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) + " = 0; give the job's size in either");
+                          " x " + fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) +
+                          " = 0; give the job's size in either");
   }
   return d;
 }

@@ -16,17 +16,8 @@ using dgx::sdk::NotePlacement;
 }  // namespace
 
 llm::ExploreSpace explore_space(const PretrainSettings& s) {
-  llm::ExploreSpace space;
-  space.gpu_counts = s.explore_gpus;
-  space.gpus_min = s.gpus_min;
-  space.gpus_max = s.gpus_max;
-  space.precisions = s.precisions;
-  space.batch = s.gbs_per_gpu > 0 ? llm::BatchRule{.kind = llm::BatchRule::Kind::per_gpu, .value = s.gbs_per_gpu}
-                                  : llm::BatchRule{.kind = llm::BatchRule::Kind::fixed, .value = s.train.gbs};
-  space.seq_len = s.train.seq_len;
+  llm::ExploreSpace space = llm::plugin::explore_space(s);
   space.tokens = s.train.tokens;
-  space.distributed_optimizer = s.train.distributed_optimizer;
-  space.flops_convention = s.train.flops_convention;
   return space;
 }
 

@@ -3,13 +3,13 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/llm/device_peak.hpp"
+#include "dgx/llm/kernels/measured_layer.hpp"
 #include "dgx/llm/kernels/measured_ops.hpp"
 #include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "format.hpp"
 #include "rows.hpp"
 
@@ -39,15 +39,10 @@ void MeasureMode::setup() {
   // The measured times are this GPU's: project a cluster of this GPU, whatever system the preset named.
   probe_ = llm::kernels::make_layer_probe(llm::kernels::layer_spec_for(assumptions_.model, train_for(0)));
   device_ = probe_->device();
-  const auto system = llm::find_system_for_device(device_);
-  if (system && system->name != assumptions_.system.name) {
-    host_.info("measuring on " + device_ + ": projecting " + system->name + " (the configuration named " +
-               assumptions_.system.name + ")");
-    settings_.system = system->name;
+  const auto system = llm::kernels::measured_system(host_, device_, assumptions_.system.name);
+  if (system && *system != assumptions_.system.name) {
+    settings_.system = *system;
     assumptions_ = resolve_assumptions(settings_);
-  } else if (!system) {
-    host_.warn(system.error().message + ": ops not measured and all communication come from the " +
-               assumptions_.system.name + " profile, and so does the peak of the layer's MFU");
   }
   host_.note(NotePlacement::before, "Measured",
              "One " + assumptions_.model.display + " layer, forward and backward, measured on " + device_ +
@@ -80,9 +75,7 @@ dgx::sdk::Case MeasureMode::begin_case(std::size_t index) {
 }
 
 void MeasureMode::run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) {
-  result.seconds = probe_->time_steps(static_cast<int>(request.iterations), request.flush_cache);
-  result.timing = dgx::sdk::Timing::device_events;
-  result.cache = request.flush_cache ? dgx::sdk::CacheState::cold : dgx::sdk::CacheState::hot;
+  llm::kernels::time_sample(*probe_, request, result);
 }
 
 void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {

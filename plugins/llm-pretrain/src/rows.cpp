@@ -14,24 +14,8 @@ using dgx::sdk::Row;
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 
 void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t) {
-  // The keys users set, so a row can be fed back with --set; only gpus and precision vary as table columns
-  // (the layout field stands for the rest).
-  row.config(key::model, a.model.name, kHiddenConfig)
-      .config(key::system, a.system.name, kHiddenConfig)
-      .config(key::gpus, gpus)
-      .config(key::precision, std::string(llm::to_string(t.precision)))
-      .config(key::tp, t.layout.tp, kHiddenConfig)
-      .config(key::pp, t.layout.pp, kHiddenConfig)
-      .config(key::cp, t.layout.cp, kHiddenConfig)
-      .config(key::vp, t.layout.vp, kHiddenConfig)
-      .config(key::ep, t.layout.ep, kHiddenConfig)
-      .config(key::mbs, t.mbs, kHiddenConfig)
-      .config(key::gbs, t.gbs, kHiddenConfig)
-      .config(key::seq_len, t.seq_len, kHiddenConfig)
-      .config(key::tokens, t.tokens, kHiddenConfig)
-      .config(key::recompute, std::string(llm::to_string(t.recompute)), kHiddenConfig)
-      .config(key::distributed_optimizer, t.distributed_optimizer, kHiddenConfig)
-      .config(key::flops_convention, std::string(llm::to_string(t.flops_convention)), kHiddenConfig);
+  llm::plugin::add_training_config(row, a, gpus, t);
+  row.config(key::tokens, t.tokens, kHiddenConfig);
 }
 
 }  // namespace

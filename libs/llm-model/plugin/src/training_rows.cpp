@@ -82,6 +82,25 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& h, RunTime run_tim
   row.metric("dp", h.dp, "count", kHiddenMetric).metric("microbatches", h.microbatches, "count", kHiddenMetric);
 }
 
+void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, const TrainConfig& t) {
+  constexpr std::uint32_t hidden = DGX_CONFIG_HIDDEN;
+  row.config(key::model, a.model.name, hidden)
+      .config(key::system, a.system.name, hidden)
+      .config(key::gpus, gpus)
+      .config(key::precision, std::string(to_string(t.precision)))
+      .config(key::tp, t.layout.tp, hidden)
+      .config(key::pp, t.layout.pp, hidden)
+      .config(key::cp, t.layout.cp, hidden)
+      .config(key::vp, t.layout.vp, hidden)
+      .config(key::ep, t.layout.ep, hidden)
+      .config(key::mbs, t.mbs, hidden)
+      .config(key::gbs, t.gbs, hidden)
+      .config(key::seq_len, t.seq_len, hidden)
+      .config(key::recompute, std::string(to_string(t.recompute)), hidden)
+      .config(key::distributed_optimizer, t.distributed_optimizer, hidden)
+      .config(key::flops_convention, std::string(to_string(t.flops_convention)), hidden);
+}
+
 void add_provenance(dgx::sdk::Row& row, const Assumptions& a, const TrainConfig& t) {
   row.field("model", constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)

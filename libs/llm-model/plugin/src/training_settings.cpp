@@ -174,6 +174,20 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
   };
 }
 
+ExploreSpace explore_space(const TrainingSettings& s) {
+  ExploreSpace space;
+  space.gpu_counts = s.explore_gpus;
+  space.gpus_min = s.gpus_min;
+  space.gpus_max = s.gpus_max;
+  space.precisions = s.precisions;
+  space.batch = s.gbs_per_gpu > 0 ? BatchRule{.kind = BatchRule::Kind::per_gpu, .value = s.gbs_per_gpu}
+                                  : BatchRule{.kind = BatchRule::Kind::fixed, .value = s.train.gbs};
+  space.seq_len = s.train.seq_len;
+  space.distributed_optimizer = s.train.distributed_optimizer;
+  space.flops_convention = s.train.flops_convention;
+  return space;
+}
+
 TrainingSettings read_training_settings(const dgx::sdk::Host& host) {
   TrainingSettings s;
   s.model = host.get_string(key::model);

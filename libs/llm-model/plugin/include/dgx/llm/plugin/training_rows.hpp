@@ -13,6 +13,7 @@
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/plugin/training_settings.hpp"
 #include "dgx/llm/step_model.hpp"
 
 namespace dgx::llm::plugin {
@@ -48,6 +49,10 @@ enum class RunTime : unsigned char { days_to_train, hours_to_finetune };
 /// days_to_train or hours_to_finetune, gpu_hours, cost_usd (with a price), dp, microbatches. Shown in the table:
 /// step_time, tokens_per_s_per_gpu, mfu, the run time and cost_usd (gpu_hours when there is no price).
 void add_headline_metrics(dgx::sdk::Row& row, const Headline& headline, RunTime run_time);
+
+/// Config of the shared training keys (training_settings.hpp) as evaluated: gpus and precision as table columns,
+/// the rest JSON-only (the layout field stands for them). A row can be fed back with --set.
+void add_training_config(dgx::sdk::Row& row, const Assumptions& assumptions, int gpus, const TrainConfig& train);
 
 /// Fields model, system, calibration, price, mfu_peak, flops_convention and source (hidden).
 void add_provenance(dgx::sdk::Row& row, const Assumptions& assumptions, const TrainConfig& train);

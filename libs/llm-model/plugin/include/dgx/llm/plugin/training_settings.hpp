@@ -12,6 +12,7 @@
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/workload.hpp>
 
+#include "dgx/llm/explorer.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/precision.hpp"
 
@@ -81,6 +82,11 @@ struct TrainingSettings {
 /// Reads every key of training_params. Throws dgx::sdk::InvalidArgument naming the key and the value when one
 /// is out of range (a count below 1, gpus_min above gpus_max, a negative slack, an unknown precision, ...).
 [[nodiscard]] TrainingSettings read_training_settings(const dgx::sdk::Host& host);
+
+/// The explorer's space the shared keys describe: GPU counts (the list, or powers of two between the bounds),
+/// precisions, the batch rule (explore.gbs_per_gpu, or train.gbs at every count), the sequence, the distributed
+/// optimizer and the FLOP convention. The tokens to train are the workload's to set.
+[[nodiscard]] ExploreSpace explore_space(const TrainingSettings& settings);
 
 /// An integer key that must be at least `min` and fit an int; throws dgx::sdk::InvalidArgument naming it.
 [[nodiscard]] int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min);
