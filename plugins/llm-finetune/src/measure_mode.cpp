@@ -11,7 +11,6 @@
 #include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/op_time.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/plugin/training_rows.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "rows.hpp"
@@ -140,18 +139,10 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
                                    llm::plugin::headline_of(p), p.breakdown);
   row.field("layout", llm::plugin::layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
-      .field("source",
-             "measured-calibrated projection: " + std::to_string(match.matched) + " of " +
-                 std::to_string(match.model_ops) + " layer ops measured on " + device_ +
-                 " (CUDA events); the rest, the first/last stage and all communication from dgx-llm-model on " +
-                 system.name,
-             DGX_FIELD_HIDDEN);
+      .field("source", llm::kernels::measured_source(match, device_, system.name), DGX_FIELD_HIDDEN);
   llm::plugin::add_memory_metrics(row, p.memory);
   host_.emit(row);
-  if (!match.unmatched_model_ops.empty() || !match.extra_measured_ops.empty())
-    host_.debug(std::to_string(match.unmatched_model_ops.size()) + " model ops kept their estimate; " +
-                std::to_string(match.extra_measured_ops.size()) + " measured ops folded into the memory-bound ops (" +
-                llm::plugin::fixed(match.folded_seconds * 1e3, 3) + " ms)");
+  llm::kernels::report_match(host_, match);
 }
 
 }  // namespace dgx::plugins::llm_finetune

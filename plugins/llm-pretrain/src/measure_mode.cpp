@@ -10,7 +10,6 @@
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "format.hpp"
 #include "rows.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -107,18 +106,10 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
       projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
   row.field("layout", layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
-      .field("source",
-             "measured-calibrated projection: " + std::to_string(match.matched) + " of " +
-                 std::to_string(match.model_ops) + " layer ops measured on " + device_ +
-                 " (CUDA events); the rest, the first/last stage and all communication from dgx-llm-model on " +
-                 system.name,
-             DGX_FIELD_HIDDEN);
+      .field("source", llm::kernels::measured_source(match, device_, system.name), DGX_FIELD_HIDDEN);
   add_memory_metrics(row, p.memory);
   host_.emit(row);
-  if (!match.unmatched_model_ops.empty() || !match.extra_measured_ops.empty())
-    host_.debug(std::to_string(match.unmatched_model_ops.size()) + " model ops kept their estimate; " +
-                std::to_string(match.extra_measured_ops.size()) + " measured ops folded into the memory-bound ops (" +
-                fixed(match.folded_seconds * 1e3, 3) + " ms)");
+  llm::kernels::report_match(host_, match);
 }
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -1,5 +1,7 @@
 #include "dgx/llm/kernels/measured_layer.hpp"
 
+#include <cstdio>
+
 #include "dgx/llm/system_catalog.hpp"
 
 namespace dgx::llm::kernels {
@@ -17,6 +19,21 @@ std::optional<std::string> measured_system(const dgx::sdk::Host& host, const std
               ")");
   }
   return system->name;
+}
+
+std::string measured_source(const MatchReport& match, const std::string& device, const std::string& system) {
+  return "measured-calibrated projection: " + std::to_string(match.matched) + " of " + std::to_string(match.model_ops) +
+         " layer ops measured on " + device +
+         " (CUDA events); the rest, the first/last stage and all communication from dgx-llm-model on " + system;
+}
+
+void report_match(const dgx::sdk::Host& host, const MatchReport& match) {
+  if (match.unmatched_model_ops.empty() && match.extra_measured_ops.empty()) return;
+  char folded[32];
+  std::snprintf(folded, sizeof folded, "%.3f", match.folded_seconds * 1e3);
+  host.debug(std::to_string(match.unmatched_model_ops.size()) + " model ops kept their estimate; " +
+             std::to_string(match.extra_measured_ops.size()) + " measured ops folded into the memory-bound ops (" +
+             folded + " ms)");
 }
 
 void time_sample(LayerProbe& probe, const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) {
