@@ -69,7 +69,7 @@ bool report(const char* file, const Expected<std::vector<CalibrationRow>>& rows,
   return !failed;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   const bool breakdown = argc > 1 && std::string_view(argv[1]) == "--breakdown";

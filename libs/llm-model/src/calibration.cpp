@@ -80,7 +80,7 @@ CalibrationRow read_row(const TomlTable& t) {
   return row;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view to_string(CalibrationMetric metric) {
   return metric == CalibrationMetric::step_time_s ? "step_time_s" : "tokens_per_s_per_gpu";
@@ -110,14 +110,14 @@ Expected<std::vector<CalibrationRow>> load_embedded(std::string_view file) {
   return parse_calibration(*text, "configs/" + std::string(file));
 }
 
-} // namespace
+}  // namespace
 
 Expected<std::vector<CalibrationRow>> load_calibration() { return load_embedded(kCalibrationFile); }
 
 Expected<std::vector<CalibrationRow>> load_finetune_calibration() { return load_embedded(kFinetuneFile); }
 
 std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows) {
-  std::map<std::string, std::unique_ptr<StepModel>> models; // one per (model, system): shares shape caches
+  std::map<std::string, std::unique_ptr<StepModel>> models;  // one per (model, system): shares shape caches
   std::vector<CalibrationOutcome> outcomes;
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
@@ -176,4 +176,4 @@ std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outco
   return stats;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

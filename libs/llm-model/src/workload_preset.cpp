@@ -38,7 +38,7 @@ WorkloadPreset read_preset(const TomlTable& root) {
 
   const TomlTable train = t.table("train");
   p.train.precision = p.precisions.front();
-  if (train.contains("tokens")) { // pretraining presets; fine-tuning ones size their job with finetune.*
+  if (train.contains("tokens")) {  // pretraining presets; fine-tuning ones size their job with finetune.*
     p.train.tokens = train.number("tokens");
   }
   p.train.seq_len = train.positive_int("seq_len");
@@ -62,7 +62,7 @@ WorkloadPreset read_preset(const TomlTable& root) {
   return p;
 }
 
-} // namespace
+}  // namespace
 
 Expected<WorkloadPreset> parse_workload_preset(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_preset);
@@ -82,4 +82,4 @@ Expected<WorkloadPreset> find_workload_preset(std::string_view name) {
 
 std::vector<std::string> workload_preset_names() { return detail::catalog_names("workloads"); }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm
