@@ -32,7 +32,7 @@ void print_breakdown(const CalibrationRow& row) {
               b.stragglers, 100 * p->mfu, p->memory.total() / (1024.0 * 1024.0 * 1024.0));
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   const bool breakdown = argc > 1 && std::string_view(argv[1]) == "--breakdown";

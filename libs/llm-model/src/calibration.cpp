@@ -49,7 +49,7 @@ CalibrationRow read_row(const TomlTable& t) {
   return row;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view to_string(CalibrationMetric metric) {
   return metric == CalibrationMetric::step_time_s ? "step_time_s" : "tokens_per_s_per_gpu";
@@ -78,7 +78,7 @@ Expected<std::vector<CalibrationRow>> load_calibration() {
 }
 
 std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows) {
-  std::map<std::string, std::unique_ptr<StepModel>> models; // one per (model, system): shares shape caches
+  std::map<std::string, std::unique_ptr<StepModel>> models;  // one per (model, system): shares shape caches
   std::vector<CalibrationOutcome> outcomes;
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
@@ -134,4 +134,4 @@ std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outco
   return stats;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

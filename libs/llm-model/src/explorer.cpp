@@ -111,11 +111,11 @@ private:
                    std::uint64_t& feasible) {
     const ModelConfig& m = model_.model();
     const SystemProfile& system = model_.system();
-    train.gbs = 1; // the shape rules do not look at the batch
+    train.gbs = 1;  // the shape rules do not look at the batch
     if (detail::check_shape(m, system, train) != detail::LayoutIssue::none) {
       return;
     }
-    const ShapeCost* cost = nullptr; // looked up on the first valid layout of the shape
+    const ShapeCost* cost = nullptr;  // looked up on the first valid layout of the shape
     ResolvedLayout resolved;
     for (std::size_t g = 0; g < gpus_.size(); ++g) {
       const long long gbs = space_.batch.gbs_for(gpus_[g]);
@@ -178,8 +178,8 @@ private:
   StepModel& model_;
   const ExploreSpace& space_;
   std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
-  std::vector<std::uint64_t> valid_; ///< per GPU count: layouts evaluated
-  std::vector<double> leanest_;      ///< per GPU count: least memory per GPU among them
+  std::vector<std::uint64_t> valid_;  ///< per GPU count: layouts evaluated
+  std::vector<double> leanest_;       ///< per GPU count: least memory per GPU among them
 };
 
 /// Fills throughput, MFU, days and cost of a kept point.
@@ -241,7 +241,7 @@ void recommend(ExploreResult& result, const ExploreOptions& options) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<bool> pareto_front(std::span<const CostPoint> points) {
   std::vector<bool> front(points.size(), true);
@@ -269,7 +269,7 @@ std::optional<std::size_t> best_index(std::span<const CostPoint> points, Eligibl
   return best;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> points, double slack) {
   if (points.empty()) {
@@ -330,4 +330,4 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
   return result;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

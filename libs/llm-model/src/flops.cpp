@@ -43,4 +43,4 @@ ParameterCount count_parameters(const ModelConfig& model) {
   return count;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -19,12 +19,12 @@ constexpr std::size_t kReservedOps = 48;
 /// Names of the ops around one TP-sharded linear layer (static strings: ops keep string_views).
 struct LinearNames {
   std::string_view gemm;
-  std::string_view cast_input;   ///< FP8 cast + transpose of the input (row-parallel; column-parallel inputs
-                                 ///< come out of a fused norm+cast)
-  std::string_view cast_grad;    ///< FP8 cast + transpose of the output gradient
-  std::string_view gather;       ///< all-gather of the input (column-parallel) or of the output gradient (row)
-  std::string_view gather_wgrad; ///< column-parallel: re-gather of the input for wgrad
-  std::string_view scatter;      ///< reduce-scatter of the output (row) or of the input gradient (column)
+  std::string_view cast_input;    ///< FP8 cast + transpose of the input (row-parallel; column-parallel inputs
+                                  ///< come out of a fused norm+cast)
+  std::string_view cast_grad;     ///< FP8 cast + transpose of the output gradient
+  std::string_view gather;        ///< all-gather of the input (column-parallel) or of the output gradient (row)
+  std::string_view gather_wgrad;  ///< column-parallel: re-gather of the input for wgrad
+  std::string_view scatter;       ///< reduce-scatter of the output (row) or of the input gradient (column)
 };
 
 /// Builds the op lists of one chunk at the exact per-rank shapes. Methods taking `forward` append the forward
@@ -137,15 +137,9 @@ public:
   void activation(bool forward, double tokens) {
     const double tensor = tokens * ffn() / tp() * kBf16;
     switch (model_.activation) {
-    case Activation::swiglu:
-      memory(forward, "swiglu", tensor * (forward ? 3 : 5));
-      break;
-    case Activation::gelu:
-      memory(forward, "gelu", tensor * (forward ? 2 : 3));
-      break;
-    case Activation::squared_relu:
-      memory(forward, "squared_relu", tensor * (forward ? 4 : 6), 2);
-      break;
+    case Activation::swiglu: memory(forward, "swiglu", tensor * (forward ? 3 : 5)); break;
+    case Activation::gelu: memory(forward, "gelu", tensor * (forward ? 2 : 3)); break;
+    case Activation::squared_relu: memory(forward, "squared_relu", tensor * (forward ? 4 : 6), 2); break;
     }
   }
   /// Rotary embedding reads and writes q and k (the backward does the same to their gradients).
@@ -235,8 +229,8 @@ void dense_mlp(Builder& b, bool forward) {
 /// back.
 void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
   const double h = b.hidden();
-  const double shard_copies = b.sp_tokens() * model.top_k; // routed token copies leaving this rank
-  const double copies = b.tokens() * model.top_k;          // after the TP gather
+  const double shard_copies = b.sp_tokens() * model.top_k;  // routed token copies leaving this rank
+  const double copies = b.tokens() * model.top_k;           // after the TP gather
   const double groups = static_cast<double>(model.experts) / shape.ep;
   const double experts = model.experts;
   const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
@@ -297,7 +291,7 @@ void add_recompute(OpList& ops, Recompute recompute) {
   ops.backward.insert(ops.backward.begin(), rerun.begin(), rerun.end());
 }
 
-} // namespace
+}  // namespace
 
 OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
   Builder b(model, system, shape);
@@ -357,4 +351,4 @@ OpList output_ops(const ModelConfig& model, const SystemProfile& system, const S
   return b.take();
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

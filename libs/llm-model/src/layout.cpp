@@ -10,12 +10,9 @@ namespace dgx::llm {
 
 std::string_view to_string(Recompute recompute) {
   switch (recompute) {
-  case Recompute::none:
-    return "none";
-  case Recompute::selective:
-    return "selective";
-  case Recompute::full:
-    return "full";
+  case Recompute::none: return "none";
+  case Recompute::selective: return "selective";
+  case Recompute::full: return "full";
   }
   return "?";
 }
@@ -66,7 +63,7 @@ LayoutIssue check_layers(const ModelConfig& model, const Layout& l, ResolvedLayo
   return LayoutIssue::none;
 }
 
-} // namespace
+}  // namespace
 
 LayoutIssue check_shape(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train) {
   const Layout& l = train.layout;
@@ -137,8 +134,7 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   const long long dp = model_parallel > 0 ? gpus / model_parallel : 0;
   const auto stages = split_layers(model.layers, l.pp);
   switch (issue) {
-  case LayoutIssue::none:
-    return "";
+  case LayoutIssue::none: return "";
   case LayoutIssue::non_positive:
     return "gpus, tp, pp, cp, vp, ep, mbs and gbs must all be at least 1 (got gpus " + s(gpus) + ", tp " + s(l.tp) +
            ", pp " + s(l.pp) + ", cp " + s(l.cp) + ", vp " + s(l.vp) + ", ep " + s(l.ep) + ", mbs " + s(train.mbs) +
@@ -147,29 +143,23 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
     return system.name + " does not support " + std::string(to_string(train.precision)) + " GEMMs";
   case LayoutIssue::tp_exceeds_domain:
     return "TP " + s(l.tp) + " exceeds the NVLink domain of " + s(system.nvlink_domain) + " on " + system.name;
-  case LayoutIssue::heads_not_divisible:
-    return "heads " + s(model.heads) + " not divisible by tp " + s(l.tp);
+  case LayoutIssue::heads_not_divisible: return "heads " + s(model.heads) + " not divisible by tp " + s(l.tp);
   case LayoutIssue::kv_groups_not_divisible:
     return "kv groups " + s(model.kv_groups) + " not divisible by tp " + s(l.tp);
   case LayoutIssue::ep_on_dense:
     return "ep " + s(l.ep) + " requires a mixture-of-experts model; " + model.name + " is dense";
-  case LayoutIssue::experts_not_divisible:
-    return "experts " + s(model.experts) + " not divisible by ep " + s(l.ep);
+  case LayoutIssue::experts_not_divisible: return "experts " + s(model.experts) + " not divisible by ep " + s(l.ep);
   case LayoutIssue::seq_not_divisible_cp:
     return "seq_len " + s(seq) + " not divisible by 2×cp = " + s(2LL * l.cp) + " (load-balanced causal CP chunks)";
   case LayoutIssue::seq_not_divisible_tp:
     return "sequence parallelism needs seq_len/cp = " + s(seq / l.cp) + " divisible by tp " + s(l.tp);
-  case LayoutIssue::gpus_not_divisible:
-    return "gpus " + s(gpus) + " not divisible by tp×pp×cp = " + s(model_parallel);
-  case LayoutIssue::ep_not_dividing_dp:
-    return "ep " + s(l.ep) + " does not divide cp×dp = " + s(dp * l.cp);
-  case LayoutIssue::pp_exceeds_layers:
-    return "pp " + s(l.pp) + " exceeds the " + s(model.layers) + " layers";
+  case LayoutIssue::gpus_not_divisible: return "gpus " + s(gpus) + " not divisible by tp×pp×cp = " + s(model_parallel);
+  case LayoutIssue::ep_not_dividing_dp: return "ep " + s(l.ep) + " does not divide cp×dp = " + s(dp * l.cp);
+  case LayoutIssue::pp_exceeds_layers: return "pp " + s(l.pp) + " exceeds the " + s(model.layers) + " layers";
   case LayoutIssue::layers_not_splittable:
     return "layers " + s(model.layers) + " cannot be split over pp " + s(l.pp) +
            " (pp must divide the layers, or leave at most one layer less on the first and last stage)";
-  case LayoutIssue::vp_without_pp:
-    return "vp " + s(l.vp) + " requires pp > 1";
+  case LayoutIssue::vp_without_pp: return "vp " + s(l.vp) + " requires pp > 1";
   case LayoutIssue::vp_not_dividing_stage:
     return "vp " + s(l.vp) + " requires layers/pp divisible by vp (" + s(model.layers) + " layers over pp " + s(l.pp) +
            " give stages of " + s(stages ? stages->middle : 0) + " layers" +
@@ -184,7 +174,7 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   return "invalid configuration";
 }
 
-} // namespace detail
+}  // namespace detail
 
 Expected<ResolvedLayout> resolve_layout(const ModelConfig& model, const SystemProfile& system, int gpus,
                                         const TrainConfig& train) {
@@ -196,4 +186,4 @@ Expected<ResolvedLayout> resolve_layout(const ModelConfig& model, const SystemPr
   return out;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -41,4 +41,4 @@ enum class LayoutIssue : std::uint8_t {
 [[nodiscard]] std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemProfile& system, int gpus,
                                    const TrainConfig& train);
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -34,7 +34,7 @@ double edge_params(const ModelConfig& model, const ParameterCount& count, int tp
   return output / tp + count.final_norm;
 }
 
-} // namespace
+}  // namespace
 
 double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape) {
   const double t = static_cast<double>(shape.local_tokens());
@@ -48,13 +48,13 @@ double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape) {
   if (shape.recompute == Recompute::full) {
     return t / tp * h * kBf16;
   }
-  const double norms = 2 * t / tp * h * kBf16;               // inputs of both norms (residual stream)
-  const double qkv_input = t / tp * h * gemm_input;          // norm output, SP shard
-  const double qkv = t * (h + 2 * kv) / tp * kBf16;          // q, k, v kept by flash attention
-  const double core_output = t * h / tp * kBf16;             // attention output (proj input in BF16)
-  const double softmax_stats = t * model.heads / tp * kFp32; // log-sum-exp per query and head
+  const double norms = 2 * t / tp * h * kBf16;                // inputs of both norms (residual stream)
+  const double qkv_input = t / tp * h * gemm_input;           // norm output, SP shard
+  const double qkv = t * (h + 2 * kv) / tp * kBf16;           // q, k, v kept by flash attention
+  const double core_output = t * h / tp * kBf16;              // attention output (proj input in BF16)
+  const double softmax_stats = t * model.heads / tp * kFp32;  // log-sum-exp per query and head
   const double proj_input_fp8 = fp8 ? t * h / tp * gemm_input : 0.0;
-  const double fc1_input_shard = t / tp * h * gemm_input; // norm_mlp output (routed copies counted below)
+  const double fc1_input_shard = t / tp * h * gemm_input;  // norm_mlp output (routed copies counted below)
   double mlp = 0;
   if (model.moe()) {
     const double copies = t * model.top_k;
@@ -137,4 +137,4 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
   return out;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

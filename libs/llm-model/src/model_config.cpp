@@ -6,12 +6,9 @@ namespace dgx::llm {
 
 std::string_view to_string(Activation activation) {
   switch (activation) {
-  case Activation::swiglu:
-    return "swiglu";
-  case Activation::gelu:
-    return "gelu";
-  case Activation::squared_relu:
-    return "squared-relu";
+  case Activation::swiglu: return "swiglu";
+  case Activation::gelu: return "gelu";
+  case Activation::squared_relu: return "squared-relu";
   }
   return "?";
 }
@@ -21,4 +18,4 @@ std::optional<Activation> parse_activation(std::string_view text) {
   return detail::parse_by_name(text, kAll);
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -33,15 +33,9 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider) {
   for (const Op& op : ops) {
     const double t = provider.seconds(op);
     switch (op.group) {
-    case CommGroup::tp:
-      cost.tp += t;
-      break;
-    case CommGroup::cp:
-      cost.cp += t;
-      break;
-    case CommGroup::ep:
-      cost.ep += t;
-      break;
+    case CommGroup::tp: cost.tp += t; break;
+    case CommGroup::cp: cost.cp += t; break;
+    case CommGroup::ep: cost.ep += t; break;
     default:
       cost.compute += t;
       attention += std::holds_alternative<AttentionShape>(op.shape) ? t : 0.0;
@@ -163,7 +157,7 @@ double pipeline_comm(const ModelConfig& model, const SystemProfile& system, cons
   return 2.0 * l.vp * exposed;
 }
 
-} // namespace
+}  // namespace
 
 ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider) {
   return ChunkCost{.forward = pass_cost(ops.forward, provider), .backward = pass_cost(ops.backward, provider)};
@@ -334,4 +328,4 @@ Expected<Projection> project(const ProjectionRequest& request) {
   return projection;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

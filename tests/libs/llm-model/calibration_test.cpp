@@ -15,7 +15,7 @@ const std::vector<CalibrationOutcome>& outcomes() {
   }();
   return all;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("the calibration set holds every row of sections A and B") {
   std::map<std::string, int> per_section;
@@ -55,7 +55,7 @@ TEST_CASE("weak scaling of section C: Llama 3.1 8B loses 1-6% of per-GPU through
     }
     REQUIRE(step.count(8) == 1);
     REQUIRE(step.count(128) == 1);
-    const double loss = step[128] / step[8] - 1; // same per-GPU work: longer step = lower throughput per GPU
+    const double loss = step[128] / step[8] - 1;  // same per-GPU work: longer step = lower throughput per GPU
     CAPTURE(loss);
     CHECK(loss > 0.01);
     CHECK(loss < 0.06);

@@ -34,4 +34,4 @@ inline TrainConfig train(Layout layout, int mbs, int gbs, int seq_len, Precision
   return t;
 }
 
-} // namespace dgx::llm::testing
+}  // namespace dgx::llm::testing

@@ -22,7 +22,7 @@ TEST_CASE("405B with 16 KV groups gives the 2.17e16 of the published table that 
 TEST_CASE("the causal convention halves only the attention-core term") {
   const ModelConfig m = catalog_model("llama3.1-8b");
   const double s = 8192;
-  const double attention_core_full = s * 12.0 * m.layers * static_cast<double>(m.hidden) * s; // 12·L·h²·s/h · s
+  const double attention_core_full = s * 12.0 * m.layers * static_cast<double>(m.hidden) * s;  // 12·L·h²·s/h · s
   const double full = model_flops_per_sequence(m, 8192, AttentionFlops::full);
   const double causal = model_flops_per_sequence(m, 8192, AttentionFlops::causal);
   CHECK(full - causal == doctest::Approx(attention_core_full / 2));
@@ -49,7 +49,7 @@ TEST_CASE("mixture-of-experts FLOPs count the top-k experts a token uses") {
   ModelConfig dense = moe;
   dense.experts = 1;
   dense.top_k = 1;
-  dense.ffn = moe.ffn * moe.top_k; // two experts of ffn = one MLP of 2·ffn
+  dense.ffn = moe.ffn * moe.top_k;  // two experts of ffn = one MLP of 2·ffn
   CHECK(model_flops_per_sequence(moe, 4096) == doctest::Approx(model_flops_per_sequence(dense, 4096)));
 }
 

@@ -30,14 +30,14 @@ const Op* find(const std::vector<Op>& ops, std::string_view name, Pass pass) {
       std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name && op.pass == pass; });
   return it == ops.end() ? nullptr : &*it;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("per-rank GEMM shapes: QKV and fc1 split their outputs over TP, proj and fc2 their inputs") {
   const ModelConfig m = catalog_model("llama3.1-70b");
   const OpList ops =
       transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 4, .cp = 2, .mbs = 1, .seq_len = 8192});
   const auto& qkv = std::get<GemmShape>(find(ops.forward, "qkv", Pass::forward)->shape);
-  CHECK(qkv.m == 4096); // mbs × seq / cp tokens
+  CHECK(qkv.m == 4096);  // mbs × seq / cp tokens
   CHECK(qkv.n == (8192 + 2 * 128 * 8) / 4);
   CHECK(qkv.k == 8192);
   const auto& fc2 = std::get<GemmShape>(find(ops.forward, "fc2", Pass::forward)->shape);
@@ -59,10 +59,10 @@ TEST_CASE("the layer's GEMM FLOPs over all TP ranks equal the model FLOPs formul
     ModelConfig no_vocab = m;
     no_vocab.vocab = 0;
     const double s = m.seq_len;
-    const double core = s * 12.0 * static_cast<double>(m.hidden) * s; // per layer, full attention
+    const double core = s * 12.0 * static_cast<double>(m.hidden) * s;  // per layer, full attention
     const double per_layer = (model_flops_per_sequence(no_vocab, m.seq_len) - m.layers * core) / m.layers;
     const double router = m.moe() ? 6.0 * s * static_cast<double>(m.hidden) * m.experts : 0.0;
-    const double ranks = tp; // the EP ranks each process their own tokens' share
+    const double ranks = tp;  // the EP ranks each process their own tokens' share
     CHECK((gemm_flops(ops.forward) + gemm_flops(ops.backward)) * ranks == doctest::Approx(per_layer + router));
   }
 }

@@ -14,7 +14,7 @@ std::string error_of(std::string_view model_name, std::string_view system_name, 
   const auto r = resolve_layout(catalog_model(model_name), catalog_system(system_name), gpus, t);
   return r ? std::string("(valid)") : r.error().message;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("a valid layout resolves dp, microbatches and the stage split") {
   const auto r = resolve_layout(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"), 512,

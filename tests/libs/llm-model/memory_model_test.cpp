@@ -19,7 +19,7 @@ MemoryBreakdown peak(std::string_view model_name, int gpus, const TrainConfig& t
   REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().message));
   return memory_per_gpu(m, s, t, *r).peak();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("70B with TP8 PP1 and no distributed optimizer does not fit 80 GB") {
   TrainConfig t = train({.tp = 8}, 1, 64, 8192);
@@ -42,7 +42,7 @@ TEST_CASE("the distributed optimizer shards the optimizer state over the data-pa
   const MemoryBreakdown sharded = peak("llama2-70b", 256, t);
   t.distributed_optimizer = false;
   const MemoryBreakdown replicated = peak("llama2-70b", 256, t);
-  CHECK(sharded.optimizer == doctest::Approx(replicated.optimizer / 8)); // dp = 256 / 32
+  CHECK(sharded.optimizer == doctest::Approx(replicated.optimizer / 8));  // dp = 256 / 32
   CHECK(sharded.weights == replicated.weights);
 }
 
@@ -82,5 +82,5 @@ TEST_CASE("the first stage holds the most activations under interleaving") {
   const StageMemory stages = memory_per_gpu(m, s, t, *r);
   CHECK(stages.first.activations > stages.middle.activations);
   CHECK(stages.middle.activations > stages.last.activations);
-  CHECK(stages.last.transient > 0); // logits of the loss
+  CHECK(stages.last.transient > 0);  // logits of the loss
 }

@@ -57,7 +57,7 @@ vocab = 1000
 activation = "swiglu"
 seq_len = 128
 )";
-} // namespace
+}  // namespace
 
 TEST_CASE("a valid model file parses") {
   const auto m = parse_model(kValid, "tiny.toml");

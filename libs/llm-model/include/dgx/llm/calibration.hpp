@@ -17,8 +17,8 @@ enum class CalibrationMetric : unsigned char { step_time_s, tokens_per_s_per_gpu
 [[nodiscard]] std::string_view to_string(CalibrationMetric metric);
 
 struct CalibrationRow {
-  std::string section; ///< "A", "B"
-  std::string label;   ///< e.g. "llama3.1-8b bf16 8 GPUs"
+  std::string section;  ///< "A", "B"
+  std::string label;    ///< e.g. "llama3.1-8b bf16 8 GPUs"
   std::string model;
   std::string system;
   int gpus = 0;
@@ -36,22 +36,22 @@ struct CalibrationRow {
 struct CalibrationOutcome {
   CalibrationRow row;
   double projected = 0;
-  double error = 0;    ///< (projected − published) / published
-  std::string failure; ///< non-empty when the row could not be projected (then error is meaningless)
+  double error = 0;     ///< (projected − published) / published
+  std::string failure;  ///< non-empty when the row could not be projected (then error is meaningless)
 };
 
 /// Projects every row with the embedded catalogs and the default op-time provider.
 [[nodiscard]] std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows);
 
 struct ErrorStats {
-  std::string section; ///< a section name, or "all"
+  std::string section;  ///< a section name, or "all"
   int rows = 0;
   int failed = 0;
-  double mean_abs = 0; ///< mean |error| over the projected rows
+  double mean_abs = 0;  ///< mean |error| over the projected rows
   double max_abs = 0;
 };
 
 /// One entry per section in order of appearance, then "all".
 [[nodiscard]] std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outcomes);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -25,17 +25,17 @@ enum class AttentionFlops : unsigned char { full, causal };
                                               AttentionFlops convention = AttentionFlops::full);
 
 struct ParameterCount {
-  double embedding = 0;            ///< V·h (input embedding; learned positions add seq·h)
-  double output_layer = 0;         ///< V·h, 0 when tied to the embedding
-  double attention_per_layer = 0;  ///< QKV + output projection (+ biases)
-  double mlp_per_layer = 0;        ///< all experts (+ router) for MoE
-  double active_mlp_per_layer = 0; ///< the top-k experts a token uses (+ router)
+  double embedding = 0;             ///< V·h (input embedding; learned positions add seq·h)
+  double output_layer = 0;          ///< V·h, 0 when tied to the embedding
+  double attention_per_layer = 0;   ///< QKV + output projection (+ biases)
+  double mlp_per_layer = 0;         ///< all experts (+ router) for MoE
+  double active_mlp_per_layer = 0;  ///< the top-k experts a token uses (+ router)
   double norms_per_layer = 0;
   double final_norm = 0;
-  double total = 0;  ///< every parameter
-  double active = 0; ///< parameters one token touches (MoE: top-k experts)
+  double total = 0;   ///< every parameter
+  double active = 0;  ///< parameters one token touches (MoE: top-k experts)
 };
 
 [[nodiscard]] ParameterCount count_parameters(const ModelConfig& model);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

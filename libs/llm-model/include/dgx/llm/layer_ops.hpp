@@ -42,4 +42,4 @@ struct OpList {
 /// Last-stage extras: final norm, LM head GEMM (vocabulary-parallel over TP) and cross-entropy loss.
 [[nodiscard]] OpList output_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -32,25 +32,25 @@ inline constexpr Recompute kAllRecomputes[] = {Recompute::none, Recompute::selec
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text);
 
 struct Layout {
-  int tp = 1; ///< tensor parallel (with sequence parallelism)
-  int pp = 1; ///< pipeline stages
-  int cp = 1; ///< context parallel (ring attention over the sequence)
-  int vp = 1; ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
-  int ep = 1; ///< expert parallel (MoE only)
+  int tp = 1;  ///< tensor parallel (with sequence parallelism)
+  int pp = 1;  ///< pipeline stages
+  int cp = 1;  ///< context parallel (ring attention over the sequence)
+  int vp = 1;  ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
+  int ep = 1;  ///< expert parallel (MoE only)
 };
 
 struct TrainConfig {
   Precision precision = Precision::bf16;
   Layout layout;
-  int mbs = 1;          ///< micro-batch size (sequences)
-  int gbs = 0;          ///< global batch size (sequences per optimizer step)
-  int seq_len = 0;      ///< 0: the model's default
-  double tokens = 1e12; ///< tokens to train, for days / GPU-hours / cost
+  int mbs = 1;           ///< micro-batch size (sequences)
+  int gbs = 0;           ///< global batch size (sequences per optimizer step)
+  int seq_len = 0;       ///< 0: the model's default
+  double tokens = 1e12;  ///< tokens to train, for days / GPU-hours / cost
   Recompute recompute = Recompute::none;
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;
-  AttentionFlops flops_convention = AttentionFlops::full; ///< for MFU and model TFLOP/s
+  AttentionFlops flops_convention = AttentionFlops::full;  ///< for MFU and model TFLOP/s
 };
 
 /// Layers per pipeline stage. Megatron splits evenly; when pp does not divide the layers the first and last
@@ -58,7 +58,7 @@ struct TrainConfig {
 /// layers), at most one layer each, and the last stage gets the first one (it also holds the LM head).
 struct StageLayers {
   int first = 0;
-  int middle = 0; ///< layers of every stage that is neither first nor last
+  int middle = 0;  ///< layers of every stage that is neither first nor last
   int last = 0;
 };
 
@@ -66,8 +66,8 @@ struct StageLayers {
 struct ResolvedLayout {
   Layout layout;
   int gpus = 0;
-  int dp = 0;           ///< data-parallel replicas: gpus / (tp·pp·cp)
-  int microbatches = 0; ///< per pipeline per step: gbs / (dp·mbs)
+  int dp = 0;            ///< data-parallel replicas: gpus / (tp·pp·cp)
+  int microbatches = 0;  ///< per pipeline per step: gbs / (dp·mbs)
   int seq_len = 0;
   StageLayers stages;
 };
@@ -83,4 +83,4 @@ struct ResolvedLayout {
 /// first and last stage.
 [[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -11,14 +11,14 @@
 namespace dgx::llm {
 
 struct MemoryBreakdown {
-  double weights = 0;          ///< BF16 parameters
-  double gradients = 0;        ///< main-grad buffer
-  double optimizer = 0;        ///< FP32 master + Adam m, v (sharded with the distributed optimizer)
-  double fp8_weight_cache = 0; ///< FP8 weight + transpose copies
-  double activations = 0;      ///< saved for backward, all in-flight microbatches
-  double transient = 0;        ///< logits + loss buffers of one microbatch (last stage)
-  double reserve = 0;          ///< context, workspaces, NCCL buffers, fragmentation
-  double capacity = 0;         ///< HBM bytes
+  double weights = 0;           ///< BF16 parameters
+  double gradients = 0;         ///< main-grad buffer
+  double optimizer = 0;         ///< FP32 master + Adam m, v (sharded with the distributed optimizer)
+  double fp8_weight_cache = 0;  ///< FP8 weight + transpose copies
+  double activations = 0;       ///< saved for backward, all in-flight microbatches
+  double transient = 0;         ///< logits + loss buffers of one microbatch (last stage)
+  double reserve = 0;           ///< context, workspaces, NCCL buffers, fragmentation
+  double capacity = 0;          ///< HBM bytes
 
   [[nodiscard]] double total() const {
     return weights + gradients + optimizer + fp8_weight_cache + activations + transient + reserve;
@@ -33,7 +33,7 @@ struct MemoryBreakdown {
 struct LayerParams {
   double dense = 0;
   double expert = 0;
-  double linear = 0; ///< GEMM weights among them (FP8-cached in FP8 runs)
+  double linear = 0;  ///< GEMM weights among them (FP8-cached in FP8 runs)
 };
 [[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep);
 
@@ -52,4 +52,4 @@ struct StageMemory {
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -56,4 +56,4 @@ inline constexpr double kFragmentation = 0.03;
 inline constexpr double kLossForwardBytesPerLogit = 22;
 inline constexpr double kLossBackwardBytesPerLogit = 14;
 
-} // namespace dgx::llm::constants
+}  // namespace dgx::llm::constants
