@@ -88,6 +88,8 @@ public:
     train.seq_len = space_.seq_len;
     train.tokens = space_.tokens;
     train.distributed_optimizer = space_.distributed_optimizer;
+    train.fsdp = space_.fsdp;
+    train.pipeline_split = space_.pipeline_split;
     train.flops_convention = space_.flops_convention;
     for (const Recompute recompute : space_.recomputes) {
       train.recompute = recompute;
@@ -111,11 +113,11 @@ private:
                    std::uint64_t& feasible) {
     const ModelConfig& m = model_.model();
     const SystemProfile& system = model_.system();
-    train.gbs = 1; // the shape rules do not look at the batch
+    train.gbs = 1;  // the shape rules do not look at the batch
     if (detail::check_shape(m, system, train) != detail::LayoutIssue::none) {
       return;
     }
-    const ShapeCost* cost = nullptr; // looked up on the first valid layout of the shape
+    const ShapeCost* cost = nullptr;  // looked up on the first valid layout of the shape
     ResolvedLayout resolved;
     for (std::size_t g = 0; g < gpus_.size(); ++g) {
       const long long gbs = space_.batch.gbs_for(gpus_[g]);
@@ -124,16 +126,14 @@ private:
       }
       train.gbs = static_cast<int>(gbs);
       for (const int pp : pp_) {
-        const auto stages = split_layers(m.layers, pp);
-        if (!stages || gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
+        if (pp > m.layers || gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
           continue;
         }
         for (const int vp : vp_) {
-          const bool vp_fits =
-              vp == 1 || (pp > 1 && stages->first % vp == 0 && stages->middle % vp == 0 && stages->last % vp == 0);
           train.layout.pp = pp;
           train.layout.vp = vp;
-          if (!vp_fits || detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
+          if (!split_pipeline(m.layers, pp, vp, train.pipeline_split) ||
+              detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
             continue;
           }
           if (cost == nullptr) {
@@ -178,8 +178,8 @@ private:
   StepModel& model_;
   const ExploreSpace& space_;
   std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
-  std::vector<std::uint64_t> valid_; ///< per GPU count: layouts evaluated
-  std::vector<double> leanest_;      ///< per GPU count: least memory per GPU among them
+  std::vector<std::uint64_t> valid_;  ///< per GPU count: layouts evaluated
+  std::vector<double> leanest_;       ///< per GPU count: least memory per GPU among them
 };
 
 /// Fills throughput, MFU, days and cost of a kept point.
@@ -241,7 +241,7 @@ void recommend(ExploreResult& result, const ExploreOptions& options) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<bool> pareto_front(std::span<const CostPoint> points) {
   std::vector<bool> front(points.size(), true);
@@ -269,7 +269,7 @@ std::optional<std::size_t> best_index(std::span<const CostPoint> points, Eligibl
   return best;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> points, double slack) {
   if (points.empty()) {
@@ -330,4 +330,4 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
   return result;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -34,7 +34,29 @@ double edge_params(const ModelConfig& model, const ParameterCount& count, int tp
   return output / tp + count.final_norm;
 }
 
-} // namespace
+/// Layers whose full parameters and gradients Megatron FSDP holds at once (fsdp_double_buffer).
+constexpr double kFsdpBufferedLayers = 2;
+
+/// Over how many ranks each state is sharded: the distributed optimizer shards the optimizer state over the
+/// cp·dp ranks of a stage (experts over cp·dp/ep); FSDP shards parameters and gradients too.
+struct Shards {
+  double params = 1, expert_params = 1, optimizer = 1, expert_optimizer = 1;
+};
+
+Shards shards_of(const TrainConfig& train, const ResolvedLayout& r) {
+  const double dense = 1.0 * r.dp * r.layout.cp;
+  const double expert = dense / r.layout.ep;
+  Shards s;
+  if (train.fsdp) {
+    s = Shards{.params = dense, .expert_params = expert, .optimizer = dense, .expert_optimizer = expert};
+  } else if (train.distributed_optimizer) {
+    s.optimizer = dense;
+    s.expert_optimizer = expert;
+  }
+  return s;
+}
+
+}  // namespace
 
 double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape) {
   const double t = static_cast<double>(shape.local_tokens());
@@ -48,13 +70,13 @@ double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape) {
   if (shape.recompute == Recompute::full) {
     return t / tp * h * kBf16;
   }
-  const double norms = 2 * t / tp * h * kBf16;               // inputs of both norms (residual stream)
-  const double qkv_input = t / tp * h * gemm_input;          // norm output, SP shard
-  const double qkv = t * (h + 2 * kv) / tp * kBf16;          // q, k, v kept by flash attention
-  const double core_output = t * h / tp * kBf16;             // attention output (proj input in BF16)
-  const double softmax_stats = t * model.heads / tp * kFp32; // log-sum-exp per query and head
+  const double norms = 2 * t / tp * h * kBf16;                // inputs of both norms (residual stream)
+  const double qkv_input = t / tp * h * gemm_input;           // norm output, SP shard
+  const double qkv = t * (h + 2 * kv) / tp * kBf16;           // q, k, v kept by flash attention
+  const double core_output = t * h / tp * kBf16;              // attention output (proj input in BF16)
+  const double softmax_stats = t * model.heads / tp * kFp32;  // log-sum-exp per query and head
   const double proj_input_fp8 = fp8 ? t * h / tp * gemm_input : 0.0;
-  const double fc1_input_shard = t / tp * h * gemm_input; // norm_mlp output (routed copies counted below)
+  const double fc1_input_shard = t / tp * h * gemm_input;  // norm_mlp output (routed copies counted below)
   double mlp = 0;
   if (model.moe()) {
     const double copies = t * model.top_k;
@@ -97,9 +119,8 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
   const ParameterCount count = count_parameters(model);
   const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
   const double activation = layer_activation_bytes(model, shape);
-  const double dense_shards = train.distributed_optimizer ? 1.0 * resolved.dp * l.cp : 1.0;
-  const double expert_shards = train.distributed_optimizer ? dense_shards / l.ep : 1.0;
-  const bool fp8 = casts_gemm_inputs(train.precision);
+  const ParameterBytes bytes = parameter_bytes(train.precision, system.software.low_precision_params);
+  const Shards shards = shards_of(train, resolved);
   const double tokens = static_cast<double>(shape.local_tokens());
 
   // `first` / `last`: the stage holds the embedding / the output layer.
@@ -109,12 +130,19 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
                         (last ? edge_params(model, count, l.tp, l.pp, false) : 0.0);
     const double dense = layers * layer.dense + edge;
     const double expert = layers * layer.expert;
-    const double params = dense + expert;
-    m.weights = params * constants::kWeightBytes;
-    m.gradients = params * constants::kGradBytes;
-    m.optimizer = constants::kOptimizerBytes * (dense / dense_shards + expert / expert_shards);
-    m.fp8_weight_cache = fp8 ? layers * layer.linear * constants::kFp8WeightCacheBytes : 0.0;
-    m.activations = layers * activation * inflight_microbatches(l.pp, l.vp, resolved.microbatches, index);
+    const double linear = layers * layer.linear;
+    // FSDP keeps a shard of everything plus the gathered parameters and unreduced gradients of the layers in
+    // flight (the one computing and the one prefetched: Megatron FSDP's double buffer).
+    const double held = dense / shards.params + expert / shards.expert_params;
+    const double held_linear = linear * held / std::max(1.0, dense + expert);
+    const double buffers = shards.params > 1 ? kFsdpBufferedLayers * (layer.dense + layer.expert) : 0.0;
+    const double buffer_linear = shards.params > 1 ? kFsdpBufferedLayers * layer.linear : 0.0;
+    m.weights = (held - held_linear + buffers - buffer_linear) * kBf16 + (held_linear + buffer_linear) * bytes.linear;
+    m.gradients = (held + buffers) * constants::kGradBytes;
+    m.optimizer = constants::kOptimizerBytes * (dense / shards.optimizer + expert / shards.expert_optimizer);
+    m.fp8_weight_cache = (held_linear + buffer_linear) * bytes.cache;
+    const int kept_layers = layers - train.offload_layers + (train.offload_layers > 0 ? 1 : 0);
+    m.activations = kept_layers * activation * inflight_microbatches(l.pp, l.vp, resolved.microbatches, index);
     // Full recompute rebuilds one layer's activations at a time during the backward.
     if (train.recompute == Recompute::full) {
       ShapeKey kept = shape;
@@ -122,8 +150,10 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
       m.transient = layer_activation_bytes(model, kept);
     }
     if (last) {
-      // BF16 logits and the FP32 softmax of one microbatch, vocabulary-parallel.
-      m.transient += tokens * static_cast<double>(model.vocab) / l.tp * (kBf16 + kFp32);
+      // BF16 logits of one microbatch, vocabulary-parallel, and the FP32 softmax beside them unless the loss
+      // writes its gradient in place.
+      const double per_logit = system.software.in_place_cross_entropy ? kBf16 : kBf16 + kFp32;
+      m.transient += tokens * static_cast<double>(model.vocab) / l.tp * per_logit;
     }
     m.capacity = system.hbm_bytes();
     m.reserve = constants::kReserveGiB * kGiB + constants::kFragmentation * m.capacity;
@@ -137,4 +167,15 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
   return out;
 }
 
-} // namespace dgx::llm
+ParameterBytes parameter_bytes(Precision precision, bool low_precision_params) {
+  if (!casts_gemm_inputs(precision)) {
+    return ParameterBytes{.linear = kBf16, .cache = 0};
+  }
+  // Each low-precision GEMM weight exists twice: row-wise for the forward and column-wise (the transpose, with
+  // its own block scales) for dgrad.
+  const double copy = gemm_operand_bytes(precision);
+  return low_precision_params ? ParameterBytes{.linear = copy, .cache = copy}
+                              : ParameterBytes{.linear = kBf16, .cache = 2 * copy};
+}
+
+}  // namespace dgx::llm

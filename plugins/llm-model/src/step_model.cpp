@@ -1,7 +1,10 @@
 #include "dgx/llm/step_model.hpp"
 
+#include "data_parallel.hpp"
+
 #include "dgx/llm/communication.hpp"
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/pipeline.hpp"
@@ -17,41 +20,28 @@ namespace dgx::llm {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-/// Kernels of one optimizer step (multi-tensor Adam, grad norm, zeroing, FP8 re-cast: a handful of launches).
-constexpr int kOptimizerKernels = 8;
 
-/// Cost of a collective that overlaps `window` seconds of compute: what does not fit in the window (at least
-/// `unhidable`) is exposed, the rest slows the compute it overlaps by kOverlapSlowdown.
-double overlapped(double comm, double window, double unhidable) {
-  const double exposed = std::min(comm, std::max(unhidable, comm - window));
-  return exposed + constants::kOverlapSlowdown * (comm - exposed);
-}
-
-PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider) {
+PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, const Software& software,
+                   Precision precision) {
   PassCost cost;
   double attention = 0;
   for (const Op& op : ops) {
     const double t = provider.seconds(op);
     switch (op.group) {
-    case CommGroup::tp:
-      cost.tp += t;
-      break;
-    case CommGroup::cp:
-      cost.cp += t;
-      break;
-    case CommGroup::ep:
-      cost.ep += t;
-      break;
+    case CommGroup::tp: cost.tp += t; break;
+    case CommGroup::cp: cost.cp += t; break;
+    case CommGroup::ep: cost.ep += t; break;
     default:
       cost.compute += t;
       attention += std::holds_alternative<AttentionShape>(op.shape) ? t : 0.0;
       break;
     }
   }
-  // TP: userbuffer overlap hides kTpOverlap of it. CP: the ring step's transfer hides behind the attention
+  // TP: userbuffer overlap hides tp_overlap of it. CP: the ring step's transfer hides behind the attention
   // of the block already there. EP: the all-to-all waits for the router and blocks the experts, exposed.
-  cost.tp = overlapped(cost.tp, cost.tp * constants::kTpOverlap, 0);
-  cost.cp = overlapped(cost.cp, attention, 0);
+  const double tp_hidden = cost.tp * software.tp_overlap[static_cast<std::size_t>(precision)];
+  cost.tp = detail::overlapped(cost.tp, tp_hidden, 0, software.overlap_slowdown);
+  cost.cp = detail::overlapped(cost.cp, attention, 0, software.overlap_slowdown);
   return cost;
 }
 
@@ -88,64 +78,6 @@ std::string memory_error(const MemoryBreakdown& m, const SystemProfile& system, 
          ", transient " + gib(m.transient) + ", reserve " + gib(m.reserve) + ")";
 }
 
-/// Exposed data-parallel communication and the optimizer step of the stage that finishes last (the first).
-struct DataParallelCost {
-  double comm = 0;
-  double optimizer = 0;
-};
-
-DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                               const TrainConfig& train, const ChunkCost& stage_chunk) {
-  const Layout& l = r.layout;
-  const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
-  const ParameterCount count = count_parameters(model);
-  const int layers = r.stages.first;
-  const double output = l.pp == 1 ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
-  const double dense = layers * layer.dense + count.embedding / l.tp + output;
-  const double expert = layers * layer.expert;
-
-  const int dense_ranks = r.dp * l.cp;
-  const int expert_ranks = dense_ranks / l.ep;
-  const double bucket = std::max(constants::kBucketMinParams, constants::kBucketParamsPerDpRank * dense_ranks);
-  const auto comm = [&](double params, int ranks, int stride, Collective kind, double bytes_per_param) {
-    if (ranks <= 1 || params <= 0) {
-      return 0.0;
-    }
-    const double buckets = std::ceil(params / bucket);
-    const GroupPlacement placement = place_group(stride, ranks, system.nvlink_domain);
-    return buckets * collective_seconds(system, kind, params * bytes_per_param / buckets, placement);
-  };
-  const auto last_bucket = [&](double seconds, double params) {
-    return seconds / std::ceil(std::max(params, 1.0) / bucket);
-  };
-
-  DataParallelCost out;
-  const double window_bwd = stage_chunk.backward.total();
-  const double window_fwd = stage_chunk.forward.total();
-  const Collective grad_kind = train.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
-  const double grads = comm(dense, dense_ranks, l.tp, grad_kind, constants::kGradBytes) +
-                       comm(expert, expert_ranks, l.tp * l.ep, grad_kind, constants::kGradBytes);
-  out.comm = overlapped(grads, window_bwd, last_bucket(grads, dense + expert));
-  if (train.distributed_optimizer) {
-    const double params = comm(dense, dense_ranks, l.tp, Collective::all_gather, constants::kWeightBytes) +
-                          comm(expert, expert_ranks, l.tp * l.ep, Collective::all_gather, constants::kWeightBytes);
-    out.comm += overlapped(params, window_fwd, last_bucket(params, dense + expert));
-  }
-
-  const double shard =
-      train.distributed_optimizer ? dense / dense_ranks + expert / std::max(1, expert_ranks) : dense + expert;
-  const bool fp8 = casts_gemm_inputs(train.precision);
-  const double bytes = shard * constants::kAdamBytesPerParam + (dense + expert) * constants::kZeroGradBytesPerParam +
-                       (fp8 ? layers * layer.linear * constants::kFp8RecastBytesPerParam : 0.0);
-  // The global gradient norm is one tiny all-reduce over every GPU: tree latency, 2·log2(n) hops.
-  const double norm_hops = 2.0 * std::ceil(std::log2(std::max(2, r.gpus)));
-  const double hop_us = r.gpus > system.nvlink_domain ? system.efficiency.network_hop_latency_us
-                                                      : system.efficiency.nvlink_hop_latency_us;
-  out.optimizer = bytes / (system.efficiency.memory_bw * system.hbm_bytes_per_s()) +
-                  kOptimizerKernels * system.efficiency.kernel_overhead_us * 1e-6 + norm_hops * hop_us * 1e-6;
-  return out;
-}
-
 /// Exposed pipeline send/recv per microbatch on one stage: each of the v chunks receives its input and sends
 /// its output forward, and the gradients backward. 1F1B blocks on them; the interleaved schedule overlaps
 /// them with the next chunk's compute.
@@ -159,14 +91,16 @@ double pipeline_comm(const ModelConfig& model, const SystemProfile& system, cons
   const double bytes = static_cast<double>(train.mbs) * r.seq_len / l.cp * model.hidden / l.tp * 2.0;
   const GroupPlacement placement = place_group(l.tp * l.cp * r.dp, l.pp, system.nvlink_domain);
   const double transfer = collective_seconds(system, Collective::send_recv, bytes, placement);
-  const double exposed = l.vp == 1 ? transfer : overlapped(transfer, chunk_forward, 0);
+  const double exposed =
+      l.vp == 1 ? transfer : detail::overlapped(transfer, chunk_forward, 0, system.software.overlap_slowdown);
   return 2.0 * l.vp * exposed;
 }
 
-} // namespace
+}  // namespace
 
-ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider) {
-  return ChunkCost{.forward = pass_cost(ops.forward, provider), .backward = pass_cost(ops.backward, provider)};
+ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software, Precision precision) {
+  return ChunkCost{.forward = pass_cost(ops.forward, provider, software, precision),
+                   .backward = pass_cost(ops.backward, provider, software, precision)};
 }
 
 StepModel::StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
@@ -186,9 +120,9 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   const OpList layer = transformer_layer_ops(model_, system_, key);
   const OpList embedding = embedding_ops(model_, system_, key);
   const OpList output = output_ops(model_, system_, key);
-  ShapeCost cost{.layer = cost_of(layer, *provider_),
-                 .embedding = cost_of(embedding, *provider_),
-                 .output = cost_of(output, *provider_)};
+  ShapeCost cost{.layer = cost_of(layer, *provider_, system_.software, key.precision),
+                 .embedding = cost_of(embedding, *provider_, system_.software, key.precision),
+                 .output = cost_of(output, *provider_, system_.software, key.precision)};
   for (const OpList* list : {&layer, &embedding, &output}) {
     for (const auto* ops : {&list->forward, &list->backward}) {
       for (const Op& op : *ops) {
@@ -251,9 +185,10 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   ChunkCost first_stage_chunk;
   first_stage_chunk.forward.compute = s.first * c.layer.forward.total() + c.embedding.forward.total();
   first_stage_chunk.backward.compute = s.first * c.layer.backward.total() + c.embedding.backward.total();
-  const DataParallelCost dp = data_parallel(model_, system_, r, train, first_stage_chunk);
+  const detail::DataParallelCost dp = detail::data_parallel(model_, system_, r, train, first_stage_chunk);
   b.dp_comm = dp.comm;
   b.optimizer = dp.optimizer;
+  b.offload = detail::offload_seconds(model_, system_, r, train, first_stage_chunk);
   b.stragglers = straggler_fraction(system_.efficiency.gpu_speed_cv, r.gpus) * (b.compute + b.bubble);
   return b;
 }
@@ -298,8 +233,10 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
           ? std::string("roofline")
           : std::to_string(cost.measured_ops) + " of " + std::to_string(cost.ops) + " ops measured, the rest roofline";
   p.provenance = std::string("projected: ") + constants::kModelVersion + ", system " + system_.name +
+                 (system_.software.framework.empty() ? std::string() : ", framework " + system_.software.framework) +
                  ", op times: " + op_times +
-                 " (efficiencies calibrated on configs/baselines/calibration.toml), MFU against the dense " +
+                 " (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml), MFU "
+                 "against the dense " +
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";
   return p;
@@ -314,6 +251,10 @@ Expected<Projection> project(const ProjectionRequest& request) {
   if (!system) {
     return system.error();
   }
+  auto framework = find_framework(request.framework.value_or(default_framework()));
+  if (!framework) {
+    return framework.error();
+  }
   auto catalog = PricingCatalog::load_embedded();
   if (!catalog) {
     return catalog.error();
@@ -326,7 +267,7 @@ Expected<Projection> project(const ProjectionRequest& request) {
   } else if (request.price_provider) {
     return choice.error();
   }
-  StepModel step_model(std::move(model).value(), std::move(system).value());
+  StepModel step_model(std::move(model).value(), apply_framework(std::move(system).value(), *framework));
   auto projection = step_model.project(request.gpus, request.train, price);
   if (projection && !price) {
     projection->price_label = choice.error().message;
@@ -334,4 +275,4 @@ Expected<Projection> project(const ProjectionRequest& request) {
   return projection;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

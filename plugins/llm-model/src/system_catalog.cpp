@@ -7,18 +7,8 @@ namespace dgx::llm {
 
 namespace {
 
-using detail::ConfigError;
+using detail::bounded;
 using detail::TomlTable;
-
-/// A number in [low, high]; the message names the key and the allowed range.
-double bounded(const TomlTable& t, std::string_view key, double low, double high) {
-  const double value = t.number(key);
-  if (!(value >= low && value <= high)) {
-    throw ConfigError(t.where(key) + " is " + std::to_string(value) + ", expected a value in [" + std::to_string(low) +
-                      ", " + std::to_string(high) + "]");
-  }
-  return value;
-}
 
 Efficiency read_efficiency(const TomlTable& t) {
   Efficiency e;
@@ -41,6 +31,17 @@ Efficiency read_efficiency(const TomlTable& t) {
   return e;
 }
 
+/// PCIe 5.0 x16, per direction: the host link of a system whose file does not name one.
+constexpr double kPcie5HostLinkGbS = 64;
+
+/// Ampere without FP8 tensor cores, Blackwell with block-scaled formats, Hopper otherwise.
+std::string derived_architecture(const SystemProfile& s) {
+  if (s.peak_fp8_tflops <= 0) {
+    return "ampere";
+  }
+  return s.block_scaled_formats ? "blackwell" : "hopper";
+}
+
 SystemProfile read_system(const TomlTable& t) {
   SystemProfile s;
   s.name = t.string("name");
@@ -58,17 +59,20 @@ SystemProfile read_system(const TomlTable& t) {
   s.hbm_gib = bounded(gpu, "hbm_gib", 1, 1e5);
   s.hbm_tb_s = bounded(gpu, "hbm_tb_s", 0.1, 1e3);
   s.tdp_w = bounded(gpu, "tdp_w", 1, 1e5);
+  s.architecture = gpu.optional_string("architecture").value_or(derived_architecture(s));
 
   const TomlTable network = t.table("network");
   s.nvlink_gb_s = bounded(network, "nvlink_gb_s", 1, 1e5);
   s.nvlink_domain = network.positive_int("nvlink_domain");
   s.nic_gb_s = bounded(network, "nic_gb_s", 0.1, 1e5);
+  s.host_link_gb_s =
+      network.contains("host_link_gb_s") ? bounded(network, "host_link_gb_s", 1, 1e5) : kPcie5HostLinkGbS;
 
   s.efficiency = read_efficiency(t.table("efficiency"));
   return s;
 }
 
-} // namespace
+}  // namespace
 
 Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_system);
@@ -80,4 +84,4 @@ Expected<SystemProfile> find_system(std::string_view name) {
 
 std::vector<std::string> system_names() { return detail::catalog_names("systems"); }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -52,7 +52,7 @@ toml::table parse_document(std::string_view text, std::string_view file) {
 #endif
 }
 
-} // namespace
+}  // namespace
 
 TomlTable::TomlTable(std::shared_ptr<const Document> document, const void* table, std::string file, std::string prefix)
     : document_(std::move(document)), table_(table), file_(std::move(file)), prefix_(std::move(prefix)) {}
@@ -174,4 +174,13 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   return out;
 }
 
-} // namespace dgx::llm::detail
+double bounded(const TomlTable& table, std::string_view key, double low, double high) {
+  const double value = table.number(key);
+  if (!(value >= low && value <= high)) {
+    throw ConfigError(table.where(key) + " is " + std::to_string(value) + ", expected a value in [" +
+                      std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+  return value;
+}
+
+}  // namespace dgx::llm::detail

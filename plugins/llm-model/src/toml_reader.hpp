@@ -31,7 +31,7 @@ public:
   [[nodiscard]] double number(std::string_view key) const;
   [[nodiscard]] std::optional<double> optional_number(std::string_view key) const;
   [[nodiscard]] std::int64_t integer(std::string_view key) const;
-  [[nodiscard]] int positive_int(std::string_view key) const; ///< an integer ≥ 1 that fits an int
+  [[nodiscard]] int positive_int(std::string_view key) const;  ///< an integer ≥ 1 that fits an int
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
   [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;
@@ -52,10 +52,13 @@ private:
   [[nodiscard]] const void* required(std::string_view key) const;
 
   std::shared_ptr<const Document> document_;
-  const void* table_ = nullptr; // a toml::table inside document_
+  const void* table_ = nullptr;  // a toml::table inside document_
   std::string file_;
-  std::string prefix_; // dotted path of this table, for messages
+  std::string prefix_;  // dotted path of this table, for messages
 };
+
+/// A number of `table` in [low, high]; the message names the key and the allowed range.
+[[nodiscard]] double bounded(const TomlTable& table, std::string_view key, double low, double high);
 
 /// Reads `key` of `table` as a value of an enum through `parse` (returning std::optional), or throws naming the
 /// allowed spellings.
@@ -80,4 +83,4 @@ auto read_toml(std::string_view text, std::string_view file, Read read)
   }
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -20,7 +20,7 @@ Projection project_ok(StepModel& step_model, int gpus, const TrainConfig& t) {
   return p.value();
 }
 const Layout k70bLayout{.tp = 4, .pp = 4, .cp = 2, .vp = 5};
-} // namespace
+}  // namespace
 
 TEST_CASE("the step breakdown sums to the step time and the derived metrics follow their formulas") {
   StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
@@ -61,7 +61,7 @@ TEST_CASE("FP8 steps are faster than BF16 for the same large layout") {
   const Projection bf16 = project_ok(m, 512, train(k70bLayout, 1, 1024, 8192));
   const Projection fp8 = project_ok(m, 512, train(k70bLayout, 1, 1024, 8192, Precision::fp8));
   CHECK(fp8.step_time_s < 0.85 * bf16.step_time_s);
-  CHECK(fp8.peak_tflops == doctest::Approx(1979)); // MFU against the FP8 peak
+  CHECK(fp8.peak_tflops == doctest::Approx(1979));  // MFU against the FP8 peak
 }
 
 TEST_CASE("full recompute is slower than none but uses less memory; selective sits between") {
@@ -117,7 +117,7 @@ TEST_CASE("measured op times replace the roofline op by op and the provenance sa
   const TrainConfig t = train({.cp = 2}, 1, 128, 8192);
   const Projection a = project_ok(base, 8, t);
   const Projection b = project_ok(slower, 8, t);
-  const double extra = 32 * 32 * roofline.seconds(fc1); // 32 layers × 32 microbatches
+  const double extra = 32 * 32 * roofline.seconds(fc1);  // 32 layers × 32 microbatches
   CHECK(b.breakdown.compute - a.breakdown.compute == doctest::Approx(extra).epsilon(0.001));
   CHECK(b.provenance.find("1 of ") != std::string::npos);
   CHECK(b.provenance.find("ops measured") != std::string::npos);
@@ -135,4 +135,41 @@ TEST_CASE("the catalog entry point costs the projection at the default price") {
   CHECK(project(request)->cost_usd.value() == doctest::Approx(p->gpu_hours * 6.88));
   request.model = "gpt5";
   CHECK(project(request).error().message.find("unknown model 'gpt5'") == 0);
+}
+
+TEST_CASE("FSDP gathers and reduce-scatters every layer per microbatch; NVLink hides it on NVL72") {
+  StepModel model(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72"));
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  const auto p = model.project(64, t);
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
+  CHECK(p->breakdown.dp_comm > 0);
+  CHECK(p->breakdown.dp_comm < 0.05 * p->step_time_s);  // 64 GPUs inside one NVLink domain
+  CHECK(p->breakdown.offload < 0.08 * p->step_time_s);  // NVLink-C2C keeps up: only the overlap slowdown
+  // Across nodes of 8 the same gathers run over the NICs and show.
+  StepModel b200(catalog_model("llama3.1-70b"), testing::released_system("b200"));
+  t.offload_layers = 0;
+  t.mbs = 1;
+  const auto across = b200.project(64, [&] {
+    TrainConfig r = t;
+    r.recompute = Recompute::full;
+    return r;
+  }());
+  REQUIRE_MESSAGE(across.has_value(), (across ? "" : across.error().message));
+  CHECK(across->breakdown.dp_comm > p->breakdown.dp_comm);
+}
+
+TEST_CASE("activation offloading over PCIe shows where NVLink-C2C hides it") {
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  SystemProfile pcie = testing::released_system("gb200-nvl72");
+  pcie.host_link_gb_s = 16;
+  const auto slow = StepModel(catalog_model("llama3.1-70b"), pcie).project(64, t);
+  const auto fast = StepModel(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72")).project(64, t);
+  REQUIRE(slow.has_value());
+  REQUIRE(fast.has_value());
+  CHECK(slow->breakdown.offload > 10 * fast->breakdown.offload);
+  CHECK(slow->step_time_s > fast->step_time_s);
 }

@@ -29,30 +29,30 @@ dgx::json::Value json_of(const ProcessResult& r) {
 
 double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, and says what it assumed") {
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = dgxhost({"--plugin", "llama70b"});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(seconds < 5); // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
   const std::string& out = r.out;
   CHECK(has(out, "preset llama70b  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "System: h100-sxm"));
   CHECK(has(out, "Price: "));
   CHECK(has(out, "the cheapest of"));
-  CHECK(has(out, "calibration.md: mean "));
+  CHECK(has(out, "calibration.md and calibration-2.md: mean "));
   CHECK(has(out, "\nexplore\n"));
-  for (const char* column : {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU",
-                             "MFU %", "days", "cost $"})
+  for (const char* column :
+       {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %", "days", "cost $"})
     CHECK_MESSAGE(has(out, column), column);
   CHECK(has(out, "TP"));
   CHECK(has(out, "Pareto front (days vs cost):"));
   CHECK(has(out, "Recommendation:"));
   CHECK(has(out, "(recommended = yes)"));
-  CHECK(has(out, "These numbers are projections of dgx-llm-model 1 for h100-sxm, not measurements"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-model 2 for h100-sxm, not measurements"));
   CHECK(out.find("Assumptions:") < out.find("\nexplore\n"));
   CHECK(out.find("\nexplore\n") < out.find("Recommendation:"));
 }
@@ -66,7 +66,7 @@ TEST_CASE("--format json holds the same rows, each projected, with its provenanc
   for (const dgx::json::Value& row : rows) {
     CHECK(row["mode"].as_string() == "projected");
     CHECK(row["table"].as_string() == "explore");
-    CHECK(row["info"]["model"].as_string() == "dgx-llm-model 1");
+    CHECK(row["info"]["model"].as_string() == "dgx-llm-model 2");
     CHECK(has(row["info"]["source"].as_string(), "projected"));
     CHECK(metric(row, "step_time") > 0);
     CHECK(metric(row, "breakdown.compute") > 0);

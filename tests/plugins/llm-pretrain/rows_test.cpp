@@ -31,7 +31,7 @@ dgx::llm::TrainConfig train() {
   return t;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the layout label is compact: EP only for MoE, recompute only when on") {
   dgx::llm::TrainConfig t = train();
@@ -85,13 +85,13 @@ TEST_CASE("a projected row carries config, provenance and metrics; the table sho
     CHECK_MESSAGE(shown.hidden_metrics.count(visible) == 0, visible);
   for (const char* hidden : {"tokens_per_s", "model_tflops_per_gpu", "memory_per_gpu", "gpu_hours", "breakdown.dp"})
     CHECK_MESSAGE(shown.hidden_metrics.count(hidden) == 1, hidden);
-  CHECK(row.fields.at("model") == "dgx-llm-model 1");
+  CHECK(row.fields.at("model") == "dgx-llm-model 2");
   CHECK(row.fields.at("system") == "h100-sxm");
   CHECK(row.fields.at("calibration") == "test calibration");
   CHECK(row.fields.at("price") == "test price");
   CHECK(row.fields.at("mfu_peak") == "1979 TFLOP/s dense fp8 (h100-sxm)");
   CHECK(row.fields.at("flops_convention").find("full attention") == 0);
-  CHECK(row.fields.at("source").find("projected: dgx-llm-model 1, system h100-sxm") == 0);
+  CHECK(row.fields.at("source").find("projected: dgx-llm-model 2, system h100-sxm") == 0);
   CHECK(shown.hidden_fields.size() == row.fields.size());
 }
 

@@ -10,6 +10,7 @@
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_config.hpp"
+#include "dgx/llm/pipeline_split.hpp"
 #include "dgx/llm/precision.hpp"
 #include "dgx/llm/system_profile.hpp"
 
@@ -32,55 +33,53 @@ inline constexpr Recompute kAllRecomputes[] = {Recompute::none, Recompute::selec
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text);
 
 struct Layout {
-  int tp = 1; ///< tensor parallel (with sequence parallelism)
-  int pp = 1; ///< pipeline stages
-  int cp = 1; ///< context parallel (ring attention over the sequence)
-  int vp = 1; ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
-  int ep = 1; ///< expert parallel (MoE only)
+  int tp = 1;  ///< tensor parallel (with sequence parallelism)
+  int pp = 1;  ///< pipeline stages
+  int cp = 1;  ///< context parallel (ring attention over the sequence)
+  int vp = 1;  ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
+  int ep = 1;  ///< expert parallel (MoE only)
 };
 
 struct TrainConfig {
   Precision precision = Precision::bf16;
   Layout layout;
-  int mbs = 1;          ///< micro-batch size (sequences)
-  int gbs = 0;          ///< global batch size (sequences per optimizer step)
-  int seq_len = 0;      ///< 0: the model's default
-  double tokens = 1e12; ///< tokens to train, for days / GPU-hours / cost
+  int mbs = 1;           ///< micro-batch size (sequences)
+  int gbs = 0;           ///< global batch size (sequences per optimizer step)
+  int seq_len = 0;       ///< 0: the model's default
+  double tokens = 1e12;  ///< tokens to train, for days / GPU-hours / cost
   Recompute recompute = Recompute::none;
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;
-  AttentionFlops flops_convention = AttentionFlops::full; ///< for MFU and model TFLOP/s
-};
-
-/// Layers per pipeline stage. Megatron splits evenly; when pp does not divide the layers the first and last
-/// stages take the shortfall (Megatron's uneven first/last stage option, used for Llama 3.1 405B's 126
-/// layers), at most one layer each, and the last stage gets the first one (it also holds the LM head).
-struct StageLayers {
-  int first = 0;
-  int middle = 0; ///< layers of every stage that is neither first nor last
-  int last = 0;
+  /// Megatron FSDP (ZeRO-3, "optim_grads_params"): parameters, gradients and optimizer state sharded over the
+  /// cp·dp ranks; each layer's parameters are all-gathered before its forward and its backward, its gradients
+  /// reduce-scattered after its backward, overlapped with the neighbouring layers' compute. Replaces the
+  /// distributed optimizer when set.
+  bool fsdp = false;
+  /// Activations of this many decoder layers per stage are offloaded to host memory during the forward and
+  /// brought back for the backward (Megatron's cpu_offloading_num_layers; Grace systems use it through their
+  /// NVLink-C2C link). 0: none.
+  int offload_layers = 0;
+  PipelineSplit pipeline_split = PipelineSplit::automatic;  ///< how layers are split over stages
+  AttentionFlops flops_convention = AttentionFlops::full;   ///< for MFU and model TFLOP/s
 };
 
 /// A validated configuration with its derived sizes.
 struct ResolvedLayout {
   Layout layout;
   int gpus = 0;
-  int dp = 0;           ///< data-parallel replicas: gpus / (tp·pp·cp)
-  int microbatches = 0; ///< per pipeline per step: gbs / (dp·mbs)
+  int dp = 0;            ///< data-parallel replicas: gpus / (tp·pp·cp)
+  int microbatches = 0;  ///< per pipeline per step: gbs / (dp·mbs)
   int seq_len = 0;
   StageLayers stages;
 };
 
 /// Checks a configuration against the model and system and derives dp, microbatches and the stage split.
 /// Errors name the reason, e.g. "gpus 100 not divisible by tp×pp×cp = 32", "TP 16 exceeds the NVLink domain of
-/// 8 on h100-sxm", "heads 64 not divisible by tp 3", "vp 5 requires layers/pp divisible by vp",
-/// "gbs 100 is not divisible by dp×mbs = 64". Memory feasibility is decided by the memory model, not here.
+/// 8 on h100-sxm", "heads 64 not divisible by tp 3", "vp 5 requires layers/pp divisible by vp" (under the requested
+/// pipeline_split), "gbs 100 is not divisible by dp×mbs = 64". Memory feasibility is decided by the memory model, not
+/// here.
 [[nodiscard]] Expected<ResolvedLayout> resolve_layout(const ModelConfig& model, const SystemProfile& system, int gpus,
                                                       const TrainConfig& train);
 
-/// The stage split of `layers` over `pp` stages, or nullopt when the shortfall exceeds one layer on each of the
-/// first and last stage.
-[[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
-
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -11,14 +11,14 @@
 namespace dgx::llm {
 
 struct MemoryBreakdown {
-  double weights = 0;          ///< BF16 parameters
-  double gradients = 0;        ///< main-grad buffer
-  double optimizer = 0;        ///< FP32 master + Adam m, v (sharded with the distributed optimizer)
-  double fp8_weight_cache = 0; ///< FP8 weight + transpose copies
-  double activations = 0;      ///< saved for backward, all in-flight microbatches
-  double transient = 0;        ///< logits + loss buffers of one microbatch (last stage)
-  double reserve = 0;          ///< context, workspaces, NCCL buffers, fragmentation
-  double capacity = 0;         ///< HBM bytes
+  double weights = 0;           ///< parameters (BF16; GEMM weights in FP8 / FP4 where the framework keeps them so)
+  double gradients = 0;         ///< main-grad buffer (BF16; sharded under FSDP)
+  double optimizer = 0;         ///< FP32 master + Adam m, v (sharded with the distributed optimizer or FSDP)
+  double fp8_weight_cache = 0;  ///< low-precision weight copies beside the parameters (transposes, column-wise)
+  double activations = 0;       ///< saved for backward, all in-flight microbatches
+  double transient = 0;         ///< logits + loss buffers of one microbatch (last stage)
+  double reserve = 0;           ///< context, workspaces, NCCL buffers, fragmentation
+  double capacity = 0;          ///< HBM bytes
 
   [[nodiscard]] double total() const {
     return weights + gradients + optimizer + fp8_weight_cache + activations + transient + reserve;
@@ -33,9 +33,18 @@ struct MemoryBreakdown {
 struct LayerParams {
   double dense = 0;
   double expert = 0;
-  double linear = 0; ///< GEMM weights among them (FP8-cached in FP8 runs)
+  double linear = 0;  ///< GEMM weights among them (FP8-cached in FP8 runs)
 };
 [[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep);
+
+/// Bytes per GEMM weight parameter: the parameter itself (BF16, or the low-precision row-wise copy when the
+/// framework keeps parameters in FP8 / FP4, Megatron's fp8_param_gather) and the low-precision copies cached
+/// beside it (the column-wise / transposed copy, plus the row-wise one when the parameter stays BF16).
+struct ParameterBytes {
+  double linear = 0;
+  double cache = 0;
+};
+[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params);
 
 /// The memory of the first stage, of the second (the fullest of the middle stages; equal to the last when
 /// pp ≤ 2) and of the last stage; the largest decides feasibility.
@@ -52,4 +61,4 @@ struct StageMemory {
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

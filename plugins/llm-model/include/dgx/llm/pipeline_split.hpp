@@ -1,0 +1,45 @@
+// How the decoder layers are split over pipeline stages (and their virtual chunks), as Megatron-core does it.
+//
+// - even: every stage (and chunk) gets layers / (pp·vp) layers; Megatron's default.
+// - uneven: the first and last stages take up to one layer less each, the rest split evenly
+//   (Megatron's decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers); each stage's layers must
+//   divide into its vp chunks.
+// - embedding-loss: the input embedding and the loss each count as one layer of the split
+//   (Megatron's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split): layers + 2 split
+//   evenly over pp·vp chunks, the first chunk of the first stage and the last chunk of the last stage hold one
+//   layer less. This is how Llama 3.1 405B's 126 layers run on PP 8 / 16 with VP 4 or 8 (NVIDIA's recipes).
+// - auto (the default): even when it fits, else embedding-loss, else uneven.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dgx::llm {
+
+enum class PipelineSplit : std::uint8_t { automatic, even, uneven, embedding_loss };
+
+inline constexpr PipelineSplit kAllPipelineSplits[] = {PipelineSplit::automatic, PipelineSplit::even,
+                                                       PipelineSplit::uneven, PipelineSplit::embedding_loss};
+
+/// "auto", "even", "uneven", "embedding-loss".
+[[nodiscard]] std::string_view to_string(PipelineSplit split);
+[[nodiscard]] std::optional<PipelineSplit> parse_pipeline_split(std::string_view text);
+
+/// Decoder layers per pipeline stage, and the rule that produced them (never `automatic`).
+struct StageLayers {
+  int first = 0;
+  int middle = 0;  ///< layers of every stage that is neither first nor last
+  int last = 0;
+  PipelineSplit split = PipelineSplit::even;
+};
+
+/// The uneven rule alone: when pp does not divide the layers the first and last stages take the shortfall, at
+/// most one layer each, the last stage first (it also holds the LM head); nullopt beyond that.
+[[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
+
+/// The split of `layers` over `pp` stages of `vp` chunks under `rule`, or nullopt when the rule cannot split
+/// them (automatic: when none of the three can). pp = 1 keeps every layer on the one stage.
+[[nodiscard]] std::optional<StageLayers> split_pipeline(int layers, int pp, int vp, PipelineSplit rule);
+
+}  // namespace dgx::llm
