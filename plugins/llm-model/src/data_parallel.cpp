@@ -24,15 +24,18 @@ struct StageParams {
 };
 
 StageParams stage_params(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                         const TrainConfig& train) {
+                         const TrainConfig& train, const ShapeMemory& per_layer) {
   const Layout& l = r.layout;
-  const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
-  const ParameterCount count = count_parameters(model);
-  const int layers = r.stages.first;
-  const double output = l.pp == 1 ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
-  StageParams p{.dense = layers * layer.dense + count.embedding / l.tp + output,
-                .expert = layers * layer.expert,
-                .linear = layers * layer.linear};
+  const StageParts parts = stage_parts(model, train, r, 0);
+  const LayerParams& layer = per_layer.layer;
+  const LayerParams& dense_layer = per_layer.dense_layer;
+  const ParameterCount& count = per_layer.count;
+  const int main_layers = parts.layers - parts.leading_dense + parts.mtp_layers;
+  const double output = parts.output ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
+  StageParams p{.dense = main_layers * layer.dense + parts.leading_dense * dense_layer.dense + count.embedding / l.tp +
+                         output,
+                .expert = main_layers * layer.expert,
+                .linear = main_layers * layer.linear + parts.leading_dense * dense_layer.linear};
   const double linear_bytes = parameter_bytes(train.precision, system.software.low_precision_params).linear;
   p.gather_bytes = (p.linear * linear_bytes + (p.dense + p.expert - p.linear) * kBf16) / (p.dense + p.expert);
   return p;
@@ -82,9 +85,9 @@ double overlapped(double comm, double window, double unhidable, double slowdown)
 }
 
 DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                               const TrainConfig& train, const ChunkCost& stage) {
+                               const TrainConfig& train, const ChunkCost& stage, const ShapeMemory& per_layer) {
   const Layout& l = r.layout;
-  const StageParams p = stage_params(model, system, r, train);
+  const StageParams p = stage_params(model, system, r, train, per_layer);
   const int dense_ranks = r.dp * l.cp;
   const int expert_ranks = dense_ranks / l.ep;
   const GroupComm comm{.system = system, .layout = l, .dense_ranks = dense_ranks, .expert_ranks = expert_ranks};
@@ -115,19 +118,12 @@ DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& sy
   return out;
 }
 
-double offload_seconds(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                       const TrainConfig& train, const ChunkCost& stage) {
+double offload_seconds(const SystemProfile& system, const ResolvedLayout& r, const TrainConfig& train,
+                       const ChunkCost& stage, const ShapeMemory& per_layer) {
   if (train.offload_layers <= 0) {
     return 0;
   }
-  const ShapeKey shape{.tp = r.layout.tp,
-                       .cp = r.layout.cp,
-                       .ep = r.layout.ep,
-                       .mbs = train.mbs,
-                       .seq_len = r.seq_len,
-                       .precision = train.precision,
-                       .recompute = train.recompute};
-  const double bytes = train.offload_layers * layer_activation_bytes(model, shape);
+  const double bytes = train.offload_layers * per_layer.activation;
   const double transfer = bytes / (system.host_link_gb_s * 1e9 * constants::kHostLinkEfficiency);
   const double slowdown = system.software.overlap_slowdown;
   return r.microbatches * (overlapped(transfer, stage.forward.total(), 0, slowdown) +

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "dgx/llm/layout.hpp"
+#include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/model_config.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_profile.hpp"
@@ -25,11 +26,12 @@ struct DataParallelCost {
 /// each layer's parameters before its forward and again before its backward and reduce-scatters its gradients,
 /// layer by layer under the neighbouring layers' compute (the first gather and the last reduce-scatter exposed).
 [[nodiscard]] DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system,
-                                             const ResolvedLayout& r, const TrainConfig& train, const ChunkCost& stage);
+                                             const ResolvedLayout& r, const TrainConfig& train, const ChunkCost& stage,
+                                             const ShapeMemory& per_layer);
 
 /// Exposed time of the step's activation offloading: per microbatch the offloaded layers' activations go to the
 /// host during the forward and come back during the backward, over the host link, under that compute.
-[[nodiscard]] double offload_seconds(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                                     const TrainConfig& train, const ChunkCost& stage);
+[[nodiscard]] double offload_seconds(const SystemProfile& system, const ResolvedLayout& r, const TrainConfig& train,
+                                     const ChunkCost& stage, const ShapeMemory& per_layer);
 
 }  // namespace dgx::llm::detail

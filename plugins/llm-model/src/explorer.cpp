@@ -69,6 +69,16 @@ public:
     ep_ = or_default(space.ep, range(1, m.experts));
     mbs_ = or_default(space.mbs, range(1, max_mbs));
     gpus_ = gpu_counts(space);
+    // The pipeline split depends on pp and vp only: keep, per pp, the vp values the split rule accepts.
+    for (const int pp : pp_) {
+      std::vector<int> fitting;
+      for (const int vp : vp_) {
+        if (split_pipeline(m.layers, pp, vp, space.pipeline_split)) {
+          fitting.push_back(vp);
+        }
+      }
+      vp_by_pp_.push_back(std::move(fitting));
+    }
     valid_.assign(gpus_.size(), 0);
     leanest_.assign(gpus_.size(), std::numeric_limits<double>::infinity());
   }
@@ -125,15 +135,15 @@ private:
         continue;
       }
       train.gbs = static_cast<int>(gbs);
-      for (const int pp : pp_) {
-        if (pp > m.layers || gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
+      for (std::size_t p = 0; p < pp_.size(); ++p) {
+        const int pp = pp_[p];
+        if (gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
           continue;
         }
-        for (const int vp : vp_) {
+        for (const int vp : vp_by_pp_[p]) {
           train.layout.pp = pp;
           train.layout.vp = vp;
-          if (!split_pipeline(m.layers, pp, vp, train.pipeline_split) ||
-              detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
+          if (detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
             continue;
           }
           if (cost == nullptr) {
@@ -154,7 +164,7 @@ private:
   void evaluate(std::size_t g, const TrainConfig& train, const ResolvedLayout& resolved, const ShapeCost& cost,
                 std::vector<ExplorePoint>& best, std::uint64_t& evaluated, std::uint64_t& feasible) {
     ++evaluated;
-    const MemoryBreakdown memory = memory_per_gpu(model_.model(), model_.system(), train, resolved).peak();
+    const MemoryBreakdown memory = memory_per_gpu(model_.model(), model_.system(), train, resolved, cost.memory).peak();
     const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
     ++valid_[g];
     leanest_[g] = std::min(leanest_[g], memory.total());
@@ -178,8 +188,9 @@ private:
   StepModel& model_;
   const ExploreSpace& space_;
   std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
-  std::vector<std::uint64_t> valid_;  ///< per GPU count: layouts evaluated
-  std::vector<double> leanest_;       ///< per GPU count: least memory per GPU among them
+  std::vector<std::vector<int>> vp_by_pp_;  ///< per entry of pp_: the vp values its pipeline split accepts
+  std::vector<std::uint64_t> valid_;        ///< per GPU count: layouts evaluated
+  std::vector<double> leanest_;             ///< per GPU count: least memory per GPU among them
 };
 
 /// Fills throughput, MFU, days and cost of a kept point.

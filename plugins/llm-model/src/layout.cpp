@@ -19,6 +19,20 @@ std::string_view to_string(Recompute recompute) {
 
 std::optional<Recompute> parse_recompute(std::string_view text) { return detail::parse_by_name(text, kAllRecomputes); }
 
+StageParts stage_parts(const ModelConfig& model, const TrainConfig& train, const ResolvedLayout& resolved, int stage) {
+  const int pp = resolved.layout.pp;
+  const bool first = stage == 0;
+  const bool last = stage == pp - 1;
+  const StageLayers& s = resolved.stages;
+  StageParts parts;
+  parts.layers = first ? s.first : last ? s.last : s.middle;
+  parts.leading_dense = first && model.moe() ? std::min(model.dense_layers, parts.layers) : 0;
+  parts.embedding = first;
+  parts.output = last;
+  parts.mtp_layers = last ? (train.mtp_layers >= 0 ? train.mtp_layers : model.mtp_layers) : 0;
+  return parts;
+}
+
 namespace detail {
 
 namespace {
@@ -55,13 +69,13 @@ std::string split_rule(PipelineSplit split) {
   switch (split) {
   case PipelineSplit::even: return "pipeline_split even needs pp and vp to divide the layers evenly";
   case PipelineSplit::uneven:
-    return "pipeline_split uneven needs pp to divide the layers or leave at most one layer less on the first and "
-           "last stage";
+    return "pipeline_split uneven needs ceil(layers/pp) layers per middle stage to leave the first and last stage at "
+           "least one layer each";
   case PipelineSplit::embedding_loss: return "pipeline_split embedding-loss needs pp×vp to divide layers + 2";
   case PipelineSplit::automatic: break;
   }
-  return "pp must divide the layers, pp×vp divide layers + 2 (embedding and loss counted as layers), or the first "
-         "and last stage hold at most one layer less";
+  return "pp must divide the layers, pp×vp divide layers + 2 (embedding and loss counted as layers), or "
+         "ceil(layers/pp) layers per middle stage leave the first and last stage at least one layer each";
 }
 
 }  // namespace

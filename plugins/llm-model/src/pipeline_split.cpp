@@ -60,14 +60,16 @@ std::optional<StageLayers> split_layers(int layers, int pp) {
   }
   const int per_stage = (layers + pp - 1) / pp;
   const int shortfall = per_stage * pp - layers;
-  if (shortfall > 2) {
+  // The first and last stages share the shortfall, the last (which also holds the LM head) the larger half;
+  // each keeps at least one layer.
+  const StageLayers split{.first = per_stage - shortfall / 2,
+                          .middle = per_stage,
+                          .last = per_stage - (shortfall + 1) / 2,
+                          .split = shortfall == 0 ? PipelineSplit::even : PipelineSplit::uneven};
+  if (split.first < 1 || split.last < 1) {
     return std::nullopt;
   }
-  // The last stage (which also holds the LM head) gives up a layer first.
-  return StageLayers{.first = per_stage - shortfall / 2,
-                     .middle = per_stage,
-                     .last = per_stage - (shortfall + 1) / 2,
-                     .split = shortfall == 0 ? PipelineSplit::even : PipelineSplit::uneven};
+  return split;
 }
 
 std::optional<StageLayers> split_pipeline(int layers, int pp, int vp, PipelineSplit rule) {

@@ -120,10 +120,19 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   const OpList layer = transformer_layer_ops(model_, system_, key);
   const OpList embedding = embedding_ops(model_, system_, key);
   const OpList output = output_ops(model_, system_, key);
-  ShapeCost cost{.layer = cost_of(layer, *provider_, system_.software, key.precision),
-                 .embedding = cost_of(embedding, *provider_, system_.software, key.precision),
-                 .output = cost_of(output, *provider_, system_.software, key.precision)};
-  for (const OpList* list : {&layer, &embedding, &output}) {
+  // Only MoE models with leading dense layers and models with MTP modules time the extra chunks.
+  const bool leading_dense = model_.moe() && model_.dense_layers > 0;
+  const OpList dense_layer = leading_dense ? transformer_layer_ops(model_, system_, key, true) : OpList{};
+  const OpList mtp = model_.mtp_layers > 0 ? mtp_ops(model_, system_, key) : OpList{};
+  const auto chunk = [&](const OpList& ops) { return cost_of(ops, *provider_, system_.software, key.precision); };
+  const ChunkCost layer_cost = chunk(layer);
+  ShapeCost cost{.layer = layer_cost,
+                 .embedding = chunk(embedding),
+                 .output = chunk(output),
+                 .dense_layer = leading_dense ? chunk(dense_layer) : layer_cost,
+                 .mtp = chunk(mtp),
+                 .memory = shape_memory(model_, key)};
+  for (const OpList* list : {&layer, &embedding, &output, &dense_layer, &mtp}) {
     for (const auto* ops : {&list->forward, &list->backward}) {
       for (const Op& op : *ops) {
         ++cost.ops;
@@ -140,12 +149,14 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   const double chunk_forward = c.layer.forward.total() * s.middle / l.vp;
   const double pp_comm = pipeline_comm(model_, system_, r, train, chunk_forward);
 
-  // Per-microbatch cost of a stage, by category.
+  // Per-microbatch cost of a stage, by category, and its forward and backward compute.
   struct Stage {
     PassCost cost;
+    double forward = 0, backward = 0;
     double total = 0;
   };
-  const auto stage = [&](int layers, bool first, bool last) {
+  const auto stage = [&](int index) {
+    const StageParts parts = stage_parts(model_, train, r, index);
     Stage out;
     const auto add = [&](const ChunkCost& chunk, double times) {
       for (const PassCost* pass : {&chunk.forward, &chunk.backward}) {
@@ -154,16 +165,20 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
         out.cost.cp += times * pass->cp;
         out.cost.ep += times * pass->ep;
       }
+      out.forward += times * chunk.forward.total();
+      out.backward += times * chunk.backward.total();
     };
-    add(c.layer, layers);
-    add(c.embedding, first ? 1.0 : 0.0);
-    add(c.output, last ? 1.0 : 0.0);
+    add(c.layer, parts.layers - parts.leading_dense);
+    add(c.dense_layer, parts.leading_dense);
+    add(c.embedding, parts.embedding ? 1.0 : 0.0);
+    add(c.output, parts.output ? 1.0 : 0.0);
+    add(c.mtp, parts.mtp_layers);
     out.total = out.cost.total() + pp_comm;
     return out;
   };
-  const Stage first = stage(s.first, true, l.pp == 1);
-  const Stage last = stage(s.last, l.pp == 1, true);
-  const Stage middle = stage(s.middle, false, false);
+  const Stage first = stage(0);
+  const Stage last = l.pp == 1 ? first : stage(l.pp - 1);
+  const Stage middle = l.pp > 2 ? stage(1) : last;
   const Stage* slowest = &first;
   for (const Stage* candidate : {&last, &middle}) {
     const bool exists = candidate != &middle || l.pp > 2;
@@ -183,12 +198,12 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   b.bubble = pipeline_seconds(l.pp, l.vp, r.microbatches, slowest->total, mean) - m * slowest->total;
 
   ChunkCost first_stage_chunk;
-  first_stage_chunk.forward.compute = s.first * c.layer.forward.total() + c.embedding.forward.total();
-  first_stage_chunk.backward.compute = s.first * c.layer.backward.total() + c.embedding.backward.total();
-  const detail::DataParallelCost dp = detail::data_parallel(model_, system_, r, train, first_stage_chunk);
+  first_stage_chunk.forward.compute = first.forward;
+  first_stage_chunk.backward.compute = first.backward;
+  const detail::DataParallelCost dp = detail::data_parallel(model_, system_, r, train, first_stage_chunk, c.memory);
   b.dp_comm = dp.comm;
   b.optimizer = dp.optimizer;
-  b.offload = detail::offload_seconds(model_, system_, r, train, first_stage_chunk);
+  b.offload = detail::offload_seconds(system_, r, train, first_stage_chunk, c.memory);
   b.stragglers = straggler_fraction(system_.efficiency.gpu_speed_cv, r.gpus) * (b.compute + b.bubble);
   return b;
 }
@@ -199,7 +214,8 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
     return resolved.error();
   }
   const ResolvedLayout& r = *resolved;
-  const StageMemory memory = memory_per_gpu(model_, system_, train, r);
+  const ShapeCost& cost = shape_cost(shape_of(r, train));
+  const StageMemory memory = memory_per_gpu(model_, system_, train, r, cost.memory);
   const MemoryBreakdown& peak = memory.peak();
   if (!peak.fits()) {
     const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";
@@ -210,7 +226,6 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
   p.layout = r;
   p.train = train;
   p.train.seq_len = r.seq_len;
-  const ShapeCost& cost = shape_cost(shape_of(r, train));
   p.breakdown = step_breakdown(r, train, cost);
   p.step_time_s = p.breakdown.total();
   p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;

@@ -6,8 +6,8 @@
 
 using namespace dgx::llm;
 
-TEST_CASE("the embedded system catalog holds all 6 systems with their required fields") {
-  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",     "gb200-nvl72",
+TEST_CASE("the embedded system catalog holds all 7 systems with their required fields") {
+  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",     "b300",    "gb200-nvl72",
                                              "gb300-nvl72",   "h100-sxm", "h200-sxm"};
   CHECK(system_names() == expected);
   for (const std::string& name : expected) {
@@ -86,4 +86,16 @@ TEST_CASE("an unknown system is an error that lists the catalog") {
   const auto s = find_system("tpu-v5");
   REQUIRE_FALSE(s.has_value());
   CHECK(s.error().message.find("unknown system 'tpu-v5'; the catalog has: a100-sxm-80gb") == 0);
+}
+
+TEST_CASE("b300: Blackwell Ultra in an 8-GPU node, its architecture, host link and faster FP4") {
+  const SystemProfile b300 = *find_system("b300");
+  CHECK(b300.architecture == "blackwell-ultra");
+  CHECK(b300.nvlink_domain == 8);
+  CHECK(b300.nic_gb_s == 100);  // ConnectX-8, 800 Gb/s per GPU
+  CHECK(b300.peak_fp4_tflops > 1.4 * find_system("b200")->peak_fp4_tflops);
+  CHECK(b300.host_link_gb_s == 128);
+  CHECK(find_system("h100-sxm")->architecture == "hopper");  // derived from the formats it supports
+  CHECK(find_system("h100-sxm")->host_link_gb_s == 64);      // PCIe 5.0 x16 unless the file names one
+  CHECK(find_system("gb200-nvl72")->host_link_gb_s == 225);  // NVLink-C2C
 }

@@ -8,7 +8,8 @@
 
 using namespace dgx::pretrain;
 
-TEST_CASE("the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
+TEST_CASE(
+    "the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
   const dgx::sdk::PluginSpec spec = make_plugin_spec();
   CHECK(spec.name == "llm-pretrain");
   REQUIRE(spec.workloads.size() == 1);
@@ -20,7 +21,7 @@ TEST_CASE("the plugin offers llm-pretrain: a pretrain workload with measure, pro
   CHECK(static_cast<bool>(w.can_measure));
   for (const dgx_precision p : {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2})
     CHECK(std::find(w.precisions.begin(), w.precisions.end(), p) != w.precisions.end());
-  CHECK(spec.presets.size() == 8);
+  CHECK(spec.presets.size() == 11);
   CHECK(std::any_of(spec.presets.begin(), spec.presets.end(), [](const auto& p) { return p.name == "llama70b"; }));
 }
 

@@ -61,7 +61,9 @@ struct TrainConfig {
   /// NVLink-C2C link). 0: none.
   int offload_layers = 0;
   PipelineSplit pipeline_split = PipelineSplit::automatic;  ///< how layers are split over stages
-  AttentionFlops flops_convention = AttentionFlops::full;   ///< for MFU and model TFLOP/s
+  /// Multi-token-prediction modules trained with the model, on the last stage; -1: the model's (mtp_layers).
+  int mtp_layers = -1;
+  AttentionFlops flops_convention = AttentionFlops::full;  ///< for MFU and model TFLOP/s
 };
 
 /// A validated configuration with its derived sizes.
@@ -73,6 +75,21 @@ struct ResolvedLayout {
   int seq_len = 0;
   StageLayers stages;
 };
+
+/// What one pipeline stage holds: its decoder layers (of which `leading_dense` are the dense layers an MoE model
+/// starts with, all on the first stage), the embedding (first stage), the output layer and loss and the MTP
+/// modules (last stage).
+struct StageParts {
+  int layers = 0;
+  int leading_dense = 0;
+  bool embedding = false;
+  bool output = false;
+  int mtp_layers = 0;
+};
+
+/// The parts of stage `stage` (0 = first; for pp > 2 any other index is a middle stage).
+[[nodiscard]] StageParts stage_parts(const ModelConfig& model, const TrainConfig& train, const ResolvedLayout& resolved,
+                                     int stage);
 
 /// Checks a configuration against the model and system and derives dp, microbatches and the stage split.
 /// Errors name the reason, e.g. "gpus 100 not divisible by tp×pp×cp = 32", "TP 16 exceeds the NVLink domain of

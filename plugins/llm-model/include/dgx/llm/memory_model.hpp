@@ -26,8 +26,9 @@ struct MemoryBreakdown {
   [[nodiscard]] bool fits() const { return total() <= capacity; }
 };
 
-/// Activation bytes one layer saves for its backward pass, one microbatch, one GPU.
-[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape);
+/// Activation bytes one layer saves for its backward pass, one microbatch, one GPU: the model's layer, or with
+/// `dense_layer` one of the leading dense layers of an MoE model.
+[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer = false);
 
 /// Parameters one GPU holds of one layer: dense part (replicated over cp·dp) and expert part (over edp).
 struct LayerParams {
@@ -35,7 +36,7 @@ struct LayerParams {
   double expert = 0;
   double linear = 0;  ///< GEMM weights among them (FP8-cached in FP8 runs)
 };
-[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep);
+[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer = false);
 
 /// Bytes per GEMM weight parameter: the parameter itself (BF16, or the low-precision row-wise copy when the
 /// framework keeps parameters in FP8 / FP4, Megatron's fp8_param_gather) and the low-precision copies cached
@@ -45,6 +46,17 @@ struct ParameterBytes {
   double cache = 0;
 };
 [[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params);
+
+/// Everything the memory of a stage needs that depends only on the per-layer shape (ShapeKey): parameters one
+/// GPU holds of a layer and the activations it saves, for the model's layers and the leading dense layers of an
+/// MoE model, and the model's parameter count. Computed once per shape (the explorer's inner loop reuses it).
+struct ShapeMemory {
+  ParameterCount count;
+  LayerParams layer, dense_layer;
+  double activation = 0, dense_activation = 0;
+  double recomputed_layer = 0;  ///< one layer's activations rebuilt at a time under full recompute
+};
+[[nodiscard]] ShapeMemory shape_memory(const ModelConfig& model, const ShapeKey& shape);
 
 /// The memory of the first stage, of the second (the fullest of the middle stages; equal to the last when
 /// pp ≤ 2) and of the last stage; the largest decides feasibility.
@@ -60,5 +72,9 @@ struct StageMemory {
 
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved);
+/// The same with the shape's per-layer numbers already computed (shape_memory of the layout's shape).
+[[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
+                                         const TrainConfig& train, const ResolvedLayout& resolved,
+                                         const ShapeMemory& per_layer);
 
 }  // namespace dgx::llm

@@ -1,9 +1,9 @@
 // How the decoder layers are split over pipeline stages (and their virtual chunks), as Megatron-core does it.
 //
 // - even: every stage (and chunk) gets layers / (pp·vp) layers; Megatron's default.
-// - uneven: the first and last stages take up to one layer less each, the rest split evenly
-//   (Megatron's decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers); each stage's layers must
-//   divide into its vp chunks.
+// - uneven: the middle stages take ceil(layers / pp) each, the first and last stages share the shortfall
+//   (Megatron's decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers, e.g. DeepSeek-V3's 61 layers
+//   on PP 16 as 3 + 14 x 4 + 2); each stage's layers must divide into its vp chunks.
 // - embedding-loss: the input embedding and the loss each count as one layer of the split
 //   (Megatron's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split): layers + 2 split
 //   evenly over pp·vp chunks, the first chunk of the first stage and the last chunk of the last stage hold one
@@ -34,8 +34,9 @@ struct StageLayers {
   PipelineSplit split = PipelineSplit::even;
 };
 
-/// The uneven rule alone: when pp does not divide the layers the first and last stages take the shortfall, at
-/// most one layer each, the last stage first (it also holds the LM head); nullopt beyond that.
+/// The uneven rule alone: ceil(layers / pp) layers on every middle stage, the first and last stages share the
+/// shortfall (the last the larger half: it also holds the LM head); nullopt when an edge stage would be left
+/// without a layer. Megatron accepts any first / last layer count; this is the balanced choice.
 [[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
 
 /// The split of `layers` over `pp` stages of `vp` chunks under `rule`, or nullopt when the rule cannot split

@@ -59,11 +59,14 @@ struct ChunkCost {
 
 /// Per-shape costs, computed once per ShapeKey and reused across pp / vp / dp / GPU counts.
 struct ShapeCost {
-  ChunkCost layer;       ///< one decoder layer, one microbatch
-  ChunkCost embedding;   ///< first-stage extras
-  ChunkCost output;      ///< last-stage extras
-  int ops = 0;           ///< ops timed for this shape
-  int measured_ops = 0;  ///< of those, timed by a measurement rather than the roofline
+  ChunkCost layer;        ///< one decoder layer, one microbatch
+  ChunkCost embedding;    ///< first-stage extras
+  ChunkCost output;       ///< last-stage extras
+  ChunkCost dense_layer;  ///< a leading dense layer of an MoE model (= layer otherwise)
+  ChunkCost mtp;          ///< one multi-token-prediction module (last stage; zero for models without)
+  ShapeMemory memory;     ///< the shape's per-layer parameters and activations (memory_model.hpp)
+  int ops = 0;            ///< ops timed for this shape
+  int measured_ops = 0;   ///< of those, timed by a measurement rather than the roofline
 };
 
 /// A price to cost a projection with.
