@@ -236,10 +236,13 @@ std::string upgrade_note(const std::vector<ReleaseOutcome>& releases) {
     return out;
   }
   const double days = oldest->days - job.days;
+  const double saved = oldest->cost - job.cost;
+  const std::string money = newest.assumptions->price ? usd(std::abs(saved))
+                                                      : grouped(static_cast<long long>(std::abs(saved))) + " GPU-hours";
   out += "\nUpgrading from " + oldest_assumptions->framework.name + " to " + newest.assumptions->framework.name +
          (days >= 0 ? " saves " : " costs ") + fixed(std::abs(days), 1) + " days (" +
-         percent_change(oldest->days, job.days) + ") and " + cost_text(*oldest, *oldest_assumptions) + " -> " +
-         cost_text(job, *newest.assumptions) + " (" + percent_change(oldest->cost, job.cost) + ") for the same job.";
+         percent_change(oldest->days, job.days) + ") and " + (saved >= 0 ? "saves " : "costs ") + money + " (" +
+         cost_text(*oldest, *oldest_assumptions) + " -> " + cost_text(job, *newest.assumptions) + ") for the same job.";
   return out;
 }
 

@@ -106,37 +106,42 @@ TEST_CASE("low-precision parameters replace the BF16 weights instead of adding a
         doctest::Approx(2 * linear));
 }
 
+namespace {
+/// Llama 3.1 70B FP8 with Megatron FSDP on 64 GB200 GPUs, TP1 MBS2: the published recipe's layout.
+struct FsdpRun {
+  ModelConfig m = catalog_model("llama3.1-70b");
+  SystemProfile s = testing::released_system("gb200-nvl72");
+  TrainConfig t = [] {
+    TrainConfig fsdp = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+    fsdp.fsdp = true;
+    return fsdp;
+  }();
+  ResolvedLayout r = resolve_layout(m, s, 64, t).value();
+  [[nodiscard]] MemoryBreakdown peak() const { return memory_per_gpu(m, s, t, r).peak(); }
+};
+}  // namespace
+
 TEST_CASE("FSDP shards parameters, gradients and optimizer state over the data-parallel ranks") {
-  const ModelConfig m = catalog_model("llama3.1-70b");
-  const SystemProfile s = testing::released_system("gb200-nvl72");
-  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
-  t.fsdp = true;
-  const auto r = resolve_layout(m, s, 64, t);
-  REQUIRE(r.has_value());
-  const MemoryBreakdown fsdp = memory_per_gpu(m, s, t, *r).peak();
+  FsdpRun run;
+  const ModelConfig& m = run.m;
+  const MemoryBreakdown fsdp = run.peak();
   // 70.6B parameters over 64 ranks, plus two layers gathered (Megatron FSDP's double buffer).
   const double per_rank = 70.6e9 / 64;
   const double buffered = 2 * layer_params_per_gpu(m, 1, 1).dense;
   CHECK(fsdp.gradients == doctest::Approx((per_rank + buffered) * 2).epsilon(0.02));
   CHECK(fsdp.optimizer == doctest::Approx(per_rank * 12).epsilon(0.02));
-  t.fsdp = false;
-  const MemoryBreakdown ddp = memory_per_gpu(m, s, t, *r).peak();
-  CHECK(ddp.weights > 20 * fsdp.weights);
+  run.t.fsdp = false;
+  CHECK(run.peak().weights > 20 * fsdp.weights);
 }
 
 TEST_CASE("offloaded layers leave the GPU but one layer's activations in flight") {
-  const ModelConfig m = catalog_model("llama3.1-70b");
-  const SystemProfile s = testing::released_system("gb200-nvl72");
-  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
-  t.fsdp = true;
-  const auto r = resolve_layout(m, s, 64, t);
-  REQUIRE(r.has_value());
-  const MemoryBreakdown all = memory_per_gpu(m, s, t, *r).peak();
-  t.offload_layers = 40;  // the public GB200 FP8 recipe's cpu_offloading_num_layers
-  const MemoryBreakdown offloaded = memory_per_gpu(m, s, t, *r).peak();
+  FsdpRun run;
+  const MemoryBreakdown all = run.peak();
+  run.t.offload_layers = 40;  // the public GB200 FP8 recipe's cpu_offloading_num_layers
+  const MemoryBreakdown offloaded = run.peak();
   CHECK(offloaded.activations == doctest::Approx(all.activations * 41 / 80));
   CHECK_FALSE(all.fits());
   CHECK(offloaded.fits());
-  t.offload_layers = 80;
-  CHECK(resolve_layout(m, s, 64, t).error().message.find("offload_layers 80 must be") == 0);
+  run.t.offload_layers = 80;
+  CHECK(resolve_layout(run.m, run.s, 64, run.t).error().message.find("offload_layers 80 must be") == 0);
 }

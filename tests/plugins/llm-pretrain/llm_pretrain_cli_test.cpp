@@ -112,6 +112,15 @@ TEST_CASE("--mode project --set gpus=... gives the model's projection of that co
     CHECK_MESSAGE(!row["info"][key].as_string().empty(), key);
 }
 
+TEST_CASE("--set framework=[...] compares software releases for the same job") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--set", "framework=[\"nemo-24.12\",\"nemo-26.02.01\"]",
+                                   "--set", "precision=fp8", "--set", "explore.gpus=[1024]"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "nemo-24.12"));
+  CHECK(has(r.out, "Framework upgrade:"));
+  CHECK(has(r.out, "Upgrading from nemo-24.12 to nemo-26.02.01 "));
+}
+
 TEST_CASE("invalid or infeasible input exits 2 with the reason") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--mode", "project", "--set", "parallel.tp=16"}, "TP 16 exceeds the NVLink domain of 8"},
@@ -122,6 +131,7 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
        "GiB per GPU, h100-sxm has 80.0 GiB"},
       {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
       {{"--set", "system=h100"}, "did you mean 'h100-sxm'"},
+      {{"--set", "framework=nemo-25.10"}, "unknown framework 'nemo-25.10'"},
       {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
       {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
       {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},
