@@ -99,6 +99,7 @@ public:
     train.tokens = space_.tokens;
     train.distributed_optimizer = space_.distributed_optimizer;
     train.fsdp = space_.fsdp;
+    train.offload_layers = space_.offload_layers;
     train.pipeline_split = space_.pipeline_split;
     train.flops_convention = space_.flops_convention;
     for (const Recompute recompute : space_.recomputes) {
@@ -161,13 +162,22 @@ private:
     }
   }
 
-  void evaluate(std::size_t g, const TrainConfig& train, const ResolvedLayout& resolved, const ShapeCost& cost,
+  void evaluate(std::size_t g, const TrainConfig& requested, const ResolvedLayout& resolved, const ShapeCost& cost,
                 std::vector<ExplorePoint>& best, std::uint64_t& evaluated, std::uint64_t& feasible) {
     ++evaluated;
-    const MemoryBreakdown memory = memory_per_gpu(model_.model(), model_.system(), train, resolved, cost.memory).peak();
-    const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
+    const ModelConfig& m = model_.model();
+    const SystemProfile& system = model_.system();
+    MemoryBreakdown memory = memory_per_gpu(m, system, requested, resolved, cost.memory).peak();
     ++valid_[g];
     leanest_[g] = std::min(leanest_[g], memory.total());
+    TrainConfig train = requested;
+    if (!memory.fits()) {
+      if (const auto layers = fitting_offload(m, system, requested, resolved, cost.memory)) {
+        train.offload_layers = *layers;  // auto offloading makes it fit
+        memory = memory_per_gpu(m, system, train, resolved, cost.memory).peak();
+      }
+    }
+    const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
     if (!memory.fits()) {
       return;
     }

@@ -57,7 +57,8 @@ LayoutIssue check_layers(const ModelConfig& model, const TrainConfig& train, Res
     return without_vp ? LayoutIssue::vp_not_dividing_stage : LayoutIssue::layers_not_splittable;
   }
   // Megatron keeps at least one layer's activations on the GPU of every stage.
-  if (train.offload_layers < 0 || train.offload_layers >= std::max(1, std::min(stages->first, stages->last))) {
+  if (train.offload_layers < kAutoOffload ||
+      train.offload_layers >= std::max(1, std::min(stages->first, stages->last))) {
     return LayoutIssue::offload_exceeds_layers;
   }
   out.stages = *stages;
@@ -182,7 +183,7 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
            (stages && stages->last != stages->middle ? ", last " + s(stages->last) : "") + "; " +
            split_rule(train.pipeline_split) + ")";
   case LayoutIssue::offload_exceeds_layers:
-    return "offload_layers " + s(train.offload_layers) + " must be at least 0 and below the " +
+    return "offload_layers " + s(train.offload_layers) + " must be -1 (auto), 0 or more and below the " +
            s(stages ? std::min(stages->first, stages->last) : model.layers) +
            " layers of the smallest edge stage (one layer's activations stay on the GPU)";
   case LayoutIssue::gbs_not_divisible:

@@ -146,4 +146,26 @@ ParameterBytes parameter_bytes(Precision precision, bool low_precision_params) {
                               : ParameterBytes{.linear = kBf16, .cache = 2 * copy};
 }
 
+std::optional<int> fitting_offload(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train,
+                                   const ResolvedLayout& resolved, const ShapeMemory& per_layer) {
+  if (train.offload_layers != kAutoOffload || system.host_link_gb_s < kAutoOffloadHostLinkGbS) {
+    return std::nullopt;
+  }
+  TrainConfig trial = train;
+  const auto fits = [&](int layers) {
+    trial.offload_layers = layers;
+    return memory_per_gpu(model, system, trial, resolved, per_layer).peak().fits();
+  };
+  const int most = std::min(resolved.stages.first, resolved.stages.last) - 1;  // layout rule: one layer stays
+  if (most < 1 || fits(0) || !fits(most)) {
+    return std::nullopt;
+  }
+  int low = 0, high = most;  // fits(high), !fits(low): memory falls as more layers leave the GPU
+  while (high - low > 1) {
+    const int mid = (low + high) / 2;
+    (fits(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
 }  // namespace dgx::llm

@@ -208,14 +208,19 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   return b;
 }
 
-Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, const std::optional<Price>& price) {
+Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, const std::optional<Price>& price) {
+  TrainConfig train = requested;
   auto resolved = resolve_layout(model_, system_, gpus, train);
   if (!resolved) {
     return resolved.error();
   }
   const ResolvedLayout& r = *resolved;
   const ShapeCost& cost = shape_cost(shape_of(r, train));
-  const StageMemory memory = memory_per_gpu(model_, system_, train, r, cost.memory);
+  StageMemory memory = memory_per_gpu(model_, system_, train, r, cost.memory);
+  if (const auto offload = fitting_offload(model_, system_, train, r, cost.memory)) {
+    train.offload_layers = *offload;  // auto: the fewest layers whose offloading makes the layout fit
+    memory = memory_per_gpu(model_, system_, train, r, cost.memory);
+  }
   const MemoryBreakdown& peak = memory.peak();
   if (!peak.fits()) {
     const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";

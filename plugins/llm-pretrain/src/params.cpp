@@ -62,9 +62,10 @@ std::vector<Param> pretrain_params() {
       Param::string(key::recompute, "none",
                     "activation recompute in the backward pass (--mode project; explore sweeps all three)",
                     "none|selective|full"),
-      Param::integer(key::offload_layers, 0,
+      Param::integer(key::offload_layers, -1,
                      "decoder layers per stage whose activations are offloaded to host memory (Megatron's "
-                     "cpu_offloading_num_layers; Grace systems use NVLink-C2C) (--mode project)",
+                     "cpu_offloading_num_layers); -1: automatic, the fewest that make a layout fit, only on systems "
+                     "whose host link hides the transfers (NVLink-C2C of Grace systems); 0: never",
                      "layers"),
       Param::boolean(key::distributed_optimizer, true,
                      "shard FP32 master weights and Adam states over the data-parallel GPUs (Megatron distributed "

@@ -36,7 +36,16 @@ std::string stages_text(const llm::ResolvedLayout& r) {
          std::string(llm::to_string(s.split)) + why;
 }
 
-std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
+/// "; activations of 20 layers per stage offloaded to the host (automatic: the fewest that fit)", or nothing.
+std::string offload_text(const llm::TrainConfig& run, const llm::TrainConfig& requested) {
+  if (run.offload_layers <= 0) {
+    return "";
+  }
+  return "; activations of " + std::to_string(run.offload_layers) + " layers per stage offloaded to the host" +
+         (requested.offload_layers == llm::kAutoOffload ? " (automatic: the fewest that fit)" : "");
+}
+
+std::string configuration_note(const llm::Projection& p, const PretrainSettings& s, const Assumptions& a) {
   const llm::TrainConfig& t = p.train;
   return a.model.name + " on " + std::to_string(p.layout.gpus) + " x " + a.system.name + ", " +
          std::string(llm::to_string(t.precision)) + " GEMMs: " + layout_label(t, a.model.moe()) + ", DP " +
@@ -45,10 +54,7 @@ std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
          " microbatches per pipeline per step); recompute " + std::string(llm::to_string(t.recompute)) + "; " +
          (t.fsdp ? std::string("Megatron FSDP (parameters, gradients and optimizer state sharded)")
                  : std::string("distributed optimizer ") + (t.distributed_optimizer ? "on" : "off")) +
-         (t.offload_layers > 0
-              ? "; activations of " + std::to_string(t.offload_layers) + " layers per stage offloaded to the host"
-              : std::string()) +
-         "; " + stages_text(p.layout) + ".";
+         offload_text(t, s.train) + "; " + stages_text(p.layout) + ".";
 }
 
 std::string throughput_note(const llm::Projection& p) {
@@ -70,7 +76,7 @@ void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, c
   const llm::Projection& p = *projection;
 
   host.note(NotePlacement::before, "Assumptions", assumptions_note(settings, assumptions));
-  host.note(NotePlacement::before, "Configuration", configuration_note(p, assumptions));
+  host.note(NotePlacement::before, "Configuration", configuration_note(p, settings, assumptions));
   if (const std::string scope = scope_note(settings, assumptions); !scope.empty()) {
     host.note(NotePlacement::before, "Outside calibration", scope);
   }

@@ -85,7 +85,7 @@ llm::TrainConfig read_train(const dgx::sdk::Host& host, llm::Precision precision
   t.recompute = *parsed;
   t.distributed_optimizer = host.get_bool(key::distributed_optimizer);
   t.fsdp = host.get_bool(key::fsdp);
-  t.offload_layers = read_int(host, key::offload_layers, 0);
+  t.offload_layers = read_int(host, key::offload_layers, llm::kAutoOffload);
   const std::string split = host.get_string(key::pipeline_split);
   const auto parsed_split = llm::parse_pipeline_split(split);
   if (!parsed_split) {

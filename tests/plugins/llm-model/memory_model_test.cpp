@@ -145,3 +145,22 @@ TEST_CASE("offloaded layers leave the GPU but one layer's activations in flight"
   run.t.offload_layers = 80;
   CHECK(resolve_layout(run.m, run.s, 64, run.t).error().message.find("offload_layers 80 must be") == 0);
 }
+
+TEST_CASE("automatic offloading takes the fewest layers that fit, only over a host link that hides them") {
+  FsdpRun run;  // on GB200 this layout needs about 330 GiB without offloading
+  run.t.offload_layers = kAutoOffload;
+  const ShapeKey shape{.tp = 1, .mbs = 2, .seq_len = 8192, .precision = Precision::fp8};
+  const ShapeMemory per_layer = shape_memory(run.m, shape);
+  const auto layers = fitting_offload(run.m, run.s, run.t, run.r, per_layer);
+  REQUIRE(layers.has_value());
+  TrainConfig fewer = run.t;
+  fewer.offload_layers = *layers - 1;
+  CHECK_FALSE(memory_per_gpu(run.m, run.s, fewer, run.r, per_layer).peak().fits());
+  fewer.offload_layers = *layers;
+  CHECK(memory_per_gpu(run.m, run.s, fewer, run.r, per_layer).peak().fits());
+  SystemProfile pcie = run.s;
+  pcie.host_link_gb_s = 64;
+  CHECK_FALSE(fitting_offload(run.m, pcie, run.t, run.r, per_layer).has_value());
+  run.t.offload_layers = 0;  // never
+  CHECK_FALSE(fitting_offload(run.m, run.s, run.t, run.r, per_layer).has_value());
+}

@@ -60,7 +60,7 @@ TEST_CASE("settings carry every key into the training configuration and the swee
   // Keys this release added keep today's behaviour by default.
   CHECK(s.frameworks.empty());  // the newest release
   CHECK_FALSE(s.train.fsdp);
-  CHECK(s.train.offload_layers == 0);
+  CHECK(s.train.offload_layers == dgx::llm::kAutoOffload);  // only where a layout needs it, on Grace systems
   CHECK(s.train.pipeline_split == dgx::llm::PipelineSplit::automatic);
 }
 

@@ -40,6 +40,9 @@ struct Layout {
   int ep = 1;  ///< expert parallel (MoE only)
 };
 
+/// TrainConfig::offload_layers: offload only where a layout needs it to fit and the host link is fast.
+inline constexpr int kAutoOffload = -1;
+
 struct TrainConfig {
   Precision precision = Precision::bf16;
   Layout layout;
@@ -58,8 +61,9 @@ struct TrainConfig {
   bool fsdp = false;
   /// Activations of this many decoder layers per stage are offloaded to host memory during the forward and
   /// brought back for the backward (Megatron's cpu_offloading_num_layers; Grace systems use it through their
-  /// NVLink-C2C link). 0: none.
-  int offload_layers = 0;
+  /// NVLink-C2C link). 0: none; kAutoOffload: as many as a layout needs to fit, on a system whose host link can
+  /// hide the transfers (memory_model.hpp fitting_offload), none elsewhere.
+  int offload_layers = kAutoOffload;
   PipelineSplit pipeline_split = PipelineSplit::automatic;  ///< how layers are split over stages
   /// Multi-token-prediction modules trained with the model, on the last stage; -1: the model's (mtp_layers).
   int mtp_layers = -1;

@@ -8,6 +8,8 @@
 #include "dgx/llm/model_config.hpp"
 #include "dgx/llm/system_profile.hpp"
 
+#include <optional>
+
 namespace dgx::llm {
 
 struct MemoryBreakdown {
@@ -76,5 +78,16 @@ struct StageMemory {
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved,
                                          const ShapeMemory& per_layer);
+
+/// Host links at least this fast (1e9 bytes/s per GPU per direction) hide activation offloading behind the compute:
+/// NVLink-C2C of Grace systems (225), where NVIDIA's recipes offload; not PCIe (64-128), where auto never offloads.
+inline constexpr double kAutoOffloadHostLinkGbS = 200;
+
+/// For train.offload_layers == kAutoOffload on a system with a host link of at least kAutoOffloadHostLinkGbS: the
+/// fewest layers per stage whose offloading brings the fullest stage within HBM, or nullopt when the layout fits
+/// without, offloading is not automatic here, or no allowed count is enough.
+[[nodiscard]] std::optional<int> fitting_offload(const ModelConfig& model, const SystemProfile& system,
+                                                 const TrainConfig& train, const ResolvedLayout& resolved,
+                                                 const ShapeMemory& per_layer);
 
 }  // namespace dgx::llm

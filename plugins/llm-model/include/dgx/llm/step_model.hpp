@@ -100,7 +100,9 @@ public:
   /// `provider` (optional) must outlive the model; by default a RooflineProvider of `system`.
   StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider = nullptr);
 
-  /// The full projection, or the reason the configuration is invalid or does not fit in memory.
+  /// The full projection, or the reason the configuration is invalid or does not fit in memory. With automatic
+  /// offloading (TrainConfig::offload_layers = kAutoOffload) a layout that fits only by offloading activations
+  /// is projected with the fewest layers that make it fit (Projection::train says how many).
   [[nodiscard]] Expected<Projection> project(int gpus, const TrainConfig& train,
                                              const std::optional<Price>& price = std::nullopt);
 
