@@ -51,7 +51,10 @@ LayoutIssue check_layers(const ModelConfig& model, const TrainConfig& train, Res
   if (l.vp > 1 && l.pp == 1) {
     return LayoutIssue::vp_without_pp;
   }
-  const auto stages = split_pipeline(model.layers, l.pp, l.vp, train.pipeline_split);
+  auto stages = split_pipeline(model.layers, l.pp, l.vp, train.pipeline_split);
+  if (!stages && train.pipeline_split == PipelineSplit::automatic) {
+    stages = split_pipeline(model.layers, l.pp, l.vp, PipelineSplit::custom);  // any published layout string
+  }
   if (!stages) {
     const bool without_vp = split_pipeline(model.layers, l.pp, 1, train.pipeline_split).has_value();
     return without_vp ? LayoutIssue::vp_not_dividing_stage : LayoutIssue::layers_not_splittable;
@@ -73,6 +76,7 @@ std::string split_rule(PipelineSplit split) {
     return "pipeline_split uneven needs ceil(layers/pp) layers per middle stage to leave the first and last stage at "
            "least one layer each";
   case PipelineSplit::embedding_loss: return "pipeline_split embedding-loss needs pp×vp to divide layers + 2";
+  case PipelineSplit::custom: return "pipeline_split custom needs every middle stage to hold a layer per chunk";
   case PipelineSplit::automatic: break;
   }
   return "pp must divide the layers, pp×vp divide layers + 2 (embedding and loss counted as layers), or "

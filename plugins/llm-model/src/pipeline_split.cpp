@@ -24,6 +24,17 @@ std::optional<StageLayers> uneven(int layers, int pp, int vp) {
   return stages;
 }
 
+/// Any layers per chunk (Megatron's pipeline_model_parallel_layout): the uneven stage totals, every middle stage
+/// with a layer in each of its chunks.
+std::optional<StageLayers> custom(int layers, int pp, int vp) {
+  auto stages = split_layers(layers, pp);
+  if (!stages || (pp > 2 && stages->middle < vp)) {
+    return std::nullopt;
+  }
+  stages->split = PipelineSplit::custom;
+  return stages;
+}
+
 /// layers + 2 over pp·vp chunks; the embedding takes a layer's place on the first stage, the loss on the last.
 std::optional<StageLayers> embedding_loss(int layers, int pp, int vp) {
   const int slots = layers + 2;
@@ -43,6 +54,7 @@ std::string_view to_string(PipelineSplit split) {
   case PipelineSplit::even: return "even";
   case PipelineSplit::uneven: return "uneven";
   case PipelineSplit::embedding_loss: return "embedding-loss";
+  case PipelineSplit::custom: return "custom";
   }
   return "?";
 }
@@ -83,6 +95,7 @@ std::optional<StageLayers> split_pipeline(int layers, int pp, int vp, PipelineSp
   case PipelineSplit::even: return even(layers, pp, vp);
   case PipelineSplit::uneven: return uneven(layers, pp, vp);
   case PipelineSplit::embedding_loss: return embedding_loss(layers, pp, vp);
+  case PipelineSplit::custom: return custom(layers, pp, vp);
   case PipelineSplit::automatic: break;
   }
   if (auto found = even(layers, pp, vp)) {

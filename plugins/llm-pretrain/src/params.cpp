@@ -51,8 +51,10 @@ std::vector<Param> pretrain_params() {
       Param::string(key::pipeline_split, "auto",
                     "how layers are split over pipeline stages: even, uneven (first/last stage one layer less), "
                     "embedding-loss (the embedding and the loss count as a layer each, Megatron's "
-                    "account_for_*_in_pipeline_split); auto: the first of even, embedding-loss, uneven that fits",
-                    "auto|even|uneven|embedding-loss"),
+                    "account_for_*_in_pipeline_split), custom (any layers per virtual chunk, Megatron's "
+                    "pipeline_model_parallel_layout); auto: the first of even, embedding-loss, uneven that fits, "
+                    "then custom (--mode project; explore sweeps the first three)",
+                    "auto|even|uneven|embedding-loss|custom"),
       Param::integer(key::mbs, 1, "micro-batch size: sequences per forward/backward pass (--mode project)",
                      "sequences"),
       Param::integer(key::gbs, 128,

@@ -30,8 +30,9 @@ std::string stages_text(const llm::ResolvedLayout& r) {
   }
   split += "/" + std::to_string(s.last);
   const char* why = s.split == llm::PipelineSplit::embedding_loss ? " (the embedding and the loss count as a layer)"
-                    : s.split == llm::PipelineSplit::uneven       ? " (first and last stage one layer less)"
-                                                                  : "";
+                    : s.split == llm::PipelineSplit::uneven       ? " (the first and last stage share the shortfall)"
+                    : s.split == llm::PipelineSplit::custom ? " (layers per virtual chunk as Megatron's layout allows)"
+                                                            : "";
   return "layers split " + split + " over " + std::to_string(r.layout.pp) + " stages, " +
          std::string(llm::to_string(s.split)) + why;
 }

@@ -90,7 +90,7 @@ llm::TrainConfig read_train(const dgx::sdk::Host& host, llm::Precision precision
   const auto parsed_split = llm::parse_pipeline_split(split);
   if (!parsed_split) {
     throw InvalidArgument(std::string(key::pipeline_split) + ": '" + split +
-                          "' is not one of auto, even, uneven, embedding-loss");
+                          "' is not one of auto, even, uneven, embedding-loss, custom");
   }
   t.pipeline_split = *parsed_split;
   t.flops_convention = read_flops_convention(host);

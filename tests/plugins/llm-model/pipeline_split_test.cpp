@@ -67,3 +67,23 @@ TEST_CASE("pipeline split names parse and print") {
   CHECK(to_string(PipelineSplit::automatic) == "auto");
   CHECK_FALSE(parse_pipeline_split("balanced").has_value());
 }
+
+TEST_CASE("DeepSeek-V3's published layouts resolve: custom chunks where no standard split fits") {
+  // Megatron-Bridge's DeepSeek-V3 recipes: PP 16; PP 8 x VP 4 ("Et|(tt|)*30mL"); PP 4 x VP 4; PP 2 x VP 8.
+  const auto check = [](int pp, int vp, PipelineSplit expected) {
+    CAPTURE(pp);
+    CAPTURE(vp);
+    const int gpus = 256;
+    const auto r = resolve_layout(catalog_model("deepseek-v3"), catalog_system("gb200-nvl72"), gpus,
+                                  train({.tp = 1, .pp = pp, .vp = vp, .ep = 64 / pp * 2}, 1, 2048, 4096));
+    REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().message));
+    CHECK(r->stages.split == expected);
+    CHECK(r->stages.first + (pp - 2) * r->stages.middle + r->stages.last == 61);
+  };
+  check(16, 1, PipelineSplit::uneven);
+  check(8, 4, PipelineSplit::custom);
+  check(4, 4, PipelineSplit::custom);
+  check(2, 8, PipelineSplit::custom);
+  CHECK_FALSE(split_pipeline(61, 4, 4, PipelineSplit::automatic).has_value());  // the explorer's standard splits
+  CHECK_FALSE(split_pipeline(61, 8, 16, PipelineSplit::custom).has_value());    // 8 layers cannot fill 16 chunks
+}

@@ -8,7 +8,11 @@
 //   (Megatron's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split): layers + 2 split
 //   evenly over pp·vp chunks, the first chunk of the first stage and the last chunk of the last stage hold one
 //   layer less. This is how Llama 3.1 405B's 126 layers run on PP 8 / 16 with VP 4 or 8 (NVIDIA's recipes).
-// - auto (the default): even when it fits, else embedding-loss, else uneven.
+// - custom: Megatron's pipeline_model_parallel_layout ("Et*4|(t*4|)*14tmL"), any number of layers per virtual chunk:
+//   the stages split as uneven, each middle stage holding at least one layer per chunk. DeepSeek-V3's recipes run
+//   61 layers on PP 4 x VP 4 or PP 8 x VP 4 this way.
+// - auto (the default): even when it fits, else embedding-loss, else uneven; resolve_layout() then accepts custom
+//   too, which the explorer does not sweep (its layouts are not the standard ones).
 #pragma once
 
 #include <cstdint>
@@ -17,12 +21,13 @@
 
 namespace dgx::llm {
 
-enum class PipelineSplit : std::uint8_t { automatic, even, uneven, embedding_loss };
+enum class PipelineSplit : std::uint8_t { automatic, even, uneven, embedding_loss, custom };
 
 inline constexpr PipelineSplit kAllPipelineSplits[] = {PipelineSplit::automatic, PipelineSplit::even,
-                                                       PipelineSplit::uneven, PipelineSplit::embedding_loss};
+                                                       PipelineSplit::uneven, PipelineSplit::embedding_loss,
+                                                       PipelineSplit::custom};
 
-/// "auto", "even", "uneven", "embedding-loss".
+/// "auto", "even", "uneven", "embedding-loss", "custom".
 [[nodiscard]] std::string_view to_string(PipelineSplit split);
 [[nodiscard]] std::optional<PipelineSplit> parse_pipeline_split(std::string_view text);
 
