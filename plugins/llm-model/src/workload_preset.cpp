@@ -60,7 +60,7 @@ WorkloadPreset read_preset(const TomlTable& root) {
   return p;
 }
 
-} // namespace
+}  // namespace
 
 Expected<WorkloadPreset> parse_workload_preset(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_preset);
@@ -80,4 +80,4 @@ Expected<WorkloadPreset> find_workload_preset(std::string_view name) {
 
 std::vector<std::string> workload_preset_names() { return detail::catalog_names("workloads"); }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

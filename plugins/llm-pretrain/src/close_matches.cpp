@@ -28,7 +28,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates,
                                        std::size_t limit) {
@@ -80,4 +80,4 @@ std::string unknown_name_message(std::string_view noun, std::string_view name, s
   return message + " The catalog has: " + join(candidates, ", ");
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

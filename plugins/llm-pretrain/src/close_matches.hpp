@@ -20,4 +20,4 @@ namespace dgx::pretrain {
                                                const std::vector<std::string>& candidates,
                                                const std::string& likely = {});
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

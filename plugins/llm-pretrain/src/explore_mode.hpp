@@ -19,4 +19,4 @@ namespace dgx::pretrain {
 /// Emits the rows and notes. Throws dgx::sdk::InvalidArgument when no configuration is feasible, naming why.
 void run_explore(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

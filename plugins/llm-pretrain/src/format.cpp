@@ -71,4 +71,4 @@ std::string duration(double seconds) {
   return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

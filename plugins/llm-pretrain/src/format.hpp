@@ -18,4 +18,4 @@ namespace dgx::pretrain {
 /// Seconds in the unit that suits them: "850 ms", "12.3 s".
 [[nodiscard]] std::string duration(double seconds);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

@@ -13,7 +13,7 @@
 namespace dgx::pretrain {
 
 class LayerProbe {
- public:
+public:
   LayerProbe() = default;
   LayerProbe(const LayerProbe&) = delete;
   LayerProbe& operator=(const LayerProbe&) = delete;

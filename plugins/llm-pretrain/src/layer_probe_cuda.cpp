@@ -11,7 +11,7 @@ namespace {
 namespace kernels = llm::cuda;
 
 class CudaLayerProbe final : public LayerProbe {
- public:
+public:
   explicit CudaLayerProbe(const kernels::LayerSpec& spec)
       : layer_(kernels::with_sdk_errors([&] { return std::make_unique<kernels::TransformerLayer>(spec); })) {}
 
@@ -23,7 +23,7 @@ class CudaLayerProbe final : public LayerProbe {
     return kernels::with_sdk_errors([&] { return layer_->profile(repeats); });
   }
 
- private:
+private:
   std::unique_ptr<kernels::TransformerLayer> layer_;
 };
 

@@ -95,8 +95,7 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   host_.add_metric("layer.forward", timing.forward_seconds, "s", DGX_METRIC_HIDDEN);
   host_.add_metric("layer.backward", timing.backward_seconds, "s", DGX_METRIC_HIDDEN);
   host_.add_metric("memory.measured_peak", static_cast<double>(timing.peak_bytes), "B", 0, "peak mem");
-  host_.add_metric("memory.measured_activations", static_cast<double>(timing.activation_bytes), "B",
-                   DGX_METRIC_HIDDEN);
+  host_.add_metric("memory.measured_activations", static_cast<double>(timing.activation_bytes), "B", DGX_METRIC_HIDDEN);
   host_.add_metric("memory.model_activations",
                    llm::layer_activation_bytes(assumptions_.model, shape_of(train, train.seq_len)), "B",
                    DGX_METRIC_HIDDEN);
@@ -115,7 +114,8 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
     throw dgx::sdk::InvalidArgument(assumptions_.model.name + " on " + std::to_string(settings_.gpus) + " x " +
                                     system.name + ": " + projection.error().message);
   const llm::Projection& p = *projection;
-  dgx::sdk::Row row = projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
+  dgx::sdk::Row row =
+      projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
   row.field("layout", layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
       .field("source",

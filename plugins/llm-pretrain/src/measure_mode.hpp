@@ -17,7 +17,7 @@
 namespace dgx::pretrain {
 
 class MeasureMode {
- public:
+public:
   MeasureMode(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions);
 
   /// Which system the measurement calibrates: the device's profile when the catalog has one.
@@ -27,7 +27,7 @@ class MeasureMode {
   void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result);
   void end_case(std::size_t index, const dgx::sdk::Stats& stats);
 
- private:
+private:
   [[nodiscard]] llm::TrainConfig train_for(std::size_t index) const;
 
   const dgx::sdk::Host& host_;

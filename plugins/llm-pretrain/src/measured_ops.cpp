@@ -13,7 +13,9 @@ namespace {
 
 namespace kernels = llm::cuda;
 
-bool same_pass(llm::Pass model, kernels::Pass measured) { return llm::to_string(model) == kernels::to_string(measured); }
+bool same_pass(llm::Pass model, kernels::Pass measured) {
+  return llm::to_string(model) == kernels::to_string(measured);
+}
 
 std::array<std::int64_t, 3> sorted_dims(std::int64_t a, std::int64_t b, std::int64_t c) {
   std::array<std::int64_t, 3> d{a, b, c};
@@ -57,7 +59,7 @@ llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::Tr
   a.kv_groups = model.kv_groups;
   a.activation = model.activation == llm::Activation::swiglu ? kernels::Activation::swiglu
                  : model.activation == llm::Activation::gelu ? kernels::Activation::gelu
-                                                              : kernels::Activation::squared_relu;
+                                                             : kernels::Activation::squared_relu;
   a.norm = model.norm_bias ? kernels::Norm::layernorm : kernels::Norm::rmsnorm;
   a.rope = model.rope;
   a.experts = model.experts > 1 ? model.experts : 0;
@@ -72,7 +74,8 @@ llm::cuda::LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::Tr
   case llm::Precision::bf16: spec.precision = kernels::Precision::bf16; break;
   case llm::Precision::fp8: spec.precision = kernels::Precision::fp8; break;
   default:
-    throw dgx::sdk::Unsupported("measure mode runs bf16 and fp8 layers; " + std::string(llm::to_string(train.precision)) +
+    throw dgx::sdk::Unsupported("measure mode runs bf16 and fp8 layers; " +
+                                std::string(llm::to_string(train.precision)) +
                                 " is projected only (--mode project or explore)");
   }
   spec.recompute = train.recompute == llm::Recompute::none        ? kernels::Recompute::none

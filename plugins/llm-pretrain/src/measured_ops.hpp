@@ -21,8 +21,8 @@ namespace dgx::pretrain {
 
 /// How a measurement met the model's op list.
 struct MatchReport {
-  int model_ops = 0;    ///< compute ops of the model's layer (communication is never measured here)
-  int matched = 0;      ///< of which a measurement now gives the time
+  int model_ops = 0;          ///< compute ops of the model's layer (communication is never measured here)
+  int matched = 0;            ///< of which a measurement now gives the time
   double folded_seconds = 0;  ///< measured time of ops the model does not list separately (see apply_measurements)
   std::vector<std::string> unmatched_model_ops;  ///< keys left to the roofline
   std::vector<std::string> extra_measured_ops;   ///< measured names with no model counterpart

@@ -1,7 +1,7 @@
 #include "plugin_spec.hpp"
 
-#include "params.hpp"
 #include "measure_mode.hpp"
+#include "params.hpp"
 #include "presets.hpp"
 #include "pretrain_workload.hpp"
 
@@ -31,4 +31,4 @@ dgx::sdk::PluginSpec make_plugin_spec() {
   return spec;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

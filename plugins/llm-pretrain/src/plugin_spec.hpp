@@ -8,4 +8,4 @@ namespace dgx::pretrain {
 
 [[nodiscard]] dgx::sdk::PluginSpec make_plugin_spec();
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

@@ -23,4 +23,4 @@ std::vector<dgx::sdk::PresetSpec> embedded_presets() {
   return presets;
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

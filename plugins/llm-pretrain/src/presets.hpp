@@ -15,4 +15,4 @@ inline constexpr const char* kWorkloadName = "llm-pretrain";
 /// One preset per embedded configs/workloads/<name>.toml whose preset.workload is llm-pretrain, sorted by name.
 [[nodiscard]] std::vector<dgx::sdk::PresetSpec> embedded_presets();
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

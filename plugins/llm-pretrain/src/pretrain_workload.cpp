@@ -6,9 +6,7 @@
 namespace dgx::pretrain {
 
 PretrainWorkload::PretrainWorkload(dgx::sdk::Host& host)
-    : host_(host),
-      settings_(read_settings(host)),
-      assumptions_(resolve_assumptions(settings_)),
+    : host_(host), settings_(read_settings(host)), assumptions_(resolve_assumptions(settings_)),
       measure_(host_, settings_, assumptions_) {}
 
 void PretrainWorkload::setup() { measure_.setup(); }
@@ -21,4 +19,4 @@ void PretrainWorkload::project(dgx::sdk::Mode mode) {
   }
 }
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

@@ -34,4 +34,4 @@ private:
   MeasureMode measure_;
 };
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

@@ -13,4 +13,4 @@ namespace dgx::pretrain {
 /// system or does not fit in memory, with the performance model's reason.
 void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions);
 
-} // namespace dgx::pretrain
+}  // namespace dgx::pretrain

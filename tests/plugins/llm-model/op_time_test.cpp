@@ -15,7 +15,7 @@ double tflops(const OpTimeProvider& provider, const Op& op) {
   const auto& g = std::get<GemmShape>(op.shape);
   return 2.0 * g.m * g.n * g.k / provider.seconds(op) / 1e12;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("a large GEMM runs at the ceiling times the sustained fraction, below the measured kernel maximum") {
   const SystemProfile h100 = catalog_system("h100-sxm");

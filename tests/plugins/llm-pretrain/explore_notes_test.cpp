@@ -39,7 +39,7 @@ dgx::llm::ExploreResult result() {
   return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a point is described by GPUs, precision, layout, days and cost") {
   CHECK(describe_point(point(512, 14.44, 523471, true), assumptions(true)) ==

@@ -7,13 +7,13 @@ namespace dgx::pretrain {
 namespace {
 
 class FakeLayerProbe final : public LayerProbe {
- public:
+public:
   explicit FakeLayerProbe(const llm::cuda::LayerSpec& spec) : timing_(testing::fake_layer_timing()(spec)) {}
   [[nodiscard]] std::string device() const override { return "NVIDIA H200"; }
   [[nodiscard]] double time_steps(int steps, bool) override { return timing_.step_seconds * steps; }
   [[nodiscard]] llm::cuda::LayerTiming profile(int) override { return timing_; }
 
- private:
+private:
   llm::cuda::LayerTiming timing_;
 };
 

@@ -25,7 +25,10 @@ void fake_measurement(double scale) {
   pretrain::testing::fake_layer_timing() = [scale](const llm::cuda::LayerSpec& spec) {
     const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
     const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape{spec.layout.tp, spec.layout.cp, spec.layout.ep, static_cast<int>(spec.micro_batch),
+    const llm::ShapeKey shape{spec.layout.tp,
+                              spec.layout.cp,
+                              spec.layout.ep,
+                              static_cast<int>(spec.micro_batch),
                               static_cast<int>(spec.seq_len),
                               spec.precision == llm::cuda::Precision::fp8 ? llm::Precision::fp8 : llm::Precision::bf16,
                               llm::Recompute::none};

@@ -35,14 +35,10 @@ std::vector<std::string> list_items(const std::string& literal) {
 dgx::testing::FakeHost::Value parse_default(const dgx::sdk::Param& p) {
   const std::string& v = p.default_value;
   switch (p.type) {
-  case DGX_PARAM_BOOL:
-    return v == "true";
-  case DGX_PARAM_INT:
-    return static_cast<std::int64_t>(std::stoll(v));
-  case DGX_PARAM_FLOAT:
-    return std::stod(v);
-  case DGX_PARAM_STRING:
-    return unquote(v);
+  case DGX_PARAM_BOOL: return v == "true";
+  case DGX_PARAM_INT: return static_cast<std::int64_t>(std::stoll(v));
+  case DGX_PARAM_FLOAT: return std::stod(v);
+  case DGX_PARAM_STRING: return unquote(v);
   case DGX_PARAM_INT_LIST: {
     std::vector<std::int64_t> out;
     for (const std::string& item : list_items(v)) out.push_back(std::stoll(item));
@@ -53,12 +49,11 @@ dgx::testing::FakeHost::Value parse_default(const dgx::sdk::Param& p) {
     for (const std::string& item : list_items(v)) out.push_back(unquote(item));
     return out;
   }
-  default:
-    throw std::logic_error("no default parser for " + p.key);
+  default: throw std::logic_error("no default parser for " + p.key);
   }
 }
 
-} // namespace
+}  // namespace
 
 PretrainHost::PretrainHost() {
   for (const dgx::sdk::Param& p : pretrain_params())
@@ -115,4 +110,4 @@ std::string PretrainHost::note(const std::string& title) const {
   return "";
 }
 
-} // namespace dgx::pretrain::testing
+}  // namespace dgx::pretrain::testing

@@ -30,7 +30,7 @@ public:
     std::set<std::string> hidden_config, hidden_metrics, hidden_fields;
   };
   std::vector<PlacedNote> placed_notes;
-  std::vector<Visibility> visibility; ///< one per entry of rows
+  std::vector<Visibility> visibility;  ///< one per entry of rows
 
   /// The text of the note titled `title`, or "" when there is none.
   [[nodiscard]] std::string note(const std::string& title) const;
@@ -40,4 +40,4 @@ private:
   dgx_status (*base_emit_row_)(void*, const dgx_result_row*) = nullptr;
 };
 
-} // namespace dgx::pretrain::testing
+}  // namespace dgx::pretrain::testing

@@ -19,4 +19,4 @@ namespace dgx::llm {
 /// Names of the embedded systems, sorted.
 [[nodiscard]] std::vector<std::string> system_names();
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

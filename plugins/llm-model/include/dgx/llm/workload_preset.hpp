@@ -18,17 +18,17 @@
 namespace dgx::llm {
 
 struct WorkloadPreset {
-  std::string name;     ///< file stem, e.g. "llama70b"
-  std::string workload; ///< "llm-pretrain"
+  std::string name;      ///< file stem, e.g. "llama70b"
+  std::string workload;  ///< "llm-pretrain"
   std::string summary;
   std::string model;
   std::string system;
   std::vector<Precision> precisions;
-  int gpus = 0;      ///< for --mode project
-  TrainConfig train; ///< precision = precisions.front()
+  int gpus = 0;       ///< for --mode project
+  TrainConfig train;  ///< precision = precisions.front()
   int explore_gpus_min = 1;
   int explore_gpus_max = 16384;
-  BatchRule explore_batch; ///< fixed train.gbs, or gbs_per_gpu × GPUs
+  BatchRule explore_batch;  ///< fixed train.gbs, or gbs_per_gpu × GPUs
 };
 
 [[nodiscard]] Expected<WorkloadPreset> parse_workload_preset(std::string_view toml_text, std::string_view file);
@@ -37,4 +37,4 @@ struct WorkloadPreset {
 /// Names of the embedded presets, sorted.
 [[nodiscard]] std::vector<std::string> workload_preset_names();
 
-} // namespace dgx::llm
+}  // namespace dgx::llm
