@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "calibration_summary.hpp"
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "format.hpp"
@@ -66,13 +68,47 @@ std::string price_line(const Assumptions& a) {
   return line;
 }
 
+std::string framework_line(const PretrainSettings& s, const Assumptions& a) {
+  std::vector<std::string> others;
+  for (const std::string& name : llm::framework_names()) {
+    if (name != a.framework.name) {
+      others.push_back(name);
+    }
+  }
+  return "Framework: " + a.framework.name + ", " + a.framework.display + " (released " + a.framework.released + "); " +
+         (s.frameworks.empty() ? "the newest release profile" : "the configuration names it") +
+         ": its kernel efficiencies and software behaviour, fitted to its published runs (configs/frameworks/" +
+         a.framework.name + ".toml). Other releases: --set " + key::framework + "=NAME, or a list to compare them (" +
+         join(others) + ").";
+}
+
+std::string accuracy_line(const PretrainSettings& s, const Assumptions& a) {
+  std::vector<std::string> classes;
+  for (const llm::Precision p : s.precisions) {
+    classes.push_back(class_accuracy_text(a.system, p));
+  }
+  return "Performance model: " + std::string(llm::constants::kModelVersion) +
+         ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
+         a.calibration + "; for this system: " + join(classes) + ".";
+}
+
 }  // namespace
 
 std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions) {
   return model_line(settings, assumptions) + "\n" + system_line(settings, assumptions) + "\n" +
-         price_line(assumptions) + "\nPerformance model: " + llm::constants::kModelVersion +
-         ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
-         assumptions.calibration + ".";
+         framework_line(settings, assumptions) + "\n" + price_line(assumptions) + "\n" +
+         accuracy_line(settings, assumptions);
+}
+
+std::string scope_note(const PretrainSettings& settings, const Assumptions& assumptions) {
+  const int seq = settings.train.seq_len > 0 ? settings.train.seq_len : assumptions.model.seq_len;
+  const std::vector<std::string> reasons =
+      calibration_scope(assumptions.model, assumptions.system, settings.precisions, seq);
+  std::string out;
+  for (const std::string& reason : reasons) {
+    out += (out.empty() ? "" : "\n") + reason + ".";
+  }
+  return out.empty() ? out : out + "\nThe stated accuracy was measured on calibrated runs; expect larger errors here.";
 }
 
 std::string projection_note(const Assumptions& assumptions) {
@@ -89,7 +125,8 @@ std::string breakdown_text(const llm::StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"compute", b.compute}, {"TP", b.tp_comm},          {"CP", b.cp_comm},
       {"EP", b.ep_comm},      {"PP", b.pp_comm},          {"bubble", b.bubble},
-      {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers}};
+      {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers},
+      {"offload", b.offload}};
   std::string out = duration(b.total()) + " =";
   bool first = true;
   for (const auto& [name, seconds] : parts) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -28,6 +29,10 @@ std::vector<Param> pretrain_params() {
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
                         listed(llm::system_names())),
+      Param::string_list(key::framework, {},
+                         "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +
+                             listed(llm::framework_names()) +
+                             "; empty: the newest; several: explore compares them (project uses the first)"),
       Param::integer(key::gpus, 8, "GPUs of the run (--mode project)", "GPUs"),
       Param::string_list(key::precision, {"bf16", "fp8"},
                          "GEMM precisions: explore sweeps them, project uses the first (mxfp8, nvfp4: Blackwell only)",
@@ -39,6 +44,17 @@ std::vector<Param> pretrain_params() {
       Param::integer(key::cp, 2, "context-parallel GPUs splitting each sequence, ring attention (--mode project)"),
       Param::integer(key::vp, 1, "virtual pipeline chunks per stage; > 1 runs interleaved 1F1B (--mode project)"),
       Param::integer(key::ep, 1, "expert-parallel GPUs, mixture-of-experts models only (--mode project)"),
+      Param::boolean(key::fsdp, false,
+                     "Megatron FSDP: parameters, gradients and optimizer state sharded over the data-parallel GPUs, "
+                     "each layer gathered and its gradients reduce-scattered per microbatch (explore sweeps FSDP "
+                     "layouts only when set)"),
+      Param::string(key::pipeline_split, "auto",
+                    "how layers are split over pipeline stages: even, uneven (first/last stage one layer less), "
+                    "embedding-loss (the embedding and the loss count as a layer each, Megatron's "
+                    "account_for_*_in_pipeline_split), custom (any layers per virtual chunk, Megatron's "
+                    "pipeline_model_parallel_layout); auto: the first of even, embedding-loss, uneven that fits, "
+                    "then custom (--mode project; explore sweeps the first three)",
+                    "auto|even|uneven|embedding-loss|custom"),
       Param::integer(key::mbs, 1, "micro-batch size: sequences per forward/backward pass (--mode project)",
                      "sequences"),
       Param::integer(key::gbs, 128,
@@ -48,6 +64,11 @@ std::vector<Param> pretrain_params() {
       Param::string(key::recompute, "none",
                     "activation recompute in the backward pass (--mode project; explore sweeps all three)",
                     "none|selective|full"),
+      Param::integer(key::offload_layers, -1,
+                     "decoder layers per stage whose activations are offloaded to host memory (Megatron's "
+                     "cpu_offloading_num_layers); -1: automatic, the fewest that make a layout fit, only on systems "
+                     "whose host link hides the transfers (NVLink-C2C of Grace systems); 0: never",
+                     "layers"),
       Param::boolean(key::distributed_optimizer, true,
                      "shard FP32 master weights and Adam states over the data-parallel GPUs (Megatron distributed "
                      "optimizer, ZeRO-1)"),

@@ -13,6 +13,7 @@ namespace dgx::plugins::llm_pretrain {
 namespace key {
 inline constexpr const char* model = "model";
 inline constexpr const char* system = "system";
+inline constexpr const char* framework = "framework";
 inline constexpr const char* gpus = "gpus";
 inline constexpr const char* precision = "precision";
 inline constexpr const char* tp = "parallel.tp";
@@ -20,11 +21,14 @@ inline constexpr const char* pp = "parallel.pp";
 inline constexpr const char* cp = "parallel.cp";
 inline constexpr const char* vp = "parallel.vp";
 inline constexpr const char* ep = "parallel.ep";
+inline constexpr const char* fsdp = "parallel.fsdp";
+inline constexpr const char* pipeline_split = "parallel.pipeline_split";
 inline constexpr const char* mbs = "train.mbs";
 inline constexpr const char* gbs = "train.gbs";
 inline constexpr const char* seq_len = "train.seq_len";
 inline constexpr const char* tokens = "train.tokens";
 inline constexpr const char* recompute = "train.recompute";
+inline constexpr const char* offload_layers = "train.offload_layers";
 inline constexpr const char* distributed_optimizer = "train.distributed_optimizer";
 inline constexpr const char* flops_convention = "train.flops_convention";
 inline constexpr const char* provider = "cost.provider";

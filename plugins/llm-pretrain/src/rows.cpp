@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "calibration_summary.hpp"
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "format.hpp"
@@ -18,11 +19,12 @@ constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
 constexpr std::uint32_t kHiddenField = DGX_FIELD_HIDDEN;
 
-void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t) {
+void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t, bool framework_column) {
   // The keys users set, so a row can be fed back with --set; only gpus and precision vary as table columns
-  // (the layout field stands for the rest).
+  // (the layout field stands for the rest), and the framework when releases are compared.
   row.config(key::model, a.model.name, kHiddenConfig)
       .config(key::system, a.system.name, kHiddenConfig)
+      .config(key::framework, a.framework.name, framework_column ? 0 : kHiddenConfig)
       .config(key::gpus, gpus)
       .config(key::precision, std::string(llm::to_string(t.precision)))
       .config(key::tp, t.layout.tp, kHiddenConfig)
@@ -30,11 +32,14 @@ void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig
       .config(key::cp, t.layout.cp, kHiddenConfig)
       .config(key::vp, t.layout.vp, kHiddenConfig)
       .config(key::ep, t.layout.ep, kHiddenConfig)
+      .config(key::fsdp, t.fsdp, kHiddenConfig)
+      .config(key::pipeline_split, std::string(llm::to_string(t.pipeline_split)), kHiddenConfig)
       .config(key::mbs, t.mbs, kHiddenConfig)
       .config(key::gbs, t.gbs, kHiddenConfig)
       .config(key::seq_len, t.seq_len, kHiddenConfig)
       .config(key::tokens, t.tokens, kHiddenConfig)
       .config(key::recompute, std::string(llm::to_string(t.recompute)), kHiddenConfig)
+      .config(key::offload_layers, t.offload_layers, kHiddenConfig)
       .config(key::distributed_optimizer, t.distributed_optimizer, kHiddenConfig)
       .config(key::flops_convention, std::string(llm::to_string(t.flops_convention)), kHiddenConfig);
 }
@@ -42,7 +47,9 @@ void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig
 void add_provenance(Row& row, const Assumptions& a, const llm::TrainConfig& t) {
   row.field("model", llm::constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)
+      .field("framework", a.framework.name + " (" + a.framework.display + ")", kHiddenField)
       .field("calibration", a.calibration, kHiddenField)
+      .field("accuracy", class_accuracy_text(a.system, t.precision), kHiddenField)
       .field("price", a.price_reason, kHiddenField)
       .field("mfu_peak", mfu_peak_label(a.system, t.precision), kHiddenField)
       .field("flops_convention",
@@ -73,7 +80,8 @@ void add_breakdown(Row& row, const llm::StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"breakdown.compute", b.compute}, {"breakdown.tp", b.tp_comm},          {"breakdown.cp", b.cp_comm},
       {"breakdown.ep", b.ep_comm},      {"breakdown.pp", b.pp_comm},          {"breakdown.bubble", b.bubble},
-      {"breakdown.dp", b.dp_comm},      {"breakdown.optimizer", b.optimizer}, {"breakdown.stragglers", b.stragglers}};
+      {"breakdown.dp", b.dp_comm},      {"breakdown.optimizer", b.optimizer}, {"breakdown.stragglers", b.stragglers},
+      {"breakdown.offload", b.offload}};
   for (const auto& [name, seconds] : parts) {
     row.metric(name, seconds, "s", kHiddenMetric);
   }
@@ -89,6 +97,12 @@ std::string layout_label(const llm::TrainConfig& train, bool moe) {
     out += " EP" + std::to_string(l.ep);
   }
   out += " MBS" + std::to_string(train.mbs);
+  if (train.fsdp) {
+    out += " FSDP";
+  }
+  if (train.offload_layers > 0) {
+    out += " OFF" + std::to_string(train.offload_layers);
+  }
   if (train.recompute == llm::Recompute::selective) {
     out += " RC-sel";
   }
@@ -99,10 +113,10 @@ std::string layout_label(const llm::TrainConfig& train, bool moe) {
 }
 
 Row projected_row(const std::string& table, const Assumptions& assumptions, const llm::TrainConfig& train,
-                  const Headline& headline, const llm::StepBreakdown& breakdown) {
+                  const Headline& headline, const llm::StepBreakdown& breakdown, bool framework_column) {
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
-  add_config(row, assumptions, headline.gpus, train);
+  add_config(row, assumptions, headline.gpus, train, framework_column);
   add_provenance(row, assumptions, train);
   add_headline(row, headline);
   add_breakdown(row, breakdown);
@@ -126,8 +140,9 @@ std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision prec
 }
 
 std::string source_label(const llm::SystemProfile& system) {
-  return std::string("projected: ") + llm::constants::kModelVersion + ", system " + system.name +
-         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml)";
+  return std::string("projected: ") + llm::constants::kModelVersion + ", system " + system.name + ", framework " +
+         system.software.framework +
+         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml)";
 }
 
 Headline headline_of(const llm::Projection& p) {

@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -83,6 +84,15 @@ llm::TrainConfig read_train(const dgx::sdk::Host& host, llm::Precision precision
   }
   t.recompute = *parsed;
   t.distributed_optimizer = host.get_bool(key::distributed_optimizer);
+  t.fsdp = host.get_bool(key::fsdp);
+  t.offload_layers = read_int(host, key::offload_layers, llm::kAutoOffload);
+  const std::string split = host.get_string(key::pipeline_split);
+  const auto parsed_split = llm::parse_pipeline_split(split);
+  if (!parsed_split) {
+    throw InvalidArgument(std::string(key::pipeline_split) + ": '" + split +
+                          "' is not one of auto, even, uneven, embedding-loss, custom");
+  }
+  t.pipeline_split = *parsed_split;
   t.flops_convention = read_flops_convention(host);
   return t;
 }
@@ -126,6 +136,11 @@ PretrainSettings read_settings(const dgx::sdk::Host& host) {
   s.model = host.get_string(key::model);
   s.system = host.get_string(key::system);
   s.system_configured = host.is_set(key::system);
+  for (const std::string& name : host.get_string_list(key::framework)) {
+    if (std::find(s.frameworks.begin(), s.frameworks.end(), name) == s.frameworks.end()) {
+      s.frameworks.push_back(name);
+    }
+  }
   s.gpus = read_int(host, key::gpus, 1);
   s.precisions = read_precisions(host);
   s.train = read_train(host, s.precisions.front());

@@ -16,7 +16,8 @@ namespace dgx::plugins::llm_pretrain {
 struct PretrainSettings {
   std::string model;
   std::string system;
-  bool system_configured = false;  ///< a preset, file or --set named the system (else the workload's default)
+  bool system_configured = false;       ///< a preset, file or --set named the system (else the workload's default)
+  std::vector<std::string> frameworks;  ///< software-release profiles; empty: the newest
   int gpus = 0;
   std::vector<llm::Precision> precisions;
   llm::TrainConfig train;  ///< precision = precisions.front(); seq_len 0: the model's default
