@@ -16,7 +16,7 @@ Value& Object::set(std::string key, Value value) {
     *existing = std::move(value);
     return *existing;
   }
-  members_.emplace_back(std::move(key), std::move(value));
+  members_.push_back(Member{std::move(key), std::move(value)});
   return members_.back().second;
 }
 
@@ -45,6 +45,8 @@ bool operator==(const Object& a, const Object& b) {
   }
   return true;
 }
+
+bool operator==(const Member& a, const Member& b) { return a.first == b.first && a.second == b.second; }
 
 bool operator==(const Value& a, const Value& b) { return a.storage_ == b.storage_; }
 

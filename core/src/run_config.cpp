@@ -46,8 +46,9 @@ std::vector<ParamSpec> schema_for(const WorkloadInfo& workload) {
 Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, const WorkloadInfo& workload) {
   std::vector<ConfigEntry> entries;
   for (const auto& [letter, value] : options.aliases) {
+    const std::string& wanted = letter;  // clang 14 (clang-tidy) cannot capture a structured binding (P1091)
     const auto it = std::find_if(workload.params.begin(), workload.params.end(),
-                                 [&](const ParamSpec& p) { return p.alias == letter; });
+                                 [&](const ParamSpec& p) { return p.alias == wanted; });
     if (it == workload.params.end()) {
       std::vector<std::string> known;
       for (const ParamSpec& p : workload.params)
