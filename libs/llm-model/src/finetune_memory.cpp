@@ -10,15 +10,21 @@ constexpr double kBf16 = 2;
 /// A frozen FP8 linear weight: the FP8 copy and its transpose, one byte each.
 constexpr double kFrozenFp8Bytes = 2;
 
-/// The LoRA form of one stage of `layers` layers (memory_model.hpp's breakdown of the same stage as input).
-MemoryBreakdown lora_stage(MemoryBreakdown m, int layers, const ModelConfig& model, const TrainConfig& train,
-                           const ResolvedLayout& resolved, const FineTune& finetune, double activation_ratio) {
+/// The LoRA form of stage `index` (memory_model.hpp's breakdown of the same stage as input, without FSDP: every
+/// GPU of the stage holds its whole frozen base).
+MemoryBreakdown lora_stage(MemoryBreakdown m, int index, const ModelConfig& model, const SystemProfile& system,
+                           const TrainConfig& train, const ResolvedLayout& resolved, const ShapeMemory& per_layer,
+                           const FineTune& finetune, double activation_ratio) {
   const Layout& l = resolved.layout;
-  const double params = m.weights / constants::kWeightBytes;
-  const double linear = layers * layer_params_per_gpu(model, l.tp, l.ep).linear;
-  const double adapters = layers * adapter_parameters_per_gpu(model, finetune.lora, l.tp);
+  const StageParts parts = stage_parts(model, train, resolved, index);
+  const double linear = (parts.layers - parts.leading_dense + parts.mtp_layers) * per_layer.layer.linear +
+                        parts.leading_dense * per_layer.dense_layer.linear;
+  // What memory_model.hpp keeps beside the GEMM weights (embedding, norms, router, LM head) stays as it is.
+  const double other_weights =
+      m.weights - linear * parameter_bytes(train.precision, system.software.low_precision_params).linear;
+  const double adapters = parts.layers * adapter_parameters_per_gpu(model, finetune.lora, l.tp);
   const bool fp8 = casts_gemm_inputs(train.precision);
-  m.weights = (fp8 ? params - linear : params) * constants::kWeightBytes + adapters * constants::kWeightBytes;
+  m.weights = other_weights + (fp8 ? 0.0 : linear * kBf16) + adapters * kBf16;
   m.fp8_weight_cache = fp8 ? linear * kFrozenFp8Bytes : 0.0;
   m.gradients = adapters * constants::kGradBytes;
   const double shards = train.distributed_optimizer ? 1.0 * resolved.dp * l.cp : 1.0;
@@ -57,8 +63,9 @@ double finetune_activation_bytes(const ModelConfig& model, const ShapeKey& shape
 }
 
 StageMemory finetune_memory_per_gpu(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train,
-                                    const ResolvedLayout& resolved, const FineTune& finetune) {
-  StageMemory m = memory_per_gpu(model, system, train, resolved);
+                                    const ResolvedLayout& resolved, const ShapeMemory& per_layer,
+                                    const FineTune& finetune) {
+  StageMemory m = memory_per_gpu(model, system, train, resolved, per_layer);
   if (!finetune.lora_method()) {
     return m;
   }
@@ -66,11 +73,13 @@ StageMemory finetune_memory_per_gpu(const ModelConfig& model, const SystemProfil
   const ShapeKey shape = shape_key(train, resolved);
   const double base = layer_activation_bytes(model, shape);
   const double ratio = base > 0 ? finetune_activation_bytes(model, shape, finetune) / base : 1.0;
-  const StageLayers& s = resolved.stages;
+  const auto stage = [&](const MemoryBreakdown& pretraining, int index) {
+    return lora_stage(pretraining, index, model, system, train, resolved, per_layer, finetune, ratio);
+  };
   StageMemory out;
-  out.first = lora_stage(m.first, s.first, model, train, resolved, finetune, ratio);
-  out.last = l.pp == 1 ? out.first : lora_stage(m.last, s.last, model, train, resolved, finetune, ratio);
-  out.middle = l.pp > 2 ? lora_stage(m.middle, s.middle, model, train, resolved, finetune, ratio) : out.last;
+  out.first = stage(m.first, 0);
+  out.last = l.pp == 1 ? out.first : stage(m.last, l.pp - 1);
+  out.middle = l.pp > 2 ? stage(m.middle, 1) : out.last;
   return out;
 }
 

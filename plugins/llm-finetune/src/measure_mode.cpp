@@ -114,7 +114,7 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   if (f.lora_method()) {
     const double frozen = frozen_base_seconds(train);
     host_.add_metric("layer.frozen_base_time", frozen, "s");
-    host_.add_metric("layer.adapter_overhead", frozen > 0 ? stats.median / frozen : 0.0, "ratio");
+    host_.add_metric("layer.adapter_overhead", frozen > 0 ? stats.median / frozen : 0.0, "1");
   }
 
   // The measurement replaces the model's estimate of every op it timed; the cluster is projected from that.

@@ -60,8 +60,8 @@ std::string methods_line(const FinetuneSettings& s, const llm::ModelConfig& m) {
 
 std::string assumptions_note(const FinetuneSettings& s, const llm::plugin::Assumptions& a, const FinetuneJob& job) {
   return "Model: " + llm::plugin::model_text(a.model) + ".\n" + job_line(s, job) + "\n" + methods_line(s, a.model) +
-         "\n" + llm::plugin::system_line(s, a) + "\n" + llm::plugin::price_line(a) +
-         "\nPerformance model: " + llm::constants::kModelVersion +
+         "\n" + llm::plugin::system_line(s, a) + "\n" + llm::plugin::framework_line(s, a) + "\n" +
+         llm::plugin::price_line(a) + "\nPerformance model: " + llm::constants::kModelVersion +
          ", per-op rooflines of the system profile with calibrated efficiencies; fine-tuning changes the op lists, "
          "memory and optimizer of pretraining's model, nothing is fitted to fine-tuning rows; accuracy on published "
          "runs: " +

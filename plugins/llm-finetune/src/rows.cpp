@@ -65,7 +65,7 @@ Row finetune_row(const std::string& table, const RowContext& c, llm::FineTuneMet
   llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::hours_to_finetune);
   const double executed = llm::finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   const double published = llm::published_finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
-  row.metric("trainable_parameters", llm::trainable_parameters(m, f), "parameters", DGX_METRIC_HIDDEN)
+  row.metric("trainable_parameters", llm::trainable_parameters(m, f), "count", DGX_METRIC_HIDDEN)
       .metric("mfu_published", executed > 0 ? 100 * headline.mfu * published / executed : 0.0, "%", DGX_METRIC_HIDDEN);
   llm::plugin::add_breakdown_metrics(row, breakdown);
   return row;

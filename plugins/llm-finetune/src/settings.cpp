@@ -94,6 +94,12 @@ FinetuneSettings read_settings(const dgx::sdk::Host& host) {
   s.methods = read_methods(host);
   s.finetune.method = s.methods.front();
   s.finetune.lora = read_lora(host);
+  if (s.train.fsdp && std::find(s.methods.begin(), s.methods.end(), llm::FineTuneMethod::lora) != s.methods.end()) {
+    throw InvalidArgument(std::string(key::fsdp) +
+                          " = true is not modelled for LoRA (the frozen base stays replicated "
+                          "per data-parallel rank); set " +
+                          key::method + " = \"sft\" or leave FSDP off");
+  }
   s.finetune.packed = host.get_bool(key::packed);
   s.dataset = read_dataset(host);
   s.finetune.avg_tokens_per_sample = s.dataset.avg_tokens_per_sample;

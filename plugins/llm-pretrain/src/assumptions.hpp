@@ -1,5 +1,5 @@
-// What a projection assumes beyond the user's layout (model, system, price, calibration): shared by the LLM
-// plugins (libs/llm-model/plugin, assumptions.hpp); these are llm-pretrain's names for it.
+// What a projection assumes beyond the user's layout (model, framework release, system, price, calibration): shared by
+// the LLM plugins (libs/llm-model/plugin, assumptions.hpp); these are llm-pretrain's names for it.
 #pragma once
 
 #include "dgx/llm/plugin/assumptions.hpp"
@@ -7,5 +7,7 @@
 
 namespace dgx::plugins::llm_pretrain {
 using llm::plugin::Assumptions;
+using llm::plugin::framework_names_of;
 using llm::plugin::resolve_assumptions;
+using llm::plugin::with_framework;
 }  // namespace dgx::plugins::llm_pretrain

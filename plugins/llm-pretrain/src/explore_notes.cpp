@@ -1,5 +1,6 @@
 #include "explore_notes.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "format.hpp"
@@ -43,8 +44,10 @@ std::string sweep_note(const PretrainSettings& s, const Assumptions& a) {
          ".\nLayouts: every valid combination of " + layouts +
          "; per GPU count and precision the fastest that fits in memory is kept (parallel.*, train.mbs and "
          "train.recompute only set --mode project's configuration).\nGlobal batch: " +
-         batch + " of " + std::to_string(seq) + " tokens; distributed optimizer " +
-         (s.train.distributed_optimizer ? "on" : "off") + ".";
+         batch + " of " + std::to_string(seq) + " tokens; " +
+         (s.train.fsdp ? std::string("Megatron FSDP layouts (") + key::fsdp + ")"
+                       : std::string("distributed optimizer ") + (s.train.distributed_optimizer ? "on" : "off")) +
+         "; pipeline split " + std::string(llm::to_string(s.train.pipeline_split)) + ".";
 }
 
 std::string pareto_note(const llm::ExploreResult& r, const Assumptions& a) {
@@ -82,6 +85,67 @@ std::string recommendation_note(const llm::ExploreResult& r, const PretrainSetti
     out += " No price is known, so cost is compared in GPU-hours.";
   }
   return out + "\n" + deadline_text(r, s, a);
+}
+
+namespace {
+
+const llm::ExplorePoint* point_at(const llm::ExploreResult& r, int gpus, llm::Precision precision) {
+  for (const llm::ExplorePoint& p : r.points) {
+    if (p.gpus == gpus && p.train.precision == precision) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+std::string percent_change(double from, double to) {
+  const double change = 100 * (to - from) / from;
+  return (change >= 0 ? "+" : "") + fixed(change, 1) + "%";
+}
+
+}  // namespace
+
+std::string upgrade_note(const std::vector<ReleaseOutcome>& releases) {
+  std::vector<ReleaseOutcome> sorted = releases;
+  std::sort(sorted.begin(), sorted.end(), [](const ReleaseOutcome& x, const ReleaseOutcome& y) {
+    return x.assumptions->framework.released < y.assumptions->framework.released;
+  });
+  const ReleaseOutcome& newest = sorted.back();
+  if (!newest.result->fastest_within_budget) {
+    return "No recommended configuration to compare the releases on.";
+  }
+  const llm::ExplorePoint& job = newest.result->points[*newest.result->fastest_within_budget];
+  std::string out = "The same job (" + newest.assumptions->model.name + ", " + si_count(job.train.tokens) +
+                    " tokens, " + std::to_string(job.gpus) + " x " + newest.assumptions->system.name + ", " +
+                    std::string(llm::to_string(job.train.precision)) + ": the recommended point of " +
+                    newest.assumptions->framework.name + "), each release with its fastest layout:";
+  const llm::ExplorePoint* oldest = nullptr;
+  const Assumptions* oldest_assumptions = nullptr;
+  for (const ReleaseOutcome& release : sorted) {
+    const llm::ExplorePoint* p = point_at(*release.result, job.gpus, job.train.precision);
+    out += "\n" + release.assumptions->framework.name + ": ";
+    if (p == nullptr) {
+      out += "no feasible layout";
+      continue;
+    }
+    out += describe_point(*p, *release.assumptions);
+    if (oldest == nullptr) {
+      oldest = p;
+      oldest_assumptions = release.assumptions;
+    }
+  }
+  if (oldest == nullptr || oldest == &job) {
+    return out;
+  }
+  const double days = oldest->days - job.days;
+  const double saved = oldest->cost - job.cost;
+  const std::string money = newest.assumptions->price ? usd(std::abs(saved))
+                                                      : grouped(static_cast<long long>(std::abs(saved))) + " GPU-hours";
+  out += "\nUpgrading from " + oldest_assumptions->framework.name + " to " + newest.assumptions->framework.name +
+         (days >= 0 ? " saves " : " costs ") + fixed(std::abs(days), 1) + " days (" +
+         percent_change(oldest->days, job.days) + ") and " + (saved >= 0 ? "saves " : "costs ") + money + " (" +
+         cost_text(*oldest, *oldest_assumptions) + " -> " + cost_text(job, *newest.assumptions) + ") for the same job.";
+  return out;
 }
 
 }  // namespace dgx::plugins::llm_pretrain

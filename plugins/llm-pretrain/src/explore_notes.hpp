@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "assumptions.hpp"
 #include "dgx/llm/explorer.hpp"
@@ -29,6 +30,17 @@ using llm::plugin::fastest;
 using llm::plugin::gpu_counts_text;
 using llm::plugin::precision_list;
 using llm::plugin::recommended_mark;
+
+/// The sweep of one framework release, for comparing releases.
+struct ReleaseOutcome {
+  const Assumptions* assumptions = nullptr;
+  const llm::ExploreResult* result = nullptr;
+};
+
+/// What upgrading the framework buys for the same job: at the newest release's recommended GPU count and
+/// precision, each release's best layout, its days and cost, and the days and dollars saved from the oldest to the
+/// newest release.
+[[nodiscard]] std::string upgrade_note(const std::vector<ReleaseOutcome>& releases);
 
 /// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M".
 [[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const Assumptions& assumptions);

@@ -9,6 +9,7 @@ using llm::plugin::duration;
 using llm::plugin::fixed;
 using llm::plugin::gib;
 using llm::plugin::grouped;
+using llm::plugin::join;
 using llm::plugin::si_count;
 using llm::plugin::usd;
 }  // namespace dgx::plugins::llm_pretrain

@@ -1,6 +1,7 @@
 #include "notes.hpp"
 
 #include "dgx/llm/model_constants.hpp"
+#include "dgx/llm/plugin/calibration_summary.hpp"
 #include "format.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -13,13 +14,33 @@ std::string model_line(const PretrainSettings& s, const Assumptions& a) {
          si_count(s.train.tokens) + " tokens to train.";
 }
 
+std::string accuracy_line(const PretrainSettings& s, const Assumptions& a) {
+  std::vector<std::string> classes;
+  for (const llm::Precision p : s.precisions) {
+    classes.push_back(llm::plugin::class_accuracy_text(a.system, p));
+  }
+  return "Performance model: " + std::string(llm::constants::kModelVersion) +
+         ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
+         a.calibration + "; for this system: " + join(classes) + ".";
+}
+
 }  // namespace
 
 std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions) {
   return model_line(settings, assumptions) + "\n" + llm::plugin::system_line(settings, assumptions) + "\n" +
-         llm::plugin::price_line(assumptions) + "\nPerformance model: " + llm::constants::kModelVersion +
-         ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
-         assumptions.calibration + ".";
+         llm::plugin::framework_line(settings, assumptions) + "\n" + llm::plugin::price_line(assumptions) + "\n" +
+         accuracy_line(settings, assumptions);
+}
+
+std::string scope_note(const PretrainSettings& settings, const Assumptions& assumptions) {
+  const int seq = settings.train.seq_len > 0 ? settings.train.seq_len : assumptions.model.seq_len;
+  const std::vector<std::string> reasons =
+      llm::plugin::calibration_scope(assumptions.model, assumptions.system, settings.precisions, seq);
+  std::string out;
+  for (const std::string& reason : reasons) {
+    out += (out.empty() ? "" : "\n") + reason + ".";
+  }
+  return out.empty() ? out : out + "\nThe stated accuracy was measured on calibrated runs; expect larger errors here.";
 }
 
 std::string projection_note(const Assumptions& assumptions) {

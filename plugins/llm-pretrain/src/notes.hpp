@@ -12,8 +12,13 @@
 
 namespace dgx::plugins::llm_pretrain {
 
-/// Model, system (and why this one), price (and why), performance model and its calibration; one line each.
+/// Model, system (and why this one), framework release, price (and why), performance model and its calibration,
+/// with the accuracy of the run's classes (system × precision); one line each.
 [[nodiscard]] std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions);
+
+/// Where the configuration lies outside the calibrated runs (system, precision, framework, model size or kind,
+/// sequence length), one line each; empty when it lies inside.
+[[nodiscard]] std::string scope_note(const PretrainSettings& settings, const Assumptions& assumptions);
 
 /// That these are projections of a calibrated model, and how to measure instead.
 [[nodiscard]] std::string projection_note(const Assumptions& assumptions);

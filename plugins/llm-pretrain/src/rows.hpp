@@ -24,12 +24,13 @@ using llm::plugin::layout_label;
 using llm::plugin::mfu_peak_label;
 using llm::plugin::source_label;
 
-/// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the other
-/// keys JSON-only), the provenance fields (model, system, calibration, price, mfu_peak, flops_convention,
-/// source), the headline metrics and the step-time breakdown. Shown in the table: step_time,
-/// tokens_per_s_per_gpu, mfu, days_to_train and cost_usd (gpu_hours when there is no price).
+/// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the
+/// framework too when `framework_column`, the other keys JSON-only), the provenance fields (model, system,
+/// framework, calibration, accuracy of the row's class, price, mfu_peak, flops_convention, source), the headline
+/// metrics and the step-time breakdown. Shown in the table: step_time, tokens_per_s_per_gpu, mfu, days_to_train
+/// and cost_usd (gpu_hours when there is no price).
 [[nodiscard]] dgx::sdk::Row projected_row(const std::string& table, const Assumptions& assumptions,
                                           const llm::TrainConfig& train, const Headline& headline,
-                                          const llm::StepBreakdown& breakdown);
+                                          const llm::StepBreakdown& breakdown, bool framework_column = false);
 
 }  // namespace dgx::plugins::llm_pretrain

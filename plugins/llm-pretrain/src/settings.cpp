@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "format.hpp"

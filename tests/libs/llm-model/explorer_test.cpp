@@ -113,7 +113,7 @@ TEST_CASE("explore says how much memory the leanest layout of an infeasible GPU 
   REQUIRE_FALSE(none.has_value());
   CHECK(none.error().message.find("the leanest needs ") != std::string::npos);
   CHECK(none.error().message.find("h100-sxm has 80.0 GiB") != std::string::npos);
-  space.gpu_counts = {5};  // 2048 sequences, 126 layers, 128 heads and 8192 tokens: nothing divides by 5
+  space.gpu_counts = {127};  // a prime above the 126 layers: 2048 sequences, 128 heads and 8192 tokens do not divide
   const auto invalid = explore(m, space);
   REQUIRE_FALSE(invalid.has_value());
   CHECK(invalid.error().message.find("no layout is valid at these GPU counts") != std::string::npos);

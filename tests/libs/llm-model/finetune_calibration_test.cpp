@@ -41,13 +41,14 @@ TEST_CASE("every fine-tuning row is projected; the one unchecked for memory says
   }
 }
 
-TEST_CASE("fine-tuning accuracy: DGX Cloud rows within 6%, all rows within 21%, mean at most 5%") {
+// bench_calibration with each row's release profile: FT-B max 6.3%, all rows max 13.7%, mean 3.7%.
+TEST_CASE("fine-tuning accuracy: DGX Cloud rows within 7%, all rows within 14%, mean at most 4%") {
   for (const ErrorStats& s : error_stats(outcomes())) {
     CAPTURE(s.section);
     CHECK(s.failed == 0);
-    CHECK(s.max_abs <= (s.section == "FT-B" ? 0.06 : 0.21));
+    CHECK(s.max_abs <= (s.section == "FT-B" ? 0.07 : 0.14));
     if (s.section == "all") {
-      CHECK(s.mean_abs <= 0.05);
+      CHECK(s.mean_abs <= 0.04);
     }
   }
 }

@@ -27,7 +27,7 @@ MemoryBreakdown peak(const char* model, const TrainConfig& t, int gpus, const Fi
   const SystemProfile s = catalog_system("h100-sxm");
   const auto r = resolve_layout(m, s, gpus, t);
   REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().message));
-  return finetune_memory_per_gpu(m, s, t, *r, f).peak();
+  return finetune_memory_per_gpu(m, s, t, *r, shape_memory(m, shape_key(t, *r)), f).peak();
 }
 
 }  // namespace

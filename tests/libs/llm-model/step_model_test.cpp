@@ -178,3 +178,40 @@ TEST_CASE("MemoryCheck::report projects a configuration that does not fit and le
   REQUIRE(p.has_value());
   CHECK_FALSE(p->memory.fits());
 }
+
+TEST_CASE("FSDP gathers and reduce-scatters every layer per microbatch; NVLink hides it on NVL72") {
+  StepModel model(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72"));
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  const auto p = model.project(64, t);
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
+  CHECK(p->breakdown.dp_comm > 0);
+  CHECK(p->breakdown.dp_comm < 0.05 * p->step_time_s);  // 64 GPUs inside one NVLink domain
+  CHECK(p->breakdown.offload < 0.08 * p->step_time_s);  // NVLink-C2C keeps up: only the overlap slowdown
+  // Across nodes of 8 the same gathers run over the NICs and show.
+  StepModel b200(catalog_model("llama3.1-70b"), testing::released_system("b200"));
+  t.offload_layers = 0;
+  t.mbs = 1;
+  const auto across = b200.project(64, [&] {
+    TrainConfig r = t;
+    r.recompute = Recompute::full;
+    return r;
+  }());
+  REQUIRE_MESSAGE(across.has_value(), (across ? "" : across.error().message));
+  CHECK(across->breakdown.dp_comm > p->breakdown.dp_comm);
+}
+
+TEST_CASE("activation offloading over PCIe shows where NVLink-C2C hides it") {
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  SystemProfile pcie = testing::released_system("gb200-nvl72");
+  pcie.host_link_gb_s = 16;
+  const auto slow = StepModel(catalog_model("llama3.1-70b"), pcie).project(64, t);
+  const auto fast = StepModel(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72")).project(64, t);
+  REQUIRE(slow.has_value());
+  REQUIRE(fast.has_value());
+  CHECK(slow->breakdown.offload > 10 * fast->breakdown.offload);
+  CHECK(slow->step_time_s > fast->step_time_s);
+}

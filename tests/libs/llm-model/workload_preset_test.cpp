@@ -6,9 +6,10 @@
 
 using namespace dgx::llm;
 
-TEST_CASE("all eight pretraining presets are embedded and their default layouts project on their system") {
-  const std::vector<std::string> expected = {"gpt3-175b",    "llama405b",   "llama70b",    "llama8b",
-                                             "mixtral8x22b", "mixtral8x7b", "nemotron15b", "nemotron340b"};
+TEST_CASE("all eleven pretraining presets are embedded and their default layouts project on their system") {
+  const std::vector<std::string> expected = {"deepseek-v3", "gpt-oss-120b", "gpt3-175b",    "llama405b",
+                                             "llama70b",    "llama8b",      "mixtral8x22b", "mixtral8x7b",
+                                             "nemotron15b", "nemotron340b", "qwen3-235b"};
   std::vector<std::string> pretraining;
   for (const std::string& name : workload_preset_names()) {
     const auto preset = find_workload_preset(name);

@@ -77,7 +77,7 @@ TEST_CASE("every key of every embedded llm-pretrain preset is a declared paramet
     ++presets;
     for (const std::string& k : preset_keys(file.text)) CHECK_MESSAGE(keys.count(k) == 1, file.path << ": " << k);
   }
-  CHECK(presets == 8);
+  CHECK(presets == 11);
 }
 
 TEST_CASE("the defaults are the llama8b preset, so the workload alone projects something meaningful") {

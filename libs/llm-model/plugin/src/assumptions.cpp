@@ -5,6 +5,7 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/plugin/calibration_summary.hpp"
 #include "dgx/llm/plugin/close_matches.hpp"
@@ -40,6 +41,18 @@ SystemProfile lookup_system(const std::string& name) {
     return std::move(system).value();
   }
   throw InvalidArgument(unknown_name_message("system", name, key::system, system_names()));
+}
+
+FrameworkProfile lookup_framework(const std::string& name) {
+  auto framework = find_framework(name);
+  if (framework) {
+    return std::move(framework).value();
+  }
+  const std::vector<std::string> known = framework_names();
+  if (std::find(known.begin(), known.end(), name) != known.end()) {
+    throw dgx::sdk::RuntimeError("framework profile " + name + ": " + framework.error().message);
+  }
+  throw InvalidArgument(unknown_name_message("framework", name, key::framework, known));
 }
 
 std::vector<std::string> providers_of(const PricingCatalog& catalog, const std::string& system) {
@@ -88,12 +101,27 @@ void resolve_price(const TrainingSettings& s, Assumptions& a) {
 
 }  // namespace
 
+std::vector<std::string> framework_names_of(const TrainingSettings& settings) {
+  return settings.frameworks.empty() ? std::vector<std::string>{default_framework()} : settings.frameworks;
+}
+
 Assumptions resolve_assumptions(const TrainingSettings& settings) {
   Assumptions a;
   a.model = lookup_model(settings.model);
-  a.system = lookup_system(settings.system);
+  a.framework = lookup_framework(framework_names_of(settings).front());
+  a.system = apply_framework(lookup_system(settings.system), a.framework);
+  for (const std::string& name : settings.frameworks) {  // unknown names fail before any work is done
+    (void)lookup_framework(name);
+  }
   resolve_price(settings, a);
-  a.calibration = calibration_summary(a.system);
+  a.calibration = calibration_summary();
+  return a;
+}
+
+Assumptions with_framework(const Assumptions& assumptions, const std::string& framework) {
+  Assumptions a = assumptions;
+  a.framework = lookup_framework(framework);
+  a.system = apply_framework(lookup_system(assumptions.system.name), a.framework);
   return a;
 }
 

@@ -71,4 +71,12 @@ std::string duration(double seconds) {
   return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
 }
 
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i != 0 ? separator : "") + items[i];
+  }
+  return out;
+}
+
 }  // namespace dgx::llm::plugin

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -14,14 +15,6 @@ namespace {
 
 // The explorer's default ranges, as the sweep note states them.
 using namespace explore_limits;
-
-std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += (i != 0 ? separator : "") + items[i];
-  }
-  return out;
-}
 
 std::string range(int last) { return last > 1 ? "1-" + std::to_string(last) : "1"; }
 
@@ -62,6 +55,20 @@ std::string system_line(const TrainingSettings& s, const Assumptions& a) {
          join(others) + ").";
 }
 
+std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
+  std::vector<std::string> others;
+  for (const std::string& name : framework_names()) {
+    if (name != a.framework.name) {
+      others.push_back(name);
+    }
+  }
+  return "Framework: " + a.framework.name + ", " + a.framework.display + " (released " + a.framework.released + "); " +
+         (s.frameworks.empty() ? "the newest release profile" : "the configuration names it") +
+         ": its kernel efficiencies and software behaviour, fitted to its published runs (configs/frameworks/" +
+         a.framework.name + ".toml). Other releases: --set " + key::framework + "=NAME, or a list to compare them (" +
+         join(others) + ").";
+}
+
 std::string price_line(const Assumptions& a) {
   std::string line = "Price: " + a.price_reason + ".";
   if (!a.providers.empty()) {
@@ -75,7 +82,8 @@ std::string breakdown_text(const StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"compute", b.compute}, {"TP", b.tp_comm},          {"CP", b.cp_comm},
       {"EP", b.ep_comm},      {"PP", b.pp_comm},          {"bubble", b.bubble},
-      {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers}};
+      {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers},
+      {"offload", b.offload}};
   std::string out = duration(b.total()) + " =";
   bool first = true;
   for (const auto& [name, seconds] : parts) {

@@ -5,6 +5,7 @@
 
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
+#include "dgx/llm/plugin/calibration_summary.hpp"
 
 namespace dgx::llm::plugin {
 
@@ -23,6 +24,12 @@ std::string layout_label(const TrainConfig& train, bool moe) {
     out += " EP" + std::to_string(l.ep);
   }
   out += " MBS" + std::to_string(train.mbs);
+  if (train.fsdp) {
+    out += " FSDP";
+  }
+  if (train.offload_layers > 0) {
+    out += " OFF" + std::to_string(train.offload_layers);
+  }
   if (train.recompute == Recompute::selective) {
     out += " RC-sel";
   }
@@ -73,7 +80,7 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& h, RunTime run_tim
   if (run_time == RunTime::days_to_train) {
     row.metric("days_to_train", h.days, "days", 0, "days");
   } else {
-    row.metric("hours_to_finetune", 24 * h.days, "hours", 0, "hours");
+    row.metric("hours_to_finetune", 24 * h.days, "h", 0, "hours");
   }
   row.metric("gpu_hours", h.gpu_hours, "GPU-h", h.cost_usd ? kHiddenMetric : 0, "GPU-h");
   if (h.cost_usd) {
@@ -82,10 +89,12 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& h, RunTime run_tim
   row.metric("dp", h.dp, "count", kHiddenMetric).metric("microbatches", h.microbatches, "count", kHiddenMetric);
 }
 
-void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, const TrainConfig& t) {
+void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, const TrainConfig& t,
+                         bool framework_column) {
   constexpr std::uint32_t hidden = DGX_CONFIG_HIDDEN;
   row.config(key::model, a.model.name, hidden)
       .config(key::system, a.system.name, hidden)
+      .config(key::framework, a.framework.name, framework_column ? 0 : hidden)
       .config(key::gpus, gpus)
       .config(key::precision, std::string(to_string(t.precision)))
       .config(key::tp, t.layout.tp, hidden)
@@ -93,10 +102,13 @@ void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, con
       .config(key::cp, t.layout.cp, hidden)
       .config(key::vp, t.layout.vp, hidden)
       .config(key::ep, t.layout.ep, hidden)
+      .config(key::fsdp, t.fsdp, hidden)
+      .config(key::pipeline_split, std::string(to_string(t.pipeline_split)), hidden)
       .config(key::mbs, t.mbs, hidden)
       .config(key::gbs, t.gbs, hidden)
       .config(key::seq_len, t.seq_len, hidden)
       .config(key::recompute, std::string(to_string(t.recompute)), hidden)
+      .config(key::offload_layers, t.offload_layers, hidden)
       .config(key::distributed_optimizer, t.distributed_optimizer, hidden)
       .config(key::flops_convention, std::string(to_string(t.flops_convention)), hidden);
 }
@@ -104,7 +116,9 @@ void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, con
 void add_provenance(dgx::sdk::Row& row, const Assumptions& a, const TrainConfig& t) {
   row.field("model", constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)
+      .field("framework", a.framework.name + " (" + a.framework.display + ")", kHiddenField)
       .field("calibration", a.calibration, kHiddenField)
+      .field("accuracy", class_accuracy_text(a.system, t.precision), kHiddenField)
       .field("price", a.price_reason, kHiddenField)
       .field("mfu_peak", mfu_peak_label(a.system, t.precision), kHiddenField)
       .field("flops_convention",
@@ -119,7 +133,8 @@ void add_breakdown_metrics(dgx::sdk::Row& row, const StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"breakdown.compute", b.compute}, {"breakdown.tp", b.tp_comm},          {"breakdown.cp", b.cp_comm},
       {"breakdown.ep", b.ep_comm},      {"breakdown.pp", b.pp_comm},          {"breakdown.bubble", b.bubble},
-      {"breakdown.dp", b.dp_comm},      {"breakdown.optimizer", b.optimizer}, {"breakdown.stragglers", b.stragglers}};
+      {"breakdown.dp", b.dp_comm},      {"breakdown.optimizer", b.optimizer}, {"breakdown.stragglers", b.stragglers},
+      {"breakdown.offload", b.offload}};
   for (const auto& [name, seconds] : parts) {
     row.metric(name, seconds, "s", kHiddenMetric);
   }
@@ -142,8 +157,9 @@ std::string mfu_peak_label(const SystemProfile& system, Precision precision) {
 }
 
 std::string source_label(const SystemProfile& system) {
-  return std::string("projected: ") + constants::kModelVersion + ", system " + system.name +
-         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml)";
+  return std::string("projected: ") + constants::kModelVersion + ", system " + system.name + ", framework " +
+         system.software.framework +
+         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml)";
 }
 
 }  // namespace dgx::llm::plugin

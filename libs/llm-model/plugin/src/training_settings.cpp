@@ -1,9 +1,12 @@
 #include "dgx/llm/plugin/training_settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/pipeline_split.hpp"
 #include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -72,6 +75,15 @@ TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
   }
   t.recompute = *parsed;
   t.distributed_optimizer = host.get_bool(key::distributed_optimizer);
+  t.fsdp = host.get_bool(key::fsdp);
+  t.offload_layers = read_int(host, key::offload_layers, kAutoOffload);
+  const std::string split = host.get_string(key::pipeline_split);
+  const auto parsed_split = parse_pipeline_split(split);
+  if (!parsed_split) {
+    throw InvalidArgument(std::string(key::pipeline_split) + ": '" + split +
+                          "' is not one of auto, even, uneven, embedding-loss, custom");
+  }
+  t.pipeline_split = *parsed_split;
   t.flops_convention = read_flops_convention(host);
   return t;
 }
@@ -127,6 +139,10 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
                         listed(system_names())),
+      Param::string_list(key::framework, {},
+                         "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +
+                             listed(framework_names()) +
+                             "; empty: the newest; several: explore compares them (project uses the first)"),
       Param::integer(key::gpus, d.gpus, "GPUs of the run (--mode project)", "GPUs"),
       Param::string_list(key::precision, d.precisions,
                          "GEMM precisions: explore sweeps them, project uses the first (mxfp8, nvfp4: Blackwell only)",
@@ -140,6 +156,17 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
       Param::integer(key::vp, d.layout.vp,
                      "virtual pipeline chunks per stage; > 1 runs interleaved 1F1B (--mode project)"),
       Param::integer(key::ep, d.layout.ep, "expert-parallel GPUs, mixture-of-experts models only (--mode project)"),
+      Param::boolean(key::fsdp, false,
+                     "Megatron FSDP: parameters, gradients and optimizer state sharded over the data-parallel GPUs, "
+                     "each layer gathered and its gradients reduce-scattered per microbatch (explore sweeps FSDP "
+                     "layouts only when set)"),
+      Param::string(key::pipeline_split, "auto",
+                    "how layers are split over pipeline stages: even, uneven (first/last stage one layer less), "
+                    "embedding-loss (the embedding and the loss count as a layer each, Megatron's "
+                    "account_for_*_in_pipeline_split), custom (any layers per virtual chunk, Megatron's "
+                    "pipeline_model_parallel_layout); auto: the first of even, embedding-loss, uneven that fits, "
+                    "then custom (--mode project; explore sweeps the first three)",
+                    "auto|even|uneven|embedding-loss|custom"),
       Param::integer(key::mbs, d.mbs, "micro-batch size: sequences per forward/backward pass (--mode project)",
                      "sequences"),
       Param::integer(key::gbs, d.gbs,
@@ -148,6 +175,11 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
       Param::string(key::recompute, "none",
                     "activation recompute in the backward pass (--mode project; explore sweeps all three)",
                     "none|selective|full"),
+      Param::integer(key::offload_layers, -1,
+                     "decoder layers per stage whose activations are offloaded to host memory (Megatron's "
+                     "cpu_offloading_num_layers); -1: automatic, the fewest that make a layout fit, only on systems "
+                     "whose host link hides the transfers (NVLink-C2C of Grace systems); 0: never",
+                     "layers"),
       Param::boolean(key::distributed_optimizer, true,
                      "shard FP32 master weights and Adam states over the data-parallel GPUs (Megatron distributed "
                      "optimizer, ZeRO-1)"),
@@ -184,6 +216,8 @@ ExploreSpace explore_space(const TrainingSettings& s) {
                                   : BatchRule{.kind = BatchRule::Kind::fixed, .value = s.train.gbs};
   space.seq_len = s.train.seq_len;
   space.distributed_optimizer = s.train.distributed_optimizer;
+  space.fsdp = s.train.fsdp;
+  space.pipeline_split = s.train.pipeline_split;
   space.flops_convention = s.train.flops_convention;
   return space;
 }
@@ -193,6 +227,11 @@ TrainingSettings read_training_settings(const dgx::sdk::Host& host) {
   s.model = host.get_string(key::model);
   s.system = host.get_string(key::system);
   s.system_configured = host.is_set(key::system);
+  for (const std::string& name : host.get_string_list(key::framework)) {
+    if (std::find(s.frameworks.begin(), s.frameworks.end(), name) == s.frameworks.end()) {
+      s.frameworks.push_back(name);
+    }
+  }
   s.gpus = read_int(host, key::gpus, 1);
   s.precisions = read_precisions(host);
   s.train = read_train(host, s.precisions.front());

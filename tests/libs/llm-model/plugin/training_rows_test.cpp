@@ -23,6 +23,7 @@ TEST_CASE("the run time of a row is days of pretraining or hours of fine-tuning,
   CHECK(h.rows[0].metrics.at("days_to_train").first == 0.5);
   CHECK(h.rows[0].metrics.count("hours_to_finetune") == 0);
   CHECK(h.rows[1].metrics.at("hours_to_finetune").first == 12);
+  CHECK(h.rows[1].metrics.at("hours_to_finetune").second == "h");
   CHECK(h.rows[1].metrics.at("cost_usd").first == 300);
 }
 

@@ -22,9 +22,9 @@ namespace dgx::llm {
 [[nodiscard]] double finetune_activation_bytes(const ModelConfig& model, const ShapeKey& shape,
                                                const FineTune& finetune);
 
-/// The memory of the stages of a fine-tuning run.
+/// The memory of the stages of a fine-tuning run; `per_layer` is shape_memory of the layout's shape.
 [[nodiscard]] StageMemory finetune_memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                                   const TrainConfig& train, const ResolvedLayout& resolved,
-                                                  const FineTune& finetune);
+                                                  const ShapeMemory& per_layer, const FineTune& finetune);
 
 }  // namespace dgx::llm

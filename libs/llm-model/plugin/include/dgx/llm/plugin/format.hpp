@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace dgx::llm::plugin {
 
@@ -17,5 +18,7 @@ namespace dgx::llm::plugin {
 [[nodiscard]] std::string si_count(double count);
 /// Seconds in the unit that suits them: "850 ms", "12.3 s".
 [[nodiscard]] std::string duration(double seconds);
+/// The items separated by `separator`: "a, b, c".
+[[nodiscard]] std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
 
 }  // namespace dgx::llm::plugin

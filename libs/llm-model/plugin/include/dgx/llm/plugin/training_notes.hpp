@@ -22,6 +22,10 @@ namespace dgx::llm::plugin {
 /// GPUs: peaks, HBM, NVLink domain, scale-out per GPU. Other systems: ...".
 [[nodiscard]] std::string system_line(const TrainingSettings& settings, const Assumptions& assumptions);
 
+/// "Framework: nemo-26.02.01, NeMo 26.02.01 (released ...); the newest release profile: ... Other releases:
+/// --set framework=NAME, or a list to compare them (...)."
+[[nodiscard]] std::string framework_line(const TrainingSettings& settings, const Assumptions& assumptions);
+
 /// "Price: <which and why>. Other prices: --set cost.provider=NAME (...) or --set cost.usd_per_gpu_hour=USD."
 [[nodiscard]] std::string price_line(const Assumptions& assumptions);
 

@@ -18,7 +18,8 @@
 
 namespace dgx::llm::plugin {
 
-/// "TP4 PP4 CP2 VP5 MBS1"; MoE models add "EP8" after VP; recompute adds "RC-sel" or "RC-full".
+/// "TP4 PP4 CP2 VP5 MBS1"; MoE models add "EP8" after VP; FSDP adds "FSDP", offloading "OFF20" (layers),
+/// recompute "RC-sel" or "RC-full".
 [[nodiscard]] std::string layout_label(const TrainConfig& train, bool moe);
 
 /// The headline numbers of one projected configuration.
@@ -51,13 +52,16 @@ enum class RunTime : unsigned char { days_to_train, hours_to_finetune };
 void add_headline_metrics(dgx::sdk::Row& row, const Headline& headline, RunTime run_time);
 
 /// Config of the shared training keys (training_settings.hpp) as evaluated: gpus and precision as table columns,
-/// the rest JSON-only (the layout field stands for them). A row can be fed back with --set.
-void add_training_config(dgx::sdk::Row& row, const Assumptions& assumptions, int gpus, const TrainConfig& train);
+/// the framework too when `framework_column` (releases compared), the rest JSON-only (the layout field stands for
+/// them). A row can be fed back with --set.
+void add_training_config(dgx::sdk::Row& row, const Assumptions& assumptions, int gpus, const TrainConfig& train,
+                         bool framework_column = false);
 
-/// Fields model, system, calibration, price, mfu_peak, flops_convention and source (hidden).
+/// Fields model, system, framework, calibration, accuracy (of the row's class: system x precision), price,
+/// mfu_peak, flops_convention and source (hidden).
 void add_provenance(dgx::sdk::Row& row, const Assumptions& assumptions, const TrainConfig& train);
 
-/// Metrics breakdown.{compute, tp, cp, ep, pp, bubble, dp, optimizer, stragglers} (s, hidden).
+/// Metrics breakdown.{compute, tp, cp, ep, pp, bubble, dp, optimizer, stragglers, offload} (s, hidden).
 void add_breakdown_metrics(dgx::sdk::Row& row, const StepBreakdown& breakdown);
 
 /// Adds memory.* metrics (bytes per GPU of the fullest GPU), JSON-only.
@@ -66,7 +70,8 @@ void add_memory_metrics(dgx::sdk::Row& row, const MemoryBreakdown& memory);
 /// The peak MFU is measured against and its system profile (DevicePeak::label).
 [[nodiscard]] std::string mfu_peak_label(const SystemProfile& system, Precision precision);
 
-/// "projected: dgx-llm-model 1, system h100-sxm, op times: roofline (...)": where every number comes from.
+/// "projected: dgx-llm-model 2, system h100-sxm, framework nemo-26.02.01, op times: roofline (...)": where every
+/// number comes from.
 [[nodiscard]] std::string source_label(const SystemProfile& system);
 
 }  // namespace dgx::llm::plugin

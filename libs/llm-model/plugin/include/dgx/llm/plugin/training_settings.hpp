@@ -22,6 +22,7 @@ namespace dgx::llm::plugin {
 namespace key {
 inline constexpr const char* model = "model";
 inline constexpr const char* system = "system";
+inline constexpr const char* framework = "framework";
 inline constexpr const char* gpus = "gpus";
 inline constexpr const char* precision = "precision";
 inline constexpr const char* tp = "parallel.tp";
@@ -29,10 +30,13 @@ inline constexpr const char* pp = "parallel.pp";
 inline constexpr const char* cp = "parallel.cp";
 inline constexpr const char* vp = "parallel.vp";
 inline constexpr const char* ep = "parallel.ep";
+inline constexpr const char* fsdp = "parallel.fsdp";
+inline constexpr const char* pipeline_split = "parallel.pipeline_split";
 inline constexpr const char* mbs = "train.mbs";
 inline constexpr const char* gbs = "train.gbs";
 inline constexpr const char* seq_len = "train.seq_len";
 inline constexpr const char* recompute = "train.recompute";
+inline constexpr const char* offload_layers = "train.offload_layers";
 inline constexpr const char* distributed_optimizer = "train.distributed_optimizer";
 inline constexpr const char* flops_convention = "train.flops_convention";
 inline constexpr const char* provider = "cost.provider";
@@ -64,7 +68,8 @@ struct TrainingDefaults {
 struct TrainingSettings {
   std::string model;
   std::string system;
-  bool system_configured = false;  ///< a preset, file or --set named the system (else the workload's default)
+  bool system_configured = false;       ///< a preset, file or --set named the system (else the workload's default)
+  std::vector<std::string> frameworks;  ///< software-release profiles; empty: the newest
   int gpus = 0;
   std::vector<Precision> precisions;
   TrainConfig train;  ///< precision = precisions.front(); seq_len 0: the model's default
@@ -85,7 +90,7 @@ struct TrainingSettings {
 
 /// The explorer's space the shared keys describe: GPU counts (the list, or powers of two between the bounds),
 /// precisions, the batch rule (explore.gbs_per_gpu, or train.gbs at every count), the sequence, the distributed
-/// optimizer and the FLOP convention. The tokens to train are the workload's to set.
+/// optimizer, FSDP, the pipeline split and the FLOP convention. The tokens to train are the workload's to set.
 [[nodiscard]] ExploreSpace explore_space(const TrainingSettings& settings);
 
 /// An integer key that must be at least `min` and fit an int; throws dgx::sdk::InvalidArgument naming it.
