@@ -15,7 +15,9 @@
 # What comes back: only 8 files return from $OUT (default ./device-out), so the working files live in a
 # temporary folder and $OUT holds device-check.tgz (everything, refreshed after every step) and six small files:
 # console.log, steps.txt (one line per step), summary.txt and summary.json (rewritten after every step),
-# gemm.json and layer-70b.json. A failing or timed-out step is recorded and the next one still runs; the
+# gemm.json and layer-70b.json. The fine-tuning steps (issue 12) come last: llm-finetune's measure mode on the
+# llama8b-lora preset (the LoRA layer, and the frozen layer alone) and PyTorch's LoRA layer of the same shapes;
+# the summary prints their ratios and targets (finetune-8b.json and torch-lora.json are in the archive). A failing or timed-out step is recorded and the next one still runs; the
 # exit code is the number of failed steps. DGX_DEVICE_BUDGET (seconds, default 420) bounds the whole run:
 # a step gets at most what is left of it. DGX_DEVICE_STEPS="gemm torch" runs only the steps named.
 #
@@ -44,17 +46,20 @@ STEPS=(
   "pretrain-8b  35  step_pretrain_8b"
   "memcheck     30  step_memcheck"
   "comm         15  step_comm"
+  "finetune-8b  35  step_finetune_8b"
+  "torch-lora   25  step_torch_lora"
 )
 
 prepare() {
   local build=$root/build/device
   cmake --preset device -S "$root" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache || return 1
   cmake --build "$build" -j"${JOBS:-2}" --target dgxhost dgx_configs cuda-probe comm gemm llm-layer llm-pretrain \
-    llm_kernels_gpu_tests || return 1
+    llm-finetune llm_kernels_gpu_tests || return 1
   rm -rf "$stage"
   mkdir -p "$stage/bin" "$stage/lib/dgx/plugins" "$stage/tests/bin"
   cp "$build/bin/dgxhost" "$stage/bin/"
-  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain}.so "$stage/lib/dgx/plugins/"
+  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain,llm-finetune}.so \
+    "$stage/lib/dgx/plugins/"
   cp "$build/tests/bin/llm_kernels_gpu_tests" "$stage/tests/bin/"
   if [[ -d $build/share/dgx ]]; then mkdir -p "$stage/share" && cp -r "$build/share/dgx" "$stage/share/"; fi
   # .git does not travel to the GPU machine: the stage says what it was built from.
@@ -162,6 +167,18 @@ step_memcheck() {
   "$sanitizer" --tool memcheck --error-exitcode 99 "$stage/tests/bin/llm_kernels_gpu_tests" -tc="$memcheck_tests"
 }
 
+# Fine-tuning's measured path: the LoRA layer (frozen base, rank-16 adapter on QKV, samples of 512 tokens packed
+# into 4096) and the frozen layer alone, then the cluster projected from the measured ops.
+step_finetune_8b() {
+  "$dgx" --plugin llama8b-lora --mode measure --set 'precision=["bf16"]' --set runner.max_time=4 \
+    -o "$work/finetune-8b.json"
+}
+
+step_torch_lora() {
+  [[ -n $torch_python ]] || { echo "no python with torch found"; return 1; }
+  clean_python "$root/scripts/torch_reference.py" measure --gemm --layer --lora llama3.1-8b --out "$work/torch-lora.json"
+}
+
 # One GPU: bus bandwidth is 0 by definition; this only shows that the NCCL path initialises and runs.
 step_comm() {
   "$dgx" --plugin all_reduce --set comm.transport=nccl -b 1K -e 16M -f 16 --set runner.max_time=0.5 -o "$work/comm.json"
@@ -223,7 +240,8 @@ refresh_outputs() {
   [[ -f $work/layer-8b.json ]] && layers+=("llama3.1-8b=$work/layer-8b.json")
   [[ -f $work/layer-70b.json ]] && layers+=("llama3.1-70b=$work/layer-70b.json")
   clean_python "$root/scripts/torch_reference.py" summarize --gemm "$work/gemm.json" --layer "${layers[@]}" \
-    --torch "$work/torch.json" --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
+    --torch "$work/torch.json" --lora "llama3.1-8b=$work/finetune-8b.json" --torch-lora "$work/torch-lora.json" \
+    --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
     --steps "$work/steps.txt" --out "$work/summary.json" >"$work/summary.txt" 2>&1
   cp "$work/steps.txt" "$OUT/steps.txt"
   local f

@@ -23,6 +23,34 @@ using detail::ConfigError;
 using detail::TomlTable;
 
 constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml"};
+constexpr std::string_view kFinetuneFile = "baselines/finetune.toml";
+
+std::optional<FineTune> read_finetune(const TomlTable& t) {
+  if (!t.contains("method")) {
+    return std::nullopt;
+  }
+  FineTune f;
+  f.method = detail::parse_enum(t, "method", parse_finetune_method, "sft, lora");
+  f.packed = t.boolean("packed", true);
+  f.avg_tokens_per_sample = t.contains("avg_tokens_per_sample") ? t.number("avg_tokens_per_sample") : 0.0;
+  if (t.contains("lora_rank")) {
+    f.lora.rank = t.positive_int("lora_rank");
+  }
+  if (t.contains("lora_alpha")) {
+    f.lora.alpha = t.number("lora_alpha");
+  }
+  if (t.contains("lora_targets")) {
+    f.lora.targets.clear();
+    for (const std::string& text : t.strings("lora_targets")) {
+      const auto target = parse_lora_target(text);
+      if (!target) {
+        throw ConfigError(t.where("lora_targets") + " has \"" + text + "\", expected qkv, proj, fc1 or fc2");
+      }
+      f.lora.targets.push_back(*target);
+    }
+  }
+  return f;
+}
 
 std::optional<CalibrationMetric> parse_metric(std::string_view text) {
   constexpr CalibrationMetric kAll[] = {CalibrationMetric::step_time_s, CalibrationMetric::tokens_per_s_per_gpu};
@@ -54,6 +82,9 @@ CalibrationRow read_row(const TomlTable& t) {
   row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
   row.source = t.string("source");
+  row.finetune = read_finetune(t);
+  row.check_memory = t.boolean("check_memory", true);
+  row.memory_note = t.contains("memory_note") ? t.string("memory_note") : std::string();
   row.note = t.optional_string("note").value_or("");
   return row;
 }
@@ -78,14 +109,22 @@ Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_te
   return rows;
 }
 
+namespace {
+
+Expected<std::vector<CalibrationRow>> load_embedded(std::string_view file) {
+  const auto text = embedded_config(file);
+  if (!text) {
+    return Error{"configs/" + std::string(file) + " is not embedded"};
+  }
+  return parse_calibration(*text, "configs/" + std::string(file));
+}
+
+}  // namespace
+
 Expected<std::vector<CalibrationRow>> load_calibration() {
   std::vector<CalibrationRow> all;
   for (const std::string_view file : kCalibrationFiles) {
-    const auto text = embedded_config(file);
-    if (!text) {
-      return Error{"configs/" + std::string(file) + " is not embedded"};
-    }
-    auto rows = parse_calibration(*text, "configs/" + std::string(file));
+    auto rows = load_embedded(file);
     if (!rows) {
       return rows.error();
     }
@@ -94,18 +133,21 @@ Expected<std::vector<CalibrationRow>> load_calibration() {
   return all;
 }
 
+Expected<std::vector<CalibrationRow>> load_finetune_calibration() { return load_embedded(kFinetuneFile); }
+
 std::vector<std::string> calibration_files() {
   return std::vector<std::string>(std::begin(kCalibrationFiles), std::end(kCalibrationFiles));
 }
 
 std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows) {
-  // One model per (model, system, framework): rows of one release share shape caches.
+  // One model per (model, system, framework, fine-tuning method): rows of one kind share shape caches.
   std::map<std::string, std::unique_ptr<StepModel>> models;
   std::vector<CalibrationOutcome> outcomes;
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
     outcome.row = row;
-    const std::string key = row.model + "@" + row.system + "@" + row.framework;
+    const std::string method = row.finetune ? "/" + std::string(to_string(row.finetune->method)) : "";
+    const std::string key = row.model + "@" + row.system + "@" + row.framework + method;
     if (!models.contains(key)) {
       auto model = find_model(row.model);
       auto system = find_system(row.system);
@@ -116,8 +158,10 @@ std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow
         continue;
       }
       models[key] = std::make_unique<StepModel>(std::move(model).value(), apply_framework(*system, *framework));
+      models[key]->set_finetune(row.finetune);
     }
-    const auto projection = models[key]->project(row.gpus, row.train);
+    const auto projection = models[key]->project(row.gpus, row.train, std::nullopt,
+                                                 row.check_memory ? MemoryCheck::enforce : MemoryCheck::report);
     if (!projection) {
       outcome.failure = projection.error().message;
     } else {

@@ -24,9 +24,13 @@ struct StageParams {
 };
 
 StageParams stage_params(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                         const TrainConfig& train, const ShapeMemory& per_layer) {
+                         const TrainConfig& train, const ShapeMemory& per_layer,
+                         const std::optional<FineTune>& finetune) {
   const Layout& l = r.layout;
   const StageParts parts = stage_parts(model, train, r, 0);
+  if (finetune && finetune->lora_method()) {  // the adapters of the stage's layers, in BF16
+    return StageParams{.dense = parts.layers * adapter_parameters_per_gpu(model, finetune->lora, l.tp)};
+  }
   const LayerParams& layer = per_layer.layer;
   const LayerParams& dense_layer = per_layer.dense_layer;
   const ParameterCount& count = per_layer.count;
@@ -85,9 +89,10 @@ double overlapped(double comm, double window, double unhidable, double slowdown)
 }
 
 DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                               const TrainConfig& train, const ChunkCost& stage, const ShapeMemory& per_layer) {
+                               const TrainConfig& train, const ChunkCost& stage, const ShapeMemory& per_layer,
+                               const std::optional<FineTune>& finetune) {
   const Layout& l = r.layout;
-  const StageParams p = stage_params(model, system, r, train, per_layer);
+  const StageParams p = stage_params(model, system, r, train, per_layer, finetune);
   const int dense_ranks = r.dp * l.cp;
   const int expert_ranks = dense_ranks / l.ep;
   const GroupComm comm{.system = system, .layout = l, .dense_ranks = dense_ranks, .expert_ranks = expert_ranks};

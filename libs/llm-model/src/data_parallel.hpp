@@ -3,6 +3,9 @@
 // activation offloading to the host. Each is timed with its overlap against the compute it runs under.
 #pragma once
 
+#include <optional>
+
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/model_config.hpp"
@@ -25,9 +28,12 @@ struct DataParallelCost {
 /// microbatch's backward, parameters all-gathered under the first forward. FSDP: every microbatch all-gathers
 /// each layer's parameters before its forward and again before its backward and reduce-scatters its gradients,
 /// layer by layer under the neighbouring layers' compute (the first gather and the last reduce-scatter exposed).
+/// LoRA (`finetune`): only the adapters have gradients and optimizer state, and frozen FP8 weights are never
+/// re-cast.
 [[nodiscard]] DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system,
                                              const ResolvedLayout& r, const TrainConfig& train, const ChunkCost& stage,
-                                             const ShapeMemory& per_layer);
+                                             const ShapeMemory& per_layer,
+                                             const std::optional<FineTune>& finetune = std::nullopt);
 
 /// Exposed time of the step's activation offloading: per microbatch the offloaded layers' activations go to the
 /// host during the forward and come back during the backward, over the host link, under that compute.

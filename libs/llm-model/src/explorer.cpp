@@ -165,16 +165,14 @@ private:
   void evaluate(std::size_t g, const TrainConfig& requested, const ResolvedLayout& resolved, const ShapeCost& cost,
                 std::vector<ExplorePoint>& best, std::uint64_t& evaluated, std::uint64_t& feasible) {
     ++evaluated;
-    const ModelConfig& m = model_.model();
-    const SystemProfile& system = model_.system();
-    MemoryBreakdown memory = memory_per_gpu(m, system, requested, resolved, cost.memory).peak();
+    MemoryBreakdown memory = model_.memory(requested, resolved, cost.memory).peak();
     ++valid_[g];
     leanest_[g] = std::min(leanest_[g], memory.total());
     TrainConfig train = requested;
     if (!memory.fits()) {
-      if (const auto layers = fitting_offload(m, system, requested, resolved, cost.memory)) {
+      if (const auto layers = model_.fitting_offload(requested, resolved, cost.memory)) {
         train.offload_layers = *layers;  // auto offloading makes it fit
-        memory = memory_per_gpu(m, system, train, resolved, cost.memory).peak();
+        memory = model_.memory(train, resolved, cost.memory).peak();
       }
     }
     const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
@@ -208,7 +206,7 @@ void complete(ExplorePoint& p, const StepModel& model, const std::optional<Price
   const TrainConfig& t = p.train;
   p.tokens_per_s = static_cast<double>(t.seq_len) * t.gbs / p.step_time_s;
   p.tokens_per_s_per_gpu = p.tokens_per_s / p.gpus;
-  const double flops = model_flops_per_sequence(model.model(), t.seq_len, t.flops_convention);
+  const double flops = model.flops_per_sequence(t.seq_len, t.flops_convention);
   p.mfu = t.gbs * flops / p.step_time_s / p.gpus / model.system().dense_peak_flops(t.precision);
   p.days = t.tokens / p.tokens_per_s / 86400.0;
   p.gpu_hours = p.days * 24.0 * p.gpus;

@@ -391,6 +391,16 @@ void add_recompute(OpList& ops, Recompute recompute) {
 
 }  // namespace
 
+ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved) {
+  return ShapeKey{.tp = resolved.layout.tp,
+                  .cp = resolved.layout.cp,
+                  .ep = resolved.layout.ep,
+                  .mbs = train.mbs,
+                  .seq_len = resolved.seq_len,
+                  .precision = train.precision,
+                  .recompute = train.recompute};
+}
+
 OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,
                              bool dense_layer) {
   Builder b(model, system, shape);

@@ -3,6 +3,8 @@
 #include "data_parallel.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/finetune_memory.hpp"
+#include "dgx/llm/finetune_ops.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
@@ -53,16 +55,6 @@ std::uint64_t pack(const ShapeKey& k) {
   key = key << 24 | static_cast<std::uint64_t>(k.seq_len);
   key = key << 4 | static_cast<std::uint64_t>(k.precision);
   return key << 4 | static_cast<std::uint64_t>(k.recompute);
-}
-
-ShapeKey shape_of(const ResolvedLayout& r, const TrainConfig& train) {
-  return ShapeKey{.tp = r.layout.tp,
-                  .cp = r.layout.cp,
-                  .ep = r.layout.ep,
-                  .mbs = train.mbs,
-                  .seq_len = r.seq_len,
-                  .precision = train.precision,
-                  .recompute = train.recompute};
 }
 
 std::string gib(double bytes) {
@@ -117,13 +109,22 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   if (const auto found = cache_.find(packed); found != cache_.end()) {
     return found->second;
   }
-  const OpList layer = transformer_layer_ops(model_, system_, key);
-  const OpList embedding = embedding_ops(model_, system_, key);
-  const OpList output = output_ops(model_, system_, key);
+  OpList layer = transformer_layer_ops(model_, system_, key);
+  OpList embedding = embedding_ops(model_, system_, key);
+  OpList output = output_ops(model_, system_, key);
   // Only MoE models with leading dense layers and models with MTP modules time the extra chunks.
   const bool leading_dense = model_.moe() && model_.dense_layers > 0;
-  const OpList dense_layer = leading_dense ? transformer_layer_ops(model_, system_, key, true) : OpList{};
-  const OpList mtp = model_.mtp_layers > 0 ? mtp_ops(model_, system_, key) : OpList{};
+  OpList dense_layer = leading_dense ? transformer_layer_ops(model_, system_, key, true) : OpList{};
+  OpList mtp = model_.mtp_layers > 0 ? mtp_ops(model_, system_, key) : OpList{};
+  if (finetune_) {
+    // The MTP module (DeepSeek-V3) keeps pretraining's ops: fine-tuning recipes train without it.
+    apply_finetune(layer, StepChunk::layer, model_, system_, key, *finetune_);
+    apply_finetune(embedding, StepChunk::embedding, model_, system_, key, *finetune_);
+    apply_finetune(output, StepChunk::output, model_, system_, key, *finetune_);
+    if (leading_dense) {
+      apply_finetune(dense_layer, StepChunk::layer, model_, system_, key, *finetune_);
+    }
+  }
   const auto chunk = [&](const OpList& ops) { return cost_of(ops, *provider_, system_.software, key.precision); };
   const ChunkCost layer_cost = chunk(layer);
   ShapeCost cost{.layer = layer_cost,
@@ -200,7 +201,8 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   ChunkCost first_stage_chunk;
   first_stage_chunk.forward.compute = first.forward;
   first_stage_chunk.backward.compute = first.backward;
-  const detail::DataParallelCost dp = detail::data_parallel(model_, system_, r, train, first_stage_chunk, c.memory);
+  const detail::DataParallelCost dp =
+      detail::data_parallel(model_, system_, r, train, first_stage_chunk, c.memory, finetune_);
   b.dp_comm = dp.comm;
   b.optimizer = dp.optimizer;
   b.offload = detail::offload_seconds(system_, r, train, first_stage_chunk, c.memory);
@@ -208,21 +210,31 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   return b;
 }
 
-Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, const std::optional<Price>& price) {
+Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, const std::optional<Price>& price,
+                                        MemoryCheck memory_check) {
   TrainConfig train = requested;
   auto resolved = resolve_layout(model_, system_, gpus, train);
   if (!resolved) {
     return resolved.error();
   }
   const ResolvedLayout& r = *resolved;
-  const ShapeCost& cost = shape_cost(shape_of(r, train));
-  StageMemory memory = memory_per_gpu(model_, system_, train, r, cost.memory);
-  if (const auto offload = fitting_offload(model_, system_, train, r, cost.memory)) {
+  if (finetune_) {
+    if (const auto checked = check_finetune(model_, *finetune_, r.seq_len); !checked) {
+      return checked.error();
+    }
+    if (finetune_->lora_method() && train.fsdp) {
+      return Error{"LoRA with FSDP (parallel.fsdp) is not modelled: the frozen base is replicated per data-parallel "
+                   "rank; use the distributed optimizer"};
+    }
+  }
+  const ShapeCost& cost = shape_cost(shape_key(train, r));
+  StageMemory memory = this->memory(train, r, cost.memory);
+  if (const auto offload = fitting_offload(train, r, cost.memory)) {
     train.offload_layers = *offload;  // auto: the fewest layers whose offloading makes the layout fit
-    memory = memory_per_gpu(model_, system_, train, r, cost.memory);
+    memory = this->memory(train, r, cost.memory);
   }
   const MemoryBreakdown& peak = memory.peak();
-  if (!peak.fits()) {
+  if (!peak.fits() && memory_check == MemoryCheck::enforce) {
     const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";
     return Error{memory_error(peak, system_, stage)};
   }
@@ -235,7 +247,7 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, 
   p.step_time_s = p.breakdown.total();
   p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;
   p.tokens_per_s_per_gpu = p.tokens_per_s / gpus;
-  p.model_flops_per_sequence = model_flops_per_sequence(model_, r.seq_len, train.flops_convention);
+  p.model_flops_per_sequence = flops_per_sequence(r.seq_len, train.flops_convention);
   p.model_tflops_per_gpu = train.gbs * p.model_flops_per_sequence / p.step_time_s / gpus / 1e12;
   p.peak_tflops = system_.dense_peak_flops(train.precision) / 1e12;
   p.mfu = p.model_tflops_per_gpu / p.peak_tflops;
@@ -260,6 +272,30 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, 
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";
   return p;
+}
+
+void StepModel::set_finetune(std::optional<FineTune> finetune) {
+  finetune_ = std::move(finetune);
+  cache_.clear();
+}
+
+StageMemory StepModel::memory(const TrainConfig& train, const ResolvedLayout& resolved,
+                              const ShapeMemory& per_layer) const {
+  return finetune_ ? finetune_memory_per_gpu(model_, system_, train, resolved, per_layer, *finetune_)
+                   : memory_per_gpu(model_, system_, train, resolved, per_layer);
+}
+
+std::optional<int> StepModel::fitting_offload(const TrainConfig& train, const ResolvedLayout& resolved,
+                                              const ShapeMemory& per_layer) const {
+  if (finetune_ && finetune_->lora_method()) {
+    return std::nullopt;
+  }
+  return llm::fitting_offload(model_, system_, train, resolved, per_layer);
+}
+
+double StepModel::flops_per_sequence(int seq_len, AttentionFlops convention) const {
+  return finetune_ ? finetune_flops_per_sequence(model_, seq_len, *finetune_, convention)
+                   : model_flops_per_sequence(model_, seq_len, convention);
 }
 
 Expected<Projection> project(const ProjectionRequest& request) {

@@ -38,7 +38,9 @@ WorkloadPreset read_preset(const TomlTable& root) {
 
   const TomlTable train = t.table("train");
   p.train.precision = p.precisions.front();
-  p.train.tokens = train.number("tokens");
+  if (train.contains("tokens")) {  // pretraining presets; fine-tuning ones size their job with finetune.*
+    p.train.tokens = train.number("tokens");
+  }
   p.train.seq_len = train.positive_int("seq_len");
   p.train.mbs = train.positive_int("mbs");
   p.train.gbs = train.positive_int("gbs");

@@ -17,43 +17,11 @@ namespace {
 
 using dgx::sdk::NotePlacement;
 
-Headline headline_of(const llm::ExplorePoint& p, const Assumptions& a) {
-  return Headline{.gpus = p.gpus,
-                  .step_time_s = p.step_time_s,
-                  .tokens_per_s = p.tokens_per_s,
-                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
-                  .model_tflops_per_gpu = p.mfu * a.system.dense_peak_flops(p.train.precision) / 1e12,
-                  .mfu = p.mfu,
-                  .memory_bytes = p.memory_bytes,
-                  .days = p.days,
-                  .gpu_hours = p.gpu_hours,
-                  .cost_usd = a.price ? std::optional<double>(p.cost) : std::nullopt,
-                  .dp = p.layout.dp,
-                  .microbatches = p.layout.microbatches};
-}
-
-std::string recommended_mark(const llm::ExploreResult& r, std::size_t i) {
-  const bool budget = r.fastest_within_budget == i;
-  const bool deadline = r.cheapest_meeting_deadline == i;
-  return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
-}
-
 }  // namespace
 
 llm::ExploreSpace explore_space(const PretrainSettings& s) {
-  llm::ExploreSpace space;
-  space.gpu_counts = s.explore_gpus;
-  space.gpus_min = s.gpus_min;
-  space.gpus_max = s.gpus_max;
-  space.precisions = s.precisions;
-  space.batch = s.gbs_per_gpu > 0 ? llm::BatchRule{.kind = llm::BatchRule::Kind::per_gpu, .value = s.gbs_per_gpu}
-                                  : llm::BatchRule{.kind = llm::BatchRule::Kind::fixed, .value = s.train.gbs};
-  space.seq_len = s.train.seq_len;
+  llm::ExploreSpace space = llm::plugin::explore_space(s);
   space.tokens = s.train.tokens;
-  space.distributed_optimizer = s.train.distributed_optimizer;
-  space.fsdp = s.train.fsdp;
-  space.pipeline_split = s.train.pipeline_split;
-  space.flops_convention = s.train.flops_convention;
   return space;
 }
 

@@ -7,6 +7,7 @@
 
 #include "assumptions.hpp"
 #include "dgx/llm/explorer.hpp"
+#include "dgx/llm/plugin/training_notes.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -21,9 +22,14 @@ namespace dgx::plugins::llm_pretrain {
 [[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result, const PretrainSettings& settings,
                                               const Assumptions& assumptions);
 
-/// How many layouts did not fit in memory, the GPU counts without a feasible layout and why, skipped
-/// precisions. Empty when nothing was dropped.
-[[nodiscard]] std::string dropped_note(const llm::ExploreResult& result, const Assumptions& assumptions);
+// The explore texts every LLM training workload shares (libs/llm-model/plugin, training_notes.hpp).
+using llm::plugin::cheapest;
+using llm::plugin::cost_text;
+using llm::plugin::dropped_note;
+using llm::plugin::fastest;
+using llm::plugin::gpu_counts_text;
+using llm::plugin::precision_list;
+using llm::plugin::recommended_mark;
 
 /// The sweep of one framework release, for comparing releases.
 struct ReleaseOutcome {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
 
 #include <optional>
@@ -30,6 +31,13 @@ struct CalibrationRow {
   CalibrationMetric metric = CalibrationMetric::step_time_s;
   double published = 0;
   std::string source;
+  /// Fine-tuning rows (baselines/finetune.toml: keys method, packed, avg_tokens_per_sample, lora_rank,
+  /// lora_alpha, lora_targets); nullopt for pretraining.
+  std::optional<FineTune> finetune;
+  /// false: the published run fits through means the memory model does not describe; its time is compared
+  /// anyway (key check_memory, default true; `memory_note` says why).
+  bool check_memory = true;
+  std::string memory_note;
   std::string note;  ///< a correction of the source table, if any
 };
 
@@ -37,6 +45,8 @@ struct CalibrationRow {
                                                                       std::string_view file);
 /// The embedded calibration files, in order: baselines/calibration.toml, then calibration-2.toml.
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration();
+/// The embedded baselines/finetune.toml: SFT and LoRA runs (finetune.md).
+[[nodiscard]] Expected<std::vector<CalibrationRow>> load_finetune_calibration();
 
 /// The embedded calibration files, relative to configs/.
 [[nodiscard]] std::vector<std::string> calibration_files();
@@ -49,7 +59,7 @@ struct CalibrationOutcome {
 };
 
 /// Projects every row with the embedded catalogs (the system as the row's framework release runs it) and the
-/// default op-time provider.
+/// default op-time provider (fine-tuning rows with their method: StepModel::set_finetune).
 [[nodiscard]] std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows);
 
 struct ErrorStats {

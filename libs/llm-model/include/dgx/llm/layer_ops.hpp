@@ -25,6 +25,9 @@ struct ShapeKey {
   [[nodiscard]] std::int64_t local_tokens() const { return std::int64_t{mbs} * seq_len / cp; }
 };
 
+/// The per-layer shape of a resolved configuration.
+[[nodiscard]] ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved);
+
 /// Forward ops, then backward ops (recomputed forward ops first, flagged `recompute`).
 struct OpList {
   std::vector<Op> forward;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
@@ -94,6 +95,11 @@ struct Projection {
   std::string provenance;  ///< "projected: <model version>, system <name>, op times <sources>"
 };
 
+/// Whether project() refuses a configuration that does not fit in memory (enforce), or projects its time anyway
+/// and leaves the verdict to the caller (report: Projection::memory still says what it needs), as calibration
+/// does for a published run that fits through means the memory model does not describe.
+enum class MemoryCheck : unsigned char { enforce, report };
+
 /// Projects configurations of one model on one system. Not thread-safe (it caches per-shape costs).
 class StepModel {
 public:
@@ -104,7 +110,8 @@ public:
   /// offloading (TrainConfig::offload_layers = kAutoOffload) a layout that fits only by offloading activations
   /// is projected with the fewest layers that make it fit (Projection::train says how many).
   [[nodiscard]] Expected<Projection> project(int gpus, const TrainConfig& train,
-                                             const std::optional<Price>& price = std::nullopt);
+                                             const std::optional<Price>& price = std::nullopt,
+                                             MemoryCheck memory_check = MemoryCheck::enforce);
 
   /// Step time and breakdown of a resolved layout (no validity or memory check); the explorer's fast path.
   [[nodiscard]] StepBreakdown step_breakdown(const ResolvedLayout& resolved, const TrainConfig& train,
@@ -116,12 +123,31 @@ public:
   [[nodiscard]] const ModelConfig& model() const { return model_; }
   [[nodiscard]] const SystemProfile& system() const { return system_; }
 
+  /// Projects fine-tuning (finetune.hpp) instead of pretraining from now on, or pretraining again with nullopt:
+  /// the method's op lists (finetune_ops.hpp), memory (finetune_memory.hpp), data-parallel traffic and
+  /// optimizer step (LoRA: the adapters' only) and model FLOPs (as executed). Clears the shape cache.
+  void set_finetune(std::optional<FineTune> finetune);
+  [[nodiscard]] const std::optional<FineTune>& finetune() const { return finetune_; }
+
+  /// Memory per GPU of a resolved configuration: memory_per_gpu, or finetune_memory_per_gpu when fine-tuning.
+  /// `per_layer` is the shape's per-layer memory (ShapeCost::memory).
+  [[nodiscard]] StageMemory memory(const TrainConfig& train, const ResolvedLayout& resolved,
+                                   const ShapeMemory& per_layer) const;
+  /// fitting_offload (memory_model.hpp) for this model's memory; nullopt under LoRA, whose frozen-base memory
+  /// the offloading search does not describe.
+  [[nodiscard]] std::optional<int> fitting_offload(const TrainConfig& train, const ResolvedLayout& resolved,
+                                                   const ShapeMemory& per_layer) const;
+  /// Model FLOPs of one sequence, the numerator of MFU: model_flops_per_sequence, or
+  /// finetune_flops_per_sequence when fine-tuning.
+  [[nodiscard]] double flops_per_sequence(int seq_len, AttentionFlops convention) const;
+
 private:
   ModelConfig model_;
   SystemProfile system_;
   std::unique_ptr<RooflineProvider> own_provider_;
   const OpTimeProvider* provider_;
   std::unordered_map<std::uint64_t, ShapeCost> cache_;
+  std::optional<FineTune> finetune_;
 };
 
 /// Sums a chunk of ops into compute and exposed communication (the overlap rules above, with the software's

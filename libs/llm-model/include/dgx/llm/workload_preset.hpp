@@ -1,9 +1,11 @@
-// A workload preset (configs/workloads/<name>.toml): the default configuration of the llm-pretrain workload for
-// one model, which the host reads (its [preset] table) and the plugin can fall back on (embedded copy).
+// A workload preset (configs/workloads/<name>.toml): the default configuration of an LLM training workload
+// (llm-pretrain, llm-finetune) for one model, which the host reads (its [preset] table) and the plugin can fall
+// back on (embedded copy).
 //
 // Keys (inside [preset], as the files write them, or at the top level): workload, summary, model, system,
-// precision (array; project uses the first), gpus, train.{tokens, seq_len, mbs, gbs, recompute},
-// parallel.{tp, pp, cp, vp, ep}, explore.{gpus_min, gpus_max, gbs_per_gpu (0: keep train.gbs fixed)}.
+// precision (array; project uses the first), gpus, train.{tokens (optional: pretraining), seq_len, mbs, gbs,
+// recompute}, parallel.{tp, pp, cp, vp, ep}, explore.{gpus_min, gpus_max, gbs_per_gpu (0: keep train.gbs fixed)}.
+// A workload's own keys (finetune.*) are the plugin's to read.
 #pragma once
 
 #include "dgx/llm/expected.hpp"
