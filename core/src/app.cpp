@@ -6,9 +6,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "dgx/core/baseline.hpp"
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/cli.hpp"
+#include "dgx/core/compare.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/host_services.hpp"
 #include "dgx/core/launch.hpp"
@@ -141,6 +143,8 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
   services.bind_config(&config);
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
+  auto baseline = prepare_baseline(s.options.baseline, s.config_paths, config);  // --baseline, read before the run
+  if (auto code = agree_or_exit(s, failure_of(baseline))) return *code;
 
   Report report;
   services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
@@ -156,6 +160,7 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
     report.error = outcome->message;
     s.logger.error(outcome->message);
   }
+  if (baseline.value()) apply_baseline(report, baseline.value()->baseline, baseline.value()->threshold);
   return emit_report(s, report);
 }
 
@@ -183,6 +188,8 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s) {
   ConfigLayer& sets = layers->storage.back();  // aliases go first, so an explicit --set of the same key wins
   sets.entries.insert(sets.entries.begin(), aliases->begin(), aliases->end());
   s.schema = schema_for(*target->workload);
+  if (!s.options.baseline.empty())
+    for (ParamSpec& p : verdict_params()) s.schema.push_back(std::move(p));  // verdict.* with --baseline
   s.layers = std::move(layers->storage);
   std::vector<const ConfigLayer*> layer_pointers;
   for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);
@@ -250,6 +257,7 @@ int describe(const Session& s, const Target& target, const ResolvedConfig& confi
 
 int run_app(int argc, const char* const* argv) {
   if (argc >= 2 && std::string(argv[1]) == "launch") return run_launch(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "compare") return run_compare(argc - 1, argv + 1);
   Session s;
   auto options = parse_cli(argc, argv);
   if (!options) return fail(s, options.error());

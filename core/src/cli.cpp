@@ -57,7 +57,10 @@ po::options_description make_options(CliOptions& o) {
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
       "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
-      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format");
+      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format")(
+      "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
+      "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
+      "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)");
 
   po::options_description plugins("Plugins and configs");
   plugins.add_options()("plugin-dir",
@@ -92,7 +95,8 @@ std::string cli_help() {
          "  dgxhost --list\n"
          "  dgxhost --plugin NAME [--mode MODE] [--config FILE] [--set KEY=VALUE ...] [--format FMT] [--output FILE]\n"
          "  dgxhost --plugin NAME --describe\n"
-         "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n\n"
+         "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n"
+         "  dgxhost compare A.json B.json [--threshold F] [--alpha P] [--format FMT] [--output FILE]\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)

@@ -93,6 +93,7 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
       if (hidden && !all) continue;
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
         const json::Value* other = o->config.find(k);
+        if (other == nullptr && o->mode == ResultMode::reference) return false;  // a reference has its own keys only
         return other == nullptr || !(*other == v);
       });
       if (all || varies) add_unique(config_keys, key, [](const std::string& k) { return k; });
