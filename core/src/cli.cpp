@@ -55,9 +55,9 @@ po::options_description make_options(CliOptions& o) {
       "set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
       "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")(
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
-      "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
+      "stdout format: table | json | csv | md | html (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
-      "also write the results to FILE; the format follows its extension (.json .csv .md .txt), else --format")(
+      "also write the results to FILE; the format follows its extension (.json .csv .md .html .txt), else --format")(
       "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
       "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
       "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)");
@@ -156,8 +156,9 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
   }
-  if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
-    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
+  if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md" &&
+      options.format != "html")
+    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv, md or html"};
   if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
   return options;
 }

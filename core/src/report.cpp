@@ -16,6 +16,7 @@ std::optional<Format> format_from_name(std::string_view name) {
   if (name == "json") return Format::json;
   if (name == "csv") return Format::csv;
   if (name == "md" || name == "markdown") return Format::markdown;
+  if (name == "html" || name == "htm") return Format::html;
   return std::nullopt;
 }
 
@@ -169,6 +170,20 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
+// The line of column-group titles above the headers (nccl-tests' "out-of-place  in-place"), each starting at its
+// group's first column; empty when the table has no groups.
+std::string column_groups_line(const Table& t, const std::vector<std::size_t>& widths) {
+  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) return {};
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t c = 0; c < widths.size(); ++c) {
+    const bool starts = c < t.groups.size() && !t.groups[c].empty() && (c == 0 || t.groups[c - 1] != t.groups[c]);
+    if (starts && out.size() <= at) out += std::string(at - out.size(), ' ') + t.groups[c];
+    at += widths[c] + 2;
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_text_table(const Table& t) {
@@ -185,7 +200,8 @@ std::string render_text_table(const Table& t) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::string out = line(t.headers);
+  std::string out = column_groups_line(t, widths);
+  out += line(t.headers);
   std::vector<std::string> rule;
   for (const std::size_t w : widths) rule.emplace_back(w, '-');
   out += line(rule);
@@ -201,7 +217,10 @@ std::string markdown_table(const Table& t) {
     for (const std::string& c : cells) out += " " + c + " |";
     return out + "\n";
   };
-  std::string out = line(t.headers) + "|";
+  std::vector<std::string> headers = t.headers;
+  for (std::size_t c = 0; c < t.groups.size() && c < headers.size(); ++c)
+    if (!t.groups[c].empty()) headers[c] = t.groups[c] + " " + headers[c];  // Markdown has one header row
+  std::string out = line(headers) + "|";
   for (const bool right : t.right_aligned) out += right ? "---:|" : "---|";
   out += "\n";
   for (const auto& row : t.cells) out += line(row);
@@ -214,6 +233,8 @@ std::string csv_cell(const std::string& s) {
   for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+}  // namespace
 
 // Header lines: what ran, where, with which overrides; from the context block.
 std::vector<std::string> header_lines(const Report& report) {
@@ -261,6 +282,8 @@ std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
   for (const std::string& key : order) lines.push_back(key + ": " + text::join(seen[key], " | "));
   return lines;
 }
+
+namespace {
 
 std::string render_notes(const Report& report, bool before, bool markdown) {
   std::string out;
@@ -338,6 +361,7 @@ std::string render(const Report& report, Format format) {
   case Format::json: return render_json(report);
   case Format::csv: return render_csv(report);
   case Format::markdown: return render_markdown(report);
+  case Format::html: return render_html(report);
   case Format::table: break;
   }
   return render_table(report);
