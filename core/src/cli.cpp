@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/text.hpp"
+#include "nccl_flags.hpp"
 
 namespace po = boost::program_options;
 
@@ -114,6 +115,15 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
     const std::string token = argv[i];
     const bool short_option =
         token.size() >= 2 && token[0] == '-' && std::isalpha(static_cast<unsigned char>(token[1]));
+    if (short_option && (token[1] == 'o' || token[1] == 'c' || token[1] == 'm')) {  // nccl-tests' -o -c -m
+      const std::string value = token.size() > 2 ? token.substr(2) : i + 1 < argc ? argv[i + 1] : "";
+      if (auto nccl = nccl_tests_option(token.substr(1, 1), value)) {
+        if (!*nccl) return nccl->error();
+        options.aliases.push_back(nccl->value());
+        if (token.size() == 2) ++i;
+        continue;
+      }
+    }
     if (!short_option || d.find_nothrow(token.substr(0, 2), false) != nullptr) {
       rest.push_back(token);
       continue;

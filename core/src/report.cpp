@@ -8,6 +8,7 @@
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/text.hpp"
+#include "nccl_table.hpp"
 
 namespace dgx {
 
@@ -112,11 +113,15 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   }
   const bool any_label = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return !r->label.empty(); });
 
+  // Columns of one quantity share one unit, the one that reads best for the first of them (the headline, e.g.
+  // time.median before time.stdev).
   std::vector<Scale> scales;
   for (const MetricColumn& column : metric_keys) {
+    const auto first = std::find_if(metric_keys.begin(), metric_keys.end(),
+                                    [&](const MetricColumn& c) { return c.unit == column.unit; });
     std::vector<double> values;
     for (const ResultRow* r : rows)
-      if (const Metric* m = r->find_metric(column.name)) values.push_back(m->value);
+      if (const Metric* m = r->find_metric(first->name)) values.push_back(m->value);
     scales.push_back(all ? Scale{column.unit, 1} : pick_scale(column.unit, values));
   }
 
@@ -331,6 +336,10 @@ std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns
     std::vector<const ResultRow*> group;
     for (const ResultRow& r : rows)
       if ((r.table.empty() ? r.workload : r.table) == title) group.push_back(&r);
+    if (auto nccl = all_columns ? std::nullopt : nccl_tests_table(title, group)) {  // nccl_table.cpp
+      tables.push_back(std::move(*nccl));
+      continue;
+    }
     tables.push_back(build_table(title, group, all_columns));
   }
   return tables;
