@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run and a compare
-# are written with -o FILE.html and opened in headless Chromium (Debian's chromium, installed by
+# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare and
+# the platform check are written with -o FILE.html and opened in headless Chromium (Debian's chromium, installed by
 # scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
 # canvas (its own self-test, #selftest, counts drawn canvases and pixels); a screenshot of each is kept under
 # ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
@@ -26,6 +26,10 @@ quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_ti
 "$dgxhost" --plugin spin --set spin.us=500 "${quick[@]}" -o "$work/a.json" > /dev/null
 "$dgxhost" --plugin spin --set spin.us=600 "${quick[@]}" -o "$work/b.json" > /dev/null
 "$dgxhost" compare "$work/a.json" "$work/b.json" -o "$work/compare.html" > /dev/null || [ $? -eq 5 ]
+# The platform check: its plan without a GPU (exit 4), the merged report of its steps with one.
+rc=0
+"$dgxhost" --plugin platform-check -q -o "$work/check.html" > /dev/null 2>&1 || rc=$?
+case $rc in 0 | 4 | 5) ;; *) echo "platform-check exited $rc"; exit 1 ;; esac
 
 # Headless, offline, no profile of the user's: what CI can run as root without a display.
 chrome() {
@@ -37,7 +41,7 @@ chrome() {
 }
 
 failed=0
-for page in explore comm baseline compare; do
+for page in explore comm baseline compare check; do
   html="$work/$page.html"
   chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
   result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")

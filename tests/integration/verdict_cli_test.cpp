@@ -2,6 +2,9 @@
 // reference row and a verdict, a slowed run fails against a faster one, compare tells noise from a regression.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
@@ -92,4 +95,54 @@ TEST_CASE("dgxhost compare: the same workload twice is no significant difference
   const json::Value doc = json::parse(regressed.out);
   CHECK(doc["results"][0]["info"]["verdict"].as_string() == "regression");
   CHECK(dgxhost({"compare", a}).exit_code == 2);
+}
+
+TEST_CASE("platform-check without a GPU prints what it would run against which references, and exits 4") {
+  const ProcessResult r = dgxhost({"--plugin", "platform-check"});
+  if (r.out.find("mode plan") == std::string::npos) {  // a GPU is present: this pins down the path without one
+    MESSAGE("SKIPPED: a GPU is present");
+    return;
+  }
+  CHECK(r.exit_code == 4);
+  CHECK(r.err.find("platform-check needs a GPU") != std::string::npos);
+  for (const char* step : {"dgxhost --plugin gemm", "dgxhost --plugin hbm_copy", "dgxhost --plugin all_reduce",
+                           "dgxhost --plugin all_gather", "dgxhost --plugin llm-layer"})
+    CHECK_MESSAGE(r.out.find(step) != std::string::npos, step);
+  CHECK(r.out.find("maximum achievable BF16 matmul") != std::string::npos);
+  CHECK(r.out.find("device-to-device copy, H200 SXM") != std::string::npos);
+  const ProcessResult j = dgxhost({"--plugin", "platform-check", "--format", "json"});
+  CHECK(j.exit_code == 4);
+  const json::Value doc = json::parse(j.out);
+  CHECK(doc["context"]["mode"].as_string() == "plan");
+  for (const json::Value& row : doc["results"].as_array()) CHECK(row["mode"].as_string() == "reference");
+}
+
+TEST_CASE("a check's steps run through the ordinary path into one report with one verdict") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "checks");
+  std::ofstream(dir.path() / "checks" / "platform-check.toml") << R"(requires = "none"
+[[step]]
+name = "short spin"
+workload = "spin"
+set = ["spin.us=200"]
+
+[[step]]
+name = "longer spin"
+workload = "spin"
+set = ["spin.us=400"]
+)";
+  const std::vector<std::string> args{"--config-dir",   dir.path().string(), "--plugin",
+                                      "platform-check", "--format",          "json"};
+  const ProcessResult r = dgxhost(args + kQuick);
+  REQUIRE(r.exit_code == 0);
+  const json::Value doc = json::parse(r.out);
+  CHECK(doc["context"]["workload"].as_string() == "platform-check");
+  CHECK(doc["context"]["platform_check"].as_array().size() == 2);
+  REQUIRE(doc["results"].as_array().size() == 2);
+  CHECK(doc["results"][1]["config"]["spin.us"].as_int() == 400);
+  CHECK(doc["results"][0]["info"]["verdict"].as_string() == "no reference");
+  // A --set of the command line reaches the steps whose workload has the key.
+  const ProcessResult set = dgxhost(args + kQuick + std::vector<std::string>{"--set", "spin.us=100"});
+  REQUIRE(set.exit_code == 0);
+  CHECK(json::parse(set.out)["results"][1]["config"]["spin.us"].as_int() == 100);
 }
