@@ -247,7 +247,9 @@ int list(const Session& s) {
   if (stdout_format(s.options) == Format::json)
     std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
   else
-    std::cout << list_text(s.registry, s.plugin_paths);
+    std::cout << list_text(s.registry, s.plugin_paths)
+              << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives and one layer of a GPU node, each "
+                 "against its published reference (--describe lists the steps)\n";
   return 0;
 }
 
@@ -318,6 +320,16 @@ Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step)
   return report;
 }
 
+int describe_check(const Session& s) {
+  auto check = load_platform_check(s.config_paths);
+  if (!check) return fail(s, check.error());
+  if (s.comm->ranks().rank == 0)
+    std::cout << "platform-check (" << check->origin << "): each step with --mode measure --baseline published, "
+              << "one report and one verdict; without a GPU the plan and exit 4\n\n"
+              << describe_steps(check.value()) << "\n";
+  return 0;
+}
+
 int run_platform_check(Session& s) {
   auto check = load_platform_check(s.config_paths);
   if (!check) return fail(s, check.error());
@@ -360,7 +372,7 @@ int run_app(int argc, const char* const* argv) {
   install_cancellation_handlers();
   discover_plugins(s);
   if (s.options.list) return list(s);
-  if (s.options.plugin == kPlatformCheck && !s.options.describe) return run_platform_check(s);
+  if (s.options.plugin == kPlatformCheck) return s.options.describe ? describe_check(s) : run_platform_check(s);
 
   auto resolved = resolve_run(s);
   if (auto code = agree_or_exit(s, failure_of(resolved))) return *code;

@@ -79,6 +79,21 @@ Expected<PlatformCheck> load_platform_check(const std::vector<SearchPath>& confi
                                           " searched; --config-dir or DGX_CONFIG_PATH adds one)"};
 }
 
+namespace {
+
+std::string step_line(std::size_t index, const CheckStep& step) {
+  return std::to_string(index + 1) + ". " + step.name + (step.why.empty() ? "" : " (" + step.why + ")") + ": " +
+         step.command();
+}
+
+}  // namespace
+
+std::string describe_steps(const PlatformCheck& check) {
+  std::string out;
+  for (std::size_t i = 0; i < check.steps.size(); ++i) out += (i == 0 ? "" : "\n") + step_line(i, check.steps[i]);
+  return out;
+}
+
 // The plan ---------------------------------------------------------------------------------------------------------
 
 namespace {
@@ -161,8 +176,7 @@ Report platform_check_plan(const PlatformCheck& check, const std::vector<Referen
   for (std::size_t i = 0; i < check.steps.size(); ++i) {
     const CheckStep& step = check.steps[i];
     std::vector<ResultRow> refs = planned_references(step, references);
-    steps += (i == 0 ? "" : "\n") + std::to_string(i + 1) + ". " + step.name + " (" + step.why +
-             "): " + step.command() + "\n   " +
+    steps += (i == 0 ? "" : "\n") + step_line(i, step) + "\n   " +
              (refs.empty() ? std::string("no published reference: its rows would say \"no reference\"")
                            : std::to_string(refs.size()) + " published reference row(s), below");
     for (ResultRow& r : refs) report.rows.push_back(std::move(r));

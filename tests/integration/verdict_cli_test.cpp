@@ -146,3 +146,12 @@ set = ["spin.us=400"]
   REQUIRE(set.exit_code == 0);
   CHECK(json::parse(set.out)["results"][1]["config"]["spin.us"].as_int() == 100);
 }
+
+TEST_CASE("platform-check is listed, and --describe lists its steps with their commands") {
+  CHECK(dgxhost({"--list"}).out.find("platform-check  GEMM, HBM copy") != std::string::npos);
+  const ProcessResult r = dgxhost({"--plugin", "platform-check", "--describe"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("1. GEMM BF16 and FP8") != std::string::npos);
+  CHECK(r.out.find("5. one Llama 3.1 8B layer") != std::string::npos);
+  CHECK(r.out.find("--baseline published") != std::string::npos);
+}

@@ -39,6 +39,10 @@ Expected<PlatformCheck> parse_platform_check(std::string_view toml_text, const s
 /// configs/checks/platform-check.toml under the first config directory that has it.
 Expected<PlatformCheck> load_platform_check(const std::vector<SearchPath>& config_paths);
 
+/// The steps, one a line with what each tells and its command: `dgxhost --plugin platform-check --describe`, and
+/// the plan's note.
+std::string describe_steps(const PlatformCheck& check);
+
 /// The reference rows a step's results would be held against, before anything ran: every reference whose
 /// constraints on what the step's configuration says (workload, config keys) hold; the constraints only a
 /// measurement can settle (the GPU's system, the measured size, the world size) are listed in the row's
