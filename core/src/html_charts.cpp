@@ -107,12 +107,6 @@ std::optional<double> metric_in(const ResultRow& r, const char* name, const char
   return convert(m->value, m->unit, unit);
 }
 
-std::string config_text(const ResultRow& r, const char* key) {
-  const json::Value* v = r.config.find(key);
-  if (v == nullptr) return {};
-  return v->is_string() ? v->as_string() : json::write(*v, 0);
-}
-
 std::string field(const ResultRow& r, const char* key) {
   const Field* f = r.find_field(key);
   return f != nullptr ? f->value : std::string();
@@ -150,7 +144,7 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Series> days, cost, all;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
   for (const ResultRow* r : rows) {
-    const std::string precision = config_text(*r, "precision");
+    const std::string precision = r->config_text("precision");
     const double gpus = r->config.at("gpus").as_number(), d = *metric(*r, "days_to_train");
     days[precision].label = cost[precision].label = all[precision].label = precision;
     days[precision].points.push_back(json::Array{gpus, d});
@@ -196,9 +190,9 @@ void comm_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Series> by_case;
   std::optional<double> peak;
   for (const ResultRow* r : rows) {
-    std::string name = config_text(*r, "comm.collective");
+    std::string name = r->config_text("comm.collective");
     if (name.empty()) name = r->workload;
-    const std::string placement = config_text(*r, "comm.placement");
+    const std::string placement = r->config_text("comm.placement");
     if (!placement.empty()) name += " " + placement;
     const double value = metric_in(*r, shown, "GB/s").value_or(0);
     by_case[name].label = name;
@@ -222,16 +216,16 @@ void comm_charts(const Report& report, std::vector<json::Object>& out) {
 void layer_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Rows> by_precision;
   for (const ResultRow& r : report.rows)
-    if (r.table == "llm-layer ops" && metric(r, "time")) by_precision[config_text(r, "precision")].push_back(&r);
+    if (r.table == "llm-layer ops" && metric(r, "time")) by_precision[r.config_text("precision")].push_back(&r);
   for (const auto& [precision, rows] : by_precision) {
     std::vector<std::string> ops, compute_ops;
     std::vector<double> ms, tflops;
     std::optional<double> peak;
     for (const ResultRow* r : rows) {
-      ops.push_back(config_text(*r, "op"));
+      ops.push_back(r->config_text("op"));
       ms.push_back(*metric_in(*r, "time", "ms"));
       if (const auto t = metric(*r, "tflops")) {
-        compute_ops.push_back(config_text(*r, "op"));
+        compute_ops.push_back(r->config_text("op"));
         tflops.push_back(*t);
         if (const auto pct = metric(*r, "peak_pct"); pct && *pct > 0 && !peak) peak = *t * 100 / *pct;
       }
@@ -255,7 +249,7 @@ void inference_charts(const Report& report, std::vector<json::Object>& out) {
     const auto user = metric(r, "output_tokens_per_s_per_user");
     auto total = metric(r, "output_tokens_per_s_per_gpu");
     if (!user || !total) continue;
-    const std::string name = (r.table.empty() ? r.workload : r.table) + " " + config_text(r, "precision");
+    const std::string name = (r.table.empty() ? r.workload : r.table) + " " + r.config_text("precision");
     by_table[name].label = name;
     by_table[name].points.push_back(json::Array{*user, *total});
   }

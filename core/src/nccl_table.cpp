@@ -19,13 +19,6 @@ bool marked(const ResultRow* r) {
          r->find_field("verdict") == nullptr && r->find_metric("size") != nullptr;
 }
 
-std::string config_text(const ResultRow& r, const char* key, const std::string& fallback = "") {
-  const json::Value* v = r.config.find(key);
-  if (v == nullptr) return fallback;
-  if (v->is_string()) return v->as_string();
-  return v->is_int() ? std::to_string(v->as_int()) : json::write(*v, 0);
-}
-
 std::string integer(double v) {
   return std::isfinite(v) ? std::to_string(static_cast<long long>(std::llround(v))) : "nan";
 }
@@ -52,11 +45,11 @@ std::string metric_text(const ResultRow& r, const char* name, const char* unit, 
 // What nccl-tests prints in the redop and root columns for a collective that has none.
 std::string redop_of(const ResultRow& r, const std::string& collective) {
   const bool reduces = collective == "all_reduce" || collective == "reduce_scatter" || collective == "reduce";
-  return reduces ? config_text(r, "comm.op", "sum") : "none";
+  return reduces ? r.config_text("comm.op", "sum") : "none";
 }
 
 std::string root_of(const ResultRow& r, const std::string& collective) {
-  return collective == "broadcast" || collective == "reduce" ? config_text(r, "comm.root", "0") : "-1";
+  return collective == "broadcast" || collective == "reduce" ? r.config_text("comm.root", "0") : "-1";
 }
 
 struct Line {
@@ -74,11 +67,11 @@ std::optional<Table> nccl_tests_table(const std::string& title, const std::vecto
   std::vector<std::pair<std::string, Line>> lines;
   std::vector<std::string> placements;
   for (const ResultRow* r : rows) {
-    const std::string collective = config_text(*r, "comm.collective", r->workload);
+    const std::string collective = r->config_text("comm.collective", r->workload);
     const std::string key = collective + "/" + integer(r->find_metric("size")->value);
     auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == key; });
     if (it == lines.end()) it = lines.insert(lines.end(), {key, Line{r, {}}});
-    const std::string placement = config_text(*r, "comm.placement", "out-of-place");
+    const std::string placement = r->config_text("comm.placement", "out-of-place");
     it->second.by_placement[placement] = r;
     if (std::find(placements.begin(), placements.end(), placement) == placements.end()) placements.push_back(placement);
   }
@@ -98,13 +91,13 @@ std::optional<Table> nccl_tests_table(const std::string& title, const std::vecto
     for (const char* h : {"time [us]", "algbw [GB/s]", "busbw [GB/s]", "#wrong"}) column(h, true, p);
   for (const auto& [key, line] : lines) {
     const ResultRow& r = *line.any;
-    const std::string collective = config_text(r, "comm.collective", r.workload);
+    const std::string collective = r.config_text("comm.collective", r.workload);
     std::vector<std::string> cells;
     if (several) cells.push_back(collective);
     cells.push_back(integer(r.find_metric("size")->value));
     const Metric* count = r.find_metric("count");
     cells.push_back(count != nullptr ? integer(count->value) : "");
-    cells.push_back(config_text(r, "comm.dtype"));
+    cells.push_back(r.config_text("comm.dtype"));
     cells.push_back(redop_of(r, collective));
     cells.push_back(root_of(r, collective));
     for (const std::string& p : shown) {
