@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
-# munge are for the multi-node path and its test). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
+# munge are for the multi-node path and its test; Chart.js is compiled into the HTML report, and headless Chromium
+# opens that report in its test). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
 # /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev doctest-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
+  libjs-chart.js chromium
 )
 
 missing=()

@@ -6,14 +6,17 @@
 #include <fstream>
 #include <iostream>
 
+#include "dgx/core/baseline.hpp"
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/cli.hpp"
+#include "dgx/core/compare.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/host_services.hpp"
 #include "dgx/core/launch.hpp"
 #include "dgx/core/launcher.hpp"
 #include "dgx/core/listing.hpp"
+#include "dgx/core/platform_check.hpp"
 #include "dgx/core/plugin_registry.hpp"
 #include "dgx/core/report.hpp"
 #include "dgx/core/run_config.hpp"
@@ -135,18 +138,20 @@ void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFa
   s.comm->abort(report.exit_code);
 }
 
-int run_workload(Session& s, const Target& target, const ResolvedConfig& config) {
+// Runs the workload into `report`; an exit code instead when the run ended before there was a report to emit.
+std::optional<int> run_to_report(Session& s, const Target& target, const ResolvedConfig& config, Report& report) {
   const WorkloadInfo& w = *target.workload;
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
+  auto baseline = prepare_baseline(s.options.baseline, s.config_paths, config);  // --baseline, read before the run
+  if (auto code = agree_or_exit(s, failure_of(baseline))) return *code;
 
-  Report report;
   services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
-  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome)) return *code;
+  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome)) return code;
   if (auto refused = services.take_refusal()) outcome = refused;  // whatever the plugin made of the failed call
   const RunFacts facts{target, config, to_string(s.options.mode), mode.value(), s.options.argv};
   if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts);
@@ -156,6 +161,13 @@ int run_workload(Session& s, const Target& target, const ResolvedConfig& config)
     report.error = outcome->message;
     s.logger.error(outcome->message);
   }
+  if (baseline.value()) apply_baseline(report, baseline.value()->baseline, baseline.value()->threshold);
+  return std::nullopt;
+}
+
+int run_workload(Session& s, const Target& target, const ResolvedConfig& config) {
+  Report report;
+  if (auto code = run_to_report(s, target, config, report)) return *code;
   return emit_report(s, report);
 }
 
@@ -183,6 +195,8 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s) {
   ConfigLayer& sets = layers->storage.back();  // aliases go first, so an explicit --set of the same key wins
   sets.entries.insert(sets.entries.begin(), aliases->begin(), aliases->end());
   s.schema = schema_for(*target->workload);
+  if (!s.options.baseline.empty())
+    for (ParamSpec& p : verdict_params()) s.schema.push_back(std::move(p));  // verdict.* with --baseline
   s.layers = std::move(layers->storage);
   std::vector<const ConfigLayer*> layer_pointers;
   for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);
@@ -233,7 +247,9 @@ int list(const Session& s) {
   if (stdout_format(s.options) == Format::json)
     std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
   else
-    std::cout << list_text(s.registry, s.plugin_paths);
+    std::cout << list_text(s.registry, s.plugin_paths)
+              << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives and one layer of a GPU node, each "
+                 "against its published reference (--describe lists the steps)\n";
   return 0;
 }
 
@@ -246,10 +262,103 @@ int describe(const Session& s, const Target& target, const ResolvedConfig& confi
   return 0;
 }
 
+// Platform check (platform_check.hpp) ---------------------------------------------------------------------------
+
+json::Object plan_context(const Session& s, const DeviceReport& devices) {
+  json::Object c;
+  json::Object self;
+  self.set("version", build_info::version());
+  self.set("git_revision", build_info::git_revision());
+  c.set("dgxhost", std::move(self));
+  c.set("time", utc_timestamp());
+  c.set("host", host_info());
+  c.set("gpus", devices.gpus_json());
+  c.set("gpu_summary", devices.summary());
+  c.set("workload", std::string(kPlatformCheck));
+  c.set("mode", "plan");
+  c.set("argv", json::Array(s.options.argv.begin(), s.options.argv.end()));
+  return c;
+}
+
+// The command line's --set entries a step takes: runner.* and verdict.* always, others when its workload has the
+// key (so --set hbm.bytes=2G reaches the HBM step and no other).
+std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
+  std::vector<std::string> sets = step.sets;
+  auto target = s.registry.resolve(step.workload);
+  const std::vector<ParamSpec> schema = target ? schema_for(*target->workload) : std::vector<ParamSpec>{};
+  for (const std::string& set : s.options.sets) {
+    auto entry = parse_set_argument(set);
+    if (!entry) continue;
+    const bool everywhere = text::starts_with(entry->key, "runner.") || text::starts_with(entry->key, "verdict.");
+    if (everywhere ||
+        std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == entry->key; }))
+      sets.push_back(set);
+  }
+  return sets;
+}
+
+// One step through the ordinary run path, with --baseline published and --mode measure.
+Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step) {
+  s.options = user;
+  s.options.plugin = step.workload;
+  s.options.sets = step_sets(s, step);
+  s.options.aliases.clear();
+  s.options.baseline = "published";
+  s.options.mode = RequestedMode::measure;
+  Report report;
+  auto resolved = resolve_run(s);
+  if (auto code = agree_or_exit(s, failure_of(resolved))) {
+    report.exit_code = *code;
+    report.error = resolved ? "exit code " + std::to_string(*code) : resolved.error().message;
+    return report;
+  }
+  const auto& [target, resolution] = resolved.value();
+  if (auto code = run_to_report(s, target, resolution.config, report)) {
+    report.exit_code = *code;
+    if (report.error.empty()) report.error = "ended with exit code " + std::to_string(*code);
+  }
+  return report;
+}
+
+int describe_check(const Session& s) {
+  auto check = load_platform_check(s.config_paths);
+  if (!check) return fail(s, check.error());
+  if (s.comm->ranks().rank == 0)
+    std::cout << "platform-check (" << check->origin << "): each step with --mode measure --baseline published, "
+              << "one report and one verdict; without a GPU the plan and exit 4\n\n"
+              << describe_steps(check.value()) << "\n";
+  return 0;
+}
+
+int run_platform_check(Session& s) {
+  auto check = load_platform_check(s.config_paths);
+  if (!check) return fail(s, check.error());
+  const DeviceReport devices = probe_devices(s.registry, s.plugin_services->api(), s.logger);
+  if (check->needs_gpu && devices.devices.empty()) {  // a plan: what it would run, against which references
+    auto references = load_published_references(s.config_paths);
+    if (!references) return fail(s, references.error());
+    Report plan = platform_check_plan(check.value(), references.value(), devices.summary());
+    plan.context = plan_context(s, devices);
+    s.logger.error(plan.error);
+    return emit_report(s, plan);
+  }
+  const CliOptions user = s.options;
+  std::vector<Report> reports;
+  for (const CheckStep& step : check->steps) {
+    s.logger.info("platform-check: " + step.name);
+    reports.push_back(run_check_step(s, user, step));
+  }
+  s.options = user;
+  Report merged = merge_check_reports(check.value(), std::move(reports));
+  if (merged.exit_code != 0) s.logger.error("platform-check: " + merged.error);
+  return emit_report(s, merged);
+}
+
 }  // namespace
 
 int run_app(int argc, const char* const* argv) {
   if (argc >= 2 && std::string(argv[1]) == "launch") return run_launch(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "compare") return run_compare(argc - 1, argv + 1);
   Session s;
   auto options = parse_cli(argc, argv);
   if (!options) return fail(s, options.error());
@@ -263,6 +372,7 @@ int run_app(int argc, const char* const* argv) {
   install_cancellation_handlers();
   discover_plugins(s);
   if (s.options.list) return list(s);
+  if (s.options.plugin == kPlatformCheck) return s.options.describe ? describe_check(s) : run_platform_check(s);
 
   auto resolved = resolve_run(s);
   if (auto code = agree_or_exit(s, failure_of(resolved))) return *code;

@@ -4,6 +4,7 @@
 
 #include "dgx/core/runner.hpp"
 #include "dgx/core/text.hpp"
+#include "nccl_flags.hpp"
 
 namespace dgx {
 
@@ -56,6 +57,7 @@ Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, cons
       return Failure{ExitCode::usage, "unknown option -" + letter + " for workload " + workload.name +
                                           (known.empty() ? std::string(" (it has no one-letter options)")
                                                          : "; its one-letter options: " + text::join(known, ", ")) +
+                                          nccl_tests_hint(letter, value) +
                                           " (dgxhost --help lists dgxhost's own options)"};
     }
     auto entry = parse_set_argument(it->key + "=" + value);

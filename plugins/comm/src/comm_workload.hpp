@@ -59,6 +59,7 @@ private:
   };
   struct Summary {
     double busbw_sum = 0;
+    std::uint64_t wrong = 0;
     int cases = 0;
   };
 

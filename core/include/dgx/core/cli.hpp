@@ -28,6 +28,7 @@ struct CliOptions {
   RequestedMode mode = RequestedMode::automatic;
   std::string format = "table";
   std::string output;
+  std::string baseline;  // --baseline: "published" or a results file (baseline.hpp)
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
   std::vector<std::string> plugin_dirs;

@@ -34,7 +34,7 @@ struct RunnerSettings {
   static Expected<RunnerSettings> from(const ResolvedConfig& config);
 };
 
-/// The workload's own configuration, without the runner.* keys: what every result row of the run records.
+/// The workload's own configuration, without the runner.* and verdict.* keys: what every result row records.
 json::Object workload_config(const ResolvedConfig& config);
 
 /// Measures every case of `instance` and appends one measured row per case to `report`. `row_config` is the
