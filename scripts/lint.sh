@@ -6,7 +6,7 @@
 #   scripts/lint.sh tidy [BUILD]    clang-tidy (.clang-tidy) on the C++ sources of BUILD's compile_commands.json
 #                                   (default build/default), in parallel; fails on any warning or error.
 #
-# clang-tidy takes ~5-10 s per file here (most of it parsing headers), too long for every file on every CI run on
+# clang-tidy takes 10-50 s of CPU per file here (most of it in headers), too long for every file on every CI run on
 # 2 cores. So it has a budget (DGX_TIDY_BUDGET seconds, default 420): the host and the SDK (core/, sdk/) are always
 # checked in full; the libraries', plugins' and tests' files follow, most recently changed first (git log), until
 # the budget is spent, and the script says how many it left out. DGX_TIDY_BUDGET=0 checks everything.
@@ -63,7 +63,7 @@ tidy() {
   local tidy_exe
   tidy_exe=$(command -v clang-tidy || command -v clang-tidy-14) || { echo "lint: clang-tidy not found"; return 2; }
   local budget=${DGX_TIDY_BUDGET:-420} started=$SECONDS jobs=${JOBS:-2}
-  local files=() file checked=0 failed=0 left=0
+  local files=() file checked=0 failed=0 left=0 rc
   mapfile -t files < <(tidy_order "$build")
   local log=${DGX_TIDY_LOGS:-}
   if [[ -n $log ]]; then mkdir -p "$log"; else log=$(mktemp -d); fi
@@ -80,12 +80,23 @@ tidy() {
       "$tidy_exe" -p "$build" --quiet "$f" >"$log/$(tr / _ <<<"$f").log" 2>&1 &
       pids+=($!)
     done
-    for pid in "${pids[@]}"; do wait "$pid" || true; done
-    for f in "${batch[@]}"; do
+    # A file fails on any finding, and also when clang-tidy itself fails (a crash, a file it cannot parse).
+    local rcs=() j
+    for pid in "${pids[@]}"; do
+      rc=0
+      wait "$pid" || rc=$?
+      rcs+=("$rc")
+    done
+    for j in "${!batch[@]}"; do
+      f=${batch[j]}
       local out=$log/$(tr / _ <<<"$f").log
       if grep -q -E '(warning|error): ' "$out"; then
         failed=$((failed + 1))
         grep -E -A3 '(warning|error): ' "$out" | head -n 40
+      elif ((rcs[j] != 0)); then
+        failed=$((failed + 1))
+        echo "lint: clang-tidy exited with ${rcs[j]} on $f:"
+        tail -n 20 "$out"
       fi
       checked=$((checked + 1))
     done
