@@ -127,7 +127,7 @@ public:
 private:
   void newline(int depth) {
     out_ += '\n';
-    out_.append(static_cast<std::size_t>(depth * indent_), ' ');
+    out_.append(static_cast<std::size_t>(depth) * static_cast<std::size_t>(indent_), ' ');
   }
   void array(const Json& a, int depth) {
     const bool flat = std::none_of(a.begin(), a.end(), [](const Json& v) { return v.is_structured(); });

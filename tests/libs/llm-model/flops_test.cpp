@@ -89,7 +89,7 @@ TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers; MTP 
   all_moe.dense_layers = 0;
   // DeepSeek sized its dense MLP (18432) as the 8 routed + 1 shared experts of 2048 a token passes through.
   CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));
-  all_moe.dense_ffn = 4 * 18432;
+  all_moe.dense_ffn = std::int64_t{4} * 18432;
   CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));  // dense_ffn unused without dense layers
   ModelConfig no_shared = ds;
   no_shared.shared_experts = 0;

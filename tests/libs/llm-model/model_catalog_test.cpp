@@ -71,7 +71,7 @@ TEST_CASE("an unknown model is an error that lists the catalog") {
 }
 
 namespace {
-const std::string kValid = R"(name = "tiny"
+constexpr const char* kValid = R"(name = "tiny"
 display = "Tiny"
 source = "test"
 layers = 2

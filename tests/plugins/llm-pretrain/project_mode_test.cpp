@@ -107,7 +107,7 @@ TEST_CASE("project uses the first precision and explains why an fp8 run is faste
 }
 
 TEST_CASE("invalid or infeasible configurations are config errors naming the reason") {
-  const auto error = [](std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>> sets) {
+  const auto error = [](const std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>>& sets) {
     PretrainHost h;
     h.use_preset("llama70b");
     for (auto& [k, v] : sets) h.set(k, v);

@@ -97,7 +97,10 @@ TEST_CASE("out-of-range values are config errors that name the key and the value
       {key::recompute, std::string("some")},
       {key::precision, std::vector<std::string>{}},
       {key::flops_convention, std::string("half")}};
-  for (const auto& [k, value] : cases) {
+  // Named members, not a structured binding: CHECK_MESSAGE's lambda captures them, which clang 14 (clang-tidy) rejects.
+  for (const auto& c : cases) {
+    const auto& k = c.first;
+    const auto& value = c.second;
     PretrainHost h;
     h.set(k, value);
     const std::string message = error_of(h);
