@@ -1,99 +1,22 @@
 #include "assumptions.hpp"
 
-#include <algorithm>
 #include <utility>
 
-#include <dgx/sdk/error.hpp>
-
 #include "calibration_summary.hpp"
-#include "close_matches.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/pricing.hpp"
-#include "dgx/llm/system_catalog.hpp"
-#include "dgx/llm/workload_preset.hpp"
-#include "format.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
-namespace {
-
-using dgx::sdk::InvalidArgument;
-
-llm::ModelConfig lookup_model(const std::string& name) {
-  auto model = llm::find_model(name);
-  if (model) {
-    return std::move(model).value();
-  }
-  // A preset name given as the model ("llama70b") most likely means that preset's model.
-  const auto preset = llm::find_workload_preset(name);
-  std::string message =
-      unknown_name_message("model", name, key::model, llm::model_names(), preset ? preset->model : std::string());
-  if (preset) {
-    message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
-  }
-  throw InvalidArgument(message);
-}
-
-llm::SystemProfile lookup_system(const std::string& name) {
-  auto system = llm::find_system(name);
-  if (system) {
-    return std::move(system).value();
-  }
-  throw InvalidArgument(unknown_name_message("system", name, key::system, llm::system_names()));
-}
-
-std::vector<std::string> providers_of(const llm::PricingCatalog& catalog, const std::string& system) {
-  std::vector<std::string> providers;
-  for (const llm::PriceEntry& e : catalog.entries()) {
-    if (e.system == system && std::find(providers.begin(), providers.end(), e.provider) == providers.end()) {
-      providers.push_back(e.provider);
-    }
-  }
-  return providers;
-}
-
-void resolve_price(const PretrainSettings& s, Assumptions& a) {
-  auto catalog = llm::PricingCatalog::load_embedded();
-  if (!catalog) {
-    throw dgx::sdk::RuntimeError("pricing catalog: " + catalog.error().message);
-  }
-  a.providers = providers_of(*catalog, s.system);
-  if (s.usd_per_gpu_hour) {
-    a.price = llm::Price{.usd_per_gpu_hour = *s.usd_per_gpu_hour,
-                         .label = "$" + fixed(*s.usd_per_gpu_hour, 2) + "/GPU-h given by " + key::usd_per_gpu_hour};
-    a.price_reason = a.price->label;
-    return;
-  }
-  if (!s.provider.empty()) {
-    auto choice = catalog->find(s.provider, s.system);
-    if (!choice) {
-      if (a.providers.empty()) {
-        throw InvalidArgument(choice.error().message);
-      }
-      throw InvalidArgument(
-          unknown_name_message("price provider for " + s.system, s.provider, key::provider, a.providers));
-    }
-    a.price = llm::Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
-    a.price_reason = choice->reason;
-    return;
-  }
-  auto choice = catalog->default_price(s.system);
-  if (!choice) {
-    a.price_reason = choice.error().message + "; costs are in GPU-hours";
-    return;
-  }
-  a.price = llm::Price{.usd_per_gpu_hour = choice->entry.usd_per_gpu_hour, .label = choice->reason};
-  a.price_reason = choice->reason;
-}
-
-}  // namespace
-
 Assumptions resolve_assumptions(const PretrainSettings& settings) {
   Assumptions a;
-  a.model = lookup_model(settings.model);
-  a.system = lookup_system(settings.system);
-  resolve_price(settings, a);
+  a.model = llm::workload::lookup_model(settings.model, key::model);
+  a.system = llm::workload::lookup_system(settings.system, key::system);
+  llm::workload::PriceResolution price = llm::workload::resolve_price(
+      settings.system, settings.provider, settings.usd_per_gpu_hour, {key::provider, key::usd_per_gpu_hour});
+  a.price = price.price;
+  a.price_reason = std::move(price.reason);
+  a.providers = std::move(price.providers);
   a.calibration = calibration_summary(a.system);
   return a;
 }

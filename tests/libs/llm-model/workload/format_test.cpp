@@ -1,8 +1,8 @@
-#include "format.hpp"
+#include "dgx/llm/workload/format.hpp"
 
 #include <doctest/doctest.h>
 
-using namespace dgx::plugins::llm_pretrain;
+using namespace dgx::llm::workload;
 
 TEST_CASE("numbers in notes are rounded to what a projection can claim") {
   CHECK(fixed(3.14159, 2) == "3.14");

@@ -1,10 +1,10 @@
-#include "close_matches.hpp"
+#include "dgx/llm/workload/close_matches.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-using namespace dgx::plugins::llm_pretrain;
+using namespace dgx::llm::workload;
 
 TEST_CASE("abbreviated and misspelt catalog names find their entry") {
   const std::vector<std::string> models = {"llama2-7b", "llama2-70b", "llama3.1-70b", "llama3.1-8b", "gpt3-175b"};

@@ -1,4 +1,4 @@
-#include "close_matches.hpp"
+#include "dgx/llm/workload/close_matches.hpp"
 
 #include <dgx/sdk/text.hpp>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <utility>
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::workload {
 
 namespace {
 
@@ -80,4 +80,4 @@ std::string unknown_name_message(std::string_view noun, std::string_view name, s
   return message + " The catalog has: " + join(candidates, ", ");
 }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::workload

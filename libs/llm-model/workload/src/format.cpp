@@ -1,9 +1,9 @@
-#include "format.hpp"
+#include "dgx/llm/workload/format.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace dgx::plugins::llm_pretrain {
+namespace dgx::llm::workload {
 
 std::string fixed(double value, int decimals) {
   char text[64];
@@ -71,4 +71,4 @@ std::string duration(double seconds) {
   return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
 }
 
-}  // namespace dgx::plugins::llm_pretrain
+}  // namespace dgx::llm::workload
