@@ -29,6 +29,7 @@ ModelConfig read_model(const TomlTable& t) {
   m.vocab = t.positive_int("vocab");
   m.activation = detail::parse_enum(t, "activation", parse_activation, "swiglu, gelu, squared-relu");
   m.seq_len = t.positive_int("seq_len");
+  m.context = t.contains("context") ? t.positive_int("context") : m.seq_len;
   m.experts = t.contains("experts") ? t.positive_int("experts") : 1;
   m.top_k = t.contains("top_k") ? t.positive_int("top_k") : 1;
   m.tied_embeddings = t.boolean("tied_embeddings", false);
@@ -42,7 +43,7 @@ ModelConfig read_model(const TomlTable& t) {
   return m;
 }
 
-} // namespace
+}  // namespace
 
 Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_model);
@@ -54,4 +55,4 @@ Expected<ModelConfig> find_model(std::string_view name) {
 
 std::vector<std::string> model_names() { return detail::catalog_names("models"); }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm
