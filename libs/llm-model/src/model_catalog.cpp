@@ -43,7 +43,7 @@ ModelConfig read_model(const TomlTable& t) {
   return m;
 }
 
-}  // namespace
+} // namespace
 
 Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_model);
@@ -55,4 +55,4 @@ Expected<ModelConfig> find_model(std::string_view name) {
 
 std::vector<std::string> model_names() { return detail::catalog_names("models"); }
 
-}  // namespace dgx::llm
+} // namespace dgx::llm

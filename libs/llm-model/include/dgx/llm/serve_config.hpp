@@ -43,6 +43,10 @@ struct ServeConfig {
   [[nodiscard]] double kv_fraction() const;
 };
 
+/// The KV cache format that goes with a weight precision when none is chosen (serve.kv_precision = auto): FP8 for FP8
+/// and FP4 weights (the FP8 recipes quantize the KV cache too; configs/baselines/inference.md), else BF16.
+[[nodiscard]] Precision auto_kv_precision(Precision weights);
+
 /// "TP2 PP1", "TP8 PP2 EP4" (EP only for MoE models or when set).
 [[nodiscard]] std::string layout_label(const ServeLayout& layout, bool moe);
 
@@ -52,5 +56,8 @@ struct ServeConfig {
 /// model's context. nullopt when valid; memory is serve_memory()'s question.
 [[nodiscard]] std::optional<Error> serve_config_error(const ModelConfig& model, const SystemProfile& system,
                                                       const ServeConfig& config);
+/// The part of serve_config_error that does not depend on the layout or the precision: the request lengths against
+/// the context, the load and the engine's limits.
+[[nodiscard]] std::optional<Error> serve_request_error(const ModelConfig& model, const ServeConfig& config);
 
 }  // namespace dgx::llm

@@ -20,6 +20,7 @@ namespace dgx::llm {
 struct ServeSpace {
   ServeConfig base;                   ///< lengths, KV precision, budget, fraction; the layout and load are swept
   std::vector<Precision> precisions;  ///< precisions the system lacks are skipped with a note
+  bool auto_kv = false;               ///< each precision with its auto_kv_precision (else base.kv_precision)
   std::vector<int> tp, pp, ep, concurrency;
   int max_gpus = 0;  ///< GPUs per replica at most (the fleet); 0: no limit
 };

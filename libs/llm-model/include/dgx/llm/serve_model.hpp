@@ -65,6 +65,7 @@ struct ServeProjection {
   double mfu = 0;
   double decode_batch = 0;             ///< requests decoding per iteration, mean
   double prefill_tokens_per_iter = 0;  ///< prompt tokens per iteration, mean
+  double chunk_tokens = 0;             ///< prompt tokens of one chunk (a prompt longer than the budget is split)
   StepCost decode_step;                ///< an iteration of the D decoding requests alone
   StepCost chunk_step;                 ///< the same with a prompt chunk
   std::optional<double> usd_per_million_output_tokens;

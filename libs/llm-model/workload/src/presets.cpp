@@ -1,0 +1,26 @@
+#include "dgx/llm/workload/presets.hpp"
+
+#include <string>
+
+#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/workload_preset.hpp"
+
+namespace dgx::llm::workload {
+
+std::vector<dgx::sdk::PresetSpec> embedded_presets(std::string_view workload) {
+  std::vector<dgx::sdk::PresetSpec> presets;
+  for (const std::string& name : workload_preset_names()) {
+    const auto text = embedded_config("workloads/" + name + ".toml");
+    const auto header = find_preset_header(name);
+    if (!text || !header || header->workload != workload) {
+      continue;
+    }
+    presets.push_back({.name = name,
+                       .workload = std::string(workload),
+                       .summary = header->summary,
+                       .config_toml = std::string(*text)});
+  }
+  return presets;
+}
+
+}  // namespace dgx::llm::workload
