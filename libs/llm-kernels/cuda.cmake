@@ -39,6 +39,7 @@ add_library(dgx_llm_kernels STATIC
   src/cuda/loss.cu
   src/cuda/norm.cu
   src/cuda/rope.cu
+  src/cuda/serve_buffers.cpp
   src/cuda/serve_elementwise.cu
   src/cuda/serve_layer.cpp
   src/cuda/serve_linear.cpp

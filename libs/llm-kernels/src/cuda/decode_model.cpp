@@ -6,7 +6,7 @@
 #include "dgx/llm/cuda/kernels.hpp"
 #include "dgx/llm/cuda/resources.hpp"
 #include "dgx/llm/cuda/serve_kernels.hpp"
-#include "serve_linear.hpp"
+#include "serve_buffers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,12 +21,6 @@ using detail::ServeGemm;
 using detail::ServeWeights;
 
 std::size_t bf16_bytes(std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(bf16); }
-
-struct LayerWeights {
-  ServeWeights qkv, proj, fc1, fc2;
-  DeviceBuffer gamma_attn, gamma_mlp;
-  DeviceBuffer k_cache, v_cache;
-};
 
 /// A CUDA graph and its executable instance.
 class Graph {
@@ -63,6 +57,13 @@ private:
   cudaGraphExec_t exec_ = nullptr;
 };
 
+/// Refuses what the decode loop does not run, before anything is allocated.
+const kernels::DecodeModelSpec& supported(const kernels::DecodeModelSpec& spec) {
+  if (spec.arch.activation != kernels::Activation::swiglu || spec.arch.norm != kernels::Norm::rmsnorm)
+    throw Error(Error::Kind::unsupported, "the decode loop runs dense SwiGLU / RMSNorm models (Llama)");
+  return spec;
+}
+
 }  // namespace
 
 struct DecodeModel::Impl {
@@ -76,16 +77,18 @@ struct DecodeModel::Impl {
   int candidates;
   Stream stream;
   BlasLt blas;
-  std::int64_t hq = 0, hkv = 0, d = 0, h = 0, f = 0, qkv_w = 0, vocab = 0, capacity = 0;
+  detail::ServeDims dims;
+  std::int64_t vocab = 0, capacity = 0;
   bool fp8 = false;
   double weight_bytes = 0, kv_bytes_per_token = 0;
+  std::uint64_t seed;
 
-  std::vector<LayerWeights> layers;
+  std::vector<detail::ServeLayerWeights> layers;
   ServeWeights lm_head;  ///< BF16 in every precision (as quantized checkpoints keep it)
-  DeviceBuffer embedding, gamma_final;
-  DeviceBuffer x, normed, qkv, attention, attention_in, delta_attn, fc1, act, delta_mlp, final_normed, logits;
-  DeviceBuffer block_table, lengths, token_seq, token_offset, ids, rope, attention_workspace;
-  PagedKv cache;  ///< the layers differ only in their K and V pointers
+  DeviceBuffer embedding, gamma_final, final_normed, logits;
+  detail::ServeActivations a;
+  detail::PagedKvStorage kv;
+  DeviceBuffer lengths, token_seq, token_offset, ids, rope, attention_workspace;
   int splits = 1;
 
   std::int64_t batch = 0;
@@ -95,93 +98,39 @@ struct DecodeModel::Impl {
   double last_mean_context = 0;
 };
 
-DecodeModel::Impl::Impl(const kernels::DecodeModelSpec& s, std::uint64_t seed, int gemm_candidates)
-    : spec(s), device(current_device()), candidates(gemm_candidates) {
-  const kernels::Architecture& a = spec.arch;
-  if (a.activation != kernels::Activation::swiglu || a.norm != kernels::Norm::rmsnorm)
-    throw Error(Error::Kind::unsupported, "the decode loop runs dense SwiGLU / RMSNorm models (Llama)");
-  hq = a.heads;
-  hkv = a.kv_groups;
-  d = a.dim();
-  h = a.hidden;
-  f = a.ffn;
-  qkv_w = (hq + 2 * hkv) * d;
-  vocab = a.vocab;
-  fp8 = spec.precision == kernels::Precision::fp8;
-  weight_bytes = kernels::model_weight_bytes(spec);
-  kv_bytes_per_token = kernels::model_kv_bytes_per_token(spec);
+DecodeModel::Impl::Impl(const kernels::DecodeModelSpec& s, std::uint64_t random_seed, int gemm_candidates)
+    : spec(supported(s)), device(current_device()), candidates(gemm_candidates), dims(spec.arch, 1),
+      vocab(spec.arch.vocab), capacity(spec.context + spec.headroom), fp8(spec.precision == kernels::Precision::fp8),
+      weight_bytes(kernels::model_weight_bytes(spec)), kv_bytes_per_token(kernels::model_kv_bytes_per_token(spec)),
+      seed(random_seed), a(dims, spec.max_batch, 0, stream.get()),
+      kv(dims, spec.kv, spec.max_batch, capacity, spec.layers, 0, 0, stream.get()) {
   const cudaStream_t st = stream.get();
-  std::uint64_t next = seed;
-  const auto seed_next = [&] { return next++ * 0x9e3779b97f4a7c15ull + 1; };
-
-  cache.block_tokens = kernels::kKvBlockTokens;
-  capacity = spec.context + spec.headroom;
-  cache.max_blocks = (capacity + cache.block_tokens - 1) / cache.block_tokens;
-  cache.kv_heads = hkv;
-  cache.head_dim = d;
-  cache.format = spec.kv;
-  const std::int64_t blocks = spec.max_batch * cache.max_blocks;
-  const std::size_t cache_bytes =
-      std::size_t(blocks * cache.block_tokens * hkv * d) * kernels::kv_element_bytes(spec.kv);
-  layers.resize(std::size_t(spec.layers));
-  for (LayerWeights& l : layers) {
-    l.qkv = detail::make_serve_weights(h, qkv_w, spec.precision, seed_next(), st);
-    l.proj = detail::make_serve_weights(hq * d, h, spec.precision, seed_next(), st);
-    l.fc1 = detail::make_serve_weights(h, 2 * f, spec.precision, seed_next(), st);
-    l.fc2 = detail::make_serve_weights(f, h, spec.precision, seed_next(), st);
-    for (DeviceBuffer* gamma : {&l.gamma_attn, &l.gamma_mlp}) {
-      *gamma = DeviceBuffer(bf16_bytes(h));
-      fill_uniform(gamma->as<bf16>(), h, seed_next(), 0.1f, st, 1.0f);
-    }
-    l.k_cache = DeviceBuffer(cache_bytes);
-    l.v_cache = DeviceBuffer(cache_bytes);
-    DGX_CUDA_CHECK(cudaMemsetAsync(l.k_cache.get(), 0, cache_bytes, st));
-    DGX_CUDA_CHECK(cudaMemsetAsync(l.v_cache.get(), 0, cache_bytes, st));
-  }
+  layers.reserve(std::size_t(spec.layers));
+  for (int l = 0; l < spec.layers; ++l) layers.emplace_back(dims, spec.precision, seed, st);
+  const std::int64_t h = dims.h;
   embedding = DeviceBuffer(bf16_bytes(vocab * h));
-  fill_uniform(embedding.as<bf16>(), vocab * h, seed_next(), 1.0f, st);
-  lm_head = detail::make_serve_weights(h, vocab, kernels::Precision::bf16, seed_next(), st);
+  fill_uniform(embedding.as<bf16>(), vocab * h, detail::next_seed(seed), 1.0f, st);
+  lm_head = detail::make_serve_weights(h, vocab, kernels::Precision::bf16, detail::next_seed(seed), st);
   gamma_final = DeviceBuffer(bf16_bytes(h));
-  fill_uniform(gamma_final.as<bf16>(), h, seed_next(), 0.1f, st, 1.0f);
-
+  fill_uniform(gamma_final.as<bf16>(), h, detail::next_seed(seed), 0.1f, st, 1.0f);
   const std::int64_t rows = detail::padded_rows(spec.max_batch);
-  const auto buffer = [&](DeviceBuffer& b, std::int64_t cols) {
-    b = DeviceBuffer(bf16_bytes(rows * cols));
-    DGX_CUDA_CHECK(cudaMemsetAsync(b.get(), 0, b.bytes(), st));
-  };
-  buffer(x, h);
-  buffer(normed, h);
-  buffer(qkv, qkv_w);
-  buffer(attention, hq * d);
-  buffer(attention_in, hq * d);
-  buffer(delta_attn, h);
-  buffer(fc1, 2 * f);
-  buffer(act, f);
-  buffer(delta_mlp, h);
-  buffer(final_normed, h);
-  buffer(logits, vocab);
+  final_normed = DeviceBuffer(bf16_bytes(rows * h));
+  logits = DeviceBuffer(bf16_bytes(rows * vocab));
 
-  std::vector<std::int32_t> table(static_cast<std::size_t>(blocks));
-  std::iota(table.begin(), table.end(), 0);
-  block_table = DeviceBuffer(table.size() * sizeof(std::int32_t));
-  DGX_CUDA_CHECK(cudaMemcpy(block_table.get(), table.data(), block_table.bytes(), cudaMemcpyHostToDevice));
-  cache.block_table = block_table.as<std::int32_t>();
-  lengths = DeviceBuffer(std::size_t(spec.max_batch) * sizeof(std::int32_t));
   std::vector<std::int32_t> seq(static_cast<std::size_t>(spec.max_batch));
   std::iota(seq.begin(), seq.end(), 0);
-  token_seq = DeviceBuffer(seq.size() * sizeof(std::int32_t));
-  DGX_CUDA_CHECK(cudaMemcpy(token_seq.get(), seq.data(), token_seq.bytes(), cudaMemcpyHostToDevice));
-  token_offset = DeviceBuffer(seq.size() * sizeof(std::int32_t));
-  DGX_CUDA_CHECK(cudaMemset(token_offset.get(), 0, token_offset.bytes()));
+  token_seq = detail::upload_ints(seq);
+  token_offset = detail::upload_ints(std::vector<std::int32_t>(seq.size(), 0));
+  lengths = detail::upload_ints(std::vector<std::int32_t>(seq.size(), 0));
   ids = DeviceBuffer(seq.size() * sizeof(std::int32_t));
-  fill_indices(ids.as<std::int32_t>(), spec.max_batch, seed_next(), static_cast<std::int32_t>(vocab), st);
-  if (a.rope) {
-    rope = DeviceBuffer(std::size_t((capacity + 1) * d / 2) * sizeof(float2));
-    rope_table(rope.as<float2>(), capacity + 1, d, a.rope_theta, st);
+  fill_indices(ids.as<std::int32_t>(), spec.max_batch, detail::next_seed(seed), static_cast<std::int32_t>(vocab), st);
+  if (spec.arch.rope) {
+    rope = DeviceBuffer(std::size_t((capacity + 1) * dims.d / 2) * sizeof(float2));
+    rope_table(rope.as<float2>(), capacity + 1, dims.d, spec.arch.rope_theta, st);
   }
-  const int most_splits = decode_attention_splits(1, hq, hkv, capacity);
-  attention_workspace = DeviceBuffer(
-      std::max<std::size_t>(decode_attention_workspace_bytes(spec.max_batch, hq, d, most_splits), std::size_t{256}));
+  const int most_splits = decode_attention_splits(1, dims.hq, dims.hkv, capacity);
+  attention_workspace = DeviceBuffer(std::max<std::size_t>(
+      decode_attention_workspace_bytes(spec.max_batch, dims.hq, dims.d, most_splits), std::size_t{256}));
   DGX_CUDA_CHECK(cudaStreamSynchronize(st));
 }
 
@@ -194,57 +143,48 @@ void DecodeModel::Impl::reset_lengths() {
 
 void DecodeModel::Impl::build_gemms(std::int64_t b) {
   const cudaStream_t st = stream.get();
-  const LayerWeights& l = layers.front();
-  const auto make = [&](std::int64_t in, std::int64_t out, kernels::Precision p, const void* xin, const ServeWeights& w,
-                        const DeviceBuffer& y) {
-    auto g = std::make_unique<ServeGemm>(blas, b, in, out, p, candidates);
+  const detail::ServeLayerWeights& l = layers.front();
+  const auto make = [&](kernels::Precision p, const void* xin, const ServeWeights& w, const DeviceBuffer& y) {
+    auto g = std::make_unique<ServeGemm>(blas, b, w.in, w.out, p, candidates);
     g->tune(xin, w, y.as<bf16>(), st);
     return g;
   };
-  g_qkv = make(h, qkv_w, spec.precision, normed.get(), l.qkv, qkv);
-  g_proj = make(hq * d, h, spec.precision, attention_in.get(), l.proj, delta_attn);
-  g_fc1 = make(h, 2 * f, spec.precision, normed.get(), l.fc1, fc1);
-  g_fc2 = make(f, h, spec.precision, act.get(), l.fc2, delta_mlp);
-  g_head = make(h, vocab, kernels::Precision::bf16, final_normed.get(), lm_head, logits);
+  g_qkv = make(spec.precision, a.normed.get(), l.qkv, a.qkv);
+  g_proj = make(spec.precision, a.attention_in.get(), l.proj, a.delta_attn);
+  g_fc1 = make(spec.precision, a.normed.get(), l.fc1, a.fc1);
+  g_fc2 = make(spec.precision, a.act.get(), l.fc2, a.delta_mlp);
+  g_head = make(kernels::Precision::bf16, final_normed.get(), lm_head, logits);
 }
 
 void DecodeModel::Impl::enqueue_iteration(std::int64_t b) {
   const cudaStream_t st = stream.get();
-  embedding_forward(ids.as<std::int32_t>(), b, embedding.as<bf16>(), 0, vocab, h, x.as<bf16>(), st);
-  DecodeAttentionArgs args;
-  args.batch = b;
-  args.q_heads = hq;
-  args.q = qkv.as<bf16>();
-  args.q_stride = qkv_w;
-  args.out = attention.as<bf16>();
-  args.o_stride = hq * d;
-  args.lengths = lengths.as<std::int32_t>();
-  args.pending = 1;
-  args.splits = splits;
-  args.workspace = attention_workspace.as<float>();
+  const std::int64_t h = dims.h;
+  embedding_forward(ids.as<std::int32_t>(), b, embedding.as<bf16>(), 0, vocab, h, a.x.as<bf16>(), st);
+  const DecodeAttentionArgs args =
+      detail::decode_args(dims, a, b, lengths.as<std::int32_t>(), splits, attention_workspace.as<float>());
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    LayerWeights& l = layers[i];
-    add_rmsnorm(x.as<bf16>(), i == 0 ? nullptr : delta_mlp.as<bf16>(), l.gamma_attn.as<bf16>(), normed.get(), fp8, 1.0f,
-                b, h, st);
-    g_qkv->run(normed.get(), l.qkv, qkv.as<bf16>(), st);
-    PagedKv layer_cache = cache;
-    layer_cache.k = l.k_cache.get();
-    layer_cache.v = l.v_cache.get();
-    rope_append_kv(qkv.as<bf16>(), b, qkv_w, hq, token_seq.as<std::int32_t>(), token_offset.as<std::int32_t>(),
-                   lengths.as<std::int32_t>(), rope ? rope.as<float2>() : nullptr, layer_cache, st);
-    decode_attention(args, layer_cache, st);
-    const void* proj_input = attention.get();
+    const detail::ServeLayerWeights& l = layers[i];
+    const PagedKv cache = kv.layer(i);
+    add_rmsnorm(a.x.as<bf16>(), i == 0 ? nullptr : a.delta_mlp.as<bf16>(), l.gamma_attn.as<bf16>(), a.normed.get(), fp8,
+                1.0f, b, h, st);
+    g_qkv->run(a.normed.get(), l.qkv, a.qkv.as<bf16>(), st);
+    rope_append_kv(a.qkv.as<bf16>(), b, dims.qkv_w, dims.hq, token_seq.as<std::int32_t>(),
+                   token_offset.as<std::int32_t>(), lengths.as<std::int32_t>(), rope ? rope.as<float2>() : nullptr,
+                   cache, st);
+    decode_attention(args, cache, st);
+    const void* proj_input = a.attention.get();
     if (fp8) {
-      cast_fp8_static(attention.as<bf16>(), attention_in.get(), 1.0f, b * hq * d, st);
-      proj_input = attention_in.get();
+      cast_fp8_static(a.attention.as<bf16>(), a.attention_in.get(), 1.0f, b * dims.q_width(), st);
+      proj_input = a.attention_in.get();
     }
-    g_proj->run(proj_input, l.proj, delta_attn.as<bf16>(), st);
-    add_rmsnorm(x.as<bf16>(), delta_attn.as<bf16>(), l.gamma_mlp.as<bf16>(), normed.get(), fp8, 1.0f, b, h, st);
-    g_fc1->run(normed.get(), l.fc1, fc1.as<bf16>(), st);
-    swiglu_out(fc1.as<bf16>(), act.get(), fp8, 1.0f, b, f, st);
-    g_fc2->run(act.get(), l.fc2, delta_mlp.as<bf16>(), st);
+    g_proj->run(proj_input, l.proj, a.delta_attn.as<bf16>(), st);
+    add_rmsnorm(a.x.as<bf16>(), a.delta_attn.as<bf16>(), l.gamma_mlp.as<bf16>(), a.normed.get(), fp8, 1.0f, b, h, st);
+    g_fc1->run(a.normed.get(), l.fc1, a.fc1.as<bf16>(), st);
+    swiglu_out(a.fc1.as<bf16>(), a.act.get(), fp8, 1.0f, b, dims.f, st);
+    g_fc2->run(a.act.get(), l.fc2, a.delta_mlp.as<bf16>(), st);
   }
-  add_rmsnorm(x.as<bf16>(), delta_mlp.as<bf16>(), gamma_final.as<bf16>(), final_normed.get(), false, 1.0f, b, h, st);
+  add_rmsnorm(a.x.as<bf16>(), a.delta_mlp.as<bf16>(), gamma_final.as<bf16>(), final_normed.get(), false, 1.0f, b, h,
+              st);
   g_head->run(final_normed.get(), lm_head, logits.as<bf16>(), st);
   argmax_rows(logits.as<bf16>(), b, vocab, ids.as<std::int32_t>(), st);
   advance_lengths(lengths.as<std::int32_t>(), b, 1, st);
@@ -265,7 +205,7 @@ void DecodeModel::prepare(std::int64_t batch) {
     throw std::invalid_argument("batch " + std::to_string(batch) + " is outside 1.." +
                                 std::to_string(m.spec.max_batch));
   m.batch = batch;
-  m.splits = decode_attention_splits(batch, m.hq, m.hkv, m.capacity);
+  m.splits = decode_attention_splits(batch, m.dims.hq, m.dims.hkv, m.capacity);
   m.build_gemms(batch);
   m.graph.capture(m.stream.get(), [&] { m.enqueue_iteration(batch); });
   m.reset_lengths();
