@@ -22,6 +22,9 @@ else()
 endif()
 add_library(dgx::toml ALIAS dgx_toml)
 
+# nlohmann/json reads and writes the host's JSON (core/src/json.cpp); header-only, so every preset can use it.
+find_package(nlohmann_json 3.10 REQUIRED)
+
 set(DGX_HAVE_MPI OFF)
 if(DGX_WITH_MPI AND NOT DGX_STATIC_DEPS)
   find_package(MPI COMPONENTS C)

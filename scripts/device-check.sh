@@ -15,7 +15,11 @@
 # What comes back: only 8 files return from $OUT (default ./device-out), so the working files live in a
 # temporary folder and $OUT holds device-check.tgz (everything, refreshed after every step) and six small files:
 # console.log, steps.txt (one line per step), summary.txt and summary.json (rewritten after every step),
-# gemm.json, layer-70b.json and decode-70b.json. A failing or timed-out step is recorded and the next one still runs; the
+# gemm.json, layer-70b.json and decode-70b.json. The fine-tuning steps (issue 12): llm-finetune's measure mode on
+# the llama8b-lora preset (the LoRA layer, and the frozen layer alone) and PyTorch's LoRA layer of the same shapes;
+# the serving steps (issue 13): whole-model decode loops, PyTorch's decode step and llama70b-serve's measure mode.
+# The summary prints their ratios and targets (the other JSON files are in the archive). A failing or timed-out
+# step is recorded and the next one still runs; the
 # exit code is the number of failed steps. DGX_DEVICE_BUDGET (seconds, default 420) bounds the whole run:
 # a step gets at most what is left of it. DGX_DEVICE_STEPS="gemm torch" runs only the steps named.
 #
@@ -44,6 +48,8 @@ STEPS=(
   "pretrain-8b  35  step_pretrain_8b"
   "memcheck     30  step_memcheck"
   "comm         15  step_comm"
+  "finetune-8b  35  step_finetune_8b"
+  "torch-lora   25  step_torch_lora"
   # Serving (issue 13): the whole-model decode loops (70B FP8 for the MBU target, 8B BF16 against PyTorch), the
   # PyTorch decode step of the same 8B shapes, and llama70b-serve's measure mode (a measured layer -> projection).
   "decode-70b   35  step_decode_70b"
@@ -59,11 +65,11 @@ prepare() {
   local build=$root/build/device
   cmake --preset device -S "$root" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache || return 1
   cmake --build "$build" -j"${JOBS:-2}" --target dgxhost dgx_configs cuda-probe comm gemm llm-layer llm-pretrain \
-    llm-inference llm_kernels_gpu_tests || return 1
+    llm-finetune llm-inference llm_kernels_gpu_tests || return 1
   rm -rf "$stage"
   mkdir -p "$stage/bin" "$stage/lib/dgx/plugins" "$stage/tests/bin"
   cp "$build/bin/dgxhost" "$stage/bin/"
-  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain,llm-inference}.so \
+  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain,llm-finetune,llm-inference}.so \
     "$stage/lib/dgx/plugins/"
   cp "$build/tests/bin/llm_kernels_gpu_tests" "$stage/tests/bin/"
   if [[ -d $build/share/dgx ]]; then mkdir -p "$stage/share" && cp -r "$build/share/dgx" "$stage/share/"; fi
@@ -172,6 +178,18 @@ step_memcheck() {
   "$sanitizer" --tool memcheck --error-exitcode 99 "$stage/tests/bin/llm_kernels_gpu_tests" -tc="$memcheck_tests"
 }
 
+# Fine-tuning's measured path: the LoRA layer (frozen base, rank-16 adapter on QKV, samples of 512 tokens packed
+# into 4096) and the frozen layer alone, then the cluster projected from the measured ops.
+step_finetune_8b() {
+  "$dgx" --plugin llama8b-lora --mode measure --set 'precision=["bf16"]' --set runner.max_time=4 \
+    -o "$work/finetune-8b.json"
+}
+
+step_torch_lora() {
+  [[ -n $torch_python ]] || { echo "no python with torch found"; return 1; }
+  clean_python "$root/scripts/torch_reference.py" measure --gemm --layer --lora llama3.1-8b --out "$work/torch-lora.json"
+}
+
 # A whole model decoding on this GPU: one CUDA graph per batch size, TPOT, tokens/s and MBU per row.
 decode_loop() {
   local batches
@@ -256,8 +274,9 @@ refresh_outputs() {
   [[ -f $work/decode-8b.json ]] && decodes+=("llama3.1-8b=$work/decode-8b.json")
   [[ -f $work/decode-70b.json ]] && decodes+=("llama3.1-70b=$work/decode-70b.json")
   clean_python "$root/scripts/torch_reference.py" summarize --gemm "$work/gemm.json" --layer "${layers[@]}" \
-    --torch "$work/torch.json" --decode "${decodes[@]}" --torch-decode "$work/torch-decode.json" \
-    --serve "$work/serve-70b.json" --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
+    --torch "$work/torch.json" --lora "llama3.1-8b=$work/finetune-8b.json" --torch-lora "$work/torch-lora.json" \
+    --decode "${decodes[@]}" --torch-decode "$work/torch-decode.json" --serve "$work/serve-70b.json" \
+    --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
     --steps "$work/steps.txt" --out "$work/summary.json" >"$work/summary.txt" 2>&1
   cp "$work/steps.txt" "$OUT/steps.txt"
   local f

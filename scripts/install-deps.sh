@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ git pkg-config ccache
   libboost-dev libboost-program-options-dev
-  libtomlplusplus-dev doctest-dev
+  libtomlplusplus-dev nlohmann-json3-dev doctest-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
 )

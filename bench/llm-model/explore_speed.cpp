@@ -42,7 +42,7 @@ Timing run_once(const ModelConfig& model, const SystemProfile& system, const Exp
   return t;
 }
 
-} // namespace
+}  // namespace
 
 int main() {
   constexpr int kRepetitions = 5;

@@ -11,6 +11,29 @@ namespace po = boost::program_options;
 
 namespace dgx {
 
+std::string_view to_string(RequestedMode mode) {
+  switch (mode) {
+  case RequestedMode::automatic: return "auto";
+  case RequestedMode::measure: return "measure";
+  case RequestedMode::project: return "project";
+  case RequestedMode::explore: return "explore";
+  }
+  return "?";
+}
+
+// Program_options reads --mode straight into the enum (found by argument-dependent lookup).
+void validate(boost::any& out, const std::vector<std::string>& values, RequestedMode*, int) {
+  po::validators::check_first_occurrence(out);
+  const std::string& text = po::validators::get_single_string(values);
+  for (const RequestedMode mode :
+       {RequestedMode::automatic, RequestedMode::measure, RequestedMode::project, RequestedMode::explore})
+    if (text == to_string(mode)) {
+      out = mode;
+      return;
+    }
+  throw po::error("--mode " + text + ": expected auto, measure, project or explore");
+}
+
 namespace {
 
 po::options_description make_options(CliOptions& o) {
@@ -25,7 +48,7 @@ po::options_description make_options(CliOptions& o) {
   run.add_options()("plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
                     "preset (e.g. llama70b), workload, or plugin to run; 'plugin:workload' when ambiguous")(
       "describe", po::bool_switch(&o.describe), "show the workload's parameters (types, defaults, help) and exit")(
-      "mode,m", po::value<std::string>(&o.mode)->value_name("MODE")->default_value("auto"),
+      "mode,m", po::value<RequestedMode>(&o.mode)->value_name("MODE")->default_value(RequestedMode::automatic, "auto"),
       "auto | measure | project | explore; auto measures when the workload can run here, else projects")(
       "config,c", po::value<std::vector<std::string>>(&o.config_files)->value_name("FILE")->composing(),
       "TOML config file (repeatable; later files win over earlier ones, --set wins over files)")(
@@ -129,8 +152,6 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
   }
-  if (options.mode != "auto" && options.mode != "measure" && options.mode != "project" && options.mode != "explore")
-    return Failure{ExitCode::usage, "--mode " + options.mode + ": expected auto, measure, project or explore"};
   if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
     return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
   if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include <dgx/sdk/toml_literal.hpp>
 #include <toml++/toml.h>
 
 #include "dgx/core/text.hpp"
@@ -276,20 +277,14 @@ Expected<json::Value> parse_toml_value(std::string_view literal) {
 }
 
 std::string to_toml_literal(const json::Value& value) {
-  if (value.is_string() || value.is_bool() || value.is_int()) return json::write(value, 0);
-  if (value.is_double()) {
-    const double d = value.as_number();
-    if (std::isnan(d)) return "nan";
-    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-    std::string s = json::write(value, 0);
-    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-    return s;
-  }
+  if (value.is_string()) return sdk::toml_literal(value.as_string());
+  if (value.is_bool()) return sdk::toml_literal(value.as_bool());
+  if (value.is_int()) return sdk::toml_literal(value.as_int());
+  if (value.is_double()) return sdk::toml_literal(value.as_number());
   if (value.is_array()) {
-    std::string out = "[";
-    const auto& a = value.as_array();
-    for (std::size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + to_toml_literal(a[i]);
-    return out + "]";
+    std::vector<std::string> elements;
+    for (const json::Value& element : value.as_array()) elements.push_back(to_toml_literal(element));
+    return "[" + text::join(elements, ", ") + "]";
   }
   return "\"\"";
 }
@@ -322,10 +317,27 @@ Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
   return entry;
 }
 
+namespace {
+
+// Says how sizes work when a value with a size suffix ("64K") reaches an integer key that is not in bytes.
+std::string size_suffix_hint(const ParamSpec& spec, const json::Value& value) {
+  const bool integers = spec.type == ParamType::integer || spec.type == ParamType::int_list;
+  if (!integers || spec.unit == "B") return {};
+  const auto is_size = [](const json::Value& v) { return v.is_string() && parse_byte_size(v.as_string()); };
+  const bool any =
+      value.is_array() ? std::any_of(value.as_array().begin(), value.as_array().end(), is_size) : is_size(value);
+  if (!any) return {};
+  return "; size suffixes (K, M, G, T) are accepted only by keys in bytes (unit B), and " + spec.key + " is " +
+         (spec.unit.empty() ? "a plain number" : "in " + spec.unit) + ": write the number itself";
+}
+
+}  // namespace
+
 Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
   auto mismatch = [&] {
     return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
-                       describe_value(entry.value) + " (" + entry.where.describe() + ")");
+                       describe_value(entry.value) + " (" + entry.where.describe() + ")" +
+                       size_suffix_hint(spec, entry.value));
   };
   json::Value result;
   if (const auto element = element_type(spec.type)) {

@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <map>
+
+#include "dgx/core/build_info.hpp"
 
 #include "dgx/core/text.hpp"
 
@@ -137,6 +140,91 @@ DeviceReport probe_devices(const PluginRegistry& registry, const dgx_host_api* h
       logger.warn("device probe of plugin '" + plugin->name + "' failed: " + message.data());
   }
   return report;
+}
+
+namespace {
+
+// Every rank's host and GPUs, gathered on all ranks (collective): where a multi-node run actually ran.
+json::Array gather_rank_facts(HostComm& comm, const std::string& gpu_summary) {
+  constexpr std::size_t kSlot = 512;  // bytes of JSON per rank; longer facts are cut
+  json::Object mine;
+  mine.set("rank", comm.ranks().rank);
+  mine.set("local_rank", comm.ranks().local_rank);
+  const json::Object host = host_info();
+  if (const json::Value* hostname = host.find("hostname")) mine.set("hostname", *hostname);
+  mine.set("gpus", gpu_summary);
+  std::string text = json::write(mine, 0);
+  if (text.size() >= kSlot) text = "{\"rank\": " + std::to_string(comm.ranks().rank) + "}";
+  text.resize(kSlot, '\0');
+  std::string all(kSlot * static_cast<std::size_t>(comm.ranks().world_size), '\0');
+  const dgx_comm_api* api = comm.api();
+  json::Array facts;
+  if (api->all_gather(api->ctx, text.data(), all.data(), kSlot, DGX_DTYPE_UINT8, nullptr) != DGX_OK) return facts;
+  for (int rank = 0; rank < comm.ranks().world_size; ++rank) {
+    const char* slot = all.data() + static_cast<std::size_t>(rank) * kSlot;
+    try {
+      facts.push_back(json::parse(std::string(slot, strnlen(slot, kSlot))));
+    } catch (const std::exception&) {
+      facts.emplace_back();  // null: this rank's facts did not parse
+    }
+  }
+  return facts;
+}
+
+json::Object dgxhost_json() {
+  json::Object self;
+  self.set("version", build_info::version());
+  self.set("git_revision", build_info::git_revision());
+  self.set("build_type", build_info::build_type());
+  self.set("abi", abi_version_string(kHostAbiMin) + "-" + abi_version_string(kHostAbiMax));
+  return self;
+}
+
+json::Object ranks_json(const HostComm& comm) {
+  const RankInfo& r = comm.ranks();
+  json::Object ranks;
+  ranks.set("rank", r.rank);
+  ranks.set("world_size", r.world_size);
+  ranks.set("local_rank", r.local_rank);
+  ranks.set("launcher", r.launcher);
+  ranks.set("transport", comm.name());
+  return ranks;
+}
+
+json::Object plugin_json(const LoadedPlugin& p) {
+  json::Object plugin;
+  plugin.set("name", p.name);
+  plugin.set("version", p.version);
+  plugin.set("vendor", p.vendor);
+  plugin.set("abi", abi_version_string(p.abi_version));
+  plugin.set("file", p.file.string());
+  return plugin;
+}
+
+}  // namespace
+
+json::Object run_context(const ContextSources& sources, const RunFacts& run, bool gather) {
+  json::Object c;
+  c.set("dgxhost", dgxhost_json());
+  c.set("time", utc_timestamp());
+  c.set("host", host_info());
+  const DeviceReport devices = probe_devices(sources.registry, sources.probe_host, sources.logger);
+  c.set("gpus", devices.gpus_json());
+  c.set("gpu_summary", devices.summary());
+  c.set("software", devices.software);
+  c.set("ranks", ranks_json(sources.comm));
+  if (sources.comm.ranks().world_size > 1 && gather) c.set("nodes", gather_rank_facts(sources.comm, devices.summary()));
+  c.set("argv", json::Array(run.argv.begin(), run.argv.end()));
+  c.set("plugin", plugin_json(*run.target.plugin));
+  c.set("workload", run.target.workload->name);
+  c.set("preset", run.target.preset != nullptr ? json::Value(run.target.preset->name) : json::Value());
+  c.set("requested_mode", std::string(run.requested_mode));
+  c.set("mode", std::string(mode_name(run.mode)));
+  c.set("config", run.config.to_json());
+  c.set("config_sources", run.config.sources_to_json());
+  const auto overrides = run.config.overrides();
+  c.set("config_overrides", json::Array(overrides.begin(), overrides.end()));
+  return c;
 }
 
 std::string utc_timestamp() {

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <dgx/sdk/units.hpp>
+
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
 #include "strided.hpp"
@@ -40,10 +42,11 @@ HostServices::HostServices(const Logger& logger, HostComm& comm, std::vector<Sea
   api_.host_comm = &HostServices::host_comm;
 }
 
-void HostServices::bind_report(Report* report, std::string workload, std::string plugin) {
+void HostServices::bind_report(Report* report, std::string workload, std::string plugin, json::Object row_config) {
   report_ = report;
   workload_ = std::move(workload);
   plugin_ = std::move(plugin);
+  row_config_ = std::move(row_config);
 }
 
 const ResolvedEntry* HostServices::entry(const char* key) const {
@@ -158,9 +161,44 @@ namespace {
 std::string str(const char* s) { return s != nullptr ? s : ""; }
 
 bool valid_metric(const dgx_metric* m) { return m != nullptr && m->struct_size >= sizeof(dgx_metric) && m->name; }
+Metric to_metric(const dgx_metric& m) {
+  return {m.name, m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)};
+}
 bool valid_field(const dgx_field* f) { return f != nullptr && f->struct_size >= sizeof(dgx_field) && f->key; }
 
 }  // namespace
+
+dgx_status HostServices::check_metric(const dgx_metric* metric) {
+  if (!valid_metric(metric)) return DGX_ERR_INVALID_ARGUMENT;
+  const std::string unit = str(metric->unit);
+  if (sdk::is_known_unit(unit)) return DGX_OK;
+  const std::string who = plugin_ + (workload_.empty() ? "" : ":" + workload_);
+  const std::string reason = who + ": metric '" + metric->name + "' has unit '" + unit +
+                             "', which dgxhost does not accept (expected one of " + sdk::known_units() +
+                             "; see docs/results-schema.md, Units)";
+  logger_.log(DGX_LOG_ERROR, source_, reason);
+  if (!refusal_) refusal_ = Failure{ExitCode::run_failed, reason};
+  return DGX_ERR_INVALID_ARGUMENT;
+}
+
+dgx_status HostServices::read_row_config(const dgx_result_row& row, ResultRow& out) const {
+  for (std::uint32_t i = 0; i < row.config_count; ++i) {
+    const dgx_config_entry& e = detail::strided_element(row.config, i);
+    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
+      return DGX_ERR_INVALID_ARGUMENT;
+    auto value = parse_toml_value(e.value);
+    if (!value) {
+      logger_.log(DGX_LOG_ERROR, source_,
+                  "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
+    out.config.set(e.key, std::move(value.value()));
+    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
+  }
+  for (const auto& [key, value] : row_config_)  // the rest of the run's configuration, after the row's own
+    if (!out.config.contains(key)) out.config.set(key, value);
+  return DGX_OK;
+}
 
 dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
   HostServices& s = self(ctx);
@@ -180,23 +218,11 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
              : row->mode == DGX_RESULT_PROJECTED ? ResultMode::projected
                                                  : ResultMode::reference;
   out.table = row->table != nullptr ? row->table : out.workload;
-  for (std::uint32_t i = 0; i < row->config_count; ++i) {
-    const dgx_config_entry& e = detail::strided_element(row->config, i);
-    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
-      return DGX_ERR_INVALID_ARGUMENT;
-    auto value = parse_toml_value(e.value);
-    if (!value) {
-      s.logger_.log(DGX_LOG_ERROR, s.source_,
-                    "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
-      return DGX_ERR_INVALID_ARGUMENT;
-    }
-    out.config.set(e.key, std::move(value.value()));
-    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
-  }
+  if (const dgx_status status = s.read_row_config(*row, out); status != DGX_OK) return status;
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
-    if (!valid_metric(&m)) return DGX_ERR_INVALID_ARGUMENT;
-    out.add_metric({m.name, m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)});
+    if (const dgx_status status = s.check_metric(&m); status != DGX_OK) return status;
+    out.add_metric(to_metric(m));
   }
   for (std::uint32_t i = 0; i < row->field_count; ++i) {
     const dgx_field& f = detail::strided_element(row->fields, i);
@@ -210,9 +236,8 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
 dgx_status HostServices::add_metric(void* ctx, const dgx_metric* metric) {
   HostServices& s = self(ctx);
   if (s.current_row_ == nullptr) return DGX_ERR_UNSUPPORTED;
-  if (!valid_metric(metric)) return DGX_ERR_INVALID_ARGUMENT;
-  s.current_row_->add_metric(
-      {metric->name, metric->value, str(metric->unit), (metric->flags & DGX_METRIC_HIDDEN) != 0, str(metric->label)});
+  if (const dgx_status status = s.check_metric(metric); status != DGX_OK) return status;
+  s.current_row_->add_metric(to_metric(*metric));
   return DGX_OK;
 }
 

@@ -1,9 +1,11 @@
 #include "dgx/core/json.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 namespace dgx::json {
 
@@ -14,7 +16,7 @@ Value& Object::set(std::string key, Value value) {
     *existing = std::move(value);
     return *existing;
   }
-  members_.emplace_back(std::move(key), std::move(value));
+  members_.push_back(Member{std::move(key), std::move(value)});
   return members_.back().second;
 }
 
@@ -44,95 +46,111 @@ bool operator==(const Object& a, const Object& b) {
   return true;
 }
 
+bool operator==(const Member& a, const Member& b) { return a.first == b.first && a.second == b.second; }
+
 bool operator==(const Value& a, const Value& b) { return a.storage_ == b.storage_; }
 
-// Writer ----------------------------------------------------------------------------------------------------
+// Reading and writing are nlohmann::json's: it parses, escapes strings and formats numbers (the shortest text
+// that reads back as the same double, always with a '.' or an exponent, so integers and floats stay apart).
+// The host keeps its own small value type because results are built and read through it everywhere; the two
+// meet only here.
 
 namespace {
 
-void write_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        static constexpr char hex[] = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[(c >> 4) & 0xf];
-        out += hex[c & 0xf];
-      } else {
-        out += c;
-      }
-    }
+using Json = nlohmann::ordered_json;
+
+Json to_json(const Value& value);
+
+struct ToJson {
+  Json operator()(std::nullptr_t) const { return nullptr; }
+  Json operator()(bool b) const { return b; }
+  Json operator()(std::int64_t i) const { return i; }
+  Json operator()(double d) const { return std::isfinite(d) ? Json(d) : Json(nullptr); }  // JSON has no NaN
+  Json operator()(const std::string& s) const { return s; }
+  Json operator()(const Array& a) const {
+    Json out = Json::array();
+    for (const Value& v : a) out.push_back(to_json(v));
+    return out;
   }
-  out += '"';
+  Json operator()(const Object& o) const {
+    Json out = Json::object();
+    for (const auto& [key, v] : o) out[key] = to_json(v);
+    return out;
+  }
+};
+
+Json to_json(const Value& value) { return std::visit(ToJson{}, value.storage()); }
+
+Value from_json(const Json& j) {
+  switch (j.type()) {
+  case Json::value_t::boolean: return j.get<bool>();
+  case Json::value_t::number_integer: return j.get<std::int64_t>();
+  case Json::value_t::number_unsigned: {
+    const auto u = j.get<std::uint64_t>();  // beyond int64: kept as a double, as any JSON reader would
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(u);
+    return static_cast<double>(u);
+  }
+  case Json::value_t::number_float: return j.get<double>();
+  case Json::value_t::string: return j.get<std::string>();
+  case Json::value_t::array: {
+    Array a;
+    a.reserve(j.size());
+    for (const Json& element : j) a.push_back(from_json(element));
+    return a;
+  }
+  case Json::value_t::object: {
+    Object o;
+    for (const auto& [key, element] : j.items()) o.set(key, from_json(element));
+    return o;
+  }
+  default: return nullptr;
+  }
 }
 
-void write_double(std::string& out, double d) {
-  if (!std::isfinite(d)) {
-    out += "null";
-    return;
-  }
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, d);
-  out.append(buffer, result.ptr);
-}
+// Plugin strings, host names and argv are not guaranteed UTF-8: write U+FFFD for invalid bytes instead of failing
+// the whole report.
+std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
-class Writer {
+// nlohmann's pretty printer puts every array element on its own line; arrays of scalars (sample times, shapes)
+// read better on one, so the layout is ours and every scalar is nlohmann's.
+class Layout {
 public:
-  explicit Writer(int indent) : indent_(indent) {}
+  explicit Layout(int indent) : indent_(indent) {}
 
-  void value(const Value& v, int depth) {
-    std::visit([&](const auto& x) { write(x, depth); }, v.storage());
+  void value(const Json& j, int depth) {
+    if (j.is_array() && !j.empty()) return array(j, depth);
+    if (j.is_object() && !j.empty()) return object(j, depth);
+    out_ += dump(j);
   }
   std::string take() { return std::move(out_); }
 
 private:
   void newline(int depth) {
-    if (indent_ <= 0) return;
     out_ += '\n';
     out_.append(static_cast<std::size_t>(depth * indent_), ' ');
   }
-  void write(std::nullptr_t, int) { out_ += "null"; }
-  void write(bool b, int) { out_ += b ? "true" : "false"; }
-  void write(std::int64_t i, int) { out_ += std::to_string(i); }
-  void write(double d, int) { write_double(out_, d); }
-  void write(const std::string& s, int) { write_string(out_, s); }
-  void write(const Array& a, int depth) {
-    if (a.empty()) {
-      out_ += "[]";
-      return;
-    }
-    // Arrays of scalars stay on one line: sample lists and shapes are easier to read that way.
-    const bool flat = std::all_of(a.begin(), a.end(), [](const Value& v) { return !v.is_array() && !v.is_object(); });
+  void array(const Json& a, int depth) {
+    const bool flat = std::none_of(a.begin(), a.end(), [](const Json& v) { return v.is_structured(); });
     out_ += '[';
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (i != 0) out_ += flat && indent_ > 0 ? ", " : ",";
+    bool first = true;
+    for (const Json& element : a) {
+      if (!first) out_ += flat ? ", " : ",";
+      first = false;
       if (!flat) newline(depth + 1);
-      value(a[i], depth + 1);
+      value(element, depth + 1);
     }
     if (!flat) newline(depth);
     out_ += ']';
   }
-  void write(const Object& o, int depth) {
-    if (o.empty()) {
-      out_ += "{}";
-      return;
-    }
+  void object(const Json& o, int depth) {
     out_ += '{';
     bool first = true;
-    for (const auto& [key, v] : o) {
+    for (const auto& [key, element] : o.items()) {
       if (!first) out_ += ',';
       first = false;
       newline(depth + 1);
-      write_string(out_, key);
-      out_ += indent_ > 0 ? ": " : ":";
-      value(v, depth + 1);
+      out_ += dump(Json(key)) + ": ";
+      value(element, depth + 1);
     }
     newline(depth);
     out_ += '}';
@@ -142,208 +160,41 @@ private:
   std::string out_;
 };
 
+// "line:column" of the byte nlohmann stopped at (1-based, as editors count).
+std::string position(std::string_view text, std::size_t byte) {
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
 }  // namespace
 
 std::string write(const Value& value, int indent) {
-  Writer writer(indent);
-  writer.value(value, 0);
-  return writer.take();
+  const Json j = to_json(value);
+  if (indent <= 0) return dump(j);
+  Layout layout(indent);
+  layout.value(j, 0);
+  return layout.take();
 }
 
-// Parser ----------------------------------------------------------------------------------------------------
-
-namespace {
-
-class Parser {
-public:
-  explicit Parser(std::string_view text) : text_(text) {}
-
-  Value document() {
-    Value v = value();
-    skip_space();
-    if (pos_ != text_.size()) fail("unexpected text after the JSON value");
-    return v;
+Value parse(std::string_view text) {
+  try {
+    return from_json(Json::parse(text));
+  } catch (const Json::parse_error& e) {
+    // nlohmann's what() is "[json.exception.parse_error.101] parse error at line 2, column 8: <reason>".
+    const std::string what = e.what();
+    const auto colon = what.find(": ");
+    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw std::runtime_error("JSON parse error at " + position(text, e.byte) + ": " + reason);
   }
-
-private:
-  [[noreturn]] void fail(const std::string& what) const {
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < pos_ && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    throw std::runtime_error("JSON parse error at " + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                             what);
-  }
-  void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
-      ++pos_;
-  }
-  char peek() {
-    skip_space();
-    if (pos_ >= text_.size()) fail("unexpected end of input");
-    return text_[pos_];
-  }
-  void expect(char c) {
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++pos_;
-  }
-  bool consume_literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  Value value() {
-    const char c = peek();
-    if (c == '{') return object();
-    if (c == '[') return array();
-    if (c == '"') return string();
-    if (consume_literal("true")) return true;
-    if (consume_literal("false")) return false;
-    if (consume_literal("null")) return nullptr;
-    return number();
-  }
-
-  Value object() {
-    expect('{');
-    Object o;
-    if (peek() == '}') {
-      ++pos_;
-      return o;
-    }
-    while (true) {
-      if (peek() != '"') fail("expected a string key");
-      std::string key = string();
-      expect(':');
-      o.set(std::move(key), value());
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      expect('}');
-      return o;
-    }
-  }
-
-  Value array() {
-    expect('[');
-    Array a;
-    if (peek() == ']') {
-      ++pos_;
-      return a;
-    }
-    while (true) {
-      a.push_back(value());
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      expect(']');
-      return a;
-    }
-  }
-
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (pos_ >= text_.size()) fail("unterminated string");
-      const char c = text_[pos_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) fail("unterminated escape");
-      const char e = text_[pos_++];
-      switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': append_utf8(out, hex4()); break;
-      default: fail("invalid escape");
-      }
-    }
-  }
-
-  unsigned hex4() {
-    if (pos_ + 4 > text_.size()) fail("short \\u escape");
-    unsigned code = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      code <<= 4;
-      if (h >= '0' && h <= '9')
-        code |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f')
-        code |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F')
-        code |= static_cast<unsigned>(h - 'A' + 10);
-      else
-        fail("invalid hex digit in \\u escape");
-    }
-    return code;
-  }
-
-  static void append_utf8(std::string& out, unsigned code) {
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xc0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3f));
-    } else {
-      out += static_cast<char>(0xe0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (code & 0x3f));
-    }
-  }
-
-  Value number() {
-    const std::size_t start = pos_;
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    bool is_float = false;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c >= '0' && c <= '9') {
-        ++pos_;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-        is_float = true;
-        ++pos_;
-      } else {
-        break;
-      }
-    }
-    const std::string_view token = text_.substr(start, pos_ - start);
-    if (token.empty() || token == "-") fail("expected a value");
-    if (!is_float) {
-      std::int64_t i = 0;
-      const auto r = std::from_chars(token.data(), token.data() + token.size(), i);
-      if (r.ec == std::errc() && r.ptr == token.data() + token.size()) return i;
-    }
-    double d = 0;
-    const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
-    if (r.ec != std::errc() || r.ptr != token.data() + token.size())
-      fail("invalid number '" + std::string(token) + "'");
-    return d;
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
-}  // namespace
-
-Value parse(std::string_view text) { return Parser(text).document(); }
+}
 
 }  // namespace dgx::json

@@ -8,6 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <tuple>
+
+#include <boost/program_options.hpp>
 
 #include "dgx/core/context.hpp"
 #include "dgx/core/search_paths.hpp"
@@ -15,22 +19,54 @@
 
 extern char** environ;
 
+namespace po = boost::program_options;
+
 namespace dgx {
 
 namespace {
 
 Failure usage(std::string message) { return {ExitCode::usage, "dgxhost launch: " + std::move(message)}; }
 
+po::options_description launch_options(LaunchOptions& o, std::string& nodes, std::string& gpus, std::string& tasks) {
+  po::options_description d("dgxhost launch options");
+  d.add_options()("help,h", po::bool_switch(&o.help), "show this help and exit")(
+      "nodes", po::value<std::string>(&nodes)->value_name("N"),
+      "nodes to run on (required)")("gpus-per-node", po::value<std::string>(&gpus)->value_name("G"),
+                                    "GPUs per node, one rank each (default 8); 0 runs CPU-only ranks")(
+      "tasks-per-node", po::value<std::string>(&tasks)->value_name("T"),
+      "ranks per node: the GPU count, or with --gpus-per-node 0 any number (default 1)")(
+      "partition", po::value<std::string>(&o.partition)->value_name("P"),
+      "Slurm partition")("time", po::value<std::string>(&o.time)->value_name("T"), "Slurm time limit, e.g. 01:00:00")(
+      "account", po::value<std::string>(&o.account)->value_name("A"),
+      "Slurm account")("container", po::value<std::string>(&o.container)->value_name("IMAGE"),
+                       "run every rank in IMAGE (Slurm's pyxis/enroot plugin)")(
+      "container-mounts", po::value<std::string>(&o.container_mounts)->value_name("M"),
+      "pyxis mounts; default: the output directory")(
+      "job-name", po::value<std::string>(&o.job_name)->value_name("NAME"),
+      "default: dgx-<plugin>")("output-dir", po::value<std::string>(&o.output_dir)->value_name("DIR"),
+                               "where the script, the log and the results go (default dgx-runs)")(
+      "script", po::value<std::string>(&o.script)->value_name("FILE"), "default: <output dir>/<job name>.sbatch")(
+      "dgxhost", po::value<std::string>(&o.dgxhost)->value_name("PATH"),
+      "the dgxhost the ranks run; default: this one")("submit", po::bool_switch(&o.submit),
+                                                      "also submit the script with sbatch");
+  return d;
+}
+
+}  // namespace
+
 std::string launch_help() {
-  return "Usage: dgxhost launch --nodes N [--gpus-per-node G] [--tasks-per-node T] [--partition P] [--time T]\n"
-         "                      [--account A] [--container IMAGE] [--container-mounts M] [--job-name NAME]\n"
-         "                      [--output-dir DIR] [--script FILE] [--dgxhost PATH] [--submit]\n"
-         "                      --plugin NAME [dgxhost arguments...]\n\n"
+  LaunchOptions scratch;
+  std::string n, g, t;
+  std::ostringstream out;
+  out << "Usage: dgxhost launch --nodes N [options] --plugin NAME [dgxhost arguments...]\n\n"
          "Writes an sbatch script that runs one dgxhost rank per GPU with `srun --mpi=pmix` and collects the\n"
          "results of all ranks into one JSON file in --output-dir; --submit also submits it with sbatch.\n"
-         "--gpus-per-node 0 runs CPU-only ranks (--tasks-per-node of them, default 1), e.g. for MPI collectives.\n"
-         "--container runs every rank in IMAGE (Slurm's pyxis/enroot plugin).\n";
+         "Arguments that are not launch options are passed to every rank.\n\n"
+      << launch_options(scratch, n, g, t);
+  return out.str();
 }
+
+namespace {
 
 Expected<int> parse_count(const std::string& option, const std::string& value, int minimum) {
   int n = 0;
@@ -91,63 +127,41 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
-Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
-  LaunchOptions o;
-  bool have_nodes = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> Expected<std::string> {
-      if (i + 1 >= argc) return usage(a + " needs a value");
-      return std::string(argv[++i]);
-    };
-    auto take = [&](std::string& field) -> std::optional<Failure> {
-      auto v = value();
-      if (!v) return v.error();
-      field = v.value();
-      return std::nullopt;
-    };
-    auto take_count = [&](int& field, int minimum) -> std::optional<Failure> {
-      auto v = value();
-      if (!v) return v.error();
-      auto n = parse_count(a, v.value(), minimum);
-      if (!n) return n.error();
-      field = n.value();
-      return std::nullopt;
-    };
-    std::optional<Failure> problem;
-    if (a == "--help" || a == "-h") return Failure{ExitCode::success, launch_help()};
-    if (a == "--nodes") {
-      problem = take_count(o.nodes, 1);
-      have_nodes = true;
-    } else if (a == "--gpus-per-node")
-      problem = take_count(o.gpus_per_node, 0);
-    else if (a == "--tasks-per-node")
-      problem = take_count(o.tasks_per_node, 1);
-    else if (a == "--partition")
-      problem = take(o.partition);
-    else if (a == "--time")
-      problem = take(o.time);
-    else if (a == "--account")
-      problem = take(o.account);
-    else if (a == "--container")
-      problem = take(o.container);
-    else if (a == "--container-mounts")
-      problem = take(o.container_mounts);
-    else if (a == "--job-name")
-      problem = take(o.job_name);
-    else if (a == "--output-dir")
-      problem = take(o.output_dir);
-    else if (a == "--script")
-      problem = take(o.script);
-    else if (a == "--dgxhost")
-      problem = take(o.dgxhost);
-    else if (a == "--submit")
-      o.submit = true;
-    else
-      o.dgxhost_args.emplace_back(a);  // everything else is for the ranks
-    if (problem) return *problem;
+namespace {
+
+// Program_options parses the launch options; every other argument, in order, is for the ranks. Abbreviated
+// option names are off: "--output" must not be read as --output-dir.
+Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* const* argv, LaunchOptions& o,
+                                                          std::string& nodes, std::string& gpus, std::string& tasks) {
+  const po::options_description description = launch_options(o, nodes, gpus, tasks);
+  try {
+    const auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(description).style(style).allow_unregistered().run();
+    po::variables_map vm;
+    po::store(parsed, vm);
+    po::notify(vm);
+    return po::collect_unrecognized(parsed.options, po::include_positional);
+  } catch (const po::invalid_command_line_syntax& e) {
+    if (e.kind() == po::invalid_syntax::missing_parameter) return usage(e.get_option_name() + " needs a value");
+    return usage(e.what());
+  } catch (const po::error& e) {
+    return usage(e.what());
   }
-  if (!have_nodes) return usage("--nodes N is required (dgxhost launch --help)");
+}
+
+// Defaults that depend on other options, and the combinations dgxhost cannot run.
+std::optional<Failure> complete(LaunchOptions& o, const std::string& nodes, const std::string& gpus,
+                                const std::string& tasks) {
+  if (nodes.empty()) return usage("--nodes N is required (dgxhost launch --help)");
+  for (const auto& [option, text, field, minimum] :
+       {std::tuple{"--nodes", &nodes, &o.nodes, 1}, std::tuple{"--gpus-per-node", &gpus, &o.gpus_per_node, 0},
+        std::tuple{"--tasks-per-node", &tasks, &o.tasks_per_node, 1}}) {
+    if (text->empty()) continue;
+    auto n = parse_count(option, *text, minimum);
+    if (!n) return n.error();
+    *field = n.value();
+  }
   const std::string plugin = plugin_name(o.dgxhost_args);
   if (plugin.empty()) return usage("--plugin NAME is required: what should the ranks run?");
   if (o.tasks_per_node < 0) o.tasks_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : 1;
@@ -161,6 +175,19 @@ Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
   if (o.dgxhost.empty()) o.dgxhost = (executable_directory() / "dgxhost").string();
   o.output_dir = std::filesystem::absolute(o.output_dir).lexically_normal().string();
   if (o.script.empty()) o.script = o.output_dir + "/" + o.job_name + ".sbatch";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
+  LaunchOptions o;
+  std::string nodes, gpus, tasks;
+  auto rest = parse_launch_arguments(argc, argv, o, nodes, gpus, tasks);
+  if (!rest) return rest.error();
+  if (o.help) return o;
+  o.dgxhost_args = std::move(rest.value());
+  if (auto problem = complete(o, nodes, gpus, tasks)) return *problem;
   return o;
 }
 
@@ -218,14 +245,14 @@ std::string sbatch_script(const LaunchOptions& o) {
 int run_launch(int argc, const char* const* argv) {
   auto options = parse_launch(argc, argv);
   if (!options) {
-    if (options.error().code == ExitCode::success) {
-      std::cout << options.error().message;
-      return 0;
-    }
     std::cerr << "dgxhost: error: " << options.error().message << "\n";
     return to_int(options.error().code);
   }
   const LaunchOptions& o = options.value();
+  if (o.help) {
+    std::cout << launch_help();
+    return 0;
+  }
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) {

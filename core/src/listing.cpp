@@ -102,13 +102,13 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
     o.set("reason", r.reason);
     rejected.push_back(std::move(o));
   }
-  json::Array search;
+  std::vector<std::string> search;
   for (const SearchPath& s : plugin_paths) search.push_back(s.path.string());
   json::Object doc;
   doc.set("plugins", std::move(plugins));
   doc.set("presets", std::move(presets));
   doc.set("rejected", std::move(rejected));
-  doc.set("plugin_search_path", std::move(search));
+  doc.set("plugin_search_path", json::Array(search.begin(), search.end()));
   return doc;
 }
 
@@ -128,6 +128,8 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
     const ParamSpec& s = *e.spec;
     std::string help = s.help;
     if (!s.unit.empty()) help += " [" + s.unit + "]";
+    const bool sizes = s.unit == "B" && (s.type == ParamType::integer || s.type == ParamType::int_list);
+    if (sizes) help += " (64K, 1M, 2G, 1T accepted)";
     if (!s.choices.empty()) help += " (" + text::join(s.choices, "|") + ")";
     if (s.required) help += " (required)";
     t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",

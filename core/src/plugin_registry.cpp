@@ -166,7 +166,7 @@ Expected<Target> PluginRegistry::resolve(std::string_view name) const {
     if (r.file.filename() == file_name)
       return not_available("plugin '" + std::string(name) + "' was found but rejected: " + r.line());
   std::string message = "no plugin, workload or preset named '" + std::string(name) + "'";
-  if (const auto suggestion = text::did_you_mean(text::close_matches(name, all_names())); !suggestion.empty())
+  if (const auto suggestion = text::did_you_mean(text::close_matches(name, all_names(), 5)); !suggestion.empty())
     message += "; " + suggestion;
   message += " (dgxhost --list shows what is available";
   if (!rejections_.empty()) message += "; " + std::to_string(rejections_.size()) + " plugin file(s) were rejected";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <map>
 
 #include "dgx/core/config.hpp"
@@ -338,6 +340,18 @@ std::string render(const Report& report, Format format) {
   case Format::table: break;
   }
   return render_table(report);
+}
+
+std::optional<std::string> write_report(const Report& report, Format format, const std::string& path) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot open " + temporary + " for writing";
+    out << render(report, format);
+    if (!out.flush()) return "cannot write " + temporary;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) return "cannot rename " + temporary + " to " + path;
+  return std::nullopt;
 }
 
 }  // namespace dgx

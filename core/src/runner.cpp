@@ -1,23 +1,19 @@
 #include "dgx/core/runner.hpp"
 
-#include <chrono>
-#include <cmath>
-
 #include "dgx/core/cancellation.hpp"
+#include "dgx/core/iteration_check.hpp"
+#include "dgx/core/stopping_criterion.hpp"
 #include "dgx/core/text.hpp"
+#include "sampling.hpp"
 #include "strided.hpp"
 
 namespace dgx {
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 ParamSpec param(std::string key, ParamType type, json::Value value, std::string help, std::string unit = {}) {
   return {std::move(key), type, std::move(value), std::move(help), {}, std::move(unit), false, {}};
 }
-
-std::string percent(double fraction) { return text::format_number(fraction * 100.0, 3) + "%"; }
 
 const char* timing_description(dgx_timing timing) {
   switch (timing) {
@@ -33,31 +29,6 @@ const char* cache_description(std::int32_t state) {
   case 2: return "cold (flushed before each sample)";
   default: return "n/a";
   }
-}
-
-dgx_sample_stats to_c(const Stats& s) {
-  return {sizeof(dgx_sample_stats), s.samples, s.median, s.mean, s.min, s.max, s.stdev, s.cv};
-}
-
-// One call of run(); returns seconds per iteration (the slowest rank's), or the failure.
-Expected<double> take_sample(WorkloadInstance& instance, HostComm& comm, const dgx_sample_request& request,
-                             dgx_sample_result& result) {
-  if (comm.ranks().world_size > 1) comm.barrier();
-  result = {sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1.0, 0};
-  const double start = now();
-  if (auto failure = instance.run(request, result)) return *failure;
-  const double host_seconds = now() - start;
-  double seconds = host_seconds;
-  if (result.timing != DGX_TIMING_HOST_WALL) {
-    if (!(result.seconds > 0) || !std::isfinite(result.seconds))
-      return Failure{ExitCode::run_failed, instance.workload().plugin->name + ":" + instance.workload().name +
-                                               ": run() reported its own timing but no positive time (seconds = " +
-                                               text::format_number(result.seconds) + ")"};
-    seconds = result.seconds;
-  }
-  double per_iteration = seconds / request.iterations;
-  if (comm.ranks().world_size > 1) comm.all_reduce(&per_iteration, 1, DGX_REDUCE_MAX);
-  return per_iteration;
 }
 
 }  // namespace
@@ -113,122 +84,177 @@ Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
   return s;
 }
 
-StopDecision should_stop(const RunnerSettings& s, const Stats& stats, double measured_time, double wall_time,
-                         bool cancelled) {
-  const double noise = stats.median_noise();
-  const bool enough_samples = stats.samples >= s.min_samples;
-  const bool enough_time = measured_time >= s.min_time;
-  const bool quiet = s.noise <= 0 || noise <= s.noise;
-  std::vector<std::string> unmet;
-  if (!enough_samples)
-    unmet.push_back("min_samples (" + std::to_string(stats.samples) + " of " + std::to_string(s.min_samples) + ")");
-  if (!enough_time)
-    unmet.push_back("min_time (" + text::format_number(measured_time, 3) + " of " + text::format_number(s.min_time, 3) +
-                    " s)");
-  if (!quiet) unmet.push_back("noise (" + percent(noise) + " > " + percent(s.noise) + ")");
-
-  if (unmet.empty()) {
-    std::string reason = "criteria met: " + std::to_string(stats.samples) + " samples, " +
-                         text::format_number(measured_time, 3) + " s measured";
-    if (s.noise > 0) reason += ", noise " + percent(noise) + " <= " + percent(s.noise);
-    return {true, true, reason};
-  }
-  const std::string missing = "; unmet: " + text::join(unmet, ", ");
-  if (cancelled) return {true, false, "cancelled by the user" + missing};
-  if (stats.samples >= s.max_samples)
-    return {true, false, "max_samples " + std::to_string(s.max_samples) + " reached" + missing};
-  if (wall_time >= s.max_time)
-    return {true, false, "max_time " + text::format_number(s.max_time, 3) + " s reached" + missing};
-  return {false, false, {}};
+json::Object workload_config(const ResolvedConfig& config) {
+  json::Object out;
+  for (const auto& [key, value] : config.to_json())
+    if (!text::starts_with(key, "runner.")) out.set(key, value);
+  return out;
 }
+
+namespace {
+
+// add_metric and add_field of the plugin extend `row` while this scope lives, and nothing after it, however the
+// scope is left: HostServices outlives every case, so it must never keep a pointer to a finished row.
+class CurrentRowScope {
+public:
+  CurrentRowScope(HostServices& services, ResultRow& row) : services_(services) { services_.set_current_row(&row); }
+  CurrentRowScope(const CurrentRowScope&) = delete;
+  CurrentRowScope& operator=(const CurrentRowScope&) = delete;
+  ~CurrentRowScope() { services_.set_current_row(nullptr); }
+
+private:
+  HostServices& services_;
+};
+
+// What one case of measure mode works with.
+struct CaseRun {
+  WorkloadInstance& instance;
+  const RunnerSettings& settings;
+  HostComm& comm;
+  const Logger& logger;
+  std::uint32_t index;
+  std::uint32_t count;
+  bool check_iterations;  // whether run() honours request.iterations is a property of its code: asked once
+};
+
+// The measured row of a case before it has numbers: the workload's configuration plus the case's own entries.
+ResultRow case_row(const WorkloadInfo& workload, const dgx_case_desc& desc, const json::Object& row_config) {
+  ResultRow row;
+  row.workload = workload.name;
+  row.plugin = workload.plugin->name;
+  row.mode = ResultMode::measured;
+  row.table = workload.name;
+  row.label = desc.label != nullptr ? desc.label : "";
+  row.config = row_config;
+  for (std::uint32_t i = 0; i < desc.config_count; ++i) {
+    const dgx_config_entry& e = detail::strided_element(desc.config, i);
+    auto value = parse_toml_value(e.value != nullptr ? e.value : "");
+    row.config.set(e.key != nullptr ? e.key : "?", value ? value.value() : json::Value(e.value));
+  }
+  return row;
+}
+
+dgx_sample_request first_request(const CaseRun& run, bool warmup) {
+  return {sizeof(dgx_sample_request), run.index, 0, run.settings.batch, warmup ? 1 : 0, run.settings.cold ? 1 : 0};
+}
+
+// Refuses a workload whose run() ignores request.iterations (iteration_check.hpp). Its samples are warm-up
+// samples, numbered from `index` on.
+CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
+  dgx_sample_request request = first_request(run, true);
+  dgx_sample_result result{};
+  const IterationCheck::Timer time = [&](std::uint32_t iterations) -> Expected<double> {
+    request.iterations = iterations;
+    request.sample_index = index++;
+    auto per_iteration = detail::take_sample(run.instance, run.comm, request, result);
+    if (!per_iteration) return per_iteration.error();
+    return per_iteration.value() * iterations;
+  };
+  auto ignored = IterationCheck::run(run.settings.batch, time);
+  if (!ignored) return ignored.error();
+  if (!ignored.value()) return std::nullopt;
+  const WorkloadInfo& w = run.instance.workload();
+  const std::string batch = std::to_string(run.settings.batch);
+  return Failure{ExitCode::run_failed,
+                 w.plugin->name + ":" + w.name + ": run() ignores request.iterations: " + ignored.value()->evidence() +
+                     "; with runner.batch=" + batch + " its times per iteration would be about " + batch +
+                     " times too small. Fix run() to execute request.iterations iterations back to back, or measure " +
+                     "with runner.batch=1"};
+}
+
+// Untimed warm-up: the iteration check when samples batch several iterations (first case only), then at least
+// `warmup` samples and `warmup_time` seconds, cut short by max_time or cancellation.
+CallResult warm_up(const CaseRun& run) {
+  std::uint64_t index = 0;
+  if (run.check_iterations && run.settings.batch > 1)
+    if (auto failure = check_iterations(run, index)) return failure;
+  dgx_sample_request request = first_request(run, true);
+  dgx_sample_result result{};
+  const double start = detail::now();
+  for (std::uint64_t i = 0; i < run.settings.warmup || detail::now() - start < run.settings.warmup_time; ++i) {
+    if (cancel_requested() || detail::now() - start > run.settings.max_time) break;
+    request.sample_index = index++;
+    auto sample = detail::take_sample(run.instance, run.comm, request, result);
+    if (!sample) return sample.error();
+  }
+  return std::nullopt;
+}
+
+// The timed phase: samples until the stopping criterion says so. `result` keeps the last sample's report.
+CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_result& result) {
+  dgx_sample_request request = first_request(run, false);
+  const double start = detail::now();
+  bool stop = false;
+  while (!stop) {
+    request.sample_index = criterion.samples().size();
+    auto sample = detail::take_sample(run.instance, run.comm, request, result);
+    if (!sample) return sample.error();
+    stop = criterion.add(sample.value(), detail::now() - start, cancel_requested());
+    run.logger.progress(run.instance.workload().name,
+                        std::min(1.0, criterion.measured_time() / std::max(run.settings.min_time, 1e-9)),
+                        "case " + std::to_string(run.index + 1) + "/" + std::to_string(run.count));
+  }
+  run.logger.end_progress();
+  return std::nullopt;
+}
+
+// The host's timing metrics and provenance fields (docs/results-schema.md, "Measured timing metrics").
+void add_timing(ResultRow& row, const CaseRun& run, const StoppingCriterion& criterion, const dgx_sample_result& result,
+                bool in_json_only) {
+  const Stats& stats = criterion.stats();
+  for (const auto& [name, value] : {std::pair{"time.median", stats.median},
+                                    {"time.mean", stats.mean},
+                                    {"time.min", stats.min},
+                                    {"time.max", stats.max},
+                                    {"time.stdev", stats.stdev}})
+    row.add_metric({name, value, "s", in_json_only, {}});
+  row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only, {}});
+  row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only, {}});
+  row.add_field({"timing", timing_description(result.timing), true});
+  row.add_field({"cache", cache_description(result.cache_state), true});
+  row.add_field({"iterations_per_sample", std::to_string(run.settings.batch), true});
+  row.add_field({"warmup", std::to_string(run.settings.warmup) + " samples", true});
+  row.add_field({"stop", criterion.decision().reason, true});
+  const int world = run.comm.ranks().world_size;
+  if (world > 1) row.add_field({"ranks", std::to_string(world) + " (barrier per sample; slowest rank's time)", true});
+  row.sample_times = criterion.samples();
+}
+
+// One case: begin_case, warm-up, timed samples, the row, end_case. The row is kept even when end_case fails
+// (a correctness check): the numbers were measured.
+CallResult measure_case(const CaseRun& run, HostServices& services, const json::Object& row_config, Report& report) {
+  dgx_case_desc desc{};
+  if (auto failure = run.instance.begin_case(run.index, desc)) return failure;
+  ResultRow row = case_row(run.instance.workload(), desc, row_config);
+  CallResult end;
+  {
+    const CurrentRowScope current(services, row);
+    if (auto failure = warm_up(run)) return failure;
+    StoppingCriterion criterion(run.settings);
+    dgx_sample_result result{};
+    if (auto failure = sample(run, criterion, result)) return failure;
+    if (!criterion.decision().criteria_met)
+      run.logger.warn(row.workload + (row.label.empty() ? "" : " (" + row.label + ")") + ": " +
+                      criterion.decision().reason);
+    add_timing(row, run, criterion, result, (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0);
+    const Stats& s = criterion.stats();
+    const dgx_sample_stats stats{sizeof(dgx_sample_stats), s.samples, s.median, s.mean, s.min, s.max, s.stdev, s.cv};
+    end = run.instance.end_case(run.index, stats);
+  }
+  report.rows.push_back(std::move(row));
+  return end;
+}
+
+}  // namespace
 
 CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
                    const json::Object& row_config, Report& report) {
-  const WorkloadInfo& workload = instance.workload();
-  const Logger& logger = services.logger();
   if (auto failure = instance.setup()) return failure;
   auto cases = instance.case_count();
   if (!cases) return cases.error();
-
   for (std::uint32_t c = 0; c < cases.value(); ++c) {
-    dgx_case_desc desc{};
-    if (auto failure = instance.begin_case(c, desc)) return failure;
-    ResultRow row;
-    row.workload = workload.name;
-    row.plugin = workload.plugin->name;
-    row.mode = ResultMode::measured;
-    row.table = workload.name;
-    row.label = desc.label != nullptr ? desc.label : "";
-    row.config = row_config;
-    for (std::uint32_t i = 0; i < desc.config_count; ++i) {
-      const dgx_config_entry& e = detail::strided_element(desc.config, i);
-      auto value = parse_toml_value(e.value != nullptr ? e.value : "");
-      row.config.set(e.key != nullptr ? e.key : "?", value ? value.value() : json::Value(e.value));
-    }
-    services.set_current_row(&row);
-
-    dgx_sample_request request{sizeof(dgx_sample_request), c, 0, settings.batch, 1, settings.cold ? 1 : 0};
-    dgx_sample_result result{};
-    const double warmup_start = now();
-    for (std::uint64_t i = 0; i < settings.warmup || now() - warmup_start < settings.warmup_time; ++i) {
-      if (cancel_requested() || now() - warmup_start > settings.max_time) break;
-      request.sample_index = i;
-      auto sample = take_sample(instance, comm, request, result);
-      if (!sample) return sample.error();
-    }
-
-    request.warmup = 0;
-    std::vector<double> samples;
-    Stats stats;
-    StopDecision decision;
-    double measured = 0;
-    std::size_t next_check = 1;
-    const double start = now();
-    while (!decision.stop) {
-      request.sample_index = samples.size();
-      auto sample = take_sample(instance, comm, request, result);
-      if (!sample) return sample.error();
-      samples.push_back(sample.value());
-      measured += sample.value() * settings.batch;
-      // Statistics cost O(n log n): evaluate the criteria at geometrically spaced sample counts, and at once
-      // when a hard limit is reached.
-      const double wall = now() - start;
-      const bool limit = wall >= settings.max_time || samples.size() >= settings.max_samples || cancel_requested();
-      if (samples.size() < next_check && !limit) continue;
-      next_check = std::max(samples.size() + 1, samples.size() * 21 / 20);
-      stats = compute_stats(samples);
-      decision = should_stop(settings, stats, measured, wall, cancel_requested());
-      logger.progress(workload.name, std::min(1.0, measured / std::max(settings.min_time, 1e-9)),
-                      "case " + std::to_string(c + 1) + "/" + std::to_string(cases.value()));
-    }
-    logger.end_progress();
-    if (!decision.criteria_met)
-      logger.warn(workload.name + (row.label.empty() ? "" : " (" + row.label + ")") + ": " + decision.reason);
-
-    const bool in_json_only = (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0;
-    for (const auto& [name, value] : {std::pair{"time.median", stats.median},
-                                      {"time.mean", stats.mean},
-                                      {"time.min", stats.min},
-                                      {"time.max", stats.max},
-                                      {"time.stdev", stats.stdev}})
-      row.add_metric({name, value, "s", in_json_only, {}});
-    row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only, {}});
-    row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only, {}});
-    row.add_field({"timing", timing_description(result.timing), true});
-    row.add_field({"cache", cache_description(result.cache_state), true});
-    row.add_field({"iterations_per_sample", std::to_string(settings.batch), true});
-    row.add_field({"warmup", std::to_string(settings.warmup) + " samples", true});
-    row.add_field({"stop", decision.reason, true});
-    if (comm.ranks().world_size > 1)
-      row.add_field(
-          {"ranks", std::to_string(comm.ranks().world_size) + " (barrier per sample; slowest rank's time)", true});
-    row.sample_times = samples;
-
-    const dgx_sample_stats c_stats = to_c(stats);
-    CallResult end = instance.end_case(c, c_stats);
-    services.set_current_row(nullptr);
-    report.rows.push_back(std::move(row));  // kept even when the check failed: the numbers were measured
-    if (end) return end;
+    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), c == 0};
+    if (auto failure = measure_case(run, services, row_config, report)) return failure;
     if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
   }
   return instance.finalize();

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <dgx/sdk/error.hpp>
+
 namespace dgx {
 
 ExitCode exit_code_for(dgx_status status) {
@@ -24,7 +26,7 @@ Failure make_failure(const WorkloadInfo& w, const char* function, dgx_status sta
   std::string text = who(w) + ": " + function + " failed";
   if (status == DGX_ERR_INVALID_ARGUMENT) text = who(w) + ": invalid configuration";
   text += std::string(": ") +
-          (message != nullptr && *message != '\0' ? message : "no message (" + status_name(status) + ")");
+          (message != nullptr && *message != '\0' ? message : "no message (" + sdk::status_symbol(status) + ")");
   return {exit_code_for(status), std::move(text)};
 }
 

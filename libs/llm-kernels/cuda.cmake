@@ -36,6 +36,7 @@ add_library(dgx_llm_kernels STATIC
   src/cuda/layer.cpp
   src/cuda/layer_passes.cpp
   src/cuda/linear.cpp
+  src/cuda/lora.cpp
   src/cuda/loss.cu
   src/cuda/norm.cu
   src/cuda/rope.cu

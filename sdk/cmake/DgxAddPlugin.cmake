@@ -3,6 +3,9 @@
 #
 # Builds a dgx workload plugin: a MODULE library named libdgx-<name>.so, linked against the SDK (dgx::sdk),
 # exporting only the entry symbol. dgxhost discovers files named libdgx-*.so in its plugin directories.
+#
+# The build fails when the library does not define dgx_plugin_entry (DGX_PLUGIN(...) in C++, or the function in C)
+# or does not export it (DGX_EXPORT): a plugin dgxhost would reject is an error here, not in front of a user.
 function(dgx_add_plugin name)
   cmake_parse_arguments(ARG "NO_INSTALL" "OUTPUT_DIRECTORY;INSTALL_DESTINATION" "SOURCES;LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -17,8 +20,15 @@ function(dgx_add_plugin name)
     CXX_VISIBILITY_PRESET hidden
     CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  # A symbol missing at link time is an error here, not a load failure in front of a user.
-  target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  # A symbol missing at link time is an error here, not a load failure in front of a user; so is the entry symbol.
+  target_link_options(${name} PRIVATE "LINKER:--no-undefined" "LINKER:--require-defined=dgx_plugin_entry")
+  # Defined is not enough: hidden visibility would keep it from dlsym. Checked where binutils' nm is available.
+  if(CMAKE_NM)
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND "${CMAKE_COMMAND}" -DNM=${CMAKE_NM} -DFILE=$<TARGET_FILE:${name}>
+              -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/DgxCheckPluginEntry.cmake"
+      VERBATIM)
+  endif()
 
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")

@@ -21,7 +21,7 @@ TEST_CASE("options parse into CliOptions") {
   REQUIRE(o);
   CHECK(o->plugin == "spin");
   CHECK(o->sets == std::vector<std::string>{"spin.us=5", "spin.cases=2"});
-  CHECK(o->mode == "measure");
+  CHECK(o->mode == RequestedMode::measure);
   CHECK(o->format == "json");
   CHECK(o->output == "out.json");
   CHECK(o->plugin_dirs == std::vector<std::string>{"/x"});
@@ -34,7 +34,8 @@ TEST_CASE("defaults: auto mode and a table on stdout") {
   auto o = parse({"--list"});
   REQUIRE(o);
   CHECK(o->list);
-  CHECK(o->mode == "auto");
+  CHECK(o->mode == RequestedMode::automatic);
+  CHECK(to_string(o->mode) == "auto");
   CHECK(o->format == "table");
 }
 

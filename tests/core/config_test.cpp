@@ -93,6 +93,26 @@ TEST_CASE("values are coerced to the parameter's type where that is lossless") {
   CHECK_FALSE(coerce(spec("b", ParamType::boolean), set("b=1")));
 }
 
+TEST_CASE("keys in bytes take size suffixes; other integers say how sizes work instead") {
+  ParamSpec bytes = spec("comm.max_bytes", ParamType::integer);
+  bytes.unit = "B";
+  CHECK(coerce(bytes, set("comm.max_bytes=64K")).value().as_int() == 65536);
+  CHECK(coerce(bytes, set("comm.max_bytes=2G")).value().as_int() == std::int64_t{2} << 30);
+  ParamSpec sizes = spec("sizes", ParamType::int_list);
+  sizes.unit = "B";
+  CHECK(coerce(sizes, set("sizes=1K,1M")).value()[1].as_int() == 1 << 20);
+  ParamSpec micros = spec("spin.us", ParamType::integer);
+  micros.unit = "us";
+  const auto refused = coerce(micros, set("spin.us=64K"));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message ==
+        "config key 'spin.us' expects an integer, got string \"64K\" (--set spin.us=64K); size suffixes (K, M, G, "
+        "T) are accepted only by keys in bytes (unit B), and spin.us is in us: write the number itself");
+  CHECK(coerce(spec("n", ParamType::integer), set("n=1M")).error().message.find("n is a plain number") !=
+        std::string::npos);
+  CHECK(coerce(spec("n", ParamType::integer), set("n=fast")).error().message.find("suffix") == std::string::npos);
+}
+
 TEST_CASE("type errors name the key, the expected type, the value and where it came from") {
   auto file = parse_toml_config("spin.us = \"fast\"\n", "config file", "run.toml").value();
   auto result = coerce(spec("spin.us", ParamType::integer), file.layer.entries[0]);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "dgx/core/context.hpp"
+#include "fixtures.hpp"
 
 using namespace dgx;
 
@@ -38,4 +39,32 @@ TEST_CASE("timestamps are ISO 8601 UTC") {
   CHECK(t.size() == 20);
   CHECK(t[10] == 'T');
   CHECK(t.back() == 'Z');
+}
+
+TEST_CASE("a run's context names what ran, where, how it was asked for and with which configuration") {
+  PluginRegistry registry;
+  registry.discover({{testing::spin_plugin(), "test", true}}, {});
+  REQUIRE(registry.plugins().size() == 1);
+  const auto target = registry.resolve("spin");
+  REQUIRE(target);
+  const ParamSpec us{"spin.us", ParamType::integer, json::Value(1000), "", {}, "us", false, {}};
+  const std::vector<ParamSpec> schema{us};
+  const ConfigLayer sets{"--set", {parse_set_argument("spin.us=5").value()}};
+  const ConfigResolution resolution = resolve_config(schema, {&sets});
+  LocalComm comm;
+  Logger logger;
+  const std::vector<std::string> argv{"dgxhost", "--plugin", "spin"};
+  const json::Object c = run_context({registry, nullptr, comm, logger},
+                                     {target.value(), resolution.config, "auto", DGX_MODE_MEASURE, argv});
+  CHECK(c.at("dgxhost")["abi"].as_string() == "1.0-1.0");
+  CHECK(c.at("ranks")["transport"].as_string() == "local");
+  CHECK_FALSE(c.contains("nodes"));  // one rank: nothing to gather
+  CHECK(c.at("plugin")["name"].as_string() == "spin");
+  CHECK(c.at("workload").as_string() == "spin");
+  CHECK(c.at("preset").is_null());
+  CHECK(c.at("requested_mode").as_string() == "auto");
+  CHECK(c.at("mode").as_string() == "measure");
+  CHECK(c.at("config")["spin.us"].as_int() == 5);
+  CHECK(c.at("config_overrides").as_array().size() == 1);
+  CHECK(c.at("argv").as_array().size() == 3);
 }

@@ -108,6 +108,23 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
   CHECK(r.find_field("source")->value == "model v1");
 }
 
+TEST_CASE("an emitted row carries the run's configuration after the keys it sets itself") {
+  Fixture f;
+  json::Object run_config;
+  run_config.set("model", "llama3.1-70b");
+  run_config.set("gpus", 8);
+  f.services.bind_report(&f.report, "wl", "pl", run_config);
+  const dgx_host_api& api = f.api();
+  const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64", 0}};
+  dgx_result_row row{sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, config, 1, nullptr, 0, nullptr, 0};
+  REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
+  const json::Object& c = f.report.rows.at(0).config;
+  REQUIRE(c.size() == 2);
+  CHECK(c.begin()->first == "gpus");  // the row's own key first, with its own value
+  CHECK(c.at("gpus").as_int() == 64);
+  CHECK(c.at("model").as_string() == "llama3.1-70b");
+}
+
 TEST_CASE("malformed rows are refused") {
   Fixture f;
   const dgx_host_api& api = f.api();
@@ -131,6 +148,29 @@ TEST_CASE("add_metric extends the current measured row only") {
   f.services.set_current_row(&row);
   CHECK(api.add_metric(api.ctx, &metric) == DGX_OK);
   CHECK(row.find_metric("tflops")->value == 700.0);
+}
+
+TEST_CASE("a metric in a unit dgxhost does not know is refused, and the refusal is kept for the run") {
+  Fixture f;
+  const dgx_host_api& api = f.api();
+  const dgx_metric parsecs[] = {{sizeof(dgx_metric), "distance", 12.0, "parsecs", 0, nullptr}};
+  dgx_result_row row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, nullptr, 0, parsecs, 1, nullptr, 0};
+  CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
+  CHECK(f.report.rows.empty());
+  ResultRow measured;
+  f.services.set_current_row(&measured);
+  const dgx_metric no_unit{sizeof(dgx_metric), "speed", 1.0, nullptr, 0, nullptr};
+  CHECK(api.add_metric(api.ctx, &no_unit) == DGX_ERR_INVALID_ARGUMENT);
+  const dgx_metric prefixed{sizeof(dgx_metric), "bw", 1.0, "GiB/s", 0, nullptr};
+  CHECK(api.add_metric(api.ctx, &prefixed) == DGX_OK);
+  f.services.set_current_row(nullptr);
+  const auto refusal = f.services.take_refusal();
+  REQUIRE(refusal);  // the first refusal, however the plugin handled the status
+  CHECK(refusal->code == ExitCode::run_failed);
+  CHECK(refusal->message.find("pl:wl: metric 'distance' has unit 'parsecs', which dgxhost does not accept") == 0);
+  CHECK(refusal->message.find("see docs/results-schema.md") != std::string::npos);
+  CHECK_FALSE(f.services.take_refusal());
 }
 
 TEST_CASE("notes, ranks and collectives of a world of one") {

@@ -70,3 +70,18 @@ TEST_CASE("shell quoting") {
   CHECK(shell_quote("it's") == "'it'\\''s'");
   CHECK(shell_quote("") == "''");
 }
+
+TEST_CASE("launch --help is a request, not a failure") {
+  auto o = parse({"--help"});
+  REQUIRE(o);
+  CHECK(o->help);
+  CHECK(launch_help().find("--gpus-per-node G") != std::string::npos);
+  CHECK(launch_help().find("Arguments that are not launch options are passed to every rank") != std::string::npos);
+}
+
+TEST_CASE("launch options take --key=value, and prefixes of launch options still pass through") {
+  auto o = parse({"--nodes=2", "--plugin=all_reduce", "--out", "x", "-b8"});
+  REQUIRE(o);
+  CHECK(o->nodes == 2);
+  CHECK(o->dgxhost_args == std::vector<std::string>{"--plugin=all_reduce", "--out", "x", "-b8"});
+}

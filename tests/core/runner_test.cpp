@@ -13,26 +13,31 @@ struct Harness {
   Logger logger;
   LocalComm comm;
   std::unique_ptr<LoadedPlugin> plugin;
+  const WorkloadInfo* workload = nullptr;
   std::vector<ParamSpec> schema;
   ConfigLayer sets{"--set", {}};
   ConfigResolution resolution;
   Report report;
   std::unique_ptr<HostServices> services;
 
-  Harness(const std::filesystem::path& file, const std::vector<std::string>& set_arguments) {
+  Harness(const std::filesystem::path& file, const std::vector<std::string>& set_arguments,
+          const std::string& workload_name = {}) {
     plugin = std::move(load_plugin(file, {}).value());
-    schema = plugin->workloads[0].params;
+    workload = &plugin->workloads[0];
+    if (!workload_name.empty()) workload = plugin->find_workload(workload_name);
+    REQUIRE(workload != nullptr);
+    schema = workload->params;
     for (ParamSpec& p : RunnerSettings::params()) schema.push_back(p);
     for (const std::string& a : set_arguments) sets.entries.push_back(parse_set_argument(a).value());
     resolution = resolve_config(schema, {&sets});
     REQUIRE(resolution.errors.empty());
     services = std::make_unique<HostServices>(logger, comm, std::vector<SearchPath>{}, plugin->name);
     services->bind_config(&resolution.config);
-    services->bind_report(&report, plugin->workloads[0].name, plugin->name);
+    services->bind_report(&report, workload->name, plugin->name);
   }
 
   CallResult measure() {
-    auto instance = WorkloadInstance::create(plugin->workloads[0], services->api());
+    auto instance = WorkloadInstance::create(*workload, services->api());
     REQUIRE(instance);
     return dgx::measure(instance.value(), RunnerSettings::from(resolution.config).value(), *services, comm,
                         resolution.config.to_json(), report);
@@ -42,47 +47,6 @@ struct Harness {
 double metric(const ResultRow& row, const char* name) { return row.find_metric(name)->value; }
 
 }  // namespace
-
-TEST_CASE("stopping: all criteria met") {
-  RunnerSettings s;
-  s.min_samples = 10;
-  s.min_time = 0.01;
-  s.noise = 0.01;
-  const Stats quiet = compute_stats(std::vector<double>(20, 0.001));
-  const StopDecision d = should_stop(s, quiet, 0.02, 0.03, false);
-  CHECK(d.stop);
-  CHECK(d.criteria_met);
-  CHECK(d.reason.find("criteria met: 20 samples") == 0);
-}
-
-TEST_CASE("stopping: keeps sampling until min_samples and min_time hold") {
-  RunnerSettings s;
-  s.min_samples = 10;
-  s.min_time = 0.5;
-  const Stats few = compute_stats(std::vector<double>(5, 0.001));
-  CHECK_FALSE(should_stop(s, few, 0.005, 0.01, false).stop);
-  const Stats enough = compute_stats(std::vector<double>(10, 0.001));
-  CHECK_FALSE(should_stop(s, enough, 0.01, 0.02, false).stop);  // min_time not reached
-}
-
-TEST_CASE("stopping: max_time and max_samples stop with the unmet criterion named") {
-  RunnerSettings s;
-  s.min_samples = 100;
-  s.max_time = 1.0;
-  s.max_samples = 50;
-  s.noise = 0.001;
-  const Stats noisy = compute_stats({1.0, 2.0, 3.0});
-  const StopDecision timeout = should_stop(s, noisy, 6.0, 1.5, false);
-  CHECK(timeout.stop);
-  CHECK_FALSE(timeout.criteria_met);
-  CHECK(timeout.reason.find("max_time 1.00 s reached; unmet: min_samples (3 of 100)") == 0);
-  CHECK(timeout.reason.find("noise (") != std::string::npos);
-  const StopDecision cancelled = should_stop(s, noisy, 6.0, 0.5, true);
-  CHECK(cancelled.reason.find("cancelled by the user") == 0);
-  const Stats many = compute_stats(std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0});
-  s.max_samples = 5;
-  CHECK(should_stop(s, many, 15, 0.1, false).reason.find("max_samples 5 reached") == 0);
-}
 
 TEST_CASE("runner settings are validated") {
   Harness h(testing::spin_plugin(), {"runner.min_samples=0", "runner.max_time=0"});
@@ -144,6 +108,17 @@ TEST_CASE("an exception in run fails the run, naming plugin, workload and functi
   CHECK(h.report.rows.empty());
 }
 
+TEST_CASE("after a failed case the services no longer point at its row") {
+  Harness h(testing::fixture("good/libdgx-thrower.so"), {"thrower.where=run"});
+  REQUIRE(h.measure().has_value());
+  // HostServices outlives the case: a late add_metric must be refused, not written into a dead stack row.
+  const dgx_host_api* api = h.services->api();
+  const dgx_metric metric{sizeof(dgx_metric), "late", 1.0, "s", 0, nullptr};
+  CHECK(api->add_metric(api->ctx, &metric) == DGX_ERR_UNSUPPORTED);
+  const dgx_field field{sizeof(dgx_field), "late", "x", 0};
+  CHECK(api->add_field(api->ctx, &field) == DGX_ERR_UNSUPPORTED);
+}
+
 TEST_CASE("a failed correctness check keeps the measured row and has its own exit code") {
   Harness h(testing::fixture("good/libdgx-thrower.so"), {"thrower.where=check", "runner.min_time=0"});
   const CallResult result = h.measure();
@@ -151,4 +126,23 @@ TEST_CASE("a failed correctness check keeps the measured row and has its own exi
   CHECK(result->code == ExitCode::check_failed);
   CHECK(result->message.find("result mismatch at element 7") != std::string::npos);
   CHECK(h.report.rows.size() == 1);
+}
+
+TEST_CASE("a workload whose run() ignores request.iterations fails at warm-up, named") {
+  Harness h(testing::fixture("misreporting/libdgx-misreport.so"), {"runner.batch=10"}, "ignores-iterations");
+  const CallResult result = h.measure();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::run_failed);
+  CHECK(result->message.find("misreport:ignores-iterations: run() ignores request.iterations: a sample of ") == 0);
+  CHECK(result->message.find("with runner.batch=10 its times per iteration would be about 10 times too small") !=
+        std::string::npos);
+  CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("honest workloads pass the iteration check, including one whose call overhead dominates") {
+  Harness spin(testing::spin_plugin(), {"spin.us=200", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  CHECK_FALSE(spin.measure());
+  // spin.us=0 does no work per iteration: too short to judge, so the check passes instead of accusing it.
+  Harness idle(testing::spin_plugin(), {"spin.us=0", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  CHECK_FALSE(idle.measure());
 }

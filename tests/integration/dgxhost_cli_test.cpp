@@ -51,6 +51,16 @@ TEST_CASE("--describe shows parameters with types, defaults and help") {
   CHECK(r.out.find("runner.min_time") != std::string::npos);
 }
 
+TEST_CASE("--describe says which keys take size suffixes, and a suffix elsewhere says how sizes work") {
+  const ProcessResult sizes = dgxhost({"--plugin", "all_reduce", "--describe"});
+  CHECK(sizes.exit_code == 0);
+  CHECK(sizes.out.find("largest message size (nccl-tests -e) [B] (64K, 1M, 2G, 1T accepted)") != std::string::npos);
+  const ProcessResult elsewhere = dgxhost({"--plugin", "spin", "--set", "spin.us=2K"});
+  CHECK(elsewhere.exit_code == 2);
+  CHECK(elsewhere.err.find("size suffixes (K, M, G, T) are accepted only by keys in bytes (unit B)") !=
+        std::string::npos);
+}
+
 TEST_CASE("an unknown plugin name lists close matches and exits 3") {
   const ProcessResult r = dgxhost({"--plugin", "spni"});
   CHECK(r.exit_code == 3);

@@ -25,7 +25,7 @@ ProcessResult mpirun(int ranks, const std::vector<std::string>& args) {
 
 TEST_CASE("mpirun -np 2 dgxhost --plugin all_reduce: one JSON document from rank 0, checked results") {
   const ProcessResult r = mpirun(2, {"--plugin", "all_reduce", "-e", "64K", "--format", "json"});
-  REQUIRE(r.exit_code == 0);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json::Value doc = json::parse(r.out);  // exactly one document: other ranks stay quiet
   CHECK(doc["context"]["ranks"]["world_size"].as_int() == 2);
   CHECK(doc["context"]["ranks"]["launcher"].as_string() == "openmpi");
@@ -45,7 +45,7 @@ TEST_CASE("mpirun -np 2 dgxhost --plugin all_reduce: one JSON document from rank
 
 TEST_CASE("every collective runs and checks over two ranks") {
   const ProcessResult r = mpirun(2, {"--plugin", "comm", "-e", "4K", "-d", "bf16", "--format", "json"});
-  REQUIRE(r.exit_code == 0);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json::Value doc = json::parse(r.out);
   for (const json::Value& row : doc["results"].as_array()) CHECK(row["info"]["check"].as_string() == "ok");
 }

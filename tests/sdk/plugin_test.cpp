@@ -33,7 +33,7 @@ public:
     result.cache = dgx::sdk::CacheState::cold;
   }
   void end_case(std::size_t, const dgx::sdk::Stats& stats) override {
-    host_.add_metric("rate", 1.0 / stats.median, "1/s");
+    host_.add_metric("rate", 1.0 / stats.median, "tokens/s");
   }
   void project(dgx::sdk::Mode mode) override {
     host_.emit(dgx::sdk::Row(dgx::sdk::ResultMode::projected)
@@ -69,6 +69,16 @@ struct Call {
 };
 
 }  // namespace
+
+TEST_CASE("sizes in bytes are integers in unit B, the unit that takes 64K, 1M, 2G") {
+  const dgx::sdk::Param size = dgx::sdk::Param::bytes("x.bytes", 1024, "a size");
+  CHECK(size.type == DGX_PARAM_INT);
+  CHECK(size.unit == "B");
+  CHECK(size.default_value == "1024");
+  const dgx::sdk::Param sizes = dgx::sdk::Param::byte_list("x.sizes", {8, 16}, "sizes");
+  CHECK(sizes.type == DGX_PARAM_INT_LIST);
+  CHECK(sizes.unit == "B");
+}
 
 TEST_CASE("a PluginSpec becomes a complete C descriptor") {
   dgx::sdk::detail::PluginAdapter adapter(make_spec());

@@ -10,7 +10,7 @@ constexpr std::string_view kExtension = ".toml";
 
 std::string prefix_of(std::string_view folder) { return std::string(folder) + "/"; }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> catalog_names(std::string_view folder) {
   const std::string prefix = prefix_of(folder);
@@ -40,4 +40,4 @@ Expected<EmbeddedFile> catalog_file(std::string_view folder, std::string_view no
   return Error{"unknown " + std::string(noun) + " '" + std::string(name) + "'; the catalog has: " + known};
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -33,4 +33,4 @@ auto load_catalog_entry(std::string_view folder, std::string_view noun, std::str
   return parsed;
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -10,14 +10,11 @@ double bus_factor(Collective collective, int ranks) {
   }
   const double n = ranks;
   switch (collective) {
-  case Collective::all_reduce:
-    return 2.0 * (n - 1) / n;
+  case Collective::all_reduce: return 2.0 * (n - 1) / n;
   case Collective::all_gather:
   case Collective::reduce_scatter:
-  case Collective::all_to_all:
-    return (n - 1) / n;
-  case Collective::send_recv:
-    return 1.0;
+  case Collective::all_to_all: return (n - 1) / n;
+  case Collective::send_recv: return 1.0;
   }
   return 1.0;
 }
@@ -27,14 +24,11 @@ int latency_steps(Collective collective, int ranks) {
     return 0;
   }
   switch (collective) {
-  case Collective::all_reduce:
-    return 2 * (ranks - 1);
+  case Collective::all_reduce: return 2 * (ranks - 1);
   case Collective::all_gather:
-  case Collective::reduce_scatter:
-    return ranks - 1;
+  case Collective::reduce_scatter: return ranks - 1;
   case Collective::all_to_all:
-  case Collective::send_recv:
-    return 1;
+  case Collective::send_recv: return 1;
   }
   return 1;
 }
@@ -53,8 +47,7 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
     return collective == Collective::send_recv ? nvlink_p2p : nvlink_ring;
   }
   switch (collective) {
-  case Collective::send_recv:
-    return nic;
+  case Collective::send_recv: return nic;
   case Collective::all_to_all: {
     // Off-domain peers over the GPU's own NIC, on-domain peers over NVLink, at the same time.
     const double n = placement.ranks;
@@ -64,8 +57,7 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
   }
   case Collective::all_reduce:
   case Collective::all_gather:
-  case Collective::reduce_scatter:
-    return std::min(nvlink_ring, placement.ranks_per_domain * nic);
+  case Collective::reduce_scatter: return std::min(nvlink_ring, placement.ranks_per_domain * nic);
   }
   return nic;
 }
@@ -80,4 +72,4 @@ double collective_seconds(const SystemProfile& system, Collective collective, do
   return latency + bytes * bus_factor(collective, placement.ranks) / bus_bandwidth(system, collective, placement);
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -11,4 +11,4 @@ std::optional<std::string_view> embedded_config(std::string_view path) {
   return std::nullopt;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

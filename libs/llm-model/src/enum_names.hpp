@@ -17,4 +17,4 @@ template <class Enum, std::size_t N> std::optional<Enum> parse_by_name(std::stri
   return std::nullopt;
 }
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

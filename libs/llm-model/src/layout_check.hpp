@@ -25,6 +25,7 @@ enum class LayoutIssue : std::uint8_t {
   layers_not_splittable,
   vp_without_pp,
   vp_not_dividing_stage,
+  offload_exceeds_layers,
   gbs_not_divisible,
   microbatches_not_divisible_pp,
 };
@@ -41,4 +42,4 @@ enum class LayoutIssue : std::uint8_t {
 [[nodiscard]] std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemProfile& system, int gpus,
                                    const TrainConfig& train);
 
-} // namespace dgx::llm::detail
+}  // namespace dgx::llm::detail

@@ -62,7 +62,7 @@ struct RooflineTimer {
   }
 };
 
-} // namespace
+}  // namespace
 
 double RooflineProvider::seconds(const Op& op) const {
   return std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
@@ -79,4 +79,4 @@ std::string_view MeasuredOverrides::source(const Op& op) const {
   return measured_.contains(op.key()) ? "measured" : fallback_->source(op);
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -6,30 +6,21 @@ namespace dgx::llm {
 
 std::string_view to_string(Pass pass) {
   switch (pass) {
-  case Pass::forward:
-    return "forward";
-  case Pass::dgrad:
-    return "dgrad";
-  case Pass::wgrad:
-    return "wgrad";
-  case Pass::backward:
-    return "backward";
+  case Pass::forward: return "forward";
+  case Pass::dgrad: return "dgrad";
+  case Pass::wgrad: return "wgrad";
+  case Pass::backward: return "backward";
   }
   return "?";
 }
 
 std::string_view to_string(Collective collective) {
   switch (collective) {
-  case Collective::all_reduce:
-    return "all_reduce";
-  case Collective::all_gather:
-    return "all_gather";
-  case Collective::reduce_scatter:
-    return "reduce_scatter";
-  case Collective::all_to_all:
-    return "all_to_all";
-  case Collective::send_recv:
-    return "send_recv";
+  case Collective::all_reduce: return "all_reduce";
+  case Collective::all_gather: return "all_gather";
+  case Collective::reduce_scatter: return "reduce_scatter";
+  case Collective::all_to_all: return "all_to_all";
+  case Collective::send_recv: return "send_recv";
   }
   return "?";
 }
@@ -59,7 +50,7 @@ struct KeyWriter {
   }
 };
 
-} // namespace
+}  // namespace
 
 std::string Op::key() const {
   std::ostringstream out;
@@ -75,4 +66,4 @@ std::string Op::key() const {
   return out.str();
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

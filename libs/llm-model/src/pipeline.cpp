@@ -20,4 +20,4 @@ double inflight_microbatches(int pp, int vp, int microbatches, int stage) {
   return static_cast<double>(std::min(warmup_chunks + 1, microbatches * vp)) / vp;
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -106,7 +106,7 @@ void add_owned(const TomlTable& owned, const OwnedClusterModel& model, std::vect
   }
 }
 
-} // namespace
+}  // namespace
 
 double OwnedClusterModel::usd_per_gpu_hour(double acquisition_usd, double tdp_w) const {
   const double hardware = acquisition_usd * (1 + interconnect_fraction) * amortization_per_year / kHoursPerYear;
@@ -198,4 +198,4 @@ Expected<PriceChoice> PricingCatalog::default_price(std::string_view system) con
                " in the pricing catalog (no on-demand listing, no acquisition price); pass a price explicitly"};
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -5,6 +5,7 @@
 #include "dgx/llm/serve_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
+#include "baseline_rows.hpp"
 #include "toml_reader.hpp"
 
 #include <map>
@@ -42,25 +43,11 @@ ServeCalibrationRow read_row(const TomlTable& t) {
 }  // namespace
 
 Expected<std::vector<ServeCalibrationRow>> parse_serve_calibration(std::string_view toml_text, std::string_view file) {
-  auto rows = detail::read_toml(toml_text, file, [](const TomlTable& root) {
-    std::vector<ServeCalibrationRow> read;
-    for (const TomlTable& t : root.tables("row")) {
-      read.push_back(read_row(t));
-    }
-    return read;
-  });
-  if (rows && rows->empty()) {
-    return Error{std::string(file) + ": no [[row]] tables"};
-  }
-  return rows;
+  return detail::read_baseline_rows(toml_text, file, read_row);
 }
 
 Expected<std::vector<ServeCalibrationRow>> load_serve_calibration() {
-  const auto text = embedded_config(kFile);
-  if (!text) {
-    return Error{"configs/" + std::string(kFile) + " is not embedded"};
-  }
-  return parse_serve_calibration(*text, "configs/" + std::string(kFile));
+  return detail::parse_embedded(kFile, parse_serve_calibration);
 }
 
 std::vector<ServeCalibrationOutcome> run_serve_calibration(const std::vector<ServeCalibrationRow>& rows) {

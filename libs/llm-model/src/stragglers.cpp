@@ -44,7 +44,7 @@ double inverse_normal_cdf(double p) {
   return polynomial(kCentralNumerator, q * q) * q / polynomial(kCentralDenominator, q * q);
 }
 
-} // namespace
+}  // namespace
 
 double expected_max_standard_normal(int n) {
   if (n <= 1) {
@@ -55,4 +55,4 @@ double expected_max_standard_normal(int n) {
 
 double straggler_fraction(double cv, int gpus) { return cv * expected_max_standard_normal(gpus); }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -1,5 +1,7 @@
 #include "dgx/llm/system_profile.hpp"
 
+#include <cstddef>
+
 namespace dgx::llm {
 
 double SystemProfile::dense_peak_flops(Precision precision) const {
@@ -7,24 +9,19 @@ double SystemProfile::dense_peak_flops(Precision precision) const {
     return 0;
   }
   switch (peak_column(precision)) {
-  case PeakColumn::bf16:
-    return peak_bf16_tflops * 1e12;
-  case PeakColumn::fp8:
-    return peak_fp8_tflops * 1e12;
-  case PeakColumn::fp4:
-    return peak_fp4_tflops * 1e12;
+  case PeakColumn::bf16: return peak_bf16_tflops * 1e12;
+  case PeakColumn::fp8: return peak_fp8_tflops * 1e12;
+  case PeakColumn::fp4: return peak_fp4_tflops * 1e12;
   }
   return 0;
 }
 
 double SystemProfile::gemm_ceiling(Precision precision) const {
+  const double kernels = efficiency.gemm_software[static_cast<std::size_t>(precision)];
   switch (peak_column(precision)) {
-  case PeakColumn::bf16:
-    return efficiency.gemm_ceiling_bf16;
-  case PeakColumn::fp8:
-    return efficiency.gemm_ceiling_fp8;
-  case PeakColumn::fp4:
-    return efficiency.gemm_ceiling_fp4;
+  case PeakColumn::bf16: return efficiency.gemm_ceiling_bf16 * kernels;
+  case PeakColumn::fp8: return efficiency.gemm_ceiling_fp8 * kernels;
+  case PeakColumn::fp4: return efficiency.gemm_ceiling_fp4 * kernels;
   }
   return 0;
 }
@@ -33,4 +30,4 @@ bool SystemProfile::supports(Precision precision) const { return dense_peak_flop
 
 double SystemProfile::hbm_bytes() const { return hbm_gib * 1024.0 * 1024.0 * 1024.0; }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

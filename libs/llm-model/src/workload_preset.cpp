@@ -38,7 +38,9 @@ WorkloadPreset read_preset(const TomlTable& root) {
 
   const TomlTable train = t.table("train");
   p.train.precision = p.precisions.front();
-  p.train.tokens = train.number("tokens");
+  if (train.contains("tokens")) {  // pretraining presets; fine-tuning ones size their job with finetune.*
+    p.train.tokens = train.number("tokens");
+  }
   p.train.seq_len = train.positive_int("seq_len");
   p.train.mbs = train.positive_int("mbs");
   p.train.gbs = train.positive_int("gbs");
@@ -60,7 +62,7 @@ WorkloadPreset read_preset(const TomlTable& root) {
   return p;
 }
 
-} // namespace
+}  // namespace
 
 Expected<WorkloadPreset> parse_workload_preset(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_preset);
@@ -91,4 +93,4 @@ Expected<PresetHeader> find_preset_header(std::string_view name) {
   });
 }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -26,13 +26,11 @@ double median_of(std::vector<double> values) {
 
 std::vector<Param> comm_params(bool multi) {
   std::vector<Param> params{
-      Param::integer("comm.min_bytes", 8, "smallest message size (nccl-tests -b); 64K, 1M, 2G accepted", "B")
-          .with_alias("b"),
-      Param::integer("comm.max_bytes", 64 << 20, "largest message size (nccl-tests -e)", "B").with_alias("e"),
+      Param::bytes("comm.min_bytes", 8, "smallest message size (nccl-tests -b)").with_alias("b"),
+      Param::bytes("comm.max_bytes", 64 << 20, "largest message size (nccl-tests -e)").with_alias("e"),
       Param::integer("comm.step_factor", 2, "multiply the size by this from one case to the next (nccl-tests -f)")
           .with_alias("f"),
-      Param::integer("comm.step_bytes", 0, "add this to the size instead, when non-zero (nccl-tests -i)", "B")
-          .with_alias("i"),
+      Param::bytes("comm.step_bytes", 0, "add this to the size instead, when non-zero (nccl-tests -i)").with_alias("i"),
       Param::string("comm.dtype", "fp32", "element type (nccl-tests -d)", dtype_choices()).with_alias("d"),
       Param::string("comm.op", "sum", "reduction of all_reduce, reduce_scatter and reduce", "sum|prod|max|min|avg"),
       Param::integer("comm.root", 0, "root rank of broadcast and reduce (nccl-tests -r)").with_alias("r"),

@@ -4,10 +4,10 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_step.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "measured_ops.hpp"
 #include "notes.hpp"
 #include "project_mode.hpp"
@@ -18,7 +18,7 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::workload::fixed;
+using llm::plugin::fixed;
 
 constexpr int kProfileRepeats = 5;  // each op is the median of this many profiled iterations
 
@@ -109,9 +109,9 @@ void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
   host_.add_metric("layer.decode_time", stats.median, "s", 0, "decode iter");
   host_.add_metric("layer.chunk_time", timing.chunk_seconds, "s", 0, "chunk iter");
   host_.add_metric("layer.mbu", 100 * bytes / stats.median / system.hbm_bytes_per_s(), "%", 0, "layer MBU %");
-  host_.add_metric("layer.decode_batch", static_cast<double>(spec_.decode_batch), "requests", DGX_METRIC_HIDDEN);
-  host_.add_metric("layer.context", static_cast<double>(spec_.context), "tokens", DGX_METRIC_HIDDEN);
-  host_.add_metric("layer.chunk_tokens", static_cast<double>(spec_.prefill_tokens), "tokens", DGX_METRIC_HIDDEN);
+  host_.add_metric("layer.decode_batch", static_cast<double>(spec_.decode_batch), "count", DGX_METRIC_HIDDEN);
+  host_.add_metric("layer.context", static_cast<double>(spec_.context), "count", DGX_METRIC_HIDDEN);
+  host_.add_metric("layer.chunk_tokens", static_cast<double>(spec_.prefill_tokens), "count", DGX_METRIC_HIDDEN);
   host_.add_metric("layer.peak_memory", static_cast<double>(timing.peak_bytes), "B", DGX_METRIC_HIDDEN);
   host_.add_field("mbu_peak", mbu_peak_label(system), DGX_FIELD_HIDDEN);
 
@@ -142,9 +142,9 @@ void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
   host_.emit(row);
   add_projection_notes(host_, settings_, assumptions_, p);
   host_.note(NotePlacement::after, "Model vs measurement",
-             "The roofline projected TPOT " + latency(modelled_.tpot.median) + " and " +
+             "The roofline projected TPOT " + llm::plugin::duration(modelled_.tpot.median) + " and " +
                  fixed(modelled_.output_tokens_per_s, 0) + " output tokens/s; with the measured ops: TPOT " +
-                 latency(p.tpot.median) + ", " + fixed(p.output_tokens_per_s, 0) + " tokens/s.");
+                 llm::plugin::duration(p.tpot.median) + ", " + fixed(p.output_tokens_per_s, 0) + " tokens/s.");
   if (!decode.unmatched.empty() || !chunk.unmatched.empty()) {
     host_.debug(std::to_string(decode.unmatched.size() + chunk.unmatched.size()) +
                 " model ops kept their roofline estimate");

@@ -23,7 +23,4 @@ namespace dgx::plugins::llm_inference {
 /// "meets the SLOs (TTFT p99 143 ms <= 2.00 s, TPOT p99 58.2 ms > 50.0 ms: misses TPOT)".
 [[nodiscard]] std::string slo_text(const llm::ServeSlo& slo, const llm::ServeProjection& projection);
 
-/// "1.2 ms" / "2.50 s": a latency in the unit that suits it.
-[[nodiscard]] std::string latency(double seconds);
-
 }  // namespace dgx::plugins::llm_inference

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -12,23 +13,16 @@ namespace {
 
 using dgx::sdk::Param;
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) {
-    out += (out.empty() ? "" : ", ") + n;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<Param> inference_params() {
   namespace c = llm::serve_constants;
   return {
-      Param::string(key::model, "llama3.1-8b", "model to serve, from the model catalog: " + listed(llm::model_names())),
+      Param::string(key::model, "llama3.1-8b",
+                    "model to serve, from the model catalog: " + llm::plugin::join(llm::model_names())),
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        listed(llm::system_names())),
+                        llm::plugin::join(llm::system_names())),
       Param::integer(key::gpus, 8,
                      "GPUs of the fleet: replicas = gpus / (TP x PP); explore keeps replicas within it (metrics are "
                      "per replica; output_tokens_per_s_fleet multiplies)",

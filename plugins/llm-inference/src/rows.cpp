@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -12,7 +12,7 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::Row;
-using llm::workload::fixed;
+using llm::plugin::fixed;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
@@ -81,12 +81,12 @@ void add_throughput(Row& row, RowView view, const InferenceSettings& s, const ll
   row.metric("output_tokens_per_s", p.output_tokens_per_s, "tokens/s", explore ? kHiddenMetric : 0, "tok/s")
       .metric("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu, "tokens/s", 0, "tok/s/GPU")
       .metric("output_tokens_per_s_per_user", p.output_tokens_per_s_per_user, "tokens/s", 0, "tok/s/user")
-      .metric("requests_per_s", p.requests_per_s, "requests/s", kHiddenMetric)
+      .metric("requests_per_s", p.requests_per_s, "1", kHiddenMetric)
       .metric("mbu", 100 * p.mbu, "%", 0, "MBU %")
       .metric("mfu", 100 * p.mfu, "%", explore ? kHiddenMetric : 0, "MFU %")
-      .metric("kv_cache_tokens", p.capacity.kv_tokens, "tokens", kHiddenMetric)
-      .metric("max_concurrency", p.capacity.max_concurrency, "requests", kHiddenMetric)
-      .metric("in_flight", p.in_flight, "requests", kHiddenMetric)
+      .metric("kv_cache_tokens", p.capacity.kv_tokens, "count", kHiddenMetric)
+      .metric("max_concurrency", p.capacity.max_concurrency, "count", kHiddenMetric)
+      .metric("in_flight", p.in_flight, "count", kHiddenMetric)
       .metric("queue_wait", p.queue_wait, "s", kHiddenMetric)
       .metric("replicas", replicas, "count", kHiddenMetric)
       .metric("output_tokens_per_s_fleet", replicas * p.output_tokens_per_s, "tokens/s", kHiddenMetric);
@@ -105,8 +105,8 @@ void add_breakdowns(Row& row, const llm::ServeProjection& p) {
   for (const auto& [name, value] : seconds) {
     row.metric(name, value, "s", kHiddenMetric);
   }
-  row.metric("decode_batch", p.decode_batch, "requests", kHiddenMetric)
-      .metric("prefill_tokens_per_iteration", p.prefill_tokens_per_iter, "tokens", kHiddenMetric);
+  row.metric("decode_batch", p.decode_batch, "count", kHiddenMetric)
+      .metric("prefill_tokens_per_iteration", p.prefill_tokens_per_iter, "count", kHiddenMetric);
   const std::pair<const char*, double> bytes[] = {
       {"memory.weights", m.weights},   {"memory.activations", m.activations},
       {"memory.reserve", m.reserve},   {"memory.kv_cache", m.kv_cache},

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/plugin/catalog_lookup.hpp"
+#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/plugin/training_settings.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -12,22 +14,9 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::workload::fixed;
-
-int bounded(const char* key, std::int64_t value, std::int64_t min) {
-  if (value < min) {
-    throw InvalidArgument(std::string(key) + " must be at least " + std::to_string(min) + ", got " +
-                          std::to_string(value));
-  }
-  if (value > std::numeric_limits<int>::max()) {
-    throw InvalidArgument(std::string(key) + " " + std::to_string(value) + " is too large");
-  }
-  return static_cast<int>(value);
-}
-
-int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
-  return bounded(key, host.get_int(key), min);
-}
+using llm::plugin::bounded_int;
+using llm::plugin::fixed;
+using llm::plugin::read_int;
 
 double read_non_negative(const dgx::sdk::Host& host, const char* key, const char* what) {
   const double value = host.get_float(key);
@@ -95,16 +84,12 @@ void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
 
 void read_cost(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.provider = host.get_string(key::provider);
-  s.usd_per_gpu_hour = host.find_float(key::usd_per_gpu_hour);
-  if (s.usd_per_gpu_hour && !(*s.usd_per_gpu_hour > 0)) {
-    throw InvalidArgument(std::string(key::usd_per_gpu_hour) + " must be a positive price, got " +
-                          fixed(*s.usd_per_gpu_hour, 2));
-  }
+  s.usd_per_gpu_hour = llm::plugin::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
 }
 
 void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
   for (const std::int64_t c : host.get_int_list(key::explore_concurrency)) {
-    s.explore_concurrency.push_back(bounded(key::explore_concurrency, c, 1));
+    s.explore_concurrency.push_back(bounded_int(key::explore_concurrency, c, 1));
   }
   const std::string rows = host.get_string(key::explore_rows);
   if (rows != "front" && rows != "all") {

@@ -1,16 +1,15 @@
-// Number formatting for notes and labels: shared with the other LLM workload plugins in libs/llm-model
-// (dgx/llm/workload/format.hpp); the names are the plugin's own through these declarations.
+// Number formatting for the notes and labels: shared by the LLM plugins (libs/llm-model/plugin, format.hpp);
+// these are llm-pretrain's names for it.
 #pragma once
 
-#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/plugin/format.hpp"
 
 namespace dgx::plugins::llm_pretrain {
-
-using llm::workload::duration;
-using llm::workload::fixed;
-using llm::workload::gib;
-using llm::workload::grouped;
-using llm::workload::si_count;
-using llm::workload::usd;
-
+using llm::plugin::duration;
+using llm::plugin::fixed;
+using llm::plugin::gib;
+using llm::plugin::grouped;
+using llm::plugin::join;
+using llm::plugin::si_count;
+using llm::plugin::usd;
 }  // namespace dgx::plugins::llm_pretrain

@@ -4,6 +4,10 @@
 //   Host       (host.hpp)      configuration, logging, results, ranks, cancellation
 //   PluginSpec (plugin.hpp)    metadata + workloads, exported with DGX_PLUGIN(factory)
 //   Communicator (comm.hpp)    collectives on the host's communicator (the comm plugin implements it on NCCL)
+//   units (units.hpp)          the metric units the host accepts (docs/results-schema.md, Units)
+//   text (text.hpp)            suggestions, join, number formatting: the host's own toolkit
+//
+// Not included here: <dgx/sdk/testing/fake_host.hpp>, the test harness for a plugin's unit tests.
 #pragma once
 
 #include <dgx/plugin.h>
@@ -11,5 +15,7 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/plugin.hpp>
+#include <dgx/sdk/text.hpp>
 #include <dgx/sdk/toml_literal.hpp>
+#include <dgx/sdk/units.hpp>
 #include <dgx/sdk/workload.hpp>

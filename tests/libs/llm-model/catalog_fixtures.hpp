@@ -1,6 +1,7 @@
 // Shared by the llm-model tests: catalog entries that must exist (a missing one fails the test that asks).
 #pragma once
 
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
@@ -23,6 +24,13 @@ inline SystemProfile catalog_system(std::string_view name) {
   return found.value();
 }
 
+/// A catalog system as the newest framework release runs it (what projections use by default).
+inline SystemProfile released_system(std::string_view name) {
+  auto framework = find_framework(default_framework());
+  REQUIRE_MESSAGE(framework.has_value(), (framework ? "" : framework.error().message));
+  return apply_framework(catalog_system(name), *framework);
+}
+
 /// A BF16 training configuration with the given layout.
 inline TrainConfig train(Layout layout, int mbs, int gbs, int seq_len, Precision precision = Precision::bf16) {
   TrainConfig t;
@@ -34,4 +42,4 @@ inline TrainConfig train(Layout layout, int mbs, int gbs, int seq_len, Precision
   return t;
 }
 
-} // namespace dgx::llm::testing
+}  // namespace dgx::llm::testing

@@ -22,7 +22,7 @@ TEST_CASE("405B with 16 KV groups gives the 2.17e16 of the published table that 
 TEST_CASE("the causal convention halves only the attention-core term") {
   const ModelConfig m = catalog_model("llama3.1-8b");
   const double s = 8192;
-  const double attention_core_full = s * 12.0 * m.layers * static_cast<double>(m.hidden) * s; // 12·L·h²·s/h · s
+  const double attention_core_full = s * 12.0 * m.layers * static_cast<double>(m.hidden) * s;  // 12·L·h²·s/h · s
   const double full = model_flops_per_sequence(m, 8192, AttentionFlops::full);
   const double causal = model_flops_per_sequence(m, 8192, AttentionFlops::causal);
   CHECK(full - causal == doctest::Approx(attention_core_full / 2));
@@ -49,7 +49,7 @@ TEST_CASE("mixture-of-experts FLOPs count the top-k experts a token uses") {
   ModelConfig dense = moe;
   dense.experts = 1;
   dense.top_k = 1;
-  dense.ffn = moe.ffn * moe.top_k; // two experts of ffn = one MLP of 2·ffn
+  dense.ffn = moe.ffn * moe.top_k;  // two experts of ffn = one MLP of 2·ffn
   CHECK(model_flops_per_sequence(moe, 4096) == doctest::Approx(model_flops_per_sequence(dense, 4096)));
 }
 
@@ -62,4 +62,37 @@ TEST_CASE("parameter counts of known models match their model cards") {
   const ParameterCount mixtral = count_parameters(catalog_model("mixtral-8x7b"));
   CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005));
   CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.005));
+}
+
+TEST_CASE("parameter counts of the newer MoE models match their model cards") {
+  const ParameterCount ds = count_parameters(catalog_model("deepseek-v3"));
+  CHECK(ds.total == doctest::Approx(671e9).epsilon(0.005));  // 671B, 37B active; the MTP module apart
+  CHECK(ds.active == doctest::Approx(37.5e9).epsilon(0.01));
+  CHECK(ds.mtp > 10e9);
+  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).total == doctest::Approx(30.5e9).epsilon(0.005));
+  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).active == doctest::Approx(3.3e9).epsilon(0.02));
+  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).total == doctest::Approx(235e9).epsilon(0.005));
+  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).active == doctest::Approx(22e9).epsilon(0.02));
+  // gpt-oss: 116.8B; its card's 5.1B active leaves the input embedding (0.58B) out.
+  const ParameterCount oss = count_parameters(catalog_model("gpt-oss-120b"));
+  CHECK(oss.total == doctest::Approx(116.8e9).epsilon(0.005));
+  CHECK(oss.active - oss.embedding == doctest::Approx(5.13e9).epsilon(0.01));
+}
+
+TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers; MTP adds its layer and head") {
+  ModelConfig ds = catalog_model("deepseek-v3");
+  const double with_mtp = model_flops_per_sequence(ds, 4096);
+  ds.mtp_layers = 0;
+  const double without = model_flops_per_sequence(ds, 4096);
+  CHECK(with_mtp > without);
+  ModelConfig all_moe = ds;
+  all_moe.dense_layers = 0;
+  // DeepSeek sized its dense MLP (18432) as the 8 routed + 1 shared experts of 2048 a token passes through.
+  CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));
+  all_moe.dense_ffn = 4 * 18432;
+  CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));  // dense_ffn unused without dense layers
+  ModelConfig no_shared = ds;
+  no_shared.shared_experts = 0;
+  const double h = 7168, ffn = 2048;
+  CHECK(without - model_flops_per_sequence(no_shared, 4096) == doctest::Approx(4096 * 6 * 3 * h * ffn * 58));
 }

@@ -31,7 +31,7 @@ TEST_CASE("pipeline time of balanced stages is (m + (p - 1)/v) stage times") {
 TEST_CASE("the first stage holds p microbatches under 1F1B and p (1 + (p - 1)/(p v)) interleaved") {
   CHECK(inflight_microbatches(4, 1, 32, 0) == 4);
   CHECK(inflight_microbatches(4, 1, 32, 3) == 1);
-  CHECK(inflight_microbatches(4, 1, 2, 0) == 2); // fewer microbatches than stages
+  CHECK(inflight_microbatches(4, 1, 2, 0) == 2);  // fewer microbatches than stages
   CHECK(inflight_microbatches(4, 5, 64, 0) == doctest::Approx(4 * (1 + 3.0 / 20)));
   CHECK(inflight_microbatches(8, 4, 64, 0) == doctest::Approx(8 * (1 + 7.0 / 32)));
   CHECK(inflight_microbatches(4, 5, 64, 3) < inflight_microbatches(4, 5, 64, 0));

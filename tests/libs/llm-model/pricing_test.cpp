@@ -12,7 +12,7 @@ PricingCatalog catalog() {
   REQUIRE_MESSAGE(c.has_value(), (c ? "" : c.error().message));
   return c.value();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("every price carries its date and source") {
   const PricingCatalog prices = catalog();

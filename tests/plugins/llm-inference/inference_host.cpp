@@ -8,14 +8,14 @@
 
 namespace dgx::plugins::llm_inference::testing {
 
-InferenceHost::InferenceHost() : SchemaHost(inference_params()) {}
+InferenceHost::InferenceHost() : WorkloadHost(inference_params()) {}
 
 void InferenceHost::use_preset(const std::string& name) {
   const auto text = llm::embedded_config("workloads/" + name + ".toml");
   if (!text) throw std::runtime_error("no embedded preset " + name);
-  apply_toml(*text);
+  use_preset_text(*text);
 }
 
-DecodeHost::DecodeHost() : SchemaHost(decode_params()) {}
+DecodeHost::DecodeHost() : WorkloadHost(decode_params()) {}
 
 }  // namespace dgx::plugins::llm_inference::testing

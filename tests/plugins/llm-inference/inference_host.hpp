@@ -1,14 +1,14 @@
-// Test helper: the schema host (tests/support/schema_host.hpp) with the llm-inference workload's defaults, and its
+// Test helper: the workload host (tests/support/workload_host.hpp) with the llm-inference workload's defaults, and its
 // embedded presets applied as the host's preset layer would.
 #pragma once
 
 #include <string>
 
-#include "schema_host.hpp"
+#include "workload_host.hpp"
 
 namespace dgx::plugins::llm_inference::testing {
 
-class InferenceHost : public dgx::testing::SchemaHost {
+class InferenceHost : public dgx::testing::WorkloadHost {
 public:
   InferenceHost();
 
@@ -17,7 +17,7 @@ public:
 };
 
 /// A host for the llm-decode workload's schema.
-class DecodeHost : public dgx::testing::SchemaHost {
+class DecodeHost : public dgx::testing::WorkloadHost {
 public:
   DecodeHost();
 };

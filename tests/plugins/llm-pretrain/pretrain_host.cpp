@@ -8,7 +8,7 @@
 
 namespace dgx::plugins::llm_pretrain::testing {
 
-PretrainHost::PretrainHost() : SchemaHost(pretrain_params()) {}
+PretrainHost::PretrainHost() : WorkloadHost(pretrain_params()) {}
 
 void PretrainHost::use_preset(const std::string& name) {
   const auto p = llm::find_workload_preset(name);

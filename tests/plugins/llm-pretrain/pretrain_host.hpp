@@ -1,14 +1,13 @@
-// Test helper: the schema host (tests/support/schema_host.hpp) with the llm-pretrain workload's defaults, and its
-// presets applied key by key.
+// Test helper: a WorkloadHost (tests/support) holding the llm-pretrain workload's defaults, with its presets.
 #pragma once
 
 #include <string>
 
-#include "schema_host.hpp"
+#include "workload_host.hpp"
 
 namespace dgx::plugins::llm_pretrain::testing {
 
-class PretrainHost : public dgx::testing::SchemaHost {
+class PretrainHost : public dgx::testing::WorkloadHost {
 public:
   PretrainHost();
 

@@ -2,12 +2,19 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "dgx/core/expected.hpp"
 
 namespace dgx {
+
+/// What --mode asked for. `automatic` measures when the workload can run here and projects otherwise.
+enum class RequestedMode { automatic, measure, project, explore };
+
+/// "auto", "measure", "project", "explore": the spelling --mode takes and results record.
+std::string_view to_string(RequestedMode mode);
 
 struct CliOptions {
   bool help = false;
@@ -18,7 +25,7 @@ struct CliOptions {
   bool quiet = false;
   int verbose = 0;
   std::string plugin;  // a preset, workload or plugin name
-  std::string mode = "auto";
+  RequestedMode mode = RequestedMode::automatic;
   std::string format = "table";
   std::string output;
   std::vector<std::string> config_files;

@@ -11,18 +11,13 @@
 #include <string>
 
 #include <dgx/plugin.h>
+#include <dgx/sdk/rank_info.hpp>
 
 #include "dgx/core/expected.hpp"
 
 namespace dgx {
 
-struct RankInfo {
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;
-  int local_size = 1;
-  std::string launcher = "none";
-};
+using sdk::RankInfo;
 
 class HostComm {
 public:

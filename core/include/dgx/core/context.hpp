@@ -4,10 +4,13 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <dgx/plugin.h>
 
+#include "dgx/core/comm.hpp"
+#include "dgx/core/config.hpp"
 #include "dgx/core/json.hpp"
 #include "dgx/core/log.hpp"
 #include "dgx/core/plugin_registry.hpp"
@@ -31,6 +34,28 @@ struct DeviceReport {
 
 /// Asks every loaded plugin that implements probe(). A failing probe is logged and skipped.
 DeviceReport probe_devices(const PluginRegistry& registry, const dgx_host_api* host, const Logger& logger);
+
+/// What one run was, for its context block.
+struct RunFacts {
+  const Target& target;
+  const ResolvedConfig& config;
+  std::string_view requested_mode;  // as --mode spells it: "auto", "measure", ...
+  dgx_mode mode;                    // what ran
+  const std::vector<std::string>& argv;
+};
+
+/// Where the context block's facts come from: the plugins that probe devices, and the ranks.
+struct ContextSources {
+  const PluginRegistry& registry;
+  const dgx_host_api* probe_host;  // the services probe() gets
+  HostComm& comm;
+  const Logger& logger;
+};
+
+/// The context block of results (docs/results-schema.md): dgxhost, time, host, GPUs, ranks, argv, plugin,
+/// workload, modes and configuration. With several ranks and `gather`, every rank's host and GPUs are collected
+/// into "nodes" (a collective: all ranks must call); pass false when the other ranks cannot take part.
+json::Object run_context(const ContextSources& sources, const RunFacts& run, bool gather = true);
 
 /// UTC time in ISO 8601, e.g. "2026-11-29T22:29:56Z".
 std::string utc_timestamp();

@@ -3,13 +3,16 @@
 // workload instance.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <dgx/plugin.h>
 
 #include "dgx/core/comm.hpp"
 #include "dgx/core/config.hpp"
+#include "dgx/core/expected.hpp"
 #include "dgx/core/log.hpp"
 #include "dgx/core/results.hpp"
 #include "dgx/core/search_paths.hpp"
@@ -24,10 +27,16 @@ public:
 
   /// Makes the configuration visible to the plugin (must outlive this object).
   void bind_config(const ResolvedConfig* config) { config_ = config; }
-  /// Rows and notes the plugin emits go to `report`, attributed to this workload and plugin.
-  void bind_report(Report* report, std::string workload, std::string plugin);
+  /// Rows and notes the plugin emits go to `report`, attributed to this workload and plugin. Every emitted row
+  /// carries `row_config` (the workload's configuration) after the entries the row sets itself, so that a
+  /// projected row says what it describes without the plugin copying each key into it.
+  void bind_report(Report* report, std::string workload, std::string plugin, json::Object row_config = {});
   /// The measured row that add_metric/add_field extend; nullptr outside a measured case.
   void set_current_row(ResultRow* row) { current_row_ = row; }
+
+  /// Why the plugin's results were refused (a metric in a unit outside <dgx/sdk/units.hpp>), once; the run fails
+  /// with it however the plugin handled the failed call.
+  [[nodiscard]] std::optional<Failure> take_refusal() { return std::exchange(refusal_, std::nullopt); }
 
   [[nodiscard]] const dgx_host_api* api() const { return &api_; }
   [[nodiscard]] const Logger& logger() const { return logger_; }
@@ -36,6 +45,10 @@ public:
 private:
   static HostServices& self(void* ctx) { return *static_cast<HostServices*>(ctx); }
   const ResolvedEntry* entry(const char* key) const;
+  /// Checks a metric at the boundary; DGX_OK, or DGX_ERR_INVALID_ARGUMENT with the refusal recorded.
+  dgx_status check_metric(const dgx_metric* metric);
+  /// The row's own config entries, then the run's configuration (row_config_) for keys the row does not set.
+  dgx_status read_row_config(const dgx_result_row& row, ResultRow& out) const;
 
   static void log(void* ctx, dgx_log_level level, const char* message);
   static dgx_status get_bool(void* ctx, const char* key, std::int32_t* out);
@@ -71,7 +84,9 @@ private:
   Report* report_ = nullptr;
   std::string workload_;
   std::string plugin_;
+  json::Object row_config_;
   ResultRow* current_row_ = nullptr;
+  std::optional<Failure> refusal_;
   dgx_host_api api_{};
 };
 

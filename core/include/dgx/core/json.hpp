@@ -1,5 +1,6 @@
-// A small JSON value with insertion-ordered objects, a writer and a parser. Results are written with it
-// (so "schema" comes first and keys keep the order a reader expects) and tests read them back with it.
+// The host's JSON value: insertion-ordered objects (so "schema" comes first and keys keep the order a reader
+// expects), integers apart from floats. Results are built with it; write() and parse() are nlohmann::json's
+// reader and writer (json.cpp), and tests read results back with them.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,21 @@ namespace dgx::json {
 
 class Value;
 using Array = std::vector<Value>;
+/// One key of an object. A struct rather than std::pair: a vector of an incomplete struct is valid (C++17), so
+/// Object can hold Values before Value is complete, which clang (and clang-tidy) require.
+struct Member;
 
 /// An object that keeps its keys in insertion order.
 class Object {
 public:
+  // Declared here, defined after Member: the implicit ones would need Member complete inside Value.
+  Object();
+  ~Object();
+  Object(const Object& other);
+  Object(Object&& other) noexcept;
+  Object& operator=(const Object& other);
+  Object& operator=(Object&& other) noexcept;
+
   /// Sets `key`, replacing an existing value in place or appending.
   Value& set(std::string key, Value value);
   [[nodiscard]] const Value* find(std::string_view key) const;
@@ -24,13 +36,13 @@ public:
   /// The value of `key`; throws std::out_of_range naming the key when it is absent.
   [[nodiscard]] const Value& at(std::string_view key) const;
   [[nodiscard]] bool contains(std::string_view key) const { return find(key) != nullptr; }
-  [[nodiscard]] std::size_t size() const { return members_.size(); }
-  [[nodiscard]] bool empty() const { return members_.empty(); }
-  [[nodiscard]] auto begin() const { return members_.begin(); }
-  [[nodiscard]] auto end() const { return members_.end(); }
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] bool empty() const;
+  [[nodiscard]] std::vector<Member>::const_iterator begin() const;
+  [[nodiscard]] std::vector<Member>::const_iterator end() const;
 
 private:
-  std::vector<std::pair<std::string, Value>> members_;
+  std::vector<Member> members_;
 };
 
 class Value {
@@ -85,13 +97,32 @@ private:
   Storage storage_;
 };
 
-bool operator==(const Object& a, const Object& b);
+struct Member {
+  std::string first;
+  Value second;
+};
 
-/// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level. Non-finite doubles become
-/// null (JSON has no NaN); doubles are written in the shortest form that reads back exactly.
+inline Object::Object() = default;
+inline Object::~Object() = default;
+inline Object::Object(const Object& other) = default;
+inline Object::Object(Object&& other) noexcept = default;
+inline Object& Object::operator=(const Object& other) = default;
+inline Object& Object::operator=(Object&& other) noexcept = default;
+inline std::size_t Object::size() const { return members_.size(); }
+inline bool Object::empty() const { return members_.empty(); }
+inline std::vector<Member>::const_iterator Object::begin() const { return members_.begin(); }
+inline std::vector<Member>::const_iterator Object::end() const { return members_.end(); }
+
+bool operator==(const Object& a, const Object& b);
+bool operator==(const Member& a, const Member& b);
+
+/// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level, arrays of scalars on one
+/// line. Non-finite doubles become null (JSON has no NaN); doubles are written in the shortest form that reads
+/// back exactly, always with a '.' or an exponent ("2.0"), so they read back as doubles. Invalid UTF-8 in
+/// strings is written as U+FFFD.
 std::string write(const Value& value, int indent = 2);
 
-/// Parses a JSON document; throws std::runtime_error with the line and column of the first error.
+/// Parses a JSON document; throws std::runtime_error with the line and column where reading stopped and why.
 Value parse(std::string_view text);
 
 }  // namespace dgx::json

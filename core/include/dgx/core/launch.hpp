@@ -20,14 +20,19 @@ struct LaunchOptions {
   std::string script;   // where to write the script; default <output_dir>/<job name>.sbatch
   std::string dgxhost;  // the executable the ranks run; default: this one
   bool submit = false;
+  bool help = false;                      // --help: print launch_help() and do nothing else
   std::vector<std::string> dgxhost_args;  // --plugin NAME and the rest, passed to every rank
 };
 
-/// Parses `dgxhost launch ...` (argv[0] is "launch"); arguments it does not know are passed to the ranks.
+/// Parses `dgxhost launch ...` (argv[0] is "launch") with Program_options; arguments it does not know are passed
+/// to the ranks. With --help only `help` is set.
 Expected<LaunchOptions> parse_launch(int argc, const char* const* argv);
 
 /// The JSON file rank 0 writes: <output dir>/<job name>-<job id>.json, with the job id left to the batch shell.
 std::string results_path(const LaunchOptions& options, const std::string& job_id = "${SLURM_JOB_ID}");
+
+/// The text of dgxhost launch --help.
+std::string launch_help();
 
 /// The sbatch script for `options`.
 std::string sbatch_script(const LaunchOptions& options);

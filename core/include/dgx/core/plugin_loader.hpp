@@ -1,6 +1,7 @@
-// Loading one plugin file: open it with Boost.DLL, find the entry symbol, negotiate the ABI version, and
-// validate every descriptor before the host trusts it. A plugin that fails any step is rejected with a
-// one-line reason naming what was expected and what was found; nothing it did can take the host down.
+// Loading one plugin file: open it and negotiate the ABI version (plugin_open.hpp), lift its descriptor into the
+// host's types with the adapter of that major version (descriptor.hpp), then call its init(). A plugin that
+// fails any step is rejected with a one-line reason naming what was expected and what was found; nothing it did
+// can take the host down.
 #pragma once
 
 #include <cstdint>
@@ -13,19 +14,12 @@
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/expected.hpp"
+#include "dgx/core/plugin_open.hpp"
 
 namespace dgx {
 
-/// The ABI versions this host speaks.
-inline constexpr std::uint32_t kHostAbiMin = DGX_ABI_V1_0;
-inline constexpr std::uint32_t kHostAbiMax = DGX_ABI_V1_0;
-
-/// "1.0"
-std::string abi_version_string(std::uint32_t version);
 std::string_view kind_name(dgx_workload_kind kind);
 std::string_view mode_name(dgx_mode mode);
-/// "DGX_ERR_RUNTIME (runtime error)"
-std::string status_name(dgx_status status);
 
 struct LoadedPlugin;
 
@@ -36,6 +30,8 @@ struct WorkloadInfo {
   std::vector<std::string> precisions;
   std::vector<ParamSpec> params;
   std::uint32_t modes = 0;
+  /// The workload's entry points in the current ABI's layout (v1), which WorkloadInstance calls. An adapter for
+  /// an older major version would point this at a current-layout descriptor of wrappers.
   const dgx_workload_desc* desc = nullptr;
   const LoadedPlugin* plugin = nullptr;
 
@@ -58,8 +54,8 @@ struct LoadedPlugin {
   std::string version;
   std::string vendor;
   std::string description;
-  std::uint32_t abi_version = 0;
-  const dgx_plugin_desc* desc = nullptr;
+  std::uint32_t abi_version = 0;          // the version the plugin implements
+  const dgx_plugin_desc* desc = nullptr;  // its init/shutdown/probe, in the current ABI's layout (see WorkloadInfo)
   std::vector<WorkloadInfo> workloads;
   std::vector<PresetInfo> presets;
 
@@ -70,9 +66,6 @@ struct LoadOptions {
   bool allow_insecure = false;
   const dgx_host_api* init_host = nullptr;  // services handed to the plugin's init(); must outlive the process
 };
-
-/// Why a path must not be loaded: it, or its directory, is writable by group or others. Empty when safe.
-std::string insecure_permissions(const std::filesystem::path& file);
 
 /// Loads and validates `file`. On failure the message is the reason only; the caller prefixes the file name.
 /// The library is never unloaded, even when rejected after opening (its code may still be referenced).

@@ -37,4 +37,8 @@ std::string render_markdown(const Report& report);
 std::string render_csv(const Report& report);
 std::string render_json(const Report& report);
 
+/// Writes `report` to `path` in `format` via a temporary file and a rename, so that a reader never sees a
+/// half-written file. The reason when it cannot.
+std::optional<std::string> write_report(const Report& report, Format format, const std::string& path);
+
 }  // namespace dgx

@@ -1,8 +1,7 @@
-// The measurement loop. The host owns it (nvbench's lesson): untimed setup and warm-up, then timed samples
-// until the stopping criteria hold — at least min_samples samples, at least min_time seconds of measured time,
-// and a relative standard error of the median under the noise target — or until max_time / max_samples, in which
-// case the unmet criterion is reported. With several ranks every sample starts at a barrier and counts the
-// slowest rank's time.
+// The measurement loop. The host owns it (nvbench's lesson): per case, untimed begin_case and warm-up, then timed
+// samples until the stopping criterion (stopping_criterion.hpp) holds or a hard limit ends the case, then one
+// measured row with the timing statistics and their provenance. With several ranks every sample starts at a
+// barrier and counts the slowest rank's time.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include "dgx/core/host_services.hpp"
 #include "dgx/core/results.hpp"
 #include "dgx/core/statistics.hpp"
+#include "dgx/core/stopping_criterion.hpp"
 #include "dgx/core/workload_instance.hpp"
 
 namespace dgx {
@@ -34,16 +34,8 @@ struct RunnerSettings {
   static Expected<RunnerSettings> from(const ResolvedConfig& config);
 };
 
-/// Why the timed phase of a case stopped, and which criterion was unmet, if any.
-struct StopDecision {
-  bool stop = false;
-  bool criteria_met = false;
-  std::string reason;
-};
-
-/// The stopping rule, separate from the loop so that it can be tested on its own.
-StopDecision should_stop(const RunnerSettings& settings, const Stats& stats, double measured_time, double wall_time,
-                         bool cancelled);
+/// The workload's own configuration, without the runner.* keys: what every result row of the run records.
+json::Object workload_config(const ResolvedConfig& config);
 
 /// Measures every case of `instance` and appends one measured row per case to `report`. `row_config` is the
 /// workload's configuration, recorded in every row (a case's own entries are added to it).

@@ -140,7 +140,9 @@ typedef struct dgx_param_desc {
   const char* default_value; /* a TOML value literal: "2000", "\"bf16\"", "[8, 16]", "true"; NULL: unset */
   const char* help;          /* one line */
   const char* choices;       /* STRING and STRING_LIST: allowed values separated by '|'; NULL: any */
-  const char* unit;          /* optional unit of a number, e.g. "us", "B"; integers in "B" accept 64K, 1M, 2G */
+  const char* unit;          /* optional unit of a number, e.g. "us", "B". Integers (and integer lists) in "B"
+                              * accept a size suffix from users: 64K, 1M, 2G, 1T (powers of 1024); no other
+                              * unit does (Param::bytes in the C++ SDK declares such a key) */
   uint32_t flags;            /* DGX_PARAM_* flags */
   const char* alias;         /* optional one-letter command-line alias: "b" makes `-b 8` mean --set key=8 */
 } dgx_param_desc;
@@ -180,7 +182,11 @@ typedef struct dgx_sample_request {
   uint32_t struct_size;
   uint32_t case_index;
   uint64_t sample_index; /* counts warm-up and timed samples separately, from 0 */
-  uint32_t iterations;   /* enqueue this many iterations back to back and time them together */
+  uint32_t iterations;   /* enqueue this many iterations back to back and time them together (runner.batch).
+                          * The host divides the time by this count: a run() that does one iteration whatever
+                          * it is asked would report times this many times too small. When it is above 1, the
+                          * host times samples of 1 and of several iterations during the first warm-up and
+                          * fails the run (exit code 1), naming the plugin, if the time does not grow. */
   int32_t warmup;        /* non-zero: a warm-up sample, its time is discarded */
   int32_t flush_cache;   /* non-zero: flush caches (e.g. GPU L2) before the timed region, outside it */
 } dgx_sample_request;
@@ -262,7 +268,10 @@ typedef struct dgx_metric {
   uint32_t struct_size;
   const char* name; /* dotted, lower case, e.g. "time.median", "busbw", "mfu" */
   double value;
-  const char* unit; /* "s", "B", "B/s", "GB/s", "TFLOP/s", "tokens/s", "%", "USD", "days", "count", "1" */
+  const char* unit; /* one of <dgx/sdk/units.hpp> (docs/results-schema.md, Units): "s", "B", "B/s", "FLOP/s",
+                     * "tokens/s", "USD", "%", "1", "count", "days", "GPU-h", ... and prefixed forms such as
+                     * "ms", "GB/s", "GiB", "TFLOP/s". The host refuses any other unit: the call returns
+                     * DGX_ERR_INVALID_ARGUMENT and the run fails naming the plugin, the metric and the unit. */
   uint32_t flags;
   const char* label; /* optional short column title for the terminal table, e.g. "tok/s/GPU"; NULL: the name */
 } dgx_metric;

@@ -44,22 +44,40 @@ struct Cancelled : Error {
   explicit Cancelled(const std::string& message = "cancelled") : Error(DGX_ERR_CANCELLED, message) {}
 };
 
-/// Human-readable name of a status code.
+/// A status code's symbol and its meaning, the one table behind status_name() and status_symbol().
+struct StatusName {
+  dgx_status status;
+  const char* symbol;       // "DGX_ERR_RUNTIME"
+  const char* description;  // "runtime error"
+};
+
+inline constexpr StatusName kStatusNames[] = {
+    {DGX_OK, "DGX_OK", "ok"},
+    {DGX_ERR_INVALID_ARGUMENT, "DGX_ERR_INVALID_ARGUMENT", "invalid argument"},
+    {DGX_ERR_UNSUPPORTED, "DGX_ERR_UNSUPPORTED", "unsupported"},
+    {DGX_ERR_NO_DEVICE, "DGX_ERR_NO_DEVICE", "no device"},
+    {DGX_ERR_OUT_OF_MEMORY, "DGX_ERR_OUT_OF_MEMORY", "out of memory"},
+    {DGX_ERR_RUNTIME, "DGX_ERR_RUNTIME", "runtime error"},
+    {DGX_ERR_CHECK_FAILED, "DGX_ERR_CHECK_FAILED", "check failed"},
+    {DGX_ERR_CANCELLED, "DGX_ERR_CANCELLED", "cancelled"},
+    {DGX_ERR_VERSION, "DGX_ERR_VERSION", "version mismatch"},
+    {DGX_ERR_NOT_FOUND, "DGX_ERR_NOT_FOUND", "not found"},
+    {DGX_ERR_INTERNAL, "DGX_ERR_INTERNAL", "internal error"},
+};
+
+/// What a status code means, for people: "runtime error"; "unknown status" for a code outside the ABI.
 inline const char* status_name(dgx_status status) noexcept {
-  switch (status) {
-  case DGX_OK: return "ok";
-  case DGX_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case DGX_ERR_UNSUPPORTED: return "unsupported";
-  case DGX_ERR_NO_DEVICE: return "no device";
-  case DGX_ERR_OUT_OF_MEMORY: return "out of memory";
-  case DGX_ERR_RUNTIME: return "runtime error";
-  case DGX_ERR_CHECK_FAILED: return "check failed";
-  case DGX_ERR_CANCELLED: return "cancelled";
-  case DGX_ERR_VERSION: return "version mismatch";
-  case DGX_ERR_NOT_FOUND: return "not found";
-  case DGX_ERR_INTERNAL: return "internal error";
-  default: return "unknown status";
-  }
+  for (const StatusName& s : kStatusNames)
+    if (s.status == status) return s.description;
+  return "unknown status";
+}
+
+/// The status code's name in the ABI header, for messages about the ABI: "DGX_ERR_RUNTIME";
+/// "unknown status 77" for a code outside it.
+inline std::string status_symbol(dgx_status status) {
+  for (const StatusName& s : kStatusNames)
+    if (s.status == status) return s.symbol;
+  return "unknown status " + std::to_string(status);
 }
 
 }  // namespace dgx::sdk

@@ -12,7 +12,9 @@
 #include <dgx/plugin.h>
 #include <dgx/sdk/comm.hpp>
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/rank_info.hpp>
 #include <dgx/sdk/toml_literal.hpp>
+#include <dgx/sdk/units.hpp>
 
 namespace dgx::sdk {
 
@@ -44,6 +46,7 @@ public:
     config_.push_back({std::move(key), toml_literal(value), flags});
     return *this;
   }
+  /// `unit` is one of <dgx/sdk/units.hpp> ("s", "GB/s", "TFLOP/s", "%", ...): the host refuses others.
   /// `label` is an optional short column title for the terminal table (JSON always uses `name`).
   Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0, std::string label = {}) {
     metrics_.push_back({std::move(name), value, std::move(unit), flags, std::move(label)});
@@ -80,14 +83,6 @@ private:
   std::vector<Entry> config_;
   std::vector<Metric> metrics_;
   std::vector<Field> fields_;
-};
-
-struct RankInfo {
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;
-  int local_size = 1;
-  std::string launcher = "none";
 };
 
 enum class NotePlacement : dgx_note_placement { before = DGX_NOTE_BEFORE, after = DGX_NOTE_AFTER };
@@ -176,7 +171,8 @@ public:
     check(api_->emit_row(api_->ctx, &c_row), "emit_row");
   }
 
-  /// Adds a metric to the measured row of the current case (call between begin_case and end_case).
+  /// Adds a metric to the measured row of the current case (call between begin_case and end_case). `unit` is one
+  /// of <dgx/sdk/units.hpp>; another one throws, and the host fails the run naming the metric and the unit.
   void add_metric(const std::string& name, double value, const std::string& unit, std::uint32_t flags = 0,
                   const std::string& label = {}) const {
     const dgx_metric metric{sizeof(dgx_metric), name.c_str(), value,

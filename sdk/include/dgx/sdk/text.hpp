@@ -1,28 +1,149 @@
-// Small text helpers for plugin code (header-only): the edit distance behind "did you mean ...?" suggestions.
+// The text toolkit of dgxhost and its plugins (header-only): "did you mean ...?" suggestions, joining and
+// splitting, number formatting. The host uses these same functions, so a plugin's messages read like the host's
+// and a suggestion threshold exists once.
 #pragma once
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <numeric>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-namespace dgx::sdk {
+namespace dgx::sdk::text {
 
-/// Levenshtein distance (insertions, deletions, substitutions), case-sensitive.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
+/// Whether edit_distance counts a swap of two adjacent characters as one edit.
+enum class Swaps { two_edits, one_edit };
+
+/// Levenshtein distance (insertions, deletions, substitutions), case-sensitive. With Swaps::one_edit it is the
+/// optimal string alignment distance: "spni" is one typo away from "spin", as git's suggestions count it.
+inline std::size_t edit_distance(std::string_view a, std::string_view b, Swaps swaps = Swaps::two_edits) {
+  // Three rows of the dynamic programme: the one before the previous is needed for swaps only.
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
+  std::iota(previous.begin(), previous.end(), std::size_t{0});
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
+    current[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      const bool swapped = i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1];
+      if (swaps == Swaps::one_edit && swapped) current[j] = std::min(current[j], before[j - 2] + 1);
     }
+    std::swap(before, previous);
+    std::swap(previous, current);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
+namespace detail {
+
+// A name as users mistype and abbreviate it: lower case letters and digits only ("Llama3.1-70B" -> "llama3170b").
+inline std::string reduced(std::string_view name) {
+  std::string out;
+  for (const char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0)
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace detail
+
+/// Up to `limit` candidates close to `name`, best first. Names are compared reduced to lower-case letters and
+/// digits (so "llama70b" is two edits from "llama3.1-70b" and "--plugn" one from "--plugin"), a swap of two
+/// letters counts as one edit, and about one edit in three characters is allowed (at least one). A candidate
+/// that contains the name or is contained in it (names of three or more characters) scores as one edit.
+/// A candidate equal to `name` is not a suggestion.
+inline std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates,
+                                              std::size_t limit = 3) {
+  const std::string wanted = detail::reduced(name);
+  if (wanted.empty()) return {};
+  const std::size_t threshold = std::max<std::size_t>(1, wanted.size() / 3);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const std::string& candidate : candidates) {
+    const std::string have = detail::reduced(candidate);
+    if (candidate == name || have.empty()) continue;
+    std::size_t score = edit_distance(wanted, have, Swaps::one_edit);
+    const bool related = have.find(wanted) != std::string::npos || wanted.find(have) != std::string::npos;
+    if (related && wanted.size() >= 3) score = std::min<std::size_t>(score, 1);
+    if (score <= threshold) scored.emplace_back(score, candidate);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> result;
+  for (auto& [score, candidate] : scored) {
+    if (result.size() == limit) break;
+    if (std::find(result.begin(), result.end(), candidate) == result.end()) result.push_back(std::move(candidate));
+  }
+  return result;
+}
+
+/// "did you mean 'a', 'b' or 'c'?", or an empty string when there is nothing to suggest.
+inline std::string did_you_mean(const std::vector<std::string>& matches) {
+  if (matches.empty()) return {};
+  std::string out = "did you mean ";
+  for (std::size_t i = 0; i < matches.size(); ++i) {
+    if (i != 0) out += i + 1 == matches.size() ? " or " : ", ";
+    out += "'" + matches[i] + "'";
+  }
+  return out + "?";
+}
+
+inline std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i != 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+/// "a,b,,c" -> {"a", "b", "", "c"}: empty parts are kept.
+inline std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.emplace_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+/// Without leading and trailing spaces, tabs and line breaks.
+inline std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+/// A number with `significant` significant digits, without an exponent for everyday magnitudes (1e-4 to 1e15).
+inline std::string format_number(double value, int significant = 4) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0) return "0";
+  const double magnitude = std::abs(value);
+  char buffer[64];
+  if (magnitude >= 1e15 || magnitude < 1e-4) {
+    std::snprintf(buffer, sizeof buffer, "%.*e", std::max(significant - 1, 0), value);
+    return buffer;
+  }
+  const int digits_before_point = static_cast<int>(std::floor(std::log10(magnitude))) + 1;
+  const int decimals = std::max(significant - digits_before_point, 0);
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace dgx::sdk::text
+
+namespace dgx::sdk {
+// Plugins written before the toolkit had its own namespace call sdk::edit_distance.
+using text::edit_distance;
 }  // namespace dgx::sdk

@@ -49,6 +49,15 @@ struct Param {
   static Param integer(std::string key, std::int64_t value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_INT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
+  /// A size in bytes (unit "B"). Users may give it with a suffix, --set key=64K (K, M, G, T: powers of 1024, as
+  /// nccl-tests reads them); --describe says so. Only keys in bytes take suffixes.
+  static Param bytes(std::string key, std::int64_t value, std::string help) {
+    return integer(std::move(key), value, std::move(help), "B");
+  }
+  /// A list of sizes in bytes; every element takes a suffix as in bytes().
+  static Param byte_list(std::string key, std::vector<std::int64_t> value, std::string help) {
+    return int_list(std::move(key), std::move(value), std::move(help), "B");
+  }
   static Param floating(std::string key, double value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_FLOAT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
@@ -129,7 +138,9 @@ public:
   virtual std::size_t case_count() { return 1; }
   /// Untimed preparation of one case; returns what distinguishes it.
   virtual Case begin_case(std::size_t /*index*/) { return {}; }
-  /// Runs request.iterations iterations; synchronous, or reports its own timing in `result`.
+  /// Runs request.iterations iterations back to back; synchronous, or reports its own timing in `result`. The host
+  /// divides the time by request.iterations and, when it is above 1, checks during warm-up that the time grows
+  /// with it: a run() that ignores it fails the run with a message naming the plugin.
   virtual void run(const SampleRequest& /*request*/, SampleResult& /*result*/) {
     throw Unsupported("this workload has no measure mode");
   }

@@ -30,4 +30,4 @@ namespace dgx::llm {
 [[nodiscard]] double collective_seconds(const SystemProfile& system, Collective collective, double bytes,
                                         GroupPlacement placement);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -9,7 +9,7 @@
 namespace dgx::llm {
 
 struct EmbeddedFile {
-  std::string_view path; ///< relative to configs/, e.g. "models/llama3.1-8b.toml"
+  std::string_view path;  ///< relative to configs/, e.g. "models/llama3.1-8b.toml"
   std::string_view text;
 };
 
@@ -19,4 +19,4 @@ std::span<const EmbeddedFile> embedded_configs();
 /// The text of one embedded file, by its path relative to configs/.
 [[nodiscard]] std::optional<std::string_view> embedded_config(std::string_view path);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -24,8 +24,8 @@ public:
 /// Either a T or an Error (std::expected is C++23).
 template <class T> class Expected {
 public:
-  Expected(T value) : state_(std::move(value)) {}     // NOLINT(google-explicit-constructor)
-  Expected(Error error) : state_(std::move(error)) {} // NOLINT(google-explicit-constructor)
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Expected(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool has_value() const { return state_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -51,4 +51,4 @@ private:
   std::variant<T, Error> state_;
 };
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

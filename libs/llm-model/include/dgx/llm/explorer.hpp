@@ -32,29 +32,32 @@ inline constexpr int max_tp = 72;
 inline constexpr int max_pp = 16;
 inline constexpr int max_cp = 8;
 inline constexpr int max_mbs = 8;
-} // namespace explore_limits
+}  // namespace explore_limits
 
 /// The space to sweep. Empty candidate lists take the defaults: TP 1..8 (1..domain on larger NVLink domains,
 /// up to 72), PP 1..16, CP 1..8, VP 1..8, EP 1..experts (1 for dense), MBS 1..8. Invalid combinations are skipped
 /// (resolve_layout's rules).
 struct ExploreSpace {
-  std::vector<int> gpu_counts; ///< explicit list; empty: powers of two from gpus_min to gpus_max
+  std::vector<int> gpu_counts;  ///< explicit list; empty: powers of two from gpus_min to gpus_max
   int gpus_min = 1;
   int gpus_max = 16384;
   std::vector<Precision> precisions{Precision::bf16};
   std::vector<int> tp, pp, cp, vp, ep, mbs;
   std::vector<Recompute> recomputes{Recompute::none, Recompute::selective, Recompute::full};
   BatchRule batch;
-  int seq_len = 0; ///< 0: the model's default
+  int seq_len = 0;  ///< 0: the model's default
   double tokens = 1e12;
   bool distributed_optimizer = true;
+  bool fsdp = false;                  ///< sweep Megatron FSDP layouts instead of the distributed optimizer
+  int offload_layers = kAutoOffload;  ///< TrainConfig::offload_layers of every swept layout
+  PipelineSplit pipeline_split = PipelineSplit::automatic;
   AttentionFlops flops_convention = AttentionFlops::full;
 };
 
 struct ExploreOptions {
-  std::optional<Price> price;          ///< nullopt: costs are GPU-hours (said in the recommendation)
-  double budget_slack = 0.05;          ///< recommend the fastest within (1 + slack) × the cheapest cost
-  std::optional<double> deadline_days; ///< also name the cheapest configuration finishing within it
+  std::optional<Price> price;           ///< nullopt: costs are GPU-hours (said in the recommendation)
+  double budget_slack = 0.05;           ///< recommend the fastest within (1 + slack) × the cheapest cost
+  std::optional<double> deadline_days;  ///< also name the cheapest configuration finishing within it
 };
 
 /// The best feasible layout at one (GPU count, precision).
@@ -66,31 +69,31 @@ struct ExplorePoint {
   double tokens_per_s = 0;
   double tokens_per_s_per_gpu = 0;
   double mfu = 0;
-  double memory_bytes = 0; ///< per GPU, the fullest GPU
+  double memory_bytes = 0;  ///< per GPU, the fullest GPU
   double days = 0;
   double gpu_hours = 0;
-  double cost = 0; ///< USD, or GPU-hours when no price was given
+  double cost = 0;  ///< USD, or GPU-hours when no price was given
   StepBreakdown breakdown;
-  bool pareto = false; ///< on the (days, cost) Pareto front
+  bool pareto = false;  ///< on the (days, cost) Pareto front
 };
 
 /// A GPU count at which no layout was kept, and why: no valid layout at all, or none that fits in memory.
 struct InfeasibleCount {
   int gpus = 0;
-  std::uint64_t valid_layouts = 0; ///< layouts of every swept precision that passed the validity rules
-  double leanest_bytes = 0;        ///< the smallest memory per GPU among them; 0 when there was none
+  std::uint64_t valid_layouts = 0;  ///< layouts of every swept precision that passed the validity rules
+  double leanest_bytes = 0;         ///< the smallest memory per GPU among them; 0 when there was none
 };
 
 struct ExploreResult {
-  std::vector<ExplorePoint> points;                     ///< by GPU count, then precision
-  std::optional<std::size_t> fastest_within_budget;     ///< index into points
-  std::optional<std::size_t> cheapest_meeting_deadline; ///< index into points
-  std::string recommendation;                           ///< which point and why, in words
-  std::string cost_unit;                                ///< "USD" or "GPU-hours"
-  std::uint64_t evaluated = 0;                          ///< configurations whose step time and memory were computed
-  std::uint64_t feasible = 0;                           ///< of those, the ones that fit in memory
-  std::vector<std::string> notes;                       ///< remarks, e.g. a precision the system lacks
-  std::vector<InfeasibleCount> infeasible;              ///< GPU counts without any kept layout, ascending
+  std::vector<ExplorePoint> points;                      ///< by GPU count, then precision
+  std::optional<std::size_t> fastest_within_budget;      ///< index into points
+  std::optional<std::size_t> cheapest_meeting_deadline;  ///< index into points
+  std::string recommendation;                            ///< which point and why, in words
+  std::string cost_unit;                                 ///< "USD" or "GPU-hours"
+  std::uint64_t evaluated = 0;                           ///< configurations whose step time and memory were computed
+  std::uint64_t feasible = 0;                            ///< of those, the ones that fit in memory
+  std::vector<std::string> notes;                        ///< remarks, e.g. a precision the system lacks
+  std::vector<InfeasibleCount> infeasible;               ///< GPU counts without any kept layout, ascending
 };
 
 [[nodiscard]] Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space,
@@ -110,4 +113,4 @@ struct CostPoint {
 [[nodiscard]] std::optional<std::size_t> cheapest_meeting_deadline(std::span<const CostPoint> points,
                                                                    double deadline_days);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -19,4 +19,4 @@ namespace dgx::llm {
 /// Names of the embedded models, sorted.
 [[nodiscard]] std::vector<std::string> model_names();
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

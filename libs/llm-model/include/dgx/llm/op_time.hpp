@@ -70,4 +70,4 @@ private:
   std::unordered_map<std::string, double> measured_;
 };
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -66,12 +66,12 @@ enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp };
 using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
 
 struct Op {
-  std::string_view name; ///< stable name, e.g. "fc1", "attention", "tp_all_gather_fc1" (static storage)
+  std::string_view name;  ///< stable name, e.g. "fc1", "attention", "tp_all_gather_fc1" (static storage)
   Pass pass = Pass::forward;
   Precision precision = Precision::bf16;
   CommGroup group = CommGroup::none;
   OpShape shape;
-  bool recompute = false; ///< a forward op rerun in the backward pass (same key as the original)
+  bool recompute = false;  ///< a forward op rerun in the backward pass (same key as the original)
 
   [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
 
@@ -82,4 +82,4 @@ struct Op {
   [[nodiscard]] std::string key() const;
 };
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -20,4 +20,4 @@ namespace dgx::llm {
 /// Korthikanti et al., MLSys'23, "Reducing Activation Recomputation in Large Transformer Models", section 4.2.3.
 [[nodiscard]] double inflight_microbatches(int pp, int vp, int microbatches, int stage);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -31,4 +31,4 @@ enum class PeakColumn : std::uint8_t { bf16, fp8, fp4 };
 /// True for the formats that cast BF16 activations and gradients to a narrower type before each GEMM.
 [[nodiscard]] inline bool casts_gemm_inputs(Precision precision) { return precision != Precision::bf16; }
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

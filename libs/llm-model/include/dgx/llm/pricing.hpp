@@ -13,12 +13,12 @@ namespace dgx::llm {
 
 /// One price: a provider's rate for one system's GPU.
 struct PriceEntry {
-  std::string provider; ///< e.g. "aws", "aws-1yr", "nebius", "owned"
-  std::string system;   ///< system catalog name, e.g. "h100-sxm"
-  std::string kind;     ///< "on-demand", "reserved" (capacity block / commitment) or "owned"
+  std::string provider;  ///< e.g. "aws", "aws-1yr", "nebius", "owned"
+  std::string system;    ///< system catalog name, e.g. "h100-sxm"
+  std::string kind;      ///< "on-demand", "reserved" (capacity block / commitment) or "owned"
   double usd_per_gpu_hour = 0;
-  std::string as_of;  ///< date of the price
-  std::string source; ///< where it comes from
+  std::string as_of;   ///< date of the price
+  std::string source;  ///< where it comes from
 };
 
 /// The price a projection assumed and why (printed with every cost).
@@ -32,10 +32,10 @@ struct PriceChoice {
 ///   energy   = TDP × server_overhead × average_power_fraction × PUE × $/kWh
 ///   cost     = (hardware + energy) / utilization
 struct OwnedClusterModel {
-  double amortization_per_year = 0;  ///< 0.322
-  double interconnect_fraction = 0;  ///< 0.235
-  double server_overhead = 0;        ///< 1.82
-  double average_power_fraction = 0; ///< 0.75 of TDP
+  double amortization_per_year = 0;   ///< 0.322
+  double interconnect_fraction = 0;   ///< 0.235
+  double server_overhead = 0;         ///< 1.82
+  double average_power_fraction = 0;  ///< 0.75 of TDP
   double pue = 0;
   double usd_per_kwh = 0;
   double utilization = 1;
@@ -69,4 +69,4 @@ private:
   std::string default_rule_;
 };
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

@@ -13,4 +13,4 @@ namespace dgx::llm {
 /// Fraction added to the compute-paced part of a step on `gpus` GPUs: cv · E[max of n].
 [[nodiscard]] double straggler_fraction(double cv, int gpus);
 
-} // namespace dgx::llm
+}  // namespace dgx::llm

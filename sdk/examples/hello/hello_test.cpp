@@ -1,0 +1,47 @@
+// A unit test of the hello plugin with the SDK's test harness: the plugin's own entry symbol, the fake host and
+// its lifecycle driver; no dgxhost, no test framework. Build it next to the plugin (see CMakeLists.txt).
+#include <dgx/sdk/testing/fake_host.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) return;
+  std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+  ++failures;
+}
+
+}  // namespace
+
+int main() {
+  // The descriptor dgxhost would get from the library, here from the same code linked into the test.
+  const dgx_host_offer offer{sizeof(dgx_host_offer), DGX_ABI_VERSION, DGX_ABI_VERSION, "hello_test", "0"};
+  const dgx_plugin_desc* plugin = nullptr;
+  expect(dgx_plugin_entry(&offer, &plugin) == DGX_OK && plugin != nullptr, "the entry symbol answers");
+  if (plugin == nullptr) return 1;
+  const dgx_workload_desc& hello = plugin->workloads[0];
+
+  dgx::sdk::testing::FakeHost host;
+  host.set("hello.elements", std::int64_t{1000});
+  host.set("hello.assumed_bandwidth", 20.0);
+  const auto measured = dgx::sdk::testing::measure(hello, host.api(), /*iterations=*/4);
+  expect(measured.ok(), "measure mode runs: " + measured.call + ": " + measured.message);
+  expect(host.added_metrics.count("bandwidth") == 1, "end_case reports the bandwidth");
+  expect(host.added_metrics["bandwidth"].second == "GB/s", "in GB/s");
+
+  const auto projected = dgx::sdk::testing::project(hello, host.api());
+  expect(projected.ok() && host.rows.size() == 1, "project mode emits one row");
+  expect(!host.rows.empty() && host.rows[0].metrics["time"].first == 1000 * 8 / 20e9, "the roofline time");
+
+  host.set("hello.elements", std::int64_t{0});
+  const auto refused = dgx::sdk::testing::measure(hello, host.api());
+  expect(refused.status == DGX_ERR_INVALID_ARGUMENT && refused.call == "create", "a bad configuration is refused");
+
+  std::printf("%s\n", failures == 0 ? "hello_test: all passed" : "hello_test: FAILED");
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,65 @@
+// The text toolkit shared by the host and the plugins.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include <dgx/sdk/text.hpp>
+
+using namespace dgx::sdk;
+
+TEST_CASE("edit distance counts single-character edits, and a swap as one when asked") {
+  CHECK(text::edit_distance("spin", "spin") == 0);
+  CHECK(text::edit_distance("spin", "spni") == 2);
+  CHECK(text::edit_distance("spin", "spni", text::Swaps::one_edit) == 1);
+  CHECK(text::edit_distance("", "abc") == 3);
+  CHECK(text::edit_distance("kitten", "sitting") == 3);
+  CHECK(text::edit_distance("kitten", "sitting", text::Swaps::one_edit) == 3);
+  CHECK(edit_distance("ab", "ba") == 2);  // the name plugins used before text:: existed
+}
+
+TEST_CASE("close matches prefer small distances and substrings") {
+  const std::vector<std::string> names{"llama70b", "llama8b", "llama405b", "spin", "gemm"};
+  CHECK(text::close_matches("lama70b", names).front() == "llama70b");
+  CHECK(text::close_matches("spni", names) == std::vector<std::string>{"spin"});
+  CHECK(text::close_matches("xyzzy", names).empty());
+  CHECK(text::close_matches("spin", names).empty());          // the name itself is no suggestion
+  CHECK(text::close_matches("llama", names, 5).size() == 3);  // a prefix of several
+  CHECK(text::close_matches("llama", names, 2).size() == 2);
+}
+
+TEST_CASE("close matches ignore case and punctuation, so abbreviated catalog names find their entry") {
+  const std::vector<std::string> models = {"llama2-7b", "llama3.1-70b", "llama3.1-8b", "gpt3-175b"};
+  const auto matches = text::close_matches("llama70b", models);
+  CHECK(std::find(matches.begin(), matches.end(), "llama3.1-70b") != matches.end());
+  CHECK(std::find(matches.begin(), matches.end(), "gpt3-175b") == matches.end());
+  CHECK(text::close_matches("GPT3175B", models) == std::vector<std::string>{"gpt3-175b"});
+  const std::vector<std::string> systems = {"a100-sxm-80gb", "b200", "h100-sxm", "h200-sxm"};
+  CHECK(text::close_matches("h100", systems) == std::vector<std::string>{"h100-sxm"});  // b200 is two typos away
+  CHECK(text::close_matches("zzz", systems).empty());
+  CHECK(text::close_matches("", systems).empty());
+  CHECK(text::close_matches("--plugn", {"--plugin", "--plugin-dir", "--list"}) == std::vector<std::string>{"--plugin"});
+}
+
+TEST_CASE("did_you_mean lists candidates in readable English") {
+  CHECK(text::did_you_mean({}).empty());
+  CHECK(text::did_you_mean({"a"}) == "did you mean 'a'?");
+  CHECK(text::did_you_mean({"a", "b"}) == "did you mean 'a' or 'b'?");
+  CHECK(text::did_you_mean({"a", "b", "c"}) == "did you mean 'a', 'b' or 'c'?");
+}
+
+TEST_CASE("split, join, trim and starts_with") {
+  CHECK(text::split("a,b,,c", ',') == std::vector<std::string>{"a", "b", "", "c"});
+  CHECK(text::join({"a", "b"}, ", ") == "a, b");
+  CHECK(text::join({}, ", ").empty());
+  CHECK(text::trim("  x y \n") == "x y");
+  CHECK(text::starts_with("runner.batch", "runner."));
+  CHECK_FALSE(text::starts_with("run", "runner."));
+}
+
+TEST_CASE("numbers are formatted with significant digits") {
+  CHECK(text::format_number(2.0013, 4) == "2.001");
+  CHECK(text::format_number(1234.6, 4) == "1235");
+  CHECK(text::format_number(0.00123456, 3) == "0.00123");
+  CHECK(text::format_number(0, 4) == "0");
+  CHECK(text::format_number(1e20, 3) == "1.00e+20");
+}
