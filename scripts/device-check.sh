@@ -19,9 +19,10 @@
 # the llama8b-lora preset (the LoRA layer, and the frozen layer alone) and PyTorch's LoRA layer of the same shapes;
 # the serving steps (issue 13): whole-model decode loops, PyTorch's decode step and llama70b-serve's measure mode.
 # The summary prints their ratios and targets (the other JSON files are in the archive). A failing or timed-out
-# step is recorded and the next one still runs; the
-# exit code is the number of failed steps. DGX_DEVICE_BUDGET (seconds, default 420) bounds the whole run:
-# a step gets at most what is left of it. DGX_DEVICE_STEPS="gemm torch" runs only the steps named.
+# step is recorded and the next one still runs; the exit code is the number of failed steps. DGX_DEVICE_BUDGET
+# (seconds, default 420) bounds the whole run: a step gets at most what is left of it, so the last steps (serving)
+# may be skipped when the earlier ones use their limits. DGX_DEVICE_STEPS="gemm torch" runs only the steps named
+# (the serving check alone: DGX_DEVICE_STEPS="gpu-info decode-70b decode-8b torch-decode serve-70b").
 #
 # The device call (15 minutes of device time in all, start-up included): one `run` of
 #   scripts/device-check.sh run        carry ["build/device-stage"], timeout_s 450
