@@ -26,27 +26,6 @@ double read_non_negative(const dgx::sdk::Host& host, const char* key, const char
   return value;
 }
 
-std::vector<llm::Precision> read_precisions(const dgx::sdk::Host& host) {
-  std::vector<llm::Precision> out;
-  for (const std::string& text : host.get_string_list(key::precision)) {
-    const auto precision = llm::parse_precision(text);
-    if (!precision) {
-      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, nvfp4, mxfp8");
-    }
-    bool seen = false;
-    for (const llm::Precision p : out) {
-      seen = seen || p == *precision;
-    }
-    if (!seen) {
-      out.push_back(*precision);
-    }
-  }
-  if (out.empty()) {
-    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
-  }
-  return out;
-}
-
 std::optional<llm::Precision> read_kv_precision(const dgx::sdk::Host& host) {
   const std::string text = host.get_string(key::kv_precision);
   if (text == "auto") {
@@ -110,7 +89,7 @@ InferenceSettings read_settings(const dgx::sdk::Host& host) {
   s.system = host.get_string(key::system);
   s.system_configured = host.is_set(key::system);
   s.gpus = read_int(host, key::gpus, 1);
-  s.precisions = read_precisions(host);
+  s.precisions = llm::plugin::read_precisions(host);
   s.kv_precision = read_kv_precision(host);
   read_serve(host, s);
   read_cost(host, s);

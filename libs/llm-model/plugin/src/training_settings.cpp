@@ -18,27 +18,6 @@ namespace {
 using dgx::sdk::InvalidArgument;
 using dgx::sdk::Param;
 
-std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
-  std::vector<Precision> out;
-  for (const std::string& text : host.get_string_list(key::precision)) {
-    const auto precision = parse_precision(text);
-    if (!precision) {
-      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
-    }
-    bool seen = false;
-    for (const Precision p : out) {
-      seen = seen || p == *precision;
-    }
-    if (!seen) {
-      out.push_back(*precision);
-    }
-  }
-  if (out.empty()) {
-    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
-  }
-  return out;
-}
-
 AttentionFlops read_flops_convention(const dgx::sdk::Host& host) {
   const std::string text = host.get_string(key::flops_convention);
   if (text == "full") {
@@ -119,6 +98,27 @@ int bounded_int(const char* key, std::int64_t value, std::int64_t min) {
 
 int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
   return bounded_int(key, host.get_int(key), min);
+}
+
+std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+  std::vector<Precision> out;
+  for (const std::string& text : host.get_string_list(key::precision)) {
+    const auto precision = parse_precision(text);
+    if (!precision) {
+      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
+    }
+    bool seen = false;
+    for (const Precision p : out) {
+      seen = seen || p == *precision;
+    }
+    if (!seen) {
+      out.push_back(*precision);
+    }
+  }
+  if (out.empty()) {
+    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
+  }
+  return out;
 }
 
 std::vector<Param> training_params(const TrainingDefaults& d) {
