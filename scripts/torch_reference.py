@@ -10,9 +10,13 @@ dgxhost's measurements.
       a rank-16 adapter (alpha 32) on QKV with its gradients, samples of 512 tokens packed 8 to a 4096-token
       sequence (attention within each sample); and the frozen layer without the adapter.
   torch_reference.py summarize --gemm gemm.json --layer NAME=layer.json... --torch torch.json --out summary.json
-          [--lora NAME=finetune.json --torch-lora torch-lora.json] [--gpu-csv gpu.csv] [--commit C] [--date D] [--steps steps.txt]
-      our/PyTorch ratios and the issue's targets, printed as a table and written as JSON with the card, driver,
-      date and commit measured. Missing inputs (a step that failed) leave their columns empty.
+          [--lora NAME=finetune.json --torch-lora torch-lora.json] [--decode NAME=decode.json...]
+          [--torch-decode torch-decode.json] [--serve serve.json] [--gpu-csv gpu.csv] [--commit C] [--date D]
+          [--steps steps.txt]
+      our/PyTorch ratios and the issues' targets, printed as a table and written as JSON with the card, driver,
+      date and commit measured: GEMMs, layers, the LoRA layer, and the serving decode loops (TPOT, tokens/s, MBU per
+      batch size, the PyTorch decode step of scripts/torch_decode_reference.py beside ours) and llama70b-serve's
+      measured-calibrated projection. Missing inputs (a step that failed) leave their columns empty.
 
 Timing: CUDA events around `iterations` back-to-back calls after warm-up, median of `repeats` such samples.
 The layer's attention kernels are recorded from one profiled step, so a comparison against a slow SDPA fallback
@@ -48,6 +52,8 @@ TARGETS = {
     "layer70b_fp8_vs_bf16": 1.3,  # step-time speed-up
     "lora_layer_faster_than_torch": 1.0,  # PyTorch's LoRA layer fwd+bwd / ours
     "lora_over_frozen_base": 1.5,  # ours: LoRA layer step / the frozen layer's forward + dgrad alone (at most)
+    "decode70b_fp8_mbu_batch1": 0.75,  # whole-model decode loop on the H200 (issue 13)
+    "decode8b_faster_than_torch": 1.0,  # the smallest torch/ours TPOT ratio over the batch sizes
 }
 AT_MOST = {"lora_over_frozen_base"}  # targets met from below
 
@@ -337,6 +343,49 @@ def lora_lines(args, summary):
         summary["targets"]["lora_layer_faster_than_torch"] = entry["torch_over_ours"]
         summary["targets"]["lora_over_frozen_base"] = entry["ours_over_frozen"]
     return lines
+def decode_rows(path):
+    """{batch: row} of the llm-decode workload's measured cases."""
+    doc = load(path)
+    return {int(row["config"]["batch"]): row for row in doc.get("results", [])
+            if row.get("workload") == "llm-decode" and "batch" in row.get("config", {})}
+
+
+def decode_summary(args, summary, lines):
+    """The decode loops batch by batch, PyTorch's decode step beside ours, and the serving targets."""
+    torch_decode = load(args.torch_decode) if args.torch_decode else {}
+    torch_by_batch = {d["batch"]: d for d in torch_decode.get("decode", [])}
+    lines += ["", "Decode loop (whole model, CUDA graphs)  batch  TPOT ms   tok/s  MBU %  torch TPOT ms  torch/ours"]
+    slowest_vs_torch = None
+    for spec in args.decode:
+        name, path = spec.split("=", 1)
+        rows = decode_rows(path)
+        for batch, row in sorted(rows.items()):
+            tpot, mbu = metric(row, "time.median"), metric(row, "mbu")
+            t = torch_by_batch.get(batch, {}) if name == torch_decode.get("model") else {}
+            vs = ratio(t.get("tpot"), tpot)
+            entry = {"model": name, "precision": row["config"].get("precision"), "batch": batch, "tpot": tpot,
+                     "tokens_per_s": metric(row, "output_tokens_per_s"), "mbu_percent": mbu,
+                     "torch_tpot": t.get("tpot"), "torch_over_ours": vs}
+            summary["decode"].append(entry)
+            lines.append(f"{name + ' ' + str(entry['precision']):<38} {batch:>6}  {fmt(tpot and tpot * 1e3, 2):>7}  "
+                         f"{fmt(entry['tokens_per_s'], 0):>6}  {fmt(mbu):>5}  "
+                         f"{fmt(t.get('tpot') and t['tpot'] * 1e3, 2):>13}  {fmt(vs, 2):>10}")
+            if name == "llama3.1-70b" and batch == 1:
+                summary["targets"]["decode70b_fp8_mbu_batch1"] = mbu and mbu / 100
+            if vs is not None:
+                slowest_vs_torch = vs if slowest_vs_torch is None else min(slowest_vs_torch, vs)
+    if torch_by_batch:
+        summary["targets"]["decode8b_faster_than_torch"] = slowest_vs_torch
+    serve = load(args.serve) if args.serve else {}
+    for row in serve.get("results", []):
+        if row.get("table") == "measured-calibrated projection":
+            summary["serve"] = {k: metric(row, k) for k in ("ttft", "tpot", "output_tokens_per_s",
+                                                            "output_tokens_per_s_per_gpu", "mbu")}
+            s = summary["serve"]
+            lines += ["", f"llama70b-serve measured-calibrated ({row.get('info', {}).get('system', '?')}): "
+                          f"TTFT {fmt(s['ttft'] and s['ttft'] * 1e3, 1)} ms, TPOT {fmt(s['tpot'] and s['tpot'] * 1e3, 1)} "
+                          f"ms, {fmt(s['output_tokens_per_s'], 0)} output tokens/s ({fmt(s['output_tokens_per_s_per_gpu'], 0)}"
+                          f" per GPU), MBU {fmt(s['mbu'])} %"]
 
 
 def ratio(a, b):
@@ -357,7 +406,7 @@ def summarize(args):
                "device": torch_result.get("device"), "torch": torch_result.get("torch"),
                "dgxhost": gemm_doc.get("context", {}).get("dgxhost"), "time": gemm_doc.get("context", {}).get("time"),
                "gpus": gemm_doc.get("context", {}).get("gpu_summary"), "gemm": [], "layers": [], "lora_layers": [],
-               "targets": {}}
+               "decode": [], "targets": {}}
 
     lines = ["", "GEMM (TFLOP/s)            ours bf16  torch bf16  ratio   ours fp8  torch fp8  fp8/bf16"]
     for shape, t in torch_gemm.items():
@@ -407,8 +456,9 @@ def summarize(args):
             summary["targets"]["layer70b_fp8_vs_bf16"] = entry["fp8_speedup"]
 
     lines += lora_lines(args, summary)
+    decode_summary(args, summary, lines)
 
-    lines += ["", "Targets (issues 5, 8 and 12)"]
+    lines += ["", "Targets (issues 5, 8, 12 and 13)"]
     for key, value in summary["targets"].items():
         goal, at_most = TARGETS.get(key, 1.0), key in AT_MOST
         met = value is not None and (value <= goal if at_most else value >= goal)
@@ -441,6 +491,9 @@ def main():
     s.add_argument("--torch", required=True, help="the JSON of `measure`")
     s.add_argument("--lora", nargs="*", default=[], help="MODEL=dgxhost llm-finetune measure-mode JSON")
     s.add_argument("--torch-lora", help="the JSON of `measure --lora`")
+    s.add_argument("--decode", nargs="*", default=[], help="MODEL=dgxhost llm-decode JSON")
+    s.add_argument("--torch-decode", help="the JSON of torch_decode_reference.py")
+    s.add_argument("--serve", help="dgxhost llama70b-serve --mode measure JSON")
     s.add_argument("--gpu-csv", help="nvidia-smi --query-gpu CSV: the card and driver")
     s.add_argument("--commit", help="the commit measured")
     s.add_argument("--date", help="when it was measured (UTC)")

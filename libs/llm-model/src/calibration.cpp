@@ -6,6 +6,7 @@
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
+#include "baseline_rows.hpp"
 #include "enum_names.hpp"
 #include "toml_reader.hpp"
 
@@ -96,35 +97,13 @@ std::string_view to_string(CalibrationMetric metric) {
 }
 
 Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_text, std::string_view file) {
-  auto rows = detail::read_toml(toml_text, file, [](const TomlTable& root) {
-    std::vector<CalibrationRow> read;
-    for (const TomlTable& t : root.tables("row")) {
-      read.push_back(read_row(t));
-    }
-    return read;
-  });
-  if (rows && rows->empty()) {
-    return Error{std::string(file) + ": no [[row]] tables"};
-  }
-  return rows;
+  return detail::read_baseline_rows(toml_text, file, read_row);
 }
-
-namespace {
-
-Expected<std::vector<CalibrationRow>> load_embedded(std::string_view file) {
-  const auto text = embedded_config(file);
-  if (!text) {
-    return Error{"configs/" + std::string(file) + " is not embedded"};
-  }
-  return parse_calibration(*text, "configs/" + std::string(file));
-}
-
-}  // namespace
 
 Expected<std::vector<CalibrationRow>> load_calibration() {
   std::vector<CalibrationRow> all;
   for (const std::string_view file : kCalibrationFiles) {
-    auto rows = load_embedded(file);
+    auto rows = detail::parse_embedded(file, parse_calibration);
     if (!rows) {
       return rows.error();
     }
@@ -133,7 +112,9 @@ Expected<std::vector<CalibrationRow>> load_calibration() {
   return all;
 }
 
-Expected<std::vector<CalibrationRow>> load_finetune_calibration() { return load_embedded(kFinetuneFile); }
+Expected<std::vector<CalibrationRow>> load_finetune_calibration() {
+  return detail::parse_embedded(kFinetuneFile, parse_calibration);
+}
 
 std::vector<std::string> calibration_files() {
   return std::vector<std::string>(std::begin(kCalibrationFiles), std::end(kCalibrationFiles));

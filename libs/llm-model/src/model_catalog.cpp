@@ -66,6 +66,7 @@ ModelConfig read_model(const TomlTable& t) {
   m.vocab = t.positive_int("vocab");
   m.activation = detail::parse_enum(t, "activation", parse_activation, "swiglu, gelu, squared-relu");
   m.seq_len = t.positive_int("seq_len");
+  m.context = t.contains("context") ? t.positive_int("context") : m.seq_len;
   m.experts = t.contains("experts") ? t.positive_int("experts") : 1;
   m.top_k = t.contains("top_k") ? t.positive_int("top_k") : 1;
   m.tied_embeddings = t.boolean("tied_embeddings", false);

@@ -82,4 +82,15 @@ Expected<WorkloadPreset> find_workload_preset(std::string_view name) {
 
 std::vector<std::string> workload_preset_names() { return detail::catalog_names("workloads"); }
 
+Expected<PresetHeader> find_preset_header(std::string_view name) {
+  auto file = detail::catalog_file("workloads", "workload preset", name);
+  if (!file) {
+    return file.error();
+  }
+  return detail::read_toml(file->text, "configs/" + std::string(file->path), [](const TomlTable& root) {
+    const TomlTable meta = root.table("preset");
+    return PresetHeader{.workload = meta.string("workload"), .summary = meta.string("summary")};
+  });
+}
+
 }  // namespace dgx::llm

@@ -7,27 +7,21 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/plugin/measured_workload.hpp"
 #include "job.hpp"
 #include "measure_mode.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
-class FinetuneWorkload final : public dgx::sdk::Workload {
+class FinetuneWorkload final : public llm::plugin::MeasuredWorkload<MeasureMode> {
 public:
   explicit FinetuneWorkload(dgx::sdk::Host& host);
   void project(dgx::sdk::Mode mode) override;
 
-  // Measure mode.
-  void setup() override { measure_.setup(); }
-  std::size_t case_count() override { return measure_.case_count(); }
-  dgx::sdk::Case begin_case(std::size_t index) override { return measure_.begin_case(index); }
-  void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) override {
-    measure_.run(request, result);
-  }
-  void end_case(std::size_t index, const dgx::sdk::Stats& stats) override { measure_.end_case(index, stats); }
-
 private:
+  MeasureMode& measure() override { return measure_; }
+
   dgx::sdk::Host& host_;
   FinetuneSettings settings_;
   llm::plugin::Assumptions assumptions_;

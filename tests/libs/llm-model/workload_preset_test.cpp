@@ -12,9 +12,9 @@ TEST_CASE("all eleven pretraining presets are embedded and their default layouts
                                              "nemotron15b", "nemotron340b", "qwen3-235b"};
   std::vector<std::string> pretraining;
   for (const std::string& name : workload_preset_names()) {
-    const auto preset = find_workload_preset(name);
-    REQUIRE_MESSAGE(preset.has_value(), (preset ? "" : preset.error().message));
-    if (preset->workload == "llm-pretrain") {
+    const auto header = find_preset_header(name);  // the folder also holds llm-inference's *-serve presets
+    REQUIRE_MESSAGE(header.has_value(), (header ? "" : header.error().message));
+    if (header->workload == "llm-pretrain") {
       pretraining.push_back(name);
     }
   }
@@ -90,13 +90,24 @@ TEST_CASE("the five fine-tuning presets parse without train.tokens: their job is
                                              "llama8b-sft"};
   std::vector<std::string> finetuning;
   for (const std::string& name : workload_preset_names()) {
-    const auto preset = find_workload_preset(name);
-    REQUIRE(preset.has_value());
-    if (preset->workload == "llm-finetune") {
+    const auto header = find_preset_header(name);
+    REQUIRE(header.has_value());
+    if (header->workload == "llm-finetune") {
+      const auto preset = find_workload_preset(name);
+      REQUIRE(preset.has_value());
       finetuning.push_back(name);
       CHECK(preset->train.seq_len == 4096);
       CHECK(preset->train.gbs == 32);
     }
   }
   CHECK(finetuning == expected);
+}
+
+TEST_CASE("any preset's header names its workload and summary") {
+  const auto serve = find_preset_header("llama70b-serve");
+  REQUIRE(serve.has_value());
+  CHECK(serve->workload == "llm-inference");
+  CHECK(serve->summary.find("Llama 3.1 70B serving") == 0);
+  CHECK(find_preset_header("llama70b")->workload == "llm-pretrain");
+  CHECK_FALSE(find_preset_header("nope").has_value());
 }

@@ -6,6 +6,7 @@
 
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/framework.hpp"
+#include "dgx/llm/plugin/catalog_lookup.hpp"
 #include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -34,25 +35,13 @@ std::string model_text(const ModelConfig& m) {
 
 std::string system_line(const TrainingSettings& s, const Assumptions& a) {
   const SystemProfile& sys = a.system;
-  std::string peaks = fixed(sys.peak_bf16_tflops, 0) + " TFLOP/s dense BF16";
-  if (sys.peak_fp8_tflops > 0) {
-    peaks += ", " + fixed(sys.peak_fp8_tflops, 0) + " FP8";
-  }
-  if (sys.peak_fp4_tflops > 0) {
-    peaks += ", " + fixed(sys.peak_fp4_tflops, 0) + " FP4";
-  }
-  std::vector<std::string> others;
-  for (const std::string& name : system_names()) {
-    if (name != sys.name) {
-      others.push_back(name);
-    }
-  }
+  const std::string peaks = peaks_text(sys);
   return "System: " + sys.name + ", " + sys.display + "; " +
          (s.system_configured ? "the configuration names it" : "the workload's default") +
          ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " + gib(sys.hbm_bytes()) +
          " HBM at " + fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink domain of " + std::to_string(sys.nvlink_domain) +
          " GPUs, " + fixed(sys.nic_gb_s, 0) + " GB/s scale-out per GPU. Other systems: --set system=NAME (" +
-         join(others) + ").";
+         join(other_systems(sys.name)) + ").";
 }
 
 std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
@@ -69,14 +58,7 @@ std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
          join(others) + ").";
 }
 
-std::string price_line(const Assumptions& a) {
-  std::string line = "Price: " + a.price_reason + ".";
-  if (!a.providers.empty()) {
-    line += " Other prices: --set cost.provider=NAME (" + join(a.providers) + ") or --set " +
-            std::string(key::usd_per_gpu_hour) + "=USD.";
-  }
-  return line;
-}
+std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }
 
 std::string breakdown_text(const StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {

@@ -7,6 +7,7 @@
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/pipeline_split.hpp"
+#include "dgx/llm/plugin/catalog_lookup.hpp"
 #include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -16,35 +17,6 @@ namespace {
 
 using dgx::sdk::InvalidArgument;
 using dgx::sdk::Param;
-
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) {
-    out += (out.empty() ? "" : ", ") + n;
-  }
-  return out;
-}
-
-std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
-  std::vector<Precision> out;
-  for (const std::string& text : host.get_string_list(key::precision)) {
-    const auto precision = parse_precision(text);
-    if (!precision) {
-      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
-    }
-    bool seen = false;
-    for (const Precision p : out) {
-      seen = seen || p == *precision;
-    }
-    if (!seen) {
-      out.push_back(*precision);
-    }
-  }
-  if (out.empty()) {
-    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
-  }
-  return out;
-}
 
 AttentionFlops read_flops_convention(const dgx::sdk::Host& host) {
   const std::string text = host.get_string(key::flops_convention);
@@ -90,11 +62,7 @@ TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
 
 void read_cost(const dgx::sdk::Host& host, TrainingSettings& s) {
   s.provider = host.get_string(key::provider);
-  s.usd_per_gpu_hour = host.find_float(key::usd_per_gpu_hour);
-  if (s.usd_per_gpu_hour && !(*s.usd_per_gpu_hour > 0)) {
-    throw InvalidArgument(std::string(key::usd_per_gpu_hour) + " must be a positive price, got " +
-                          fixed(*s.usd_per_gpu_hour, 2));
-  }
+  s.usd_per_gpu_hour = read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
 }
 
 void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
@@ -132,16 +100,37 @@ int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
   return bounded_int(key, host.get_int(key), min);
 }
 
+std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+  std::vector<Precision> out;
+  for (const std::string& text : host.get_string_list(key::precision)) {
+    const auto precision = parse_precision(text);
+    if (!precision) {
+      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
+    }
+    bool seen = false;
+    for (const Precision p : out) {
+      seen = seen || p == *precision;
+    }
+    if (!seen) {
+      out.push_back(*precision);
+    }
+  }
+  if (out.empty()) {
+    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
+  }
+  return out;
+}
+
 std::vector<Param> training_params(const TrainingDefaults& d) {
   // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
   return {
-      Param::string(key::model, d.model, "model to train, from the model catalog: " + listed(model_names())),
+      Param::string(key::model, d.model, "model to train, from the model catalog: " + join(model_names())),
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        listed(system_names())),
+                        join(system_names())),
       Param::string_list(key::framework, {},
                          "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +
-                             listed(framework_names()) +
+                             join(framework_names()) +
                              "; empty: the newest; several: explore compares them (project uses the first)"),
       Param::integer(key::gpus, d.gpus, "GPUs of the run (--mode project)", "GPUs"),
       Param::string_list(key::precision, d.precisions,

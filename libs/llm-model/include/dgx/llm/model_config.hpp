@@ -36,6 +36,7 @@ struct ModelConfig {
   std::int64_t vocab = 0;
   Activation activation = Activation::swiglu;
   int seq_len = 0;               ///< default training sequence length
+  int context = 0;               ///< longest sequence (prompt + output) served: the file's `context`, else seq_len
   int experts = 1;               ///< MoE experts per layer (1: dense)
   int top_k = 1;                 ///< experts each token is routed to
   bool tied_embeddings = false;  ///< output layer shares the input embedding matrix

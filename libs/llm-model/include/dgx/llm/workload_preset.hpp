@@ -39,4 +39,12 @@ struct WorkloadPreset {
 /// Names of the embedded presets, sorted.
 [[nodiscard]] std::vector<std::string> workload_preset_names();
 
+/// The [preset] table of any workload's preset file (llm-pretrain's or another's): the workload it runs, its summary.
+struct PresetHeader {
+  std::string workload;
+  std::string summary;
+};
+/// An embedded preset's header by name ("llama70b-serve").
+[[nodiscard]] Expected<PresetHeader> find_preset_header(std::string_view name);
+
 }  // namespace dgx::llm

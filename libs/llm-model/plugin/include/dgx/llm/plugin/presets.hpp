@@ -1,6 +1,6 @@
-// The workload presets (llama8b, llama70b-lora, ...) embedded in the plugins, so that an installed plugin works
-// with no configs/ on disk. They are the texts of configs/workloads/*.toml, compiled into dgx_llm_model; a file of
-// the same name in a config directory overrides the embedded copy (the host's rule).
+// The workload presets (llama8b, llama70b-lora, llama70b-serve, ...) embedded in the plugins, so that an installed
+// plugin works with no configs/ on disk. They are the texts of configs/workloads/*.toml, compiled into dgx_llm_model; a
+// file of the same name in a config directory overrides the embedded copy (the host's rule).
 #pragma once
 
 #include <string_view>

@@ -97,5 +97,7 @@ struct TrainingSettings {
 [[nodiscard]] int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min);
 /// `value` checked the same way (an element of a list key).
 [[nodiscard]] int bounded_int(const char* key, std::int64_t value, std::int64_t min);
+/// The `precision` list, duplicates dropped. Throws dgx::sdk::InvalidArgument for an unknown name or an empty list.
+[[nodiscard]] std::vector<Precision> read_precisions(const dgx::sdk::Host& host);
 
 }  // namespace dgx::llm::plugin
