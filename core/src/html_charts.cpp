@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "dgx/core/quantity.hpp"
@@ -59,7 +60,8 @@ json::Object xy_chart(const std::string& title, json::Object x, json::Object y, 
   c.set("x", std::move(x));
   c.set("y", std::move(y));
   json::Array s;
-  double lo = INFINITY, hi = -INFINITY;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
   for (const Series& one : series) {
     s.push_back(series_json(one));
     for (const json::Value& p : one.points) {

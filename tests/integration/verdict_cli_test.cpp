@@ -15,10 +15,11 @@ using namespace dgx::testing;
 namespace {
 
 // Llama 3.1 70B on 64 H100 SXM in FP8, TP4 PP8 VP5, GBS 256: a Megatron-Bridge published configuration.
-const std::vector<std::string> kPublished70b = {
-    "--plugin", "llama70b",      "--mode", "project",       "--set", "gpus=64",
-    "--set",    "precision=fp8", "--set",  "parallel.tp=4", "--set", "parallel.pp=8",
-    "--set",    "parallel.cp=1", "--set",  "parallel.vp=5", "--set", "train.gbs=256"};
+std::vector<std::string> published_70b() {
+  return {"--plugin", "llama70b",      "--mode", "project",       "--set", "gpus=64",
+          "--set",    "precision=fp8", "--set",  "parallel.tp=4", "--set", "parallel.pp=8",
+          "--set",    "parallel.cp=1", "--set",  "parallel.vp=5", "--set", "train.gbs=256"};
+}
 
 const json::Value* row_with_mode(const json::Value& doc, const std::string& mode) {
   for (const json::Value& r : doc["results"].as_array())
@@ -30,7 +31,7 @@ const json::Value* row_with_mode(const json::Value& doc, const std::string& mode
 
 TEST_CASE("--baseline published prints the reference row and a verdict for a published configuration") {
   const ProcessResult r =
-      dgxhost(kPublished70b + std::vector<std::string>{"--baseline", "published", "--format", "json"});
+      dgxhost(published_70b() + std::vector<std::string>{"--baseline", "published", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   const json::Value doc = json::parse(r.out);
   const json::Value* reference = row_with_mode(doc, "reference");
@@ -47,11 +48,11 @@ TEST_CASE("--baseline published prints the reference row and a verdict for a pub
 
 TEST_CASE("verdict.threshold is a config key of runs with --baseline; a row below it fails with exit 5") {
   const ProcessResult r =
-      dgxhost(kPublished70b + std::vector<std::string>{"--baseline", "published", "--set", "verdict.threshold=1.5"});
+      dgxhost(published_70b() + std::vector<std::string>{"--baseline", "published", "--set", "verdict.threshold=1.5"});
   CHECK(r.exit_code == 5);
   CHECK(r.out.find("fail") != std::string::npos);
   CHECK(r.out.find("0 pass, 1 fail, 0 no reference") != std::string::npos);
-  const ProcessResult without = dgxhost(kPublished70b + std::vector<std::string>{"--set", "verdict.threshold=0.9"});
+  const ProcessResult without = dgxhost(published_70b() + std::vector<std::string>{"--set", "verdict.threshold=0.9"});
   CHECK(without.exit_code == 2);
 }
 
@@ -80,7 +81,7 @@ TEST_CASE("a deliberately slowed spin fails against the baseline file of a faste
 TEST_CASE("dgxhost compare: the same workload twice is no significant difference; 10% slower is a regression") {
   TempDir dir;
   auto run = [&](const std::string& name, int us) {
-    const std::string file = (dir.path() / name).string();
+    std::string file = (dir.path() / name).string();
     const std::vector<std::string> args{
         "--plugin", "spin", "--set", "spin.us=" + std::to_string(us), "--set", "runner.min_samples=9", "-o", file};
     REQUIRE(dgxhost(args + kQuick).exit_code == 0);

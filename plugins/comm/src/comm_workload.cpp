@@ -104,7 +104,7 @@ void comm_can_measure(sdk::Host& host) {
     throw sdk::NoDevice("comm.transport = nccl: " + reason);
 }
 
-CommWorkload::CommWorkload(sdk::Host& host, std::vector<Collective> collectives)
+CommWorkload::CommWorkload(sdk::Host& host, const std::vector<Collective>& collectives)
     : host_(host), config_(read_comm_config(host, collectives)) {
   const sdk::RankInfo ranks = host.ranks();
   rank_ = ranks.rank;

@@ -41,7 +41,7 @@ void comm_can_measure(sdk::Host& host);
 
 class CommWorkload final : public sdk::Workload {
 public:
-  CommWorkload(sdk::Host& host, std::vector<Collective> collectives);
+  CommWorkload(sdk::Host& host, const std::vector<Collective>& collectives);
 
   void setup() override;
   std::size_t case_count() override { return cases_.size(); }

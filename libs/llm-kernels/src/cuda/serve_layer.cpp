@@ -150,13 +150,14 @@ void ServeLayer::Impl::iteration(bool with_chunk) {
                 st);
   });
   record(g_qkv.op("qkv"), [&] { g_qkv.run(a.normed.get(), w.qkv, a.qkv.as<bf16>(), st); });
-  record(
-      memory("rope_kv_append", double(rows) * double(d) *
-                                   (double(qkv_w / d) * 2.0 + double(hq + hkv) * 2.0 + 2.0 * double(hkv) * kv_bytes)),
-      [&] {
-        rope_append_kv(a.qkv.as<bf16>(), rows, qkv_w, hq, token_seq.as<std::int32_t>(), token_offset.as<std::int32_t>(),
-                       lengths.as<std::int32_t>(), rope ? rope.as<float2>() : nullptr, cache, st);
-      });
+  record(memory("rope_kv_append",
+                double(rows) * double(d) *
+                    (double(qkv_w) / double(d) * 2.0 + double(hq + hkv) * 2.0 + 2.0 * double(hkv) * kv_bytes)),
+         [&] {
+           rope_append_kv(a.qkv.as<bf16>(), rows, qkv_w, hq, token_seq.as<std::int32_t>(),
+                          token_offset.as<std::int32_t>(), lengths.as<std::int32_t>(),
+                          rope ? rope.as<float2>() : nullptr, cache, st);
+         });
   const double cached = double(spec.decode_batch) * double(spec.context + 1) * 2.0 * double(hkv * d) * kv_bytes;
   record(memory("decode_attention", cached + double(spec.decode_batch * hq * d) * 4.0), [&] {
     decode_attention(detail::decode_args(dims, a, spec.decode_batch, lengths.as<std::int32_t>(), splits,
