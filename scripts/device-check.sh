@@ -15,9 +15,14 @@
 # What comes back: only 8 files return from $OUT (default ./device-out), so the working files live in a
 # temporary folder and $OUT holds device-check.tgz (everything, refreshed after every step) and six small files:
 # console.log, steps.txt (one line per step), summary.txt and summary.json (rewritten after every step),
-# gemm.json and layer-70b.json. A failing or timed-out step is recorded and the next one still runs; the
-# exit code is the number of failed steps. DGX_DEVICE_BUDGET (seconds, default 420) bounds the whole run:
-# a step gets at most what is left of it. DGX_DEVICE_STEPS="gemm torch" runs only the steps named.
+# gemm.json, layer-70b.json and decode-70b.json. The fine-tuning steps (issue 12): llm-finetune's measure mode on
+# the llama8b-lora preset (the LoRA layer, and the frozen layer alone) and PyTorch's LoRA layer of the same shapes;
+# the serving steps (issue 13): whole-model decode loops, PyTorch's decode step and llama70b-serve's measure mode.
+# The summary prints their ratios and targets (the other JSON files are in the archive). A failing or timed-out
+# step is recorded and the next one still runs; the exit code is the number of failed steps. DGX_DEVICE_BUDGET
+# (seconds, default 420) bounds the whole run: a step gets at most what is left of it, so the last steps (serving)
+# may be skipped when the earlier ones use their limits. DGX_DEVICE_STEPS="gemm torch" runs only the steps named
+# (the serving check alone: DGX_DEVICE_STEPS="gpu-info decode-70b decode-8b torch-decode serve-70b").
 #
 # The device call (15 minutes of device time in all, start-up included): one `run` of
 #   scripts/device-check.sh run        carry ["build/device-stage"], timeout_s 450
@@ -44,17 +49,29 @@ STEPS=(
   "pretrain-8b  35  step_pretrain_8b"
   "memcheck     30  step_memcheck"
   "comm         15  step_comm"
+  "finetune-8b  35  step_finetune_8b"
+  "torch-lora   25  step_torch_lora"
+  # Serving (issue 13): the whole-model decode loops (70B FP8 for the MBU target, 8B BF16 against PyTorch), the
+  # PyTorch decode step of the same 8B shapes, and llama70b-serve's measure mode (a measured layer -> projection).
+  "decode-70b   35  step_decode_70b"
+  "decode-8b    20  step_decode_8b"
+  "torch-decode 35  step_torch_decode"
+  "serve-70b    20  step_serve_70b"
 )
+# Batch sizes of the decode loops (the workload's default is every power of two from 1 to 256).
+decode_batches=(1 4 16 64 256)
+decode_context=1024
 
 prepare() {
   local build=$root/build/device
   cmake --preset device -S "$root" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache || return 1
   cmake --build "$build" -j"${JOBS:-2}" --target dgxhost dgx_configs cuda-probe comm gemm llm-layer llm-pretrain \
-    llm_kernels_gpu_tests || return 1
+    llm-finetune llm-inference llm_kernels_gpu_tests || return 1
   rm -rf "$stage"
   mkdir -p "$stage/bin" "$stage/lib/dgx/plugins" "$stage/tests/bin"
   cp "$build/bin/dgxhost" "$stage/bin/"
-  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain}.so "$stage/lib/dgx/plugins/"
+  cp "$build"/lib/dgx/plugins/libdgx-{cuda-probe,comm,gemm,llm-layer,llm-pretrain,llm-finetune,llm-inference}.so \
+    "$stage/lib/dgx/plugins/"
   cp "$build/tests/bin/llm_kernels_gpu_tests" "$stage/tests/bin/"
   if [[ -d $build/share/dgx ]]; then mkdir -p "$stage/share" && cp -r "$build/share/dgx" "$stage/share/"; fi
   # .git does not travel to the GPU machine: the stage says what it was built from.
@@ -162,6 +179,38 @@ step_memcheck() {
   "$sanitizer" --tool memcheck --error-exitcode 99 "$stage/tests/bin/llm_kernels_gpu_tests" -tc="$memcheck_tests"
 }
 
+# Fine-tuning's measured path: the LoRA layer (frozen base, rank-16 adapter on QKV, samples of 512 tokens packed
+# into 4096) and the frozen layer alone, then the cluster projected from the measured ops.
+step_finetune_8b() {
+  "$dgx" --plugin llama8b-lora --mode measure --set 'precision=["bf16"]' --set runner.max_time=4 \
+    -o "$work/finetune-8b.json"
+}
+
+step_torch_lora() {
+  [[ -n $torch_python ]] || { echo "no python with torch found"; return 1; }
+  clean_python "$root/scripts/torch_reference.py" measure --gemm --layer --lora llama3.1-8b --out "$work/torch-lora.json"
+}
+
+# A whole model decoding on this GPU: one CUDA graph per batch size, TPOT, tokens/s and MBU per row.
+decode_loop() {
+  local batches
+  batches=$(printf '%s,' "${decode_batches[@]}")
+  "$dgx" --plugin llm-inference:llm-decode --set "model=$1" --set "precision=$2" --set "decode.batches=[${batches%,}]" \
+    --set "decode.context=$decode_context" --set runner.max_time=0.5 --set runner.min_time=0.1 -o "$work/$3"
+}
+step_decode_70b() { decode_loop llama3.1-70b fp8 decode-70b.json; }
+step_decode_8b() { decode_loop llama3.1-8b bf16 decode-8b.json; }
+
+step_torch_decode() {
+  [[ -n $torch_python ]] || { echo "no python with torch found"; return 1; }
+  clean_python "$root/scripts/torch_decode_reference.py" --model llama3.1-8b --batches "${decode_batches[@]}" \
+    --context "$decode_context" --out "$work/torch-decode.json"
+}
+
+# llama70b-serve on a GPU: the configuration's decode and chunk iterations of one layer at TP2's per-rank shapes
+# (measured), the replica projected from them.
+step_serve_70b() { "$dgx" --plugin llama70b-serve --mode measure --set runner.max_time=2 -o "$work/serve-70b.json"; }
+
 # One GPU: bus bandwidth is 0 by definition; this only shows that the NCCL path initialises and runs.
 step_comm() {
   "$dgx" --plugin all_reduce --set comm.transport=nccl -b 1K -e 16M -f 16 --set runner.max_time=0.5 -o "$work/comm.json"
@@ -222,12 +271,17 @@ refresh_outputs() {
   local layers=()
   [[ -f $work/layer-8b.json ]] && layers+=("llama3.1-8b=$work/layer-8b.json")
   [[ -f $work/layer-70b.json ]] && layers+=("llama3.1-70b=$work/layer-70b.json")
+  local decodes=()
+  [[ -f $work/decode-8b.json ]] && decodes+=("llama3.1-8b=$work/decode-8b.json")
+  [[ -f $work/decode-70b.json ]] && decodes+=("llama3.1-70b=$work/decode-70b.json")
   clean_python "$root/scripts/torch_reference.py" summarize --gemm "$work/gemm.json" --layer "${layers[@]}" \
-    --torch "$work/torch.json" --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
+    --torch "$work/torch.json" --lora "llama3.1-8b=$work/finetune-8b.json" --torch-lora "$work/torch-lora.json" \
+    --decode "${decodes[@]}" --torch-decode "$work/torch-decode.json" --serve "$work/serve-70b.json" \
+    --gpu-csv "$work/gpu.csv" --commit "$commit" --date "$date" \
     --steps "$work/steps.txt" --out "$work/summary.json" >"$work/summary.txt" 2>&1
   cp "$work/steps.txt" "$OUT/steps.txt"
   local f
-  for f in summary.txt summary.json gemm.json layer-70b.json; do
+  for f in summary.txt summary.json gemm.json layer-70b.json decode-70b.json; do
     [[ -f $work/$f ]] && cp "$work/$f" "$OUT/$f"
   done
   tar -czf "$OUT/device-check.tgz.tmp" -C "$work" . && mv "$OUT/device-check.tgz.tmp" "$OUT/device-check.tgz"

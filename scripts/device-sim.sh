@@ -106,10 +106,12 @@ no_device_step() {
   local name=$1 log=$sim/archive/logs/$1.log
   [[ $(status_of "$name") == *"FAILED (exit 4)"* ]] && grep -q -i "no CUDA device" "$log"
 }
-for name in gemm layer-70b layer-8b pretrain-8b comm; do
+for name in gemm layer-70b layer-8b pretrain-8b comm finetune-8b decode-70b decode-8b serve-70b; do
   check "$name: dgxhost exits 4 with \"no CUDA device\"" no_device_step "$name"
 done
 check "torch: PyTorch (clean environment) exits 4 with \"no CUDA device\"" no_device_step torch
+check "torch-lora: PyTorch (clean environment) exits 4 with \"no CUDA device\"" no_device_step torch-lora
+check "torch-decode: PyTorch (clean environment) exits 4 with \"no CUDA device\"" no_device_step torch-decode
 check "gpu-tests: the GPU test binary runs and skips" grep -q 'SKIPPED: no CUDA device' "$sim/archive/logs/gpu-tests.log"
 check "gpu-tests: step ok" bash -c "[[ '$(status_of gpu-tests)' == ok* ]]"
 check "no log shows a loader error" bash -c "! grep -r -l -E 'cannot open shared object file|error while loading shared libraries|rejected' '$sim/archive/logs'"

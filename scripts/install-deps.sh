@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
-# munge are for the multi-node path and its test). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used from
-# /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
+# munge are for the multi-node path and its test; Chart.js is compiled into the HTML report, and headless Chromium
+# opens that report in its test; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by
+# .ci/run). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it
+# is used from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
 packages=(
   cmake ninja-build g++ git pkg-config ccache
+  clang-format clang-tidy
   libboost-dev libboost-program-options-dev
   libtomlplusplus-dev nlohmann-json3-dev doctest-dev
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
+  libjs-chart.js chromium
 )
 
 missing=()

@@ -2,14 +2,21 @@
 """PyTorch references for the device check (scripts/device-check.sh), and the summary that compares them with
 dgxhost's measurements.
 
-  torch_reference.py measure --gemm SHAPE... --layer NAME... --out torch.json
+  torch_reference.py measure --gemm SHAPE... --layer NAME... [--lora NAME...] --out torch.json
       torch.matmul (BF16) and torch._scaled_mm (FP8 E4M3, per-tensor scales) on the GEMM shapes; a PyTorch
       transformer layer of the same shapes as dgxhost's llm-layer (RMSNorm, QKV, rotary, causal GQA
-      scaled_dot_product_attention, output projection, SwiGLU MLP; BF16, eager) forward + backward.
+      scaled_dot_product_attention, output projection, SwiGLU MLP; BF16, eager) forward + backward. --lora: the
+      same layer as llm-finetune's LoRA measurement (preset llama8b-lora): frozen weights (no weight gradients),
+      a rank-16 adapter (alpha 32) on QKV with its gradients, samples of 512 tokens packed 8 to a 4096-token
+      sequence (attention within each sample); and the frozen layer without the adapter.
   torch_reference.py summarize --gemm gemm.json --layer NAME=layer.json... --torch torch.json --out summary.json
-          [--gpu-csv gpu.csv] [--commit C] [--date D] [--steps steps.txt]
-      our/PyTorch ratios and the issue's targets, printed as a table and written as JSON with the card, driver,
-      date and commit measured. Missing inputs (a step that failed) leave their columns empty.
+          [--lora NAME=finetune.json --torch-lora torch-lora.json] [--decode NAME=decode.json...]
+          [--torch-decode torch-decode.json] [--serve serve.json] [--gpu-csv gpu.csv] [--commit C] [--date D]
+          [--steps steps.txt]
+      our/PyTorch ratios and the issues' targets, printed as a table and written as JSON with the card, driver,
+      date and commit measured: GEMMs, layers, the LoRA layer, and the serving decode loops (TPOT, tokens/s, MBU per
+      batch size, the PyTorch decode step of scripts/torch_decode_reference.py beside ours) and llama70b-serve's
+      measured-calibrated projection. Missing inputs (a step that failed) leave their columns empty.
 
 Timing: CUDA events around `iterations` back-to-back calls after warm-up, median of `repeats` such samples.
 The layer's attention kernels are recorded from one profiled step, so a comparison against a slow SDPA fallback
@@ -35,12 +42,20 @@ LAYERS = {
     "llama3.1-70b": dict(hidden=8192, ffn=28672, heads=64, kv=8),
 }
 SEQ_LEN = 8192
+# llm-finetune's LoRA measurement (the llama8b-lora preset): packed samples, an adapter on QKV.
+LORA_LAYERS = {"llama3.1-8b": dict(LAYERS["llama3.1-8b"], seq=4096, sample_len=512, rank=16, alpha=32.0,
+                                   targets=("qkv",))}
 TARGETS = {
     "bf16_gemm_vs_torch": 0.97,  # our BF16 8192^3 / torch.matmul
     "fp8_gemm_vs_bf16": 1.6,  # our FP8 8192^3 / our BF16 8192^3
     "layer70b_bf16_model_tflops": 600.0,
     "layer70b_fp8_vs_bf16": 1.3,  # step-time speed-up
+    "lora_layer_faster_than_torch": 1.0,  # PyTorch's LoRA layer fwd+bwd / ours
+    "lora_over_frozen_base": 1.5,  # ours: LoRA layer step / the frozen layer's forward + dgrad alone (at most)
+    "decode70b_fp8_mbu_batch1": 0.75,  # whole-model decode loop on the H200 (issue 13)
+    "decode8b_faster_than_torch": 1.0,  # the smallest torch/ours TPOT ratio over the batch sizes
 }
+AT_MOST = {"lora_over_frozen_base"}  # targets met from below
 
 
 def model_flops(hidden, ffn, heads, kv, seq):
@@ -97,24 +112,36 @@ def measure_gemm(torch, shape):
     return out
 
 
-def make_layer(torch, hidden, ffn, heads, kv, seq):
+def make_layer(torch, hidden, ffn, heads, kv, seq, frozen=False, lora=None):
+    """The layer as a function of x [b, s, h]. frozen: no weight gradients; lora: {target: rank} with alpha."""
     F = torch.nn.functional
     d = hidden // heads
     dtype, dev = torch.bfloat16, "cuda"
 
-    def weight(out_features, in_features):
+    def weight(out_features, in_features, trains=not frozen):
         w = torch.empty(out_features, in_features, device=dev, dtype=dtype)
         torch.nn.init.uniform_(w, -1.0 / math.sqrt(in_features), 1.0 / math.sqrt(in_features))
-        return w.requires_grad_()
+        return w.requires_grad_(trains)
 
     params = dict(
-        norm1=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=True),
+        norm1=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=not frozen),
         qkv=weight((heads + 2 * kv) * d, hidden),
         proj=weight(hidden, heads * d),
-        norm2=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=True),
+        norm2=torch.ones(hidden, device=dev, dtype=dtype, requires_grad=not frozen),
         fc1=weight(2 * ffn, hidden),
         fc2=weight(hidden, ffn),
     )
+    adapters = {}
+    for target, (rank, alpha) in (lora or {}).items():
+        out_features, in_features = params[target].shape
+        adapters[target] = (weight(rank, in_features, True), weight(out_features, rank, True), alpha / rank)
+
+    def linear(name, x):  # x W^T (+ s (x A^T) B^T): the adapter as PEFT and NeMo write it
+        y = F.linear(x, params[name])
+        if name in adapters:
+            a, b, scale = adapters[name]
+            y = y + scale * F.linear(F.linear(x, a), b)
+        return y
     position = torch.arange(seq, device=dev, dtype=torch.float64)
     inverse = 500000.0 ** (-torch.arange(0, d, 2, device=dev, dtype=torch.float64) / d)
     angles = torch.outer(position, inverse)
@@ -128,12 +155,12 @@ def make_layer(torch, hidden, ffn, heads, kv, seq):
     def layer(x):  # x [b, s, h]
         b = x.shape[0]
         n1 = F.rms_norm(x, (hidden,), params["norm1"], eps=1e-5)
-        qkv = F.linear(n1, params["qkv"]).view(b, seq, heads + 2 * kv, d).transpose(1, 2)
+        qkv = linear("qkv", n1).view(b, seq, heads + 2 * kv, d).transpose(1, 2)
         q, k, v = qkv.split([heads, kv, kv], dim=1)
         o = F.scaled_dot_product_attention(rope(q), rope(k), v, is_causal=True, enable_gqa=True)
-        r1 = x + F.linear(o.transpose(1, 2).reshape(b, seq, heads * d), params["proj"])
-        gate, up = F.linear(F.rms_norm(r1, (hidden,), params["norm2"], eps=1e-5), params["fc1"]).chunk(2, dim=-1)
-        return r1 + F.linear(F.silu(gate) * up, params["fc2"])
+        r1 = x + linear("proj", o.transpose(1, 2).reshape(b, seq, heads * d))
+        gate, up = linear("fc1", F.rms_norm(r1, (hidden,), params["norm2"], eps=1e-5)).chunk(2, dim=-1)
+        return r1 + linear("fc2", F.silu(gate) * up)
 
     return layer
 
@@ -164,6 +191,31 @@ def measure_layer(torch, name):
             "note": "eager PyTorch, BF16, F.scaled_dot_product_attention (backend chosen by PyTorch)"}
 
 
+def measure_lora_layer(torch, name):
+    """llm-finetune's LoRA layer in PyTorch: packed samples as a batch of sample_len sequences (positions restart
+    per sample, attention within it), frozen weights, the adapters and x with gradients; and the frozen layer alone."""
+    c = LORA_LAYERS[name]
+    shape = {k: c[k] for k in ("hidden", "ffn", "heads", "kv")}
+    samples = c["seq"] // c["sample_len"]
+    result = {"model": name, "rank": c["rank"], "alpha": c["alpha"], "targets": list(c["targets"]),
+              "seq_len": c["seq"], "sample_len": c["sample_len"],
+              "note": "eager PyTorch, BF16, frozen base (requires_grad=False), adapters as PEFT writes them"}
+    for label, lora in (("lora", {t: (c["rank"], c["alpha"]) for t in c["targets"]}), ("frozen", None)):
+        layer = make_layer(torch, seq=c["sample_len"], frozen=True, lora=lora, **shape)
+        x = torch.randn(samples, c["sample_len"], c["hidden"], device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        dy = torch.randn_like(x)
+
+        def step():
+            layer(x).backward(dy)
+
+        result[f"{label}_seconds"] = time_cuda(torch, step, 1, 9, warmup=3)
+        del layer, x, dy
+        torch.cuda.empty_cache()
+    result["lora_over_frozen"] = result["lora_seconds"] / result["frozen_seconds"]
+    return result
+
+
 def profile_kernels(torch, step):
     """The CUDA kernels of one profiled step, longest total time first: [{name, count, seconds}]."""
     from torch.profiler import ProfilerActivity, profile
@@ -189,7 +241,7 @@ def measure(args):
         return NO_DEVICE
     torch.backends.cuda.matmul.allow_tf32 = False
     result = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
-              "gemm": [], "layers": []}
+              "gemm": [], "layers": [], "lora_layers": []}
     for shape in args.gemm:
         result["gemm"].append(measure_gemm(torch, shape))
         print(f"torch gemm {shape}: {result['gemm'][-1]}", flush=True)
@@ -197,6 +249,9 @@ def measure(args):
         torch.cuda.reset_peak_memory_stats()
         result["layers"].append(measure_layer(torch, name))
         print(f"torch layer {name}: {result['layers'][-1]}", flush=True)
+    for name in args.lora:
+        result["lora_layers"].append(measure_lora_layer(torch, name))
+        print(f"torch LoRA layer {name}: {result['lora_layers'][-1]}", flush=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)
     return 0
@@ -256,6 +311,83 @@ def layer_rows(path):
                  if row.get("workload") == "llm-layer" and row.get("table", "llm-layer") == "llm-layer"}
 
 
+def finetune_rows(path):
+    """{precision: measured row} of llm-finetune's measure mode (the layer's case, not the projection)."""
+    doc = load(path)
+    return {row["config"].get("precision"): row for row in doc.get("results", [])
+            if row.get("workload") == "llm-finetune" and "time.median" in row.get("metrics", {})}
+
+
+def lora_lines(args, summary):
+    """The LoRA layer: ours against PyTorch's, and against our frozen layer alone (issue 12's targets)."""
+    torch_result = load(args.torch_lora) if args.torch_lora else {}
+    torch_lora = {l["model"]: l for l in torch_result.get("lora_layers", [])}
+    if not args.lora and not torch_lora:
+        return []
+    lines = ["", "LoRA layer fwd+bwd (bf16)   ours ms  frozen base ms  ours/frozen  torch ms  torch frozen ms  "
+                 "torch/ours"]
+    for spec in args.lora or [f"{name}=" for name in torch_lora]:
+        name, path = spec.split("=", 1)
+        row = finetune_rows(path).get("bf16", {}) if path else {}
+        t = torch_lora.get(name, {})
+        ours, frozen = metric(row, "time.median"), metric(row, "layer.frozen_base_time")
+        entry = {"model": name, "ours_seconds": ours, "ours_frozen_base_seconds": frozen,
+                 "ours_over_frozen": metric(row, "layer.adapter_overhead") or ratio(ours, frozen),
+                 "torch_seconds": t.get("lora_seconds"), "torch_frozen_seconds": t.get("frozen_seconds"),
+                 "torch_over_ours": ratio(t.get("lora_seconds"), ours)}
+        summary["lora_layers"].append(entry)
+        ms = lambda v: v and v * 1e3  # noqa: E731
+        lines.append(f"{name:<26} {fmt(ms(ours), 2):>8}  {fmt(ms(frozen), 2):>14}  {fmt(entry['ours_over_frozen'], 2):>11}"
+                     f"  {fmt(ms(t.get('lora_seconds')), 2):>8}  {fmt(ms(t.get('frozen_seconds')), 2):>15}  "
+                     f"{fmt(entry['torch_over_ours'], 2):>10}")
+        summary["targets"]["lora_layer_faster_than_torch"] = entry["torch_over_ours"]
+        summary["targets"]["lora_over_frozen_base"] = entry["ours_over_frozen"]
+    return lines
+def decode_rows(path):
+    """{batch: row} of the llm-decode workload's measured cases."""
+    doc = load(path)
+    return {int(row["config"]["batch"]): row for row in doc.get("results", [])
+            if row.get("workload") == "llm-decode" and "batch" in row.get("config", {})}
+
+
+def decode_summary(args, summary, lines):
+    """The decode loops batch by batch, PyTorch's decode step beside ours, and the serving targets."""
+    torch_decode = load(args.torch_decode) if args.torch_decode else {}
+    torch_by_batch = {d["batch"]: d for d in torch_decode.get("decode", [])}
+    lines += ["", "Decode loop (whole model, CUDA graphs)  batch  TPOT ms   tok/s  MBU %  torch TPOT ms  torch/ours"]
+    slowest_vs_torch = None
+    for spec in args.decode:
+        name, path = spec.split("=", 1)
+        rows = decode_rows(path)
+        for batch, row in sorted(rows.items()):
+            tpot, mbu = metric(row, "time.median"), metric(row, "mbu")
+            t = torch_by_batch.get(batch, {}) if name == torch_decode.get("model") else {}
+            vs = ratio(t.get("tpot"), tpot)
+            entry = {"model": name, "precision": row["config"].get("precision"), "batch": batch, "tpot": tpot,
+                     "tokens_per_s": metric(row, "output_tokens_per_s"), "mbu_percent": mbu,
+                     "torch_tpot": t.get("tpot"), "torch_over_ours": vs}
+            summary["decode"].append(entry)
+            lines.append(f"{name + ' ' + str(entry['precision']):<38} {batch:>6}  {fmt(tpot and tpot * 1e3, 2):>7}  "
+                         f"{fmt(entry['tokens_per_s'], 0):>6}  {fmt(mbu):>5}  "
+                         f"{fmt(t.get('tpot') and t['tpot'] * 1e3, 2):>13}  {fmt(vs, 2):>10}")
+            if name == "llama3.1-70b" and batch == 1:
+                summary["targets"]["decode70b_fp8_mbu_batch1"] = mbu and mbu / 100
+            if vs is not None:
+                slowest_vs_torch = vs if slowest_vs_torch is None else min(slowest_vs_torch, vs)
+    if torch_by_batch:
+        summary["targets"]["decode8b_faster_than_torch"] = slowest_vs_torch
+    serve = load(args.serve) if args.serve else {}
+    for row in serve.get("results", []):
+        if row.get("table") == "measured-calibrated projection":
+            summary["serve"] = {k: metric(row, k) for k in ("ttft", "tpot", "output_tokens_per_s",
+                                                            "output_tokens_per_s_per_gpu", "mbu")}
+            s = summary["serve"]
+            lines += ["", f"llama70b-serve measured-calibrated ({row.get('info', {}).get('system', '?')}): "
+                          f"TTFT {fmt(s['ttft'] and s['ttft'] * 1e3, 1)} ms, TPOT {fmt(s['tpot'] and s['tpot'] * 1e3, 1)} "
+                          f"ms, {fmt(s['output_tokens_per_s'], 0)} output tokens/s ({fmt(s['output_tokens_per_s_per_gpu'], 0)}"
+                          f" per GPU), MBU {fmt(s['mbu'])} %"]
+
+
 def ratio(a, b):
     return a / b if a and b else None
 
@@ -273,7 +405,8 @@ def summarize(args):
     summary = {"card": gpu_card(args.gpu_csv) if args.gpu_csv else {}, "date": args.date, "commit": args.commit,
                "device": torch_result.get("device"), "torch": torch_result.get("torch"),
                "dgxhost": gemm_doc.get("context", {}).get("dgxhost"), "time": gemm_doc.get("context", {}).get("time"),
-               "gpus": gemm_doc.get("context", {}).get("gpu_summary"), "gemm": [], "layers": [], "targets": {}}
+               "gpus": gemm_doc.get("context", {}).get("gpu_summary"), "gemm": [], "layers": [], "lora_layers": [],
+               "decode": [], "targets": {}}
 
     lines = ["", "GEMM (TFLOP/s)            ours bf16  torch bf16  ratio   ours fp8  torch fp8  fp8/bf16"]
     for shape, t in torch_gemm.items():
@@ -322,11 +455,15 @@ def summarize(args):
             summary["targets"]["layer70b_faster_than_torch"] = entry["torch_over_ours"]
             summary["targets"]["layer70b_fp8_vs_bf16"] = entry["fp8_speedup"]
 
-    lines += ["", "Targets (issues 5 and 8)"]
+    lines += lora_lines(args, summary)
+    decode_summary(args, summary, lines)
+
+    lines += ["", "Targets (issues 5, 8, 12 and 13)"]
     for key, value in summary["targets"].items():
-        goal = TARGETS.get(key, 1.0)
-        status = "n/a" if value is None else ("PASS" if value >= goal else "MISS")
-        lines.append(f"  {key:<30} {fmt(value, 3):>8}  >= {goal:<6} {status}")
+        goal, at_most = TARGETS.get(key, 1.0), key in AT_MOST
+        met = value is not None and (value <= goal if at_most else value >= goal)
+        status = "n/a" if value is None else ("PASS" if met else "MISS")
+        lines.append(f"  {key:<30} {fmt(value, 3):>8}  {'<=' if at_most else '>='} {goal:<6} {status}")
     if args.steps and os.path.exists(args.steps):
         with open(args.steps) as f:
             summary["steps"] = [line.rstrip("\n") for line in f if line.strip()]
@@ -346,11 +483,17 @@ def main():
     m = sub.add_parser("measure")
     m.add_argument("--gemm", nargs="*", default=["8192x8192x8192"])
     m.add_argument("--layer", nargs="*", default=list(LAYERS), choices=list(LAYERS))
+    m.add_argument("--lora", nargs="*", default=[], choices=list(LORA_LAYERS))
     m.add_argument("--out", required=True)
     s = sub.add_parser("summarize")
     s.add_argument("--gemm", required=True, help="dgxhost --plugin gemm JSON")
     s.add_argument("--layer", nargs="*", default=[], help="MODEL=dgxhost llm-layer JSON")
     s.add_argument("--torch", required=True, help="the JSON of `measure`")
+    s.add_argument("--lora", nargs="*", default=[], help="MODEL=dgxhost llm-finetune measure-mode JSON")
+    s.add_argument("--torch-lora", help="the JSON of `measure --lora`")
+    s.add_argument("--decode", nargs="*", default=[], help="MODEL=dgxhost llm-decode JSON")
+    s.add_argument("--torch-decode", help="the JSON of torch_decode_reference.py")
+    s.add_argument("--serve", help="dgxhost llama70b-serve --mode measure JSON")
     s.add_argument("--gpu-csv", help="nvidia-smi --query-gpu CSV: the card and driver")
     s.add_argument("--commit", help="the commit measured")
     s.add_argument("--date", help="when it was measured (UTC)")

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/text.hpp"
+#include "nccl_flags.hpp"
 
 namespace po = boost::program_options;
 
@@ -55,10 +56,13 @@ po::options_description make_options(CliOptions& o) {
       "set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
       "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")(
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
-      "stdout format: table | json | csv | md (json: stdout holds only the JSON document)")(
+      "stdout format: table | json | csv | md | html (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
       "also write the results to FILE (checked before the run; - is stdout); the format follows its extension "
-      "(.json .csv .md .txt), else --format")(
+      "(.json .csv .md .html .txt), else --format")(
+      "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
+      "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
+      "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)")(
       "run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
       "measure mode: keep the journal of finished cases and results.json in DIR (default: "
       "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
@@ -99,7 +103,9 @@ std::string cli_help() {
          "  dgxhost --list\n"
          "  dgxhost --plugin NAME [--mode MODE] [--config FILE] [--set KEY=VALUE ...] [--format FMT] [--output FILE]\n"
          "  dgxhost --plugin NAME --describe\n"
-         "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n\n"
+         "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n"
+         "  dgxhost compare A.json B.json [--threshold F] [--alpha P] [--format FMT] [--output FILE]\n"
+         "  dgxhost --plugin platform-check [--set KEY=VALUE ...]   (GPU node: GEMM, HBM, NCCL, a layer; verdicts)\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)
@@ -117,6 +123,15 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
     const std::string token = argv[i];
     const bool short_option =
         token.size() >= 2 && token[0] == '-' && std::isalpha(static_cast<unsigned char>(token[1]));
+    if (short_option && (token[1] == 'o' || token[1] == 'c' || token[1] == 'm')) {  // nccl-tests' -o -c -m
+      const std::string value = token.size() > 2 ? token.substr(2) : i + 1 < argc ? argv[i + 1] : "";
+      if (auto nccl = nccl_tests_option(token.substr(1, 1), value)) {
+        if (!*nccl) return nccl->error();
+        options.aliases.push_back(nccl->value());
+        if (token.size() == 2) ++i;
+        continue;
+      }
+    }
     if (!short_option || d.find_nothrow(token.substr(0, 2), false) != nullptr) {
       rest.push_back(token);
       continue;
@@ -159,8 +174,9 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
   }
-  if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md")
-    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv or md"};
+  if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md" &&
+      options.format != "html")
+    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv, md or html"};
   if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
   if (!options.run_dir.empty() && !options.resume.empty())
     return Failure{ExitCode::usage, "--run-dir and --resume exclude each other: a resumed run keeps its folder"};

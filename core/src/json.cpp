@@ -16,7 +16,7 @@ Value& Object::set(std::string key, Value value) {
     *existing = std::move(value);
     return *existing;
   }
-  members_.emplace_back(std::move(key), std::move(value));
+  members_.push_back(Member{std::move(key), std::move(value)});
   return members_.back().second;
 }
 
@@ -45,6 +45,8 @@ bool operator==(const Object& a, const Object& b) {
   }
   return true;
 }
+
+bool operator==(const Member& a, const Member& b) { return a.first == b.first && a.second == b.second; }
 
 bool operator==(const Value& a, const Value& b) { return a.storage_ == b.storage_; }
 
@@ -125,7 +127,7 @@ public:
 private:
   void newline(int depth) {
     out_ += '\n';
-    out_.append(static_cast<std::size_t>(depth * indent_), ' ');
+    out_.append(static_cast<std::size_t>(depth) * static_cast<std::size_t>(indent_), ' ');
   }
   void array(const Json& a, int depth) {
     const bool flat = std::none_of(a.begin(), a.end(), [](const Json& v) { return v.is_structured(); });

@@ -21,8 +21,6 @@
 #include "dgx/core/search_paths.hpp"
 #include "dgx/core/text.hpp"
 
-extern char** environ;
-
 namespace po = boost::program_options;
 
 namespace dgx {

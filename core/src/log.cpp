@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -37,7 +38,7 @@ void Logger::log(dgx_log_level level, std::string_view source, std::string_view 
 
 void Logger::progress(std::string_view source, double fraction, std::string_view what) const {
   if (quiet_rank_ || threshold_ > DGX_LOG_INFO || isatty(STDERR_FILENO) == 0) return;
-  const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100.0 + 0.5);
+  const int percent = static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * 100.0));
   std::fprintf(stderr, "\r\033[K[%.*s] %.*s %d%%", static_cast<int>(source.size()), source.data(),
                static_cast<int>(what.size()), what.data(), percent);
   std::fflush(stderr);

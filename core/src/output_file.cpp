@@ -92,7 +92,7 @@ Expected<Format> output_format(const std::string& path, Format fallback) {
   if (extension.empty()) return fallback;
   if (auto format = format_from_path(path)) return *format;
   return usage("--output " + path + ": unknown extension '" + extension +
-               "' (expected .json, .csv, .md or .txt; a name without an extension takes --format)");
+               "' (expected .json, .csv, .md, .html or .txt; a name without an extension takes --format)");
 }
 
 std::optional<Failure> check_output_path(const std::string& path) {

@@ -9,6 +9,7 @@
 #include "dgx/core/config.hpp"
 #include "dgx/core/output_file.hpp"
 #include "dgx/core/text.hpp"
+#include "nccl_table.hpp"
 
 namespace dgx {
 
@@ -17,6 +18,7 @@ std::optional<Format> format_from_name(std::string_view name) {
   if (name == "json") return Format::json;
   if (name == "csv") return Format::csv;
   if (name == "md" || name == "markdown") return Format::markdown;
+  if (name == "html" || name == "htm") return Format::html;
   return std::nullopt;
 }
 
@@ -95,6 +97,7 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
       if (hidden && !all) continue;
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
         const json::Value* other = o->config.find(k);
+        if (other == nullptr && o->mode == ResultMode::reference) return false;  // a reference has its own keys only
         return other == nullptr || !(*other == v);
       });
       if (all || varies) add_unique(config_keys, key, [](const std::string& k) { return k; });
@@ -112,11 +115,15 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   }
   const bool any_label = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return !r->label.empty(); });
 
+  // Columns of one quantity share one unit, the one that reads best for the first of them (the headline, e.g.
+  // time.median before time.stdev).
   std::vector<Scale> scales;
   for (const MetricColumn& column : metric_keys) {
+    const auto first = std::find_if(metric_keys.begin(), metric_keys.end(),
+                                    [&](const MetricColumn& c) { return c.unit == column.unit; });
     std::vector<double> values;
     for (const ResultRow* r : rows)
-      if (const Metric* m = r->find_metric(column.name)) values.push_back(m->value);
+      if (const Metric* m = r->find_metric(first->name)) values.push_back(m->value);
     scales.push_back(all ? Scale{column.unit, 1} : pick_scale(column.unit, values));
   }
 
@@ -170,6 +177,20 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
+// The line of column-group titles above the headers (nccl-tests' "out-of-place  in-place"), each starting at its
+// group's first column; empty when the table has no groups.
+std::string column_groups_line(const Table& t, const std::vector<std::size_t>& widths) {
+  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) return {};
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t c = 0; c < widths.size(); ++c) {
+    const bool starts = c < t.groups.size() && !t.groups[c].empty() && (c == 0 || t.groups[c - 1] != t.groups[c]);
+    if (starts && out.size() <= at) out += std::string(at - out.size(), ' ') + t.groups[c];
+    at += widths[c] + 2;
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_text_table(const Table& t) {
@@ -186,7 +207,8 @@ std::string render_text_table(const Table& t) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::string out = line(t.headers);
+  std::string out = column_groups_line(t, widths);
+  out += line(t.headers);
   std::vector<std::string> rule;
   for (const std::size_t w : widths) rule.emplace_back(w, '-');
   out += line(rule);
@@ -202,7 +224,10 @@ std::string markdown_table(const Table& t) {
     for (const std::string& c : cells) out += " " + c + " |";
     return out + "\n";
   };
-  std::string out = line(t.headers) + "|";
+  std::vector<std::string> headers = t.headers;
+  for (std::size_t c = 0; c < t.groups.size() && c < headers.size(); ++c)
+    if (!t.groups[c].empty()) headers[c] = t.groups[c] + " " + headers[c];  // Markdown has one header row
+  std::string out = line(headers) + "|";
   for (const bool right : t.right_aligned) out += right ? "---:|" : "---|";
   out += "\n";
   for (const auto& row : t.cells) out += line(row);
@@ -215,6 +240,8 @@ std::string csv_cell(const std::string& s) {
   for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+}  // namespace
 
 // Header lines: what ran, where, with which overrides; from the context block.
 std::vector<std::string> header_lines(const Report& report) {
@@ -263,6 +290,8 @@ std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
   return lines;
 }
 
+namespace {
+
 std::string render_notes(const Report& report, bool before, bool markdown) {
   std::string out;
   for (const Note& n : report.notes) {
@@ -309,6 +338,10 @@ std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns
     std::vector<const ResultRow*> group;
     for (const ResultRow& r : rows)
       if ((r.table.empty() ? r.workload : r.table) == title) group.push_back(&r);
+    if (auto nccl = all_columns ? std::nullopt : nccl_tests_table(title, group)) {  // nccl_table.cpp
+      tables.push_back(std::move(*nccl));
+      continue;
+    }
     tables.push_back(build_table(title, group, all_columns));
   }
   return tables;
@@ -339,6 +372,7 @@ std::string render(const Report& report, Format format) {
   case Format::json: return render_json(report);
   case Format::csv: return render_csv(report);
   case Format::markdown: return render_markdown(report);
+  case Format::html: return render_html(report);
   case Format::table: break;
   }
   return render_table(report);

@@ -41,6 +41,12 @@ const Field* ResultRow::find_field(std::string_view key) const {
   return nullptr;
 }
 
+std::string ResultRow::config_text(std::string_view key, std::string_view fallback) const {
+  const json::Value* v = config.find(key);
+  if (v == nullptr) return std::string(fallback);
+  return v->is_string() ? v->as_string() : json::write(*v, 0);
+}
+
 json::Value ResultRow::to_json() const {
   json::Object row;
   row.set("workload", workload);

@@ -4,6 +4,7 @@
 
 #include "dgx/core/runner.hpp"
 #include "dgx/core/text.hpp"
+#include "nccl_flags.hpp"
 
 namespace dgx {
 
@@ -46,8 +47,9 @@ std::vector<ParamSpec> schema_for(const WorkloadInfo& workload) {
 Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, const WorkloadInfo& workload) {
   std::vector<ConfigEntry> entries;
   for (const auto& [letter, value] : options.aliases) {
+    const std::string& wanted = letter;  // clang 14 (clang-tidy) cannot capture a structured binding (P1091)
     const auto it = std::find_if(workload.params.begin(), workload.params.end(),
-                                 [&letter = letter](const ParamSpec& p) { return p.alias == letter; });
+                                 [&](const ParamSpec& p) { return p.alias == wanted; });
     if (it == workload.params.end()) {
       std::vector<std::string> known;
       for (const ParamSpec& p : workload.params)
@@ -55,6 +57,7 @@ Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, cons
       return Failure{ExitCode::usage, "unknown option -" + letter + " for workload " + workload.name +
                                           (known.empty() ? std::string(" (it has no one-letter options)")
                                                          : "; its one-letter options: " + text::join(known, ", ")) +
+                                          nccl_tests_hint(letter, value) +
                                           " (dgxhost --help lists dgxhost's own options)"};
     }
     auto entry = parse_set_argument(it->key + "=" + value);

@@ -1,6 +1,7 @@
 // One workload run: choose the mode, create the instance, run it, report. Every rank calls it; rank 0 reports.
 #include <iostream>
 
+#include "dgx/core/baseline.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/output_file.hpp"
 #include "dgx/core/runner.hpp"
@@ -48,31 +49,6 @@ ContextSources context_sources(const Session& s) { return {s.registry, s.plugin_
 
 // Commands ------------------------------------------------------------------------------------------------------
 
-// The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
-// file could be written.
-int emit_report(const Session& s, Report& report, const RunFolder* folder) {
-  if (s.comm->ranks().rank != 0) return report.exit_code;  // rank 0 reports for everyone
-  if (folder != nullptr) {
-    if (auto problem = folder->write_results(report))
-      s.logger.warn("cannot write the run folder's " + std::string(kRunResultsFile) + ": " + *problem);
-    if (report.exit_code != 0 && report.exit_code != to_int(ExitCode::usage))
-      s.logger.info("finished cases are in " + folder->dir().string() + "/" + kJournalFile + "; dgxhost --resume " +
-                    folder->dir().string() + " completes the run");
-  }
-  const std::string& path = s.options.output;
-  if (!path.empty() && path != kStdoutPath) {
-    const Format format = output_format(path, stdout_format(s.options)).value();  // checked before the run
-    if (auto problem = write_report(report, format, path)) {
-      const std::string message = "cannot write the results to " + path + ": " + *problem;
-      s.logger.error(message);
-      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
-      if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
-    }
-  }
-  std::cout << render(report, stdout_format(s.options)) << std::flush;
-  return report.exit_code;
-}
-
 // Creates the instance and runs the chosen mode; nullopt when every rank may report, else the exit code.
 std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadInfo& w, dgx_mode mode,
                             const ResolvedConfig& config, Report& report, CallResult& outcome, RunFolder* folder) {
@@ -118,31 +94,70 @@ Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Tar
 
 }  // namespace
 
-int run_workload(Session& s, const Target& target, const ResolvedConfig& config) {
+// The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
+// file could be written.
+int emit_report(const Session& s, Report& report, const RunFolder* folder) {
+  if (s.comm->ranks().rank != 0) return report.exit_code;  // rank 0 reports for everyone
+  if (folder != nullptr) {
+    if (auto problem = folder->write_results(report))
+      s.logger.warn("cannot write the run folder's " + std::string(kRunResultsFile) + ": " + *problem);
+    if (report.exit_code != 0 && report.exit_code != to_int(ExitCode::usage))
+      s.logger.info("finished cases are in " + folder->dir().string() + "/" + kJournalFile + "; dgxhost --resume " +
+                    folder->dir().string() + " completes the run");
+  }
+  const std::string& path = s.options.output;
+  if (!path.empty() && path != kStdoutPath) {
+    const Format format = output_format(path, stdout_format(s.options)).value();  // checked before the run
+    if (auto problem = write_report(report, format, path)) {
+      const std::string message = "cannot write the results to " + path + ": " + *problem;
+      s.logger.error(message);
+      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
+      if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
+    }
+  }
+  std::cout << render(report, stdout_format(s.options)) << std::flush;
+  return report.exit_code;
+}
+
+std::optional<int> run_to_report(Session& s, const Target& target, const ResolvedConfig& config, Report& report,
+                                 std::unique_ptr<RunFolder>* folder) {
   const WorkloadInfo& w = *target.workload;
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
+  auto baseline = prepare_baseline(s.options.baseline, s.config_paths, config);  // --baseline, read before the run
+  if (auto code = agree_or_exit(s, failure_of(baseline))) return *code;
+  RunFolder* journal = nullptr;
+  if (folder != nullptr) {
+    auto opened = open_run_folder(s, target, config, mode.value());
+    if (auto code = agree_or_exit(s, failure_of(opened))) return *code;
+    *folder = std::move(opened.value());
+    journal = folder->get();
+  }
 
-  auto folder = open_run_folder(s, target, config, mode.value());
-  if (auto code = agree_or_exit(s, failure_of(folder))) return *code;
-
-  Report report;
   services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
-  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome, folder->get())) return *code;
+  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome, journal)) return code;
   if (auto refused = services.take_refusal()) outcome = refused;  // whatever the plugin made of the failed call
   const RunFacts facts{target, config, to_string(s.options.mode), mode.value(), s.options.argv};
-  if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts, folder->get());
+  if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts, journal);
   report.context = run_context(context_sources(s), facts);
   if (outcome) {
     report.exit_code = to_int(outcome->code);
     report.error = outcome->message;
     s.logger.error(outcome->message);
   }
-  return emit_report(s, report, folder->get());
+  if (baseline.value()) apply_baseline(report, baseline.value()->baseline, baseline.value()->threshold);
+  return std::nullopt;
+}
+
+int run_workload(Session& s, const Target& target, const ResolvedConfig& config) {
+  Report report;
+  std::unique_ptr<RunFolder> folder;
+  if (auto code = run_to_report(s, target, config, report, &folder)) return *code;
+  return emit_report(s, report, folder.get());
 }
 
 }  // namespace dgx

@@ -119,7 +119,7 @@ Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
 json::Object workload_config(const ResolvedConfig& config) {
   json::Object out;
   for (const auto& [key, value] : config.to_json())
-    if (!text::starts_with(key, "runner.")) out.set(key, value);
+    if (!text::starts_with(key, "runner.") && !text::starts_with(key, "verdict.")) out.set(key, value);
   return out;
 }
 

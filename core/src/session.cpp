@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "dgx/core/baseline.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/crash_report.hpp"
 #include "dgx/core/files.hpp"
@@ -127,6 +128,8 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const Conf
   sets.entries.insert(sets.entries.begin(), aliases->begin(), aliases->end());
   if (extra != nullptr) layers->storage.push_back(*extra);
   s.schema = schema_for(*target->workload);
+  if (!s.options.baseline.empty())
+    for (ParamSpec& p : verdict_params()) s.schema.push_back(std::move(p));  // verdict.* with --baseline
   s.layers = std::move(layers->storage);
   std::vector<const ConfigLayer*> layer_pointers;
   for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);

@@ -21,6 +21,8 @@
 
 namespace dgx {
 
+class RunFolder;
+
 // Everything one invocation needs, built once in run_app().
 struct Session {
   CliOptions options;
@@ -67,5 +69,15 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const Conf
 
 /// Runs the resolved workload (run_workload.cpp) and returns the exit code. Collective.
 int run_workload(Session& s, const Target& target, const ResolvedConfig& config);
+
+/// Runs the resolved workload into `report` (with --baseline, every row gets its verdict); an exit code instead
+/// when the run ended before there was a report to emit. A measured run opens its run folder into `*folder`;
+/// nullptr keeps none (the platform check's steps). Collective.
+std::optional<int> run_to_report(Session& s, const Target& target, const ResolvedConfig& config, Report& report,
+                                 std::unique_ptr<RunFolder>* folder);
+
+/// Rank 0 writes the run folder's results, the --output file, then stdout; returns the report's exit code, which
+/// becomes non-zero when the results file could not be written.
+int emit_report(const Session& s, Report& report, const RunFolder* folder = nullptr);
 
 }  // namespace dgx

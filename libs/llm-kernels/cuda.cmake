@@ -21,19 +21,29 @@ if(NOT DGX_CUDNN_FOUND)  # cmake/DgxCuda.cmake said why
   return()
 endif()
 
-# The rest of the layer: cuDNN attention, the memory-bound kernels and the layer runner.
+# The rest of the layer: cuDNN attention, the memory-bound kernels and the layer runner; and the serving path (paged
+# KV cache, decode attention, GEMV, the serving layer and the whole-model decode loop).
 add_library(dgx_llm_kernels STATIC
   src/cuda/activation.cu
   src/cuda/attention.cpp
   src/cuda/context.cpp
   src/cuda/cudnn_check.cpp
   src/cuda/cudnn_graph.cpp
+  src/cuda/decode_attention.cu
+  src/cuda/decode_model.cpp
+  src/cuda/gemv.cu
+  src/cuda/kv_cache.cu
   src/cuda/layer.cpp
   src/cuda/layer_passes.cpp
   src/cuda/linear.cpp
+  src/cuda/lora.cpp
   src/cuda/loss.cu
   src/cuda/norm.cu
   src/cuda/rope.cu
+  src/cuda/serve_buffers.cpp
+  src/cuda/serve_elementwise.cu
+  src/cuda/serve_layer.cpp
+  src/cuda/serve_linear.cpp
   src/cuda/stage_ops.cpp)
 target_link_libraries(dgx_llm_kernels PUBLIC dgx_llm_kernels_blas dgx::cudnn)
 dgx_llm_static_library(dgx_llm_kernels)

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -113,4 +114,30 @@ TEST_CASE("Ctrl-C on a 2-rank mpirun: every rank stops at the same sample, r.jso
   const json::Value doc = json::parse(text.str());
   CHECK(doc["status"]["exit_code"].as_int() == 130);
   CHECK_FALSE(doc["results"].as_array().empty());
+}
+
+TEST_CASE("a platform check over two ranks: every step on every rank, one merged report from rank 0") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "checks");
+  std::ofstream(dir.path() / "checks" / "platform-check.toml") << R"(requires = "none"
+[[step]]
+name = "spin"
+workload = "spin"
+set = ["spin.us=200"]
+
+[[step]]
+name = "all_reduce"
+workload = "all_reduce"
+set = ["comm.max_bytes=1024"]
+)";
+  const ProcessResult r = mpirun(2, {"--config-dir", dir.path().string(), "--plugin", "platform-check", "--set",
+                                     "runner.min_time=0.02", "--format", "json"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const json::Value doc = json::parse(r.out);  // one document: the other rank stays quiet
+  CHECK(doc["context"]["workload"].as_string() == "platform-check");
+  CHECK(doc["context"]["ranks"]["world_size"].as_int() == 2);
+  const json::Array& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1 + 8 * 2);  // spin, and 8 sizes (8 B to 1 KiB) x 2 placements
+  CHECK(rows[1]["config"]["world_size"].as_int() == 2);
+  for (const json::Value& row : rows) CHECK(row["info"]["verdict"].as_string() == "no reference");
 }

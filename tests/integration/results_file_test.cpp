@@ -23,10 +23,10 @@ TEST_CASE("-o into a missing folder fails in under a second with exit 2") {
 
 TEST_CASE("-o with an extension no reporter writes is a usage error, not a silent table") {
   TempDir dir;
-  const ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "r.html").string()});
+  const ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "r.pdf").string()});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("unknown extension '.html'") != std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(dir.path() / "r.html"));
+  CHECK(r.err.find("unknown extension '.pdf'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "r.pdf"));
 }
 
 TEST_CASE("-o on a symlink or a device is refused and the link is left alone") {

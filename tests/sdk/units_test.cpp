@@ -6,7 +6,8 @@
 using dgx::sdk::is_known_unit;
 
 TEST_CASE("the base units are known") {
-  for (const char* unit : {"s", "B", "B/s", "FLOP", "FLOP/s", "tokens/s", "USD", "%", "1", "count", "days", "GPU-h"})
+  for (const char* unit :
+       {"s", "B", "B/s", "FLOP", "FLOP/s", "tokens/s", "USD", "%", "1", "count", "h", "days", "GPU-h"})
     CHECK_MESSAGE(is_known_unit(unit), unit);
 }
 
@@ -21,11 +22,11 @@ TEST_CASE("prefixed forms follow each unit's rule") {
 TEST_CASE("anything else is not a unit") {
   for (const char* unit : {"", "parsecs", "sec", "GB/sec", "tflops", "1/s", "b", "Bytes", " s"})
     CHECK_FALSE_MESSAGE(is_known_unit(unit), unit);
-  CHECK(dgx::sdk::known_units().find("s, B, B/s, FLOP, FLOP/s, tokens/s, USD, %, 1, count, days, GPU-h") == 0);
+  CHECK(dgx::sdk::known_units().find("s, B, B/s, FLOP, FLOP/s, tokens/s, USD, %, 1, count, h, days, GPU-h") == 0);
 }
 
 TEST_CASE("every unit the bundled plugins and the host report is known") {
   // From grep over plugins/ and core/ (metric and add_metric calls).
-  for (const char* unit : {"s", "B", "count", "%", "TFLOP/s", "GB/s", "tokens/s", "days", "GPU-h", "FLOP", "USD"})
+  for (const char* unit : {"s", "B", "count", "%", "TFLOP/s", "GB/s", "tokens/s", "h", "days", "GPU-h", "FLOP", "USD"})
     CHECK_MESSAGE(is_known_unit(unit), unit);
 }

@@ -34,7 +34,7 @@ timeout 120 srun --mpi=pmix --kill-on-bad-exit=1 -n 2 "$dgxhost" --plugin all_re
   --output "$work/srun.json" > "$work/srun.txt"
 expect "$work/srun.json" '"schema": "dgx.results/1"' '"world_size": 2' '"launcher": "slurm"' '"transport": "mpi"' \
   '"ok": true' '"check": "ok"'
-expect "$work/srun.txt" "Average bus bandwidth"
+expect "$work/srun.txt" "Avg bus bandwidth"
 
 echo "== dgxhost launch --submit"
 "$dgxhost" launch --nodes 1 --gpus-per-node 0 --tasks-per-node 2 --output-dir "$work/runs" --submit \

@@ -1,15 +1,18 @@
 #include "dgx/llm/calibration.hpp"
 
 #include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
+#include "baseline_rows.hpp"
 #include "enum_names.hpp"
 #include "toml_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -20,7 +23,35 @@ namespace {
 using detail::ConfigError;
 using detail::TomlTable;
 
-constexpr std::string_view kCalibrationFile = "baselines/calibration.toml";
+constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml"};
+constexpr std::string_view kFinetuneFile = "baselines/finetune.toml";
+
+std::optional<FineTune> read_finetune(const TomlTable& t) {
+  if (!t.contains("method")) {
+    return std::nullopt;
+  }
+  FineTune f;
+  f.method = detail::parse_enum(t, "method", parse_finetune_method, "sft, lora");
+  f.packed = t.boolean("packed", true);
+  f.avg_tokens_per_sample = t.contains("avg_tokens_per_sample") ? t.number("avg_tokens_per_sample") : 0.0;
+  if (t.contains("lora_rank")) {
+    f.lora.rank = t.positive_int("lora_rank");
+  }
+  if (t.contains("lora_alpha")) {
+    f.lora.alpha = t.number("lora_alpha");
+  }
+  if (t.contains("lora_targets")) {
+    f.lora.targets.clear();
+    for (const std::string& text : t.strings("lora_targets")) {
+      const auto target = parse_lora_target(text);
+      if (!target) {
+        throw ConfigError(t.where("lora_targets") + " has \"" + text + "\", expected qkv, proj, fc1 or fc2");
+      }
+      f.lora.targets.push_back(*target);
+    }
+  }
+  return f;
+}
 
 std::optional<CalibrationMetric> parse_metric(std::string_view text) {
   constexpr CalibrationMetric kAll[] = {CalibrationMetric::step_time_s, CalibrationMetric::tokens_per_s_per_gpu};
@@ -33,6 +64,7 @@ CalibrationRow read_row(const TomlTable& t) {
   row.label = t.string("label");
   row.model = t.string("model");
   row.system = t.string("system");
+  row.framework = t.string("framework");
   row.gpus = t.positive_int("gpus");
   row.train.precision = detail::parse_enum(t, "precision", parse_precision, "bf16, fp8, mxfp8, nvfp4");
   row.train.layout = Layout{.tp = t.positive_int("tp"),
@@ -43,9 +75,18 @@ CalibrationRow read_row(const TomlTable& t) {
   row.train.mbs = t.positive_int("mbs");
   row.train.gbs = t.positive_int("gbs");
   row.train.seq_len = t.positive_int("seq_len");
+  row.train.fsdp = t.boolean("fsdp", false);
+  row.train.offload_layers = t.contains("offload_layers") ? t.positive_int("offload_layers") : 0;
+  if (t.contains("recompute")) {
+    row.train.recompute = detail::parse_enum(t, "recompute", parse_recompute, "none, selective, full");
+  }
   row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
   row.source = t.string("source");
+  row.finetune = read_finetune(t);
+  row.check_memory = t.boolean("check_memory", true);
+  row.memory_note = t.contains("memory_note") ? t.string("memory_note") : std::string();
+  row.note = t.optional_string("note").value_or("");
   return row;
 }
 
@@ -56,45 +97,52 @@ std::string_view to_string(CalibrationMetric metric) {
 }
 
 Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_text, std::string_view file) {
-  auto rows = detail::read_toml(toml_text, file, [](const TomlTable& root) {
-    std::vector<CalibrationRow> read;
-    for (const TomlTable& t : root.tables("row")) {
-      read.push_back(read_row(t));
-    }
-    return read;
-  });
-  if (rows && rows->empty()) {
-    return Error{std::string(file) + ": no [[row]] tables"};
-  }
-  return rows;
+  return detail::read_baseline_rows(toml_text, file, read_row);
 }
 
 Expected<std::vector<CalibrationRow>> load_calibration() {
-  const auto text = embedded_config(kCalibrationFile);
-  if (!text) {
-    return Error{"configs/" + std::string(kCalibrationFile) + " is not embedded"};
+  std::vector<CalibrationRow> all;
+  for (const std::string_view file : kCalibrationFiles) {
+    auto rows = detail::parse_embedded(file, parse_calibration);
+    if (!rows) {
+      return rows.error();
+    }
+    all.insert(all.end(), rows->begin(), rows->end());
   }
-  return parse_calibration(*text, "configs/" + std::string(kCalibrationFile));
+  return all;
+}
+
+Expected<std::vector<CalibrationRow>> load_finetune_calibration() {
+  return detail::parse_embedded(kFinetuneFile, parse_calibration);
+}
+
+std::vector<std::string> calibration_files() {
+  return std::vector<std::string>(std::begin(kCalibrationFiles), std::end(kCalibrationFiles));
 }
 
 std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows) {
-  std::map<std::string, std::unique_ptr<StepModel>> models;  // one per (model, system): shares shape caches
+  // One model per (model, system, framework, fine-tuning method): rows of one kind share shape caches.
+  std::map<std::string, std::unique_ptr<StepModel>> models;
   std::vector<CalibrationOutcome> outcomes;
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
     outcome.row = row;
-    const std::string key = row.model + "@" + row.system;
+    const std::string method = row.finetune ? "/" + std::string(to_string(row.finetune->method)) : "";
+    const std::string key = row.model + "@" + row.system + "@" + row.framework + method;
     if (!models.contains(key)) {
       auto model = find_model(row.model);
       auto system = find_system(row.system);
-      if (!model || !system) {
-        outcome.failure = !model ? model.error().message : system.error().message;
+      auto framework = find_framework(row.framework);
+      if (!model || !system || !framework) {
+        outcome.failure = !model ? model.error().message : !system ? system.error().message : framework.error().message;
         outcomes.push_back(outcome);
         continue;
       }
-      models[key] = std::make_unique<StepModel>(std::move(model).value(), std::move(system).value());
+      models[key] = std::make_unique<StepModel>(std::move(model).value(), apply_framework(*system, *framework));
+      models[key]->set_finetune(row.finetune);
     }
-    const auto projection = models[key]->project(row.gpus, row.train);
+    const auto projection = models[key]->project(row.gpus, row.train, std::nullopt,
+                                                 row.check_memory ? MemoryCheck::enforce : MemoryCheck::report);
     if (!projection) {
       outcome.failure = projection.error().message;
     } else {
@@ -107,31 +155,68 @@ std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow
   return outcomes;
 }
 
-std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outcomes) {
+namespace {
+
+void add_outcome(ErrorStats& s, const CalibrationOutcome& o) {
+  ++s.rows;
+  if (!o.failure.empty()) {
+    ++s.failed;
+    return;
+  }
+  const double projected = s.rows - s.failed;
+  s.mean_abs += (std::abs(o.error) - s.mean_abs) / projected;
+  s.max_abs = std::max(s.max_abs, std::abs(o.error));
+}
+
+/// Statistics per group (in order of first appearance), then "all".
+template <class GroupOf>
+std::vector<ErrorStats> grouped_stats(const std::vector<CalibrationOutcome>& outcomes, GroupOf group_of) {
   std::vector<ErrorStats> stats;
   ErrorStats all{.section = "all"};
-  const auto add = [](ErrorStats& s, const CalibrationOutcome& o) {
-    ++s.rows;
-    if (!o.failure.empty()) {
-      ++s.failed;
-      return;
-    }
-    const double projected = s.rows - s.failed;
-    s.mean_abs += (std::abs(o.error) - s.mean_abs) / projected;
-    s.max_abs = std::max(s.max_abs, std::abs(o.error));
-  };
   for (const CalibrationOutcome& o : outcomes) {
-    auto found =
-        std::find_if(stats.begin(), stats.end(), [&](const ErrorStats& s) { return s.section == o.row.section; });
+    const std::string group = group_of(o);
+    auto found = std::find_if(stats.begin(), stats.end(), [&](const ErrorStats& s) { return s.section == group; });
     if (found == stats.end()) {
-      stats.push_back(ErrorStats{.section = o.row.section});
+      stats.push_back(ErrorStats{.section = group});
       found = stats.end() - 1;
     }
-    add(*found, o);
-    add(all, o);
+    add_outcome(*found, o);
+    add_outcome(all, o);
   }
   stats.push_back(all);
   return stats;
+}
+
+}  // namespace
+
+std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outcomes) {
+  return grouped_stats(outcomes, [](const CalibrationOutcome& o) { return o.row.section; });
+}
+
+std::string calibration_class(std::string_view system, Precision precision) {
+  return std::string(system) + " " + std::string(to_string(precision));
+}
+
+std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outcomes) {
+  auto stats = grouped_stats(
+      outcomes, [](const CalibrationOutcome& o) { return calibration_class(o.row.system, o.row.train.precision); });
+  std::sort(stats.begin(), stats.end() - 1,
+            [](const ErrorStats& a, const ErrorStats& b) { return a.section < b.section; });
+  return stats;
+}
+
+std::optional<ErrorStats> class_accuracy(std::string_view system, Precision precision) {
+  static const std::vector<ErrorStats> classes = [] {
+    const auto rows = load_calibration();
+    return rows ? class_stats(run_calibration(*rows)) : std::vector<ErrorStats>{};
+  }();
+  const std::string name = calibration_class(system, precision);
+  for (const ErrorStats& s : classes) {
+    if (s.section == name && s.rows > s.failed) {
+      return s;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace dgx::llm

@@ -72,6 +72,16 @@ public:
     ep_ = or_default(space.ep, range(1, m.experts));
     mbs_ = or_default(space.mbs, range(1, max_mbs));
     gpus_ = gpu_counts(space);
+    // The pipeline split depends on pp and vp only: keep, per pp, the vp values the split rule accepts.
+    for (const int pp : pp_) {
+      std::vector<int> fitting;
+      for (const int vp : vp_) {
+        if (split_pipeline(m.layers, pp, vp, space.pipeline_split)) {
+          fitting.push_back(vp);
+        }
+      }
+      vp_by_pp_.push_back(std::move(fitting));
+    }
     valid_.assign(gpus_.size(), 0);
     leanest_.assign(gpus_.size(), std::numeric_limits<double>::infinity());
   }
@@ -92,6 +102,9 @@ public:
     train.seq_len = space_.seq_len;
     train.tokens = space_.tokens;
     train.distributed_optimizer = space_.distributed_optimizer;
+    train.fsdp = space_.fsdp;
+    train.offload_layers = space_.offload_layers;
+    train.pipeline_split = space_.pipeline_split;
     train.flops_convention = space_.flops_convention;
     for (const Recompute recompute : space_.recomputes) {
       train.recompute = recompute;
@@ -130,17 +143,15 @@ private:
         continue;
       }
       train.gbs = static_cast<int>(gbs);
-      for (const int pp : pp_) {
-        const auto stages = split_layers(m.layers, pp);
-        if (!stages || gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
+      for (std::size_t p = 0; p < pp_.size(); ++p) {
+        const int pp = pp_[p];
+        if (gpus_[g] % (train.layout.tp * train.layout.cp * pp) != 0) {
           continue;
         }
-        for (const int vp : vp_) {
-          const bool vp_fits =
-              vp == 1 || (pp > 1 && stages->first % vp == 0 && stages->middle % vp == 0 && stages->last % vp == 0);
+        for (const int vp : vp_by_pp_[p]) {
           train.layout.pp = pp;
           train.layout.vp = vp;
-          if (!vp_fits || detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
+          if (detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
             continue;
           }
           if (cost == nullptr) {
@@ -158,13 +169,20 @@ private:
     }
   }
 
-  void evaluate(std::size_t g, const TrainConfig& train, const ResolvedLayout& resolved, const ShapeCost& cost,
+  void evaluate(std::size_t g, const TrainConfig& requested, const ResolvedLayout& resolved, const ShapeCost& cost,
                 std::vector<ExplorePoint>& best, std::uint64_t& evaluated, std::uint64_t& feasible) {
     ++evaluated;
-    const MemoryBreakdown memory = memory_per_gpu(model_.model(), model_.system(), train, resolved).peak();
-    const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
+    MemoryBreakdown memory = model_.memory(requested, resolved, cost.memory).peak();
     ++valid_[g];
     leanest_[g] = std::min(leanest_[g], memory.total());
+    TrainConfig train = requested;
+    if (!memory.fits()) {
+      if (const auto layers = model_.fitting_offload(requested, resolved, cost.memory)) {
+        train.offload_layers = *layers;  // auto offloading makes it fit
+        memory = model_.memory(train, resolved, cost.memory).peak();
+      }
+    }
+    const StepBreakdown breakdown = model_.step_breakdown(resolved, train, cost);
     if (!memory.fits()) {
       return;
     }
@@ -185,8 +203,9 @@ private:
   StepModel& model_;
   const ExploreSpace& space_;
   std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
-  std::vector<std::uint64_t> valid_;  ///< per GPU count: layouts evaluated
-  std::vector<double> leanest_;       ///< per GPU count: least memory per GPU among them
+  std::vector<std::vector<int>> vp_by_pp_;  ///< per entry of pp_: the vp values its pipeline split accepts
+  std::vector<std::uint64_t> valid_;        ///< per GPU count: layouts evaluated
+  std::vector<double> leanest_;             ///< per GPU count: least memory per GPU among them
 };
 
 /// Fills throughput, MFU, days and cost of a kept point.
@@ -194,7 +213,7 @@ void complete(ExplorePoint& p, const StepModel& model, const std::optional<Price
   const TrainConfig& t = p.train;
   p.tokens_per_s = static_cast<double>(t.seq_len) * t.gbs / p.step_time_s;
   p.tokens_per_s_per_gpu = p.tokens_per_s / p.gpus;
-  const double flops = model_flops_per_sequence(model.model(), t.seq_len, t.flops_convention);
+  const double flops = model.flops_per_sequence(t.seq_len, t.flops_convention);
   p.mfu = t.gbs * flops / p.step_time_s / p.gpus / model.system().dense_peak_flops(t.precision);
   p.days = t.tokens / p.tokens_per_s / 86400.0;
   p.gpu_hours = p.days * 24.0 * p.gpus;

@@ -50,9 +50,8 @@ public:
   [[nodiscard]] double sp_tokens() const { return tokens_ / shape_.tp; }
   [[nodiscard]] int tp() const { return shape_.tp; }
   [[nodiscard]] double hidden() const { return static_cast<double>(model_.hidden); }
-  [[nodiscard]] double ffn() const { return static_cast<double>(model_.ffn); }
-  /// Output width of fc1: gate and up for a gated MLP.
-  [[nodiscard]] double fc1_out() const { return ffn() * (model_.mlp_matrices() - 1); }
+  /// Output width of fc1 of an MLP of inner size `ffn`: gate and up for a gated MLP.
+  [[nodiscard]] double fc1_out(double ffn) const { return ffn * (model_.mlp_matrices() - 1); }
   /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel).
   [[nodiscard]] double norm_output_bytes() const { return fp8_ ? input_bytes_ : kBf16; }
 
@@ -134,36 +133,68 @@ public:
   /// MLP activation on `tokens` rows of ffn/tp at the passes Megatron runs: SwiGLU and GELU are fused
   /// (bias_swiglu / bias_gelu: read input, write output; backward reads input and gradient, writes the input
   /// gradient), squared ReLU is relu then pow, unfused, two kernels each way.
-  void activation(bool forward, double tokens) {
-    const double tensor = tokens * ffn() / tp() * kBf16;
+  void activation(bool forward, double tokens, double ffn) {
+    const double tensor = tokens * ffn / tp() * kBf16;
     switch (model_.activation) {
     case Activation::swiglu: memory(forward, "swiglu", tensor * (forward ? 3 : 5)); break;
     case Activation::gelu: memory(forward, "gelu", tensor * (forward ? 2 : 3)); break;
     case Activation::squared_relu: memory(forward, "squared_relu", tensor * (forward ? 4 : 6), 2); break;
     }
   }
-  /// Rotary embedding reads and writes q and k (the backward does the same to their gradients).
+  /// Rotary embedding reads and writes q and k (the backward does the same to their gradients); MLA rotates
+  /// only the decoupled parts, every query head's and the one shared key part.
   void rope(bool forward) {
-    if (model_.rope) {
-      memory(forward, "rope", tokens_ * (hidden() + model_.head_dim() * model_.kv_groups) / tp() * 2 * kBf16);
+    if (!model_.rope) {
+      return;
     }
+    const double width = model_.mla() ? static_cast<double>(model_.qk_rope_head_dim) * (model_.heads + 1)
+                                      : static_cast<double>(model_.q_width() + model_.head_dim() * model_.kv_groups);
+    memory(forward, "rope", tokens_ * width / tp() * 2 * kBf16);
+  }
+  /// A GEMM whose weights every TP rank holds whole (MLA's down-projections), on the rank's sequence shard; the
+  /// backward computes dgrad and wgrad there too.
+  void replicated(bool forward, std::string_view name, double in, double out) {
+    const Precision p = shape_.precision;
+    if (forward) {
+      gemm(true, name, Pass::forward, sp_tokens(), out, in, p);
+      return;
+    }
+    gemm(false, name, Pass::dgrad, sp_tokens(), in, out, p);
+    gemm(false, name, Pass::wgrad, out, in, sp_tokens(), p);
+  }
+  /// A norm of `width` elements per token on the sequence shard (MLA's latent norms).
+  void narrow_norm(bool forward, std::string_view name, double width) {
+    memory(forward, name, sp_tokens() * width * (forward ? kBf16 + norm_output_bytes() : 3 * kBf16));
   }
   /// Flash attention of the local queries against the whole sequence, with the CP ring: each of the cp − 1
   /// steps passes a K/V block on (the backward passes K/V and returns dK/dV).
   void attention_core(bool forward) {
     const double q_len = static_cast<double>(shape_.seq_len) / shape_.cp;
+    // QKᵀ runs at the query/key width, PV at the value width: their mean gives the executed FLOPs.
     const AttentionShape shape{.batch = shape_.mbs,
                                .heads = model_.heads / shape_.tp,
-                               .kv_heads = std::max(1, model_.kv_groups / shape_.tp),
+                               .kv_heads = std::max(1, model_.kv_heads() / shape_.tp),
                                .q_len = std::int64_t(q_len),
                                .kv_len = shape_.seq_len,
-                               .head_dim = model_.head_dim(),
-                               .mask_fraction = 0.5 * (1.0 + kCausalTile / q_len),
+                               .head_dim = (model_.head_dim() + model_.value_dim()) / 2,
+                               .mask_fraction = mask_fraction(q_len),
                                .steps = shape_.cp};
     list(forward).push_back(Op{.name = "attention", .pass = forward ? Pass::forward : Pass::backward, .shape = shape});
-    const double kv_block = tokens_ * 2.0 * model_.head_dim() * model_.kv_groups / tp() * kBf16;
+    const double kv_block =
+        tokens_ * static_cast<double>(model_.head_dim() + model_.value_dim()) * model_.kv_heads() / tp() * kBf16;
     collective(forward, "cp_kv_exchange", CommGroup::cp, Collective::send_recv,
                (forward ? 1.0 : 2.0) * (shape_.cp - 1) * kv_block);
+  }
+
+  /// Executed fraction of the q×k square: causal (diagonal tiles whole), and for the share of sliding-window
+  /// layers only the window (plus a tile) of keys each query sees.
+  [[nodiscard]] double mask_fraction(double q_len) const {
+    const double causal = 0.5 * (1.0 + kCausalTile / q_len);
+    if (model_.sliding_window <= 0) {
+      return causal;
+    }
+    const double window = std::min(causal, (model_.sliding_window + kCausalTile) / static_cast<double>(shape_.seq_len));
+    return (1.0 - model_.sliding_window_layers) * causal + model_.sliding_window_layers * window;
   }
 
   /// Runs the steps of a block in order (forward) or in reverse (backward).
@@ -197,29 +228,88 @@ constexpr LinearNames kExpertFc1{"expert_fc1",
                                  "tp_all_gather_experts",
                                  "tp_all_gather_experts_wgrad",
                                  "tp_reduce_scatter_experts_grad"};
+constexpr LinearNames kSharedFc1{"shared_fc1",
+                                 "",
+                                 "cast_shared_fc1_grad",
+                                 "tp_all_gather_shared_fc1",
+                                 "tp_all_gather_shared_fc1_wgrad",
+                                 "tp_reduce_scatter_shared_fc1_grad"};
+constexpr LinearNames kSharedFc2{
+    "shared_fc2", "cast_shared_fc2_input",       "cast_shared_fc2_grad", "tp_all_gather_shared_fc2_grad",
+    "",           "tp_reduce_scatter_shared_fc2"};
 constexpr LinearNames kExpertFc2{
     "expert_fc2", "cast_expert_fc2_input",    "cast_expert_fc2_grad", "tp_all_gather_experts_grad",
     "",           "tp_reduce_scatter_experts"};
 
+constexpr LinearNames kQUp{"q_up",
+                           "",
+                           "cast_q_up_grad",
+                           "tp_all_gather_q_latent",
+                           "tp_all_gather_q_latent_wgrad",
+                           "tp_reduce_scatter_q_latent_grad"};
+constexpr LinearNames kKvUp{"kv_up",
+                            "",
+                            "cast_kv_up_grad",
+                            "tp_all_gather_kv_latent",
+                            "tp_all_gather_kv_latent_wgrad",
+                            "tp_reduce_scatter_kv_latent_grad"};
+
 void attention_block(Builder& b, const ModelConfig& model, bool forward) {
   const double h = b.hidden();
   const double t = b.tokens();
+  const double out_width = static_cast<double>(model.attention_out_width());
   const std::function<void(bool)> steps[] = {
       [&](bool f) { b.column(f, kQkv, t, h, static_cast<double>(model.qkv_width())); },
       [&](bool f) { b.rope(f); },
       [&](bool f) { b.attention_core(f); },
-      [&](bool f) { b.row(f, kProj, t, h, h); },
+      [&](bool f) { b.row(f, kProj, t, out_width, h); },
   };
   Builder::run(forward, steps);
 }
 
-/// Dense MLP: fc1 (column-parallel), activation, fc2 (row-parallel).
-void dense_mlp(Builder& b, bool forward) {
+/// Multi-head latent attention (Megatron-core MLASelfAttention with sequence parallelism): the down-projections
+/// to the query latent and to the key/value latent plus the shared rotary key run on the sequence shard with
+/// weights replicated over TP, their norms too; the latents are all-gathered and up-projected column-parallel
+/// (heads / tp per rank), then rotary, attention and the row-parallel output projection as in GQA.
+void mla_block(Builder& b, const ModelConfig& model, bool forward) {
+  const double h = b.hidden();
+  const double t = b.tokens();
+  const double heads = model.heads;
+  const double q_lora = model.q_lora_rank;
+  const double kv_latent = model.kv_lora_rank + model.qk_rope_head_dim;
+  const std::function<void(bool)> steps[] = {
+      [&](bool f) {
+        if (q_lora > 0) {
+          b.replicated(f, "q_down", h, q_lora);
+        }
+      },
+      [&](bool f) { b.replicated(f, "kv_down", h, kv_latent); },
+      [&](bool f) {
+        if (q_lora > 0) {
+          b.narrow_norm(f, "q_norm", q_lora);
+        }
+      },
+      [&](bool f) { b.narrow_norm(f, "kv_norm", model.kv_lora_rank); },
+      [&](bool f) {
+        // Without a query latent the queries come from the hidden state directly, column-parallel.
+        b.column(f, kQUp, t, q_lora > 0 ? q_lora : h, heads * static_cast<double>(model.head_dim()));
+      },
+      [&](bool f) { b.column(f, kKvUp, t, model.kv_lora_rank, heads * (model.qk_nope_head_dim + model.v_head_dim)); },
+      [&](bool f) { b.rope(f); },
+      [&](bool f) { b.attention_core(f); },
+      [&](bool f) { b.row(f, kProj, t, static_cast<double>(model.attention_out_width()), h); },
+  };
+  Builder::run(forward, steps);
+}
+
+/// Dense MLP of inner size `ffn`: fc1 (column-parallel), activation, fc2 (row-parallel). The shared experts of
+/// an MoE layer run as one such MLP of shared_experts · ffn on every token.
+void dense_mlp(Builder& b, bool forward, double ffn, const LinearNames& fc1 = kFc1, const LinearNames& fc2 = kFc2) {
   const double t = b.tokens();
   const std::function<void(bool)> steps[] = {
-      [&](bool f) { b.column(f, kFc1, t, b.hidden(), b.fc1_out()); },
-      [&](bool f) { b.activation(f, t); },
-      [&](bool f) { b.row(f, kFc2, t, b.ffn(), b.hidden()); },
+      [&](bool f) { b.column(f, fc1, t, b.hidden(), b.fc1_out(ffn)); },
+      [&](bool f) { b.activation(f, t, ffn); },
+      [&](bool f) { b.row(f, fc2, t, ffn, b.hidden()); },
   };
   Builder::run(forward, steps);
 }
@@ -233,6 +323,7 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
   const double copies = b.tokens() * model.top_k;           // after the TP gather
   const double groups = static_cast<double>(model.experts) / shape.ep;
   const double experts = model.experts;
+  const double ffn = static_cast<double>(model.ffn);
   const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
   const auto all_to_all = [&](bool f, std::string_view name) {
     b.collective(f, name, CommGroup::ep, Collective::all_to_all, shard_copies * h * kBf16);
@@ -255,23 +346,30 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
           b.fp8_cast(true, "cast_expert_fc1_input", copies * h / b.tp());
         }
       },
-      [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(), groups); },
-      [&](bool f) { b.activation(f, copies); },
-      [&](bool f) { b.row(f, kExpertFc2, copies, b.ffn(), h, groups); },
+      [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(ffn), groups); },
+      [&](bool f) { b.activation(f, copies, ffn); },
+      [&](bool f) { b.row(f, kExpertFc2, copies, ffn, h, groups); },
       [&](bool f) { all_to_all(f, "ep_combine"); },
       [&](bool f) { permute(f, "unpermute"); },
+      // Shared experts: a dense MLP on every token (overlapped with the all-to-all in Megatron, here in series).
+      [&](bool f) {
+        if (model.shared_experts > 0) {
+          dense_mlp(b, f, ffn * model.shared_experts, kSharedFc1, kSharedFc2);
+        }
+      },
   };
   Builder::run(forward, steps);
 }
 
-void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
+void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool dense_layer, bool forward) {
   const double norm_out = b.norm_output_bytes();
+  const bool moe = model.moe() && !dense_layer;
   const std::function<void(bool)> steps[] = {
       [&](bool f) { b.norm(f, "norm_attn", norm_out); },
-      [&](bool f) { attention_block(b, model, f); },
+      [&](bool f) { model.mla() ? mla_block(b, model, f) : attention_block(b, model, f); },
       [&](bool f) { b.residual(f, "residual_attn"); },
       [&](bool f) { b.norm(f, "norm_mlp", norm_out); },
-      [&](bool f) { model.moe() ? moe_mlp(b, model, shape, f) : dense_mlp(b, f); },
+      [&](bool f) { moe ? moe_mlp(b, model, shape, f) : dense_mlp(b, f, static_cast<double>(model.dense_mlp_ffn())); },
       [&](bool f) { b.residual(f, "residual_mlp"); },
   };
   Builder::run(forward, steps);
@@ -293,10 +391,21 @@ void add_recompute(OpList& ops, Recompute recompute) {
 
 }  // namespace
 
-OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
+ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved) {
+  return ShapeKey{.tp = resolved.layout.tp,
+                  .cp = resolved.layout.cp,
+                  .ep = resolved.layout.ep,
+                  .mbs = train.mbs,
+                  .seq_len = resolved.seq_len,
+                  .precision = train.precision,
+                  .recompute = train.recompute};
+}
+
+OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,
+                             bool dense_layer) {
   Builder b(model, system, shape);
-  decoder_layer(b, model, shape, true);
-  decoder_layer(b, model, shape, false);
+  decoder_layer(b, model, shape, dense_layer, true);
+  decoder_layer(b, model, shape, dense_layer, false);
   OpList ops = b.take();
   add_recompute(ops, shape.recompute);
   return ops;
@@ -349,6 +458,31 @@ OpList output_ops(const ModelConfig& model, const SystemProfile& system, const S
   Builder::run(true, steps);
   Builder::run(false, steps);
   return b.take();
+}
+
+OpList mtp_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape) {
+  // DeepSeek-V3's MTP module: norms of the hidden state and of the next token's embedding, their concatenation
+  // projected 2h → h (column-parallel), one decoder layer of the model's kind, and its own LM head and loss.
+  Builder b(model, system, shape);
+  const double h = b.hidden();
+  constexpr LinearNames kProjection{"mtp_projection",
+                                    "",
+                                    "cast_mtp_projection_grad",
+                                    "tp_all_gather_mtp_projection",
+                                    "tp_all_gather_mtp_projection_wgrad",
+                                    "tp_reduce_scatter_mtp_projection_grad"};
+  for (const bool f : {true, false}) {
+    b.norm(f, "mtp_norms", 2 * b.norm_output_bytes());
+    b.column(f, kProjection, b.tokens(), 2 * h, h * b.tp());
+  }
+  OpList ops = b.take();
+  const auto append = [&ops](OpList more) {
+    ops.forward.insert(ops.forward.end(), more.forward.begin(), more.forward.end());
+    ops.backward.insert(ops.backward.begin(), more.backward.begin(), more.backward.end());
+  };
+  append(transformer_layer_ops(model, system, shape));
+  append(output_ops(model, system, shape));
+  return ops;
 }
 
 }  // namespace dgx::llm

@@ -19,20 +19,18 @@ std::string_view to_string(Recompute recompute) {
 
 std::optional<Recompute> parse_recompute(std::string_view text) { return detail::parse_by_name(text, kAllRecomputes); }
 
-std::optional<StageLayers> split_layers(int layers, int pp) {
-  if (pp < 1 || pp > layers) {
-    return std::nullopt;
-  }
-  if (pp == 1) {
-    return StageLayers{.first = layers, .middle = layers, .last = layers};
-  }
-  const int per_stage = (layers + pp - 1) / pp;
-  const int shortfall = per_stage * pp - layers;
-  if (shortfall > 2) {
-    return std::nullopt;
-  }
-  // The last stage (which also holds the LM head) gives up a layer first.
-  return StageLayers{.first = per_stage - shortfall / 2, .middle = per_stage, .last = per_stage - (shortfall + 1) / 2};
+StageParts stage_parts(const ModelConfig& model, const TrainConfig& train, const ResolvedLayout& resolved, int stage) {
+  const int pp = resolved.layout.pp;
+  const bool first = stage == 0;
+  const bool last = stage == pp - 1;
+  const StageLayers& s = resolved.stages;
+  StageParts parts;
+  parts.layers = first ? s.first : last ? s.last : s.middle;
+  parts.leading_dense = first && model.moe() ? std::min(model.dense_layers, parts.layers) : 0;
+  parts.embedding = first;
+  parts.output = last;
+  parts.mtp_layers = last ? (train.mtp_layers >= 0 ? train.mtp_layers : model.mtp_layers) : 0;
+  return parts;
 }
 
 namespace detail {
@@ -45,22 +43,44 @@ int effective_seq(const ModelConfig& model, const TrainConfig& train) {
   return train.seq_len > 0 ? train.seq_len : model.seq_len;
 }
 
-LayoutIssue check_layers(const ModelConfig& model, const Layout& l, ResolvedLayout& out) {
+LayoutIssue check_layers(const ModelConfig& model, const TrainConfig& train, ResolvedLayout& out) {
+  const Layout& l = train.layout;
   if (l.pp > model.layers) {
     return LayoutIssue::pp_exceeds_layers;
-  }
-  const auto stages = split_layers(model.layers, l.pp);
-  if (!stages) {
-    return LayoutIssue::layers_not_splittable;
   }
   if (l.vp > 1 && l.pp == 1) {
     return LayoutIssue::vp_without_pp;
   }
-  if (!divisible(stages->first, l.vp) || !divisible(stages->middle, l.vp) || !divisible(stages->last, l.vp)) {
-    return LayoutIssue::vp_not_dividing_stage;
+  auto stages = split_pipeline(model.layers, l.pp, l.vp, train.pipeline_split);
+  if (!stages && train.pipeline_split == PipelineSplit::automatic) {
+    stages = split_pipeline(model.layers, l.pp, l.vp, PipelineSplit::custom);  // any published layout string
+  }
+  if (!stages) {
+    const bool without_vp = split_pipeline(model.layers, l.pp, 1, train.pipeline_split).has_value();
+    return without_vp ? LayoutIssue::vp_not_dividing_stage : LayoutIssue::layers_not_splittable;
+  }
+  // Megatron keeps at least one layer's activations on the GPU of every stage.
+  if (train.offload_layers < kAutoOffload ||
+      train.offload_layers >= std::max(1, std::min(stages->first, stages->last))) {
+    return LayoutIssue::offload_exceeds_layers;
   }
   out.stages = *stages;
   return LayoutIssue::none;
+}
+
+/// What the requested split rule asks of the layers, for messages.
+std::string split_rule(PipelineSplit split) {
+  switch (split) {
+  case PipelineSplit::even: return "pipeline_split even needs pp and vp to divide the layers evenly";
+  case PipelineSplit::uneven:
+    return "pipeline_split uneven needs ceil(layers/pp) layers per middle stage to leave the first and last stage at "
+           "least one layer each";
+  case PipelineSplit::embedding_loss: return "pipeline_split embedding-loss needs pp×vp to divide layers + 2";
+  case PipelineSplit::custom: return "pipeline_split custom needs every middle stage to hold a layer per chunk";
+  case PipelineSplit::automatic: break;
+  }
+  return "pp must divide the layers, pp×vp divide layers + 2 (embedding and loss counted as layers), or "
+         "ceil(layers/pp) layers per middle stage leave the first and last stage at least one layer each";
 }
 
 }  // namespace
@@ -107,7 +127,7 @@ LayoutIssue check_layout(const ModelConfig& model, const SystemProfile& system, 
   if (!divisible(1LL * dp * l.cp, l.ep)) {
     return LayoutIssue::ep_not_dividing_dp;
   }
-  if (const LayoutIssue issue = check_layers(model, l, out); issue != LayoutIssue::none) {
+  if (const LayoutIssue issue = check_layers(model, train, out); issue != LayoutIssue::none) {
     return issue;
   }
   if (!divisible(train.gbs, 1LL * dp * train.mbs)) {
@@ -132,7 +152,7 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   const int seq = effective_seq(model, train);
   const long long model_parallel = 1LL * l.tp * l.pp * l.cp;
   const long long dp = model_parallel > 0 ? gpus / model_parallel : 0;
-  const auto stages = split_layers(model.layers, l.pp);
+  const auto stages = split_pipeline(model.layers, l.pp, 1, train.pipeline_split);
   switch (issue) {
   case LayoutIssue::none: return "";
   case LayoutIssue::non_positive:
@@ -157,14 +177,19 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   case LayoutIssue::ep_not_dividing_dp: return "ep " + s(l.ep) + " does not divide cp×dp = " + s(dp * l.cp);
   case LayoutIssue::pp_exceeds_layers: return "pp " + s(l.pp) + " exceeds the " + s(model.layers) + " layers";
   case LayoutIssue::layers_not_splittable:
-    return "layers " + s(model.layers) + " cannot be split over pp " + s(l.pp) +
-           " (pp must divide the layers, or leave at most one layer less on the first and last stage)";
+    return "layers " + s(model.layers) + " cannot be split over pp " + s(l.pp) + " (" +
+           split_rule(train.pipeline_split) + ")";
   case LayoutIssue::vp_without_pp: return "vp " + s(l.vp) + " requires pp > 1";
   case LayoutIssue::vp_not_dividing_stage:
     return "vp " + s(l.vp) + " requires layers/pp divisible by vp (" + s(model.layers) + " layers over pp " + s(l.pp) +
            " give stages of " + s(stages ? stages->middle : 0) + " layers" +
            (stages && stages->first != stages->middle ? ", first " + s(stages->first) : "") +
-           (stages && stages->last != stages->middle ? ", last " + s(stages->last) : "") + ")";
+           (stages && stages->last != stages->middle ? ", last " + s(stages->last) : "") + "; " +
+           split_rule(train.pipeline_split) + ")";
+  case LayoutIssue::offload_exceeds_layers:
+    return "offload_layers " + s(train.offload_layers) + " must be -1 (auto), 0 or more and below the " +
+           s(stages ? std::min(stages->first, stages->last) : model.layers) +
+           " layers of the smallest edge stage (one layer's activations stay on the GPU)";
   case LayoutIssue::gbs_not_divisible:
     return "gbs " + s(train.gbs) + " is not divisible by dp×mbs = " + s(dp * train.mbs);
   case LayoutIssue::microbatches_not_divisible_pp:

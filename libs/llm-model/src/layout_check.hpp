@@ -25,6 +25,7 @@ enum class LayoutIssue : std::uint8_t {
   layers_not_splittable,
   vp_without_pp,
   vp_not_dividing_stage,
+  offload_exceeds_layers,
   gbs_not_divisible,
   microbatches_not_divisible_pp,
 };

@@ -16,6 +16,43 @@ void require(bool condition, const TomlTable& table, std::string_view key, const
   }
 }
 
+/// A non-negative integer that defaults to 0 when absent.
+int optional_count(const TomlTable& t, std::string_view key) {
+  if (!t.contains(key)) {
+    return 0;
+  }
+  const std::int64_t value = t.integer(key);
+  require(value >= 0 && value <= 1'000'000'000, t, key, "must be a count of at least 0");
+  return static_cast<int>(value);
+}
+
+/// The keys newer architectures add (MLA, shared experts, leading dense layers, MTP, sliding windows, explicit
+/// head sizes); absent keys keep the plain decoder's meaning.
+void read_extensions(const TomlTable& t, ModelConfig& m) {
+  if (t.contains("attention")) {
+    m.attention = detail::parse_enum(t, "attention", parse_attention_kind, "gqa, mla");
+  }
+  m.head_dim_override = optional_count(t, "head_dim");
+  m.q_lora_rank = optional_count(t, "q_lora_rank");
+  m.kv_lora_rank = optional_count(t, "kv_lora_rank");
+  m.qk_nope_head_dim = optional_count(t, "qk_nope_head_dim");
+  m.qk_rope_head_dim = optional_count(t, "qk_rope_head_dim");
+  m.v_head_dim = optional_count(t, "v_head_dim");
+  m.shared_experts = optional_count(t, "shared_experts");
+  m.dense_layers = optional_count(t, "dense_layers");
+  m.dense_ffn = optional_count(t, "dense_ffn");
+  m.mtp_layers = optional_count(t, "mtp_layers");
+  m.sliding_window = optional_count(t, "sliding_window");
+  m.sliding_window_layers = t.optional_number("sliding_window_layers").value_or(m.sliding_window > 0 ? 1.0 : 0.0);
+  if (m.mla()) {
+    require(m.kv_lora_rank > 0 && m.qk_nope_head_dim > 0 && m.qk_rope_head_dim > 0 && m.v_head_dim > 0, t, "attention",
+            "mla needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+  }
+  require(m.dense_layers < m.layers, t, "dense_layers", "must leave at least one MoE layer");
+  require(m.sliding_window_layers >= 0 && m.sliding_window_layers <= 1, t, "sliding_window_layers",
+          "must be a fraction in [0, 1]");
+}
+
 ModelConfig read_model(const TomlTable& t) {
   ModelConfig m;
   m.name = t.string("name");
@@ -29,6 +66,7 @@ ModelConfig read_model(const TomlTable& t) {
   m.vocab = t.positive_int("vocab");
   m.activation = detail::parse_enum(t, "activation", parse_activation, "swiglu, gelu, squared-relu");
   m.seq_len = t.positive_int("seq_len");
+  m.context = t.contains("context") ? t.positive_int("context") : m.seq_len;
   m.experts = t.contains("experts") ? t.positive_int("experts") : 1;
   m.top_k = t.contains("top_k") ? t.positive_int("top_k") : 1;
   m.tied_embeddings = t.boolean("tied_embeddings", false);
@@ -36,7 +74,9 @@ ModelConfig read_model(const TomlTable& t) {
   m.rope = t.boolean("rope", true);
   m.norm_bias = t.boolean("norm_bias", false);
 
-  require(m.hidden % m.heads == 0, t, "heads", "must divide hidden " + std::to_string(m.hidden));
+  read_extensions(t, m);
+  require(m.head_dim_override > 0 || m.mla() || m.hidden % m.heads == 0, t, "heads",
+          "must divide hidden " + std::to_string(m.hidden) + " (or give head_dim)");
   require(m.heads % m.kv_groups == 0, t, "kv_groups", "must divide heads " + std::to_string(m.heads));
   require(m.top_k <= m.experts, t, "top_k", "must not exceed experts " + std::to_string(m.experts));
   return m;

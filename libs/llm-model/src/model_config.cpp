@@ -18,4 +18,11 @@ std::optional<Activation> parse_activation(std::string_view text) {
   return detail::parse_by_name(text, kAll);
 }
 
+std::string_view to_string(AttentionKind kind) { return kind == AttentionKind::mla ? "mla" : "gqa"; }
+
+std::optional<AttentionKind> parse_attention_kind(std::string_view text) {
+  constexpr AttentionKind kAll[] = {AttentionKind::gqa, AttentionKind::mla};
+  return detail::parse_by_name(text, kAll);
+}
+
 }  // namespace dgx::llm

@@ -23,6 +23,7 @@ struct RooflineTimer {
   const SystemProfile& system;
   Precision precision;
   Pass pass;
+  RooflineProvider::GemmFill fill = RooflineProvider::GemmFill::output_tiles;
 
   [[nodiscard]] double overhead(int kernels) const { return kernels * system.efficiency.kernel_overhead_us * 1e-6; }
   [[nodiscard]] double memory_seconds(double bytes) const {
@@ -32,7 +33,10 @@ struct RooflineTimer {
   double operator()(const GemmShape& g) const {
     const Efficiency& e = system.efficiency;
     const double flops = 2.0 * g.m * g.n * g.k * g.groups;
-    const double tiles = g.groups * std::ceil(g.m / e.gemm_tile_m) * std::ceil(g.n / e.gemm_tile_n);
+    double tiles = g.groups * std::ceil(g.m / e.gemm_tile_m) * std::ceil(g.n / e.gemm_tile_n);
+    if (fill == RooflineProvider::GemmFill::split_k && tiles < system.sms) {
+      tiles *= std::max(1.0, std::min(std::ceil(system.sms / tiles), std::floor(g.k / RooflineProvider::kSplitKMin)));
+    }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
                         sm_fill(tiles, system.sms);
     const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
@@ -61,7 +65,7 @@ struct RooflineTimer {
 }  // namespace
 
 double RooflineProvider::seconds(const Op& op) const {
-  return std::visit(RooflineTimer{system_, op.precision, op.pass}, op.shape);
+  return std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
 }
 
 double MeasuredOverrides::seconds(const Op& op) const {

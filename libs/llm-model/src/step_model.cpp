@@ -1,7 +1,12 @@
 #include "dgx/llm/step_model.hpp"
 
+#include "data_parallel.hpp"
+
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/finetune_memory.hpp"
+#include "dgx/llm/finetune_ops.hpp"
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/pipeline.hpp"
@@ -17,17 +22,9 @@ namespace dgx::llm {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-/// Kernels of one optimizer step (multi-tensor Adam, grad norm, zeroing, FP8 re-cast: a handful of launches).
-constexpr int kOptimizerKernels = 8;
 
-/// Cost of a collective that overlaps `window` seconds of compute: what does not fit in the window (at least
-/// `unhidable`) is exposed, the rest slows the compute it overlaps by kOverlapSlowdown.
-double overlapped(double comm, double window, double unhidable) {
-  const double exposed = std::min(comm, std::max(unhidable, comm - window));
-  return exposed + constants::kOverlapSlowdown * (comm - exposed);
-}
-
-PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider) {
+PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, const Software& software,
+                   Precision precision) {
   PassCost cost;
   double attention = 0;
   for (const Op& op : ops) {
@@ -42,10 +39,11 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider) {
       break;
     }
   }
-  // TP: userbuffer overlap hides kTpOverlap of it. CP: the ring step's transfer hides behind the attention
+  // TP: userbuffer overlap hides tp_overlap of it. CP: the ring step's transfer hides behind the attention
   // of the block already there. EP: the all-to-all waits for the router and blocks the experts, exposed.
-  cost.tp = overlapped(cost.tp, cost.tp * constants::kTpOverlap, 0);
-  cost.cp = overlapped(cost.cp, attention, 0);
+  const double tp_hidden = cost.tp * software.tp_overlap[static_cast<std::size_t>(precision)];
+  cost.tp = detail::overlapped(cost.tp, tp_hidden, 0, software.overlap_slowdown);
+  cost.cp = detail::overlapped(cost.cp, attention, 0, software.overlap_slowdown);
   return cost;
 }
 
@@ -57,16 +55,6 @@ std::uint64_t pack(const ShapeKey& k) {
   key = key << 24 | static_cast<std::uint64_t>(k.seq_len);
   key = key << 4 | static_cast<std::uint64_t>(k.precision);
   return key << 4 | static_cast<std::uint64_t>(k.recompute);
-}
-
-ShapeKey shape_of(const ResolvedLayout& r, const TrainConfig& train) {
-  return ShapeKey{.tp = r.layout.tp,
-                  .cp = r.layout.cp,
-                  .ep = r.layout.ep,
-                  .mbs = train.mbs,
-                  .seq_len = r.seq_len,
-                  .precision = train.precision,
-                  .recompute = train.recompute};
 }
 
 std::string gib(double bytes) {
@@ -82,64 +70,6 @@ std::string memory_error(const MemoryBreakdown& m, const SystemProfile& system, 
          ", transient " + gib(m.transient) + ", reserve " + gib(m.reserve) + ")";
 }
 
-/// Exposed data-parallel communication and the optimizer step of the stage that finishes last (the first).
-struct DataParallelCost {
-  double comm = 0;
-  double optimizer = 0;
-};
-
-DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& system, const ResolvedLayout& r,
-                               const TrainConfig& train, const ChunkCost& stage_chunk) {
-  const Layout& l = r.layout;
-  const LayerParams layer = layer_params_per_gpu(model, l.tp, l.ep);
-  const ParameterCount count = count_parameters(model);
-  const int layers = r.stages.first;
-  const double output = l.pp == 1 ? (model.tied_embeddings ? 0.0 : count.output_layer) / l.tp : 0.0;
-  const double dense = layers * layer.dense + count.embedding / l.tp + output;
-  const double expert = layers * layer.expert;
-
-  const int dense_ranks = r.dp * l.cp;
-  const int expert_ranks = dense_ranks / l.ep;
-  const double bucket = std::max(constants::kBucketMinParams, constants::kBucketParamsPerDpRank * dense_ranks);
-  const auto comm = [&](double params, int ranks, int stride, Collective kind, double bytes_per_param) {
-    if (ranks <= 1 || params <= 0) {
-      return 0.0;
-    }
-    const double buckets = std::ceil(params / bucket);
-    const GroupPlacement placement = place_group(stride, ranks, system.nvlink_domain);
-    return buckets * collective_seconds(system, kind, params * bytes_per_param / buckets, placement);
-  };
-  const auto last_bucket = [&](double seconds, double params) {
-    return seconds / std::ceil(std::max(params, 1.0) / bucket);
-  };
-
-  DataParallelCost out;
-  const double window_bwd = stage_chunk.backward.total();
-  const double window_fwd = stage_chunk.forward.total();
-  const Collective grad_kind = train.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
-  const double grads = comm(dense, dense_ranks, l.tp, grad_kind, constants::kGradBytes) +
-                       comm(expert, expert_ranks, l.tp * l.ep, grad_kind, constants::kGradBytes);
-  out.comm = overlapped(grads, window_bwd, last_bucket(grads, dense + expert));
-  if (train.distributed_optimizer) {
-    const double params = comm(dense, dense_ranks, l.tp, Collective::all_gather, constants::kWeightBytes) +
-                          comm(expert, expert_ranks, l.tp * l.ep, Collective::all_gather, constants::kWeightBytes);
-    out.comm += overlapped(params, window_fwd, last_bucket(params, dense + expert));
-  }
-
-  const double shard =
-      train.distributed_optimizer ? dense / dense_ranks + expert / std::max(1, expert_ranks) : dense + expert;
-  const bool fp8 = casts_gemm_inputs(train.precision);
-  const double bytes = shard * constants::kAdamBytesPerParam + (dense + expert) * constants::kZeroGradBytesPerParam +
-                       (fp8 ? layers * layer.linear * constants::kFp8RecastBytesPerParam : 0.0);
-  // The global gradient norm is one tiny all-reduce over every GPU: tree latency, 2·log2(n) hops.
-  const double norm_hops = 2.0 * std::ceil(std::log2(std::max(2, r.gpus)));
-  const double hop_us = r.gpus > system.nvlink_domain ? system.efficiency.network_hop_latency_us
-                                                      : system.efficiency.nvlink_hop_latency_us;
-  out.optimizer = bytes / (system.efficiency.memory_bw * system.hbm_bytes_per_s()) +
-                  kOptimizerKernels * system.efficiency.kernel_overhead_us * 1e-6 + norm_hops * hop_us * 1e-6;
-  return out;
-}
-
 /// Exposed pipeline send/recv per microbatch on one stage: each of the v chunks receives its input and sends
 /// its output forward, and the gradients backward. 1F1B blocks on them; the interleaved schedule overlaps
 /// them with the next chunk's compute.
@@ -153,14 +83,16 @@ double pipeline_comm(const ModelConfig& model, const SystemProfile& system, cons
   const double bytes = static_cast<double>(train.mbs) * r.seq_len / l.cp * model.hidden / l.tp * 2.0;
   const GroupPlacement placement = place_group(l.tp * l.cp * r.dp, l.pp, system.nvlink_domain);
   const double transfer = collective_seconds(system, Collective::send_recv, bytes, placement);
-  const double exposed = l.vp == 1 ? transfer : overlapped(transfer, chunk_forward, 0);
+  const double exposed =
+      l.vp == 1 ? transfer : detail::overlapped(transfer, chunk_forward, 0, system.software.overlap_slowdown);
   return 2.0 * l.vp * exposed;
 }
 
 }  // namespace
 
-ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider) {
-  return ChunkCost{.forward = pass_cost(ops.forward, provider), .backward = pass_cost(ops.backward, provider)};
+ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software, Precision precision) {
+  return ChunkCost{.forward = pass_cost(ops.forward, provider, software, precision),
+                   .backward = pass_cost(ops.backward, provider, software, precision)};
 }
 
 StepModel::StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
@@ -177,13 +109,31 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   if (const auto found = cache_.find(packed); found != cache_.end()) {
     return found->second;
   }
-  const OpList layer = transformer_layer_ops(model_, system_, key);
-  const OpList embedding = embedding_ops(model_, system_, key);
-  const OpList output = output_ops(model_, system_, key);
-  ShapeCost cost{.layer = cost_of(layer, *provider_),
-                 .embedding = cost_of(embedding, *provider_),
-                 .output = cost_of(output, *provider_)};
-  for (const OpList* list : {&layer, &embedding, &output}) {
+  OpList layer = transformer_layer_ops(model_, system_, key);
+  OpList embedding = embedding_ops(model_, system_, key);
+  OpList output = output_ops(model_, system_, key);
+  // Only MoE models with leading dense layers and models with MTP modules time the extra chunks.
+  const bool leading_dense = model_.moe() && model_.dense_layers > 0;
+  OpList dense_layer = leading_dense ? transformer_layer_ops(model_, system_, key, true) : OpList{};
+  OpList mtp = model_.mtp_layers > 0 ? mtp_ops(model_, system_, key) : OpList{};
+  if (finetune_) {
+    // The MTP module (DeepSeek-V3) keeps pretraining's ops: fine-tuning recipes train without it.
+    apply_finetune(layer, StepChunk::layer, model_, system_, key, *finetune_);
+    apply_finetune(embedding, StepChunk::embedding, model_, system_, key, *finetune_);
+    apply_finetune(output, StepChunk::output, model_, system_, key, *finetune_);
+    if (leading_dense) {
+      apply_finetune(dense_layer, StepChunk::layer, model_, system_, key, *finetune_);
+    }
+  }
+  const auto chunk = [&](const OpList& ops) { return cost_of(ops, *provider_, system_.software, key.precision); };
+  const ChunkCost layer_cost = chunk(layer);
+  ShapeCost cost{.layer = layer_cost,
+                 .embedding = chunk(embedding),
+                 .output = chunk(output),
+                 .dense_layer = leading_dense ? chunk(dense_layer) : layer_cost,
+                 .mtp = chunk(mtp),
+                 .memory = shape_memory(model_, key)};
+  for (const OpList* list : {&layer, &embedding, &output, &dense_layer, &mtp}) {
     for (const auto* ops : {&list->forward, &list->backward}) {
       for (const Op& op : *ops) {
         ++cost.ops;
@@ -200,12 +150,14 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   const double chunk_forward = c.layer.forward.total() * s.middle / l.vp;
   const double pp_comm = pipeline_comm(model_, system_, r, train, chunk_forward);
 
-  // Per-microbatch cost of a stage, by category.
+  // Per-microbatch cost of a stage, by category, and its forward and backward compute.
   struct Stage {
     PassCost cost;
+    double forward = 0, backward = 0;
     double total = 0;
   };
-  const auto stage = [&](int layers, bool first, bool last) {
+  const auto stage = [&](int index) {
+    const StageParts parts = stage_parts(model_, train, r, index);
     Stage out;
     const auto add = [&](const ChunkCost& chunk, double times) {
       for (const PassCost* pass : {&chunk.forward, &chunk.backward}) {
@@ -214,16 +166,20 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
         out.cost.cp += times * pass->cp;
         out.cost.ep += times * pass->ep;
       }
+      out.forward += times * chunk.forward.total();
+      out.backward += times * chunk.backward.total();
     };
-    add(c.layer, layers);
-    add(c.embedding, first ? 1.0 : 0.0);
-    add(c.output, last ? 1.0 : 0.0);
+    add(c.layer, parts.layers - parts.leading_dense);
+    add(c.dense_layer, parts.leading_dense);
+    add(c.embedding, parts.embedding ? 1.0 : 0.0);
+    add(c.output, parts.output ? 1.0 : 0.0);
+    add(c.mtp, parts.mtp_layers);
     out.total = out.cost.total() + pp_comm;
     return out;
   };
-  const Stage first = stage(s.first, true, l.pp == 1);
-  const Stage last = stage(s.last, l.pp == 1, true);
-  const Stage middle = stage(s.middle, false, false);
+  const Stage first = stage(0);
+  const Stage last = l.pp == 1 ? first : stage(l.pp - 1);
+  const Stage middle = l.pp > 2 ? stage(1) : last;
   const Stage* slowest = &first;
   for (const Stage* candidate : {&last, &middle}) {
     const bool exists = candidate != &middle || l.pp > 2;
@@ -243,24 +199,42 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   b.bubble = pipeline_seconds(l.pp, l.vp, r.microbatches, slowest->total, mean) - m * slowest->total;
 
   ChunkCost first_stage_chunk;
-  first_stage_chunk.forward.compute = s.first * c.layer.forward.total() + c.embedding.forward.total();
-  first_stage_chunk.backward.compute = s.first * c.layer.backward.total() + c.embedding.backward.total();
-  const DataParallelCost dp = data_parallel(model_, system_, r, train, first_stage_chunk);
+  first_stage_chunk.forward.compute = first.forward;
+  first_stage_chunk.backward.compute = first.backward;
+  const detail::DataParallelCost dp =
+      detail::data_parallel(model_, system_, r, train, first_stage_chunk, c.memory, finetune_);
   b.dp_comm = dp.comm;
   b.optimizer = dp.optimizer;
+  b.offload = detail::offload_seconds(system_, r, train, first_stage_chunk, c.memory);
   b.stragglers = straggler_fraction(system_.efficiency.gpu_speed_cv, r.gpus) * (b.compute + b.bubble);
   return b;
 }
 
-Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, const std::optional<Price>& price) {
+Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, const std::optional<Price>& price,
+                                        MemoryCheck memory_check) {
+  TrainConfig train = requested;
   auto resolved = resolve_layout(model_, system_, gpus, train);
   if (!resolved) {
     return resolved.error();
   }
   const ResolvedLayout& r = *resolved;
-  const StageMemory memory = memory_per_gpu(model_, system_, train, r);
+  if (finetune_) {
+    if (const auto checked = check_finetune(model_, *finetune_, r.seq_len); !checked) {
+      return checked.error();
+    }
+    if (finetune_->lora_method() && train.fsdp) {
+      return Error{"LoRA with FSDP (parallel.fsdp) is not modelled: the frozen base is replicated per data-parallel "
+                   "rank; use the distributed optimizer"};
+    }
+  }
+  const ShapeCost& cost = shape_cost(shape_key(train, r));
+  StageMemory memory = this->memory(train, r, cost.memory);
+  if (const auto offload = fitting_offload(train, r, cost.memory)) {
+    train.offload_layers = *offload;  // auto: the fewest layers whose offloading makes the layout fit
+    memory = this->memory(train, r, cost.memory);
+  }
   const MemoryBreakdown& peak = memory.peak();
-  if (!peak.fits()) {
+  if (!peak.fits() && memory_check == MemoryCheck::enforce) {
     const std::string_view stage = &peak == &memory.first ? "first" : &peak == &memory.last ? "last" : "middle";
     return Error{memory_error(peak, system_, stage)};
   }
@@ -269,12 +243,11 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
   p.layout = r;
   p.train = train;
   p.train.seq_len = r.seq_len;
-  const ShapeCost& cost = shape_cost(shape_of(r, train));
   p.breakdown = step_breakdown(r, train, cost);
   p.step_time_s = p.breakdown.total();
   p.tokens_per_s = static_cast<double>(r.seq_len) * train.gbs / p.step_time_s;
   p.tokens_per_s_per_gpu = p.tokens_per_s / gpus;
-  p.model_flops_per_sequence = model_flops_per_sequence(model_, r.seq_len, train.flops_convention);
+  p.model_flops_per_sequence = flops_per_sequence(r.seq_len, train.flops_convention);
   p.model_tflops_per_gpu = train.gbs * p.model_flops_per_sequence / p.step_time_s / gpus / 1e12;
   p.peak_tflops = system_.dense_peak_flops(train.precision) / 1e12;
   p.mfu = p.model_tflops_per_gpu / p.peak_tflops;
@@ -292,11 +265,37 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& train, cons
           ? std::string("roofline")
           : std::to_string(cost.measured_ops) + " of " + std::to_string(cost.ops) + " ops measured, the rest roofline";
   p.provenance = std::string("projected: ") + constants::kModelVersion + ", system " + system_.name +
+                 (system_.software.framework.empty() ? std::string() : ", framework " + system_.software.framework) +
                  ", op times: " + op_times +
-                 " (efficiencies calibrated on configs/baselines/calibration.toml), MFU against the dense " +
+                 " (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml), MFU "
+                 "against the dense " +
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";
   return p;
+}
+
+void StepModel::set_finetune(std::optional<FineTune> finetune) {
+  finetune_ = std::move(finetune);
+  cache_.clear();
+}
+
+StageMemory StepModel::memory(const TrainConfig& train, const ResolvedLayout& resolved,
+                              const ShapeMemory& per_layer) const {
+  return finetune_ ? finetune_memory_per_gpu(model_, system_, train, resolved, per_layer, *finetune_)
+                   : memory_per_gpu(model_, system_, train, resolved, per_layer);
+}
+
+std::optional<int> StepModel::fitting_offload(const TrainConfig& train, const ResolvedLayout& resolved,
+                                              const ShapeMemory& per_layer) const {
+  if (finetune_ && finetune_->lora_method()) {
+    return std::nullopt;
+  }
+  return llm::fitting_offload(model_, system_, train, resolved, per_layer);
+}
+
+double StepModel::flops_per_sequence(int seq_len, AttentionFlops convention) const {
+  return finetune_ ? finetune_flops_per_sequence(model_, seq_len, *finetune_, convention)
+                   : model_flops_per_sequence(model_, seq_len, convention);
 }
 
 Expected<Projection> project(const ProjectionRequest& request) {
@@ -307,6 +306,10 @@ Expected<Projection> project(const ProjectionRequest& request) {
   auto system = find_system(request.system);
   if (!system) {
     return system.error();
+  }
+  auto framework = find_framework(request.framework.value_or(default_framework()));
+  if (!framework) {
+    return framework.error();
   }
   auto catalog = PricingCatalog::load_embedded();
   if (!catalog) {
@@ -320,7 +323,7 @@ Expected<Projection> project(const ProjectionRequest& request) {
   } else if (request.price_provider) {
     return choice.error();
   }
-  StepModel step_model(std::move(model).value(), std::move(system).value());
+  StepModel step_model(std::move(model).value(), apply_framework(std::move(system).value(), *framework));
   auto projection = step_model.project(request.gpus, request.train, price);
   if (projection && !price) {
     projection->price_label = choice.error().message;

@@ -11,6 +11,7 @@ namespace dgx::llm {
 
 namespace {
 
+using detail::bounded;
 using detail::ConfigError;
 using detail::TomlTable;
 
@@ -54,16 +55,6 @@ std::vector<std::string> read_device_names(const TomlTable& t) {
   return names;
 }
 
-/// A number in [low, high]; the message names the key and the allowed range.
-double bounded(const TomlTable& t, std::string_view key, double low, double high) {
-  const double value = t.number(key);
-  if (!(value >= low && value <= high)) {
-    throw ConfigError(t.where(key) + " is " + std::to_string(value) + ", expected a value in [" + std::to_string(low) +
-                      ", " + std::to_string(high) + "]");
-  }
-  return value;
-}
-
 Efficiency read_efficiency(const TomlTable& t) {
   Efficiency e;
   e.gemm_ceiling_bf16 = bounded(t, "gemm_ceiling_bf16", 0.05, 1);
@@ -83,6 +74,17 @@ Efficiency read_efficiency(const TomlTable& t) {
   e.nvlink_hop_latency_us = bounded(t, "nvlink_hop_latency_us", 0, 1000);
   e.network_hop_latency_us = bounded(t, "network_hop_latency_us", 0, 1000);
   return e;
+}
+
+/// PCIe 5.0 x16, per direction: the host link of a system whose file does not name one.
+constexpr double kPcie5HostLinkGbS = 64;
+
+/// Ampere without FP8 tensor cores, Blackwell with block-scaled formats, Hopper otherwise.
+std::string derived_architecture(const SystemProfile& s) {
+  if (s.peak_fp8_tflops <= 0) {
+    return "ampere";
+  }
+  return s.block_scaled_formats ? "blackwell" : "hopper";
 }
 
 SystemProfile read_system(const TomlTable& own) {
@@ -105,11 +107,14 @@ SystemProfile read_system(const TomlTable& own) {
   s.hbm_gib = bounded(gpu, "hbm_gib", 1, 1e5);
   s.hbm_tb_s = bounded(gpu, "hbm_tb_s", 0.1, 1e3);
   s.tdp_w = bounded(gpu, "tdp_w", 1, 1e5);
+  s.architecture = gpu.optional_string("architecture").value_or(derived_architecture(s));
 
   const TomlTable network = t.table("network");
   s.nvlink_gb_s = bounded(network, "nvlink_gb_s", 1, 1e5);
   s.nvlink_domain = network.positive_int("nvlink_domain");
   s.nic_gb_s = bounded(network, "nic_gb_s", 0.1, 1e5);
+  s.host_link_gb_s =
+      network.contains("host_link_gb_s") ? bounded(network, "host_link_gb_s", 1, 1e5) : kPcie5HostLinkGbS;
 
   s.efficiency = read_efficiency(t.table("efficiency"));
   return s;

@@ -1,5 +1,7 @@
 #include "dgx/llm/system_profile.hpp"
 
+#include <cstddef>
+
 namespace dgx::llm {
 
 double SystemProfile::dense_peak_flops(Precision precision) const {
@@ -15,10 +17,11 @@ double SystemProfile::dense_peak_flops(Precision precision) const {
 }
 
 double SystemProfile::gemm_ceiling(Precision precision) const {
+  const double kernels = efficiency.gemm_software[static_cast<std::size_t>(precision)];
   switch (peak_column(precision)) {
-  case PeakColumn::bf16: return efficiency.gemm_ceiling_bf16;
-  case PeakColumn::fp8: return efficiency.gemm_ceiling_fp8;
-  case PeakColumn::fp4: return efficiency.gemm_ceiling_fp4;
+  case PeakColumn::bf16: return efficiency.gemm_ceiling_bf16 * kernels;
+  case PeakColumn::fp8: return efficiency.gemm_ceiling_fp8 * kernels;
+  case PeakColumn::fp4: return efficiency.gemm_ceiling_fp4 * kernels;
   }
   return 0;
 }

@@ -198,4 +198,13 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   return out;
 }
 
+double bounded(const TomlTable& table, std::string_view key, double low, double high) {
+  const double value = table.number(key);
+  if (!(value >= low && value <= high)) {
+    throw ConfigError(table.where(key) + " is " + std::to_string(value) + ", expected a value in [" +
+                      std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+  return value;
+}
+
 }  // namespace dgx::llm::detail

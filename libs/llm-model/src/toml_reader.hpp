@@ -63,6 +63,9 @@ private:
   std::shared_ptr<const TomlTable> base_;  // the inherited layer, if any
 };
 
+/// A number of `table` in [low, high]; the message names the key and the allowed range.
+[[nodiscard]] double bounded(const TomlTable& table, std::string_view key, double low, double high);
+
 /// Reads `key` of `table` as a value of an enum through `parse` (returning std::optional), or throws naming the
 /// allowed spellings.
 template <class Parse>

@@ -38,7 +38,9 @@ WorkloadPreset read_preset(const TomlTable& root) {
 
   const TomlTable train = t.table("train");
   p.train.precision = p.precisions.front();
-  p.train.tokens = train.number("tokens");
+  if (train.contains("tokens")) {  // pretraining presets; fine-tuning ones size their job with finetune.*
+    p.train.tokens = train.number("tokens");
+  }
   p.train.seq_len = train.positive_int("seq_len");
   p.train.mbs = train.positive_int("mbs");
   p.train.gbs = train.positive_int("gbs");
@@ -79,5 +81,16 @@ Expected<WorkloadPreset> find_workload_preset(std::string_view name) {
 }
 
 std::vector<std::string> workload_preset_names() { return detail::catalog_names("workloads"); }
+
+Expected<PresetHeader> find_preset_header(std::string_view name) {
+  auto file = detail::catalog_file("workloads", "workload preset", name);
+  if (!file) {
+    return file.error();
+  }
+  return detail::read_toml(file->text, "configs/" + std::string(file->path), [](const TomlTable& root) {
+    const TomlTable meta = root.table("preset");
+    return PresetHeader{.workload = meta.string("workload"), .summary = meta.string("summary")};
+  });
+}
 
 }  // namespace dgx::llm

@@ -34,6 +34,8 @@ public:
   [[nodiscard]] virtual std::string device() const = 0;
   /// Per-direction NVLink bandwidth of this GPU in GB/s, when known.
   [[nodiscard]] virtual std::optional<double> nvlink_bandwidth() const { return std::nullopt; }
+  // The system profile of configs/systems that describes the GPU, when one does: references are kept per system.
+  [[nodiscard]] virtual std::string system() const { return {}; }
 };
 
 std::unique_ptr<Backend> make_host_backend(const sdk::Host& host);

@@ -32,11 +32,15 @@ std::vector<Param> comm_params(bool multi) {
           .with_alias("f"),
       Param::bytes("comm.step_bytes", 0, "add this to the size instead, when non-zero (nccl-tests -i)").with_alias("i"),
       Param::string("comm.dtype", "fp32", "element type (nccl-tests -d)", dtype_choices()).with_alias("d"),
-      Param::string("comm.op", "sum", "reduction of all_reduce, reduce_scatter and reduce", "sum|prod|max|min|avg"),
+      Param::string("comm.op", "sum", "reduction of all_reduce, reduce_scatter and reduce (nccl-tests -o)",
+                    "sum|prod|max|min|avg")
+          .with_alias("o"),
       Param::integer("comm.root", 0, "root rank of broadcast and reduce (nccl-tests -r)").with_alias("r"),
       Param::string("comm.placement", "both", "out-of-place, in-place, or both (in-place where defined)",
                     "both|out-of-place|in-place"),
-      Param::boolean("comm.check", true, "check every result against exactly predictable values (untimed)"),
+      Param::boolean("comm.check", true,
+                     "check every result against exactly predictable values, untimed (nccl-tests -c 0|1)")
+          .with_alias("c"),
       Param::integer("comm.warmup", 5, "untimed operations before each case's samples (nccl-tests -w)").with_alias("w"),
       Param::string("comm.transport", "auto", "auto: NCCL on GPUs when there are any, else the host's MPI",
                     "auto|nccl|host"),
@@ -106,7 +110,7 @@ void comm_can_measure(sdk::Host& host) {
     throw sdk::NoDevice("comm.transport = nccl: " + reason);
 }
 
-CommWorkload::CommWorkload(sdk::Host& host, std::vector<Collective> collectives)
+CommWorkload::CommWorkload(sdk::Host& host, const std::vector<Collective>& collectives)
     : host_(host), config_(read_comm_config(host, collectives)) {
   const sdk::RankInfo ranks = host.ranks();
   rank_ = ranks.rank;
@@ -248,9 +252,13 @@ void CommWorkload::end_case(std::size_t /*index*/, const sdk::Stats& /*stats*/) 
   host_.add_field("check", result);
   host_.add_field("time_definition", "per operation, median of samples per rank, averaged over ranks",
                   DGX_FIELD_HIDDEN);
+  host_.add_field("table_layout", "nccl-tests", DGX_FIELD_HIDDEN);  // the terminal table reads like nccl-tests'
+  if (const std::string system = backend_->system(); !system.empty())
+    host_.add_field("system", system, DGX_FIELD_HIDDEN);  // --baseline published keeps bus bandwidths per system
 
   Summary& s = summaries_[static_cast<std::size_t>(c.collective)];
   s.busbw_sum += busbw;
+  s.wrong += wrong;
   ++s.cases;
   if (wrong != 0)
     failures_.push_back(std::string(name(c.collective)) + " " + format_bytes(c.size) + " " +
@@ -258,21 +266,27 @@ void CommWorkload::end_case(std::size_t /*index*/, const sdk::Stats& /*stats*/) 
 }
 
 void CommWorkload::finalize() {
+  // nccl-tests' closing lines: wrong elements over every case, and the arithmetic mean of the bus bandwidth of
+  // every line it printed (every size, out-of-place and in-place), per collective.
   std::string text;
+  const bool several = config_.collectives.size() > 1;
   for (const Collective c : config_.collectives) {
     const Summary& s = summaries_[static_cast<std::size_t>(c)];
     if (s.cases == 0) continue;
-    char line[160];
-    std::snprintf(line, sizeof line, "%-15s %8.3f GB/s over %d case(s)", std::string(name(c)).c_str(),
-                  s.busbw_sum / s.cases, s.cases);
-    text += (text.empty() ? "" : "\n") + std::string(line);
+    const std::string who = several ? std::string(name(c)) + ": " : "";
+    char line[200];
+    std::snprintf(line, sizeof line, "%s%sOut of bounds values : %llu %s\n%sAvg bus bandwidth    : %g",
+                  text.empty() ? "" : "\n", who.c_str(), static_cast<unsigned long long>(s.wrong),
+                  s.wrong == 0 ? "OK" : "FAILED", who.c_str(), s.busbw_sum / s.cases);
+    text += line;
   }
   const double peak = peak_link();
   text += "\n(" + backend_->comm().name() + ", " + std::to_string(ranks_) + " rank(s), " +
           std::string(sdk::dtype_name(config_.type)) + ", buffers on " + backend_->device() +
-          (peak > 0 ? ", % of peak against " + std::to_string(static_cast<int>(peak)) + " GB/s per direction" : "") +
-          "; busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter, alltoall, 1 otherwise)";
-  host_.note(sdk::NotePlacement::after, "Average bus bandwidth", text);
+          (peak > 0 ? ", busbw.peak in % of " + std::to_string(static_cast<int>(peak)) + " GB/s per direction" : "") +
+          "; the average is over every size, out-of-place and in-place, in GB/s; busbw = algbw x 2(n-1)/n for "
+          "all_reduce, (n-1)/n for all_gather, reduce_scatter, alltoall, 1 otherwise)";
+  host_.note(sdk::NotePlacement::after, "Avg bus bandwidth", text);
   if (!failures_.empty()) {
     std::string message = std::to_string(failures_.size()) + " case(s) returned wrong results: " + failures_.front();
     if (failures_.size() > 1) message += " (and " + std::to_string(failures_.size() - 1) + " more)";

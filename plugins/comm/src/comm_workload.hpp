@@ -42,7 +42,7 @@ void comm_can_measure(sdk::Host& host);
 
 class CommWorkload final : public sdk::Workload {
 public:
-  CommWorkload(sdk::Host& host, std::vector<Collective> collectives);
+  CommWorkload(sdk::Host& host, const std::vector<Collective>& collectives);
 
   void setup() override;
   std::size_t case_count() override { return cases_.size(); }
@@ -60,6 +60,7 @@ private:
   };
   struct Summary {
     double busbw_sum = 0;
+    std::uint64_t wrong = 0;
     int cases = 0;
   };
 

@@ -67,6 +67,10 @@ public:
   void synchronize() override { comm_->synchronize(); }
   [[nodiscard]] std::string device() const override { return device_name_; }
   [[nodiscard]] std::optional<double> nvlink_bandwidth() const override { return nvlink_for(device_name_); }
+  [[nodiscard]] std::string system() const override {
+    const auto system = llm::find_system_for_device(device_name_);
+    return system ? system->name : std::string();
+  }
 
 private:
   cudaStream_t stream_ = nullptr;

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "assumptions.hpp"
 #include "dgx/llm/explorer.hpp"
+#include "dgx/llm/plugin/training_notes.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -20,9 +22,25 @@ namespace dgx::plugins::llm_pretrain {
 [[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result, const PretrainSettings& settings,
                                               const Assumptions& assumptions);
 
-/// How many layouts did not fit in memory, the GPU counts without a feasible layout and why, skipped
-/// precisions. Empty when nothing was dropped.
-[[nodiscard]] std::string dropped_note(const llm::ExploreResult& result, const Assumptions& assumptions);
+// The explore texts every LLM training workload shares (libs/llm-model/plugin, training_notes.hpp).
+using llm::plugin::cheapest;
+using llm::plugin::cost_text;
+using llm::plugin::dropped_note;
+using llm::plugin::fastest;
+using llm::plugin::gpu_counts_text;
+using llm::plugin::precision_list;
+using llm::plugin::recommended_mark;
+
+/// The sweep of one framework release, for comparing releases.
+struct ReleaseOutcome {
+  const Assumptions* assumptions = nullptr;
+  const llm::ExploreResult* result = nullptr;
+};
+
+/// What upgrading the framework buys for the same job: at the newest release's recommended GPU count and
+/// precision, each release's best layout, its days and cost, and the days and dollars saved from the oldest to the
+/// newest release.
+[[nodiscard]] std::string upgrade_note(const std::vector<ReleaseOutcome>& releases);
 
 /// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M".
 [[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const Assumptions& assumptions);

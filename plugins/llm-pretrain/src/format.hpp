@@ -1,21 +1,15 @@
-// Number formatting for the notes and labels the plugin writes (the host formats metric values itself).
+// Number formatting for the notes and labels: shared by the LLM plugins (libs/llm-model/plugin, format.hpp);
+// these are llm-pretrain's names for it.
 #pragma once
 
-#include <string>
+#include "dgx/llm/plugin/format.hpp"
 
 namespace dgx::plugins::llm_pretrain {
-
-/// `value` with `decimals` digits after the point: fixed(3.14159, 2) == "3.14".
-[[nodiscard]] std::string fixed(double value, int decimals);
-/// An integer with thousands separators: 1234567 -> "1,234,567".
-[[nodiscard]] std::string grouped(long long value);
-/// Bytes in GiB with one decimal, the unit HBM capacities are quoted in: "80.0 GiB".
-[[nodiscard]] std::string gib(double bytes);
-/// Dollars, scaled to a readable unit: "$870", "$12.3k", "$4.56M", "$1.23B".
-[[nodiscard]] std::string usd(double dollars);
-/// A large count with three significant digits: "70.6B", "1.00T", "850M".
-[[nodiscard]] std::string si_count(double count);
-/// Seconds in the unit that suits them: "850 ms", "12.3 s".
-[[nodiscard]] std::string duration(double seconds);
-
+using llm::plugin::duration;
+using llm::plugin::fixed;
+using llm::plugin::gib;
+using llm::plugin::grouped;
+using llm::plugin::join;
+using llm::plugin::si_count;
+using llm::plugin::usd;
 }  // namespace dgx::plugins::llm_pretrain

@@ -3,14 +3,13 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/llm/device_peak.hpp"
+#include "dgx/llm/kernels/measured_layer.hpp"
+#include "dgx/llm/kernels/measured_ops.hpp"
 #include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
-#include "format.hpp"
-#include "measured_ops.hpp"
 #include "rows.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -28,7 +27,8 @@ llm::ShapeKey shape_of(const llm::TrainConfig& t, int seq_len) {
 }  // namespace
 
 void require_layer_probe() {
-  if (const std::string reason = layer_probe_unavailable(); !reason.empty()) throw dgx::sdk::NoDevice(reason);
+  if (const std::string reason = llm::kernels::layer_probe_unavailable(); !reason.empty())
+    throw dgx::sdk::NoDevice(reason);
 }
 
 MeasureMode::MeasureMode(const dgx::sdk::Host& host, const PretrainSettings& settings, const Assumptions& assumptions)
@@ -36,17 +36,12 @@ MeasureMode::MeasureMode(const dgx::sdk::Host& host, const PretrainSettings& set
 
 void MeasureMode::setup() {
   // The measured times are this GPU's: project a cluster of this GPU, whatever system the preset named.
-  probe_ = make_layer_probe(layer_spec_for(assumptions_.model, train_for(0)));
+  probe_ = llm::kernels::make_layer_probe(llm::kernels::layer_spec_for(assumptions_.model, train_for(0)));
   device_ = probe_->device();
-  const auto system = llm::find_system_for_device(device_);
-  if (system && system->name != assumptions_.system.name) {
-    host_.info("measuring on " + device_ + ": projecting " + system->name + " (the configuration named " +
-               assumptions_.system.name + ")");
-    settings_.system = system->name;
+  const auto system = llm::kernels::measured_system(host_, device_, assumptions_.system.name);
+  if (system && *system != assumptions_.system.name) {
+    settings_.system = *system;
     assumptions_ = resolve_assumptions(settings_);
-  } else if (!system) {
-    host_.warn(system.error().message + ": ops not measured and all communication come from the " +
-               assumptions_.system.name + " profile, and so does the peak of the layer's MFU");
   }
   host_.note(NotePlacement::before, "Measured",
              "One " + assumptions_.model.display + " layer, forward and backward, measured on " + device_ +
@@ -69,7 +64,7 @@ dgx::sdk::Case MeasureMode::begin_case(std::size_t index) {
   const llm::TrainConfig train = train_for(index);
   if (index > 0) {
     probe_.reset();  // the previous layer's memory goes back first
-    probe_ = make_layer_probe(layer_spec_for(assumptions_.model, train));
+    probe_ = llm::kernels::make_layer_probe(llm::kernels::layer_spec_for(assumptions_.model, train));
   }
   dgx::sdk::Case c;
   c.label = assumptions_.model.name + " layer " + std::string(llm::to_string(train.precision));
@@ -79,9 +74,7 @@ dgx::sdk::Case MeasureMode::begin_case(std::size_t index) {
 }
 
 void MeasureMode::run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) {
-  result.seconds = probe_->time_steps(static_cast<int>(request.iterations), request.flush_cache);
-  result.timing = dgx::sdk::Timing::device_events;
-  result.cache = request.flush_cache ? dgx::sdk::CacheState::cold : dgx::sdk::CacheState::hot;
+  llm::kernels::time_sample(*probe_, request, result);
 }
 
 void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
@@ -99,7 +92,7 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   const llm::RooflineProvider roofline(system);
   llm::MeasuredOverrides measured(roofline);
   const llm::OpList ops = llm::transformer_layer_ops(assumptions_.model, system, shape_of(train, train.seq_len));
-  const MatchReport match = apply_measurements(timing.ops, ops, measured);
+  const llm::kernels::MatchReport match = llm::kernels::apply_measurements(timing.ops, ops, measured);
   host_.add_metric("layer.ops_measured", match.matched, "count", DGX_METRIC_HIDDEN);
   host_.add_metric("layer.ops_modelled", match.model_ops, "count", DGX_METRIC_HIDDEN);
 
@@ -113,18 +106,10 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
       projected_row("measured-calibrated projection", assumptions_, p.train, headline_of(p), p.breakdown);
   row.field("layout", layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
-      .field("source",
-             "measured-calibrated projection: " + std::to_string(match.matched) + " of " +
-                 std::to_string(match.model_ops) + " layer ops measured on " + device_ +
-                 " (CUDA events); the rest, the first/last stage and all communication from dgx-llm-model on " +
-                 system.name,
-             DGX_FIELD_HIDDEN);
+      .field("source", llm::kernels::measured_source(match, device_, system.name), DGX_FIELD_HIDDEN);
   add_memory_metrics(row, p.memory);
   host_.emit(row);
-  if (!match.unmatched_model_ops.empty() || !match.extra_measured_ops.empty())
-    host_.debug(std::to_string(match.unmatched_model_ops.size()) + " model ops kept their estimate; " +
-                std::to_string(match.extra_measured_ops.size()) + " measured ops folded into the memory-bound ops (" +
-                fixed(match.folded_seconds * 1e3, 3) + " ms)");
+  llm::kernels::report_match(host_, match);
 }
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -11,7 +11,7 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "assumptions.hpp"
-#include "layer_probe.hpp"
+#include "dgx/llm/kernels/layer_probe.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -34,7 +34,7 @@ private:
   PretrainSettings settings_;
   Assumptions assumptions_;
   std::string device_;
-  std::unique_ptr<LayerProbe> probe_;
+  std::unique_ptr<llm::kernels::LayerProbe> probe_;
 };
 
 /// Throws NoDevice when no layer can be measured here (the workload's can_measure).

@@ -1,11 +1,11 @@
-// The workload presets (llama8b, llama70b, ...) embedded in the plugin, so that an installed plugin works with
-// no configs/ on disk. They are the texts of configs/workloads/*.toml, compiled into dgx_llm_model; a file of
-// the same name in a config directory overrides the embedded copy (the host's rule).
+// The workload presets (llama8b, llama70b, ...) embedded in the plugin (libs/llm-model/plugin, presets.hpp).
 #pragma once
 
 #include <vector>
 
 #include <dgx/sdk/plugin.hpp>
+
+#include "dgx/llm/plugin/presets.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
@@ -13,6 +13,8 @@ namespace dgx::plugins::llm_pretrain {
 inline constexpr const char* kWorkloadName = "llm-pretrain";
 
 /// One preset per embedded configs/workloads/<name>.toml whose preset.workload is llm-pretrain, sorted by name.
-[[nodiscard]] std::vector<dgx::sdk::PresetSpec> embedded_presets();
+[[nodiscard]] inline std::vector<dgx::sdk::PresetSpec> embedded_presets() {
+  return llm::plugin::embedded_presets(kWorkloadName);
+}
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -9,8 +9,6 @@ PretrainWorkload::PretrainWorkload(dgx::sdk::Host& host)
     : host_(host), settings_(read_settings(host)), assumptions_(resolve_assumptions(settings_)),
       measure_(host_, settings_, assumptions_) {}
 
-void PretrainWorkload::setup() { measure_.setup(); }
-
 void PretrainWorkload::project(dgx::sdk::Mode mode) {
   if (mode == dgx::sdk::Mode::explore) {
     run_explore(host_, settings_, assumptions_);

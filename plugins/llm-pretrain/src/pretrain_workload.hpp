@@ -8,26 +8,20 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "assumptions.hpp"
+#include "dgx/llm/plugin/measured_workload.hpp"
 #include "measure_mode.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
-class PretrainWorkload final : public dgx::sdk::Workload {
+class PretrainWorkload final : public llm::plugin::MeasuredWorkload<MeasureMode> {
 public:
   explicit PretrainWorkload(dgx::sdk::Host& host);
   void project(dgx::sdk::Mode mode) override;
 
-  // Measure mode.
-  void setup() override;
-  std::size_t case_count() override { return measure_.case_count(); }
-  dgx::sdk::Case begin_case(std::size_t index) override { return measure_.begin_case(index); }
-  void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) override {
-    measure_.run(request, result);
-  }
-  void end_case(std::size_t index, const dgx::sdk::Stats& stats) override { measure_.end_case(index, stats); }
-
 private:
+  MeasureMode& measure() override { return measure_; }
+
   dgx::sdk::Host& host_;
   PretrainSettings settings_;
   Assumptions assumptions_;

@@ -18,14 +18,44 @@ std::string configuration_label(const PretrainSettings& s, const Assumptions& a)
          layout_label(s.train, a.model.moe());
 }
 
-std::string configuration_note(const llm::Projection& p, const Assumptions& a) {
+/// "layers split 15/16/.../16/15 over 8 stages (embedding-loss)".
+std::string stages_text(const llm::ResolvedLayout& r) {
+  const llm::StageLayers& s = r.stages;
+  if (r.layout.pp == 1) {
+    return "all " + std::to_string(s.first) + " layers on one pipeline stage";
+  }
+  std::string split = std::to_string(s.first);
+  if (r.layout.pp > 2) {
+    split += "/" + std::to_string(s.middle) + (r.layout.pp > 3 ? "/.../" + std::to_string(s.middle) : "");
+  }
+  split += "/" + std::to_string(s.last);
+  const char* why = s.split == llm::PipelineSplit::embedding_loss ? " (the embedding and the loss count as a layer)"
+                    : s.split == llm::PipelineSplit::uneven       ? " (the first and last stage share the shortfall)"
+                    : s.split == llm::PipelineSplit::custom ? " (layers per virtual chunk as Megatron's layout allows)"
+                                                            : "";
+  return "layers split " + split + " over " + std::to_string(r.layout.pp) + " stages, " +
+         std::string(llm::to_string(s.split)) + why;
+}
+
+/// "; activations of 20 layers per stage offloaded to the host (automatic: the fewest that fit)", or nothing.
+std::string offload_text(const llm::TrainConfig& run, const llm::TrainConfig& requested) {
+  if (run.offload_layers <= 0) {
+    return "";
+  }
+  return "; activations of " + std::to_string(run.offload_layers) + " layers per stage offloaded to the host" +
+         (requested.offload_layers == llm::kAutoOffload ? " (automatic: the fewest that fit)" : "");
+}
+
+std::string configuration_note(const llm::Projection& p, const PretrainSettings& s, const Assumptions& a) {
   const llm::TrainConfig& t = p.train;
   return a.model.name + " on " + std::to_string(p.layout.gpus) + " x " + a.system.name + ", " +
          std::string(llm::to_string(t.precision)) + " GEMMs: " + layout_label(t, a.model.moe()) + ", DP " +
          std::to_string(p.layout.dp) + "; global batch " + std::to_string(t.gbs) + " sequences of " +
          std::to_string(t.seq_len) + " tokens (" + std::to_string(p.layout.microbatches) +
-         " microbatches per pipeline per step); recompute " + std::string(llm::to_string(t.recompute)) +
-         "; distributed optimizer " + (t.distributed_optimizer ? "on" : "off") + ".";
+         " microbatches per pipeline per step); recompute " + std::string(llm::to_string(t.recompute)) + "; " +
+         (t.fsdp ? std::string("Megatron FSDP (parameters, gradients and optimizer state sharded)")
+                 : std::string("distributed optimizer ") + (t.distributed_optimizer ? "on" : "off")) +
+         offload_text(t, s.train) + "; " + stages_text(p.layout) + ".";
 }
 
 std::string throughput_note(const llm::Projection& p) {
@@ -47,7 +77,10 @@ void run_project(const dgx::sdk::Host& host, const PretrainSettings& settings, c
   const llm::Projection& p = *projection;
 
   host.note(NotePlacement::before, "Assumptions", assumptions_note(settings, assumptions));
-  host.note(NotePlacement::before, "Configuration", configuration_note(p, assumptions));
+  host.note(NotePlacement::before, "Configuration", configuration_note(p, settings, assumptions));
+  if (const std::string scope = scope_note(settings, assumptions); !scope.empty()) {
+    host.note(NotePlacement::before, "Outside calibration", scope);
+  }
 
   dgx::sdk::Row row = projected_row("project", assumptions, p.train, headline_of(p), p.breakdown);
   row.field("configuration", configuration_label(settings, assumptions))

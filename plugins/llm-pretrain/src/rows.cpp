@@ -1,10 +1,7 @@
 #include "rows.hpp"
 
 #include <cstdint>
-#include <utility>
 
-#include "dgx/llm/device_peak.hpp"
-#include "dgx/llm/model_constants.hpp"
 #include "format.hpp"
 #include "params.hpp"
 
@@ -15,134 +12,23 @@ namespace {
 using dgx::sdk::Row;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
-constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
-constexpr std::uint32_t kHiddenField = DGX_FIELD_HIDDEN;
 
-void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t) {
-  // The keys users set, so a row can be fed back with --set; only gpus and precision vary as table columns
-  // (the layout field stands for the rest).
-  row.config(key::model, a.model.name, kHiddenConfig)
-      .config(key::system, a.system.name, kHiddenConfig)
-      .config(key::gpus, gpus)
-      .config(key::precision, std::string(llm::to_string(t.precision)))
-      .config(key::tp, t.layout.tp, kHiddenConfig)
-      .config(key::pp, t.layout.pp, kHiddenConfig)
-      .config(key::cp, t.layout.cp, kHiddenConfig)
-      .config(key::vp, t.layout.vp, kHiddenConfig)
-      .config(key::ep, t.layout.ep, kHiddenConfig)
-      .config(key::mbs, t.mbs, kHiddenConfig)
-      .config(key::gbs, t.gbs, kHiddenConfig)
-      .config(key::seq_len, t.seq_len, kHiddenConfig)
-      .config(key::tokens, t.tokens, kHiddenConfig)
-      .config(key::recompute, std::string(llm::to_string(t.recompute)), kHiddenConfig)
-      .config(key::distributed_optimizer, t.distributed_optimizer, kHiddenConfig)
-      .config(key::flops_convention, std::string(llm::to_string(t.flops_convention)), kHiddenConfig);
-}
-
-void add_provenance(Row& row, const Assumptions& a, const llm::TrainConfig& t) {
-  row.field("model", llm::constants::kModelVersion, kHiddenField)
-      .field("system", a.system.name, kHiddenField)
-      .field("calibration", a.calibration, kHiddenField)
-      .field("price", a.price_reason, kHiddenField)
-      .field("mfu_peak", mfu_peak_label(a.system, t.precision), kHiddenField)
-      .field("flops_convention",
-             t.flops_convention == llm::AttentionFlops::full
-                 ? "full attention: s/h term counted whole (NVIDIA's published MFU convention)"
-                 : "causal attention: s/h term halved (the work a causal kernel needs)",
-             kHiddenField)
-      .field("source", source_label(a.system), kHiddenField);
-}
-
-void add_headline(Row& row, const Headline& h) {
-  // Short column titles keep the explore table readable; JSON keeps the names scripts rely on.
-  row.metric("step_time", h.step_time_s, "s", 0, "step")
-      .metric("tokens_per_s", h.tokens_per_s, "tokens/s", kHiddenMetric)
-      .metric("tokens_per_s_per_gpu", h.tokens_per_s_per_gpu, "tokens/s", 0, "tok/s/GPU")
-      .metric("model_tflops_per_gpu", h.model_tflops_per_gpu, "TFLOP/s", kHiddenMetric)
-      .metric("mfu", 100 * h.mfu, "%", 0, "MFU %")
-      .metric("memory_per_gpu", h.memory_bytes, "B", kHiddenMetric)
-      .metric("days_to_train", h.days, "days", 0, "days")
-      .metric("gpu_hours", h.gpu_hours, "GPU-h", h.cost_usd ? kHiddenMetric : 0, "GPU-h");
-  if (h.cost_usd) {
-    row.metric("cost_usd", *h.cost_usd, "USD", 0, "cost $");
-  }
-  row.metric("dp", h.dp, "count", kHiddenMetric).metric("microbatches", h.microbatches, "count", kHiddenMetric);
-}
-
-void add_breakdown(Row& row, const llm::StepBreakdown& b) {
-  const std::pair<const char*, double> parts[] = {
-      {"breakdown.compute", b.compute}, {"breakdown.tp", b.tp_comm},          {"breakdown.cp", b.cp_comm},
-      {"breakdown.ep", b.ep_comm},      {"breakdown.pp", b.pp_comm},          {"breakdown.bubble", b.bubble},
-      {"breakdown.dp", b.dp_comm},      {"breakdown.optimizer", b.optimizer}, {"breakdown.stragglers", b.stragglers}};
-  for (const auto& [name, seconds] : parts) {
-    row.metric(name, seconds, "s", kHiddenMetric);
-  }
+void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t, bool framework_column) {
+  llm::plugin::add_training_config(row, a, gpus, t, framework_column);
+  row.config(key::tokens, t.tokens, kHiddenConfig);
 }
 
 }  // namespace
 
-std::string layout_label(const llm::TrainConfig& train, bool moe) {
-  const llm::Layout& l = train.layout;
-  std::string out = "TP" + std::to_string(l.tp) + " PP" + std::to_string(l.pp) + " CP" + std::to_string(l.cp) + " VP" +
-                    std::to_string(l.vp);
-  if (moe || l.ep > 1) {
-    out += " EP" + std::to_string(l.ep);
-  }
-  out += " MBS" + std::to_string(train.mbs);
-  if (train.recompute == llm::Recompute::selective) {
-    out += " RC-sel";
-  }
-  if (train.recompute == llm::Recompute::full) {
-    out += " RC-full";
-  }
-  return out;
-}
-
 Row projected_row(const std::string& table, const Assumptions& assumptions, const llm::TrainConfig& train,
-                  const Headline& headline, const llm::StepBreakdown& breakdown) {
+                  const Headline& headline, const llm::StepBreakdown& breakdown, bool framework_column) {
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
-  add_config(row, assumptions, headline.gpus, train);
-  add_provenance(row, assumptions, train);
-  add_headline(row, headline);
-  add_breakdown(row, breakdown);
+  add_config(row, assumptions, headline.gpus, train, framework_column);
+  llm::plugin::add_provenance(row, assumptions, train);
+  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::days_to_train);
+  llm::plugin::add_breakdown_metrics(row, breakdown);
   return row;
-}
-
-void add_memory_metrics(Row& row, const llm::MemoryBreakdown& m) {
-  const std::pair<const char*, double> parts[] = {
-      {"memory.weights", m.weights},         {"memory.gradients", m.gradients},
-      {"memory.optimizer", m.optimizer},     {"memory.fp8_weight_cache", m.fp8_weight_cache},
-      {"memory.activations", m.activations}, {"memory.transient", m.transient},
-      {"memory.reserve", m.reserve},         {"memory.capacity", m.capacity}};
-  for (const auto& [name, bytes] : parts) {
-    row.metric(name, bytes, "B", kHiddenMetric);
-  }
-}
-
-std::string mfu_peak_label(const llm::SystemProfile& system, llm::Precision precision) {
-  const auto peak = llm::system_peak(system, precision);
-  return peak ? peak->label() : peak.error().message;
-}
-
-std::string source_label(const llm::SystemProfile& system) {
-  return std::string("projected: ") + llm::constants::kModelVersion + ", system " + system.name +
-         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml)";
-}
-
-Headline headline_of(const llm::Projection& p) {
-  return Headline{.gpus = p.layout.gpus,
-                  .step_time_s = p.step_time_s,
-                  .tokens_per_s = p.tokens_per_s,
-                  .tokens_per_s_per_gpu = p.tokens_per_s_per_gpu,
-                  .model_tflops_per_gpu = p.model_tflops_per_gpu,
-                  .mfu = p.mfu,
-                  .memory_bytes = p.memory.total(),
-                  .days = p.days_to_train,
-                  .gpu_hours = p.gpu_hours,
-                  .cost_usd = p.cost_usd,
-                  .dp = p.layout.dp,
-                  .microbatches = p.layout.microbatches};
 }
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -9,6 +9,7 @@
 using namespace dgx::llm::kernels;
 using dgx::llm::testing::llama70b;
 using dgx::llm::testing::llama8b;
+using dgx::llm::testing::make_spec;
 using dgx::llm::testing::mixtral;
 
 namespace {
@@ -111,4 +112,46 @@ TEST_CASE("names parse back to their values and unknown names are rejected") {
   CHECK(parse_fp8_scaling("current") == Fp8Scaling::current);
   CHECK_FALSE(parse_precision("fp16").has_value());
   CHECK(describe(llama70b()).find("h=8192 ffn=28672 heads=64 kv=8 d=128 swiglu") == 0);
+}
+
+TEST_CASE("LoRA: the rank fits the hidden size and TP, fc1/fc2 adapters need a dense MLP, and describe names it") {
+  LayerSpec spec = llama8b();
+  spec.lora = Lora{.rank = 16, .alpha = 32, .qkv = true};
+  CHECK_NOTHROW(validate(spec));
+  CHECK(describe(spec).find("lora=r16(qkv)") != std::string::npos);
+  spec.lora.rank = 5000;
+  CHECK(error_of(spec).find("lora: rank (5000) must not exceed the hidden size (4096)") != std::string::npos);
+  spec.lora.rank = 12;
+  spec.layout.tp = 8;
+  CHECK(error_of(spec).find("must be a multiple of tp (8)") != std::string::npos);
+  LayerSpec moe = mixtral();
+  moe.lora = Lora{.rank = 16, .alpha = 32, .fc1 = true};
+  CHECK(error_of(moe).find("fc1 and fc2 adapters need a dense MLP") != std::string::npos);
+  moe.lora = Lora{.rank = 16, .alpha = 32};  // a frozen layer without adapters: the baseline of their cost
+  CHECK_NOTHROW(validate(moe));
+}
+
+TEST_CASE("packed samples: the attention runs per sample, positions restart; the sample divides the sequence") {
+  LayerSpec spec = llama8b();
+  spec.seq_len = 4096;
+  spec.sample_len = 512;
+  const RankShapes r = rank_shapes(spec);
+  CHECK(r.q_len == 512);
+  CHECK(r.attention_batch == 8);
+  CHECK(r.tokens == 4096);
+  spec.sample_len = 500;
+  CHECK(error_of(spec).find("must divide seq_len") != std::string::npos);
+  spec.sample_len = 512;
+  spec.layout.cp = 2;
+  CHECK(error_of(spec).find("cp = 1") != std::string::npos);
+}
+
+TEST_CASE("LoRA model FLOPs as executed: GEMMs twice their forward, attention three times, adapters 6 r (in + out)") {
+  LayerSpec spec = make_spec(4096, 14336, 32, 8, 4096);
+  const double h = 4096, q = 4096, kv = 1024, s = 4096, ffn = 14336;
+  const double projections = 2 * h * (q + 2 * kv) + 2 * q * h, core = 4 * s * q, mlp = 3 * 2 * h * ffn;
+  CHECK(model_flops(spec) == doctest::Approx(3 * (projections + core + mlp) * s));
+  spec.lora = Lora{.rank = 16, .alpha = 32, .qkv = true};
+  const double adapter = 6.0 * 16 * (h + q + 2 * kv);
+  CHECK(model_flops(spec) == doctest::Approx((2 * (projections + mlp) + 3 * core + adapter) * s));
 }

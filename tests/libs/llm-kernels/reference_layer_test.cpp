@@ -75,3 +75,29 @@ TEST_CASE("the reference layer refuses parallel layouts and a backward without a
   LayerWeights g = LayerWeights::zeros_like(w);
   CHECK_THROWS_AS(layer.backward(w, Matrix(16, 32), g), std::logic_error);
 }
+
+TEST_CASE("reference layer gradients with LoRA adapters on every linear layer, adapters included") {
+  kernels::LayerSpec spec = tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm);
+  spec.lora = kernels::Lora{.rank = 4, .alpha = 8, .qkv = true, .proj = true, .fc1 = true, .fc2 = true};
+  check_layer(spec);
+}
+
+TEST_CASE("reference layer gradients with packed samples: attention and rotary positions within each sample") {
+  kernels::LayerSpec spec = tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm);
+  spec.sample_len = 4;
+  spec.lora = kernels::Lora{.rank = 2, .alpha = 4, .qkv = true};
+  check_layer(spec);
+}
+
+TEST_CASE("LoRA adds s (x A^T) B^T to the frozen layer's output: zero B leaves the layer unchanged") {
+  kernels::LayerSpec plain = tiny(kernels::Activation::swiglu, kernels::Norm::rmsnorm);
+  kernels::LayerSpec adapted = plain;
+  adapted.lora = kernels::Lora{.rank = 4, .alpha = 8, .qkv = true, .fc2 = true};
+  std::mt19937_64 rng(3);
+  LayerWeights w = LayerWeights::random(adapted, rng);
+  for (LayerWeights::Adapter* a : {&w.qkv_lora, &w.fc2_lora})
+    for (double& v : a->b.v) v = 0.0;
+  const Matrix x = random_matrix(plain.micro_batch * plain.seq_len, plain.arch.hidden, 1.0, rng);
+  ReferenceLayer with(adapted), without(plain);
+  CHECK(with.forward(w, x).v == without.forward(w, x).v);
+}

@@ -1,6 +1,7 @@
 // Shared by the llm-model tests: catalog entries that must exist (a missing one fails the test that asks).
 #pragma once
 
+#include "dgx/llm/framework.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
@@ -21,6 +22,13 @@ inline SystemProfile catalog_system(std::string_view name) {
   auto found = find_system(name);
   REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
   return found.value();
+}
+
+/// A catalog system as the newest framework release runs it (what projections use by default).
+inline SystemProfile released_system(std::string_view name) {
+  auto framework = find_framework(default_framework());
+  REQUIRE_MESSAGE(framework.has_value(), (framework ? "" : framework.error().message));
+  return apply_framework(catalog_system(name), *framework);
 }
 
 /// A BF16 training configuration with the given layout.

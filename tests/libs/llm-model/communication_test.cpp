@@ -60,3 +60,17 @@ TEST_CASE("collective time is latency plus bytes times bus factor over bus bandw
   CHECK(collective_seconds(h100, Collective::reduce_scatter, 1e3, place_group(1, 256, 8)) >
         collective_seconds(h100, Collective::reduce_scatter, 1e3, place_group(1, 16, 8)));
 }
+
+TEST_CASE("an EP all-to-all stays on NVLink inside an NVL72 rack and goes over the NICs across 8-GPU nodes") {
+  const SystemProfile gb200 = catalog_system("gb200-nvl72");
+  const SystemProfile b200 = catalog_system("b200");
+  const GroupPlacement rack = place_group(1, 64, gb200.nvlink_domain);
+  const GroupPlacement nodes = place_group(1, 64, b200.nvlink_domain);
+  CHECK_FALSE(rack.spans_domains());
+  CHECK(nodes.spans_domains());
+  CHECK(nodes.ranks_per_domain == 8);
+  const double bytes = 1e9;
+  const double nvl72 = collective_seconds(gb200, Collective::all_to_all, bytes, rack);
+  const double ib = collective_seconds(b200, Collective::all_to_all, bytes, nodes);
+  CHECK(ib > 10 * nvl72);  // 7/8 of the buffer over a 400 Gb/s NIC instead of NVLink 5
+}

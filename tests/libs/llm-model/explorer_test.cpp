@@ -113,8 +113,29 @@ TEST_CASE("explore says how much memory the leanest layout of an infeasible GPU 
   REQUIRE_FALSE(none.has_value());
   CHECK(none.error().message.find("the leanest needs ") != std::string::npos);
   CHECK(none.error().message.find("h100-sxm has 80.0 GiB") != std::string::npos);
-  space.gpu_counts = {5};  // 2048 sequences, 126 layers, 128 heads and 8192 tokens: nothing divides by 5
+  space.gpu_counts = {127};  // a prime above the 126 layers: 2048 sequences, 128 heads and 8192 tokens do not divide
   const auto invalid = explore(m, space);
   REQUIRE_FALSE(invalid.has_value());
   CHECK(invalid.error().message.find("no layout is valid at these GPU counts") != std::string::npos);
+}
+
+TEST_CASE("exploring a fine-tuning method: LoRA of a 70B model fits from 4 GPUs, SFT needs more") {
+  const auto smallest = [](FineTuneMethod method) {
+    StepModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+    FineTune f;
+    f.method = method;
+    f.avg_tokens_per_sample = 512;
+    model.set_finetune(f);
+    ExploreSpace space;
+    space.gpu_counts = {1, 2, 4, 8, 16, 32};
+    space.precisions = {Precision::bf16};
+    space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 32};
+    space.seq_len = 4096;
+    space.tokens = 1e9;
+    const auto r = explore(model, space);
+    REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().message));
+    return r->points.front().gpus;
+  };
+  CHECK(smallest(FineTuneMethod::lora) <= 4);
+  CHECK(smallest(FineTuneMethod::sft) >= 16);
 }

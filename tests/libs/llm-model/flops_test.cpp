@@ -63,3 +63,36 @@ TEST_CASE("parameter counts of known models match their model cards") {
   CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005));
   CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.005));
 }
+
+TEST_CASE("parameter counts of the newer MoE models match their model cards") {
+  const ParameterCount ds = count_parameters(catalog_model("deepseek-v3"));
+  CHECK(ds.total == doctest::Approx(671e9).epsilon(0.005));  // 671B, 37B active; the MTP module apart
+  CHECK(ds.active == doctest::Approx(37.5e9).epsilon(0.01));
+  CHECK(ds.mtp > 10e9);
+  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).total == doctest::Approx(30.5e9).epsilon(0.005));
+  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).active == doctest::Approx(3.3e9).epsilon(0.02));
+  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).total == doctest::Approx(235e9).epsilon(0.005));
+  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).active == doctest::Approx(22e9).epsilon(0.02));
+  // gpt-oss: 116.8B; its card's 5.1B active leaves the input embedding (0.58B) out.
+  const ParameterCount oss = count_parameters(catalog_model("gpt-oss-120b"));
+  CHECK(oss.total == doctest::Approx(116.8e9).epsilon(0.005));
+  CHECK(oss.active - oss.embedding == doctest::Approx(5.13e9).epsilon(0.01));
+}
+
+TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers; MTP adds its layer and head") {
+  ModelConfig ds = catalog_model("deepseek-v3");
+  const double with_mtp = model_flops_per_sequence(ds, 4096);
+  ds.mtp_layers = 0;
+  const double without = model_flops_per_sequence(ds, 4096);
+  CHECK(with_mtp > without);
+  ModelConfig all_moe = ds;
+  all_moe.dense_layers = 0;
+  // DeepSeek sized its dense MLP (18432) as the 8 routed + 1 shared experts of 2048 a token passes through.
+  CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));
+  all_moe.dense_ffn = std::int64_t{4} * 18432;
+  CHECK(model_flops_per_sequence(all_moe, 4096) == doctest::Approx(without));  // dense_ffn unused without dense layers
+  ModelConfig no_shared = ds;
+  no_shared.shared_experts = 0;
+  const double h = 7168, ffn = 2048;
+  CHECK(without - model_flops_per_sequence(no_shared, 4096) == doctest::Approx(4096 * 6 * 3 * h * ffn * 58));
+}

@@ -123,3 +123,66 @@ TEST_CASE("the output stage holds the LM head over the vocabulary shard and the 
   const OpList in = embedding_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 2, .mbs = 4, .seq_len = 4096});
   CHECK(count(in.backward, "embedding") == 1);
 }
+
+TEST_CASE("MLA, shared experts and wide heads: the layer's GEMM FLOPs over all ranks equal the formula's part") {
+  for (const char* name : {"deepseek-v3", "qwen3-235b-a22b", "gpt-oss-120b"}) {
+    CAPTURE(name);
+    ModelConfig m = catalog_model(name);
+    m.dense_layers = 0;  // every layer the MoE layer the ops describe
+    m.mtp_layers = 0;
+    m.sliding_window = 0;
+    m.vocab = 0;
+    const int tp = 4;
+    const ShapeKey shape{.tp = tp, .cp = 1, .ep = 8, .mbs = 1, .seq_len = m.seq_len};
+    const OpList ops = transformer_layer_ops(m, catalog_system("gb200-nvl72"), shape);
+    const double s = m.seq_len;
+    const double core = 6.0 * s * s * m.heads * static_cast<double>(m.head_dim() + m.value_dim());
+    const double per_layer = (model_flops_per_sequence(m, m.seq_len) - m.layers * core) / m.layers;
+    const double router = 6.0 * s * static_cast<double>(m.hidden) * m.experts;
+    CHECK((gemm_flops(ops.forward) + gemm_flops(ops.backward)) * tp == doctest::Approx(per_layer + router));
+  }
+}
+
+TEST_CASE("MLA projects through its latents: replicated down-projections, TP-split up-projections, no fused QKV") {
+  const ModelConfig m = catalog_model("deepseek-v3");
+  const OpList ops = transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 8, .mbs = 1, .seq_len = 4096});
+  CHECK(find(ops.forward, "qkv", Pass::forward) == nullptr);
+  const auto& kv_down = std::get<GemmShape>(find(ops.forward, "kv_down", Pass::forward)->shape);
+  CHECK(kv_down.m == 4096 / 8);  // the sequence shard
+  CHECK(kv_down.n == 512 + 64);  // the latent and the shared rotary key
+  const auto& kv_up = std::get<GemmShape>(find(ops.forward, "kv_up", Pass::forward)->shape);
+  CHECK(kv_up.n == 128 * (128 + 128) / 8);
+  CHECK(count(ops.forward, "tp_all_gather_kv_latent") == 1);
+  CHECK(count(ops.forward, "shared_fc1") == 1);  // the shared expert runs on every token
+  const auto& attention = std::get<AttentionShape>(find(ops.forward, "attention", Pass::forward)->shape);
+  CHECK(attention.kv_heads == 128 / 8);
+  CHECK(attention.head_dim == (192 + 128) / 2);
+  // The leading dense layers run a dense MLP of 18432 and no router.
+  const OpList dense =
+      transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 8, .mbs = 1, .seq_len = 4096}, true);
+  CHECK(count(dense.forward, "router") == 0);
+  CHECK(std::get<GemmShape>(find(dense.forward, "fc1", Pass::forward)->shape).n == 2 * 18432 / 8);
+}
+
+TEST_CASE("sliding-window layers execute only their window of the attention square") {
+  const ModelConfig oss = catalog_model("gpt-oss-120b");
+  ModelConfig full = oss;
+  full.sliding_window = 0;
+  const ShapeKey shape{.tp = 1, .mbs = 1, .seq_len = 4096};
+  const auto mask = [&](const ModelConfig& m) {
+    const OpList ops = transformer_layer_ops(m, catalog_system("b200"), shape);
+    return std::get<AttentionShape>(find(ops.forward, "attention", Pass::forward)->shape).mask_fraction;
+  };
+  // Half the layers see 128 (+ a tile) of 4096 keys: about half the causal work.
+  CHECK(mask(oss) == doctest::Approx(0.5 * mask(full) + 0.5 * 256.0 / 4096));
+}
+
+TEST_CASE("an MTP module adds a layer, its projection and a second LM head and loss") {
+  const ModelConfig m = catalog_model("deepseek-v3");
+  const ShapeKey shape{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096};
+  const OpList mtp = mtp_ops(m, catalog_system("h100-sxm"), shape);
+  CHECK(count(mtp.forward, "mtp_projection") == 1);
+  CHECK(count(mtp.forward, "lm_head") == 1);
+  CHECK(count(mtp.forward, "router") == 1);
+  CHECK(count(mtp.backward, "cross_entropy") == 1);
+}

@@ -32,10 +32,12 @@ TEST_CASE("every invalid layout names its reason") {
   CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 1}, 1, 100, 8192)) ==
         "gbs 100 is not divisible by dp×mbs = 64");
   CHECK(error_of("llama3.1-70b", "h100-sxm", 48, train({.tp = 3}, 1, 48, 8192)) == "heads 64 not divisible by tp 3");
-  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 4, .pp = 4, .vp = 3}, 1, 64, 8192))
-            .find("vp 3 requires layers/pp divisible by vp") == 0);
-  CHECK(error_of("llama3.1-8b", "h100-sxm", 128, train({.tp = 1, .pp = 4, .vp = 5}, 1, 128, 8192))
-            .find("vp 5 requires layers/pp divisible by vp") == 0);
+  // Under the default split, chunks of unequal layers are a custom Megatron layout; more chunks than layers are not.
+  CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 4, .pp = 4, .vp = 21}, 1, 64, 8192))
+            .find("vp 21 requires layers/pp divisible by vp") == 0);
+  TrainConfig even = train({.tp = 1, .pp = 4, .vp = 5}, 1, 128, 8192);
+  even.pipeline_split = PipelineSplit::even;
+  CHECK(error_of("llama3.1-8b", "h100-sxm", 128, even).find("vp 5 requires layers/pp divisible by vp") == 0);
   CHECK(error_of("llama3.1-70b", "h100-sxm", 100, train({.tp = 4, .pp = 4, .cp = 2}, 1, 100, 8192)) ==
         "gpus 100 not divisible by tp×pp×cp = 32");
   CHECK(error_of("llama3.1-70b", "a100-sxm-80gb", 64, train({.tp = 8}, 1, 64, 8192, Precision::fp8)) ==
@@ -49,8 +51,8 @@ TEST_CASE("every invalid layout names its reason") {
             .find("seq_len 8192 not divisible by 2×cp = 6") == 0);
   CHECK(error_of("llama3.1-8b", "h100-sxm", 64, train({.tp = 1, .pp = 64}, 1, 64, 8192)) ==
         "pp 64 exceeds the 32 layers");
-  CHECK(error_of("llama3.1-70b", "h100-sxm", 56, train({.tp = 8, .pp = 7}, 1, 56, 8192))
-            .find("layers 80 cannot be split over pp 7") == 0);
+  CHECK(error_of("llama3.1-8b", "h100-sxm", 24, train({.tp = 1, .pp = 24}, 1, 24, 8192))
+            .find("layers 32 cannot be split over pp 24") == 0);
   CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .pp = 1, .vp = 2}, 1, 64, 8192)) ==
         "vp 2 requires pp > 1");
   CHECK(error_of("llama3.1-70b", "h100-sxm", 64, train({.tp = 8, .pp = 4, .vp = 5}, 1, 7, 8192)) ==
@@ -61,7 +63,7 @@ TEST_CASE("every invalid layout names its reason") {
         std::string::npos);
 }
 
-TEST_CASE("uneven stages give the first and the last stage one layer less (Llama 3.1 405B over pp 8)") {
+TEST_CASE("uneven stages give the first and the last stage the shortfall (Llama 3.1 405B over pp 8)") {
   const auto stages = split_layers(126, 8);
   REQUIRE(stages.has_value());
   CHECK(stages->first == 15);
@@ -72,7 +74,16 @@ TEST_CASE("uneven stages give the first and the last stage one layer less (Llama
   REQUIRE(odd.has_value());
   CHECK(odd->first + odd->middle + odd->last == 80);
   CHECK(odd->last == 26);
-  CHECK_FALSE(split_layers(80, 7).has_value());
+  // Megatron accepts any first / last layer count: 80 over 7 as 10 + 5 x 12 + 10; DeepSeek-V3's 61 over 16.
+  const auto seven = split_layers(80, 7);
+  REQUIRE(seven.has_value());
+  CHECK(seven->first == 10);
+  CHECK(seven->last == 10);
+  const auto deepseek = split_layers(61, 16);
+  REQUIRE(deepseek.has_value());
+  CHECK(deepseek->first + 14 * deepseek->middle + deepseek->last == 61);
+  CHECK(deepseek->last == 2);
+  CHECK_FALSE(split_layers(32, 24).has_value());  // 2 per middle stage would leave the edges none
 }
 
 TEST_CASE("recompute names parse and print") {

@@ -84,3 +84,83 @@ TEST_CASE("the first stage holds the most activations under interleaving") {
   CHECK(stages.middle.activations > stages.last.activations);
   CHECK(stages.last.transient > 0);  // logits of the loss
 }
+
+TEST_CASE("low-precision parameters replace the BF16 weights instead of adding a cache beside them") {
+  // Megatron fp8_param_gather: the GEMM weights live in FP8 with their transposes, 1 + 1 bytes, instead of BF16
+  // weights (2) plus an FP8 copy and its transpose (1 + 1).
+  CHECK(parameter_bytes(Precision::fp8, true).linear + parameter_bytes(Precision::fp8, true).cache == 2);
+  CHECK(parameter_bytes(Precision::fp8, false).linear + parameter_bytes(Precision::fp8, false).cache == 4);
+  CHECK(parameter_bytes(Precision::mxfp8, true).cache == doctest::Approx(1 + 1.0 / 32));
+  CHECK(parameter_bytes(Precision::nvfp4, true).linear == doctest::Approx(0.5 + 1.0 / 16));
+  CHECK(parameter_bytes(Precision::bf16, true).cache == 0);
+  SystemProfile bf16_weights = catalog_system("h100-sxm");
+  bf16_weights.software.low_precision_params = false;
+  const ModelConfig m = catalog_model("llama3.1-70b");
+  const TrainConfig t = train({.tp = 4, .pp = 8, .vp = 5}, 1, 128, 8192, Precision::fp8);
+  const auto r = resolve_layout(m, bf16_weights, 64, t);
+  REQUIRE(r.has_value());
+  const MemoryBreakdown cached = memory_per_gpu(m, bf16_weights, t, *r).peak();
+  const MemoryBreakdown native = memory_per_gpu(m, catalog_system("h100-sxm"), t, *r).peak();
+  const double linear = r->stages.first * layer_params_per_gpu(m, 4, 1).linear;
+  CHECK((cached.weights + cached.fp8_weight_cache) - (native.weights + native.fp8_weight_cache) ==
+        doctest::Approx(2 * linear));
+}
+
+namespace {
+/// Llama 3.1 70B FP8 with Megatron FSDP on 64 GB200 GPUs, TP1 MBS2: the published recipe's layout.
+struct FsdpRun {
+  ModelConfig m = catalog_model("llama3.1-70b");
+  SystemProfile s = testing::released_system("gb200-nvl72");
+  TrainConfig t = [] {
+    TrainConfig fsdp = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+    fsdp.fsdp = true;
+    return fsdp;
+  }();
+  ResolvedLayout r = resolve_layout(m, s, 64, t).value();
+  [[nodiscard]] MemoryBreakdown peak() const { return memory_per_gpu(m, s, t, r).peak(); }
+};
+}  // namespace
+
+TEST_CASE("FSDP shards parameters, gradients and optimizer state over the data-parallel ranks") {
+  FsdpRun run;
+  const ModelConfig& m = run.m;
+  const MemoryBreakdown fsdp = run.peak();
+  // 70.6B parameters over 64 ranks, plus two layers gathered (Megatron FSDP's double buffer).
+  const double per_rank = 70.6e9 / 64;
+  const double buffered = 2 * layer_params_per_gpu(m, 1, 1).dense;
+  CHECK(fsdp.gradients == doctest::Approx((per_rank + buffered) * 2).epsilon(0.02));
+  CHECK(fsdp.optimizer == doctest::Approx(per_rank * 12).epsilon(0.02));
+  run.t.fsdp = false;
+  CHECK(run.peak().weights > 20 * fsdp.weights);
+}
+
+TEST_CASE("offloaded layers leave the GPU but one layer's activations in flight") {
+  FsdpRun run;
+  const MemoryBreakdown all = run.peak();
+  run.t.offload_layers = 40;  // the public GB200 FP8 recipe's cpu_offloading_num_layers
+  const MemoryBreakdown offloaded = run.peak();
+  CHECK(offloaded.activations == doctest::Approx(all.activations * 41 / 80));
+  CHECK_FALSE(all.fits());
+  CHECK(offloaded.fits());
+  run.t.offload_layers = 80;
+  CHECK(resolve_layout(run.m, run.s, 64, run.t).error().message.find("offload_layers 80 must be") == 0);
+}
+
+TEST_CASE("automatic offloading takes the fewest layers that fit, only over a host link that hides them") {
+  FsdpRun run;  // on GB200 this layout needs about 330 GiB without offloading
+  run.t.offload_layers = kAutoOffload;
+  const ShapeKey shape{.tp = 1, .mbs = 2, .seq_len = 8192, .precision = Precision::fp8};
+  const ShapeMemory per_layer = shape_memory(run.m, shape);
+  const auto layers = fitting_offload(run.m, run.s, run.t, run.r, per_layer);
+  REQUIRE(layers.has_value());
+  TrainConfig fewer = run.t;
+  fewer.offload_layers = *layers - 1;
+  CHECK_FALSE(memory_per_gpu(run.m, run.s, fewer, run.r, per_layer).peak().fits());
+  fewer.offload_layers = *layers;
+  CHECK(memory_per_gpu(run.m, run.s, fewer, run.r, per_layer).peak().fits());
+  SystemProfile pcie = run.s;
+  pcie.host_link_gb_s = 64;
+  CHECK_FALSE(fitting_offload(run.m, pcie, run.t, run.r, per_layer).has_value());
+  run.t.offload_layers = 0;  // never
+  CHECK_FALSE(fitting_offload(run.m, run.s, run.t, run.r, per_layer).has_value());
+}

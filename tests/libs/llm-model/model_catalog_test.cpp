@@ -6,11 +6,12 @@
 
 using namespace dgx::llm;
 
-TEST_CASE("the embedded model catalog holds all 15 models with their required fields") {
-  const std::vector<std::string> expected = {"gpt3-175b",   "gpt3-20b",      "gpt3-5b",       "llama2-13b",
-                                             "llama2-70b",  "llama2-7b",     "llama3.1-405b", "llama3.1-70b",
-                                             "llama3.1-8b", "mixtral-8x22b", "mixtral-8x7b",  "nemotron-22b",
-                                             "nemotron-8b", "nemotron4-15b", "nemotron4-340b"};
+TEST_CASE("the embedded model catalog holds all 19 models with their required fields") {
+  const std::vector<std::string> expected = {"deepseek-v3",    "gpt-oss-120b",    "gpt3-175b",    "gpt3-20b",
+                                             "gpt3-5b",        "llama2-13b",      "llama2-70b",   "llama2-7b",
+                                             "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",  "mixtral-8x22b",
+                                             "mixtral-8x7b",   "nemotron-22b",    "nemotron-8b",  "nemotron4-15b",
+                                             "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b"};
   CHECK(model_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
@@ -37,6 +38,31 @@ TEST_CASE("catalog architectures: activation, attention groups and experts") {
   CHECK(find_model("mixtral-8x22b")->top_k == 2);
 }
 
+TEST_CASE("newer architectures: MLA, shared experts, leading dense layers, MTP, explicit head sizes, windows") {
+  const ModelConfig ds = *find_model("deepseek-v3");
+  CHECK(ds.mla());
+  CHECK(ds.head_dim() == 192);  // 128 without and 64 with rotary embedding
+  CHECK(ds.value_dim() == 128);
+  CHECK(ds.kv_heads() == 128);
+  CHECK(ds.shared_experts == 1);
+  CHECK(ds.moe_layers() == 58);
+  CHECK(ds.dense_mlp_ffn() == 18432);
+  CHECK(ds.mtp_layers == 1);
+  const ModelConfig qwen = *find_model("qwen3-235b-a22b");
+  CHECK(qwen.head_dim() == 128);
+  CHECK(qwen.q_width() == 8192);  // wider than hidden 4096
+  const ModelConfig oss = *find_model("gpt-oss-120b");
+  CHECK(oss.sliding_window == 128);
+  CHECK(oss.sliding_window_layers == 0.5);
+  CHECK(oss.linear_bias);
+  const auto bad = parse_model("name = \"x\"\ndisplay = \"x\"\nsource = \"s\"\nlayers = 2\nhidden = 64\nffn = 64\n"
+                               "heads = 4\nkv_groups = 4\nvocab = 10\nactivation = \"swiglu\"\nseq_len = 8\n"
+                               "attention = \"mla\"\n",
+                               "configs/models/x.toml");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("mla needs kv_lora_rank") != std::string::npos);
+}
+
 TEST_CASE("an unknown model is an error that lists the catalog") {
   const auto m = find_model("llama9-1t");
   REQUIRE_FALSE(m.has_value());
@@ -45,7 +71,7 @@ TEST_CASE("an unknown model is an error that lists the catalog") {
 }
 
 namespace {
-const std::string kValid = R"(name = "tiny"
+constexpr const char* kValid = R"(name = "tiny"
 display = "Tiny"
 source = "test"
 layers = 2

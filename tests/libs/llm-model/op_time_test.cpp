@@ -88,3 +88,18 @@ TEST_CASE("measured overrides replace exactly the measured op and fall back for 
   measured.set("fc1.forward fp8 m=8192 n=28672 k=8192", 0.05);
   CHECK(measured.seconds(other) == 0.05);
 }
+
+TEST_CASE("with split-K a small-M decode GEMM streams its weights at the memory roofline") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider tiles(h100);
+  const RooflineProvider split(h100, RooflineProvider::GemmFill::split_k);
+  // The QKV GEMM of Llama 3.1 70B at TP2 for 128 decoding sequences: 20 output tiles on 132 SMs.
+  const Op decode = gemm(128, 5120, 8192, Precision::fp8);
+  const double weights = 5120.0 * 8192;
+  const double bytes = weights + 128.0 * 8192 + 128.0 * 5120 * 2;
+  const double memory = bytes / (h100.efficiency.memory_bw * h100.hbm_bytes_per_s()) + 4e-6;
+  CHECK(split.seconds(decode) == doctest::Approx(memory));
+  CHECK(tiles.seconds(decode) > 2 * split.seconds(decode));
+  // Large GEMMs fill the GPU either way: the option changes nothing there.
+  CHECK(split.seconds(gemm(8192, 8192, 8192)) == tiles.seconds(gemm(8192, 8192, 8192)));
+}

@@ -137,3 +137,81 @@ TEST_CASE("the catalog entry point costs the projection at the default price") {
   request.model = "gpt5";
   CHECK(project(request).error().message.find("unknown model 'gpt5'") == 0);
 }
+
+TEST_CASE("fine-tuning: LoRA steps faster than SFT, with the adapters' gradients the only DP traffic") {
+  StepModel m(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  const TrainConfig t = train({.tp = 1}, 1, 128, 4096);
+  FineTune f;
+  f.avg_tokens_per_sample = 512;
+  m.set_finetune(f);
+  const Projection sft = project_ok(m, 32, t);
+  f.method = FineTuneMethod::lora;
+  m.set_finetune(f);
+  const Projection lora = project_ok(m, 32, t);
+  CHECK(lora.step_time_s < 0.75 * sft.step_time_s);
+  CHECK(lora.breakdown.dp_comm < 0.05 * sft.breakdown.dp_comm);
+  CHECK(lora.breakdown.optimizer < 0.2 * sft.breakdown.optimizer);
+  CHECK(lora.memory.total() < sft.memory.total());
+  const double executed = finetune_flops_per_sequence(m.model(), 4096, f);
+  CHECK(lora.model_flops_per_sequence == doctest::Approx(executed));
+  CHECK(lora.mfu == doctest::Approx(128 * executed / lora.step_time_s / 32 / 989e12).epsilon(1e-6));
+  m.set_finetune(std::nullopt);  // back to pretraining
+  CHECK(project_ok(m, 32, t).model_flops_per_sequence == doctest::Approx(model_flops_per_sequence(m.model(), 4096)));
+}
+
+TEST_CASE("fine-tuning settings the model cannot take are errors of project()") {
+  StepModel m(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  FineTune f;
+  f.method = FineTuneMethod::lora;
+  f.lora.rank = 5000;
+  m.set_finetune(f);
+  const auto p = m.project(8, train({.tp = 1}, 1, 32, 4096));
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().message.find("LoRA rank 5000") != std::string::npos);
+}
+
+TEST_CASE("MemoryCheck::report projects a configuration that does not fit and leaves the verdict to the caller") {
+  StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const TrainConfig t = train({.tp = 8}, 1, 32, 4096);
+  CHECK_FALSE(m.project(8, t).has_value());
+  const auto p = m.project(8, t, std::nullopt, MemoryCheck::report);
+  REQUIRE(p.has_value());
+  CHECK_FALSE(p->memory.fits());
+}
+
+TEST_CASE("FSDP gathers and reduce-scatters every layer per microbatch; NVLink hides it on NVL72") {
+  StepModel model(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72"));
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  const auto p = model.project(64, t);
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
+  CHECK(p->breakdown.dp_comm > 0);
+  CHECK(p->breakdown.dp_comm < 0.05 * p->step_time_s);  // 64 GPUs inside one NVLink domain
+  CHECK(p->breakdown.offload < 0.08 * p->step_time_s);  // NVLink-C2C keeps up: only the overlap slowdown
+  // Across nodes of 8 the same gathers run over the NICs and show.
+  StepModel b200(catalog_model("llama3.1-70b"), testing::released_system("b200"));
+  t.offload_layers = 0;
+  t.mbs = 1;
+  const auto across = b200.project(64, [&] {
+    TrainConfig r = t;
+    r.recompute = Recompute::full;
+    return r;
+  }());
+  REQUIRE_MESSAGE(across.has_value(), (across ? "" : across.error().message));
+  CHECK(across->breakdown.dp_comm > p->breakdown.dp_comm);
+}
+
+TEST_CASE("activation offloading over PCIe shows where NVLink-C2C hides it") {
+  TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
+  t.fsdp = true;
+  t.offload_layers = 40;
+  SystemProfile pcie = testing::released_system("gb200-nvl72");
+  pcie.host_link_gb_s = 16;
+  const auto slow = StepModel(catalog_model("llama3.1-70b"), pcie).project(64, t);
+  const auto fast = StepModel(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72")).project(64, t);
+  REQUIRE(slow.has_value());
+  REQUIRE(fast.has_value());
+  CHECK(slow->breakdown.offload > 10 * fast->breakdown.offload);
+  CHECK(slow->step_time_s > fast->step_time_s);
+}

@@ -56,8 +56,9 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }  // namespace
 
 TEST_CASE("the embedded system catalog holds every system with its required fields and device names") {
-  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",      "gb200-nvl72", "gb300-nvl72", "gh200",
-                                             "h100-nvl",      "h100-pcie", "h100-sxm",    "h200-sxm",    "h800"};
+  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",     "b300",     "gb200-nvl72",
+                                             "gb300-nvl72",   "gh200",    "h100-nvl", "h100-pcie",
+                                             "h100-sxm",      "h200-sxm", "h800"};
   CHECK(system_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
@@ -142,14 +143,16 @@ TEST_CASE("the catalog's inheriting systems have H100's efficiencies except wher
     CAPTURE(name);
     const Efficiency e = find_system(name)->efficiency;
     CHECK(e.gemm_ceiling_bf16 == h100.gemm_ceiling_bf16);
-    CHECK(e.sustained_compute == h100.sustained_compute);
+    if (std::string_view(name) != "b200") CHECK(e.sustained_compute == h100.sustained_compute);
     CHECK(e.gpu_speed_cv == h100.gpu_speed_cv);
     CHECK(e.attention_fwd == h100.attention_fwd);
     CHECK(e.nvlink_bus == h100.nvlink_bus);
     CHECK(e.network_hop_latency_us == h100.network_hop_latency_us);
   }
   CHECK(find_system("a100-sxm-80gb")->efficiency.gemm_ceiling_fp8 == 0);
-  CHECK(find_system("b200")->efficiency.gemm_ceiling_fp4 == h100.gemm_ceiling_fp8);
+  // B200 sets its own sustained compute and FP4 ceiling, calibrated on configs/baselines/calibration-2.toml.
+  CHECK(find_system("b200")->efficiency.sustained_compute != h100.sustained_compute);
+  CHECK(find_system("b200")->efficiency.gemm_ceiling_fp4 != h100.gemm_ceiling_fp8);
 }
 
 TEST_CASE("an unknown base or an inheritance cycle is an error naming the file and the key") {
@@ -231,4 +234,16 @@ TEST_CASE("no two systems of the catalog claim the same device name pattern") {
       CHECK(seen.insert(pattern).second);
     }
   }
+}
+
+TEST_CASE("b300: Blackwell Ultra in an 8-GPU node, its architecture, host link and faster FP4") {
+  const SystemProfile b300 = *find_system("b300");
+  CHECK(b300.architecture == "blackwell-ultra");
+  CHECK(b300.nvlink_domain == 8);
+  CHECK(b300.nic_gb_s == 100);  // ConnectX-8, 800 Gb/s per GPU
+  CHECK(b300.peak_fp4_tflops > 1.4 * find_system("b200")->peak_fp4_tflops);
+  CHECK(b300.host_link_gb_s == 128);
+  CHECK(find_system("h100-sxm")->architecture == "hopper");  // derived from the formats it supports
+  CHECK(find_system("h100-sxm")->host_link_gb_s == 64);      // PCIe 5.0 x16 unless the file names one
+  CHECK(find_system("gb200-nvl72")->host_link_gb_s == 225);  // NVLink-C2C
 }

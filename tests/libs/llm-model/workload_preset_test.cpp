@@ -6,10 +6,19 @@
 
 using namespace dgx::llm;
 
-TEST_CASE("all eight workload presets are embedded and their default layouts project on their system") {
-  const std::vector<std::string> expected = {"gpt3-175b",    "llama405b",   "llama70b",    "llama8b",
-                                             "mixtral8x22b", "mixtral8x7b", "nemotron15b", "nemotron340b"};
-  CHECK(workload_preset_names() == expected);
+TEST_CASE("all eleven pretraining presets are embedded and their default layouts project on their system") {
+  const std::vector<std::string> expected = {"deepseek-v3", "gpt-oss-120b", "gpt3-175b",    "llama405b",
+                                             "llama70b",    "llama8b",      "mixtral8x22b", "mixtral8x7b",
+                                             "nemotron15b", "nemotron340b", "qwen3-235b"};
+  std::vector<std::string> pretraining;
+  for (const std::string& name : workload_preset_names()) {
+    const auto header = find_preset_header(name);  // the folder also holds llm-inference's *-serve presets
+    REQUIRE_MESSAGE(header.has_value(), (header ? "" : header.error().message));
+    if (header->workload == "llm-pretrain") {
+      pretraining.push_back(name);
+    }
+  }
+  CHECK(pretraining == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
     const auto preset = find_workload_preset(name);
@@ -74,4 +83,31 @@ TEST_CASE("a malformed preset names the file and the key") {
                                        "bad.toml");
   REQUIRE_FALSE(p.has_value());
   CHECK(p.error().message == "bad.toml: key 'preset.precision' has \"fp16\", expected bf16, fp8, mxfp8 or nvfp4");
+}
+
+TEST_CASE("the five fine-tuning presets parse without train.tokens: their job is sized by finetune.*") {
+  const std::vector<std::string> expected = {"llama405b-lora", "llama70b-lora", "llama70b-sft", "llama8b-lora",
+                                             "llama8b-sft"};
+  std::vector<std::string> finetuning;
+  for (const std::string& name : workload_preset_names()) {
+    const auto header = find_preset_header(name);
+    REQUIRE(header.has_value());
+    if (header->workload == "llm-finetune") {
+      const auto preset = find_workload_preset(name);
+      REQUIRE(preset.has_value());
+      finetuning.push_back(name);
+      CHECK(preset->train.seq_len == 4096);
+      CHECK(preset->train.gbs == 32);
+    }
+  }
+  CHECK(finetuning == expected);
+}
+
+TEST_CASE("any preset's header names its workload and summary") {
+  const auto serve = find_preset_header("llama70b-serve");
+  REQUIRE(serve.has_value());
+  CHECK(serve->workload == "llm-inference");
+  CHECK(serve->summary.find("Llama 3.1 70B serving") == 0);
+  CHECK(find_preset_header("llama70b")->workload == "llm-pretrain");
+  CHECK_FALSE(find_preset_header("nope").has_value());
 }

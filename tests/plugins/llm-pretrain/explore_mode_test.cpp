@@ -123,14 +123,14 @@ TEST_CASE("with a deadline the cheapest configuration meeting it is marked, or t
 TEST_CASE("GPU counts and precisions that cannot run are dropped with the reason") {
   PretrainHost h;
   h.use_preset("llama405b");
-  h.set(key::explore_gpus, std::vector<std::int64_t>{5, 64, 2048});
+  h.set(key::explore_gpus, std::vector<std::int64_t>{127, 16, 2048});
   h.set(key::precision, std::vector<std::string>{"bf16", "mxfp8"});
   REQUIRE(explore(h).empty());
   REQUIRE(h.rows.size() == 1);
   CHECK(h.rows.front().config.at("gpus") == "2048");
   const std::string dropped = h.note("Dropped");
-  CHECK(dropped.find("No layout fits at 64 GPUs (the leanest of ") != std::string::npos);
-  CHECK(dropped.find("No valid layout at 5 GPUs") != std::string::npos);
+  CHECK(dropped.find("No layout fits at 16 GPUs (the leanest of ") != std::string::npos);
+  CHECK(dropped.find("No valid layout at 127 GPUs") != std::string::npos);  // a prime above the 126 layers
   CHECK(dropped.find("h100-sxm does not support mxfp8: skipped.") != std::string::npos);
 }
 
@@ -153,5 +153,49 @@ TEST_CASE("every embedded preset explores to rows marked with a recommendation")
     CHECK_MESSAGE(std::count_if(h.rows.begin(), h.rows.end(),
                                 [](const auto& r) { return r.fields.at("recommended") == "yes"; }) == 1,
                   preset);
+  }
+}
+
+TEST_CASE("a list of framework releases is compared for the same job, with what the upgrade buys") {
+  PretrainHost h;
+  h.use_preset("llama70b");
+  h.set(key::framework, std::vector<std::string>{"nemo-24.07", "nemo-26.02.01"});
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::explore_gpus, std::vector<std::int64_t>{512, 1024});
+  REQUIRE(explore(h).empty());
+  REQUIRE(h.rows.size() == 4);  // two GPU counts under each release
+  CHECK(h.rows.front().config.at("framework") == "\"nemo-24.07\"");
+  CHECK(h.rows.back().config.at("framework") == "\"nemo-26.02.01\"");
+  CHECK(h.visibility.front().hidden_config.count("framework") == 0);  // a column while releases are compared
+  const std::string upgrade = h.note("Framework upgrade");
+  CHECK(upgrade.find("The same job (llama3.1-70b") == 0);
+  CHECK(upgrade.find("Upgrading from nemo-24.07 to nemo-26.02.01 saves ") != std::string::npos);
+}
+
+TEST_CASE("one release is a hidden config key and every row states its class's calibration error") {
+  PretrainHost h;
+  h.use_preset("llama70b");
+  h.set(key::explore_gpus, std::vector<std::int64_t>{512});
+  REQUIRE(explore(h).empty());
+  CHECK(h.visibility.front().hidden_config.count("framework") == 1);
+  for (const auto& row : h.rows) {
+    CHECK(row.fields.at("accuracy").find("h100-sxm ") == 0);
+    CHECK(row.fields.at("accuracy").find(" published runs") != std::string::npos);
+    CHECK(row.fields.at("framework").find("nemo-26.02.01") == 0);
+  }
+  CHECK(h.note("Outside calibration").empty());
+}
+
+TEST_CASE("an uncalibrated system or model is named before the table") {
+  PretrainHost h;
+  h.use_preset("gpt-oss-120b");
+  h.set(key::system, std::string("b300"));
+  h.set(key::explore_gpus, std::vector<std::int64_t>{64});
+  REQUIRE(explore(h).empty());
+  const std::string scope = h.note("Outside calibration");
+  CHECK(scope.find("b300 has no published run") != std::string::npos);
+  CHECK(scope.find("mixture-of-experts") != std::string::npos);
+  for (const auto& row : h.rows) {
+    CHECK(row.fields.at("accuracy").find("no published run (uncalibrated)") != std::string::npos);
   }
 }

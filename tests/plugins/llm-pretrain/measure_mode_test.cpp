@@ -16,7 +16,7 @@
 using namespace dgx;
 using namespace dgx::plugins::llm_pretrain;
 using dgx::plugins::llm_pretrain::testing::PretrainHost;
-namespace fakes = dgx::plugins::llm_pretrain::testing;
+namespace fakes = dgx::llm::kernels::testing;
 
 namespace {
 

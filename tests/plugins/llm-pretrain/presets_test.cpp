@@ -6,7 +6,7 @@
 
 using namespace dgx::plugins::llm_pretrain;
 
-TEST_CASE("the eight workload presets are embedded with their file's text, so no configs/ is needed") {
+TEST_CASE("the eleven workload presets are embedded with their file's text, so no configs/ is needed") {
   const auto presets = embedded_presets();
   std::vector<std::string> names;
   for (const auto& p : presets) {
@@ -16,6 +16,7 @@ TEST_CASE("the eight workload presets are embedded with their file's text, so no
     CHECK(p.config_toml == *dgx::llm::embedded_config("workloads/" + p.name + ".toml"));
     CHECK(p.config_toml.find("preset.workload = \"llm-pretrain\"") != std::string::npos);
   }
-  CHECK(names == std::vector<std::string>{"gpt3-175b", "llama405b", "llama70b", "llama8b", "mixtral8x22b",
-                                          "mixtral8x7b", "nemotron15b", "nemotron340b"});
+  CHECK(names == std::vector<std::string>{"deepseek-v3", "gpt-oss-120b", "gpt3-175b", "llama405b", "llama70b",
+                                          "llama8b", "mixtral8x22b", "mixtral8x7b", "nemotron15b", "nemotron340b",
+                                          "qwen3-235b"});
 }

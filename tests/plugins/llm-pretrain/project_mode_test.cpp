@@ -107,7 +107,7 @@ TEST_CASE("project uses the first precision and explains why an fp8 run is faste
 }
 
 TEST_CASE("invalid or infeasible configurations are config errors naming the reason") {
-  const auto error = [](std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>> sets) {
+  const auto error = [](const std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>>& sets) {
     PretrainHost h;
     h.use_preset("llama70b");
     for (auto& [k, v] : sets) h.set(k, v);
@@ -127,4 +127,39 @@ TEST_CASE("invalid or infeasible configurations are config errors naming the rea
   CHECK(error({{key::precision, std::vector<std::string>{"nvfp4"}}}).find("h100-sxm does not support nvfp4") !=
         std::string::npos);
   CHECK(error({{key::ep, std::int64_t{2}}}).find("requires a mixture-of-experts model") != std::string::npos);
+}
+
+TEST_CASE("a published FSDP recipe with activation offloading projects on GB200") {
+  PretrainHost h;
+  h.use_preset("llama70b");
+  h.set(key::system, std::string("gb200-nvl72"));
+  h.set(key::gpus, std::int64_t{64});
+  h.set(key::gbs, std::int64_t{128});
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::tp, std::int64_t{1});
+  h.set(key::pp, std::int64_t{1});
+  h.set(key::cp, std::int64_t{1});
+  h.set(key::vp, std::int64_t{1});
+  h.set(key::mbs, std::int64_t{2});
+  h.set(key::fsdp, true);
+  h.set(key::offload_layers, std::int64_t{40});
+  REQUIRE(project(h).empty());
+  CHECK(h.note("Configuration").find("Megatron FSDP") != std::string::npos);
+  CHECK(h.note("Configuration").find("activations of 40 layers per stage offloaded") != std::string::npos);
+  CHECK(metric(h, "breakdown.offload") > 0);
+  CHECK(h.rows.front().fields.at("layout").find("FSDP OFF40") != std::string::npos);
+}
+
+TEST_CASE("the 405B layout of NVIDIA's recipe resolves with the embedding and loss counted as layers") {
+  PretrainHost h;
+  h.use_preset("llama405b");
+  h.set(key::gpus, std::int64_t{1024});
+  h.set(key::gbs, std::int64_t{512});
+  h.set(key::vp, std::int64_t{8});
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  REQUIRE(project(h).empty());
+  CHECK(h.note("Configuration").find("layers split 15/16/.../16/15 over 8 stages, embedding-loss") !=
+        std::string::npos);
+  h.set(key::pipeline_split, std::string("even"));
+  CHECK(project(h).find("pipeline_split even needs") != std::string::npos);
 }

@@ -86,14 +86,14 @@ TEST_CASE("a projected row carries config, provenance and metrics; the table sho
     CHECK_MESSAGE(shown.hidden_metrics.count(visible) == 0, visible);
   for (const char* hidden : {"tokens_per_s", "model_tflops_per_gpu", "memory_per_gpu", "gpu_hours", "breakdown.dp"})
     CHECK_MESSAGE(shown.hidden_metrics.count(hidden) == 1, hidden);
-  CHECK(row.fields.at("model") == "dgx-llm-model 1");
+  CHECK(row.fields.at("model") == "dgx-llm-model 2");
   CHECK(row.fields.at("system") == "h100-sxm");
   CHECK(row.fields.at("calibration") == "test calibration");
   CHECK(row.fields.at("price") == "test price");
   CHECK(row.fields.at("mfu_peak") ==
         dgx::llm::system_peak(*dgx::llm::find_system("h100-sxm"), dgx::llm::Precision::fp8)->label());
   CHECK(row.fields.at("flops_convention").find("full attention") == 0);
-  CHECK(row.fields.at("source").find("projected: dgx-llm-model 1, system h100-sxm") == 0);
+  CHECK(row.fields.at("source").find("projected: dgx-llm-model 2, system h100-sxm") == 0);
   CHECK(shown.hidden_fields.size() == row.fields.size());
 }
 

@@ -14,10 +14,21 @@ namespace dgx::json {
 
 class Value;
 using Array = std::vector<Value>;
+/// One key of an object. A struct rather than std::pair: a vector of an incomplete struct is valid (C++17), so
+/// Object can hold Values before Value is complete, which clang (and clang-tidy) require.
+struct Member;
 
 /// An object that keeps its keys in insertion order.
 class Object {
 public:
+  // Declared here, defined after Member: the implicit ones would need Member complete inside Value.
+  Object();
+  ~Object();
+  Object(const Object& other);
+  Object(Object&& other) noexcept;
+  Object& operator=(const Object& other);
+  Object& operator=(Object&& other) noexcept;
+
   /// Sets `key`, replacing an existing value in place or appending.
   Value& set(std::string key, Value value);
   [[nodiscard]] const Value* find(std::string_view key) const;
@@ -25,15 +36,13 @@ public:
   /// The value of `key`; throws std::out_of_range naming the key when it is absent.
   [[nodiscard]] const Value& at(std::string_view key) const;
   [[nodiscard]] bool contains(std::string_view key) const { return find(key) != nullptr; }
-  // Defined after Value (below): clang instantiates the member pair here, where Value is still incomplete.
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] bool empty() const;
-  using Members = std::vector<std::pair<std::string, Value>>;
-  [[nodiscard]] Members::const_iterator begin() const;
-  [[nodiscard]] Members::const_iterator end() const;
+  [[nodiscard]] std::vector<Member>::const_iterator begin() const;
+  [[nodiscard]] std::vector<Member>::const_iterator end() const;
 
 private:
-  Members members_;
+  std::vector<Member> members_;
 };
 
 class Value {
@@ -88,12 +97,24 @@ private:
   Storage storage_;
 };
 
+struct Member {
+  std::string first;
+  Value second;
+};
+
+inline Object::Object() = default;
+inline Object::~Object() = default;
+inline Object::Object(const Object& other) = default;
+inline Object::Object(Object&& other) noexcept = default;
+inline Object& Object::operator=(const Object& other) = default;
+inline Object& Object::operator=(Object&& other) noexcept = default;
 inline std::size_t Object::size() const { return members_.size(); }
 inline bool Object::empty() const { return members_.empty(); }
-inline Object::Members::const_iterator Object::begin() const { return members_.begin(); }
-inline Object::Members::const_iterator Object::end() const { return members_.end(); }
+inline std::vector<Member>::const_iterator Object::begin() const { return members_.begin(); }
+inline std::vector<Member>::const_iterator Object::end() const { return members_.end(); }
 
 bool operator==(const Object& a, const Object& b);
+bool operator==(const Member& a, const Member& b);
 
 /// Writes `value` as JSON. indent > 0 pretty-prints with that many spaces per level, arrays of scalars on one
 /// line. Non-finite doubles become null (JSON has no NaN); doubles are written in the shortest form that reads

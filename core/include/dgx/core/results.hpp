@@ -44,6 +44,9 @@ struct ResultRow {
   void add_field(Field field);     // replaces a field of the same key
   [[nodiscard]] const Metric* find_metric(std::string_view name) const;
   [[nodiscard]] const Field* find_field(std::string_view key) const;
+  /// A config value as text (a string as it is, another value as JSON: "bf16", "8", "[1,2]"); `fallback` when the
+  /// row has no such key.
+  [[nodiscard]] std::string config_text(std::string_view key, std::string_view fallback = {}) const;
   [[nodiscard]] json::Value to_json() const;
 };
 

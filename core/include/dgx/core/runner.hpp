@@ -36,7 +36,7 @@ struct RunnerSettings {
   static Expected<RunnerSettings> from(const ResolvedConfig& config);
 };
 
-/// The workload's own configuration, without the runner.* keys: what every result row of the run records.
+/// The workload's own configuration, without the runner.* and verdict.* keys: what every result row records.
 json::Object workload_config(const ResolvedConfig& config);
 
 /// What measure() does around each case on rank 0: skip the cases a resumed journal holds (their rows are

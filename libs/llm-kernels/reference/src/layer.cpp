@@ -53,6 +53,16 @@ LayerWeights LayerWeights::random(const kernels::LayerSpec& spec, std::mt19937_6
     w.fc1 = linear(r.fc1_width, r.hidden);
     w.fc2 = linear(r.hidden, r.ffn);
   }
+  const kernels::Lora& lora = spec.lora;
+  const auto adapter = [&](bool on, std::int64_t out, std::int64_t in) {
+    if (!on) return LayerWeights::Adapter{};
+    return LayerWeights::Adapter{linear(lora.rank, in),
+                                 random_matrix(out, lora.rank, 1.0 / std::sqrt(double(lora.rank)), rng)};
+  };
+  w.qkv_lora = adapter(lora.enabled() && lora.qkv, r.qkv_width, r.hidden);
+  w.proj_lora = adapter(lora.enabled() && lora.proj, r.hidden, r.q_heads * r.head_dim);
+  w.fc1_lora = adapter(lora.enabled() && lora.fc1, r.fc1_width, r.hidden);
+  w.fc2_lora = adapter(lora.enabled() && lora.fc2, r.hidden, r.ffn);
   return w;
 }
 
@@ -78,6 +88,10 @@ std::vector<double*> LayerWeights::values() {
   add(router.v);
   for (Matrix& m : expert_fc1) add(m.v);
   for (Matrix& m : expert_fc2) add(m.v);
+  for (Adapter* a : {&qkv_lora, &proj_lora, &fc1_lora, &fc2_lora}) {
+    add(a->a.v);
+    add(a->b.v);
+  }
   return out;
 }
 
@@ -86,8 +100,35 @@ ReferenceLayer::ReferenceLayer(kernels::LayerSpec spec) : spec_(spec) {
   if (spec_.layout.tp != 1 || spec_.layout.cp != 1 || spec_.layout.ep != 1)
     throw std::invalid_argument("the reference layer computes one rank without parallelism: tp = cp = ep = 1");
   shapes_ = kernels::rank_shapes(spec_);
+  positions_ = shapes_.q_len;
   attention_ =
-      AttentionShape{spec_.micro_batch, spec_.seq_len, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, true};
+      AttentionShape{shapes_.attention_batch, shapes_.q_len, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, true};
+}
+
+Matrix ReferenceLayer::linear(const Matrix& x, const Matrix& weight, const LayerWeights::Adapter& adapter) const {
+  Matrix y = matmul_nt(x, weight);
+  if (adapter.a.rows == 0 || !spec_.lora.enabled()) return y;
+  const double scale = spec_.lora.scale();
+  const Matrix up = matmul_nt(matmul_nt(x, adapter.a), adapter.b);
+  for (std::size_t i = 0; i < y.v.size(); ++i) y.v[i] += scale * up.v[i];
+  return y;
+}
+
+Matrix ReferenceLayer::linear_backward(const Matrix& x, const Matrix& dy, const Matrix& weight,
+                                       const LayerWeights::Adapter& adapter, Matrix& dweight,
+                                       LayerWeights::Adapter& dadapter) const {
+  add_into(dweight, matmul_tn(dy, x));
+  Matrix dx = matmul_nn(dy, weight);
+  if (adapter.a.rows == 0 || !spec_.lora.enabled()) return dx;
+  const double scale = spec_.lora.scale();
+  Matrix dxa = matmul_nn(dy, adapter.b);  // s · dy · B
+  for (double& v : dxa.v) v *= scale;
+  Matrix db = matmul_tn(dy, matmul_nt(x, adapter.a));  // s · dyᵀ · (x Aᵀ)
+  for (double& v : db.v) v *= scale;
+  add_into(dadapter.b, db);
+  add_into(dadapter.a, matmul_tn(dxa, x));
+  add_into(dx, matmul_nn(dxa, adapter.a));
+  return dx;
 }
 
 Matrix ReferenceLayer::forward(const LayerWeights& w, const Matrix& x) {
@@ -95,11 +136,11 @@ Matrix ReferenceLayer::forward(const LayerWeights& w, const Matrix& x) {
   SavedState s;
   s.x = x;
   s.n1 = norm_forward(norm, x, w.norm1_gamma, w.norm1_beta);
-  s.qkv = matmul_nt(s.n1.y, w.qkv);
+  s.qkv = linear(s.n1.y, w.qkv, w.qkv_lora);
   if (spec_.arch.rope)
-    rope(s.qkv, spec_.seq_len, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, spec_.arch.rope_theta, false);
+    rope(s.qkv, positions_, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, spec_.arch.rope_theta, false);
   s.attn = attention_forward(s.qkv, attention_);
-  s.r1 = add(x, matmul_nt(s.attn.o, w.proj));
+  s.r1 = add(x, linear(s.attn.o, w.proj, w.proj_lora));
   s.n2 = norm_forward(norm, s.r1, w.norm2_gamma, w.norm2_beta);
   saved_ = std::move(s);
   return add(saved_->r1, mlp_forward(w, saved_->n2.y));
@@ -108,8 +149,8 @@ Matrix ReferenceLayer::forward(const LayerWeights& w, const Matrix& x) {
 Matrix ReferenceLayer::mlp_forward(const LayerWeights& w, const Matrix& in) {
   const Activation act = spec_.arch.activation;
   if (!spec_.arch.moe()) {
-    saved_->f1 = matmul_nt(in, w.fc1);
-    return matmul_nt(activation_forward(act, saved_->f1), w.fc2);
+    saved_->f1 = linear(in, w.fc1, w.fc1_lora);
+    return linear(activation_forward(act, saved_->f1), w.fc2, w.fc2_lora);
   }
   // Balanced routing (layer_spec.hpp): routed row r carries token r mod tokens, gate 1 / top_k.
   const std::int64_t tokens = in.rows, rows = shapes_.rows_per_expert;
@@ -135,10 +176,9 @@ Matrix ReferenceLayer::mlp_backward(const LayerWeights& w, const Matrix& dout, L
   const Matrix& in = saved_->n2.y;
   if (!spec_.arch.moe()) {
     const Matrix a = activation_forward(act, saved_->f1);
-    add_into(grads.fc2, matmul_tn(dout, a));
-    const Matrix df1 = activation_backward(act, saved_->f1, matmul_nn(dout, w.fc2));
-    add_into(grads.fc1, matmul_tn(df1, in));
-    return matmul_nn(df1, w.fc1);
+    const Matrix da = linear_backward(a, dout, w.fc2, w.fc2_lora, grads.fc2, grads.fc2_lora);
+    const Matrix df1 = activation_backward(act, saved_->f1, da);
+    return linear_backward(in, df1, w.fc1, w.fc1_lora, grads.fc1, grads.fc1_lora);
   }
   const std::int64_t tokens = in.rows, rows = shapes_.rows_per_expert;
   const double gate = 1.0 / double(spec_.arch.top_k);
@@ -167,12 +207,12 @@ Matrix ReferenceLayer::backward(const LayerWeights& w, const Matrix& dy, LayerWe
   for (std::size_t j = 0; j < g2.dbeta.size(); ++j) grads.norm2_beta[j] += g2.dbeta[j];
   const Matrix dr1 = add(dy, g2.dx);
 
-  add_into(grads.proj, matmul_tn(dr1, s.attn.o));
-  Matrix dqkv = attention_backward(s.qkv, s.attn, matmul_nn(dr1, w.proj), attention_);
+  const Matrix d_o = linear_backward(s.attn.o, dr1, w.proj, w.proj_lora, grads.proj, grads.proj_lora);
+  Matrix dqkv = attention_backward(s.qkv, s.attn, d_o, attention_);
   if (spec_.arch.rope)
-    rope(dqkv, spec_.seq_len, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, spec_.arch.rope_theta, true);
-  add_into(grads.qkv, matmul_tn(dqkv, s.n1.y));
-  const NormGrads g1 = norm_backward(norm, s.x, w.norm1_gamma, s.n1, matmul_nn(dqkv, w.qkv));
+    rope(dqkv, positions_, shapes_.q_heads, shapes_.kv_heads, shapes_.head_dim, spec_.arch.rope_theta, true);
+  const Matrix dn1 = linear_backward(s.n1.y, dqkv, w.qkv, w.qkv_lora, grads.qkv, grads.qkv_lora);
+  const NormGrads g1 = norm_backward(norm, s.x, w.norm1_gamma, s.n1, dn1);
   for (std::size_t j = 0; j < g1.dgamma.size(); ++j) grads.norm1_gamma[j] += g1.dgamma[j];
   for (std::size_t j = 0; j < g1.dbeta.size(); ++j) grads.norm1_beta[j] += g1.dbeta[j];
   return add(dr1, g1.dx);

@@ -263,7 +263,8 @@ FlashAttention::FlashAttention(const Cudnn& cudnn, const AttentionConfig& config
     // Masked scores: -inf from cuDNN 9.1 on, the lowest float before (as cudnn-frontend does).
     const float masked =
         cudnnGetVersion() >= 91000 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::lowest();
-    impl_ = std::unique_ptr<Impl>(new Impl{cudnn, c, build_forward(raw(cudnn), c), build_backward(raw(cudnn), c),
+    impl_ = std::unique_ptr<Impl>(new Impl{cudnn, c, build_forward(raw(cudnn), c),
+                                           c.forward_only ? BackwardGraph{} : build_backward(raw(cudnn), c),
                                            static_cast<float>(1.0 / std::sqrt(double(c.head_dim))), 1.0f, masked});
   } catch (const Error& e) {
     const std::string what = e.what();
@@ -303,6 +304,7 @@ void FlashAttention::backward(const void* q, const void* k, const void* v, const
                               const float* stats, void* dq, void* dk, void* dv, void* workspace,
                               cudaStream_t stream) const {
   Impl& m = *impl_;
+  if (m.config.forward_only) throw Error(Error::Kind::runtime, m.config.describe() + ": built forward only");
   const BackwardGraph& b = m.backward;
   const AttentionConfig& c = m.config;
   const auto rows = static_cast<std::size_t>(c.batch * c.q_heads * c.q_len);

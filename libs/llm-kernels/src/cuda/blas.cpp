@@ -97,6 +97,7 @@ std::string GemmDesc::describe() const {
   if (batch > 1) text += " batch=" + std::to_string(batch);
   text += std::string(" ") + to_string(a_type) + (a_transposed ? "ᵀ" : "") + "·" + to_string(b_type) +
           (b_transposed ? "ᵀ" : "") + "->" + to_string(d_type);
+  if (alpha != 1.0f) text += " alpha=" + std::to_string(alpha);
   if (accumulate) text += " (accumulate)";
   return text;
 }
@@ -174,7 +175,7 @@ void Gemm::launch(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b
     set_desc(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, b_scale);
     set_desc(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, a_scale);
   }
-  const float alpha = 1.0f;
+  const float alpha = desc_.alpha;
   const float beta = desc_.accumulate ? 1.0f : 0.0f;
   DGX_CUBLAS_CHECK(cublasLtMatmul(blas_.get(), op_, &alpha, b, layout_a_, a, layout_b_, &beta, d, layout_d_, d,
                                   layout_d_, &algo, blas_.workspace(), BlasLt::kWorkspaceBytes, stream));

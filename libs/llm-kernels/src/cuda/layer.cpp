@@ -22,19 +22,31 @@ TransformerLayer::Impl::Impl(const kernels::LayerSpec& spec, const LayerOptions&
     : device(current_device()), ctx(spec, std::max(1, options.gemm_candidates), options.seed) {
   const kernels::RankShapes& r = ctx.shapes;
   const kernels::Architecture& a = spec.arch;
+  const kernels::Lora& lora = spec.lora;
   const auto linear = [&](std::string name, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t groups,
-                          kernels::Precision precision) {
-    return std::make_unique<Linear>(ctx, LinearSpec{std::move(name), rows, in, out, groups, precision});
+                          kernels::Precision precision, bool adapted = false, bool column = true) {
+    detail::LinearTraining training{.frozen = lora.enabled(), .lora = std::nullopt};
+    if (adapted)
+      training.lora = detail::LoraSpec{.name = name,
+                                       .rows = rows,
+                                       .in = in,
+                                       .out = out,
+                                       .rank = lora.rank,
+                                       .tp = spec.layout.tp,
+                                       .column = column,
+                                       .scale = float(lora.scale())};
+    return std::make_unique<Linear>(ctx, LinearSpec{std::move(name), rows, in, out, groups, precision},
+                                    std::move(training));
   };
-  qkv = linear("qkv", r.tokens, r.hidden, r.qkv_width, 1, spec.precision);
-  proj = linear("proj", r.tokens, r.q_heads * r.head_dim, r.hidden, 1, spec.precision);
+  qkv = linear("qkv", r.tokens, r.hidden, r.qkv_width, 1, spec.precision, lora.qkv, true);
+  proj = linear("proj", r.tokens, r.q_heads * r.head_dim, r.hidden, 1, spec.precision, lora.proj, false);
   if (a.moe()) {
     router = linear("router", r.sp_tokens, r.hidden, a.experts, 1, kernels::Precision::bf16);  // BF16 in every recipe
     expert_fc1 = linear("expert_fc1", r.rows_per_expert, r.hidden, r.fc1_width, r.local_experts, spec.precision);
     expert_fc2 = linear("expert_fc2", r.rows_per_expert, r.ffn, r.hidden, r.local_experts, spec.precision);
   } else {
-    fc1 = linear("fc1", r.tokens, r.hidden, r.fc1_width, 1, spec.precision);
-    fc2 = linear("fc2", r.tokens, r.ffn, r.hidden, 1, spec.precision);
+    fc1 = linear("fc1", r.tokens, r.hidden, r.fc1_width, 1, spec.precision, lora.fc1, true);
+    fc2 = linear("fc2", r.tokens, r.ffn, r.hidden, 1, spec.precision, lora.fc2, false);
   }
   ctx.init_scales();
   allocate_parameters();
@@ -95,7 +107,7 @@ void TransformerLayer::Impl::allocate_activations() {
 void TransformerLayer::Impl::build_attention() {
   const kernels::RankShapes& r = ctx.shapes;
   AttentionConfig local;
-  local.batch = ctx.spec.micro_batch;
+  local.batch = r.attention_batch;
   local.q_heads = r.q_heads;
   local.kv_heads = r.kv_heads;
   local.q_len = local.kv_len = r.q_len;
@@ -110,7 +122,7 @@ void TransformerLayer::Impl::build_attention() {
     ring.causal = false;
     ring.kv_len = r.q_len / 2;
     ring.kv_stride = 2 * r.kv_heads * r.head_dim;
-    const std::int64_t rows = ctx.spec.micro_batch * ring.kv_len;
+    const std::int64_t rows = r.attention_batch * ring.kv_len;
     kv_ring = ctx.alloc(bf16_bytes(rows * ring.kv_stride));
     fill_uniform(kv_ring.as<bf16>(), rows * ring.kv_stride, ctx.next_seed(), 1.0f, ctx.s());
     const auto attention = std::make_shared<FlashAttention>(ctx.cudnn, ring);
@@ -253,7 +265,16 @@ TransformerLayer::Impl::TensorRef TransformerLayer::Impl::tensor(const std::stri
   }
   for (Linear* l :
        {m.qkv.get(), m.proj.get(), m.fc1.get(), m.fc2.get(), m.router.get(), m.expert_fc1.get(), m.expert_fc2.get()}) {
-    if (l == nullptr || base != l->spec().name + ".weight") continue;
+    if (l == nullptr) continue;
+    if (const detail::LoraAdapter* a = l->adapter(); a != nullptr) {
+      if (base == l->spec().name + ".lora_a")
+        return {grad ? a->a_grad() : (void*)a->a(), a->a_elements(), grad, nullptr};
+      if (base == l->spec().name + ".lora_b")
+        return {grad ? a->b_grad() : (void*)a->b(), a->b_elements(), grad, nullptr};
+    }
+    if (base != l->spec().name + ".weight") continue;
+    if (grad && l->gradient() == nullptr)
+      throw std::invalid_argument("TransformerLayer: '" + name + "' does not exist: the weight is frozen (LoRA)");
     if (grad) return {l->gradient(), l->weight_elements(), true, nullptr};
     return {l->weight(), l->weight_elements(), false, l};
   }
@@ -261,6 +282,13 @@ TransformerLayer::Impl::TensorRef TransformerLayer::Impl::tensor(const std::stri
 }
 
 std::vector<std::string> TransformerLayer::parameter_names() const {
+  if (impl_->ctx.spec.lora.enabled()) {  // the adapters are what trains
+    std::vector<std::string> names;
+    for (const detail::Linear* l : {impl_->qkv.get(), impl_->proj.get(), impl_->fc1.get(), impl_->fc2.get()})
+      if (l != nullptr && l->adapter() != nullptr)
+        names.insert(names.end(), {l->spec().name + ".lora_a", l->spec().name + ".lora_b"});
+    return names;
+  }
   std::vector<std::string> names = {"norm_attn.gamma"};
   if (impl_->layernorm()) names.emplace_back("norm_attn.beta");
   names.insert(names.end(), {"qkv.weight", "proj.weight", "norm_mlp.gamma"});

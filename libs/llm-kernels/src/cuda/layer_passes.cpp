@@ -74,7 +74,7 @@ void TransformerLayer::Impl::attention_forward() {
   const std::int64_t d = r.head_dim;
   bf16* q = saved.qkv.as<bf16>();
   saved.o = ctx.alloc(bf16_bytes(r.tokens * r.q_heads * d));
-  saved.stats = ctx.alloc(f32_bytes(ctx.spec.micro_batch * r.q_heads * r.q_len));
+  saved.stats = ctx.alloc(f32_bytes(r.attention_batch * r.q_heads * r.q_len));
   saved.ring_o.clear();
   saved.ring_stats.clear();
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -121,7 +121,8 @@ void TransformerLayer::Impl::mlp_forward(bf16* out) {
     activation_forward(a.activation, saved.f1.as<bf16>(), saved.act.as<bf16>(), rows, r.ffn, ctx.s());
   });
   second.forward(saved.act.as<bf16>(), a.moe() ? expert_out.as<bf16>() : out);
-  if (ctx.fp8()) saved.act.reset();  // the wgrad keeps its transposed FP8 copy instead
+  // FP8 wgrad keeps its transposed FP8 copy instead; a frozen fc2 without adapter needs no input at all.
+  if (!second.reads_input()) saved.act.reset();
   if (a.moe()) {
     ctx.recorder.op(memory_op("unpermute", kernels::Pass::forward, 2.0 * double(rows * h) * kBf16),
                     [&] { sum_rows(expert_out.as<bf16>(), t, h, a.top_k, 1.0f / float(a.top_k), out, ctx.s()); });

@@ -24,7 +24,9 @@ std::uint32_t batch_alignment(const GemmDesc& d) {
 
 }  // namespace
 
-Linear::Linear(Context& ctx, LinearSpec spec) : ctx_(ctx), spec_(std::move(spec)) {
+Linear::Linear(Context& ctx, LinearSpec spec, LinearTraining training)
+    : ctx_(ctx), spec_(std::move(spec)), frozen_(training.frozen) {
+  if (training.lora) adapter_ = std::make_unique<LoraAdapter>(ctx_, *training.lora);
   if (fp8()) {
     scale_weight_ = ctx_.add_scale(false);
     scale_input_ = ctx_.add_scale(false);
@@ -85,11 +87,13 @@ GemmDesc Linear::wgrad_desc() const {
 void Linear::allocate() {
   const auto n = static_cast<std::size_t>(weight_elements());
   weight_ = ctx_.alloc(n * sizeof(bf16));
-  gradient_ = ctx_.alloc(n * sizeof(float));
   ctx_.weight_bytes += n * sizeof(bf16);
-  ctx_.gradient_bytes += n * sizeof(float);
   fill_uniform(weight(), weight_elements(), ctx_.next_seed(), float(1.0 / std::sqrt(double(spec_.in))), ctx_.s());
-  DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, n * sizeof(float), ctx_.s()));
+  if (!frozen_) {
+    gradient_ = ctx_.alloc(n * sizeof(float));
+    ctx_.gradient_bytes += n * sizeof(float);
+    DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, n * sizeof(float), ctx_.s()));
+  }
   if (fp8()) {
     weight_fp8_ = ctx_.alloc(n);
     weight_fp8_t_ = ctx_.alloc(n);
@@ -97,7 +101,8 @@ void Linear::allocate() {
   }
   forward_ = std::make_unique<Gemm>(ctx_.blas, forward_desc(), ctx_.gemm_candidates);
   dgrad_ = std::make_unique<Gemm>(ctx_.blas, dgrad_desc(), ctx_.gemm_candidates);
-  wgrad_ = std::make_unique<Gemm>(ctx_.blas, wgrad_desc(), ctx_.gemm_candidates);
+  if (!frozen_) wgrad_ = std::make_unique<Gemm>(ctx_.blas, wgrad_desc(), ctx_.gemm_candidates);
+  if (adapter_) adapter_->allocate();
 }
 
 void Linear::refresh_fp8_weights() {
@@ -118,10 +123,11 @@ void Linear::tune() {
   DeviceBuffer y = ctx_.alloc(out_elems * sizeof(bf16)), dx = ctx_.alloc(in_elems * sizeof(bf16));
   fill_uniform(x.as<bf16>(), rows * spec_.in, ctx_.next_seed(), 1.0f, ctx_.s());
   fill_uniform(dy.as<bf16>(), rows * spec_.out, ctx_.next_seed(), 1.0f, ctx_.s());
+  if (adapter_) adapter_->tune();
   if (!fp8()) {
     forward_->tune(x.get(), weight(), y.get(), ctx_.s());
     dgrad_->tune(dy.get(), weight(), dx.get(), ctx_.s());
-    wgrad_->tune(dy.get(), x.get(), gradient(), ctx_.s());
+    if (wgrad_) wgrad_->tune(dy.get(), x.get(), gradient(), ctx_.s());
   } else {
     refresh_fp8_weights();
     DeviceBuffer x8 = ctx_.alloc(in_elems), x8t = ctx_.alloc(in_elems);
@@ -137,9 +143,9 @@ void Linear::tune() {
     const float* sg = ctx_.scale_inv(scale_grad_);
     forward_->tune(x8.get(), weight_fp8_.get(), y.get(), ctx_.s(), sx, sw);
     dgrad_->tune(dy8.get(), weight_fp8_t_.get(), dx.get(), ctx_.s(), sg, sw);
-    wgrad_->tune(dy8t.get(), x8t.get(), gradient(), ctx_.s(), sg, sx);
+    if (wgrad_) wgrad_->tune(dy8t.get(), x8t.get(), gradient(), ctx_.s(), sg, sx);
   }
-  DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, std::size_t(weight_elements()) * sizeof(float), ctx_.s()));
+  if (wgrad_) DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, std::size_t(weight_elements()) * sizeof(float), ctx_.s()));
 }
 
 void Linear::cast(const std::string& name, kernels::Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2,
@@ -157,20 +163,22 @@ void Linear::cast(const std::string& name, kernels::Pass pass, const bf16* x, st
 
 void Linear::forward(const bf16* x, bf16* y) {
   const GemmDesc& d = forward_->desc();
+  saved_input_ = reads_input() ? x : nullptr;
   if (!fp8()) {
-    saved_input_ = x;
     ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::forward, d), [&] { forward_->run(x, weight(), y, ctx_.s()); });
-    return;
+  } else {
+    const std::size_t elements = std::size_t(total_rows() * spec_.in);
+    DeviceBuffer x8 = ctx_.alloc(elements);
+    // Only the weight gradient reads the transposed copy of the input.
+    saved_input_fp8_t_ = ctx_.alloc(frozen_ ? 0 : elements);
+    cast("cast_" + spec_.name + "_input", kernels::Pass::forward, x, spec_.in, scale_input_, false, x8.get(),
+         saved_input_fp8_t_.get());
+    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::forward, d), [&] {
+      forward_->run(x8.get(), weight_fp8_.get(), y, ctx_.s(), ctx_.scale_inv(scale_input_),
+                    ctx_.scale_inv(scale_weight_));
+    });
   }
-  const std::size_t elements = std::size_t(total_rows() * spec_.in);
-  DeviceBuffer x8 = ctx_.alloc(elements);
-  saved_input_fp8_t_ = ctx_.alloc(elements);
-  cast("cast_" + spec_.name + "_input", kernels::Pass::forward, x, spec_.in, scale_input_, false, x8.get(),
-       saved_input_fp8_t_.get());
-  ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::forward, d), [&] {
-    forward_->run(x8.get(), weight_fp8_.get(), y, ctx_.s(), ctx_.scale_inv(scale_input_),
-                  ctx_.scale_inv(scale_weight_));
-  });
+  if (adapter_) adapter_->forward(x, y);
 }
 
 void Linear::backward(const bf16* dy, bf16* dx) {
@@ -178,13 +186,19 @@ void Linear::backward(const bf16* dy, bf16* dx) {
     if (dx != nullptr)
       ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()),
                        [&] { dgrad_->run(dy, weight(), dx, ctx_.s()); });
-    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()),
-                     [&] { wgrad_->run(dy, saved_input_, gradient(), ctx_.s()); });
-    saved_input_ = nullptr;
-    return;
+    if (wgrad_)
+      ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()),
+                       [&] { wgrad_->run(dy, saved_input_, gradient(), ctx_.s()); });
+  } else {
+    backward_fp8(dy, dx);
   }
+  if (adapter_) adapter_->backward(dy, saved_input_, dx);
+  saved_input_ = nullptr;
+}
+
+void Linear::backward_fp8(const bf16* dy, bf16* dx) {
   const std::size_t elements = std::size_t(total_rows() * spec_.out);
-  DeviceBuffer dy8 = ctx_.alloc(dx != nullptr ? elements : 0), dy8t = ctx_.alloc(elements);
+  DeviceBuffer dy8 = ctx_.alloc(dx != nullptr ? elements : 0), dy8t = ctx_.alloc(wgrad_ ? elements : 0);
   cast("cast_" + spec_.name + "_grad", kernels::Pass::backward, dy, spec_.out, scale_grad_, true, dy8.get(),
        dy8t.get());
   const float* sg = ctx_.scale_inv(scale_grad_);
@@ -192,15 +206,17 @@ void Linear::backward(const bf16* dy, bf16* dx) {
     ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()), [&] {
       dgrad_->run(dy8.get(), weight_fp8_t_.get(), dx, ctx_.s(), sg, ctx_.scale_inv(scale_weight_));
     });
-  ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()), [&] {
-    wgrad_->run(dy8t.get(), saved_input_fp8_t_.get(), gradient(), ctx_.s(), sg, ctx_.scale_inv(scale_input_));
-  });
+  if (wgrad_)
+    ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()), [&] {
+      wgrad_->run(dy8t.get(), saved_input_fp8_t_.get(), gradient(), ctx_.s(), sg, ctx_.scale_inv(scale_input_));
+    });
   saved_input_fp8_t_.reset();
 }
 
 void Linear::release_saved() {
   saved_input_ = nullptr;
   saved_input_fp8_t_.reset();
+  if (adapter_) adapter_->release_saved();
 }
 
 }  // namespace dgx::llm::cuda::detail

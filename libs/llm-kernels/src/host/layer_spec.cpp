@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace dgx::llm::kernels {
 
@@ -84,6 +85,28 @@ void validate_layout(const LayerSpec& s) {
   }
 }
 
+void validate_lora(const LayerSpec& s) {
+  const Lora& lora = s.lora;
+  if (!lora.enabled()) {
+    require(lora.rank == 0, "lora: rank must be at least 0");
+    return;
+  }
+  require(lora.rank <= s.arch.hidden,
+          "lora: rank (" + str(lora.rank) + ") must not exceed the hidden size (" + str(s.arch.hidden) + ")");
+  require(lora.alpha > 0, "lora: alpha must be positive");
+  require(!(s.arch.moe() && (lora.fc1 || lora.fc2)), "lora: fc1 and fc2 adapters need a dense MLP, not experts");
+  require(!(lora.qkv || lora.fc1) || lora.rank % s.layout.tp == 0,
+          "lora: rank (" + str(lora.rank) + ") of column-parallel adapters must be a multiple of tp (" +
+              str(s.layout.tp) + ")");
+}
+
+void validate_samples(const LayerSpec& s) {
+  if (s.sample_len == 0) return;
+  require(s.sample_len > 0 && s.seq_len % s.sample_len == 0,
+          "samples: sample_len (" + str(s.sample_len) + ") must divide seq_len (" + str(s.seq_len) + ")");
+  require(s.layout.cp == 1, "samples: packed samples are run with cp = 1");
+}
+
 void validate_precision(const LayerSpec& s) {
   require(s.amax_history >= 1 && s.amax_history <= 1024, "fp8: amax_history must be in 1..1024");
   if (s.precision != Precision::fp8) return;
@@ -112,6 +135,8 @@ std::optional<Recompute> parse_recompute(std::string_view text) { return parse_e
 void validate(const LayerSpec& spec) {
   validate_architecture(spec.arch);
   validate_layout(spec);
+  validate_lora(spec);
+  validate_samples(spec);
   validate_precision(spec);
 }
 
@@ -132,7 +157,8 @@ RankShapes rank_shapes(const LayerSpec& spec) {
     r.local_experts = a.experts / l.ep;
     r.rows_per_expert = r.tokens * a.top_k * l.ep / a.experts;
   }
-  r.q_len = spec.seq_len / l.cp;
+  r.q_len = spec.sample_len > 0 ? spec.sample_len : spec.seq_len / l.cp;
+  r.attention_batch = spec.sample_len > 0 ? spec.micro_batch * spec.seq_len / spec.sample_len : spec.micro_batch;
   r.attention_steps = l.cp;
   return r;
 }
@@ -147,6 +173,19 @@ std::string describe(const LayerSpec& spec) {
       << " ep=" << spec.layout.ep << ' ' << to_string(spec.precision);
   if (spec.precision == Precision::fp8) out << '(' << to_string(spec.scaling) << ')';
   out << " recompute=" << to_string(spec.recompute);
+  if (spec.sample_len > 0) out << " sample=" << spec.sample_len;
+  const Lora& lora = spec.lora;
+  if (lora.enabled()) {
+    out << " lora=r" << lora.rank << '(';
+    const char* sep = "";
+    for (const auto& [on, name] : {std::pair{lora.qkv, "qkv"}, std::pair{lora.proj, "proj"}, std::pair{lora.fc1, "fc1"},
+                                   std::pair{lora.fc2, "fc2"}}) {
+      if (!on) continue;
+      out << sep << name;
+      sep = ",";
+    }
+    out << ')';
+  }
   return out.str();
 }
 
@@ -158,11 +197,21 @@ double model_flops(const LayerSpec& spec) {
   const double s = double(spec.seq_len);
   // Forward FLOPs per token: QKV and output projections, QKᵀ and PV over the whole sequence, the MLP.
   const double projections = 2 * h * (q_dim + 2 * kv_dim) + 2 * q_dim * h;
-  const double core = 4 * s * q_dim;
+  const double core = 4 * (spec.sample_len > 0 ? double(spec.sample_len) : s) * q_dim;
   const double mlp_one = (a.gated() ? 3.0 : 2.0) * 2 * h * double(a.ffn);
   const double mlp = a.moe() ? double(a.top_k) * mlp_one + 2 * h * double(a.experts) : mlp_one;
   const double tokens = double(spec.micro_batch) * s;
-  return 3 * (projections + core + mlp) * tokens / double(spec.layout.tp * spec.layout.cp);
+  const Lora& lora = spec.lora;
+  double per_token = 3 * (projections + core + mlp);
+  if (lora.enabled()) {
+    const double fc1_width = (a.gated() ? 2.0 : 1.0) * double(a.ffn);
+    double adapters = 0;
+    for (const auto& [on, in, out] : {std::tuple{lora.qkv, h, q_dim + 2 * kv_dim}, std::tuple{lora.proj, q_dim, h},
+                                      std::tuple{lora.fc1, h, fc1_width}, std::tuple{lora.fc2, double(a.ffn), h}})
+      adapters += on ? 6.0 * lora.rank * (in + out) : 0.0;
+    per_token = 2 * (projections + mlp) + 3 * core + adapters;
+  }
+  return per_token * tokens / double(spec.layout.tp * spec.layout.cp);
 }
 
 }  // namespace dgx::llm::kernels

@@ -13,6 +13,7 @@
 //   %          percent                               none
 //   1          a dimensionless number (a ratio)      none
 //   count      a number of things (samples, ranks)   none
+//   h          hours (time to fine-tune)             none
 //   days       days (time to train)                  none
 //   GPU-h      GPU hours                             none
 #pragma once
@@ -35,7 +36,8 @@ inline constexpr UnitRule kUnits[] = {
     {"s", false, false, true},      {"B", true, true, false},       {"B/s", true, true, false},
     {"FLOP", true, false, false},   {"FLOP/s", true, false, false}, {"tokens/s", true, false, false},
     {"USD", false, false, false},   {"%", false, false, false},     {"1", false, false, false},
-    {"count", false, false, false}, {"days", false, false, false},  {"GPU-h", false, false, false},
+    {"count", false, false, false}, {"h", false, false, false},     {"days", false, false, false},
+    {"GPU-h", false, false, false},
 };
 
 namespace detail {

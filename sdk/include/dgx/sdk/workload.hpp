@@ -55,22 +55,23 @@ struct Param {
     return integer(std::move(key), value, std::move(help), "B");
   }
   /// A list of sizes in bytes; every element takes a suffix as in bytes().
-  static Param byte_list(std::string key, std::vector<std::int64_t> value, std::string help) {
-    return int_list(std::move(key), std::move(value), std::move(help), "B");
+  static Param byte_list(std::string key, const std::vector<std::int64_t>& value, std::string help) {
+    return int_list(std::move(key), value, std::move(help), "B");
   }
   static Param floating(std::string key, double value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_FLOAT, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
-  static Param string(std::string key, std::string value, std::string help, std::string choices = {}) {
+  static Param string(std::string key, const std::string& value, std::string help, std::string choices = {}) {
     return {std::move(key), DGX_PARAM_STRING, toml_literal(value), std::move(help), std::move(choices), {}, 0, {}};
   }
-  static Param int_list(std::string key, std::vector<std::int64_t> value, std::string help, std::string unit = {}) {
+  static Param int_list(std::string key, const std::vector<std::int64_t>& value, std::string help,
+                        std::string unit = {}) {
     return {std::move(key), DGX_PARAM_INT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
-  static Param float_list(std::string key, std::vector<double> value, std::string help, std::string unit = {}) {
+  static Param float_list(std::string key, const std::vector<double>& value, std::string help, std::string unit = {}) {
     return {std::move(key), DGX_PARAM_FLOAT_LIST, toml_literal(value), std::move(help), {}, std::move(unit), 0, {}};
   }
-  static Param string_list(std::string key, std::vector<std::string> value, std::string help,
+  static Param string_list(std::string key, const std::vector<std::string>& value, std::string help,
                            std::string choices = {}) {
     return {std::move(key), DGX_PARAM_STRING_LIST, toml_literal(value), std::move(help), std::move(choices), {}, 0, {}};
   }

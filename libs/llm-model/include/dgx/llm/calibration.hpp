@@ -1,10 +1,14 @@
-// The calibration set (configs/baselines/calibration.toml, encoded from calibration.md beside it): published
-// NeMo/Megatron measurements the model is checked against, and the projection error per row and per section.
+// The calibration sets (configs/baselines/calibration.toml and calibration-2.toml, encoded from the .md files
+// beside them): published NeMo / Megatron-Bridge measurements the model is checked against, each projected with
+// the framework profile of its release, and the projection error per row, per section (release) and per class
+// (system × precision).
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,21 +21,35 @@ enum class CalibrationMetric : unsigned char { step_time_s, tokens_per_s_per_gpu
 [[nodiscard]] std::string_view to_string(CalibrationMetric metric);
 
 struct CalibrationRow {
-  std::string section;  ///< "A", "B"
+  std::string section;  ///< "A", "B" (calibration.toml), or the release, "25.09" ... (calibration-2.toml)
   std::string label;    ///< e.g. "llama3.1-8b bf16 8 GPUs"
   std::string model;
   std::string system;
+  std::string framework;  ///< configs/frameworks/<framework>.toml, the release the run used
   int gpus = 0;
   TrainConfig train;
   CalibrationMetric metric = CalibrationMetric::step_time_s;
   double published = 0;
   std::string source;
+  /// Fine-tuning rows (baselines/finetune.toml: keys method, packed, avg_tokens_per_sample, lora_rank,
+  /// lora_alpha, lora_targets); nullopt for pretraining.
+  std::optional<FineTune> finetune;
+  /// false: the published run fits through means the memory model does not describe; its time is compared
+  /// anyway (key check_memory, default true; `memory_note` says why).
+  bool check_memory = true;
+  std::string memory_note;
+  std::string note;  ///< a correction of the source table, if any
 };
 
 [[nodiscard]] Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_text,
                                                                       std::string_view file);
-/// The embedded baselines/calibration.toml.
+/// The embedded calibration files, in order: baselines/calibration.toml, then calibration-2.toml.
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration();
+/// The embedded baselines/finetune.toml: SFT and LoRA runs (finetune.md).
+[[nodiscard]] Expected<std::vector<CalibrationRow>> load_finetune_calibration();
+
+/// The embedded calibration files, relative to configs/.
+[[nodiscard]] std::vector<std::string> calibration_files();
 
 struct CalibrationOutcome {
   CalibrationRow row;
@@ -40,11 +58,12 @@ struct CalibrationOutcome {
   std::string failure;  ///< non-empty when the row could not be projected (then error is meaningless)
 };
 
-/// Projects every row with the embedded catalogs and the default op-time provider.
+/// Projects every row with the embedded catalogs (the system as the row's framework release runs it) and the
+/// default op-time provider (fine-tuning rows with their method: StepModel::set_finetune).
 [[nodiscard]] std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow>& rows);
 
 struct ErrorStats {
-  std::string section;  ///< a section name, or "all"
+  std::string section;  ///< a section or class name, or "all"
   int rows = 0;
   int failed = 0;
   double mean_abs = 0;  ///< mean |error| over the projected rows
@@ -53,5 +72,16 @@ struct ErrorStats {
 
 /// One entry per section in order of appearance, then "all".
 [[nodiscard]] std::vector<ErrorStats> error_stats(const std::vector<CalibrationOutcome>& outcomes);
+
+/// The class of a row: "<system> <precision>", e.g. "h100-sxm fp8".
+[[nodiscard]] std::string calibration_class(std::string_view system, Precision precision);
+
+/// One entry per class (system × precision), sorted by name, then "all".
+[[nodiscard]] std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outcomes);
+
+/// The stated accuracy of a projection on `system` in `precision`: the error statistics of that class over
+/// both embedded calibration sets (computed once per process), or nullopt when no published run of that class
+/// exists.
+[[nodiscard]] std::optional<ErrorStats> class_accuracy(std::string_view system, Precision precision);
 
 }  // namespace dgx::llm

@@ -49,6 +49,9 @@ struct ExploreSpace {
   int seq_len = 0;  ///< 0: the model's default
   double tokens = 1e12;
   bool distributed_optimizer = true;
+  bool fsdp = false;                  ///< sweep Megatron FSDP layouts instead of the distributed optimizer
+  int offload_layers = kAutoOffload;  ///< TrainConfig::offload_layers of every swept layout
+  PipelineSplit pipeline_split = PipelineSplit::automatic;
   AttentionFlops flops_convention = AttentionFlops::full;
 };
 

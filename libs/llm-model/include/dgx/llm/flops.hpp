@@ -14,13 +14,14 @@ enum class AttentionFlops : unsigned char { full, causal };
 
 [[nodiscard]] std::string_view to_string(AttentionFlops convention);
 
-/// Training FLOPs (forward + backward = 3 × forward) of one sequence of seq_len tokens:
-///   s·(12·L·h²·(1 + g/a + s/h·c) + 6·m·L·ffn·h·k + 6·V·h)
-/// with g/a = kv groups / heads (QKV + output projections: 2h² + 2h²·g/a per token forward, ×3), c = 1 (full)
-/// or 1/2 (causal) for the attention core (QK^T and PV: 4·s·h per token forward, ×3), m = MLP matrices (3 for
-/// gated SwiGLU giving NVIDIA's 18·L·ffn·h, 2 for GELU / squared ReLU giving 12·L·ffn·h: 2·h·ffn per matrix per
-/// token forward, ×3), k = experts per token (top-k; 1 for dense), and 6·V·h for the LM head. The router,
-/// norms and elementwise ops are not counted (the published convention).
+/// Training FLOPs (forward + backward = 3 × forward) of one sequence of seq_len tokens: 6 × the linear weights a
+/// token passes through (attention projections, the MLP or its top-k and shared experts, the LM head) plus the
+/// attention core, 6·s·a·(d_qk + d_v)·c per token (QKᵀ and PV), c = 1 (full) or 1/2 (causal). For a GQA decoder
+/// with a·d = h this is NVIDIA's s·(12·L·h²·(1 + g/a + s/h·c) + 6·m·L·ffn·h·k + 6·V·h): g/a = kv groups / heads,
+/// m = MLP matrices (3 for gated SwiGLU giving 18·L·ffn·h, 2 for GELU / squared ReLU giving 12·L·ffn·h),
+/// k = experts per token. MLA counts its latent down- and up-projections, MoE models with leading dense layers
+/// count those layers' MLP, sliding-window layers count their window only, an MTP module counts its layer,
+/// projection and LM head. The router, norms and elementwise ops are not counted (the published convention).
 [[nodiscard]] double model_flops_per_sequence(const ModelConfig& model, int seq_len,
                                               AttentionFlops convention = AttentionFlops::full);
 
@@ -28,8 +29,10 @@ struct ParameterCount {
   double embedding = 0;             ///< V·h (input embedding; learned positions add seq·h)
   double output_layer = 0;          ///< V·h, 0 when tied to the embedding
   double attention_per_layer = 0;   ///< QKV + output projection (+ biases)
-  double mlp_per_layer = 0;         ///< all experts (+ router) for MoE
-  double active_mlp_per_layer = 0;  ///< the top-k experts a token uses (+ router)
+  double mlp_per_layer = 0;         ///< all experts, shared ones included (+ router) for MoE
+  double active_mlp_per_layer = 0;  ///< the top-k and shared experts a token uses (+ router)
+  double dense_mlp_per_layer = 0;   ///< the MLP of a dense layer (for MoE models: their leading dense layers)
+  double mtp = 0;                   ///< multi-token-prediction modules (not in total / active, as model cards)
   double norms_per_layer = 0;
   double final_norm = 0;
   double total = 0;   ///< every parameter

@@ -25,16 +25,24 @@ struct ShapeKey {
   [[nodiscard]] std::int64_t local_tokens() const { return std::int64_t{mbs} * seq_len / cp; }
 };
 
+/// The per-layer shape of a resolved configuration.
+[[nodiscard]] ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved);
+
 /// Forward ops, then backward ops (recomputed forward ops first, flagged `recompute`).
 struct OpList {
   std::vector<Op> forward;
   std::vector<Op> backward;
 };
 
-/// One decoder layer: norms, QKV, rotary, attention core, output projection, residuals, MLP or MoE experts,
-/// FP8 casts, and the TP / CP / EP communication, forward and backward.
-[[nodiscard]] OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system,
-                                           const ShapeKey& shape);
+/// One decoder layer: norms, QKV (or MLA's latent projections), rotary, attention core, output projection,
+/// residuals, MLP or MoE experts (with shared experts), FP8 casts, and the TP / CP / EP communication, forward and
+/// backward. `dense_layer`: one of the leading dense layers of an MoE model.
+[[nodiscard]] OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,
+                                           bool dense_layer = false);
+
+/// One multi-token-prediction module (last stage): its input norms and 2h → h projection, a decoder layer and its
+/// own LM head and loss.
+[[nodiscard]] OpList mtp_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape);
 
 /// First-stage extras: token (and position) embedding lookup and its dense gradient accumulation.
 [[nodiscard]] OpList embedding_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape);

@@ -10,6 +10,7 @@
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_config.hpp"
+#include "dgx/llm/pipeline_split.hpp"
 #include "dgx/llm/precision.hpp"
 #include "dgx/llm/system_profile.hpp"
 
@@ -39,6 +40,9 @@ struct Layout {
   int ep = 1;  ///< expert parallel (MoE only)
 };
 
+/// TrainConfig::offload_layers: offload only where a layout needs it to fit and the host link is fast.
+inline constexpr int kAutoOffload = -1;
+
 struct TrainConfig {
   Precision precision = Precision::bf16;
   Layout layout;
@@ -50,16 +54,20 @@ struct TrainConfig {
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;
+  /// Megatron FSDP (ZeRO-3, "optim_grads_params"): parameters, gradients and optimizer state sharded over the
+  /// cp·dp ranks; each layer's parameters are all-gathered before its forward and its backward, its gradients
+  /// reduce-scattered after its backward, overlapped with the neighbouring layers' compute. Replaces the
+  /// distributed optimizer when set.
+  bool fsdp = false;
+  /// Activations of this many decoder layers per stage are offloaded to host memory during the forward and
+  /// brought back for the backward (Megatron's cpu_offloading_num_layers; Grace systems use it through their
+  /// NVLink-C2C link). 0: none; kAutoOffload: as many as a layout needs to fit, on a system whose host link can
+  /// hide the transfers (memory_model.hpp fitting_offload), none elsewhere.
+  int offload_layers = kAutoOffload;
+  PipelineSplit pipeline_split = PipelineSplit::automatic;  ///< how layers are split over stages
+  /// Multi-token-prediction modules trained with the model, on the last stage; -1: the model's (mtp_layers).
+  int mtp_layers = -1;
   AttentionFlops flops_convention = AttentionFlops::full;  ///< for MFU and model TFLOP/s
-};
-
-/// Layers per pipeline stage. Megatron splits evenly; when pp does not divide the layers the first and last
-/// stages take the shortfall (Megatron's uneven first/last stage option, used for Llama 3.1 405B's 126
-/// layers), at most one layer each, and the last stage gets the first one (it also holds the LM head).
-struct StageLayers {
-  int first = 0;
-  int middle = 0;  ///< layers of every stage that is neither first nor last
-  int last = 0;
 };
 
 /// A validated configuration with its derived sizes.
@@ -72,15 +80,27 @@ struct ResolvedLayout {
   StageLayers stages;
 };
 
+/// What one pipeline stage holds: its decoder layers (of which `leading_dense` are the dense layers an MoE model
+/// starts with, all on the first stage), the embedding (first stage), the output layer and loss and the MTP
+/// modules (last stage).
+struct StageParts {
+  int layers = 0;
+  int leading_dense = 0;
+  bool embedding = false;
+  bool output = false;
+  int mtp_layers = 0;
+};
+
+/// The parts of stage `stage` (0 = first; for pp > 2 any other index is a middle stage).
+[[nodiscard]] StageParts stage_parts(const ModelConfig& model, const TrainConfig& train, const ResolvedLayout& resolved,
+                                     int stage);
+
 /// Checks a configuration against the model and system and derives dp, microbatches and the stage split.
 /// Errors name the reason, e.g. "gpus 100 not divisible by tp×pp×cp = 32", "TP 16 exceeds the NVLink domain of
-/// 8 on h100-sxm", "heads 64 not divisible by tp 3", "vp 5 requires layers/pp divisible by vp",
-/// "gbs 100 is not divisible by dp×mbs = 64". Memory feasibility is decided by the memory model, not here.
+/// 8 on h100-sxm", "heads 64 not divisible by tp 3", "vp 5 requires layers/pp divisible by vp" (under the requested
+/// pipeline_split), "gbs 100 is not divisible by dp×mbs = 64". Memory feasibility is decided by the memory model, not
+/// here.
 [[nodiscard]] Expected<ResolvedLayout> resolve_layout(const ModelConfig& model, const SystemProfile& system, int gpus,
                                                       const TrainConfig& train);
-
-/// The stage split of `layers` over `pp` stages, or nullopt when the shortfall exceeds one layer on each of the
-/// first and last stage.
-[[nodiscard]] std::optional<StageLayers> split_layers(int layers, int pp);
 
 }  // namespace dgx::llm

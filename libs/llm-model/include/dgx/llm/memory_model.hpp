@@ -8,13 +8,15 @@
 #include "dgx/llm/model_config.hpp"
 #include "dgx/llm/system_profile.hpp"
 
+#include <optional>
+
 namespace dgx::llm {
 
 struct MemoryBreakdown {
-  double weights = 0;           ///< BF16 parameters
-  double gradients = 0;         ///< main-grad buffer
-  double optimizer = 0;         ///< FP32 master + Adam m, v (sharded with the distributed optimizer)
-  double fp8_weight_cache = 0;  ///< FP8 weight + transpose copies
+  double weights = 0;           ///< parameters (BF16; GEMM weights in FP8 / FP4 where the framework keeps them so)
+  double gradients = 0;         ///< main-grad buffer (BF16; sharded under FSDP)
+  double optimizer = 0;         ///< FP32 master + Adam m, v (sharded with the distributed optimizer or FSDP)
+  double fp8_weight_cache = 0;  ///< low-precision weight copies beside the parameters (transposes, column-wise)
   double activations = 0;       ///< saved for backward, all in-flight microbatches
   double transient = 0;         ///< logits + loss buffers of one microbatch (last stage)
   double reserve = 0;           ///< context, workspaces, NCCL buffers, fragmentation
@@ -26,8 +28,9 @@ struct MemoryBreakdown {
   [[nodiscard]] bool fits() const { return total() <= capacity; }
 };
 
-/// Activation bytes one layer saves for its backward pass, one microbatch, one GPU.
-[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape);
+/// Activation bytes one layer saves for its backward pass, one microbatch, one GPU: the model's layer, or with
+/// `dense_layer` one of the leading dense layers of an MoE model.
+[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer = false);
 
 /// Parameters one GPU holds of one layer: dense part (replicated over cp·dp) and expert part (over edp).
 struct LayerParams {
@@ -35,7 +38,27 @@ struct LayerParams {
   double expert = 0;
   double linear = 0;  ///< GEMM weights among them (FP8-cached in FP8 runs)
 };
-[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep);
+[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer = false);
+
+/// Bytes per GEMM weight parameter: the parameter itself (BF16, or the low-precision row-wise copy when the
+/// framework keeps parameters in FP8 / FP4, Megatron's fp8_param_gather) and the low-precision copies cached
+/// beside it (the column-wise / transposed copy, plus the row-wise one when the parameter stays BF16).
+struct ParameterBytes {
+  double linear = 0;
+  double cache = 0;
+};
+[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params);
+
+/// Everything the memory of a stage needs that depends only on the per-layer shape (ShapeKey): parameters one
+/// GPU holds of a layer and the activations it saves, for the model's layers and the leading dense layers of an
+/// MoE model, and the model's parameter count. Computed once per shape (the explorer's inner loop reuses it).
+struct ShapeMemory {
+  ParameterCount count;
+  LayerParams layer, dense_layer;
+  double activation = 0, dense_activation = 0;
+  double recomputed_layer = 0;  ///< one layer's activations rebuilt at a time under full recompute
+};
+[[nodiscard]] ShapeMemory shape_memory(const ModelConfig& model, const ShapeKey& shape);
 
 /// The memory of the first stage, of the second (the fullest of the middle stages; equal to the last when
 /// pp ≤ 2) and of the last stage; the largest decides feasibility.
@@ -51,5 +74,20 @@ struct StageMemory {
 
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved);
+/// The same with the shape's per-layer numbers already computed (shape_memory of the layout's shape).
+[[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
+                                         const TrainConfig& train, const ResolvedLayout& resolved,
+                                         const ShapeMemory& per_layer);
+
+/// Host links at least this fast (1e9 bytes/s per GPU per direction) hide activation offloading behind the compute:
+/// NVLink-C2C of Grace systems (225), where NVIDIA's recipes offload; not PCIe (64-128), where auto never offloads.
+inline constexpr double kAutoOffloadHostLinkGbS = 200;
+
+/// For train.offload_layers == kAutoOffload on a system with a host link of at least kAutoOffloadHostLinkGbS: the
+/// fewest layers per stage whose offloading brings the fullest stage within HBM, or nullopt when the layout fits
+/// without, offloading is not automatic here, or no allowed count is enough.
+[[nodiscard]] std::optional<int> fitting_offload(const ModelConfig& model, const SystemProfile& system,
+                                                 const TrainConfig& train, const ResolvedLayout& resolved,
+                                                 const ShapeMemory& per_layer);
 
 }  // namespace dgx::llm

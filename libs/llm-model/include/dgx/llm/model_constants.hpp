@@ -6,11 +6,11 @@
 namespace dgx::llm::constants {
 
 /// Version of the performance model, printed with every projection.
-inline constexpr const char* kModelVersion = "dgx-llm-model 1";
+inline constexpr const char* kModelVersion = "dgx-llm-model 2";
 
 // --- bytes per parameter (Megatron mixed precision, docs "distributed optimizer") ---------------------------
-/// BF16 model weights.
-inline constexpr double kWeightBytes = 2;
+// BF16 model weights, or the low-precision format's row- and column-wise copies (memory_model.hpp
+// parameter_bytes()).
 /// Gradient buffer. BF16: NVIDIA's performance recipes set grad_reduce_in_fp32=False, so the main-grad buffer
 /// and the data-parallel reduction are BF16 (Megatron allocates main_grad in the reduction dtype).
 inline constexpr double kGradBytes = 2;
@@ -31,15 +31,10 @@ inline constexpr double kFp8RecastBytesPerParam = 4;
 inline constexpr double kBucketMinParams = 40e6;
 inline constexpr double kBucketParamsPerDpRank = 1e6;
 
-// --- overlap ------------------------------------------------------------------------------------------------
-/// Fraction of TP/SP all-gather / reduce-scatter time hidden behind the GEMMs it feeds (Transformer Engine
-/// userbuffer overlap splits each collective into tp chunks pipelined with the GEMM; the first chunk and the
-/// imperfect pipelining leave part exposed; without it nothing is hidden). An estimate: no row of the
-/// calibration set isolates it, and its three TP2 rows agree with 0.5 within their scatter.
-inline constexpr double kTpOverlap = 0.5;
-/// A collective that runs under compute still slows it down: NCCL kernels occupy SMs and HBM bandwidth. The
-/// fraction of the overlapped communication time added to the step ≈ NCCL's CTAs / SMs (16 of 132 on H100).
-inline constexpr double kOverlapSlowdown = 0.12;
+// --- host link ------------------------------------------------------------------------------------------------
+/// Achieved fraction of the host link (PCIe or NVLink-C2C) for large pinned copies: ~52 of 64 GB/s on PCIe 5.0
+/// x16 and ~375-400 of 450 GB/s on NVLink-C2C are the commonly measured orders.
+inline constexpr double kHostLinkEfficiency = 0.8;
 
 // --- memory -------------------------------------------------------------------------------------------------
 /// Set aside on every GPU: CUDA context and cuBLAS/cuDNN workspaces (~1 GiB), NCCL buffers (~1 GiB).

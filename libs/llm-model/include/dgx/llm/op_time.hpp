@@ -32,13 +32,24 @@ public:
 /// - collectives: the α-β model of communication.hpp.
 class RooflineProvider final : public OpTimeProvider {
 public:
-  explicit RooflineProvider(SystemProfile system) : system_(std::move(system)) {}
+  /// How a GEMM with fewer output tiles than SMs fills the GPU.
+  /// - output_tiles: one CTA per output tile (the large GEMMs of training, the calibrated default);
+  /// - split_k: the library also splits K over CTAs until the SMs are busy (at most one split per kSplitKMin of K),
+  ///   as cuBLASLt's split-K / stream-K kernels and the serving engines' GEMMs do for the small-M GEMMs of
+  ///   decoding, which then stream their weights at the memory roofline.
+  enum class GemmFill : unsigned char { output_tiles, split_k };
+  static constexpr double kSplitKMin = 128;
+
+  explicit RooflineProvider(SystemProfile system, GemmFill fill = GemmFill::output_tiles)
+      : system_(std::move(system)), fill_(fill) {}
   [[nodiscard]] double seconds(const Op& op) const override;
   [[nodiscard]] std::string_view source(const Op&) const override { return "roofline"; }
   [[nodiscard]] const SystemProfile& system() const { return system_; }
+  [[nodiscard]] GemmFill gemm_fill() const { return fill_; }
 
 private:
   SystemProfile system_;
+  GemmFill fill_;
 };
 
 /// Measured op times layered over a fallback provider (which must outlive this object).

@@ -6,12 +6,14 @@
 // on the first stage, LM head and loss on the last) + exposed pipeline send/recv; pipeline time = m × slowest
 // stage + (p − 1)/v × mean stage (pipeline.hpp); then the exposed data-parallel gradient reduce-scatter and
 // parameter all-gather (overlapped with the last microbatch's backward / first microbatch's forward except the
-// last / first bucket) and the optimizer step. Exposed communication: TP (1 − kTpOverlap) of its time; CP the
-// part of the K/V ring not hidden by the attention it overlaps; EP all-to-all fully; every overlapped part adds
-// kOverlapSlowdown of its time (model_constants.hpp).
+// last / first bucket; under FSDP per layer and microbatch) and the optimizer step, and any activation
+// offloading the compute does not hide. Exposed communication: TP (1 − tp_overlap) of its time; CP the part of
+// the K/V ring not hidden by the attention it overlaps; EP all-to-all fully; every overlapped part adds
+// overlap_slowdown of its time (SystemProfile::software, set by the framework profile).
 #pragma once
 
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
@@ -38,9 +40,10 @@ struct StepBreakdown {
   double dp_comm = 0;     ///< exposed gradient reduce-scatter + parameter all-gather
   double optimizer = 0;   ///< Adam step, grad-norm, zeroing, FP8 re-cast
   double stragglers = 0;  ///< the slowest GPU's extra time on the compute-paced part (stragglers.hpp)
+  double offload = 0;     ///< exposed activation offloading to the host (train.offload_layers)
 
   [[nodiscard]] double total() const {
-    return compute + tp_comm + cp_comm + ep_comm + pp_comm + bubble + dp_comm + optimizer + stragglers;
+    return compute + tp_comm + cp_comm + ep_comm + pp_comm + bubble + dp_comm + optimizer + stragglers + offload;
   }
 };
 
@@ -57,11 +60,14 @@ struct ChunkCost {
 
 /// Per-shape costs, computed once per ShapeKey and reused across pp / vp / dp / GPU counts.
 struct ShapeCost {
-  ChunkCost layer;       ///< one decoder layer, one microbatch
-  ChunkCost embedding;   ///< first-stage extras
-  ChunkCost output;      ///< last-stage extras
-  int ops = 0;           ///< ops timed for this shape
-  int measured_ops = 0;  ///< of those, timed by a measurement rather than the roofline
+  ChunkCost layer;        ///< one decoder layer, one microbatch
+  ChunkCost embedding;    ///< first-stage extras
+  ChunkCost output;       ///< last-stage extras
+  ChunkCost dense_layer;  ///< a leading dense layer of an MoE model (= layer otherwise)
+  ChunkCost mtp;          ///< one multi-token-prediction module (last stage; zero for models without)
+  ShapeMemory memory;     ///< the shape's per-layer parameters and activations (memory_model.hpp)
+  int ops = 0;            ///< ops timed for this shape
+  int measured_ops = 0;   ///< of those, timed by a measurement rather than the roofline
 };
 
 /// A price to cost a projection with.
@@ -89,15 +95,23 @@ struct Projection {
   std::string provenance;  ///< "projected: <model version>, system <name>, op times <sources>"
 };
 
+/// Whether project() refuses a configuration that does not fit in memory (enforce), or projects its time anyway
+/// and leaves the verdict to the caller (report: Projection::memory still says what it needs), as calibration
+/// does for a published run that fits through means the memory model does not describe.
+enum class MemoryCheck : unsigned char { enforce, report };
+
 /// Projects configurations of one model on one system. Not thread-safe (it caches per-shape costs).
 class StepModel {
 public:
   /// `provider` (optional) must outlive the model; by default a RooflineProvider of `system`.
   StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider = nullptr);
 
-  /// The full projection, or the reason the configuration is invalid or does not fit in memory.
+  /// The full projection, or the reason the configuration is invalid or does not fit in memory. With automatic
+  /// offloading (TrainConfig::offload_layers = kAutoOffload) a layout that fits only by offloading activations
+  /// is projected with the fewest layers that make it fit (Projection::train says how many).
   [[nodiscard]] Expected<Projection> project(int gpus, const TrainConfig& train,
-                                             const std::optional<Price>& price = std::nullopt);
+                                             const std::optional<Price>& price = std::nullopt,
+                                             MemoryCheck memory_check = MemoryCheck::enforce);
 
   /// Step time and breakdown of a resolved layout (no validity or memory check); the explorer's fast path.
   [[nodiscard]] StepBreakdown step_breakdown(const ResolvedLayout& resolved, const TrainConfig& train,
@@ -109,24 +123,47 @@ public:
   [[nodiscard]] const ModelConfig& model() const { return model_; }
   [[nodiscard]] const SystemProfile& system() const { return system_; }
 
+  /// Projects fine-tuning (finetune.hpp) instead of pretraining from now on, or pretraining again with nullopt:
+  /// the method's op lists (finetune_ops.hpp), memory (finetune_memory.hpp), data-parallel traffic and
+  /// optimizer step (LoRA: the adapters' only) and model FLOPs (as executed). Clears the shape cache.
+  void set_finetune(std::optional<FineTune> finetune);
+  [[nodiscard]] const std::optional<FineTune>& finetune() const { return finetune_; }
+
+  /// Memory per GPU of a resolved configuration: memory_per_gpu, or finetune_memory_per_gpu when fine-tuning.
+  /// `per_layer` is the shape's per-layer memory (ShapeCost::memory).
+  [[nodiscard]] StageMemory memory(const TrainConfig& train, const ResolvedLayout& resolved,
+                                   const ShapeMemory& per_layer) const;
+  /// fitting_offload (memory_model.hpp) for this model's memory; nullopt under LoRA, whose frozen-base memory
+  /// the offloading search does not describe.
+  [[nodiscard]] std::optional<int> fitting_offload(const TrainConfig& train, const ResolvedLayout& resolved,
+                                                   const ShapeMemory& per_layer) const;
+  /// Model FLOPs of one sequence, the numerator of MFU: model_flops_per_sequence, or
+  /// finetune_flops_per_sequence when fine-tuning.
+  [[nodiscard]] double flops_per_sequence(int seq_len, AttentionFlops convention) const;
+
 private:
   ModelConfig model_;
   SystemProfile system_;
   std::unique_ptr<RooflineProvider> own_provider_;
   const OpTimeProvider* provider_;
   std::unordered_map<std::uint64_t, ShapeCost> cache_;
+  std::optional<FineTune> finetune_;
 };
 
-/// Sums a chunk of ops into compute and exposed communication (the overlap rules above).
-[[nodiscard]] ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider);
+/// Sums a chunk of ops into compute and exposed communication (the overlap rules above, with the software's
+/// overlap fractions for the run's GEMM precision).
+[[nodiscard]] ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software,
+                                Precision precision);
 
-/// The convenience entry point: catalog names, the default price of the system.
+/// The convenience entry point: catalog names, the system as the framework release runs it, the default price of
+/// the system.
 struct ProjectionRequest {
   std::string model;
   std::string system;
   int gpus = 0;
   TrainConfig train;
   std::optional<std::string> price_provider = std::nullopt;  ///< nullopt: the catalog default for the system
+  std::optional<std::string> framework = std::nullopt;       ///< release profile; nullopt: the newest
 };
 
 [[nodiscard]] Expected<Projection> project(const ProjectionRequest& request);

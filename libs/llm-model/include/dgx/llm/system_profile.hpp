@@ -4,6 +4,7 @@
 
 #include "dgx/llm/precision.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,28 @@ struct Efficiency {
   /// Latency of one ring step (one hop) inside the NVLink domain / across the scale-out network, microseconds.
   double nvlink_hop_latency_us = 0;
   double network_hop_latency_us = 0;
+  /// Fraction of the hardware GEMM rate (ceiling · sustained) that the framework release's kernels and
+  /// quantization recipes reach, per precision (indexed by Precision). 1 until a framework profile sets it.
+  std::array<double, 4> gemm_software{1, 1, 1, 1};
+};
+
+/// What the training software does, set from a framework profile (configs/frameworks/, framework.hpp); the
+/// defaults are the model's behaviour without one.
+struct Software {
+  std::string framework;  ///< the profile's name, e.g. "nemo-26.02"; empty: none applied
+  /// FP8 / FP4 runs keep the parameters in the low-precision format (Megatron fp8_param_gather, with the
+  /// row- and column-wise copies the GEMMs need) instead of BF16 weights plus a low-precision cache.
+  bool low_precision_params = true;
+  /// Fraction of TP/SP all-gather / reduce-scatter time hidden behind the GEMMs it feeds (Transformer Engine
+  /// userbuffer overlap), per GEMM precision (Precision index): the first chunk and imperfect pipelining leave
+  /// part exposed; where a release turns the overlap off for a precision nothing is hidden.
+  std::array<double, 4> tp_overlap{0.5, 0.5, 0.5, 0.5};
+  /// Fraction of any overlapped communication's time still added to the step: NCCL kernels occupy SMs and HBM
+  /// bandwidth (≈ NCCL's CTAs / SMs, 16 of 132 on H100).
+  double overlap_slowdown = 0.12;
+  /// The loss writes its gradient into the BF16 logits (Transformer Engine's fused parallel cross entropy)
+  /// instead of keeping an FP32 softmax beside them.
+  bool in_place_cross_entropy = false;
 };
 
 struct SystemProfile {
@@ -62,11 +85,18 @@ struct SystemProfile {
   int nvlink_domain = 0;   ///< GPUs that share one NVLink fabric
   double nic_gb_s = 0;     ///< scale-out bandwidth per GPU, 1e9 bytes/s
   double tdp_w = 0;
+  /// GPU generation the framework profiles key their kernel efficiencies by: "ampere", "hopper", "blackwell",
+  /// "blackwell-ultra" (the TOML's gpu.architecture, else derived from the formats the GPU supports).
+  std::string architecture;
+  /// Host (CPU) link per GPU, per direction, 1e9 bytes/s: activation offloading goes over it (NVLink-C2C on
+  /// Grace systems, PCIe elsewhere).
+  double host_link_gb_s = 0;
   Efficiency efficiency;
+  Software software;
 
   /// Dense peak of the precision's GEMMs in FLOP/s; 0 when the system lacks that format.
   [[nodiscard]] double dense_peak_flops(Precision precision) const;
-  /// Largest achievable fraction of that peak for a large GEMM.
+  /// Largest achievable fraction of that peak for a large GEMM, with the framework's kernel efficiency.
   [[nodiscard]] double gemm_ceiling(Precision precision) const;
   [[nodiscard]] bool supports(Precision precision) const;
   [[nodiscard]] double hbm_bytes() const;

@@ -20,6 +20,7 @@ struct AttentionConfig {
   std::int64_t kv_stride = 0;  ///< of K, V, dK and dV (0: kv_heads · head_dim)
   std::int64_t o_stride = 0;   ///< of O and dO (0: q_heads · head_dim)
   bool fp8 = false;            ///< FP8 attention: not implemented (see FlashAttention)
+  bool forward_only = false;   ///< no backward plan (inference): backward() and its workspace are unavailable
 
   /// "causal GQA SDPA bf16 b=1 hq=64 hkv=8 s_q=8192 s_kv=8192 d=128", for messages.
   [[nodiscard]] std::string describe() const;

@@ -31,6 +31,7 @@ struct GemmDesc {
   bool a_transposed = false;  ///< A stored [k, m]
   bool b_transposed = true;   ///< B stored [n, k] (the K-contiguous weight of a linear layer)
   bool accumulate = false;    ///< D += op(A)·op(B) (beta = 1): wgrad into the FP32 main gradient
+  float alpha = 1.0f;         ///< D = alpha·op(A)·op(B) (+ D): LoRA's alpha / rank, applied in the GEMM
   bool fast_accum = false;    ///< FP8 only: Hopper's fast (less precise) accumulation, for forward GEMMs
   /// Row-major leading dimensions (elements between rows as stored); 0: packed.
   std::int64_t lda = 0, ldb = 0, ldd = 0;

@@ -65,7 +65,9 @@ public:
   [[nodiscard]] MemoryUse measure_memory();
 
   /// Host access to named tensors as FP32, in the layouts of dgx::llm::reference::LayerWeights: "x", "dy", "y",
-  /// "dx", "<param>" and "<param>.grad" for every parameter in parameter_names().
+  /// "dx", "<param>" and "<param>.grad" for every parameter in parameter_names() (with LoRA: the trained adapters
+  /// "<linear>.lora_a" [rank, in] and "<linear>.lora_b" [out, rank]; the frozen "<linear>.weight" can be read and
+  /// written, and has no gradient).
   [[nodiscard]] std::vector<std::string> parameter_names() const;
   [[nodiscard]] std::vector<float> download(const std::string& name);
   void upload(const std::string& name, const std::vector<float>& values);

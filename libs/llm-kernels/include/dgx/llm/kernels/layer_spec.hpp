@@ -62,6 +62,21 @@ struct Layout {
   int ep = 1;  ///< splits the experts
 };
 
+/// LoRA fine-tuning of the layer (Hu et al., arXiv 2106.09685): with a rank, every base weight is frozen (no
+/// weight gradient, and only the inputs an adapter reads are kept), and each wrapped linear layer W gets
+/// y = x·Wᵀ + (alpha / rank)·(x·Aᵀ)·Bᵀ with A [rank, in] and B [out, rank] trained, in BF16. Under TP the
+/// adapters of column-parallel layers (qkv, fc1) split the rank and the output, those of row-parallel ones (proj,
+/// fc2) the input, with B on the sequence-parallel shard (dgx/llm/finetune_ops.hpp names the same shapes).
+struct Lora {
+  int rank = 0;  ///< 0: no adapters, every weight trains; > 0 with no target: the frozen layer alone
+  double alpha = 0;
+  bool qkv = false, proj = false, fc1 = false, fc2 = false;  ///< the wrapped layers
+
+  [[nodiscard]] bool enabled() const { return rank > 0; }
+  [[nodiscard]] double scale() const { return alpha / rank; }
+  [[nodiscard]] int targets() const { return int(qkv) + int(proj) + int(fc1) + int(fc2); }
+};
+
 struct LayerSpec {
   Architecture arch;
   Layout layout;
@@ -71,6 +86,11 @@ struct LayerSpec {
   Fp8Scaling scaling = Fp8Scaling::delayed;
   int amax_history = 16;  ///< delayed scaling window (iterations)
   Recompute recompute = Recompute::none;
+  Lora lora;  ///< LoRA adapters on a frozen layer; rank 0: full training
+  /// Packed samples of this length (a divisor of seq_len): the attention runs per sample, micro_batch · seq_len /
+  /// sample_len attentions of sample_len tokens (positions restart per sample), as Transformer Engine's THD
+  /// attention does with packed fine-tuning data. 0: one sequence of seq_len. Needs cp = 1.
+  std::int64_t sample_len = 0;
 };
 
 /// The shapes one rank computes with. GEMM rows are tokens (micro_batch · seq_len / cp); norms and residuals
@@ -90,7 +110,8 @@ struct RankShapes {
   /// local expert r / rows_per_expert. The router GEMM runs, but its output does not steer the tokens.
   std::int64_t local_experts = 0;    ///< experts / ep
   std::int64_t rows_per_expert = 0;  ///< tokens · top_k · ep / experts
-  std::int64_t q_len = 0;            ///< query rows of this rank's sequence chunk (seq_len / cp)
+  std::int64_t q_len = 0;            ///< query rows of this rank's sequence chunk (seq_len / cp), or of a sample
+  std::int64_t attention_batch = 0;  ///< sequences (or packed samples) the attention runs over
   int attention_steps = 1;  ///< cp: one causal step on the local chunk, cp − 1 ring steps against half chunks
 };
 
@@ -104,8 +125,10 @@ void validate(const LayerSpec& spec);
 [[nodiscard]] std::string describe(const LayerSpec& spec);
 
 /// Model FLOPs of one layer, forward + backward (3 × forward), for one rank's micro-batch: GEMMs and attention
-/// with the full (non-causal) s² term, NVIDIA's convention (DESIGN.md), divided over tp · cp. The MoE router and
-/// top_k experts per token are included.
+/// with the full (non-causal) s² term over the sequence (or the packed sample), NVIDIA's convention (DESIGN.md),
+/// divided over tp · cp. The MoE router and top_k experts per token are included. With LoRA, as executed: the
+/// frozen GEMMs twice their forward (no weight gradient), the attention 3 ×, the adapters 6·rank·(in + out) per
+/// token (dgx::llm::finetune_flops_per_sequence).
 [[nodiscard]] double model_flops(const LayerSpec& spec);
 
 }  // namespace dgx::llm::kernels

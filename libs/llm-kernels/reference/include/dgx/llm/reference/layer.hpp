@@ -1,6 +1,8 @@
 // The CPU reference of one transformer layer, forward and backward, at tiny shapes: pre-norm decoder layer
 // (norm, QKV, rotary, causal grouped-query attention, output projection, residual, norm, MLP or MoE experts,
 // residual), the same math and layouts as dgx::llm::cuda::TransformerLayer with one rank (tp = cp = ep = 1).
+// With LoRA (spec.lora) the wrapped linears add s·(x·Aᵀ)·Bᵀ; the reference computes every gradient (the frozen
+// weights' too: a frozen layer simply does not use them). Packed samples (spec.sample_len) attend within the sample.
 #pragma once
 
 #include "dgx/llm/kernels/layer_spec.hpp"
@@ -23,8 +25,14 @@ struct LayerWeights {
   Matrix router;                                                         ///< MoE: [experts, hidden]
   std::vector<Matrix> expert_fc1;                                        ///< MoE: per expert [fc1_width, hidden]
   std::vector<Matrix> expert_fc2;                                        ///< MoE: per expert [hidden, ffn]
+  /// LoRA adapters: A [rank, in] and B [out, rank] of each wrapped linear; empty matrices when not wrapped.
+  struct Adapter {
+    Matrix a, b;
+  };
+  Adapter qkv_lora, proj_lora, fc1_lora, fc2_lora;
 
-  /// Random weights scaled 1/sqrt(fan-in), norm gammas near 1.
+  /// Random weights scaled 1/sqrt(fan-in), norm gammas near 1; adapters A scaled 1/sqrt(in), B 1/sqrt(rank)
+  /// (LoRA starts B at zero; a random B lets every gradient be checked).
   [[nodiscard]] static LayerWeights random(const kernels::LayerSpec& spec, std::mt19937_64& rng);
   /// Zeros of the same shapes (a gradient accumulator).
   [[nodiscard]] static LayerWeights zeros_like(const LayerWeights& w);
@@ -46,11 +54,17 @@ public:
 
 private:
   Matrix mlp_forward(const LayerWeights& w, const Matrix& in);
+  /// x·Wᵀ (+ s·(x·Aᵀ)·Bᵀ with an adapter).
+  [[nodiscard]] Matrix linear(const Matrix& x, const Matrix& weight, const LayerWeights::Adapter& adapter) const;
+  /// The input gradient of linear() from its output gradient dy; adds dW (and dA, dB) into the gradients.
+  Matrix linear_backward(const Matrix& x, const Matrix& dy, const Matrix& weight, const LayerWeights::Adapter& adapter,
+                         Matrix& dweight, LayerWeights::Adapter& dadapter) const;
   Matrix mlp_backward(const LayerWeights& w, const Matrix& dout, LayerWeights& grads);
 
   kernels::LayerSpec spec_;
   kernels::RankShapes shapes_;
   AttentionShape attention_;
+  std::int64_t positions_ = 0;  ///< rotary positions restart every this many tokens (sequence or packed sample)
   struct SavedState {
     Matrix x, r1, qkv, f1;
     NormResult n1, n2;

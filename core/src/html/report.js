@@ -1,0 +1,116 @@
+// dgxhost HTML report: draws the charts that html_charts.cpp described in #dgx-charts with Chart.js (embedded
+// in the page at build time: no network). With #selftest in the URL it records, in #dgx-selftest, how many charts
+// were drawn, whether each canvas holds drawn pixels, and every error: the headless-browser test reads it.
+(function () {
+  'use strict';
+  const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
+                   '#7f7f7f', '#bcbd22'];
+  const verdictColors = { pass: '#2ca02c', fail: '#d62728', regression: '#d62728', improvement: '#2ca02c' };
+
+  function axis(spec, fallbackType) {
+    const a = { type: spec.log ? 'logarithmic' : fallbackType, title: { display: true, text: spec.title } };
+    if (spec.begin_at_zero) a.beginAtZero = true;
+    return a;
+  }
+
+  function xyConfig(c) {
+    const datasets = c.series.map(function (s, i) {
+      const color = s.color || palette[i % palette.length];
+      return {
+        label: s.label, data: s.points.map(function (p) { return { x: p[0], y: p[1] }; }),
+        showLine: !!s.line, borderColor: color, backgroundColor: color, borderDash: s.dashed ? [6, 4] : [],
+        pointRadius: s.size === undefined ? 3 : s.size, pointStyle: s.marker || 'circle', borderWidth: s.line ? 2 : 1
+      };
+    });
+    return { type: 'scatter', data: { datasets: datasets },
+             options: { scales: { x: axis(c.x, 'linear'), y: axis(c.y, 'linear') } } };
+  }
+
+  function barConfig(c) {
+    const datasets = c.bars.map(function (b, i) {
+      const colors = b.verdicts ? b.verdicts.map(function (v) { return verdictColors[v] || '#8c959f'; })
+                                : palette[i % palette.length];
+      return { type: 'bar', label: b.label, data: b.values, backgroundColor: colors, borderColor: colors };
+    });
+    return { type: 'bar', data: { labels: c.categories, datasets: datasets },
+             options: { scales: { x: { title: { display: true, text: c.x.title } }, y: axis(c.y, 'linear') } } };
+  }
+
+  // Reference lines (a threshold, a link's peak) across the whole plot area, labelled at their right end.
+  const hlines = {
+    id: 'dgxHlines',
+    afterDatasetsDraw: function (chart, args, options) {
+      const y = chart.scales.y, area = chart.chartArea, ctx = chart.ctx;
+      (options.lines || []).forEach(function (h) {
+        const py = y.getPixelForValue(h.y);
+        if (py < area.top || py > area.bottom) return;
+        ctx.save();
+        ctx.strokeStyle = '#444';
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([6, 4]);
+        ctx.beginPath();
+        ctx.moveTo(area.left, py);
+        ctx.lineTo(area.right, py);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = '#444';
+        ctx.font = '11px sans-serif';
+        ctx.textAlign = 'right';
+        ctx.fillText(h.label, area.right - 4, py - 4);
+        ctx.restore();
+      });
+    }
+  };
+
+  function draw(c, canvas) {
+    const config = c.kind === 'bar' ? barConfig(c) : xyConfig(c);
+    config.options.animation = false;
+    config.options.responsive = false;
+    config.options.plugins = { title: { display: true, text: c.title, font: { size: 14 } },
+                               legend: { display: true, position: 'bottom' },
+                               dgxHlines: { lines: c.hlines || [] } };
+    // Keep every reference line inside the plot: the value axis reaches it.
+    (c.hlines || []).forEach(function (h) {
+      const y = config.options.scales.y;
+      if (!y.log) {
+        y.suggestedMax = Math.max(y.suggestedMax === undefined ? h.y : y.suggestedMax, h.y * 1.05);
+      }
+    });
+    config.plugins = [hlines];
+    return new window.Chart(canvas.getContext('2d'), config);
+  }
+
+  function drawnPixels(canvas) {
+    const ctx = canvas.getContext('2d');
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++;
+    return n;
+  }
+
+  function main() {
+    const result = { charts: 0, drawn: 0, blank: [], errors: window.dgxErrors || [] };
+    const specs = JSON.parse(document.getElementById('dgx-charts').textContent);
+    if (specs.length > 0 && typeof window.Chart === 'undefined') {
+      result.errors.push('Chart.js is not in this page');
+    } else {
+      specs.forEach(function (c) {
+        const canvas = document.getElementById(c.id);
+        result.charts++;
+        try {
+          draw(c, canvas);
+          const points = (c.series || c.bars || []).reduce(function (n, s) {
+            return n + (s.points || s.values || []).length;
+          }, 0);
+          if (points > 0 && drawnPixels(canvas) > 0) result.drawn++; else result.blank.push(c.id);
+        } catch (e) {
+          result.errors.push(c.id + ': ' + e);
+        }
+      });
+    }
+    if (window.location.hash === '#selftest')
+      document.getElementById('dgx-selftest').textContent = JSON.stringify(result);
+  }
+
+  main();
+})();

@@ -1,0 +1,60 @@
+// The serving explorer: sweep the replica's layout (TP × PP × EP), precision and concurrency with the serving model,
+// drop what does not fit, mark the throughput–latency Pareto front (output tokens/s per GPU against tokens/s per
+// user, both maximized) and recommend the cheapest configuration per million output tokens that meets the
+// latency SLOs — or say that none does and which SLO binds.
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/serve_model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dgx::llm {
+
+/// The space to sweep. Empty candidate lists take the defaults: TP powers of two up to the NVLink domain (and
+/// the heads), PP 1, 2, 4, 8 (up to the layers), EP every divisor of TP that divides the experts (1 for dense),
+/// concurrency powers of two up to the most that fit plus that most (offline).
+struct ServeSpace {
+  ServeConfig base;                   ///< lengths, KV precision, budget, fraction; the layout and load are swept
+  std::vector<Precision> precisions;  ///< precisions the system lacks are skipped with a note
+  bool auto_kv = false;               ///< each precision with its auto_kv_precision (else base.kv_precision)
+  std::vector<int> tp, pp, ep, concurrency;
+  int max_gpus = 0;  ///< GPUs per replica at most (the fleet); 0: no limit
+};
+
+/// Latency objectives on the 99th percentile (MLPerf Inference's convention; with fixed lengths p99 = median).
+/// 0: none.
+struct ServeSlo {
+  double ttft = 0;
+  double tpot = 0;
+  [[nodiscard]] bool met_by(const ServeProjection& p) const {
+    return (ttft <= 0 || p.ttft.p99 <= ttft) && (tpot <= 0 || p.tpot.p99 <= tpot);
+  }
+};
+
+struct ServePoint {
+  ServeProjection projection;
+  bool pareto = false;
+  bool meets_slo = false;
+};
+
+struct ServeExploreResult {
+  std::vector<ServePoint> points;          ///< every feasible configuration, by layout, precision, concurrency
+  std::optional<std::size_t> recommended;  ///< cheapest per million output tokens meeting the SLOs
+  std::string verdict;                     ///< the recommendation, or why there is none and which SLO binds
+  std::vector<std::string> notes;          ///< precisions skipped, layouts that do not fit (one line each)
+  std::uint64_t evaluated = 0;             ///< configurations projected
+  std::uint64_t infeasible = 0;            ///< (layout, precision) pairs that do not fit or are invalid
+};
+
+/// An error only when nothing at all is feasible (naming why, e.g. the leanest layout's memory).
+[[nodiscard]] Expected<ServeExploreResult> explore_serving(const ServeModel& model, const ServeSpace& space,
+                                                           const ServeSlo& slo, const std::optional<Price>& price);
+
+/// "TP2 PP1 fp8 at 64 in flight" / "... offline (512 in flight)": a point in words.
+[[nodiscard]] std::string describe_serve_point(const ServeProjection& p, bool moe);
+
+}  // namespace dgx::llm

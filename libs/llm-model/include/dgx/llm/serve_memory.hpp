@@ -1,0 +1,41 @@
+// Memory of a serving GPU: the weights of its stage at their precision, the activation workspace of one iteration
+// at the token budget, a reserve for the runtime, and the KV cache in what is left (a fraction of it, as
+// TensorRT-LLM's kv_cache_free_gpu_mem_fraction and vLLM's gpu_memory_utilization set aside). The KV cache decides
+// how many requests fit: with TensorRT-LLM's default guaranteed-no-evict scheduling a request reserves its whole
+// prompt + output when it is admitted.
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+namespace dgx::llm {
+
+struct ServeMemory {
+  double weights = 0;             ///< bytes per GPU of the fullest stage
+  double activations = 0;         ///< workspace of one iteration of max_batch_tokens tokens, logits included
+  double reserve = 0;             ///< CUDA context, library workspaces, communication buffers, CUDA graphs
+  double kv_cache = 0;            ///< bytes given to the KV cache
+  double capacity = 0;            ///< HBM bytes
+  double kv_bytes_per_token = 0;  ///< KV bytes one token takes on one GPU of the fullest stage
+
+  /// Tokens the replica's KV cache holds (every GPU holds its layers' share of each token).
+  [[nodiscard]] double kv_tokens() const { return kv_bytes_per_token > 0 ? kv_cache / kv_bytes_per_token : 0; }
+  /// Requests of prompt + output `tokens` that fit at once.
+  [[nodiscard]] int max_requests(double tokens) const;
+  [[nodiscard]] double total() const { return weights + activations + reserve + kv_cache; }
+};
+
+/// Weight bytes one GPU of the fullest stage holds: the decoder layers' linear weights at `shape.precision` (MoE:
+/// its experts/ep experts sliced tp/ep ways), norms and router in BF16, the token embedding on the first stage and
+/// the LM head on the last (BF16, split over TP).
+[[nodiscard]] double serve_weight_bytes(const ModelConfig& model, const ServeShape& shape);
+
+/// The memory of one GPU, or why the configuration does not fit: the weights alone exceed the HBM, or nothing is
+/// left for the KV cache after weights, activations and the reserve.
+[[nodiscard]] Expected<ServeMemory> serve_memory(const ModelConfig& model, const SystemProfile& system,
+                                                 const ServeShape& shape, int max_batch_tokens, int max_batch_size,
+                                                 double kv_fraction);
+
+}  // namespace dgx::llm

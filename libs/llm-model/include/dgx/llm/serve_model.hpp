@@ -1,0 +1,99 @@
+// The projection of one serving configuration: latency (TTFT, TPOT, end-to-end), throughput (output tokens/s of
+// the replica, per GPU, per user; requests/s), bandwidth and compute utilisation (MBU of decode, MFU of prefill),
+// KV cache capacity, the concurrency that fits, and cost per million output tokens.
+//
+// Continuous batching in steady state. B requests are in flight on the replica (closed loop: a finished request is
+// replaced at once; offline: B is the most that fit). Every iteration carries one token of each of the D decoding
+// requests and, in some iterations, prompt chunks of at most the token budget minus D tokens (a prompt longer than
+// that is split into k chunks). With fixed lengths the steady state is solved as a fluid:
+//   fraction of iterations carrying a chunk  φ = k·D / (osl − 1)   (when φ > 1 every iteration carries φ/k prompts)
+//   mean iteration (= TPOT)                   t̄ = φ·t(D, chunk) + (1 − φ)·t(D)
+//   requests/s                                R = D / ((osl − 1)·t̄)
+//   TTFT                                      wait for the running iteration (t̄/2 when B > 1) + k·t(D, chunk)
+//   Little's law                              B = R · (TTFT + (osl − 1)·t̄), solved for D by fixed-point iteration,
+// with D at most budget·(osl − 1)/(isl + osl − 1) (the prompts then queue for the budget and TTFT grows). With a
+// spread of lengths a step-level simulation serves requests one by one (serve_simulation.hpp) and reports medians
+// and 99th percentiles. Metric definitions follow trtllm-bench / AIPerf / vLLM bench serve (docs, reference notes):
+//   TPOT = (E2E − TTFT) / (output tokens − 1) (trtllm-bench TPOT, AIPerf ITL; not vLLM's chunk-gap "ITL");
+//   per-user speed = 1 / TPOT; output tokens/s = output tokens / duration; requests/s = requests / duration;
+//   MBU = (weight bytes + KV bytes read per decode iteration) / TPOT / HBM peak, per GPU (Databricks' definition);
+//   MFU = model FLOPs of one prompt's prefill / its time on the idle replica / GPUs / dense peak of the precision.
+#pragma once
+
+#include "dgx/llm/expected.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/op_time.hpp"
+#include "dgx/llm/serve_config.hpp"
+#include "dgx/llm/serve_memory.hpp"
+#include "dgx/llm/serve_step.hpp"
+#include "dgx/llm/step_model.hpp"
+#include "dgx/llm/system_profile.hpp"
+
+#include <optional>
+#include <string>
+
+namespace dgx::llm {
+
+/// A latency, seconds: fixed lengths give one steady-state value (median = p99 = mean); a simulation gives the
+/// distribution over its requests (percentiles by linear interpolation, numpy's default, as vLLM bench serve).
+struct LatencyStats {
+  double median = 0, p99 = 0, mean = 0;
+  [[nodiscard]] static LatencyStats constant(double value) { return {value, value, value}; }
+};
+
+/// What fits on the replica: its memory and the requests it holds at once.
+struct ServeCapacity {
+  ServeMemory memory;
+  double kv_tokens = 0;     ///< KV cache capacity of the replica, tokens
+  int max_concurrency = 0;  ///< requests whose prompt + output fit together
+};
+
+struct ServeProjection {
+  ServeConfig config;
+  ServeCapacity capacity;
+  bool offline = false;    ///< concurrency 0: as many requests as fit
+  int in_flight = 0;       ///< requests the engine holds: min(concurrency, max_concurrency), or max_concurrency
+  bool simulated = false;  ///< a spread of lengths: the latencies are distributions of a simulation
+  int simulated_requests = 0;
+  LatencyStats ttft, tpot, e2e;
+  double queue_wait = 0;  ///< of TTFT: waiting for a slot when concurrency exceeds max_concurrency
+  double output_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  double output_tokens_per_s_per_user = 0;  ///< 1 / TPOT (median)
+  double requests_per_s = 0;
+  double mbu = 0;
+  double mfu = 0;
+  double decode_batch = 0;             ///< requests decoding per iteration, mean
+  double prefill_tokens_per_iter = 0;  ///< prompt tokens per iteration, mean
+  double chunk_tokens = 0;             ///< prompt tokens of one chunk (a prompt longer than the budget is split)
+  StepCost decode_step;                ///< an iteration of the D decoding requests alone
+  StepCost chunk_step;                 ///< the same with a prompt chunk
+  std::optional<double> usd_per_million_output_tokens;
+  std::string price_label;
+  std::string provenance;  ///< model version, system, where the op times come from
+};
+
+/// Projects serving configurations of one model on one system.
+class ServeModel {
+public:
+  /// `provider` (optional) must outlive the model; by default the split-K roofline of `system`.
+  ServeModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider = nullptr);
+
+  /// Validity (serve_config_error) and memory: the reason when the configuration cannot run.
+  [[nodiscard]] Expected<ServeCapacity> capacity(const ServeConfig& config) const;
+  /// The full projection, or why the configuration is invalid or does not fit.
+  [[nodiscard]] Expected<ServeProjection> project(const ServeConfig& config,
+                                                  const std::optional<Price>& price = std::nullopt) const;
+  /// The projection of a configuration whose capacity is known (the explorer's path; no validity check).
+  [[nodiscard]] ServeProjection project(const ServeConfig& config, const ServeCapacity& capacity,
+                                        const std::optional<Price>& price) const;
+
+  [[nodiscard]] const ServeStepModel& steps() const { return steps_; }
+  [[nodiscard]] const ModelConfig& model() const { return steps_.model(); }
+  [[nodiscard]] const SystemProfile& system() const { return steps_.system(); }
+
+private:
+  ServeStepModel steps_;
+};
+
+}  // namespace dgx::llm

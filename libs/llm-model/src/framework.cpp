@@ -1,0 +1,154 @@
+#include "dgx/llm/framework.hpp"
+
+#include "catalog_files.hpp"
+#include "toml_reader.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+namespace dgx::llm {
+
+namespace {
+
+using detail::bounded;
+using detail::TomlTable;
+
+constexpr std::string_view kFolder = "frameworks";
+/// Inheritance deeper than this is a cycle.
+constexpr int kMaxInheritance = 16;
+
+void read_software(const TomlTable& t, Software& s) {
+  s.low_precision_params = t.boolean("low_precision_params", s.low_precision_params);
+  if (t.contains("tp_overlap")) {
+    s.tp_overlap.fill(bounded(t, "tp_overlap", 0, 1));
+  }
+  for (const Precision p : kAllPrecisions) {
+    const std::string key = "tp_overlap_" + std::string(to_string(p));
+    if (t.contains(key)) {
+      s.tp_overlap[static_cast<std::size_t>(p)] = bounded(t, key, 0, 1);
+    }
+  }
+  s.in_place_cross_entropy = t.boolean("in_place_cross_entropy", s.in_place_cross_entropy);
+  if (t.contains("overlap_slowdown")) {
+    s.overlap_slowdown = bounded(t, "overlap_slowdown", 0, 1);
+  }
+}
+
+void read_kernels(const TomlTable& t, KernelEfficiency& k) {
+  for (const Precision p : kAllPrecisions) {
+    const std::string key = "gemm_" + std::string(to_string(p));
+    if (t.contains(key)) {
+      k.gemm[static_cast<std::size_t>(p)] = bounded(t, key, 0.05, 1.5);
+    }
+  }
+  if (t.contains("attention")) {
+    k.attention = bounded(t, "attention", 0.05, 2);
+  }
+}
+
+FrameworkProfile read_framework(const TomlTable& t, FrameworkProfile profile) {
+  profile.name = t.string("name");
+  profile.display = t.string("display");
+  profile.released = t.string("released");
+  profile.source = t.string("source");
+  profile.inherits = t.optional_string("inherits").value_or("");
+  if (t.contains("software")) {
+    read_software(t.table("software"), profile.software);
+  }
+  if (t.contains("kernels")) {
+    const TomlTable kernels = t.table("kernels");
+    for (const char* arch : {"ampere", "hopper", "blackwell", "blackwell-ultra"}) {
+      if (kernels.contains(arch)) {
+        read_kernels(kernels.table(arch), profile.kernels[arch]);
+      }
+    }
+  }
+  return profile;
+}
+
+/// The name a file inherits, read before the file itself is parsed over its base.
+Expected<std::string> inherited_name(std::string_view text, std::string_view file) {
+  return detail::read_toml(text, file, [](const TomlTable& t) { return t.optional_string("inherits").value_or(""); });
+}
+
+Expected<FrameworkProfile> load(std::string_view name, int depth) {
+  if (depth > kMaxInheritance) {
+    return Error{"framework profile '" + std::string(name) + "': inheritance deeper than " +
+                 std::to_string(kMaxInheritance) + " (a cycle?)"};
+  }
+  auto file = detail::catalog_file(kFolder, "framework", name);
+  if (!file) {
+    return file.error();
+  }
+  const std::string path = "configs/" + std::string(file->path);
+  auto parent_name = inherited_name(file->text, path);
+  if (!parent_name) {
+    return parent_name.error();
+  }
+  FrameworkProfile base;
+  if (!parent_name->empty()) {
+    auto parent = load(*parent_name, depth + 1);
+    if (!parent) {
+      return Error{path + ": inherits '" + *parent_name + "': " + parent.error().message};
+    }
+    base = std::move(parent).value();
+  }
+  auto profile = parse_framework(file->text, path, base);
+  if (profile && profile->name != name) {
+    return Error{path + ": key 'name' is \"" + profile->name + "\", expected \"" + std::string(name) +
+                 "\" (the file name)"};
+  }
+  return profile;
+}
+
+}  // namespace
+
+Expected<FrameworkProfile> parse_framework(std::string_view toml_text, std::string_view file,
+                                           const FrameworkProfile& base) {
+  return detail::read_toml(toml_text, file, [&](const TomlTable& t) { return read_framework(t, base); });
+}
+
+Expected<FrameworkProfile> find_framework(std::string_view name) { return load(name, 0); }
+
+std::vector<std::string> framework_names() {
+  std::vector<std::pair<std::string, std::string>> dated;  // (released, name)
+  for (const std::string& name : detail::catalog_names(kFolder)) {
+    auto profile = find_framework(name);
+    dated.emplace_back(profile ? profile->released : std::string(), name);
+  }
+  std::sort(dated.begin(), dated.end());
+  std::vector<std::string> names;
+  for (auto& [released, name] : dated) {
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::string default_framework() {
+  const std::vector<std::string> names = framework_names();
+  return names.empty() ? std::string() : names.back();
+}
+
+SystemProfile apply_framework(SystemProfile system, const FrameworkProfile& framework) {
+  system.software = framework.software;
+  system.software.framework = framework.name;
+  auto found = framework.kernels.find(system.architecture);
+  if (found == framework.kernels.end()) {
+    // A variant ("blackwell-ultra") runs its family's kernels unless the profile says otherwise.
+    found = framework.kernels.find(std::string_view(system.architecture).substr(0, system.architecture.find('-')));
+  }
+  if (found == framework.kernels.end()) {
+    return system;
+  }
+  const KernelEfficiency& k = found->second;
+  for (std::size_t p = 0; p < k.gemm.size(); ++p) {
+    system.efficiency.gemm_software[p] = k.gemm[p].value_or(1.0);
+  }
+  const double attention = k.attention.value_or(1.0);
+  system.efficiency.attention_fwd = std::min(1.0, system.efficiency.attention_fwd * attention);
+  system.efficiency.attention_bwd = std::min(1.0, system.efficiency.attention_bwd * attention);
+  return system;
+}
+
+}  // namespace dgx::llm

@@ -1,0 +1,233 @@
+#include "dgx/llm/serve_model.hpp"
+
+#include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace dgx::llm {
+
+namespace {
+
+/// The fluid steady state of B requests of fixed lengths (serve_model.hpp).
+struct SteadyState {
+  double decoding = 0;     ///< D
+  double chunk = 0;        ///< prompt tokens of one chunk
+  int chunks = 1;          ///< k chunks per prompt
+  double chunk_share = 0;  ///< φ (capped at 1)
+  double prefill_per_iter = 0;
+  double iteration = 0;  ///< t̄ = TPOT
+  double ttft = 0;
+  double requests_per_s = 0;
+  StepCost decode_step, chunk_step;
+};
+
+class SteadyStateSolver {
+public:
+  SteadyStateSolver(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c)
+      : steps_(steps), shape_(shape), isl_(c.isl), osl_(c.osl), budget_(c.batch_tokens()) {}
+
+  [[nodiscard]] SteadyState solve(double in_flight) const {
+    if (osl_ <= 1) {
+      return prefill_only(in_flight);
+    }
+    const double cap = budget_ * (osl_ - 1.0) / (isl_ + osl_ - 1.0);
+    double decoding = std::min(in_flight, cap);
+    SteadyState s;
+    for (int i = 0; i < 60; ++i) {
+      s = at(decoding, in_flight);
+      const double e2e = s.ttft + (osl_ - 1.0) * s.iteration;
+      const double next = std::min(cap, in_flight * (osl_ - 1.0) * s.iteration / e2e);
+      const bool converged = std::abs(next - decoding) <= 1e-6 * std::max(1.0, decoding);
+      decoding = 0.5 * (decoding + next);
+      if (converged) {
+        break;
+      }
+    }
+    s = at(decoding, in_flight);
+    // Little's law closes the loop: what the fluid TTFT does not cover is queueing for the prompt budget.
+    s.requests_per_s = s.decoding / ((osl_ - 1.0) * s.iteration);
+    s.ttft = std::max(s.ttft, in_flight / s.requests_per_s - (osl_ - 1.0) * s.iteration);
+    return s;
+  }
+
+private:
+  /// Tokens in a decoding request's KV cache, averaged over its decode steps.
+  [[nodiscard]] double decode_context() const { return isl_ + 0.5 * osl_; }
+
+  [[nodiscard]] StepLoad load(double decoding, double prompt_tokens, double prompts_completing) const {
+    // Causal attention of a chunk over its prompt: on average a prompt token attends to half the prompt.
+    return StepLoad{.decode_seqs = decoding,
+                    .decode_kv_tokens = decoding * decode_context(),
+                    .prefill_tokens = prompt_tokens,
+                    .prefill_pairs = prompt_tokens * 0.5 * (isl_ + 1.0),
+                    .logit_rows = decoding + prompts_completing};
+  }
+
+  [[nodiscard]] SteadyState at(double decoding, double in_flight) const {
+    SteadyState s;
+    s.decoding = decoding;
+    const double room = std::max(1.0, budget_ - decoding);
+    s.chunk = std::min<double>(isl_, room);
+    s.chunks = static_cast<int>(std::ceil(isl_ / s.chunk - 1e-9));
+    s.chunk = static_cast<double>(isl_) / s.chunks;
+    s.decode_step = steps_.step(shape_, load(decoding, 0, 0));
+    s.chunk_step = steps_.step(shape_, load(decoding, s.chunk, 1.0 / s.chunks));
+    const double share = s.chunks * decoding / (osl_ - 1.0);
+    if (share <= 1) {
+      s.chunk_share = share;
+      s.iteration = share * s.chunk_step.seconds + (1 - share) * s.decode_step.seconds;
+      s.prefill_per_iter = share * s.chunk;
+    } else {
+      // More prompts than iterations: every iteration carries share/k prompts' worth of chunks, within the budget.
+      s.chunk_share = 1;
+      s.prefill_per_iter = std::min(share * s.chunk, room);
+      const StepCost merged = steps_.step(shape_, load(decoding, s.prefill_per_iter, s.prefill_per_iter / isl_));
+      s.iteration = merged.seconds;
+    }
+    const double wait = in_flight > 1 ? 0.5 * s.iteration : 0.0;
+    s.ttft = wait + s.chunks * s.chunk_step.seconds;
+    s.requests_per_s = decoding / ((osl_ - 1.0) * s.iteration);
+    return s;
+  }
+
+  /// One output token per request: every iteration is prompts only.
+  [[nodiscard]] SteadyState prefill_only(double in_flight) const {
+    SteadyState s;
+    const double tokens = std::min<double>(budget_, in_flight * isl_);
+    s.chunk = std::min<double>(isl_, budget_);
+    s.chunks = static_cast<int>(std::ceil(isl_ / s.chunk - 1e-9));
+    s.prefill_per_iter = tokens;
+    s.chunk_step = steps_.step(shape_, load(0, tokens, tokens / isl_));
+    s.decode_step = s.chunk_step;
+    s.iteration = s.chunk_step.seconds;
+    s.requests_per_s = tokens / isl_ / s.iteration;
+    s.ttft = std::max(s.chunks * s.iteration, in_flight / s.requests_per_s);
+    return s;
+  }
+
+  const ServeStepModel& steps_;
+  ServeShape shape_;
+  int isl_, osl_;
+  double budget_;
+};
+
+double bandwidth_utilisation(const StepCost& decode, double tpot, const SystemProfile& system) {
+  return tpot > 0 ? (decode.weight_bytes + decode.kv_bytes) / tpot / system.hbm_bytes_per_s() : 0;
+}
+
+/// MFU of one prompt's prefill on the idle replica.
+double prefill_mfu(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c) {
+  const double chunk = std::min(c.isl, c.batch_tokens());
+  const int chunks = static_cast<int>(std::ceil(c.isl / chunk - 1e-9));
+  const double tokens = static_cast<double>(c.isl) / chunks;
+  const StepLoad one{
+      .prefill_tokens = tokens, .prefill_pairs = tokens * 0.5 * (c.isl + 1.0), .logit_rows = 1.0 / chunks};
+  const StepCost cost = steps.step(shape, one);
+  const double peak = steps.system().dense_peak_flops(shape.precision) * shape.layout.gpus();
+  return peak > 0 ? cost.flops / cost.seconds / peak : 0;
+}
+
+std::string provenance(const SystemProfile& system, const StepCost& decode, const StepCost& chunk) {
+  const int measured = decode.measured_ops + chunk.measured_ops;
+  const std::string ops = measured == 0 ? std::string("roofline (efficiencies of configs/systems, iteration overhead "
+                                                      "fitted on configs/baselines/inference.toml)")
+                                        : std::to_string(measured) + " of " + std::to_string(decode.ops + chunk.ops) +
+                                              " ops measured, the rest roofline";
+  return std::string("projected: ") + serve_constants::kModelVersion + ", system " + system.name + ", op times: " + ops;
+}
+
+}  // namespace
+
+ServeModel::ServeModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
+    : steps_(std::move(model), std::move(system), provider) {}
+
+Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
+  if (auto error = serve_config_error(model(), system(), config)) {
+    return *error;
+  }
+  const ServeShape shape{config.layout, config.precision, config.kv_precision};
+  auto memory =
+      serve_memory(model(), system(), shape, config.batch_tokens(), config.batch_size(), config.kv_fraction());
+  if (!memory) {
+    return memory.error();
+  }
+  ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens()};
+  const int tokens = config.isl + config.osl;
+  c.max_concurrency = std::min(config.batch_size(), memory->max_requests(tokens));
+  if (c.max_concurrency < 1) {
+    return Error{"one request of " + std::to_string(tokens) + " tokens (ISL + OSL) does not fit the KV cache of " +
+                 std::to_string(static_cast<long long>(c.kv_tokens)) + " tokens left on " + system().name + " at " +
+                 layout_label(config.layout, model().moe()) + " in " + std::string(to_string(config.precision))};
+  }
+  return c;
+}
+
+Expected<ServeProjection> ServeModel::project(const ServeConfig& config, const std::optional<Price>& price) const {
+  auto c = capacity(config);
+  if (!c) {
+    return c.error();
+  }
+  return project(config, *c, price);
+}
+
+ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapacity& capacity,
+                                    const std::optional<Price>& price) const {
+  ServeProjection p;
+  p.config = config;
+  p.capacity = capacity;
+  p.offline = config.concurrency == 0;
+  p.in_flight = p.offline ? capacity.max_concurrency : std::min(config.concurrency, capacity.max_concurrency);
+  const ServeShape shape{config.layout, config.precision, config.kv_precision};
+  const SteadyState s = SteadyStateSolver(steps_, shape, config).solve(p.in_flight);
+  p.decode_batch = s.decoding;
+  p.prefill_tokens_per_iter = s.prefill_per_iter;
+  p.chunk_tokens = s.chunk;
+  p.decode_step = s.decode_step;
+  p.chunk_step = s.chunk_step;
+  p.requests_per_s = s.requests_per_s;
+  p.output_tokens_per_s = s.requests_per_s * config.osl;
+  p.ttft = LatencyStats::constant(s.ttft);
+  p.tpot = LatencyStats::constant(config.osl > 1 ? s.iteration : 0.0);
+  p.e2e = LatencyStats::constant(s.ttft + (config.osl - 1.0) * s.iteration);
+  if (config.has_spread()) {
+    const SimulationResult sim =
+        simulate_serving(steps_, shape, config, capacity.kv_tokens, p.in_flight, config.requests);
+    p.simulated = true;
+    p.simulated_requests = sim.requests;
+    p.ttft = sim.ttft;
+    p.tpot = sim.tpot;
+    p.e2e = sim.e2e;
+    p.output_tokens_per_s = sim.output_tokens / sim.duration;
+    p.requests_per_s = sim.requests / sim.duration;
+    p.decode_batch = sim.mean_decode_batch;
+    p.prefill_tokens_per_iter = sim.mean_prefill_tokens;
+    p.decode_step = steps_.step(shape, StepLoad{.decode_seqs = sim.mean_decode_batch,
+                                                .decode_kv_tokens = sim.mean_decode_batch * sim.mean_decode_context,
+                                                .logit_rows = sim.mean_decode_batch});
+  }
+  // Requests beyond what fits wait for a slot (closed loop: Little's law over the waiting line).
+  if (!p.offline && config.concurrency > p.in_flight && p.requests_per_s > 0) {
+    p.queue_wait = (config.concurrency - p.in_flight) / p.requests_per_s;
+    for (LatencyStats* l : {&p.ttft, &p.e2e}) {
+      l->median += p.queue_wait;
+      l->p99 += p.queue_wait;
+      l->mean += p.queue_wait;
+    }
+  }
+  p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / config.layout.gpus();
+  p.output_tokens_per_s_per_user = p.tpot.median > 0 ? 1.0 / p.tpot.median : 0;
+  p.mbu = bandwidth_utilisation(p.decode_step, p.tpot.median, system());
+  p.mfu = prefill_mfu(steps_, shape, config);
+  if (price && p.output_tokens_per_s > 0) {
+    p.usd_per_million_output_tokens =
+        price->usd_per_gpu_hour * config.layout.gpus() / 3600.0 / p.output_tokens_per_s * 1e6;
+  }
+  p.price_label = price ? price->label : "no price";
+  p.provenance = provenance(system(), p.decode_step, p.chunk_step);
+  return p;
+}
+
+}  // namespace dgx::llm

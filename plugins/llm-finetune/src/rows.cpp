@@ -1,0 +1,74 @@
+#include "rows.hpp"
+
+#include <cstdint>
+
+#include "params.hpp"
+
+namespace dgx::plugins::llm_finetune {
+
+namespace {
+
+using dgx::sdk::Row;
+
+constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
+
+std::vector<std::string> target_names(const llm::LoraConfig& lora) {
+  std::vector<std::string> names;
+  for (const llm::LoraTarget t : lora.targets) {
+    names.emplace_back(llm::to_string(t));
+  }
+  return names;
+}
+
+void add_config(Row& row, const RowContext& c, llm::FineTuneMethod method, int gpus, const llm::TrainConfig& t) {
+  // The keys users set, so a row can be fed back with --set; gpus, precision and method vary as table columns
+  // (the layout field stands for the parallel keys).
+  const llm::LoraConfig& lora = c.settings.finetune.lora;
+  llm::plugin::add_training_config(row, c.assumptions, gpus, t);
+  row.config(key::method, std::string(llm::to_string(method)))
+      .config(key::lora_rank, lora.rank, kHiddenConfig)
+      .config(key::lora_alpha, lora.alpha, kHiddenConfig)
+      .config(key::lora_targets, target_names(lora), kHiddenConfig)
+      .config(key::packed, c.settings.finetune.packed, kHiddenConfig)
+      .config(key::tokens, c.job.dataset_tokens, kHiddenConfig);
+}
+
+}  // namespace
+
+std::string method_label(llm::FineTuneMethod method, const llm::LoraConfig& lora) {
+  if (method == llm::FineTuneMethod::sft) {
+    return "SFT";
+  }
+  return "LoRA r" + std::to_string(lora.rank) + " " + llm::targets_label(lora);
+}
+
+llm::FineTune finetune_of(const FinetuneSettings& settings, llm::FineTuneMethod method) {
+  llm::FineTune f = settings.finetune;
+  f.method = method;
+  return f;
+}
+
+Row finetune_row(const std::string& table, const RowContext& c, llm::FineTuneMethod method,
+                 const llm::TrainConfig& train, const llm::plugin::Headline& headline,
+                 const llm::StepBreakdown& breakdown) {
+  const llm::FineTune f = finetune_of(c.settings, method);
+  const llm::ModelConfig& m = c.assumptions.model;
+  Row row(dgx::sdk::ResultMode::projected);
+  row.table(table);
+  add_config(row, c, method, headline.gpus, train);
+  llm::plugin::add_provenance(row, c.assumptions, train);
+  row.field("finetune_flops",
+            f.lora_method() ? "executed: frozen weights' forward and dgrad GEMMs (2/3 of SFT's), the attention core "
+                              "whole, the adapters' GEMMs"
+                            : "executed: every GEMM's forward, dgrad and wgrad, the attention core within samples",
+            DGX_FIELD_HIDDEN);
+  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::hours_to_finetune);
+  const double executed = llm::finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
+  const double published = llm::published_finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
+  row.metric("trainable_parameters", llm::trainable_parameters(m, f), "count", DGX_METRIC_HIDDEN)
+      .metric("mfu_published", executed > 0 ? 100 * headline.mfu * published / executed : 0.0, "%", DGX_METRIC_HIDDEN);
+  llm::plugin::add_breakdown_metrics(row, breakdown);
+  return row;
+}
+
+}  // namespace dgx::plugins::llm_finetune

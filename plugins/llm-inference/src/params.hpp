@@ -1,0 +1,43 @@
+// The configuration schema of the llm-inference workload: the keys users' scripts and presets rely on
+// (configs/workloads/*-serve.toml use them), with defaults equal to the llama8b-serve preset so that
+// `dgxhost --plugin llm-inference` alone projects Llama 3.1 8B on H100. The help texts carry the metric definitions
+// (--describe prints them).
+#pragma once
+
+#include <vector>
+
+#include <dgx/sdk/workload.hpp>
+
+namespace dgx::plugins::llm_inference {
+
+/// Config keys. Renaming one breaks users' scripts and presets.
+namespace key {
+inline constexpr const char* model = "model";
+inline constexpr const char* system = "system";
+inline constexpr const char* gpus = "gpus";
+inline constexpr const char* precision = "precision";
+inline constexpr const char* kv_precision = "serve.kv_precision";
+inline constexpr const char* tp = "parallel.tp";
+inline constexpr const char* pp = "parallel.pp";
+inline constexpr const char* ep = "parallel.ep";
+inline constexpr const char* isl = "serve.isl";
+inline constexpr const char* osl = "serve.osl";
+inline constexpr const char* isl_stdev = "serve.isl_stdev";
+inline constexpr const char* osl_stdev = "serve.osl_stdev";
+inline constexpr const char* requests = "serve.requests";
+inline constexpr const char* concurrency = "serve.concurrency";
+inline constexpr const char* max_batch_tokens = "serve.max_batch_tokens";
+inline constexpr const char* max_batch_size = "serve.max_batch_size";
+inline constexpr const char* kv_cache_fraction = "serve.kv_cache_fraction";
+inline constexpr const char* slo_ttft = "serve.slo.ttft";
+inline constexpr const char* slo_tpot = "serve.slo.tpot";
+inline constexpr const char* provider = "cost.provider";
+inline constexpr const char* usd_per_gpu_hour = "cost.usd_per_gpu_hour";
+inline constexpr const char* explore_concurrency = "explore.concurrency";
+inline constexpr const char* explore_rows = "explore.rows";
+}  // namespace key
+
+/// Every parameter of the workload, with its default, unit and help.
+[[nodiscard]] std::vector<dgx::sdk::Param> inference_params();
+
+}  // namespace dgx::plugins::llm_inference

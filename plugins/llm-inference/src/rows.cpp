@@ -1,0 +1,147 @@
+#include "rows.hpp"
+
+#include <cstdint>
+#include <utility>
+
+#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/serve_constants.hpp"
+#include "params.hpp"
+
+namespace dgx::plugins::llm_inference {
+
+namespace {
+
+using dgx::sdk::Row;
+using llm::plugin::fixed;
+
+constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
+constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
+constexpr std::uint32_t kHiddenField = DGX_FIELD_HIDDEN;
+
+void add_config(Row& row, const Assumptions& a, const InferenceSettings& s, const llm::ServeConfig& c) {
+  // The keys users set, so a row can be fed back with --set.
+  row.config(key::model, a.model.name, kHiddenConfig)
+      .config(key::system, a.system.name, kHiddenConfig)
+      .config(key::gpus, s.gpus, kHiddenConfig)
+      .config(key::precision, std::string(llm::to_string(c.precision)))
+      .config(key::kv_precision, std::string(llm::to_string(c.kv_precision)), kHiddenConfig)
+      .config(key::tp, c.layout.tp, kHiddenConfig)
+      .config(key::pp, c.layout.pp, kHiddenConfig)
+      .config(key::ep, c.layout.ep, kHiddenConfig)
+      .config(key::isl, c.isl, kHiddenConfig)
+      .config(key::osl, c.osl, kHiddenConfig)
+      .config(key::isl_stdev, c.isl_stdev, kHiddenConfig)
+      .config(key::osl_stdev, c.osl_stdev, kHiddenConfig)
+      .config(key::concurrency, c.concurrency, kHiddenConfig)
+      .config(key::max_batch_tokens, c.batch_tokens(), kHiddenConfig)
+      .config(key::max_batch_size, c.batch_size(), kHiddenConfig)
+      .config(key::kv_cache_fraction, c.kv_fraction(), kHiddenConfig);
+}
+
+void add_fields(Row& row, const Assumptions& a, const llm::ServeProjection& p) {
+  const auto peak = a.system.dense_peak_flops(p.config.precision) / 1e12;
+  row.field("layout", llm::layout_label(p.config.layout, a.model.moe()))
+      .field("load", load_label(p))
+      .field("model", llm::serve_constants::kModelVersion, kHiddenField)
+      .field("system", a.system.name, kHiddenField)
+      .field("calibration", a.calibration, kHiddenField)
+      .field("price", a.price_reason, kHiddenField)
+      .field("mbu_peak", mbu_peak_label(a.system), kHiddenField)
+      .field("mfu_peak",
+             fixed(peak, 0) + " TFLOP/s dense " + std::string(llm::to_string(p.config.precision)) + " (" +
+                 a.system.name + ")",
+             kHiddenField)
+      .field("tpot_definition",
+             "(E2E - TTFT) / (output tokens - 1): trtllm-bench's TPOT, AIPerf's ITL (not vLLM's chunk-gap ITL)",
+             kHiddenField)
+      .field("latency",
+             p.simulated ? "simulated: " + std::to_string(p.simulated_requests) +
+                               " requests after a warm-up burst; medians and p99 by linear interpolation"
+                         : "steady state of fixed lengths (median = p99)",
+             kHiddenField)
+      .field("source", p.provenance, kHiddenField);
+}
+
+void add_latency(Row& row, RowView view, const llm::ServeProjection& p) {
+  const std::uint32_t e2e_flag = view == RowView::explore ? kHiddenMetric : 0;
+  row.metric("ttft", p.ttft.median, "s", 0, "TTFT")
+      .metric("tpot", p.tpot.median, "s", 0, "TPOT")
+      .metric("e2e_latency", p.e2e.median, "s", e2e_flag, "E2E");
+  if (p.simulated) {
+    const std::uint32_t p99_flag = view == RowView::explore ? kHiddenMetric : 0;
+    row.metric("ttft.p99", p.ttft.p99, "s", p99_flag, "TTFT p99")
+        .metric("tpot.p99", p.tpot.p99, "s", p99_flag, "TPOT p99")
+        .metric("e2e_latency.p99", p.e2e.p99, "s", kHiddenMetric);
+  }
+}
+
+void add_throughput(Row& row, RowView view, const InferenceSettings& s, const llm::ServeProjection& p) {
+  const bool explore = view == RowView::explore;
+  const int replicas = s.gpus / p.config.layout.gpus();
+  row.metric("output_tokens_per_s", p.output_tokens_per_s, "tokens/s", explore ? kHiddenMetric : 0, "tok/s")
+      .metric("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu, "tokens/s", 0, "tok/s/GPU")
+      .metric("output_tokens_per_s_per_user", p.output_tokens_per_s_per_user, "tokens/s", 0, "tok/s/user")
+      .metric("requests_per_s", p.requests_per_s, "1", kHiddenMetric)
+      .metric("mbu", 100 * p.mbu, "%", 0, "MBU %")
+      .metric("mfu", 100 * p.mfu, "%", explore ? kHiddenMetric : 0, "MFU %")
+      .metric("kv_cache_tokens", p.capacity.kv_tokens, "count", kHiddenMetric)
+      .metric("max_concurrency", p.capacity.max_concurrency, "count", kHiddenMetric)
+      .metric("in_flight", p.in_flight, "count", kHiddenMetric)
+      .metric("queue_wait", p.queue_wait, "s", kHiddenMetric)
+      .metric("replicas", replicas, "count", kHiddenMetric)
+      .metric("output_tokens_per_s_fleet", replicas * p.output_tokens_per_s, "tokens/s", kHiddenMetric);
+  if (p.usd_per_million_output_tokens) {
+    row.metric("usd_per_million_output_tokens", *p.usd_per_million_output_tokens, "USD", 0, "$/Mtok");
+  }
+}
+
+void add_breakdowns(Row& row, const llm::ServeProjection& p) {
+  const llm::StepCost& d = p.decode_step;
+  const llm::ServeMemory& m = p.capacity.memory;
+  const std::pair<const char*, double> seconds[] = {
+      {"decode_iteration.time", d.seconds},      {"decode_iteration.compute", d.compute},
+      {"decode_iteration.tp", d.tp_comm},        {"decode_iteration.pp", d.pp_comm},
+      {"decode_iteration.overhead", d.overhead}, {"chunk_iteration.time", p.chunk_step.seconds}};
+  for (const auto& [name, value] : seconds) {
+    row.metric(name, value, "s", kHiddenMetric);
+  }
+  row.metric("decode_batch", p.decode_batch, "count", kHiddenMetric)
+      .metric("prefill_tokens_per_iteration", p.prefill_tokens_per_iter, "count", kHiddenMetric);
+  const std::pair<const char*, double> bytes[] = {
+      {"memory.weights", m.weights},   {"memory.activations", m.activations},
+      {"memory.reserve", m.reserve},   {"memory.kv_cache", m.kv_cache},
+      {"memory.capacity", m.capacity}, {"memory.kv_bytes_per_token", m.kv_bytes_per_token}};
+  for (const auto& [name, value] : bytes) {
+    row.metric(name, value, "B", kHiddenMetric);
+  }
+}
+
+}  // namespace
+
+std::string load_label(const llm::ServeProjection& p) {
+  if (p.offline) {
+    return "offline (" + std::to_string(p.in_flight) + " in flight)";
+  }
+  if (p.config.concurrency > p.in_flight) {
+    return std::to_string(p.config.concurrency) + " (" + std::to_string(p.in_flight) + " fit, the rest queue)";
+  }
+  return std::to_string(p.config.concurrency);
+}
+
+std::string mbu_peak_label(const llm::SystemProfile& system) {
+  return fixed(system.hbm_tb_s, 2) + " TB/s HBM (" + system.name + ")";
+}
+
+Row serve_row(const std::string& table, RowView view, const Assumptions& assumptions, const InferenceSettings& settings,
+              const llm::ServeProjection& projection, dgx::sdk::ResultMode mode) {
+  Row row(mode);
+  row.table(table);
+  add_config(row, assumptions, settings, projection.config);
+  add_fields(row, assumptions, projection);
+  add_latency(row, view, projection);
+  add_throughput(row, view, settings, projection);
+  add_breakdowns(row, projection);
+  return row;
+}
+
+}  // namespace dgx::plugins::llm_inference

@@ -1,0 +1,100 @@
+#include "settings.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "dgx/llm/plugin/catalog_lookup.hpp"
+#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/plugin/training_settings.hpp"
+#include "params.hpp"
+
+namespace dgx::plugins::llm_inference {
+
+namespace {
+
+using dgx::sdk::InvalidArgument;
+using llm::plugin::bounded_int;
+using llm::plugin::fixed;
+using llm::plugin::read_int;
+
+double read_non_negative(const dgx::sdk::Host& host, const char* key, const char* what) {
+  const double value = host.get_float(key);
+  if (!(value >= 0) || !std::isfinite(value)) {
+    throw InvalidArgument(std::string(key) + " must be " + what + ", got " + fixed(value, 3));
+  }
+  return value;
+}
+
+std::optional<llm::Precision> read_kv_precision(const dgx::sdk::Host& host) {
+  const std::string text = host.get_string(key::kv_precision);
+  if (text == "auto") {
+    return std::nullopt;
+  }
+  const auto precision = llm::parse_precision(text);
+  if (!precision || *precision == llm::Precision::mxfp8) {
+    throw InvalidArgument(std::string(key::kv_precision) + ": '" + text + "' is not one of auto, bf16, fp8, nvfp4");
+  }
+  return precision;
+}
+
+void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
+  llm::ServeConfig& c = s.config;
+  c.layout = llm::ServeLayout{
+      .tp = read_int(host, key::tp, 1), .pp = read_int(host, key::pp, 1), .ep = read_int(host, key::ep, 1)};
+  c.precision = s.precisions.front();
+  c.kv_precision = s.kv_precision_for(c.precision);
+  c.isl = read_int(host, key::isl, 1);
+  c.osl = read_int(host, key::osl, 1);
+  c.isl_stdev = read_non_negative(host, key::isl_stdev, "a standard deviation >= 0");
+  c.osl_stdev = read_non_negative(host, key::osl_stdev, "a standard deviation >= 0");
+  c.requests = read_int(host, key::requests, 0);
+  c.concurrency = read_int(host, key::concurrency, 0);
+  c.max_batch_tokens = read_int(host, key::max_batch_tokens, 1);
+  c.max_batch_size = read_int(host, key::max_batch_size, 1);
+  c.kv_cache_fraction = host.get_float(key::kv_cache_fraction);
+  if (!(c.kv_cache_fraction > 0 && c.kv_cache_fraction <= 1)) {
+    throw InvalidArgument(std::string(key::kv_cache_fraction) + " must lie in (0, 1], got " +
+                          fixed(c.kv_cache_fraction, 3));
+  }
+  s.slo.ttft = read_non_negative(host, key::slo_ttft, "a time >= 0 (0: no objective)");
+  s.slo.tpot = read_non_negative(host, key::slo_tpot, "a time >= 0 (0: no objective)");
+}
+
+void read_cost(const dgx::sdk::Host& host, InferenceSettings& s) {
+  s.provider = host.get_string(key::provider);
+  s.usd_per_gpu_hour = llm::plugin::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
+}
+
+void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
+  for (const std::int64_t c : host.get_int_list(key::explore_concurrency)) {
+    s.explore_concurrency.push_back(bounded_int(key::explore_concurrency, c, 1));
+  }
+  const std::string rows = host.get_string(key::explore_rows);
+  if (rows != "front" && rows != "all") {
+    throw InvalidArgument(std::string(key::explore_rows) + ": '" + rows + "' is not one of front, all");
+  }
+  s.explore_all_rows = rows == "all";
+}
+
+}  // namespace
+
+llm::Precision InferenceSettings::kv_precision_for(llm::Precision weights) const {
+  return kv_precision ? *kv_precision : llm::auto_kv_precision(weights);
+}
+
+InferenceSettings read_settings(const dgx::sdk::Host& host) {
+  InferenceSettings s;
+  s.model = host.get_string(key::model);
+  s.system = host.get_string(key::system);
+  s.system_configured = host.is_set(key::system);
+  s.gpus = read_int(host, key::gpus, 1);
+  s.precisions = llm::plugin::read_precisions(host);
+  s.kv_precision = read_kv_precision(host);
+  read_serve(host, s);
+  read_cost(host, s);
+  read_explore(host, s);
+  return s;
+}
+
+}  // namespace dgx::plugins::llm_inference

@@ -1,0 +1,41 @@
+// The workload's configuration, read from the host and checked value by value. Whether a configuration is valid for
+// the model and system (layout, context, memory) is the serving model's question, asked in project and explore mode.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <dgx/sdk/host.hpp>
+
+#include "dgx/llm/precision.hpp"
+#include "dgx/llm/serve_config.hpp"
+#include "dgx/llm/serve_explorer.hpp"
+
+namespace dgx::plugins::llm_inference {
+
+struct InferenceSettings {
+  std::string model;
+  std::string system;
+  bool system_configured = false;  ///< a preset, file or --set named the system (else the workload's default)
+  int gpus = 0;                    ///< the fleet
+  std::vector<llm::Precision> precisions;
+  std::optional<llm::Precision> kv_precision;  ///< nullopt: auto (kv_precision_for)
+  llm::ServeConfig config;                     ///< precision = precisions.front(), kv precision resolved
+  llm::ServeSlo slo;
+
+  std::string provider;                    ///< empty: the catalog's default price for the system
+  std::optional<double> usd_per_gpu_hour;  ///< overrides the catalog
+
+  std::vector<int> explore_concurrency;  ///< empty: powers of two up to the most that fit, and offline
+  bool explore_all_rows = false;         ///< every configuration as a row, not only the front
+
+  /// The KV cache format of a weight precision: the configured one, or auto (FP8 with FP8 / FP4 weights, else BF16).
+  [[nodiscard]] llm::Precision kv_precision_for(llm::Precision weights) const;
+};
+
+/// Reads every key of params.hpp. Throws dgx::sdk::InvalidArgument naming the key and the value when one is out of
+/// range or not one of its choices.
+[[nodiscard]] InferenceSettings read_settings(const dgx::sdk::Host& host);
+
+}  // namespace dgx::plugins::llm_inference

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare and
+# the platform check are written with -o FILE.html and opened in headless Chromium (Debian's chromium, installed by
+# scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
+# canvas (its own self-test, #selftest, counts drawn canvases and pixels); a screenshot of each is kept under
+# ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
+set -euo pipefail
+dgxhost=$1
+artifacts=$2
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "SKIPPED: chromium is not installed (scripts/install-deps.sh installs Debian's chromium)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$artifacts"
+
+echo "== writing the reports"
+"$dgxhost" --plugin llama70b -q -o "$work/explore.html" > /dev/null
+"$dgxhost" --plugin all_reduce -e 4M -q -o "$work/comm.html" > /dev/null
+"$dgxhost" --plugin llama70b --mode project --set gpus=64 --set precision=fp8 --set parallel.tp=4 \
+  --set parallel.pp=8 --set parallel.cp=1 --set parallel.vp=5 --set train.gbs=256 --baseline published -q \
+  -o "$work/baseline.html" > /dev/null
+quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_time=2 -q)
+"$dgxhost" --plugin spin --set spin.us=500 "${quick[@]}" -o "$work/a.json" > /dev/null
+"$dgxhost" --plugin spin --set spin.us=600 "${quick[@]}" -o "$work/b.json" > /dev/null
+"$dgxhost" compare "$work/a.json" "$work/b.json" -o "$work/compare.html" > /dev/null || [ $? -eq 5 ]
+# The platform check: its plan without a GPU (exit 4), the merged report of its steps with one.
+rc=0
+"$dgxhost" --plugin platform-check -q -o "$work/check.html" > /dev/null 2>&1 || rc=$?
+case $rc in 0 | 4 | 5) ;; *) echo "platform-check exited $rc"; exit 1 ;; esac
+
+# Headless, offline, no profile of the user's: what CI can run as root without a display.
+chrome() {
+  local profile
+  profile=$(mktemp -d "$work/profile-XXXXXX")
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+    --user-data-dir="$profile" --enable-logging=stderr --v=0 --virtual-time-budget=10000 "$@"
+}
+
+failed=0
+for page in explore comm baseline compare check; do
+  html="$work/$page.html"
+  chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
+  result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")
+  console=$(grep -c ':CONSOLE' "$work/$page.log" || true)
+  echo "$page: self-test $result, console messages $console"
+  if [ -z "$result" ]; then
+    echo "  no self-test result: the page's script did not run"; failed=1
+  elif ! python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+ok = r["charts"] > 0 and r["drawn"] == r["charts"] and not r["blank"] and not r["errors"]
+sys.exit(0 if ok else 1)
+PY
+  then
+    echo "  not every chart was drawn, or the page reported errors"; failed=1
+  fi
+  if [ "$console" != "0" ]; then grep ':CONSOLE' "$work/$page.log"; failed=1; fi
+  chrome --window-size=1400,1800 --screenshot="$artifacts/$page.png" "file://$html" > /dev/null 2>&1 || true
+  if [ ! -s "$artifacts/$page.png" ]; then echo "  no screenshot"; failed=1; fi
+  cp "$html" "$artifacts/$page.html"
+done
+echo "screenshots and pages: $artifacts"
+exit $failed

@@ -1,0 +1,120 @@
+#include "dgx/llm/serve_model.hpp"
+
+#include "dgx/llm/serve_simulation.hpp"
+
+#include "catalog_fixtures.hpp"
+#include "serve_fixtures.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace dgx::llm;
+using namespace dgx::llm::testing;
+
+namespace {
+
+ServeProjection projected(const ServeModel& model, const ServeConfig& c) {
+  const auto p = model.project(c, Price{.usd_per_gpu_hour = 3.0, .label = "test"});
+  REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
+  return *p;
+}
+
+}  // namespace
+
+TEST_CASE("at concurrency 1 a decode iteration streams the weights: TPOT near the memory roofline, high MBU") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h200-sxm"));
+  const ServeProjection p = projected(model, serve_config({.tp = 1}, 1000, 1000, 1));
+  // 70.6 GB of weights (68.5 FP8 + 2.1 BF16 LM head) at 4.8 TB/s is 14.7 ms; the roofline sustains 80% of the
+  // bandwidth, and ~1000 kernels' overheads and the engine's iteration overhead come on top.
+  CHECK(p.tpot.median > 0.0147 / 0.8);
+  CHECK(p.tpot.median < 0.03);
+  CHECK(p.mbu > 0.5);
+  CHECK(p.mbu < 0.8);
+  CHECK(p.output_tokens_per_s_per_user == doctest::Approx(1.0 / p.tpot.median));
+  CHECK(p.e2e.median == doctest::Approx(p.ttft.median + 999 * p.tpot.median));
+  CHECK(p.output_tokens_per_s == doctest::Approx(1000 / p.e2e.median));
+  CHECK(p.in_flight == 1);
+  CHECK(!p.simulated);
+}
+
+TEST_CASE("more requests in flight trade per-user speed for throughput, until the KV cache is full") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const ServeProjection one = projected(model, serve_config({.tp = 2}, 1000, 1000, 1));
+  const ServeProjection many = projected(model, serve_config({.tp = 2}, 1000, 1000, 64));
+  const ServeProjection offline = projected(model, serve_config({.tp = 2}, 1000, 1000, 0));
+  CHECK(many.output_tokens_per_s > 20 * one.output_tokens_per_s);
+  CHECK(offline.output_tokens_per_s > many.output_tokens_per_s);
+  CHECK(many.output_tokens_per_s_per_user < one.output_tokens_per_s_per_user);
+  CHECK(offline.offline);
+  CHECK(offline.in_flight == offline.capacity.max_concurrency);
+  CHECK(offline.output_tokens_per_s_per_gpu == doctest::Approx(offline.output_tokens_per_s / 2));
+  REQUIRE(offline.usd_per_million_output_tokens.has_value());
+  CHECK(*offline.usd_per_million_output_tokens == doctest::Approx(3.0 * 2 / 3600 / offline.output_tokens_per_s * 1e6));
+  // Beyond what fits, requests queue: the same throughput, a longer TTFT.
+  ServeConfig beyond = serve_config({.tp = 2}, 1000, 1000, 2 * offline.capacity.max_concurrency);
+  const ServeProjection queued = projected(model, beyond);
+  CHECK(queued.in_flight == offline.in_flight);
+  CHECK(queued.output_tokens_per_s == doctest::Approx(offline.output_tokens_per_s));
+  CHECK(queued.queue_wait > 1.0);
+  CHECK(queued.ttft.median == doctest::Approx(offline.ttft.median + queued.queue_wait));
+}
+
+TEST_CASE("prefill is compute bound: its MFU is far above decode's and TTFT grows with the prompt") {
+  const ServeModel model(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  const ServeProjection short_prompt = projected(model, serve_config({.tp = 1}, 256, 128, 1));
+  const ServeProjection long_prompt = projected(model, serve_config({.tp = 1}, 8192, 128, 1));
+  CHECK(long_prompt.ttft.median > 10 * short_prompt.ttft.median);
+  CHECK(long_prompt.mfu > 0.3);
+  CHECK(long_prompt.mfu < 0.8);
+}
+
+TEST_CASE("one output token: every iteration is a prompt, TPOT is undefined and reported as 0") {
+  const ServeModel model(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  const ServeProjection p = projected(model, serve_config({.tp = 1}, 1024, 1, 4));
+  CHECK(p.tpot.median == 0);
+  CHECK(p.output_tokens_per_s_per_user == 0);
+  CHECK(p.requests_per_s > 0);
+  CHECK(p.output_tokens_per_s == doctest::Approx(p.requests_per_s));
+}
+
+TEST_CASE("lengths with a spread are simulated: medians near the steady state, a 99th percentile above them") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const ServeProjection fixed = projected(model, serve_config({.tp = 2}, 1000, 1000, 32));
+  ServeConfig spread = serve_config({.tp = 2}, 1000, 1000, 32);
+  spread.isl_stdev = 200;
+  spread.osl_stdev = 200;
+  const ServeProjection p = projected(model, spread);
+  CHECK(p.simulated);
+  CHECK(p.simulated_requests > 100);
+  CHECK(p.tpot.median == doctest::Approx(fixed.tpot.median).epsilon(0.1));
+  CHECK(p.output_tokens_per_s == doctest::Approx(fixed.output_tokens_per_s).epsilon(0.15));
+  CHECK(p.e2e.p99 > p.e2e.median);
+  CHECK(p.ttft.p99 >= p.ttft.median);
+}
+
+TEST_CASE("quantiles interpolate linearly between ranks, as numpy's default") {
+  CHECK(quantile({1, 2, 3, 4}, 0.5) == doctest::Approx(2.5));
+  CHECK(quantile({10, 0, 5}, 0.99) == doctest::Approx(9.9));
+  CHECK(quantile({}, 0.5) == 0);
+}
+
+TEST_CASE("invalid or impossible configurations are errors naming the reason") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const auto hopper_fp4 = model.project(serve_config({.tp = 2}, 128, 128, 0, Precision::nvfp4));
+  REQUIRE_FALSE(hopper_fp4.has_value());
+  CHECK(hopper_fp4.error().message.find("nvfp4 needs") == 0);
+  const auto too_big = model.project(serve_config({.tp = 1}, 128, 128, 0, Precision::bf16));
+  REQUIRE_FALSE(too_big.has_value());
+  CHECK(too_big.error().message.find("of weights per GPU; h100-sxm has 80.0 GiB") != std::string::npos);
+  ServeConfig huge = serve_config({.tp = 1}, 120000, 8000, 0);
+  const auto no_room = model.project(huge);
+  REQUIRE_FALSE(no_room.has_value());
+  CHECK(no_room.error().message.find("one request of 128000 tokens (ISL + OSL) does not fit the KV cache of") == 0);
+}
+
+TEST_CASE("pipeline stages re-read their weights per micro-batch: PP does not speed a single request up") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  const ServeProjection tp2 = projected(model, serve_config({.tp = 2}, 1000, 1000, 1));
+  const ServeProjection pp2 = projected(model, serve_config({.tp = 1, .pp = 2}, 1000, 1000, 1));
+  CHECK(pp2.tpot.median > tp2.tpot.median);
+  CHECK(pp2.decode_step.pp_comm > 0);
+}

@@ -1,0 +1,82 @@
+// End to end: the dgxhost executable with the llm-finetune plugin, as a user on a machine without GPUs runs it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "dgx/core/json.hpp"
+#include "process.hpp"
+
+using dgx::testing::ProcessResult;
+
+namespace {
+
+ProcessResult dgxhost(const std::vector<std::string>& args) {
+  return dgx::testing::run_process(DGX_TEST_DGXHOST, args);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("dgxhost --plugin llama70b-lora answers on a machine without GPUs, fast, and says what it assumed") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-lora"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = r.out;
+  CHECK(has(out, "preset llama70b-lora  mode explore"));
+  CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
+  CHECK(has(out, "Job: 154M sample tokens"));
+  CHECK(has(out, "Methods: LoRA r16 qkv"));
+  CHECK(has(out, "finetune.md: mean "));
+  for (const char* column : {"finetune.method", "gpus", "precision", "layout", "pareto", "recommended", "step",
+                             "tok/s/GPU", "MFU %", "hours", "cost $"})
+    CHECK_MESSAGE(has(out, column), column);
+  CHECK(has(out, "Pareto front (hours vs cost):"));
+  CHECK(has(out, "(recommended = yes)"));
+  CHECK(has(out, "Trade:"));
+  CHECK(has(out, "FLOPs:"));
+  CHECK(has(out, "not measurements on this machine"));
+}
+
+TEST_CASE("--format json: every row is projected and carries the fine-tuning metrics") {
+  const ProcessResult r = dgxhost({"--plugin", "llama8b-sft", "--mode", "project", "--format", "json"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const dgx::json::Value doc = dgx::json::parse(r.out);
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  const dgx::json::Value& row = rows[0];
+  CHECK(row["mode"].as_string() == "projected");
+  for (const char* metric : {"step_time", "tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu",
+                             "memory_per_gpu", "hours_to_finetune", "gpu_hours", "cost_usd", "trainable_parameters"})
+    CHECK_MESSAGE(row["metrics"][metric]["value"].as_number() > 0, metric);
+}
+
+TEST_CASE("bad input is a configuration error that names the reason (exit 2)") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--set", "finetune.lora.rank=20000"}, "LoRA rank 20000 must lie between 1 and the hidden size"},
+      {{"--set", "finetune.lora.targets=[\"qkv\",\"lm_head\"]"}, "'lm_head' is not one of qkv, proj, fc1, fc2"},
+      {{"--set", "model=mixtral-8x7b", "--set", "finetune.lora.targets=[\"fc1\"]"}, "has no fc1 module"},
+      {{"--set", "finetune.samples=0"}, "the data set has no tokens"},
+      {{"--set", "finetune.method=sft", "--set", "model=llama3.1-405b", "--set", "explore.gpus_max=64"},
+       "cannot be fine-tuned at any explored GPU count"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {"--plugin", "llama70b-lora"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult r = dgxhost(argv);
+    CAPTURE(message);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.err + r.out, message));
+  }
+}
+
+TEST_CASE("--describe states the FLOP convention of LoRA") {
+  const ProcessResult r = dgxhost({"--plugin", "llm-finetune", "--describe"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "LoRA 2/3 of the GEMM terms"));
+  CHECK(has(r.out, "finetune.lora.targets"));
+}

@@ -1,0 +1,92 @@
+// End to end: the dgxhost executable with the llm-inference plugin, as a user on a machine without GPUs runs it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "dgx/core/json.hpp"
+#include "process.hpp"
+
+using dgx::testing::ProcessResult;
+
+namespace {
+
+ProcessResult dgxhost(const std::vector<std::string>& args) {
+  return dgx::testing::run_process(DGX_TEST_DGXHOST, args);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
+
+}  // namespace
+
+TEST_CASE("dgxhost --plugin llama70b-serve answers on a machine without GPUs, fast, with its assumptions") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = r.out;
+  CHECK(has(out, "preset llama70b-serve  mode explore"));
+  CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
+  CHECK(has(out, "configs/baselines/inference.md: mean "));
+  for (const char* column :
+       {"layout", "load", "pareto", "recommended", "TTFT", "TPOT", "tok/s/GPU", "tok/s/user", "MBU %", "$/Mtok"}) {
+    CHECK_MESSAGE(has(out, column), column);
+  }
+  CHECK(has(out, "(recommended = yes)"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-serve 1 for h100-sxm"));
+}
+
+TEST_CASE("--mode project --format json: one projected row with the interface's metric names") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--mode", "project", "--format", "json"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const dgx::json::Value doc = dgx::json::parse(r.out);
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  const dgx::json::Value& row = rows.front();
+  CHECK(row["mode"].as_string() == "projected");
+  CHECK(row["config"]["parallel.tp"].as_int() == 2);
+  CHECK(metric(row, "tpot") > 0);
+  CHECK(metric(row, "output_tokens_per_s_per_user") == doctest::Approx(1 / metric(row, "tpot")));
+  CHECK(metric(row, "kv_cache_tokens") > 100000);
+  CHECK(has(row["info"]["tpot_definition"].as_string(), "AIPerf's ITL"));
+}
+
+TEST_CASE("--describe defines TPOT as trtllm-bench and AIPerf do") {
+  const ProcessResult r = dgxhost({"--plugin", "llm-inference", "--describe"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "TPOT = (E2E - TTFT) / (output tokens - 1), trtllm-bench's TPOT and AIPerf's ITL"));
+  CHECK(has(r.out, "mbu = (weight bytes + KV bytes read per decode iteration) / TPOT / HBM peak"));
+}
+
+TEST_CASE("bad input exits 2 with the reason") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--mode", "project", "--set", "model=llama3.1-405b", "--set", "parallel.tp=4", "--set", "precision=bf16"},
+       "needs 189.0 GiB of weights per GPU; h100-sxm has 80.0 GiB"},
+      {{"--set", "serve.isl=200000"}, "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)"},
+      {{"--mode", "project", "--set", "parallel.tp=1", "--set", "serve.max_batch_tokens=65536"},
+       "no memory left for a KV cache"},
+      {{"--mode", "project", "--set", "precision=nvfp4"},
+       "nvfp4 needs block-scaled FP4/FP8 tensor cores (Blackwell: b200, gb200-nvl72, gb300-nvl72); h100-sxm has none"},
+      {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
+  };
+  for (const auto& [args, reason] : cases) {
+    std::vector<std::string> argv = {"--plugin", "llama70b-serve"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult r = dgxhost(argv);
+    CHECK_MESSAGE(r.exit_code == 2, args.back());
+    CHECK_MESSAGE(has(r.err, reason), r.err);
+  }
+}
+
+TEST_CASE("without a GPU, --mode measure and the decode loop exit with the no-device code") {
+  const ProcessResult measure = dgxhost({"--plugin", "llama70b-serve", "--mode", "measure"});
+  CHECK(measure.exit_code == 4);
+  CHECK(has(measure.err, "no CUDA device"));
+  const ProcessResult decode = dgxhost({"--plugin", "llm-decode"});
+  CHECK(decode.exit_code == 4);
+  CHECK(has(decode.err, "no CUDA device"));
+}

@@ -1,0 +1,45 @@
+// Test helper: a "measurement" of a model layer built from the model's own op list, each op at `scale` times
+// its roofline estimate, with the kernels library's names, passes and shapes.
+#pragma once
+
+#include <vector>
+
+#include "dgx/llm/kernels/op_timing.hpp"
+#include "dgx/llm/layer_ops.hpp"
+#include "dgx/llm/op_time.hpp"
+
+namespace dgx::llm::kernels::testing {
+
+inline llm::kernels::Pass kernels_pass(llm::Pass pass) {
+  switch (pass) {
+  case llm::Pass::forward: return llm::kernels::Pass::forward;
+  case llm::Pass::dgrad: return llm::kernels::Pass::dgrad;
+  case llm::Pass::wgrad: return llm::kernels::Pass::wgrad;
+  default: return llm::kernels::Pass::backward;
+  }
+}
+
+/// GEMM dims are given transposed (n, m, k) to check that matching does not depend on the order.
+inline std::vector<llm::kernels::OpTiming> timings_of(const llm::OpList& ops, const llm::OpTimeProvider& roofline,
+                                                      double scale) {
+  std::vector<llm::kernels::OpTiming> out;
+  for (const std::vector<llm::Op>* list : {&ops.forward, &ops.backward})
+    for (const llm::Op& op : *list) {
+      if (op.is_communication()) continue;
+      llm::kernels::OpTiming t;
+      t.name = std::string(op.name);
+      t.pass = kernels_pass(op.pass);
+      t.recompute = op.recompute;
+      t.seconds = roofline.seconds(op) * scale;
+      if (const auto* g = std::get_if<llm::GemmShape>(&op.shape)) {
+        t.kind = llm::kernels::OpKind::gemm;
+        t.gemm = {g->n, g->m, g->k, g->groups};
+      } else if (std::holds_alternative<llm::AttentionShape>(op.shape)) {
+        t.kind = llm::kernels::OpKind::attention;
+      }
+      out.push_back(t);
+    }
+  return out;
+}
+
+}  // namespace dgx::llm::kernels::testing
