@@ -28,8 +28,8 @@ struct CliOptions {
   RequestedMode mode = RequestedMode::automatic;
   std::string format = "table";
   std::string output;
-  std::string run_dir;  // --run-dir: where measure mode keeps its journal
-  std::string resume;   // --resume: the run folder to complete
+  std::string run_dir;   // --run-dir: where measure mode keeps its journal
+  std::string resume;    // --resume: the run folder to complete
   std::string baseline;  // --baseline: "published" or a results file (baseline.hpp)
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
