@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 
 #include "dgx/core/crash_report.hpp"
+#include "dgx/core/files.hpp"
 #include "dgx/core/report.hpp"
 
 namespace dgx {
@@ -69,6 +71,24 @@ Expected<std::vector<std::string>> resumed_argv(const std::string& dir, const st
   return out;
 }
 
+RunFolder::RunFolder(Journal journal, const Logger& logger) : journal_(std::move(journal)), logger_(logger) {
+  const std::filesystem::path file = dir() / kRunLogFile;
+  log_.reset(std::fopen(file.c_str(), "ae"));  // O_APPEND | O_CLOEXEC: a resumed run continues its log
+  if (!log_) {
+    logger_.warn("cannot open the run log " + file.string() + ": " + os_reason(errno) + "; the run goes on");
+    return;
+  }
+  const json::Value* argv = journal_.header().find("argv");
+  const std::string line = "# dgxhost " + std::string(journal_.finished().empty() ? "run" : "resumed run") +
+                           ", command line " + (argv != nullptr ? json::write(*argv, 0) : "[]") + "\n";
+  std::fputs(line.c_str(), log_.get());
+  logger_.tee(log_.get());
+}
+
+RunFolder::~RunFolder() {
+  if (log_) logger_.tee(nullptr);
+}
+
 Expected<std::unique_ptr<RunFolder>> RunFolder::open(const CliOptions& options, const Target& target,
                                                      const ResolvedConfig& config, const Logger& logger) {
   const json::Object header = journal_header(options, target, config);
@@ -109,7 +129,6 @@ void RunFolder::record(std::uint32_t index, std::uint32_t count, const ResultRow
                  "; the run goes on, but a crash from now on loses its cases");
   }
   ++done_here_;
-  if (::isatty(STDERR_FILENO) != 0) return;  // a terminal has the progress bar
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const std::size_t done = journal_.finished().size();
   const std::size_t left = count > done ? count - done : 0;
@@ -117,7 +136,10 @@ void RunFolder::record(std::uint32_t index, std::uint32_t count, const ResultRow
   if (!row.label.empty()) line += " (" + row.label + ")";
   line += "; " + std::to_string(done) + "/" + std::to_string(count) + " finished, " + seconds(elapsed) + " elapsed";
   if (left > 0) line += ", about " + seconds(elapsed / done_here_ * static_cast<double>(left)) + " left";
-  logger_.info(line);
+  if (::isatty(STDERR_FILENO) != 0)
+    logger_.info_to_file(line);  // a terminal has the progress bar
+  else
+    logger_.info(line);
 }
 
 std::optional<std::string> RunFolder::write_results(const Report& report) const {

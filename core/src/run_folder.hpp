@@ -1,8 +1,10 @@
 // The run folder of a measured run on rank 0 (journal.hpp): where it is, skipping what a resumed journal holds,
-// recording each finished case, a progress line per case when stderr is not a terminal, and the final results.
+// recording each finished case, a progress line per case when stderr is not a terminal, the run's log (every
+// message dgxhost and the plugin print, time-stamped, whatever --quiet says) and the final results.
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -28,11 +30,20 @@ public:
   /// Writes results.json into the folder; the reason when it cannot.
   [[nodiscard]] std::optional<std::string> write_results(const Report& report) const;
 
-  RunFolder(Journal journal, const Logger& logger) : journal_(std::move(journal)), logger_(logger) {}
+  /// Opens the folder's run.log (appending, for a resumed run) and tees the logger into it until destroyed.
+  RunFolder(Journal journal, const Logger& logger);
+  ~RunFolder() override;
+  RunFolder(const RunFolder&) = delete;
+  RunFolder& operator=(const RunFolder&) = delete;
 
 private:
+  struct CloseFile {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+
   Journal journal_;
   const Logger& logger_;
+  std::unique_ptr<std::FILE, CloseFile> log_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::uint32_t done_here_ = 0;  // cases finished by this process (not restored from the journal)
   bool append_failed_ = false;

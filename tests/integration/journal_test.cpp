@@ -2,6 +2,7 @@
 // disk and --resume completes the run with the rows a full run gives.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,33 @@ TEST_CASE("kill -9 mid-sweep leaves every finished case in the journal, and --re
   std::stringstream text;
   text << results.rdbuf();
   CHECK(json::parse(text.str())["results"].as_array().size() == 6);
+  // One log across both processes: the killed run's lines (flushed per line) and then the resumed run's.
+  const auto log = lines_of(run / "run.log");
+  REQUIRE(log.size() >= 4);
+  CHECK(log[0].rfind("# dgxhost run, command line [", 0) == 0);
+  const auto resumed_header = std::find_if(
+      log.begin(), log.end(), [](const std::string& l) { return l.rfind("# dgxhost resumed run", 0) == 0; });
+  REQUIRE(resumed_header != log.end());
+  CHECK(std::find_if(log.begin(), resumed_header, [&](const std::string& l) {
+          return l.find("case " + std::to_string(finished) + "/6 done") != std::string::npos;
+        }) != resumed_header);
+  CHECK(log.back().find("case 6/6 done") != std::string::npos);
+}
+
+TEST_CASE("the run folder's run.log keeps every message, time-stamped, also under --quiet") {
+  TempDir dir;
+  const auto run = dir.path() / "run";
+  const ProcessResult r =
+      dgxhost({"--plugin", "spin", "--set", "spin.cases=2", "--set", "spin.us=100", "--set", "runner.min_time=0.02",
+               "--set", "runner.min_samples=5", "--quiet", "--run-dir", run.string()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("case 2/2 done") == std::string::npos);  // --quiet: not on stderr
+  const auto log = lines_of(run / "run.log");
+  REQUIRE(log.size() >= 4);
+  CHECK(log[0].find("\"--quiet\"") != std::string::npos);
+  CHECK(log[1].find("Z dgxhost: run folder: " + run.string()) == 19);  // 2026-12-01T00:50:00Z dgxhost: ...
+  CHECK(std::any_of(log.begin(), log.end(),
+                    [](const std::string& l) { return l.find("case 2/2 done") != std::string::npos; }));
 }
 
 TEST_CASE("each finished case prints a progress line with an estimate when stderr is not a terminal") {

@@ -25,6 +25,7 @@ namespace dgx {
 inline constexpr const char* kJournalSchema = "dgx.journal/1";
 inline constexpr const char* kJournalFile = "journal.jsonl";
 inline constexpr const char* kRunResultsFile = "results.json";
+inline constexpr const char* kRunLogFile = "run.log";
 
 /// The folder a new measured run gets: $DGX_RUNS_DIR (default ./dgx-runs) / <UTC yyyymmddThhmmssZ>-<workload>,
 /// with -2, -3, ... appended when taken. Empty when DGX_RUNS_DIR=off.
