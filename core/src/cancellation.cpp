@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string>
@@ -14,6 +15,7 @@ namespace dgx {
 namespace {
 
 std::atomic<bool> g_cancel{false};
+std::atomic<double> g_call_deadline{0};  // steady-clock seconds; 0: none
 unsigned g_grace_s = kInterruptGraceSeconds;
 
 extern "C" void on_signal(int signal_number) {
@@ -40,5 +42,13 @@ void install_cancellation_handlers() {
 bool cancel_requested() { return g_cancel.load(); }
 void request_cancel() { g_cancel.store(true); }
 void reset_cancel() { g_cancel.store(false); }
+
+void set_call_deadline(double steady_seconds) { g_call_deadline.store(steady_seconds); }
+
+bool call_deadline_passed() {
+  const double deadline = g_call_deadline.load();
+  if (deadline <= 0) return false;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() > deadline;
+}
 
 }  // namespace dgx

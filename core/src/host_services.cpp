@@ -308,7 +308,8 @@ void HostServices::progress(void* ctx, double fraction, const char* what) {
   s.logger_.progress(s.source_, fraction, what != nullptr ? what : "");
 }
 
-std::int32_t HostServices::cancel_requested(void*) { return dgx::cancel_requested() ? 1 : 0; }
+// Ctrl-C, or the runner's limit on the sample in flight (runner.max_time).
+std::int32_t HostServices::cancel_requested(void*) { return dgx::cancel_requested() || call_deadline_passed() ? 1 : 0; }
 
 dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity) {
   if (relative_path == nullptr || out == nullptr || capacity == 0) return DGX_ERR_INVALID_ARGUMENT;

@@ -46,7 +46,10 @@ std::vector<ParamSpec> RunnerSettings::params() {
       param("runner.max_samples", ParamType::integer, static_cast<std::int64_t>(d.max_samples),
             "maximum timed samples per case"),
       param("runner.min_time", ParamType::floating, d.min_time, "minimum measured time per case", "s"),
-      param("runner.max_time", ParamType::floating, d.max_time, "wall-clock limit of the timed phase of a case", "s"),
+      param("runner.max_time", ParamType::floating, d.max_time,
+            "wall-clock limit of the timed phase of a case (and of the warm-up); it also cuts a sample in flight short "
+            "when run() polls the host for cancellation",
+            "s"),
       param("runner.noise", ParamType::floating, d.noise,
             "target relative standard error of the median time (0.005 = 0.5%); 0 disables"),
       param("runner.batch", ParamType::integer, static_cast<std::int64_t>(d.batch),
@@ -167,6 +170,18 @@ ResultRow case_row(const WorkloadInfo& workload, const dgx_case_desc& desc, cons
   return row;
 }
 
+// A sample cut short before any could be counted: by Ctrl-C, or by runner.max_time, when the case cannot be
+// measured within the limit.
+Failure cut_failure(const CaseRun& run, const std::string& phase) {
+  if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
+  const WorkloadInfo& w = run.instance.workload();
+  return Failure{ExitCode::run_failed,
+                 w.plugin->name + ":" + w.name + ": runner.max_time (" + text::format_number(run.settings.max_time, 3) +
+                     " s) ended a sample of " + phase + " before one finished: one sample of " +
+                     std::to_string(run.settings.batch) +
+                     " iteration(s) takes longer. Raise runner.max_time, or lower runner.batch or the case's size"};
+}
+
 dgx_sample_request first_request(const CaseRun& run, bool warmup) {
   return {sizeof(dgx_sample_request), run.index, 0, run.settings.batch, warmup ? 1 : 0, run.settings.cold ? 1 : 0};
 }
@@ -174,6 +189,7 @@ dgx_sample_request first_request(const CaseRun& run, bool warmup) {
 // Refuses a workload whose run() ignores request.iterations (iteration_check.hpp). Its samples are warm-up
 // samples, numbered from `index` on.
 CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
+  const CallDeadline deadline(detail::now() + run.settings.max_time);  // bounds one sample too, if run() polls
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const IterationCheck::Timer time = [&](std::uint32_t iterations) -> Expected<double> {
@@ -181,7 +197,8 @@ CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
     request.sample_index = index++;
     auto per_iteration = detail::take_sample(run.instance, run.comm, request, result);
     if (!per_iteration) return per_iteration.error();
-    return per_iteration.value() * iterations;
+    if (!per_iteration.value()) return cut_failure(run, "the iteration check");
+    return *per_iteration.value() * iterations;
   };
   auto ignored = IterationCheck::run(run.settings.batch, time);
   if (!ignored) return ignored.error();
@@ -204,6 +221,7 @@ CallResult warm_up(const CaseRun& run) {
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
+  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
   for (std::uint64_t i = 0;; ++i) {
     const double elapsed = detail::now() - start;
     const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
@@ -211,6 +229,10 @@ CallResult warm_up(const CaseRun& run) {
     request.sample_index = index++;
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
+    if (!sample.value()) {
+      if (index == 1) return cut_failure(run, "the warm-up");  // no sample of this case has finished
+      break;                                                   // warm enough: the timed phase has a limit of its own
+    }
   }
   return std::nullopt;
 }
@@ -219,12 +241,19 @@ CallResult warm_up(const CaseRun& run) {
 CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_result& result) {
   dgx_sample_request request = first_request(run, false);
   const double start = detail::now();
+  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
   bool stop = false;
   while (!stop) {
     request.sample_index = criterion.samples().size();
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
-    stop = detail::agreed(run.comm, criterion.add(sample.value(), detail::now() - start, cancel_requested()));
+    if (!sample.value()) {  // cut by Ctrl-C or max_time: not counted, and the phase ends with what it has
+      run.logger.end_progress();
+      if (criterion.samples().empty()) return cut_failure(run, "the timed phase");
+      criterion.stop_at_cut(detail::now() - start, cancel_requested());
+      return std::nullopt;
+    }
+    stop = detail::agreed(run.comm, criterion.add(*sample.value(), detail::now() - start, cancel_requested()));
     run.logger.progress(run.instance.workload().name,
                         std::min(1.0, criterion.measured_time() / std::max(run.settings.min_time, 1e-9)),
                         "case " + std::to_string(run.index + 1) + "/" + std::to_string(run.count));

@@ -1,6 +1,9 @@
 // The measurement loop, checked against a workload of known duration (the spin fixture busy-waits).
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/runner.hpp"
 #include "fixtures.hpp"
@@ -106,15 +109,65 @@ TEST_CASE("each case is one row, and batched iterations are divided out") {
   CHECK(h.report.rows[0].find_field("iterations_per_sample")->value == "4");
 }
 
-TEST_CASE("cancellation stops after the current sample and keeps the row") {
-  Harness h(testing::spin_plugin(), {"spin.us=100", "runner.min_samples=1000000", "runner.max_samples=1000000"});
+TEST_CASE("Ctrl-C during a sample cuts it short, does not count it, and keeps the row of those before") {
+  Harness h(testing::spin_plugin(), {"spin.us=20000", "runner.warmup=0", "runner.min_samples=1000000",
+                                     "runner.max_samples=1000000", "runner.max_time=30"});
+  std::thread user([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    request_cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const CallResult result = h.measure();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  user.join();
+  reset_cancel();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::interrupted);
+  CHECK(elapsed < std::chrono::seconds(2));
+  REQUIRE(h.report.rows.size() == 1);
+  const std::string stop = h.report.rows[0].find_field("stop")->value;
+  CHECK(stop.find("cancelled by the user") == 0);
+  CHECK(stop.find("the sample in flight was cut short and not counted") != std::string::npos);
+  for (const double t : h.report.rows[0].sample_times) CHECK(t == doctest::Approx(0.02).epsilon(0.5));  // no stub
+}
+
+TEST_CASE("Ctrl-C before any sample finished: interrupted, and no row of made-up numbers") {
+  Harness h(testing::spin_plugin(), {"spin.us=100"});
   request_cancel();
   const CallResult result = h.measure();
   reset_cancel();
   REQUIRE(result.has_value());
   CHECK(result->code == ExitCode::interrupted);
-  REQUIRE(h.report.rows.size() == 1);
-  CHECK(h.report.rows[0].find_field("stop")->value.find("cancelled by the user") == 0);
+  CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("runner.max_time ends a sample that would outlast it, when run() polls the host") {
+  SUBCASE("no sample fits: the case fails within about max_time, naming the limit and what to change") {
+    Harness h(testing::spin_plugin(),
+              {"spin.us=60000000", "runner.max_time=0.3", "runner.warmup=0", "runner.warmup_time=0"});
+    const auto start = std::chrono::steady_clock::now();
+    const CallResult result = h.measure();
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));  // not the sample's 60 s
+    REQUIRE(result.has_value());
+    INFO(result->message);
+    CHECK(result->code == ExitCode::run_failed);
+    CHECK(result->message.find("runner.max_time (0.300 s) ended a sample of the timed phase before one finished") !=
+          std::string::npos);
+    CHECK(h.report.rows.empty());
+  }
+  SUBCASE("some samples fit: the row keeps them and says the last one was cut") {
+    Harness h(testing::spin_plugin(), {"spin.us=150000", "runner.max_time=1", "runner.warmup=0", "runner.warmup_time=0",
+                                       "runner.min_samples=100", "runner.min_time=10"});
+    const CallResult result = h.measure();
+    CHECK_FALSE(result.has_value());
+    REQUIRE(h.report.rows.size() == 1);
+    const ResultRow& row = h.report.rows[0];
+    CHECK(row.find_field("stop")->value.find("max_time 1.00 s reached") == 0);
+    CHECK(row.find_field("stop")->value.find("cut short and not counted") != std::string::npos);
+    CHECK(row.sample_times.size() >= 4);
+    CHECK(row.sample_times.size() <= 6);
+    for (const double t : row.sample_times) CHECK(t >= 0.15);  // every counted sample is whole
+  }
 }
 
 TEST_CASE("an exception in run fails the run, naming plugin, workload and function") {

@@ -44,9 +44,10 @@ public:
     const double total_us = std::min(static_cast<double>(current_) * request.iterations, 1e15);
     const auto duration = std::chrono::microseconds(static_cast<std::int64_t>(total_us));
     const auto until = std::chrono::steady_clock::now() + duration;
-    // A long spin still stops at Ctrl-C, as a well-behaved plugin's run() should.
+    // A long spin stops at Ctrl-C or at the host's limit on the sample (runner.max_time), as a well-behaved
+    // plugin's run() should: DGX_ERR_CANCELLED tells the host the sample was cut short.
     for (std::uint32_t n = 0; std::chrono::steady_clock::now() < until; ++n)
-      if (n % 1024 == 0 && host_.cancelled()) return;
+      if (n % 1024 == 0) host_.throw_if_cancelled();
   }
 
 private:

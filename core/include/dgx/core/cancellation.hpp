@@ -14,4 +14,19 @@ void install_cancellation_handlers();
 void request_cancel();  // what the signal handler does; for tests
 void reset_cancel();    // for tests
 
+/// A time limit on the plugin call in progress (runner.max_time for a sample), on the steady clock in seconds
+/// since its epoch; 0 clears it. Once it has passed, a plugin asking whether to stop (the host API's
+/// cancel_requested) is told yes, so that a plugin that polls ends an over-long sample at the limit.
+void set_call_deadline(double steady_seconds);
+[[nodiscard]] bool call_deadline_passed();
+
+/// Sets a call deadline for its lifetime.
+class CallDeadline {
+public:
+  explicit CallDeadline(double steady_seconds) { set_call_deadline(steady_seconds); }
+  ~CallDeadline() { set_call_deadline(0); }
+  CallDeadline(const CallDeadline&) = delete;
+  CallDeadline& operator=(const CallDeadline&) = delete;
+};
+
 }  // namespace dgx
