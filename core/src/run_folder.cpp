@@ -128,9 +128,12 @@ void RunFolder::record(std::uint32_t index, std::uint32_t count, const ResultRow
     logger_.warn("cannot append to the journal " + journal_.file().string() + ": " + *problem +
                  "; the run goes on, but a crash from now on loses its cases");
   }
+  progress_.finished(index, count, journal_.finished().size(), row);
+}
+
+void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_t done, const ResultRow& row) {
   ++done_here_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const std::size_t done = journal_.finished().size();
   const std::size_t left = count > done ? count - done : 0;
   std::string line = "case " + std::to_string(index + 1) + "/" + std::to_string(count) + " done";
   if (!row.label.empty()) line += " (" + row.label + ")";

@@ -16,6 +16,35 @@
 
 namespace dgx {
 
+/// One line per finished case, with the time elapsed and an estimate of the time left: on stderr when it is not
+/// a terminal (batch jobs, `2> log`; a terminal has the progress bar), and in the run log.
+class ProgressLine {
+public:
+  explicit ProgressLine(const Logger& logger) : logger_(logger) {}
+  /// Case `index` of `count` finished with `row`; `done` cases of the run are finished in all (a resumed run's
+  /// earlier ones included).
+  void finished(std::uint32_t index, std::uint32_t count, std::size_t done, const ResultRow& row);
+
+private:
+  const Logger& logger_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::uint32_t done_here_ = 0;  // cases finished by this process (not restored from a journal)
+};
+
+/// A measured run without a run folder (DGX_RUNS_DIR=off, or none could be created): progress lines only.
+class ProgressLog final : public CaseLog {
+public:
+  explicit ProgressLog(const Logger& logger) : line_(logger) {}
+  [[nodiscard]] const ResultRow* finished(std::uint32_t /*index*/) const override { return nullptr; }
+  void record(std::uint32_t index, std::uint32_t count, const ResultRow& row) override {
+    line_.finished(index, count, ++done_, row);
+  }
+
+private:
+  ProgressLine line_;
+  std::size_t done_ = 0;
+};
+
 class RunFolder final : public CaseLog {
 public:
   /// The folder for this run: --resume DIR (its journal must match this run's configuration), --run-dir DIR, or
@@ -44,8 +73,7 @@ private:
   Journal journal_;
   const Logger& logger_;
   std::unique_ptr<std::FILE, CloseFile> log_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::uint32_t done_here_ = 0;  // cases finished by this process (not restored from the journal)
+  ProgressLine progress_{logger_};
   bool append_failed_ = false;
 };
 

@@ -60,7 +60,9 @@ std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadIn
   }
   auto settings = RunnerSettings::from(config);
   if (!settings) return fail(s, settings.error());
-  outcome = measure(instance.value(), settings.value(), services, *s.comm, workload_config(config), report, folder);
+  ProgressLog progress(s.logger);  // without a run folder, rank 0 still prints a line per finished case
+  CaseLog* log = folder != nullptr ? static_cast<CaseLog*>(folder) : s.comm->ranks().rank == 0 ? &progress : nullptr;
+  outcome = measure(instance.value(), settings.value(), services, *s.comm, workload_config(config), report, log);
   return std::nullopt;
 }
 

@@ -111,9 +111,9 @@ TEST_CASE("each case is one row, and batched iterations are divided out") {
 
 TEST_CASE("Ctrl-C during a sample cuts it short, does not count it, and keeps the row of those before") {
   Harness h(testing::spin_plugin(), {"spin.us=20000", "runner.warmup=0", "runner.min_samples=1000000",
-                                     "runner.max_samples=1000000", "runner.max_time=30"});
+                                     "runner.max_samples=1000000", "runner.max_time=30", "runner.warmup_time=0"});
   std::thread user([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     request_cancel();
   });
   const auto start = std::chrono::steady_clock::now();
@@ -123,12 +123,13 @@ TEST_CASE("Ctrl-C during a sample cuts it short, does not count it, and keeps th
   reset_cancel();
   REQUIRE(result.has_value());
   CHECK(result->code == ExitCode::interrupted);
-  CHECK(elapsed < std::chrono::seconds(2));
+  CHECK(elapsed < std::chrono::seconds(5));
   REQUIRE(h.report.rows.size() == 1);
   const std::string stop = h.report.rows[0].find_field("stop")->value;
   CHECK(stop.find("cancelled by the user") == 0);
   CHECK(stop.find("the sample in flight was cut short and not counted") != std::string::npos);
-  for (const double t : h.report.rows[0].sample_times) CHECK(t == doctest::Approx(0.02).epsilon(0.5));  // no stub
+  CHECK_FALSE(h.report.rows[0].sample_times.empty());
+  for (const double t : h.report.rows[0].sample_times) CHECK(t >= 0.02);  // whole samples only, none cut short
 }
 
 TEST_CASE("Ctrl-C before any sample finished: interrupted, and no row of made-up numbers") {

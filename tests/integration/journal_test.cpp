@@ -111,6 +111,13 @@ TEST_CASE("each finished case prints a progress line with an estimate when stder
   CHECK(r.err.find("case 1/3 done (100 us); 1/3 finished, ") != std::string::npos);
   CHECK(r.err.find(" left\n") != std::string::npos);
   CHECK(r.err.find("case 3/3 done") != std::string::npos);
+  // Without a run folder too (a batch job's stderr is all it has; dgxhost() runs with DGX_RUNS_DIR=off).
+  const ProcessResult off = dgxhost({"--plugin", "spin", "--set", "spin.cases=2", "--set", "spin.us=100", "--set",
+                                     "runner.min_time=0.02", "--set", "runner.min_samples=5"});
+  REQUIRE(off.exit_code == 0);
+  CHECK(off.err.find("run folder") == std::string::npos);
+  CHECK(off.err.find("case 1/2 done (100 us); 1/2 finished, ") != std::string::npos);
+  CHECK(off.err.find("case 2/2 done") != std::string::npos);
 }
 
 TEST_CASE("the default run folder is <DGX_RUNS_DIR>/<UTC time>-<plugin>-<workload>; off keeps none") {
