@@ -91,16 +91,16 @@ std::string out_of_range_hint(const json::Value& v) {
   try {
     (void)std::stod(s, &used);
   } catch (const std::out_of_range&) {
-    return "; " + s + " is beyond the range of a 64-bit float (about ±1.8e308)";
+    return s + " is beyond the range of a 64-bit float (about ±1.8e308)";
   } catch (const std::exception&) {
     return {};
   }
   if (used != s.size()) {
     const bool sized = s.size() > 1 && std::string("KkMmGgTt").find(s.back()) != std::string::npos &&
                        s.find_first_not_of("0123456789") == s.size() - 1;
-    return sized && !parse_byte_size(s) ? "; " + s + " is more bytes than a 64-bit integer holds" : std::string();
+    return sized && !parse_byte_size(s) ? s + " is more bytes than a 64-bit integer holds" : std::string();
   }
-  if (digits) return "; " + s + " is beyond the range of a 64-bit integer (-9223372036854775808..9223372036854775807)";
+  if (digits) return s + " is beyond the range of a 64-bit integer (-9223372036854775808..9223372036854775807)";
   return {};
 }
 
@@ -221,9 +221,12 @@ std::string size_suffix_hint(const ParamSpec& spec, const json::Value& value) {
 
 Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
   auto mismatch = [&] {
+    if (const std::string range = out_of_range_hint(entry.value); !range.empty())  // a number, just too large
+      return usage_error("config key '" + spec.key + "' (" + entry.where.describe() + "): " + range + "; it expects " +
+                         a_or_an(spec.type));
     return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
                        describe_value(entry.value) + " (" + entry.where.describe() + ")" +
-                       size_suffix_hint(spec, entry.value) + out_of_range_hint(entry.value));
+                       size_suffix_hint(spec, entry.value));
   };
   json::Value result;
   if (const auto element = element_type(spec.type)) {

@@ -240,9 +240,11 @@ TEST_CASE("numbers beyond 64 bits say so instead of 'got string'; nan is no numb
   auto r = coerce(f, set("runner.max_time=1e309"));
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("1e309 is beyond the range of a 64-bit float") != std::string::npos);
+  CHECK(r.error().message.find("got string") == std::string::npos);
   r = coerce(i, set("runner.warmup=9223372036854775808"));
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("beyond the range of a 64-bit integer") != std::string::npos);
+  CHECK(r.error().message.find("got string") == std::string::npos);
   CHECK_FALSE(coerce(f, set("runner.max_time=nan")));
   CHECK(coerce(f, set("runner.max_time=inf")));  // a range check decides whether inf is acceptable
 }
