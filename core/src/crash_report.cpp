@@ -81,7 +81,7 @@ extern "C" void on_crash(int signal_number) {
 }  // namespace
 
 void install_crash_handlers() {
-  static std::vector<char> alternate_stack(std::max<std::size_t>(SIGSTKSZ, 64 * 1024));
+  static std::vector<char> alternate_stack(std::max<std::size_t>(SIGSTKSZ, std::size_t{64} * 1024));
   stack_t stack{};
   stack.ss_sp = alternate_stack.data();
   stack.ss_size = alternate_stack.size();

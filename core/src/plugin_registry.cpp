@@ -1,6 +1,7 @@
 #include "dgx/core/plugin_registry.hpp"
 
 #include <algorithm>
+#include <ranges>
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/text.hpp"
@@ -18,8 +19,9 @@ Failure not_available(std::string message) { return {ExitCode::no_plugin, std::m
 }  // namespace
 
 PluginRegistry::~PluginRegistry() {
-  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it)
-    if ((*it)->desc != nullptr && (*it)->desc->shutdown != nullptr) (*it)->desc->shutdown();
+  // Last loaded first, as a stack unwinds.
+  for (const auto& plugin : std::ranges::reverse_view(plugins_))
+    if (plugin->desc != nullptr && plugin->desc->shutdown != nullptr) plugin->desc->shutdown();
 }
 
 void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOptions& options) {

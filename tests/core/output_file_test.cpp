@@ -93,7 +93,7 @@ TEST_CASE("checking an output path leaves nothing behind") {
   CHECK_FALSE(check_output_path("-"));
 }
 
-TEST_CASE("the format follows the extension; an unknown extension is an error, none takes --format") {
+the format follows the extension, an unknown extension is an error, none takes --format") {
   CHECK(output_format("r.json", Format::table).value() == Format::json);
   CHECK(output_format("out.d/results", Format::csv).value() == Format::csv);
   CHECK(output_format("-", Format::markdown).value() == Format::markdown);

@@ -46,7 +46,7 @@ TEST_CASE("--baseline published prints the reference row and a verdict for a pub
   CHECK_FALSE((*projected)["config"].as_object().contains("verdict.threshold"));
 }
 
-TEST_CASE("verdict.threshold is a config key of runs with --baseline; a row below it fails with exit 5") {
+verdict.threshold is a config key of runs with --baseline, a row below it fails with exit 5") {
   const ProcessResult r =
       dgxhost(published_70b() + std::vector<std::string>{"--baseline", "published", "--set", "verdict.threshold=1.5"});
   CHECK(r.exit_code == 5);
@@ -78,7 +78,7 @@ TEST_CASE("a deliberately slowed spin fails against the baseline file of a faste
   CHECK(missing.exit_code == 2);
 }
 
-TEST_CASE("dgxhost compare: the same workload twice is no significant difference; 10% slower is a regression") {
+dgxhost compare: the same workload twice is no significant difference, 10% slower is a regression") {
   TempDir dir;
   auto run = [&](const std::string& name, int us) {
     std::string file = (dir.path() / name).string();
