@@ -95,7 +95,7 @@ TEST_CASE("values are coerced to the parameter's type where that is lossless") {
   CHECK_FALSE(coerce(spec("b", ParamType::boolean), set("b=1")));
 }
 
-keys in bytes take size suffixes, other integers say how sizes work instead") {
+TEST_CASE("keys in bytes take size suffixes, other integers say how sizes work instead") {
   ParamSpec bytes = spec("comm.max_bytes", ParamType::integer);
   bytes.unit = "B";
   CHECK(coerce(bytes, set("comm.max_bytes=64K")).value().as_int() == 65536);
@@ -234,7 +234,7 @@ TEST_CASE("a size whose suffix overflows 64 bits is an error, not a wrapped numb
   CHECK(overflow.error().message.find("99999999999T is more bytes than a 64-bit integer holds") != std::string::npos);
 }
 
-numbers beyond 64 bits say so instead of 'got string', nan is no number") {
+TEST_CASE("numbers beyond 64 bits say so instead of 'got string', nan is no number") {
   const ParamSpec f = spec("runner.max_time", ParamType::floating, json::Value(1.0));
   const ParamSpec i = spec("runner.warmup", ParamType::integer, json::Value(std::int64_t{1}));
   auto r = coerce(f, set("runner.max_time=1e309"));

@@ -28,7 +28,7 @@ TEST_CASE("a row survives the journal unchanged, hidden columns, labels and non-
   CHECK_FALSE(back.fields[1].hidden);
 }
 
-a journal is appended case by case and read back, it is never created twice") {
+TEST_CASE("a journal is appended case by case and read back, it is never created twice") {
   testing::TempDir dir;
   json::Object header;
   header.set("workload", "p:w");

@@ -86,7 +86,7 @@ TEST_CASE("launch options take --key=value, and prefixes of launch options still
   CHECK(o->dgxhost_args == std::vector<std::string>{"--plugin=all_reduce", "--sub", "x", "-b8"});
 }
 
-every value that reaches the script follows Slurm's rules, nothing can add a line or leave the folder") {
+TEST_CASE("every value that reaches the script follows Slurm's rules, nothing can add a line or leave the folder") {
   auto message = [](std::vector<const char*> args) {
     args.insert(args.end(), {"--plugin", "all_reduce"});
     auto o = parse(args);

@@ -93,14 +93,15 @@ TEST_CASE("checking an output path leaves nothing behind") {
   CHECK_FALSE(check_output_path("-"));
 }
 
-the format follows the extension, an unknown extension is an error, none takes --format") {
+TEST_CASE("the format follows the extension, an unknown extension is an error, none takes --format") {
   CHECK(output_format("r.json", Format::table).value() == Format::json);
   CHECK(output_format("out.d/results", Format::csv).value() == Format::csv);
   CHECK(output_format("-", Format::markdown).value() == Format::markdown);
-  const auto html = output_format("r.html", Format::table);
-  REQUIRE_FALSE(html);
-  CHECK(html.error().code == ExitCode::usage);
-  CHECK(html.error().message.find("unknown extension '.html'") != std::string::npos);
+  CHECK(output_format("r.html", Format::table).value() == Format::html);
+  const auto pdf = output_format("r.pdf", Format::table);
+  REQUIRE_FALSE(pdf);
+  CHECK(pdf.error().code == ExitCode::usage);
+  CHECK(pdf.error().message.find("unknown extension '.pdf'") != std::string::npos);
 }
 
 TEST_CASE("a new results file gets the permissions the umask allows") {

@@ -32,7 +32,7 @@ TEST_CASE("a config nested 15,000 deep is a usage error, not a stack overflow") 
   CHECK(r.err.find("a dotted key has more than 32 parts") != std::string::npos);
 }
 
-a deeply nested or FIFO preset in --config-dir is skipped with a warning, --list still works") {
+TEST_CASE("a deeply nested or FIFO preset in --config-dir is skipped with a warning, --list still works") {
   TempDir dir;
   dir.write("workloads/deep.toml", deep_key(15000));
   REQUIRE(::mkfifo((dir.path() / "workloads" / "fifo.toml").c_str(), 0600) == 0);
@@ -98,7 +98,7 @@ TEST_CASE("invalid UTF-8 in a path never reaches the JSON output") {
   CHECK(json::parse(r.out)["status"]["error"].as_string().find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD
 }
 
-a --plugin-dir that does not exist is a usage error, misnamed plugin files are named") {
+TEST_CASE("a --plugin-dir that does not exist is a usage error, misnamed plugin files are named") {
   ProcessResult r = dgxhost({"--plugin-dir", "/nonexistent/plugins", "--list"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--plugin-dir /nonexistent/plugins: No such file or directory") != std::string::npos);

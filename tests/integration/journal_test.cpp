@@ -120,7 +120,7 @@ TEST_CASE("each finished case prints a progress line with an estimate when stder
   CHECK(off.err.find("case 2/2 done") != std::string::npos);
 }
 
-the default run folder is <DGX_RUNS_DIR>/<UTC time>-<plugin>-<workload>, off keeps none") {
+TEST_CASE("the default run folder is <DGX_RUNS_DIR>/<UTC time>-<plugin>-<workload>, off keeps none") {
   TempDir dir;
   const ProcessResult r = dgxhost(
       {"--plugin", "spin", "--set", "spin.us=100", "--set", "runner.min_time=0.02", "--set", "runner.min_samples=5"},
