@@ -10,7 +10,7 @@ using dgx::testing::fixture;
 
 namespace {
 
-PluginRegistry discover(std::vector<std::filesystem::path> dirs) {
+PluginRegistry discover(const std::vector<std::filesystem::path>& dirs) {
   std::vector<SearchPath> paths;
   for (auto& d : dirs) paths.push_back({d, "test", true});
   PluginRegistry registry;

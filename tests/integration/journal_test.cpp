@@ -15,12 +15,14 @@ using namespace dgx::testing;
 
 namespace {
 
-const std::vector<std::string> kSweep = {"--plugin", "spin",
-                                         "--set",    "spin.cases=6",
-                                         "--set",    "spin.us=200",
-                                         "--set",    "runner.min_time=0.5",
-                                         "--set",    "runner.min_samples=5",
-                                         "--set",    "runner.max_time=2"};
+std::vector<std::string> sweep_args() {
+  return {"--plugin", "spin",
+          "--set",    "spin.cases=6",
+          "--set",    "spin.us=200",
+          "--set",    "runner.min_time=0.5",
+          "--set",    "runner.min_samples=5",
+          "--set",    "runner.max_time=2"};
+}
 
 std::vector<std::string> lines_of(const std::filesystem::path& file) {
   std::ifstream in(file);
@@ -47,7 +49,8 @@ TEST_CASE("kill -9 mid-sweep leaves every finished case in the journal, and --re
   const auto run = dir.path() / "run";
   // SIGKILL after about three of six cases.
   std::vector<std::string> killed{"-s", "KILL", "2.2", DGX_TEST_DGXHOST};
-  killed.insert(killed.end(), kSweep.begin(), kSweep.end());
+  const std::vector<std::string> sweep = sweep_args();
+  killed.insert(killed.end(), sweep.begin(), sweep.end());
   killed.insert(killed.end(), {"--run-dir", run.string()});
   const ProcessResult k = run_process("/usr/bin/timeout", killed, {});
   CHECK(k.exit_code == 128 + 9);
@@ -66,7 +69,7 @@ TEST_CASE("kill -9 mid-sweep leaves every finished case in the journal, and --re
   CHECK(resumed.err.find("case 6/6 done") != std::string::npos);
   CHECK(lines_of(run / "journal.jsonl").size() == 7);
 
-  const ProcessResult full = dgxhost(kSweep + std::vector<std::string>{"--format", "json"});
+  const ProcessResult full = dgxhost(sweep_args() + std::vector<std::string>{"--format", "json"});
   REQUIRE(full.exit_code == 0);
   CHECK(row_keys(json::parse(resumed.out)) == row_keys(json::parse(full.out)));
   std::ifstream results(run / "results.json");

@@ -122,7 +122,7 @@ TEST_CASE("Ctrl-C on a 2-rank mpirun: every rank stops at the same sample, r.jso
   text << in.rdbuf();
   const json::Value doc = json::parse(text.str());
   CHECK(doc["status"]["exit_code"].as_int() == 130);
-  const int journal_lines = std::stoi(r.out.substr(r.out.rfind("\n", r.out.size() - 2) + 1));
+  const int journal_lines = std::stoi(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
   CHECK(doc["results"].as_array().size() >= static_cast<std::size_t>(journal_lines - 1));  // header + cases
   CHECK(doc["results"].as_array().size() >= 2);
 }
