@@ -148,7 +148,21 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
   return rest;
 }
 
+std::optional<Failure> refuse_parser_placeholders(int argc, const char* const* argv) {
+  static constexpr std::string_view kPlaceholders[] = {"%canonical_option%", "%option%", "%original_token%", "%prefix%",
+                                                       "%value%"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (const std::string_view placeholder : kPlaceholders)
+      if (arg.find(placeholder) != std::string_view::npos)
+        return Failure{ExitCode::usage, "argument " + std::to_string(i) + " contains '" + std::string(placeholder) +
+                                            "', which the option parser cannot report on (expected no such text)"};
+  }
+  return std::nullopt;
+}
+
 Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
+  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
   CliOptions options;
   for (int i = 0; i < argc; ++i) options.argv.emplace_back(argv[i]);
   const po::options_description description = make_options(options);

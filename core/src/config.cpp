@@ -158,8 +158,10 @@ std::optional<std::string> check_choices(const ParamSpec& spec, const json::Valu
   };
   if (value.is_string()) return check_one(value.as_string());
   if (value.is_array())
-    for (const json::Value& element : value.as_array())
+    for (const json::Value& element : value.as_array()) {
+      if (!element.is_string()) continue;  // choices constrain strings (abi/v1.h); a number is not compared
       if (auto problem = check_one(element.as_string())) return problem;
+    }
   return std::nullopt;
 }
 

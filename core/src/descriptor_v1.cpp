@@ -27,11 +27,14 @@ constexpr std::uint32_t kMaxPrecisions = 64;
 constexpr std::uint32_t kMaxPresets = 4096;
 constexpr std::uint32_t kMaxStructSize = 64 * 1024;
 
-// "expected ... found ..." for a struct that is too short, or absurdly long (its stride would be garbage).
-std::optional<std::string> check_size(const std::string& what, std::uint32_t found, std::size_t required) {
-  if (found >= required && found <= kMaxStructSize) return std::nullopt;
+// "expected ... found ..." for a struct that is too short, absurdly long, or not a multiple of its alignment: the
+// size is the stride of its array, and any C compiler's sizeof is such a multiple, so another one is garbage (and
+// would make the host read misaligned fields, undefined behaviour).
+template <typename T> std::optional<std::string> check_size(const std::string& what, std::uint32_t found) {
+  if (found >= sizeof(T) && found <= kMaxStructSize && found % alignof(T) == 0) return std::nullopt;
   return what + " is " + std::to_string(found) + " bytes (struct_size), ABI " + abi_version_string(DGX_ABI_V1_0) +
-         " requires " + std::to_string(required) + " to " + std::to_string(kMaxStructSize);
+         " requires " + std::to_string(sizeof(T)) + " to " + std::to_string(kMaxStructSize) + ", a multiple of " +
+         std::to_string(alignof(T));
 }
 
 // An array the descriptor points to: NULL only when empty, and of a plausible length.
@@ -110,7 +113,13 @@ Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where
       return reject(here + " has alias " + shown(p.alias) + " (expected one letter)");
     spec.alias = p.alias;
   }
-  if (p.choices != nullptr && *p.choices != '\0') spec.choices = text::split(printable(p.choices), '|');
+  if (p.choices != nullptr && *p.choices != '\0') {
+    // abi/v1.h: choices are for STRING and STRING_LIST; on a number they would be compared as text to nothing.
+    if (p.type != DGX_PARAM_STRING && p.type != DGX_PARAM_STRING_LIST)
+      return reject(here + " of type " + std::string(to_string(spec.type)) + " has choices " + shown(p.choices) +
+                    " (expected none: only string and string-list parameters take choices)");
+    spec.choices = text::split(printable(p.choices), '|');
+  }
   if (auto problem = check_runner_key(spec, here)) return reject(*problem);
   if (p.default_value != nullptr) {
     // A default that does not parse or does not fit the type is the plugin's bug: reject it now, not mid-run.
@@ -145,8 +154,7 @@ std::optional<Failure> read_params(const dgx_workload_desc& w, const std::string
   if (auto problem = check_array(named + " parameter", w.params, w.param_count, kMaxParams)) return reject(*problem);
   std::set<std::string> keys;
   for (std::uint32_t i = 0; i < w.param_count; ++i) {
-    if (auto problem =
-            check_size(named + " parameter " + std::to_string(i), w.params->struct_size, sizeof(dgx_param_desc)))
+    if (auto problem = check_size<dgx_param_desc>(named + " parameter " + std::to_string(i), w.params->struct_size))
       return reject(*problem);
     auto spec = read_param(detail::strided_element(w.params, i), named + " parameter");
     if (!spec) return spec.error();
@@ -185,7 +193,7 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
 std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
   if (auto problem = check_array("workload", d.workloads, d.workload_count, kMaxWorkloads)) return reject(*problem);
   if (d.workload_count > 0)
-    if (auto problem = check_size("workload descriptor", d.workloads->struct_size, sizeof(dgx_workload_desc)))
+    if (auto problem = check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size))
       return reject(*problem);
   for (std::uint32_t i = 0; i < d.workload_count; ++i) {
     auto workload = read_workload(detail::strided_element(d.workloads, i), i);
@@ -200,7 +208,7 @@ std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& pl
 std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
   if (auto problem = check_array("preset", d.presets, d.preset_count, kMaxPresets)) return reject(*problem);
   if (d.preset_count > 0)
-    if (auto problem = check_size("preset descriptor", d.presets->struct_size, sizeof(dgx_preset_desc)))
+    if (auto problem = check_size<dgx_preset_desc>("preset descriptor", d.presets->struct_size))
       return reject(*problem);
   for (std::uint32_t i = 0; i < d.preset_count; ++i) {
     const dgx_preset_desc& p = detail::strided_element(d.presets, i);
@@ -221,7 +229,7 @@ std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plug
 }
 
 Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entry_status) {
-  if (auto problem = check_size("plugin descriptor", d.struct_size, sizeof(dgx_plugin_desc))) return reject(*problem);
+  if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size)) return reject(*problem);
   if (entry_status != DGX_OK)
     return reject("dgx_plugin_entry returned " + sdk::status_symbol(entry_status) + " (expected DGX_OK)");
   if (d.name == nullptr || *d.name == '\0') return reject("plugin descriptor has no name (found NULL)");

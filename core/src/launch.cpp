@@ -16,6 +16,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/app.hpp"
+#include "dgx/core/cli.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/printable.hpp"
 #include "dgx/core/search_paths.hpp"
@@ -136,6 +137,7 @@ namespace {
 // option names are off: "--output" must not be read as --output-dir.
 Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* const* argv, LaunchOptions& o,
                                                           std::string& nodes, std::string& gpus, std::string& tasks) {
+  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
   const po::options_description description = launch_options(o, nodes, gpus, tasks);
   try {
     const auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;

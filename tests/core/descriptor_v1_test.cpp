@@ -123,6 +123,30 @@ TEST_CASE("absurd counts and strides are refused before anything is read") {
   CHECK(b.reason().find("requires 72 to 65536") != std::string::npos);
 }
 
+// Found by tests/fuzz/fuzz_descriptor (corpus/descriptor/misaligned_stride): a stride that is no multiple of the
+// struct's alignment was accepted, and the host then read the next element's pointers misaligned (UBSan).
+TEST_CASE("a struct_size that is no multiple of the struct's alignment is refused before a second element is read") {
+  Descriptor a, b;
+  a.workload.struct_size = sizeof(dgx_workload_desc) + 4;
+  CHECK(a.reason().find("workload descriptor is " + std::to_string(sizeof(dgx_workload_desc) + 4) +
+                        " bytes (struct_size)") == 0);
+  CHECK(a.reason().find(", a multiple of 8") != std::string::npos);
+  b.params[0].struct_size = sizeof(dgx_param_desc) + 1;
+  CHECK(b.reason().find("parameter 0 is " + std::to_string(sizeof(dgx_param_desc) + 1) + " bytes") !=
+        std::string::npos);
+}
+
+// Found by tests/fuzz/fuzz_descriptor (corpus/descriptor/choices_on_int_list): choices on an int-list parameter
+// reached check_choices, which read each integer as a string: std::bad_variant_access, std::terminate.
+TEST_CASE("choices on a parameter that is not a string or string list are refused") {
+  Descriptor d;
+  d.params[0] = {sizeof(dgx_param_desc), "demo.n", DGX_PARAM_INT_LIST, "[8, 16]", "", "fast|slow", nullptr, 0, nullptr};
+  CHECK(d.reason() == "workload 'demo' parameter 'demo.n' of type int list has choices 'fast|slow' (expected none: "
+                      "only string and string-list parameters take choices)");
+  d.params[0] = {sizeof(dgx_param_desc), "demo.n", DGX_PARAM_STRING_LIST, "[\"a\"]", "", "a|b", nullptr, 0, nullptr};
+  CHECK(d.lift());
+}
+
 TEST_CASE("names users type are checked: no control characters, no ':'") {
   Descriptor d;
   d.plugin.name = "evil\n\x1b[31m";

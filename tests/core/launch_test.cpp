@@ -109,3 +109,10 @@ TEST_CASE("every value that reaches the script follows Slurm's rules, nothing ca
   CHECK(parse({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name", "my-run.v2",
                "--plugin", "all_reduce"}));
 }
+
+TEST_CASE("launch refuses an option-parser placeholder instead of hanging in Boost's error message") {
+  auto o = parse({"--nodes%option%", "2"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().code == ExitCode::usage);
+  CHECK(o.error().message.find("contains '%option%'") != std::string::npos);
+}

@@ -65,7 +65,7 @@ TEST_CASE("an ABI version outside the host's range") {
 TEST_CASE("a struct shorter than the ABI requires") {
   CHECK(rejection(fixture("broken/libdgx-short-struct.so")) ==
         "plugin descriptor is 16 bytes (struct_size), ABI 1.0 requires " + std::to_string(sizeof(dgx_plugin_desc)) +
-            " to 65536");
+            " to 65536, a multiple of 8");
 }
 
 TEST_CASE("a null required function pointer") {

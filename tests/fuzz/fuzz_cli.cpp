@@ -1,4 +1,5 @@
-// The command line: NUL-separated arguments through dgxhost's and dgxhost launch's parsers.
+// The command line: NUL-separated arguments through dgxhost's and dgxhost launch's parsers; a rejection must
+// carry a documented exit code and a message.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -6,6 +7,7 @@
 
 #include "dgx/core/cli.hpp"
 #include "dgx/core/launch.hpp"
+#include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> args{"dgxhost"};
@@ -21,9 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   args.push_back(current);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
-  (void)dgx::parse_cli(static_cast<int>(argv.size()), argv.data());
+  dgx::fuzz::check_rejection(dgx::parse_cli(static_cast<int>(argv.size()), argv.data()));
   argv[0] = "launch";
-  if (auto launch = dgx::parse_launch(static_cast<int>(argv.size()), argv.data()); launch && !launch->help)
-    (void)dgx::sbatch_script(launch.value());
+  auto launch = dgx::parse_launch(static_cast<int>(argv.size()), argv.data());
+  dgx::fuzz::check_rejection(launch);
+  if (launch && !launch->help) (void)dgx::sbatch_script(launch.value());
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/runner.hpp"
+#include "fuzz_check.hpp"
 
 namespace {
 
@@ -33,11 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view rest = input.substr(split + 4);
     while (!rest.empty()) {
       const std::size_t end = rest.find('\n');
-      if (auto entry = dgx::parse_set_argument(rest.substr(0, end))) sets.entries.push_back(std::move(entry.value()));
+      auto entry = dgx::parse_set_argument(rest.substr(0, end));
+      dgx::fuzz::check_rejection(entry);
+      if (entry) sets.entries.push_back(std::move(entry.value()));
       rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     }
   }
   auto file = dgx::parse_toml_config(toml, "config file", "fuzz.toml");
+  dgx::fuzz::check_rejection(file);
   std::vector<const dgx::ConfigLayer*> layers;
   if (file) layers.push_back(&file->layer);
   layers.push_back(&sets);
