@@ -212,7 +212,8 @@ TEST_CASE("a workload whose run() ignores request.iterations fails at warm-up, n
 }
 
 TEST_CASE("honest workloads pass the iteration check, including one whose call overhead dominates") {
-  Harness spin(testing::spin_plugin(), {"spin.us=200", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  Harness spin(testing::spin_plugin(),
+               {"spin.us=2000", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
   CHECK_FALSE(spin.measure());
   // spin.us=0 does no work per iteration: too short to judge, so the check passes instead of accusing it.
   Harness idle(testing::spin_plugin(), {"spin.us=0", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
