@@ -3,6 +3,19 @@
 # <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped.
 function(dgx_add_doctest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
+  # CTest cuts a discovered test name at ';' (a list separator): such a test runs no test case and still passes.
+  foreach(_source IN LISTS ARG_SOURCES)
+    get_filename_component(_path "${_source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(_source MATCHES "^\\$<" OR NOT EXISTS "${_path}")  # generator expressions, generated sources
+      continue()
+    endif()
+    file(READ "${_path}" _text)
+    string(REGEX MATCH "TEST_CASE\\(\"[^\"]*;[^\"]*\"" _bad "${_text}")
+    if(_bad)
+      message(FATAL_ERROR "${_path}: a test name with ';' (${_bad}): CTest would split "
+                          "it and run no test case; use ',' instead")
+    endif()
+  endforeach()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE dgx_doctest_main ${ARG_LIBRARIES})
   target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})

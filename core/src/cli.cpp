@@ -58,10 +58,17 @@ po::options_description make_options(CliOptions& o) {
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
       "stdout format: table | json | csv | md | html (json: stdout holds only the JSON document)")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
-      "also write the results to FILE; the format follows its extension (.json .csv .md .html .txt), else --format")(
+      "also write the results to FILE (checked before the run; - is stdout); the format follows its extension "
+      "(.json .csv .md .html .txt), else --format")(
       "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
       "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
-      "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)");
+      "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)")(
+      "run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
+      "measure mode: keep the journal of finished cases and results.json in DIR (default: "
+      "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
+      "resume", po::value<std::string>(&o.resume)->value_name("DIR"),
+      "complete the interrupted run in DIR: run only the cases its journal lacks (alone, it repeats the run's "
+      "command line; with a command line, that must resolve to the same configuration)");
 
   po::options_description plugins("Plugins and configs");
   plugins.add_options()("plugin-dir",
@@ -103,7 +110,7 @@ std::string cli_help() {
          "--describe lists them.\n\n"
       << make_options(scratch)
       << "\nExit codes: 0 success, 1 run failed, 2 usage or config error, 3 no usable plugin, 4 no usable device,\n"
-         "5 correctness check failed, 130 interrupted.\n";
+         "5 correctness check failed, 6 a plugin crashed, 130 interrupted.\n";
   return out.str();
 }
 
@@ -141,7 +148,21 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
   return rest;
 }
 
+std::optional<Failure> refuse_parser_placeholders(int argc, const char* const* argv) {
+  static constexpr std::string_view kPlaceholders[] = {"%canonical_option%", "%option%", "%original_token%", "%prefix%",
+                                                       "%value%"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (const std::string_view placeholder : kPlaceholders)
+      if (arg.find(placeholder) != std::string_view::npos)
+        return Failure{ExitCode::usage, "argument " + std::to_string(i) + " contains '" + std::string(placeholder) +
+                                            "', which the option parser cannot report on (expected no such text)"};
+  }
+  return std::nullopt;
+}
+
 Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
+  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
   CliOptions options;
   for (int i = 0; i < argc; ++i) options.argv.emplace_back(argv[i]);
   const po::options_description description = make_options(options);
@@ -171,6 +192,8 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
       options.format != "html")
     return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv, md or html"};
   if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
+  if (!options.run_dir.empty() && !options.resume.empty())
+    return Failure{ExitCode::usage, "--run-dir and --resume exclude each other: a resumed run keeps its folder"};
   return options;
 }
 

@@ -7,6 +7,7 @@
 
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/compare.hpp"
+#include "dgx/core/output_file.hpp"
 #include "dgx/core/report.hpp"
 #include "dgx/core/results_file.hpp"
 
@@ -97,6 +98,17 @@ int run_compare(int argc, const char* const* argv) {
                  "file, 5 a significant regression of B against A.\n";
     return 0;
   }
+  const Format format = *format_from_name(cli->format);
+  Format file_format = format;
+  if (!cli->output.empty()) {  // as for a run: a typo in -o fails before any work, naming the reason
+    auto checked = output_format(cli->output, format);
+    std::optional<Failure> problem = checked ? check_output_path(cli->output) : checked.error();
+    if (problem) {
+      std::cerr << "dgxhost: compare: " << problem->message << "\n";
+      return to_int(problem->code);
+    }
+    file_format = checked.value();
+  }
   Expected<Report> runs[2] = {read_results_file(cli->files[0]), read_results_file(cli->files[1])};
   for (const Expected<Report>& run : runs)
     if (!run) {
@@ -105,13 +117,15 @@ int run_compare(int argc, const char* const* argv) {
     }
   Report report = compare_runs(*runs[0], cli->files[0], *runs[1], cli->files[1], cli->options);
   report.context = compare_context(*cli, argc, argv);
-  const Format format = *format_from_name(cli->format);
-  std::cout << render(report, format) << std::flush;
-  if (!cli->output.empty())
-    if (auto problem = write_report(report, format_from_path(cli->output).value_or(format), cli->output)) {
-      std::cerr << "dgxhost: --output " << cli->output << ": " << *problem << "\n";
+  // The file first, so that what stdout says (status.exit_code) includes whether it could be written.
+  if (!cli->output.empty() && cli->output != kStdoutPath)
+    if (auto problem = write_report(report, file_format, cli->output)) {
+      const std::string message = "--output " + cli->output + ": " + *problem;
+      std::cerr << "dgxhost: " << message << "\n";
+      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
       if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
     }
+  std::cout << render(report, format) << std::flush;
   if (report.exit_code != 0 && format != Format::table) std::cerr << "dgxhost: " << report.error << "\n";
   return report.exit_code;
 }

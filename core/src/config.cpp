@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include <dgx/sdk/toml_literal.hpp>
-#include <toml++/toml.h>
 
 #include "dgx/core/text.hpp"
 
@@ -39,58 +38,6 @@ std::string SourceLocation::describe() const {
 namespace {
 
 Failure usage_error(std::string message) { return {ExitCode::usage, std::move(message)}; }
-
-// TOML -> JSON values -----------------------------------------------------------------------------------------
-
-std::optional<json::Value> to_value(const toml::node& node, std::string& error) {
-  if (const auto* i = node.as_integer()) return json::Value(i->get());
-  if (const auto* f = node.as_floating_point()) return json::Value(f->get());
-  if (const auto* b = node.as_boolean()) return json::Value(b->get());
-  if (const auto* s = node.as_string()) return json::Value(s->get());
-  if (const auto* a = node.as_array()) {
-    json::Array out;
-    for (const toml::node& element : *a) {
-      if (element.is_table() || element.is_array()) {
-        error = "nested arrays and arrays of tables are not supported as config values";
-        return std::nullopt;
-      }
-      auto v = to_value(element, error);
-      if (!v) return std::nullopt;
-      out.push_back(std::move(*v));
-    }
-    return json::Value(std::move(out));
-  }
-  error = "dates and times are not supported as config values";
-  return std::nullopt;
-}
-
-struct Flattener {
-  const std::string& origin;
-  const std::string& file;
-  ConfigLayer& layer;
-  std::vector<std::string> errors;
-
-  SourceLocation where(const toml::node& node) const {
-    return {origin, file, static_cast<int>(node.source().begin.line), static_cast<int>(node.source().begin.column), {}};
-  }
-
-  void table(const toml::table& t, const std::string& prefix) {
-    for (const auto& [key, node] : t) {
-      const std::string full = prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
-      if (const auto* sub = node.as_table()) {
-        table(*sub, full);
-        continue;
-      }
-      std::string error;
-      auto value = to_value(node, error);
-      if (!value) {
-        errors.push_back(where(node).describe() + ": config key '" + full + "': " + error);
-        continue;
-      }
-      layer.entries.push_back({full, std::move(*value), where(node), {}});
-    }
-  }
-};
 
 std::string describe_value(const json::Value& v) {
   if (v.is_bool()) return std::string("boolean ") + (v.as_bool() ? "true" : "false");
@@ -129,7 +76,32 @@ std::optional<std::int64_t> parse_byte_size(std::string_view text) {
   std::int64_t value = 0;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
   if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 0) return std::nullopt;
+  if (value > std::numeric_limits<std::int64_t>::max() / multiplier) return std::nullopt;  // 99999999999T
   return value * multiplier;
+}
+
+// Text that reads as a number but not as a TOML value of its type: beyond the range of a 64-bit integer
+// (9223372036854775808) or of a double (1e309). Says so, instead of "got string".
+std::string out_of_range_hint(const json::Value& v) {
+  if (!v.is_string()) return {};
+  const std::string& s = v.as_string();
+  if (s.empty() || s.size() > 400) return {};
+  std::size_t used = 0;
+  const bool digits = s.find_first_not_of("+-0123456789") == std::string::npos;
+  try {
+    (void)std::stod(s, &used);
+  } catch (const std::out_of_range&) {
+    return s + " is beyond the range of a 64-bit float (about ±1.8e308)";
+  } catch (const std::exception&) {
+    return {};
+  }
+  if (used != s.size()) {
+    const bool sized = s.size() > 1 && std::string("KkMmGgTt").find(s.back()) != std::string::npos &&
+                       s.find_first_not_of("0123456789") == s.size() - 1;
+    return sized && !parse_byte_size(s) ? s + " is more bytes than a 64-bit integer holds" : std::string();
+  }
+  if (digits) return s + " is beyond the range of a 64-bit integer (-9223372036854775808..9223372036854775807)";
+  return {};
 }
 
 // Converts a scalar to `type`; nullopt when it cannot. `raw` is the --set text, if any; integers in bytes
@@ -143,15 +115,15 @@ std::optional<json::Value> coerce_scalar(ParamType type, const json::Value& v, c
   case ParamType::integer:
     if (v.is_int()) return v;
     if (unit == "B" && v.is_string())
-      if (auto bytes = parse_byte_size(v.as_string())) return json::Value(*bytes);
-    if (v.is_double()) {  // 2e3 is a fine way to write 2000
+      if (auto bytes = parse_byte_size(v.as_string())) return json::Value(*bytes);  // nullopt also on overflow
+    if (v.is_double()) {                                                            // 2e3 is a fine way to write 2000
       const double d = v.as_number();
       if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9.2e18)
         return json::Value(static_cast<std::int64_t>(d));
     }
     return std::nullopt;
   case ParamType::floating:
-    if (v.is_number()) return json::Value(v.as_number());
+    if (v.is_number() && !std::isnan(v.as_number())) return json::Value(v.as_number());  // nan compares false
     return std::nullopt;
   case ParamType::string:
     if (v.is_string()) return v;
@@ -186,12 +158,16 @@ std::optional<std::string> check_choices(const ParamSpec& spec, const json::Valu
   };
   if (value.is_string()) return check_one(value.as_string());
   if (value.is_array())
-    for (const json::Value& element : value.as_array())
+    for (const json::Value& element : value.as_array()) {
+      if (!element.is_string()) continue;  // choices constrain strings (abi/v1.h); a number is not compared
       if (auto problem = check_one(element.as_string())) return problem;
+    }
   return std::nullopt;
 }
 
-bool valid_key(std::string_view key) {
+}  // namespace
+
+bool valid_config_key(std::string_view key) {
   if (key.empty() || key.front() == '.' || key.back() == '.') return false;
   for (const char c : key) {
     const bool ok =
@@ -201,101 +177,13 @@ bool valid_key(std::string_view key) {
   return key.find("..") == std::string_view::npos;
 }
 
-}  // namespace
-
-Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string& origin, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file.empty() ? origin : file);
-  } catch (const toml::parse_error& e) {
-    const auto& begin = e.source().begin;
-    return usage_error((file.empty() ? origin : file) + ":" + std::to_string(begin.line) + ":" +
-                       std::to_string(begin.column) + ": invalid TOML: " + std::string(e.description()));
-  }
-  TomlConfig result;
-  result.layer.name = origin;
-  if (const toml::node* preset = root.get("preset")) {
-    const toml::table* table = preset->as_table();
-    if (table == nullptr)
-      return usage_error(SourceLocation{origin,
-                                        file,
-                                        static_cast<int>(preset->source().begin.line),
-                                        static_cast<int>(preset->source().begin.column),
-                                        {}}
-                             .describe() +
-                         ": 'preset' must be a table ([preset] with workload and summary)");
-    for (const auto& [key, node] : *table) {
-      // TOML puts every key after a [table] header into that table: config keys written after [preset] land
-      // here by mistake, so say so instead of silently ignoring them.
-      if (key.str() != "workload" && key.str() != "summary" && key.str() != "description")
-        return usage_error(SourceLocation{origin,
-                                          file,
-                                          static_cast<int>(node.source().begin.line),
-                                          static_cast<int>(node.source().begin.column),
-                                          {}}
-                               .describe() +
-                           ": '" + std::string(key.str()) +
-                           "' is not a preset field (workload, summary, description); config keys must come before "
-                           "any [table] header, so write the preset fields as preset.workload = ... at the top");
-      std::string error;
-      if (auto v = to_value(node, error)) result.preset.set(std::string(key.str()), std::move(*v));
-    }
-    root.erase("preset");
-  }
-  Flattener flattener{origin, file, result.layer, {}};
-  flattener.table(root, "");
-  if (!flattener.errors.empty()) return usage_error(text::join(flattener.errors, "\n"));
-  // toml++ keeps tables sorted by key; file order reads better in listings and errors.
-  std::stable_sort(result.layer.entries.begin(), result.layer.entries.end(), [](const auto& a, const auto& b) {
-    return std::pair(a.where.line, a.where.column) < std::pair(b.where.line, b.where.column);
-  });
-  return result;
-}
-
-Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return usage_error("cannot read config file '" + path + "'");
-  std::ostringstream content;
-  content << in.rdbuf();
-  return parse_toml_config(content.str(), origin, path);
-}
-
-Expected<json::Value> parse_toml_value(std::string_view literal) {
-  const std::string document = "v = " + std::string(literal);
-  toml::table table;
-  try {
-    table = toml::parse(document);
-  } catch (const toml::parse_error& e) {
-    return usage_error("invalid TOML value '" + std::string(literal) + "': " + std::string(e.description()));
-  }
-  const toml::node* node = table.get("v");
-  if (node == nullptr || table.size() != 1) return usage_error("invalid TOML value '" + std::string(literal) + "'");
-  std::string error;
-  auto value = to_value(*node, error);
-  if (!value) return usage_error("invalid TOML value '" + std::string(literal) + "': " + error);
-  return std::move(*value);
-}
-
-std::string to_toml_literal(const json::Value& value) {
-  if (value.is_string()) return sdk::toml_literal(value.as_string());
-  if (value.is_bool()) return sdk::toml_literal(value.as_bool());
-  if (value.is_int()) return sdk::toml_literal(value.as_int());
-  if (value.is_double()) return sdk::toml_literal(value.as_number());
-  if (value.is_array()) {
-    std::vector<std::string> elements;
-    for (const json::Value& element : value.as_array()) elements.push_back(to_toml_literal(element));
-    return "[" + text::join(elements, ", ") + "]";
-  }
-  return "\"\"";
-}
-
 Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
   const std::size_t eq = argument.find('=');
   if (eq == std::string_view::npos)
     return usage_error("--set " + std::string(argument) + ": expected KEY=VALUE, e.g. --set spin.us=2000");
   const std::string key = text::trim(argument.substr(0, eq));
   const std::string raw = text::trim(argument.substr(eq + 1));
-  if (!valid_key(key))
+  if (!valid_config_key(key))
     return usage_error("--set " + std::string(argument) + ": '" + key +
                        "' is not a config key (letters, digits, '_', '-', separated by dots)");
   if (raw.empty()) return usage_error("--set " + std::string(argument) + ": no value after '='");
@@ -335,6 +223,9 @@ std::string size_suffix_hint(const ParamSpec& spec, const json::Value& value) {
 
 Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
   auto mismatch = [&] {
+    if (const std::string range = out_of_range_hint(entry.value); !range.empty())  // a number, just too large
+      return usage_error("config key '" + spec.key + "' (" + entry.where.describe() + "): " + range + "; it expects " +
+                         a_or_an(spec.type));
     return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
                        describe_value(entry.value) + " (" + entry.where.describe() + ")" +
                        size_suffix_hint(spec, entry.value));

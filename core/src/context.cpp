@@ -10,6 +10,7 @@
 #include <map>
 
 #include "dgx/core/build_info.hpp"
+#include "dgx/core/printable.hpp"
 
 #include "dgx/core/text.hpp"
 
@@ -48,7 +49,7 @@ struct ProbeCollector {
 void add_device(void* ctx, const dgx_device_info* d) {
   auto* c = static_cast<ProbeCollector*>(ctx);
   if (d == nullptr || d->struct_size < sizeof(dgx_device_info)) return;
-  auto str = [](const char* s) { return json::Value(s != nullptr ? s : ""); };
+  auto str = [](const char* s) { return json::Value(printable(s)); };
   json::Object o;
   o.set("index", d->index);
   o.set("name", str(d->name));
@@ -72,12 +73,13 @@ void add_device(void* ctx, const dgx_device_info* d) {
 void add_software(void* ctx, const char* component, const char* version) {
   auto* c = static_cast<ProbeCollector*>(ctx);
   if (component == nullptr || version == nullptr) return;
-  if (!c->report->software.contains(component)) c->report->software.set(component, version);
+  if (!c->report->software.contains(printable(component)))
+    c->report->software.set(printable(component), printable(version));
 }
 
 void set_status(void* ctx, const char* status) {
   auto* c = static_cast<ProbeCollector*>(ctx);
-  if (status != nullptr) c->report->statuses.push_back(c->plugin + ": " + status);
+  if (status != nullptr) c->report->statuses.push_back(c->plugin + ": " + printable(status));
 }
 
 }  // namespace
@@ -137,7 +139,7 @@ DeviceReport probe_devices(const PluginRegistry& registry, const dgx_host_api* h
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     report.probed_by.push_back(plugin->name);
     if (plugin->desc->probe(host, &sink, &error) != DGX_OK)
-      logger.warn("device probe of plugin '" + plugin->name + "' failed: " + message.data());
+      logger.warn("device probe of plugin '" + plugin->name + "' failed: " + printable(message.data()));
   }
   return report;
 }
@@ -224,6 +226,14 @@ json::Object run_context(const ContextSources& sources, const RunFacts& run, boo
   c.set("config_sources", run.config.sources_to_json());
   const auto overrides = run.config.overrides();
   c.set("config_overrides", json::Array(overrides.begin(), overrides.end()));
+  return c;
+}
+
+json::Object failure_context(const std::vector<std::string>& argv) {
+  json::Object c;
+  c.set("dgxhost", dgxhost_json());
+  c.set("time", utc_timestamp());
+  c.set("argv", json::Array(argv.begin(), argv.end()));
   return c;
 }
 

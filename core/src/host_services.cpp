@@ -7,6 +7,7 @@
 
 #include "dgx/core/build_info.hpp"
 #include "dgx/core/cancellation.hpp"
+#include "dgx/core/printable.hpp"
 #include "strided.hpp"
 
 namespace dgx {
@@ -147,7 +148,7 @@ std::int32_t HostServices::is_set(void* ctx, const char* key) {
 
 void HostServices::log(void* ctx, dgx_log_level level, const char* message) {
   const HostServices& s = self(ctx);
-  s.logger_.log(level, s.source_, message != nullptr ? message : "");
+  s.logger_.log(level, s.source_, printable(message, true));
 }
 
 double HostServices::clock_now(void*) {
@@ -158,11 +159,12 @@ double HostServices::clock_now(void*) {
 
 namespace {
 
-std::string str(const char* s) { return s != nullptr ? s : ""; }
+// Every string a plugin hands over ends up on a terminal or in a file: made printable at this boundary.
+std::string str(const char* s) { return printable(s); }
 
 bool valid_metric(const dgx_metric* m) { return m != nullptr && m->struct_size >= sizeof(dgx_metric) && m->name; }
 Metric to_metric(const dgx_metric& m) {
-  return {m.name, m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)};
+  return {str(m.name), m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)};
 }
 bool valid_field(const dgx_field* f) { return f != nullptr && f->struct_size >= sizeof(dgx_field) && f->key; }
 
@@ -173,7 +175,7 @@ dgx_status HostServices::check_metric(const dgx_metric* metric) {
   const std::string unit = str(metric->unit);
   if (sdk::is_known_unit(unit)) return DGX_OK;
   const std::string who = plugin_ + (workload_.empty() ? "" : ":" + workload_);
-  const std::string reason = who + ": metric '" + metric->name + "' has unit '" + unit +
+  const std::string reason = who + ": metric '" + str(metric->name) + "' has unit '" + unit +
                              "', which dgxhost does not accept (expected one of " + sdk::known_units() +
                              "; see docs/results-schema.md, Units)";
   logger_.log(DGX_LOG_ERROR, source_, reason);
@@ -192,8 +194,8 @@ dgx_status HostServices::read_row_config(const dgx_result_row& row, ResultRow& o
                   "emit_row: config entry '" + std::string(e.key) + "': " + value.error().message);
       return DGX_ERR_INVALID_ARGUMENT;
     }
-    out.config.set(e.key, std::move(value.value()));
-    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.emplace_back(e.key);
+    out.config.set(str(e.key), std::move(value.value()));
+    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.push_back(str(e.key));
   }
   for (const auto& [key, value] : row_config_)  // the rest of the run's configuration, after the row's own
     if (!out.config.contains(key)) out.config.set(key, value);
@@ -207,17 +209,20 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
     return DGX_ERR_UNSUPPORTED;
   }
   if (row == nullptr || row->struct_size < sizeof(dgx_result_row) || row->mode < DGX_RESULT_MEASURED ||
-      row->mode > DGX_RESULT_REFERENCE) {
-    s.logger_.log(DGX_LOG_ERROR, s.source_, "emit_row: malformed row (struct_size or mode out of range)");
+      row->mode > DGX_RESULT_REFERENCE || !detail::readable_array(row->config, row->config_count) ||
+      !detail::readable_array(row->metrics, row->metric_count) ||
+      !detail::readable_array(row->fields, row->field_count)) {
+    s.logger_.log(DGX_LOG_ERROR, s.source_,
+                  "emit_row: malformed row (struct_size, mode, or an array that is NULL or has a bad stride)");
     return DGX_ERR_INVALID_ARGUMENT;
   }
   ResultRow out;
-  out.workload = row->workload != nullptr ? row->workload : s.workload_;
+  out.workload = row->workload != nullptr ? str(row->workload) : s.workload_;
   out.plugin = s.plugin_;
   out.mode = row->mode == DGX_RESULT_MEASURED    ? ResultMode::measured
              : row->mode == DGX_RESULT_PROJECTED ? ResultMode::projected
                                                  : ResultMode::reference;
-  out.table = row->table != nullptr ? row->table : out.workload;
+  out.table = row->table != nullptr ? str(row->table) : out.workload;
   if (const dgx_status status = s.read_row_config(*row, out); status != DGX_OK) return status;
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
@@ -227,7 +232,7 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
   for (std::uint32_t i = 0; i < row->field_count; ++i) {
     const dgx_field& f = detail::strided_element(row->fields, i);
     if (!valid_field(&f)) return DGX_ERR_INVALID_ARGUMENT;
-    out.add_field({f.key, str(f.value), (f.flags & DGX_FIELD_HIDDEN) != 0});
+    out.add_field({str(f.key), str(f.value), (f.flags & DGX_FIELD_HIDDEN) != 0});
   }
   s.report_->rows.push_back(std::move(out));
   return DGX_OK;
@@ -245,14 +250,14 @@ dgx_status HostServices::add_field(void* ctx, const dgx_field* field) {
   HostServices& s = self(ctx);
   if (s.current_row_ == nullptr) return DGX_ERR_UNSUPPORTED;
   if (!valid_field(field)) return DGX_ERR_INVALID_ARGUMENT;
-  s.current_row_->add_field({field->key, str(field->value), (field->flags & DGX_FIELD_HIDDEN) != 0});
+  s.current_row_->add_field({str(field->key), str(field->value), (field->flags & DGX_FIELD_HIDDEN) != 0});
   return DGX_OK;
 }
 
 dgx_status HostServices::emit_note(void* ctx, dgx_note_placement placement, const char* title, const char* text) {
   HostServices& s = self(ctx);
   if (s.report_ == nullptr) return DGX_ERR_UNSUPPORTED;
-  s.report_->notes.push_back({placement == DGX_NOTE_BEFORE, str(title), str(text)});
+  s.report_->notes.push_back({placement == DGX_NOTE_BEFORE, str(title), printable(text, true)});
   return DGX_OK;
 }
 
@@ -303,7 +308,8 @@ void HostServices::progress(void* ctx, double fraction, const char* what) {
   s.logger_.progress(s.source_, fraction, what != nullptr ? what : "");
 }
 
-std::int32_t HostServices::cancel_requested(void*) { return dgx::cancel_requested() ? 1 : 0; }
+// Ctrl-C, or the runner's limit on the sample in flight (runner.max_time).
+std::int32_t HostServices::cancel_requested(void*) { return dgx::cancel_requested() || call_deadline_passed() ? 1 : 0; }
 
 dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity) {
   if (relative_path == nullptr || out == nullptr || capacity == 0) return DGX_ERR_INVALID_ARGUMENT;

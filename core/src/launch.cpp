@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +15,10 @@
 
 #include <boost/program_options.hpp>
 
+#include "dgx/core/app.hpp"
+#include "dgx/core/cli.hpp"
 #include "dgx/core/context.hpp"
+#include "dgx/core/printable.hpp"
 #include "dgx/core/search_paths.hpp"
 #include "dgx/core/text.hpp"
 
@@ -46,7 +51,8 @@ po::options_description launch_options(LaunchOptions& o, std::string& nodes, std
       "script", po::value<std::string>(&o.script)->value_name("FILE"), "default: <output dir>/<job name>.sbatch")(
       "dgxhost", po::value<std::string>(&o.dgxhost)->value_name("PATH"),
       "the dgxhost the ranks run; default: this one")("submit", po::bool_switch(&o.submit),
-                                                      "also submit the script with sbatch");
+                                                      "also submit the script with sbatch")(
+      "dry-run", po::bool_switch(&o.dry_run), "check everything and print the script; write and submit nothing");
   return d;
 }
 
@@ -131,6 +137,7 @@ namespace {
 // option names are off: "--output" must not be read as --output-dir.
 Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* const* argv, LaunchOptions& o,
                                                           std::string& nodes, std::string& gpus, std::string& tasks) {
+  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
   const po::options_description description = launch_options(o, nodes, gpus, tasks);
   try {
     const auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
@@ -148,6 +155,57 @@ Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* 
   }
 }
 
+// Slurm's own rules, so that nothing but the value reaches the script: names of partitions and accounts are
+// letters, digits, '_', '.', '-' (a partition list adds ','); a time limit is digits, ':' and '-'.
+bool only(const std::string& value, std::string_view allowed_punctuation) {
+  if (value.empty()) return false;
+  for (const char c : value)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed_punctuation.find(c) == std::string_view::npos)
+      return false;
+  return true;
+}
+
+bool has_control(const std::string& value) {
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+std::optional<Failure> check_values(const LaunchOptions& o) {
+  if (!o.partition.empty() && !only(o.partition, "_.-,"))
+    return usage("--partition " + printable(o.partition) +
+                 ": expected Slurm partition names (letters, digits, '_', '.', '-', separated by ',')");
+  if (!o.account.empty() && !only(o.account, "_.-"))
+    return usage("--account " + printable(o.account) +
+                 ": expected a Slurm account name (letters, digits, '_', "
+                 "'.', '-')");
+  if (!o.time.empty() && !only(o.time, ":-"))
+    return usage("--time " + printable(o.time) + ": expected a Slurm time limit such as 30, 01:00:00 or 2-00:00:00");
+  if (!o.job_name.empty() && (!only(o.job_name, "_.-+") || o.job_name[0] == '.' || o.job_name[0] == '-'))
+    return usage("--job-name " + printable(o.job_name) +
+                 ": expected letters, digits, '_', '.', '-', '+', not starting with '.' or '-' (it names files "
+                 "in --output-dir)");
+  for (const auto& [option, value] :
+       {std::pair{"--container", &o.container}, std::pair{"--container-mounts", &o.container_mounts},
+        std::pair{"--output-dir", &o.output_dir}, std::pair{"--script", &o.script}, std::pair{"--dgxhost", &o.dgxhost}})
+    if (has_control(*value))
+      return usage(std::string(option) + " " + printable(*value) +
+                   ": control characters "
+                   "(a newline) are refused");
+  if (o.output_dir.find_first_of(" \t%") != std::string::npos)
+    return usage("--output-dir " + o.output_dir + ": spaces and '%' are refused (the folder appears in #SBATCH lines)");
+  for (const std::string& a : o.dgxhost_args)
+    if (has_control(a)) return usage("argument " + printable(a) + ": control characters are refused");
+  return std::nullopt;
+}
+
+// -o, -oFILE, --output, --output=FILE and the abbreviations dgxhost's own parser accepts (--out, --outp, ...).
+bool names_output(const std::string& a) {
+  if (text::starts_with(a, "-o")) return true;
+  const std::string name = a.substr(0, a.find('='));
+  return name.size() >= 5 && std::string_view("--output").substr(0, name.size()) == name;
+}
+
 // Defaults that depend on other options, and the combinations dgxhost cannot run.
 std::optional<Failure> complete(LaunchOptions& o, const std::string& nodes, const std::string& gpus,
                                 const std::string& tasks) {
@@ -160,6 +218,11 @@ std::optional<Failure> complete(LaunchOptions& o, const std::string& nodes, cons
     if (!n) return n.error();
     *field = n.value();
   }
+  constexpr long long kMaxRanks = 1 << 24;
+  const long long per_node = tasks.empty() ? std::max(o.gpus_per_node, 1) : o.tasks_per_node;
+  if (static_cast<long long>(o.nodes) * per_node > kMaxRanks)
+    return usage("--nodes " + std::to_string(o.nodes) + " x " + std::to_string(per_node) +
+                 " rank(s) per node is more than " + std::to_string(kMaxRanks) + " ranks");
   const std::string plugin = plugin_name(o.dgxhost_args);
   if (plugin.empty()) return usage("--plugin NAME is required: what should the ranks run?");
   if (o.tasks_per_node < 0) o.tasks_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : 1;
@@ -167,13 +230,13 @@ std::optional<Failure> complete(LaunchOptions& o, const std::string& nodes, cons
     return usage("--tasks-per-node " + std::to_string(o.tasks_per_node) + " differs from --gpus-per-node " +
                  std::to_string(o.gpus_per_node) + ": dgxhost runs one rank per GPU");
   for (const std::string& a : o.dgxhost_args)
-    if (a == "--output" || a == "-o" || text::starts_with(a, "--output="))
-      return usage("do not pass --output: the launcher names the results file (in --output-dir)");
+    if (names_output(a))
+      return usage("do not pass " + printable(a) + ": the launcher names the results file (in --output-dir)");
   if (o.job_name.empty()) o.job_name = "dgx-" + plugin;
   if (o.dgxhost.empty()) o.dgxhost = (executable_directory() / "dgxhost").string();
   o.output_dir = std::filesystem::absolute(o.output_dir).lexically_normal().string();
   if (o.script.empty()) o.script = o.output_dir + "/" + o.job_name + ".sbatch";
-  return std::nullopt;
+  return check_values(o);
 }
 
 }  // namespace
@@ -249,6 +312,17 @@ int run_launch(int argc, const char* const* argv) {
   const LaunchOptions& o = options.value();
   if (o.help) {
     std::cout << launch_help();
+    return 0;
+  }
+  // What the ranks will run, checked here first: a misspelt plugin or key fails now, not in the queue.
+  if (o.dgxhost == (executable_directory() / "dgxhost").string()) {
+    if (auto problem = validate_run(o.dgxhost_args)) {
+      std::cerr << "dgxhost: error: dgxhost launch: " << problem->message << "\n";
+      return to_int(problem->code);
+    }
+  }
+  if (o.dry_run) {
+    std::cout << sbatch_script(o);
     return 0;
   }
   std::error_code ec;

@@ -1,5 +1,6 @@
 #include "dgx/core/listing.hpp"
 
+#include "dgx/core/printable.hpp"
 #include "dgx/core/report.hpp"
 #include "dgx/core/text.hpp"
 
@@ -9,12 +10,12 @@ namespace {
 
 std::string search_path_line(const std::vector<SearchPath>& paths) {
   std::vector<std::string> parts;
-  for (const SearchPath& p : paths) parts.push_back(p.path.string() + " (" + p.origin + ")");
+  for (const SearchPath& p : paths) parts.push_back(printable(p.path.string()) + " (" + p.origin + ")");
   return "plugin search path: " + text::join(parts, ", ");
 }
 
 std::string preset_source(const PresetInfo& p, const PluginRegistry& registry) {
-  if (!p.file.empty()) return p.file;
+  if (!p.file.empty()) return printable(p.file);
   for (const auto& plugin : registry.plugins())
     for (const PresetInfo& q : plugin->presets)
       if (&q == &p) return "embedded in plugin " + plugin->name;
@@ -43,7 +44,7 @@ std::string list_text(const PluginRegistry& registry, const std::vector<SearchPa
   std::string out = "Plugins (" + std::to_string(registry.plugins().size()) + "):\n";
   for (const auto& p : registry.plugins()) {
     out += "  " + p->name + " " + p->version + "  ABI " + abi_version_string(p->abi_version) + "  " + p->vendor + "  " +
-           p->file.string() + "\n";
+           printable(p->file.string()) + "\n";
     if (!p->description.empty()) out += "    " + p->description + "\n";
     for (const WorkloadInfo& w : p->workloads) {
       const std::string precisions = w.precisions.empty() ? "-" : text::join(w.precisions, ",");
@@ -114,8 +115,8 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
 
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
-  std::string out =
-      w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " + w.plugin->file.string() + ")\n";
+  std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
+                    printable(w.plugin->file.string()) + ")\n";
   if (target.preset != nullptr) out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
   out += "  " + w.summary + "\n";
   out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +

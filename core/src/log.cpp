@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 namespace dgx {
@@ -20,12 +21,37 @@ const char* level_prefix(dgx_log_level level) {
   }
 }
 
+// "2026-12-01T00:50:00Z ": log files are read after the fact, when the time of a line matters.
+std::string utc_stamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ ", &utc);
+  return {text, n};
+}
+
 }  // namespace
 
+void Logger::info_to_file(std::string_view message) const {
+  if (tee_ == nullptr) return;
+  std::string line = "dgxhost";
+  if (!rank_label_.empty()) line += " " + rank_label_;
+  line += ": ";
+  line += message;
+  line += '\n';
+  write_tee(line);
+}
+
+void Logger::write_tee(const std::string& line) const {
+  std::fputs((utc_stamp() + line).c_str(), tee_);
+  std::fflush(tee_);  // a crash or SIGKILL must not take the last lines with it
+}
+
 void Logger::log(dgx_log_level level, std::string_view source, std::string_view message) const {
-  if (level < threshold_) return;
-  if (quiet_rank_ && level < DGX_LOG_ERROR) return;
-  end_progress();
+  const bool to_file = tee_ != nullptr && (level >= DGX_LOG_INFO || level >= threshold_);
+  const bool to_stderr = level >= threshold_ && !(quiet_rank_ && level < DGX_LOG_ERROR);
+  if (!to_file && !to_stderr) return;
   std::string line = "dgxhost";
   if (!rank_label_.empty()) line += " " + rank_label_;
   if (!source.empty()) line += " [" + std::string(source) + "]";
@@ -33,6 +59,9 @@ void Logger::log(dgx_log_level level, std::string_view source, std::string_view 
   line += level_prefix(level);
   line += message;
   line += '\n';
+  if (to_file) write_tee(line);
+  if (!to_stderr) return;
+  end_progress();
   std::fputs(line.c_str(), stderr);
 }
 

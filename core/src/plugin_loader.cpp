@@ -4,7 +4,9 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/core/crash_report.hpp"
 #include "dgx/core/descriptor.hpp"
+#include "dgx/core/plugin_probe.hpp"
 #include "dgx/core/text.hpp"
 
 namespace dgx {
@@ -51,6 +53,7 @@ std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api*
   if (plugin.desc->init == nullptr) return std::nullopt;
   std::array<char, 1024> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
+  const CrashScope scope(plugin.file.string() + ": init()");
   const dgx_status status = plugin.desc->init(host, &error);
   if (status == DGX_OK) return std::nullopt;
   return reject("init failed with " + sdk::status_symbol(status) +
@@ -67,6 +70,10 @@ DescriptorAdapter descriptor_adapter(std::uint32_t major) {
 }
 
 Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path& file, const LoadOptions& options) {
+  if (options.probe) {
+    if (auto problem = check_plugin_file(file, options.allow_insecure)) return *problem;  // before any of its code runs
+    if (auto rejection = probe_plugin(file, options).rejection) return reject(*rejection);
+  }
   auto opened = open_plugin(file, options.allow_insecure);
   if (!opened) return opened.error();
   const std::uint32_t major = DGX_ABI_VERSION_MAJOR(opened->abi_version);

@@ -1,6 +1,7 @@
 #include "dgx/core/plugin_open.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/core/build_info.hpp"
+#include "dgx/core/secure_path.hpp"
 
 namespace dgx {
 
@@ -30,12 +32,6 @@ Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reas
 std::vector<boost::dll::shared_library>& retained_libraries() {
   static auto* libraries = new std::vector<boost::dll::shared_library>();
   return *libraries;
-}
-
-std::string octal_mode(mode_t mode) {
-  char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode & 07777));
-  return buffer;
 }
 
 std::string describe_non_elf(const std::filesystem::path& file) {
@@ -69,6 +65,24 @@ Expected<boost::dll::shared_library> open_library(const std::filesystem::path& f
   return library;
 }
 
+// What the dynamic symbol at `address` is, when it is not a function: "data (STT_OBJECT)". Calling data crashes
+// the host (or executes whatever bytes it holds), so the symbol table's type is checked first.
+std::string symbol_kind(void* address) {
+  Dl_info info{};
+  void* entry = nullptr;
+  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr)
+    return {};  // no symbol table entry to judge by: let the call decide
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  switch (ELF64_ST_TYPE(symbol->st_info)) {
+  case STT_FUNC:
+  case STT_GNU_IFUNC:
+  case STT_NOTYPE: return {};  // assembly and some toolchains leave functions untyped
+  case STT_OBJECT: return "data (STT_OBJECT)";
+  case STT_TLS: return "thread-local data (STT_TLS)";
+  default: return "not a function (ELF symbol type " + std::to_string(ELF64_ST_TYPE(symbol->st_info)) + ")";
+  }
+}
+
 // The fields every major version of the ABI starts its plugin descriptor with (abi/v1.h: "the version lives at
 // a fixed offset"), read before anything whose layout depends on the version.
 struct DescriptorHead {
@@ -95,23 +109,7 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
 
 }  // namespace
 
-std::string insecure_permissions(const std::filesystem::path& file) {
-  for (const std::filesystem::path& path :
-       {file, file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path()}) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) continue;
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-      const bool is_dir = S_ISDIR(st.st_mode);
-      return std::string(is_dir ? "its directory " + path.string() : "the file") +
-             " is writable by group or others (mode " + octal_mode(st.st_mode) +
-             "; expected no group/other write permission): refused; fix with 'chmod go-w " + path.string() +
-             "' or pass --allow-insecure-plugins";
-    }
-  }
-  return {};
-}
-
-Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
+std::optional<Failure> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) return reject("not a regular file (expected a shared library)");
   if (!allow_insecure) {
@@ -119,12 +117,21 @@ Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow
   }
   if (!is_elf(file))
     return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(file));
+  return std::nullopt;
+}
+
+Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
+  if (auto problem = check_plugin_file(file, allow_insecure)) return *problem;
   auto library = open_library(file);
   if (!library) return library.error();
   if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL))
     return reject(std::string("no entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL +
                   "' (expected a dgx plugin: DGX_PLUGIN(...) in C++, or an exported dgx_plugin_entry in C)");
-  return negotiate(file, &library->get<std::remove_pointer_t<dgx_plugin_entry_fn>>(DGX_PLUGIN_ENTRY_SYMBOL));
+  void* entry = &library->get<char>(DGX_PLUGIN_ENTRY_SYMBOL);
+  if (std::string kind = symbol_kind(entry); !kind.empty())
+    return reject(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
+                  " (expected a function); calling it would crash");
+  return negotiate(file, reinterpret_cast<dgx_plugin_entry_fn>(entry));
 }
 
 }  // namespace dgx

@@ -1,6 +1,7 @@
 #include "dgx/core/plugin_registry.hpp"
 
 #include <algorithm>
+#include <ranges>
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/text.hpp"
@@ -17,11 +18,20 @@ Failure not_available(std::string message) { return {ExitCode::no_plugin, std::m
 
 }  // namespace
 
+PluginRegistry::~PluginRegistry() {
+  // Last loaded first, as a stack unwinds.
+  for (const auto& plugin : std::ranges::reverse_view(plugins_))
+    if (plugin->desc != nullptr && plugin->desc->shutdown != nullptr) plugin->desc->shutdown();
+}
+
 void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOptions& options) {
   for (const SearchPath& search : paths) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(search.path, ec)) {  // --plugin-dir may name one file
-      load_candidate(search.path, options);
+      if (is_plugin_file_name(search.path.filename().string()))
+        load_candidate(search.path, options);
+      else
+        rejections_.push_back({search.path, "not named libdgx-<name>.so (expected a dgx plugin file name)"});
       continue;
     }
     if (!std::filesystem::is_directory(search.path, ec)) {
@@ -30,10 +40,23 @@ void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOp
       continue;
     }
     std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(search.path, ec))
-      if (is_plugin_file_name(entry.path().filename().string())) files.push_back(entry.path());
+    std::vector<std::string> misnamed;
+    for (const auto& entry : std::filesystem::directory_iterator(search.path, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (is_plugin_file_name(name))
+        files.push_back(entry.path());
+      else if (name.find(".so") != std::string::npos)
+        misnamed.push_back(name);
+    }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) load_candidate(file, options);
+    // In a folder the user named, a shared object that is not loaded because of its name deserves a word.
+    if (search.must_exist && !misnamed.empty()) {
+      std::sort(misnamed.begin(), misnamed.end());
+      if (misnamed.size() > 5) misnamed.resize(5), misnamed.emplace_back("...");
+      warnings_.push_back("plugin directory " + search.path.string() + " (" + search.origin +
+                          "): ignored shared objects not named libdgx-<name>.so: " + text::join(misnamed, ", "));
+    }
   }
 }
 

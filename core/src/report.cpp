@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <map>
 
 #include "dgx/core/config.hpp"
+#include "dgx/core/output_file.hpp"
 #include "dgx/core/text.hpp"
 #include "nccl_table.hpp"
 
@@ -22,10 +23,11 @@ std::optional<Format> format_from_name(std::string_view name) {
 }
 
 std::optional<Format> format_from_path(std::string_view path) {
-  const auto dot = path.rfind('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  const std::string_view ext = path.substr(dot + 1);
+  const std::string extension = std::filesystem::path(path).extension().string();  // of the file name only
+  if (extension.size() < 2) return std::nullopt;
+  const std::string_view ext = std::string_view(extension).substr(1);
   if (ext == "txt") return Format::table;
+  if (ext == "markdown") return std::nullopt;  // a name of the format, not an extension dgxhost writes
   return format_from_name(ext);
 }
 
@@ -377,15 +379,7 @@ std::string render(const Report& report, Format format) {
 }
 
 std::optional<std::string> write_report(const Report& report, Format format, const std::string& path) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot open " + temporary + " for writing";
-    out << render(report, format);
-    if (!out.flush()) return "cannot write " + temporary;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) return "cannot rename " + temporary + " to " + path;
-  return std::nullopt;
+  return write_file_atomically(path, render(report, format));
 }
 
 }  // namespace dgx

@@ -1,7 +1,10 @@
 #include "dgx/core/runner.hpp"
 
+#include <cmath>
+
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/iteration_check.hpp"
+#include "dgx/core/printable.hpp"
 #include "dgx/core/stopping_criterion.hpp"
 #include "dgx/core/text.hpp"
 #include "sampling.hpp"
@@ -43,7 +46,10 @@ std::vector<ParamSpec> RunnerSettings::params() {
       param("runner.max_samples", ParamType::integer, static_cast<std::int64_t>(d.max_samples),
             "maximum timed samples per case"),
       param("runner.min_time", ParamType::floating, d.min_time, "minimum measured time per case", "s"),
-      param("runner.max_time", ParamType::floating, d.max_time, "wall-clock limit of the timed phase of a case", "s"),
+      param("runner.max_time", ParamType::floating, d.max_time,
+            "wall-clock limit of the timed phase of a case (and of the warm-up); it also cuts a sample in flight short "
+            "when run() polls the host for cancellation",
+            "s"),
       param("runner.noise", ParamType::floating, d.noise,
             "target relative standard error of the median time (0.005 = 0.5%); 0 disables"),
       param("runner.batch", ParamType::integer, static_cast<std::int64_t>(d.batch),
@@ -52,34 +58,63 @@ std::vector<ParamSpec> RunnerSettings::params() {
   };
 }
 
+namespace {
+
+// Range checks of runner.* that say what was given and where it came from ("runner.max_time must be a finite
+// number > 0, got -inf (run.toml:3:12)").
+class RangeCheck {
+public:
+  explicit RangeCheck(const ResolvedConfig& config) : config_(config) {}
+
+  std::int64_t integer(const char* key) const { return config_.find(key)->value.as_int(); }
+  double number(const char* key) const { return config_.find(key)->value.as_number(); }
+
+  void require(bool ok, const char* key, const std::string& condition) {
+    if (ok) return;
+    const ResolvedEntry& e = *config_.find(key);
+    problems_.push_back(std::string(key) + " must be " + condition + ", got " + to_toml_literal(e.value) + " (" +
+                        e.where.describe() + ")");
+  }
+  void require_finite(const char* key, bool positive) {
+    const double v = number(key);
+    require(std::isfinite(v) && (positive ? v > 0 : v >= 0), key,
+            positive ? "a finite number > 0" : "a finite number >= 0");
+  }
+  [[nodiscard]] std::optional<Failure> failure() const {
+    if (problems_.empty()) return std::nullopt;
+    return Failure{ExitCode::usage, text::join(problems_, "; ")};
+  }
+
+private:
+  const ResolvedConfig& config_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
 Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
-  auto number = [&](const char* key) { return config.find(key)->value.as_number(); };
-  auto integer = [&](const char* key) { return config.find(key)->value.as_int(); };
+  RangeCheck check(config);
+  const std::int64_t warmup = check.integer("runner.warmup"), min_samples = check.integer("runner.min_samples"),
+                     max_samples = check.integer("runner.max_samples"), batch = check.integer("runner.batch");
+  check.require(warmup >= 0, "runner.warmup", ">= 0");
+  check.require(min_samples >= 1, "runner.min_samples", ">= 1");
+  check.require(max_samples >= min_samples, "runner.max_samples",
+                ">= runner.min_samples (" + std::to_string(min_samples) + ")");
+  check.require(batch >= 1 && batch <= kMaxBatch, "runner.batch", "in 1.." + std::to_string(kMaxBatch));
+  check.require_finite("runner.warmup_time", false);
+  check.require_finite("runner.min_time", false);
+  check.require_finite("runner.max_time", true);
+  check.require_finite("runner.noise", false);
+  if (auto failure = check.failure()) return *failure;
   RunnerSettings s;
-  std::vector<std::string> problems;
-  auto require = [&](bool ok, const std::string& message) {
-    if (!ok) problems.push_back(message);
-  };
-  const std::int64_t warmup = integer("runner.warmup"), min_samples = integer("runner.min_samples"),
-                     max_samples = integer("runner.max_samples"), batch = integer("runner.batch");
-  require(warmup >= 0, "runner.warmup must be >= 0, got " + std::to_string(warmup));
-  require(min_samples >= 1, "runner.min_samples must be >= 1, got " + std::to_string(min_samples));
-  require(max_samples >= min_samples, "runner.max_samples (" + std::to_string(max_samples) +
-                                          ") must be >= runner.min_samples (" + std::to_string(min_samples) + ")");
-  require(batch >= 1 && batch <= 1'000'000'000, "runner.batch must be in 1..1e9, got " + std::to_string(batch));
-  s.warmup_time = number("runner.warmup_time");
-  s.min_time = number("runner.min_time");
-  s.max_time = number("runner.max_time");
-  s.noise = number("runner.noise");
-  require(s.warmup_time >= 0, "runner.warmup_time must be >= 0");
-  require(s.min_time >= 0, "runner.min_time must be >= 0");
-  require(s.max_time > 0, "runner.max_time must be > 0");
-  require(s.noise >= 0, "runner.noise must be >= 0");
-  if (!problems.empty()) return Failure{ExitCode::usage, text::join(problems, "; ")};
   s.warmup = static_cast<std::uint64_t>(warmup);
   s.min_samples = static_cast<std::uint64_t>(min_samples);
   s.max_samples = static_cast<std::uint64_t>(max_samples);
   s.batch = static_cast<std::uint32_t>(batch);
+  s.warmup_time = check.number("runner.warmup_time");
+  s.min_time = check.number("runner.min_time");
+  s.max_time = check.number("runner.max_time");
+  s.noise = check.number("runner.noise");
   s.cold = config.find("runner.cold")->value.as_bool();
   return s;
 }
@@ -124,14 +159,27 @@ ResultRow case_row(const WorkloadInfo& workload, const dgx_case_desc& desc, cons
   row.plugin = workload.plugin->name;
   row.mode = ResultMode::measured;
   row.table = workload.name;
-  row.label = desc.label != nullptr ? desc.label : "";
+  row.label = printable(desc.label);
   row.config = row_config;
-  for (std::uint32_t i = 0; i < desc.config_count; ++i) {
+  for (std::uint32_t i = 0; i < desc.config_count; ++i) {  // measure_case checked the array
     const dgx_config_entry& e = detail::strided_element(desc.config, i);
-    auto value = parse_toml_value(e.value != nullptr ? e.value : "");
-    row.config.set(e.key != nullptr ? e.key : "?", value ? value.value() : json::Value(e.value));
+    const std::string text = printable(e.value);
+    auto value = parse_toml_value(text);
+    row.config.set(e.key != nullptr ? printable(e.key) : "?", value ? value.value() : json::Value(text));
   }
   return row;
+}
+
+// A sample cut short before any could be counted: by Ctrl-C, or by runner.max_time, when the case cannot be
+// measured within the limit.
+Failure cut_failure(const CaseRun& run, const std::string& phase) {
+  if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
+  const WorkloadInfo& w = run.instance.workload();
+  return Failure{ExitCode::run_failed,
+                 w.plugin->name + ":" + w.name + ": runner.max_time (" + text::format_number(run.settings.max_time, 3) +
+                     " s) ended a sample of " + phase + " before one finished: one sample of " +
+                     std::to_string(run.settings.batch) +
+                     " iteration(s) takes longer. Raise runner.max_time, or lower runner.batch or the case's size"};
 }
 
 dgx_sample_request first_request(const CaseRun& run, bool warmup) {
@@ -141,6 +189,7 @@ dgx_sample_request first_request(const CaseRun& run, bool warmup) {
 // Refuses a workload whose run() ignores request.iterations (iteration_check.hpp). Its samples are warm-up
 // samples, numbered from `index` on.
 CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
+  const CallDeadline deadline(detail::now() + run.settings.max_time);  // bounds one sample too, if run() polls
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const IterationCheck::Timer time = [&](std::uint32_t iterations) -> Expected<double> {
@@ -148,7 +197,8 @@ CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
     request.sample_index = index++;
     auto per_iteration = detail::take_sample(run.instance, run.comm, request, result);
     if (!per_iteration) return per_iteration.error();
-    return per_iteration.value() * iterations;
+    if (!per_iteration.value()) return cut_failure(run, "the iteration check");
+    return *per_iteration.value() * iterations;
   };
   auto ignored = IterationCheck::run(run.settings.batch, time);
   if (!ignored) return ignored.error();
@@ -171,11 +221,18 @@ CallResult warm_up(const CaseRun& run) {
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
-  for (std::uint64_t i = 0; i < run.settings.warmup || detail::now() - start < run.settings.warmup_time; ++i) {
-    if (cancel_requested() || detail::now() - start > run.settings.max_time) break;
+  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
+  for (std::uint64_t i = 0;; ++i) {
+    const double elapsed = detail::now() - start;
+    const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
+    if (detail::agreed(run.comm, done || cancel_requested() || elapsed > run.settings.max_time)) break;
     request.sample_index = index++;
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
+    if (!sample.value()) {
+      if (index == 1) return cut_failure(run, "the warm-up");  // no sample of this case has finished
+      break;                                                   // warm enough: the timed phase has a limit of its own
+    }
   }
   return std::nullopt;
 }
@@ -184,12 +241,19 @@ CallResult warm_up(const CaseRun& run) {
 CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_result& result) {
   dgx_sample_request request = first_request(run, false);
   const double start = detail::now();
+  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
   bool stop = false;
   while (!stop) {
     request.sample_index = criterion.samples().size();
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
     if (!sample) return sample.error();
-    stop = criterion.add(sample.value(), detail::now() - start, cancel_requested());
+    if (!sample.value()) {  // cut by Ctrl-C or max_time: not counted, and the phase ends with what it has
+      run.logger.end_progress();
+      if (criterion.samples().empty()) return cut_failure(run, "the timed phase");
+      criterion.stop_at_cut(detail::now() - start, cancel_requested());
+      return std::nullopt;
+    }
+    stop = detail::agreed(run.comm, criterion.add(*sample.value(), detail::now() - start, cancel_requested()));
     run.logger.progress(run.instance.workload().name,
                         std::min(1.0, criterion.measured_time() / std::max(run.settings.min_time, 1e-9)),
                         "case " + std::to_string(run.index + 1) + "/" + std::to_string(run.count));
@@ -225,7 +289,14 @@ void add_timing(ResultRow& row, const CaseRun& run, const StoppingCriterion& cri
 CallResult measure_case(const CaseRun& run, HostServices& services, const json::Object& row_config, Report& report) {
   dgx_case_desc desc{};
   if (auto failure = run.instance.begin_case(run.index, desc)) return failure;
+  if (!detail::readable_array(desc.config, desc.config_count)) {
+    const WorkloadInfo& w = run.instance.workload();
+    return Failure{ExitCode::run_failed, w.plugin->name + ":" + w.name +
+                                             ": begin_case returned a case whose config "
+                                             "array is NULL or has a bad stride"};
+  }
   ResultRow row = case_row(run.instance.workload(), desc, row_config);
+  run.instance.set_case_label(row.label);
   CallResult end;
   {
     const CurrentRowScope current(services, row);
@@ -248,14 +319,24 @@ CallResult measure_case(const CaseRun& run, HostServices& services, const json::
 }  // namespace
 
 CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
-                   const json::Object& row_config, Report& report) {
+                   const json::Object& row_config, Report& report, CaseLog* log) {
   if (auto failure = instance.setup()) return failure;
   auto cases = instance.case_count();
   if (!cases) return cases.error();
+  bool first = true;
   for (std::uint32_t c = 0; c < cases.value(); ++c) {
-    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), c == 0};
+    const ResultRow* earlier = log != nullptr ? log->finished(c) : nullptr;
+    unsigned char skip = earlier != nullptr ? 1 : 0;
+    comm.broadcast(&skip, 1, 0);  // rank 0 holds the journal; every rank skips the same cases
+    if (skip != 0) {
+      if (earlier != nullptr) report.rows.push_back(*earlier);
+      continue;
+    }
+    const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), first};
+    first = false;
     if (auto failure = measure_case(run, services, row_config, report)) return failure;
-    if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
+    if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};  // the case was cut short
+    if (log != nullptr) log->record(c, cases.value(), report.rows.back());
   }
   return instance.finalize();
 }

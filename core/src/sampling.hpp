@@ -4,6 +4,8 @@
 
 #include <dgx/plugin.h>
 
+#include <optional>
+
 #include "dgx/core/comm.hpp"
 #include "dgx/core/expected.hpp"
 #include "dgx/core/workload_instance.hpp"
@@ -14,8 +16,16 @@ namespace dgx::detail {
 double now();
 
 /// Calls run() once with `request`; returns seconds per iteration (the slowest rank's), or the failure. `result`
-/// holds what run() reported (how it timed, the cache state).
-Expected<double> take_sample(WorkloadInstance& instance, HostComm& comm, const dgx_sample_request& request,
-                             dgx_sample_result& result);
+/// holds what run() reported (how it timed, the cache state). nullopt, on every rank, when run() on some rank
+/// stopped early (DGX_ERR_CANCELLED) at Ctrl-C or because the call deadline passed (cancellation.hpp): the
+/// sample was cut short and must not be counted.
+/// With several ranks it also spreads an interruption: when any rank was interrupted, every rank's
+/// cancel_requested() is true on return.
+Expected<std::optional<double>> take_sample(WorkloadInstance& instance, HostComm& comm,
+                                            const dgx_sample_request& request, dgx_sample_result& result);
+
+/// True on every rank when `local` is true on any (collective): a decision that ranks taking it from their own
+/// clocks or signals could otherwise take differently, leaving one rank waiting in a collective.
+bool agreed(HostComm& comm, bool local);
 
 }  // namespace dgx::detail

@@ -25,6 +25,13 @@ bool StoppingCriterion::add(double seconds_per_iteration, double wall_time, bool
   return decision_.stop;
 }
 
+void StoppingCriterion::stop_at_cut(double wall_time, bool cancelled) {
+  stats_ = compute_stats(samples_);
+  decision_ = evaluate(stats_, measured_, cancelled ? wall_time : std::max(wall_time, settings_->max_time), cancelled);
+  decision_.stop = true;
+  decision_.reason += " (the sample in flight was cut short and not counted)";
+}
+
 StopDecision StoppingCriterion::evaluate(const Stats& stats, double measured_time, double wall_time,
                                          bool cancelled) const {
   const RunnerSettings& s = *settings_;

@@ -21,7 +21,12 @@ function(dgx_add_plugin name)
     CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
   # A symbol missing at link time is an error here, not a load failure in front of a user; so is the entry symbol.
-  target_link_options(${name} PRIVATE "LINKER:--no-undefined" "LINKER:--require-defined=dgx_plugin_entry")
+  # Under -fsanitize the runtime lives in the executable that loads the plugin (clang links it there only), so a
+  # sanitized plugin has undefined __asan_*/__ubsan_* symbols by design: --no-undefined is left out then.
+  target_link_options(${name} PRIVATE "LINKER:--require-defined=dgx_plugin_entry")
+  if(NOT "${CMAKE_C_FLAGS} ${CMAKE_CXX_FLAGS}" MATCHES "-fsanitize=")
+    target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  endif()
   # Defined is not enough: hidden visibility would keep it from dlsym. Checked where binutils' nm is available.
   if(CMAKE_NM)
     add_custom_command(TARGET ${name} POST_BUILD

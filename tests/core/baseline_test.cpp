@@ -27,7 +27,7 @@ Baseline baseline_of(const std::vector<ResultRow>& rows) {
 
 }  // namespace
 
-TEST_CASE("a row as fast as its baseline passes; the reference row comes first") {
+TEST_CASE("a row as fast as its baseline passes, the reference row comes first") {
   Report report;
   report.rows.push_back(spin_row(1000, 0.00101));
   const VerdictCounts n = apply_baseline(report, baseline_of({spin_row(1000, 0.001)}), 0.95);

@@ -46,6 +46,18 @@ TEST_CASE("an unknown option is a usage error with a suggestion") {
   CHECK(o.error().message.find("did you mean '--plugin'") != std::string::npos);
 }
 
+// Found by tests/fuzz/fuzz_cli (corpus/cli/placeholder_hang): Boost's error message for this unknown option
+// substituted %original_token% with itself, forever.
+TEST_CASE("an argument holding an option-parser placeholder is a usage error, not a hang") {
+  auto o = parse({"--p%original_token%", "-8M"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().code == ExitCode::usage);
+  CHECK(o.error().message == "argument 1 contains '%original_token%', which the option parser cannot report on "
+                             "(expected no such text)");
+  CHECK_FALSE(parse({"--plugin", "x%value%"}));
+  CHECK(parse({"--plugin", "50%"}));  // a lone '%' is fine
+}
+
 TEST_CASE("bad values and combinations are usage errors") {
   CHECK(parse({"--mode", "fast"}).error().message.find("expected auto, measure, project or explore") !=
         std::string::npos);

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include "dgx/core/config.hpp"
 #include "temp_dir.hpp"
 
@@ -93,7 +95,7 @@ TEST_CASE("values are coerced to the parameter's type where that is lossless") {
   CHECK_FALSE(coerce(spec("b", ParamType::boolean), set("b=1")));
 }
 
-TEST_CASE("keys in bytes take size suffixes; other integers say how sizes work instead") {
+TEST_CASE("keys in bytes take size suffixes, other integers say how sizes work instead") {
   ParamSpec bytes = spec("comm.max_bytes", ParamType::integer);
   bytes.unit = "B";
   CHECK(coerce(bytes, set("comm.max_bytes=64K")).value().as_int() == 65536);
@@ -174,4 +176,75 @@ TEST_CASE("TOML literals convert both ways") {
   CHECK_FALSE(parse_toml_value("bf16"));
   CHECK(to_toml_literal(json::Value(2.0)) == "2.0");
   CHECK(to_toml_literal(json::Array{"a", 1}) == "[\"a\", 1]");
+}
+
+TEST_CASE("a document nested deeper than any config is refused before toml++ parses it") {
+  std::string key = "a";
+  for (int i = 0; i < 15000; ++i) key += ".a";
+  auto deep = parse_toml_config(key + " = 1\n", "test", "deep.toml");
+  REQUIRE_FALSE(deep);
+  CHECK(deep.error().code == ExitCode::usage);
+  CHECK(deep.error().message.find("deep.toml: line 1: a dotted key has more than 32 parts") != std::string::npos);
+  std::string header = "[a";
+  for (int i = 0; i < 100000; ++i) header += ".a";
+  CHECK_FALSE(parse_toml_config("x = 1\n" + header + "]\n", "test", "h.toml"));
+  CHECK_FALSE(parse_toml_config("x = " + std::string(40, '[') + std::string(40, ']') + "\n", "test", {}));
+  CHECK_FALSE(parse_toml_value(std::string(40, '{')));
+}
+
+TEST_CASE("the nesting check counts neither dots in strings, comments and numbers, nor ordinary tables") {
+  const std::string dots(200, '.');
+  const std::string text = "name = \"" + dots + "\"  # " + dots + "\n" + "lit = '" + dots + "'\n" + "multi = \"\"\"\n" +
+                           dots + "\n\"\"\"\"\n" + "raw = '''" + dots + "''''\n" +
+                           "floats = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, "
+                           "16.5, 17.5, 18.5, 19.5, 20.5, 21.5, 22.5, 23.5, 24.5, 25.5, 26.5, 27.5, 28.5, 29.5, 30.5, "
+                           "31.5, 32.5, 33.5, 34.5]\n" +
+                           "[parallel.inner.deeper]\ntp = 4\nx.y.z = { a.b = 1, c = [1, 2] }\n";
+  auto parsed = parse_toml_config(text, "test", {});
+  REQUIRE_MESSAGE(parsed, (parsed ? "" : parsed.error().message));
+  CHECK(parsed->layer.entries.size() == 8);
+}
+
+TEST_CASE("a config file must be a small regular file: no FIFO, directory or device is read") {
+  testing::TempDir dir;
+  const auto fifo = dir.path() / "fifo.toml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto r = load_toml_config(fifo.string(), "config file");  // would block forever on a FIFO without a writer
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("is a FIFO, not a regular file") != std::string::npos);
+  r = load_toml_config(dir.path().string(), "config file");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("is a directory") != std::string::npos);
+  r = load_toml_config("/dev/zero", "config file");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("is a character device") != std::string::npos);
+  const auto big = dir.write("big.toml", "# " + std::string(kMaxConfigFileBytes, 'x') + "\n");
+  r = load_toml_config(big.string(), "config file");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("dgxhost reads at most") != std::string::npos);
+}
+
+TEST_CASE("a size whose suffix overflows 64 bits is an error, not a wrapped number") {
+  ParamSpec bytes = spec("comm.max_bytes", ParamType::integer, json::Value(std::int64_t{8}));
+  bytes.unit = "B";
+  CHECK(coerce(bytes, set("comm.max_bytes=8E")).error().code == ExitCode::usage);  // not a suffix at all
+  CHECK(coerce(bytes, set("comm.max_bytes=8388607T")).value().as_int() == std::int64_t{8388607} << 40);
+  const auto overflow = coerce(bytes, set("comm.max_bytes=99999999999T"));
+  REQUIRE_FALSE(overflow);
+  CHECK(overflow.error().message.find("99999999999T is more bytes than a 64-bit integer holds") != std::string::npos);
+}
+
+TEST_CASE("numbers beyond 64 bits say so instead of 'got string', nan is no number") {
+  const ParamSpec f = spec("runner.max_time", ParamType::floating, json::Value(1.0));
+  const ParamSpec i = spec("runner.warmup", ParamType::integer, json::Value(std::int64_t{1}));
+  auto r = coerce(f, set("runner.max_time=1e309"));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("1e309 is beyond the range of a 64-bit float") != std::string::npos);
+  CHECK(r.error().message.find("got string") == std::string::npos);
+  r = coerce(i, set("runner.warmup=9223372036854775808"));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("beyond the range of a 64-bit integer") != std::string::npos);
+  CHECK(r.error().message.find("got string") == std::string::npos);
+  CHECK_FALSE(coerce(f, set("runner.max_time=nan")));
+  CHECK(coerce(f, set("runner.max_time=inf")));  // a range check decides whether inf is acceptable
 }

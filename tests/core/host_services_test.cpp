@@ -133,6 +133,10 @@ TEST_CASE("malformed rows are refused") {
   row.mode = DGX_RESULT_MEASURED;
   row.struct_size = 8;
   CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
+  // A stride that is no multiple of the entry's alignment would have the host read misaligned pointers.
+  dgx_config_entry odd[2] = {{sizeof(dgx_config_entry) + 4, "gpus", "8", 0}, {}};
+  dgx_result_row odd_row{sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, odd, 2, nullptr, 0, nullptr, 0};
+  CHECK(api.emit_row(api.ctx, &odd_row) == DGX_ERR_INVALID_ARGUMENT);
   const dgx_config_entry bad[] = {{sizeof(dgx_config_entry), "gpus", "not toml", 0}};
   dgx_result_row bad_row{sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, bad, 1, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &bad_row) == DGX_ERR_INVALID_ARGUMENT);

@@ -80,8 +80,39 @@ TEST_CASE("launch --help is a request, not a failure") {
 }
 
 TEST_CASE("launch options take --key=value, and prefixes of launch options still pass through") {
-  auto o = parse({"--nodes=2", "--plugin=all_reduce", "--out", "x", "-b8"});
+  auto o = parse({"--nodes=2", "--plugin=all_reduce", "--sub", "x", "-b8"});
   REQUIRE(o);
   CHECK(o->nodes == 2);
-  CHECK(o->dgxhost_args == std::vector<std::string>{"--plugin=all_reduce", "--out", "x", "-b8"});
+  CHECK(o->dgxhost_args == std::vector<std::string>{"--plugin=all_reduce", "--sub", "x", "-b8"});
+}
+
+TEST_CASE("every value that reaches the script follows Slurm's rules, nothing can add a line or leave the folder") {
+  auto message = [](std::vector<const char*> args) {
+    args.insert(args.end(), {"--plugin", "all_reduce"});
+    auto o = parse(args);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().code == ExitCode::usage);
+    return o.error().message;
+  };
+  CHECK(message({"--nodes", "1", "--partition", "gpu\ntouch X"}).find("--partition gpu\\x0atouch X: expected Slurm") !=
+        std::string::npos);
+  CHECK(message({"--nodes", "1", "--account", "a b"}).find("--account") != std::string::npos);
+  CHECK(message({"--nodes", "1", "--time", "1h; rm"}).find("--time") != std::string::npos);
+  CHECK(message({"--nodes", "1", "--job-name", "../../x"}).find("--job-name ../../x: expected") != std::string::npos);
+  CHECK(message({"--nodes", "1", "--container", "img\n#SBATCH --x"}).find("control characters") != std::string::npos);
+  CHECK(message({"--nodes", "1", "--output-dir", "/a b"}).find("spaces") != std::string::npos);
+  CHECK(message({"--nodes", "2147483647"}).find("more than 16777216 ranks") != std::string::npos);
+  CHECK(message({"--nodes", "65536", "--gpus-per-node", "0", "--tasks-per-node", "65536"}).find("more than") !=
+        std::string::npos);
+  for (const char* output : {"-ofoo.json", "-o", "--out", "--outp=x", "--output=x"})
+    CHECK_MESSAGE(message({"--nodes", "1", output}).find("do not pass") != std::string::npos, output);
+  CHECK(parse({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name", "my-run.v2",
+               "--plugin", "all_reduce"}));
+}
+
+TEST_CASE("launch refuses an option-parser placeholder instead of hanging in Boost's error message") {
+  auto o = parse({"--nodes%option%", "2"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().code == ExitCode::usage);
+  CHECK(o.error().message.find("contains '%option%'") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dgx/core/plugin_loader.hpp"
 #include "fixtures.hpp"
@@ -63,8 +64,8 @@ TEST_CASE("an ABI version outside the host's range") {
 
 TEST_CASE("a struct shorter than the ABI requires") {
   CHECK(rejection(fixture("broken/libdgx-short-struct.so")) ==
-        "plugin descriptor is 16 bytes (struct_size), ABI 1.0 requires at least " +
-            std::to_string(sizeof(dgx_plugin_desc)));
+        "plugin descriptor is 16 bytes (struct_size), ABI 1.0 requires " + std::to_string(sizeof(dgx_plugin_desc)) +
+            " to 65536, a multiple of 8");
 }
 
 TEST_CASE("a null required function pointer") {
@@ -92,15 +93,66 @@ TEST_CASE("a plugin file or directory writable by group or others is refused unl
   SUBCASE("the file") {
     ::chmod(copy.c_str(), 0757);
     const std::string reason = rejection(copy);
-    CHECK(reason.find("the file is writable by group or others (mode 0757") == 0);
+    CHECK(reason.find("the file " + copy.string() + " is writable by group or others (mode 0757") == 0);
     CHECK(reason.find("--allow-insecure-plugins") != std::string::npos);
     CHECK(load_plugin(copy, {true, nullptr}));
   }
   SUBCASE("its directory") {
     ::chmod(copy.c_str(), 0755);
     ::chmod(dir.path().c_str(), 0777);
-    CHECK(rejection(copy).find("its directory " + dir.path().string() + " is writable") == 0);
+    CHECK(rejection(copy).find("its folder " + dir.path().string() + " is writable") == 0);
     CHECK(load_plugin(copy, {true, nullptr}));
+  }
+}
+
+TEST_CASE("the whole chain of the resolved path is checked, not only the link and its folder") {
+  testing::TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const auto open_folder = dir.path() / "open";
+  const auto inner = open_folder / "inner";
+  std::filesystem::create_directories(inner);
+  ::chmod(inner.c_str(), 0755);
+  const auto target = inner / "libdgx-spin.so";
+  std::filesystem::copy_file(testing::spin_plugin(), target);
+  ::chmod(target.c_str(), 0755);
+
+  SUBCASE("a plugin under a grandparent writable by others") {
+    ::chmod(open_folder.c_str(), 0777);
+    CHECK(rejection(target).find("its folder " + open_folder.string() + " is writable by group or others") == 0);
+  }
+  SUBCASE("a symlink in a safe folder pointing into a folder writable by others") {
+    ::chmod(open_folder.c_str(), 0777);
+    const auto safe = dir.path() / "safe";
+    std::filesystem::create_directory(safe);
+    ::chmod(safe.c_str(), 0755);
+    std::filesystem::create_symlink(target, safe / "libdgx-spin.so");
+    CHECK(rejection(safe / "libdgx-spin.so").find("its folder " + open_folder.string()) == 0);
+  }
+  SUBCASE("a safe target reached through a symlink in a folder writable by others") {
+    ::chmod(open_folder.c_str(), 0755);
+    const auto unsafe = dir.path() / "unsafe";
+    std::filesystem::create_directory(unsafe);
+    ::chmod(unsafe.c_str(), 0777);
+    std::filesystem::create_symlink(target, unsafe / "libdgx-spin.so");
+    CHECK(rejection(unsafe / "libdgx-spin.so").find("its folder " + unsafe.string()) == 0);
+  }
+  SUBCASE("a sticky folder writable by all (like /tmp) is fine: others cannot replace our entries") {
+    ::chmod(open_folder.c_str(), 01777);
+    CHECK(load_plugin(target, {false, nullptr}));
+  }
+  SUBCASE("a file owned by another user") {
+    ::chmod(open_folder.c_str(), 0755);
+    if (::geteuid() != 0) return;  // only root can give a file away
+    REQUIRE(::chown(target.c_str(), 12345, 12345) == 0);
+    const std::string reason = rejection(target);
+    CHECK(reason.find("the file " + target.string() + " is owned by uid 12345") == 0);
+    CHECK(load_plugin(target, {true, nullptr}));
+  }
+  SUBCASE("a folder owned by another user") {
+    ::chmod(open_folder.c_str(), 0755);
+    if (::geteuid() != 0) return;
+    REQUIRE(::chown(inner.c_str(), 12345, 12345) == 0);
+    CHECK(rejection(target).find("its folder " + inner.string() + " is owned by uid 12345") == 0);
   }
 }
 

@@ -90,7 +90,7 @@ TEST_CASE("a bad view is an error naming the file") {
   CHECK(refs.error().message.find("bad.toml") != std::string::npos);
 }
 
-TEST_CASE("the exact reference wins; otherwise the nearest, with its differences named") {
+TEST_CASE("the exact reference wins, otherwise the nearest, with its differences named") {
   const auto refs = parse_references(kBaseline, "test.toml");
   REQUIRE(refs);
   auto exact = find_reference(train_row(64, 4), *refs);
@@ -106,7 +106,7 @@ TEST_CASE("the exact reference wins; otherwise the nearest, with its differences
   CHECK_FALSE(find_reference(other, *refs));
 }
 
-TEST_CASE("an exact match compares the first value; a nearest one only per-GPU values, in the row's unit") {
+TEST_CASE("an exact match compares the first value, a nearest one only per-GPU values, in the row's unit") {
   const auto refs = parse_references(kBaseline, "test.toml");
   REQUIRE(refs);
   const ResultRow row = train_row(64, 4);

@@ -1,9 +1,13 @@
 // The measurement loop, checked against a workload of known duration (the spin fixture busy-waits).
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/runner.hpp"
 #include "fixtures.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx;
 
@@ -53,8 +57,25 @@ TEST_CASE("runner settings are validated") {
   auto settings = RunnerSettings::from(h.resolution.config);
   REQUIRE_FALSE(settings);
   CHECK(settings.error().code == ExitCode::usage);
-  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0") != std::string::npos);
-  CHECK(settings.error().message.find("runner.max_time must be > 0") != std::string::npos);
+  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0 (--set runner.min_samples=0)") !=
+        std::string::npos);
+  CHECK(settings.error().message.find("runner.max_time must be a finite number > 0, got 0.0") != std::string::npos);
+}
+
+TEST_CASE("range errors of runner settings give the value and where it came from, infinities included") {
+  testing::TempDir dir;
+  const auto file = dir.write("run.toml", "runner.max_time = -inf\nrunner.batch = 0\n");
+  Harness h(testing::spin_plugin(), {});
+  const auto layer = load_toml_config(file.string(), "config file");
+  REQUIRE(layer);
+  const ConfigResolution resolution = resolve_config(h.schema, {&layer->layer});
+  REQUIRE(resolution.errors.empty());
+  auto settings = RunnerSettings::from(resolution.config);
+  REQUIRE_FALSE(settings);
+  const std::string& m = settings.error().message;
+  CHECK(m.find("runner.max_time must be a finite number > 0, got -inf (" + file.string() + ":1:19)") !=
+        std::string::npos);
+  CHECK(m.find("runner.batch must be in 1..1000000000, got 0 (" + file.string() + ":2:16)") != std::string::npos);
 }
 
 TEST_CASE("a 2 ms spin measures 2 ms") {
@@ -88,15 +109,66 @@ TEST_CASE("each case is one row, and batched iterations are divided out") {
   CHECK(h.report.rows[0].find_field("iterations_per_sample")->value == "4");
 }
 
-TEST_CASE("cancellation stops after the current sample and keeps the row") {
-  Harness h(testing::spin_plugin(), {"spin.us=100", "runner.min_samples=1000000", "runner.max_samples=1000000"});
+TEST_CASE("Ctrl-C during a sample cuts it short, does not count it, and keeps the row of those before") {
+  Harness h(testing::spin_plugin(), {"spin.us=20000", "runner.warmup=0", "runner.min_samples=1000000",
+                                     "runner.max_samples=1000000", "runner.max_time=30", "runner.warmup_time=0"});
+  std::thread user([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    request_cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const CallResult result = h.measure();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  user.join();
+  reset_cancel();
+  REQUIRE(result.has_value());
+  CHECK(result->code == ExitCode::interrupted);
+  CHECK(elapsed < std::chrono::seconds(5));
+  REQUIRE(h.report.rows.size() == 1);
+  const std::string stop = h.report.rows[0].find_field("stop")->value;
+  CHECK(stop.find("cancelled by the user") == 0);
+  CHECK(stop.find("the sample in flight was cut short and not counted") != std::string::npos);
+  CHECK_FALSE(h.report.rows[0].sample_times.empty());
+  for (const double t : h.report.rows[0].sample_times) CHECK(t >= 0.02);  // whole samples only, none cut short
+}
+
+TEST_CASE("Ctrl-C before any sample finished: interrupted, and no row of made-up numbers") {
+  Harness h(testing::spin_plugin(), {"spin.us=100"});
   request_cancel();
   const CallResult result = h.measure();
   reset_cancel();
   REQUIRE(result.has_value());
   CHECK(result->code == ExitCode::interrupted);
-  REQUIRE(h.report.rows.size() == 1);
-  CHECK(h.report.rows[0].find_field("stop")->value.find("cancelled by the user") == 0);
+  CHECK(h.report.rows.empty());
+}
+
+TEST_CASE("runner.max_time ends a sample that would outlast it, when run() polls the host") {
+  SUBCASE("no sample fits: the case fails within about max_time, naming the limit and what to change") {
+    Harness h(testing::spin_plugin(),
+              {"spin.us=60000000", "runner.max_time=0.3", "runner.warmup=0", "runner.warmup_time=0"});
+    const auto start = std::chrono::steady_clock::now();
+    const CallResult result = h.measure();
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));  // not the sample's 60 s
+    REQUIRE(result.has_value());
+    INFO(result->message);
+    CHECK(result->code == ExitCode::run_failed);
+    CHECK(result->message.find("runner.max_time (0.300 s) ended a sample of the timed phase before one finished") !=
+          std::string::npos);
+    CHECK(h.report.rows.empty());
+  }
+  SUBCASE("some samples fit: the row keeps them and says the last one was cut") {
+    Harness h(testing::spin_plugin(), {"spin.us=150000", "runner.max_time=1", "runner.warmup=0", "runner.warmup_time=0",
+                                       "runner.min_samples=100", "runner.min_time=10"});
+    const CallResult result = h.measure();
+    CHECK_FALSE(result.has_value());
+    REQUIRE(h.report.rows.size() == 1);
+    const ResultRow& row = h.report.rows[0];
+    CHECK(row.find_field("stop")->value.find("max_time 1.00 s reached") == 0);
+    CHECK(row.find_field("stop")->value.find("cut short and not counted") != std::string::npos);
+    CHECK(row.sample_times.size() >= 4);
+    CHECK(row.sample_times.size() <= 6);
+    for (const double t : row.sample_times) CHECK(t >= 0.15);  // every counted sample is whole
+  }
 }
 
 TEST_CASE("an exception in run fails the run, naming plugin, workload and function") {
@@ -140,7 +212,8 @@ TEST_CASE("a workload whose run() ignores request.iterations fails at warm-up, n
 }
 
 TEST_CASE("honest workloads pass the iteration check, including one whose call overhead dominates") {
-  Harness spin(testing::spin_plugin(), {"spin.us=200", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
+  Harness spin(testing::spin_plugin(),
+               {"spin.us=2000", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
   CHECK_FALSE(spin.measure());
   // spin.us=0 does no work per iteration: too short to judge, so the check passes instead of accusing it.
   Harness idle(testing::spin_plugin(), {"spin.us=0", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});

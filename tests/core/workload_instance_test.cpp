@@ -28,7 +28,7 @@ TEST_CASE("create failures carry the plugin's message and a config-error exit co
   auto instance = WorkloadInstance::create(plugin->workloads[0], services.api());
   REQUIRE_FALSE(instance);
   CHECK(instance.error().code == ExitCode::usage);
-  CHECK(instance.error().message == "spin:spin: invalid configuration: spin.us must be >= 0, got -5");
+  CHECK(instance.error().message == "spin:spin: invalid configuration: spin.us must be in 0..4398046511104, got -5");
 }
 
 TEST_CASE("project on a C plugin emits its projected row") {

@@ -10,7 +10,9 @@
 
 namespace dgx::testing {
 
-inline ProcessResult dgxhost(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+/// Measured runs keep no run folder (./dgx-runs) unless a test asks for one with DGX_RUNS_DIR or --run-dir.
+inline ProcessResult dgxhost(const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) {
+  env.emplace("DGX_RUNS_DIR", "off");
   return run_process(DGX_TEST_DGXHOST, args, env);
 }
 

@@ -1,8 +1,10 @@
 // The command line as users meet it: help, version, listing, describing, unknown names, exit codes.
 #include <doctest/doctest.h>
 
+#include "broken_fixtures.hpp"
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx;
 using namespace dgx::testing;
@@ -36,7 +38,7 @@ TEST_CASE("--list --format json is machine-readable") {
   const ProcessResult r = dgxhost({"--list", "--format", "json", "--plugin-dir", fixture_dir("broken")});
   REQUIRE(r.exit_code == 0);
   const json::Value doc = json::parse(r.out);
-  CHECK(doc["rejected"].as_array().size() == 7);
+  CHECK(doc["rejected"].as_array().size() == kBrokenFixtures.size());
   bool found_spin = false;
   for (const json::Value& p : doc["plugins"].as_array()) found_spin |= p["name"].as_string() == "spin";
   CHECK(found_spin);
@@ -78,5 +80,28 @@ TEST_CASE("an unknown config key exits with the config-error code and names the 
 TEST_CASE("an invalid value reported by the plugin is a config error") {
   const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=-1"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("spin.us must be >= 0, got -1") != std::string::npos);
+  CHECK(r.err.find("spin.us must be in 0..4398046511104, got -1") != std::string::npos);
+}
+
+TEST_CASE("launch checks the plugin and the whole configuration before writing anything, like a local run") {
+  TempDir dir;
+  const auto out = dir.path() / "runs";
+  ProcessResult r = dgxhost({"launch", "--nodes", "1", "--output-dir", out.string(), "--plugin", "all_reduc"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("did you mean 'all_reduce'") != std::string::npos);
+  r = dgxhost({"launch", "--nodes", "1", "--output-dir", out.string(), "--plugin", "all_reduce", "--set", "nope=1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown config key 'nope'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("launch --dry-run prints the script and writes nothing") {
+  TempDir dir;
+  const auto out = dir.path() / "runs";
+  const ProcessResult r = dgxhost({"launch", "--nodes", "1", "--gpus-per-node", "0", "--output-dir", out.string(),
+                                   "--dry-run", "--plugin", "spin"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("#!/bin/bash\n") == 0);
+  CHECK(r.out.find("srun --mpi=pmix") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
 }

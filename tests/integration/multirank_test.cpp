@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
@@ -16,12 +17,14 @@ using namespace dgx::testing;
 namespace {
 
 // `timeout` bounds every run: a hang fails the test instead of stalling the suite.
-ProcessResult mpirun(int ranks, const std::vector<std::string>& args) {
+ProcessResult mpirun(int ranks, const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) {
   std::vector<std::string> all{
       "60", DGX_TEST_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe", DGX_TEST_DGXHOST};
   all.insert(all.end(), args.begin(), args.end());
-  return run_process("/usr/bin/timeout", all,
-                     {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
+  env.emplace("OMPI_ALLOW_RUN_AS_ROOT", "1");
+  env.emplace("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+  env.emplace("DGX_RUNS_DIR", "off");
+  return run_process("/usr/bin/timeout", all, env);
 }
 
 }  // namespace
@@ -77,6 +80,51 @@ TEST_CASE("a failure inside the run on one rank aborts all ranks with its code")
                  "runner.min_time=0", "--set", "runner.max_time=1"});
   CHECK(r.exit_code == 5);
   CHECK(r.err.find("result mismatch") != std::string::npos);
+}
+
+TEST_CASE("ranks started with different configurations fail naming the difference instead of hanging") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r =
+      run_process("/usr/bin/timeout",
+                  {"60", DGX_TEST_MPIEXEC, "--oversubscribe", "-np", "1", DGX_TEST_DGXHOST, "--plugin", "all_reduce",
+                   "-e", "1K", ":", "-np", "1", DGX_TEST_DGXHOST, "--plugin", "all_reduce", "-e", "64K"},
+                  {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"DGX_RUNS_DIR", "off"}});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("rank 1: this rank was started with a different run than rank 0: config key comm.max_bytes: "
+                   "rank 0's is 1024, this rank's 65536") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("Ctrl-C on a 2-rank mpirun: every rank stops at the same sample, r.json is valid with exit code 130") {
+  TempDir dir;
+  const auto results = dir.path() / "r.json";
+  // Ctrl-C once the journal holds a finished case (not after a fixed delay: a loaded machine may still be
+  // starting the ranks), with mpirun's default odls_base_sigkill_timeout of 1 s between its SIGTERM to the ranks
+  // and SIGKILL: rank 0 writes r.json before stdout, so the file is complete even when mpirun cuts stdout.
+  const std::string script =
+      std::string("runs=\"$1/runs\"; DGX_RUNS_DIR=\"$runs\" \"$2\" --oversubscribe -np 2 \"$3\" ") +
+      "--plugin all_reduce --format json -o \"$1/r.json\" --set runner.min_time=0.3 "
+      ">/dev/null 2>\"$1/err\" & pid=$!\n"
+      "for i in $(seq 600); do\n"
+      "  n=$(cat \"$runs\"/*/journal.jsonl 2>/dev/null | wc -l); [ \"$n\" -ge 3 ] && break; sleep 0.1\n"
+      "done\n"
+      "kill -INT $pid; wait $pid; echo \"mpirun exit $?\"; cat \"$runs\"/*/journal.jsonl | wc -l\n";
+  const ProcessResult r =
+      run_process("/usr/bin/timeout",
+                  {"120", "/bin/bash", "-c", script, "bash", dir.path().string(), DGX_TEST_MPIEXEC, DGX_TEST_DGXHOST},
+                  {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("mpirun exit 0\n") == std::string::npos);
+  std::ifstream in(results);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json::Value doc = json::parse(text.str());
+  CHECK(doc["status"]["exit_code"].as_int() == 130);
+  const int journal_lines = std::stoi(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+  CHECK(doc["results"].as_array().size() >= static_cast<std::size_t>(journal_lines - 1));  // header + cases
+  CHECK(doc["results"].as_array().size() >= 2);
 }
 
 TEST_CASE("a platform check over two ranks: every step on every rank, one merged report from rank 0") {

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "broken_fixtures.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 
@@ -21,12 +22,12 @@ TEST_CASE("a garbage libdgx-garbage.so is reported by file name and the good plu
 TEST_CASE("every broken fixture is rejected in one line naming its file") {
   const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--list"});
   CHECK(r.exit_code == 0);
-  for (const char* name :
-       {"future-abi", "garbage", "init-error", "init-throws", "no-entry", "null-create", "short-struct"}) {
-    const std::string file = fixture_dir("broken") + "/libdgx-" + name + ".so: ";
+  for (const std::string_view name : kBrokenFixtures) {
+    const std::string file = fixture_dir("broken") + "/libdgx-" + std::string(name) + ".so: ";
     CHECK_MESSAGE(r.out.find(file) != std::string::npos, name);
   }
-  CHECK(r.out.find("Rejected plugin files (7)") != std::string::npos);
+  CHECK(r.out.find("Rejected plugin files (" + std::to_string(kBrokenFixtures.size()) + ")") != std::string::npos);
+  CHECK(r.out.find('\x1b') == std::string::npos);  // a plugin's name never reaches the terminal raw
 }
 
 TEST_CASE("with broken plugins on the path the good ones still run") {
@@ -72,4 +73,39 @@ TEST_CASE("two plugins of the same name: the first wins, the second is reported"
   const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("duplicate"), "--list"});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("libdgx-twin-b.so: duplicate plugin name 'twin'") != std::string::npos);
+}
+
+TEST_CASE("the host calls every loaded plugin's shutdown() before it exits") {
+  TempDir dir;
+  const auto marker = dir.path() / "shutdown-called";
+  ProcessResult r =
+      dgxhost({"--plugin-dir", fixture_dir("lifecycle"), "--list"}, {{"DGX_TEST_SHUTDOWN_MARKER", marker.string()}});
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(marker));
+  std::filesystem::remove(marker);
+  r = dgxhost({"--plugin-dir", fixture_dir("lifecycle"), "--plugin", "goodbye", "--mode", "project"},
+              {{"DGX_TEST_SHUTDOWN_MARKER", marker.string()}});
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(marker));
+}
+
+TEST_CASE("plugins that crash or exit while loading leave --list working and are named, each on one line") {
+  const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("broken"), "--list"});
+  CHECK(r.exit_code == 0);
+  for (const char* name : {"init-segfault", "init-abort", "ctor-abort", "truncated"}) {
+    const std::string file = fixture_dir("broken") + "/libdgx-" + name + ".so: crashed while loading";
+    CHECK_MESSAGE(r.out.find(file) != std::string::npos, name);
+  }
+  CHECK(r.out.find(fixture_dir("broken") + "/libdgx-init-exit.so: ended the process with exit status 0") !=
+        std::string::npos);
+  CHECK(r.out.find("spin 1.0.0") != std::string::npos);
+}
+
+TEST_CASE("a plugin that crashes in run() is named with its workload and case, and the exit code is 6") {
+  const ProcessResult r = dgxhost(
+      std::vector<std::string>{"--plugin-dir", fixture_dir("crashing"), "--plugin", "crashy", "--mode", "measure"} +
+      kQuick);
+  CHECK(r.exit_code == 6);
+  CHECK(r.err.find("crashy:cplain: run() of case 1/1") != std::string::npos);
+  CHECK(r.err.find("the plugin crashed with SIGSEGV") != std::string::npos);
 }

@@ -8,6 +8,7 @@ set -euo pipefail
 build_dir=$1
 cmake=${2:-cmake}
 work=$(mktemp -d)
+export DGX_RUNS_DIR="$work/dgx-runs"  # measured runs keep their run folder here, not in the build tree
 trap 'rm -rf "$work"' EXIT
 
 "$cmake" --install "$build_dir" --prefix "$work/prefix" >/dev/null

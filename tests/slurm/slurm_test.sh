@@ -6,6 +6,7 @@ set -euo pipefail
 dgxhost=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/dgx-slurm-XXXXXX)
+export DGX_RUNS_DIR="$work/dgx-runs"  # measured runs keep their run folder here, not in the build tree
 cleanup() {
   "$here/local-slurm.sh" stop "$work/cluster" || true
   rm -rf "$work"

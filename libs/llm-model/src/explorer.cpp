@@ -1,5 +1,7 @@
 #include "dgx/llm/explorer.hpp"
 
+#include <functional>
+
 #include "dgx/llm/memory_model.hpp"
 
 #include "layout_check.hpp"
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -91,7 +94,8 @@ public:
   }
 
   /// Best feasible point per GPU count for one precision (gpus == 0 where none).
-  std::vector<ExplorePoint> run(Precision precision, std::uint64_t& evaluated, std::uint64_t& feasible) {
+  std::vector<ExplorePoint> run(Precision precision, std::uint64_t& evaluated, std::uint64_t& feasible,
+                                const std::function<bool()>& cancelled) {
     std::vector<ExplorePoint> best(gpus_.size());
     TrainConfig train;
     train.precision = precision;
@@ -108,6 +112,9 @@ public:
         for (const int cp : cp_) {
           for (const int ep : ep_) {
             for (const int mbs : mbs_) {
+              if (cancelled && cancelled()) {
+                return {};
+              }
               train.layout = Layout{.tp = tp, .pp = 1, .cp = cp, .vp = 1, .ep = ep};
               train.mbs = mbs;
               sweep_shape(train, best, evaluated, feasible);
@@ -327,7 +334,10 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
       per_precision.emplace_back();
       continue;
     }
-    per_precision.push_back(sweep.run(precision, result.evaluated, result.feasible));
+    per_precision.push_back(sweep.run(precision, result.evaluated, result.feasible, options.cancelled));
+    if (options.cancelled && options.cancelled()) {
+      return Error{"explore: cancelled"};
+    }
   }
   for (std::size_t g = 0; g < sweep.gpus().size(); ++g) {
     bool any = false;

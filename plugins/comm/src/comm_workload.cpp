@@ -81,16 +81,22 @@ CommConfig read_comm_config(const sdk::Host& host, const std::vector<Collective>
   const std::string type = host.get_string("comm.dtype");
   c.type = *sdk::dtype_from_name(type);  // the host checked the choices
   c.op = *sdk::op_from_name(host.get_string("comm.op"));
-  c.root = static_cast<int>(host.get_int("comm.root"));
+  const std::int64_t root = host.get_int("comm.root");  // checked before it becomes an int: 2^32 is not rank 0
   const int ranks = host.ranks().world_size;
-  if (c.root < 0 || c.root >= ranks)
-    throw sdk::InvalidArgument("comm.root " + std::to_string(c.root) + " is not a rank of this run (" +
+  if (root < 0 || root >= ranks)
+    throw sdk::InvalidArgument("comm.root " + std::to_string(root) + " is not a rank of this run (" +
                                std::to_string(ranks) + " rank(s))");
+  c.root = static_cast<int>(root);
   const std::string placement = host.get_string("comm.placement");
   c.out_of_place = placement != "in-place";
   c.in_place = placement != "out-of-place";
   c.check = host.get_bool("comm.check");
-  c.warmup_ops = static_cast<int>(non_negative("comm.warmup"));
+  const std::uint64_t warmup = non_negative("comm.warmup");
+  if (warmup > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw sdk::InvalidArgument("comm.warmup must be <= " + std::to_string(std::numeric_limits<int>::max()) + ", got " +
+                               std::to_string(warmup));
+  c.warmup_ops = static_cast<int>(warmup);
+  c.max_time = host.get_float("runner.max_time");
   c.transport = host.get_string("comm.transport");
   c.link_bandwidth = host.get_float("comm.link_bandwidth");
   if (c.link_bandwidth < 0) throw sdk::InvalidArgument("comm.link_bandwidth must be >= 0");
@@ -159,8 +165,18 @@ sdk::Case CommWorkload::begin_case(std::size_t index) {
   const CaseSpec& c = *current_;
   prepare_buffers(c, Pattern(c.collective, config_.type, config_.op, ranks_, config_.root));
   const Buffers b = buffers(c);
-  for (int i = 0; i < config_.warmup_ops; ++i)
+  // The untimed operations are bounded like the timed phase: by runner.max_time and by Ctrl-C. Every rank must
+  // issue the same number of collectives, so rank 0 decides when to stop and tells the others every 64.
+  const double start = host_.now();
+  for (int i = 0; i < config_.warmup_ops; ++i) {
+    if (i % 64 == 63) {
+      backend_->synchronize();
+      std::int32_t stop = host_.cancelled() || host_.now() - start > config_.max_time ? 1 : 0;
+      host_.broadcast(&stop, sizeof stop, 0);
+      if (stop != 0) break;
+    }
     issue(backend_->comm(), c.collective, b, c.shape, config_.type, config_.op, config_.root);
+  }
   backend_->synchronize();
   local_times_.clear();
 

@@ -26,6 +26,7 @@ struct CommConfig {
   bool in_place = true;
   bool check = true;
   int warmup_ops = 5;
+  double max_time = 30.0;          // runner.max_time: also bounds the untimed warm-up operations (s)
   std::string transport = "auto";  // auto | nccl | host
   double link_bandwidth = 0;       // GB/s per direction for "% of peak"; 0: from the GPU, if known
 };

@@ -77,7 +77,10 @@ llm::ExploreSpace explore_space(const FinetuneSettings& s, const FinetuneJob& jo
 MethodsExplored explore_methods(const dgx::sdk::Host& host, const FinetuneSettings& s,
                                 const llm::plugin::Assumptions& a, const FinetuneJob& job) {
   // Deadlines are in hours here: recommend() picks the deadline point over every method's points.
-  const llm::ExploreOptions options{.price = a.price, .budget_slack = s.budget_slack, .deadline_days = std::nullopt};
+  const llm::ExploreOptions options{.price = a.price,
+                                    .budget_slack = s.budget_slack,
+                                    .deadline_days = std::nullopt,
+                                    .cancelled = [&host] { return host.cancelled(); }};
   const llm::ExploreSpace space = explore_space(s, job);
   MethodsExplored out;
   const double start = host.now();
@@ -86,6 +89,7 @@ MethodsExplored explore_methods(const dgx::sdk::Host& host, const FinetuneSettin
     model.set_finetune(finetune_of(s, method));
     MethodSweep sweep{.method = method, .result = std::nullopt, .failure = {}};
     auto result = llm::explore(model, space, options);
+    host.throw_if_cancelled();  // Ctrl-C ends the sweep early: no rows from half a space
     if (result) {
       merge(out, method, *result);
       sweep.result = std::move(result).value();

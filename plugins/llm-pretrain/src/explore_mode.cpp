@@ -36,11 +36,14 @@ struct ReleaseRun {
 
 ReleaseRun explore_release(const dgx::sdk::Host& host, const PretrainSettings& settings, Assumptions assumptions) {
   llm::StepModel model(assumptions.model, assumptions.system);
-  const llm::ExploreOptions options{
-      .price = assumptions.price, .budget_slack = settings.budget_slack, .deadline_days = settings.deadline_days};
+  const llm::ExploreOptions options{.price = assumptions.price,
+                                    .budget_slack = settings.budget_slack,
+                                    .deadline_days = settings.deadline_days,
+                                    .cancelled = [&host] { return host.cancelled(); }};
   const double start = host.now();
   auto result = llm::explore(model, explore_space(settings), options);
   const double elapsed = host.now() - start;
+  host.throw_if_cancelled();  // Ctrl-C ends the sweep early: no rows from half a space
   if (!result) {
     throw dgx::sdk::InvalidArgument(result.error().message +
                                     " (other GPU counts, a shorter sequence or a system with more HBM may fit)");

@@ -131,7 +131,7 @@ TEST_CASE("LoRA: the rank fits the hidden size and TP, fc1/fc2 adapters need a d
   CHECK_NOTHROW(validate(moe));
 }
 
-TEST_CASE("packed samples: the attention runs per sample, positions restart; the sample divides the sequence") {
+TEST_CASE("packed samples: the attention runs per sample, positions restart, the sample divides the sequence") {
   LayerSpec spec = llama8b();
   spec.seq_len = 4096;
   spec.sample_len = 512;

@@ -33,7 +33,7 @@ TEST_CASE("an op's key names it, its pass, its precision and its exact shape") {
   CHECK(memory.key() == "swiglu.forward bytes=1.5e+09");
 }
 
-TEST_CASE("GEMM FLOPs are 2mnk per group; attention counts the unmasked pairs, backward 2.5x") {
+TEST_CASE("GEMM FLOPs are 2mnk per group, attention counts the unmasked pairs, backward 2.5x") {
   CHECK(gemm_flops(GemmDims{8192, 8192, 8192, 1}) == doctest::Approx(2.0 * 8192.0 * 8192.0 * 8192.0));
   CHECK(gemm_flops(GemmDims{2, 3, 4, 5}) == 240.0);
   const AttentionDims causal{1, 2, 1, 4, 4, 8, true};

@@ -172,12 +172,12 @@ void check_cache_and_decode(kernels::KvFormat format, std::int64_t long_context)
 
 }  // namespace
 
-TEST_CASE("the paged KV cache holds rotated keys where the block table says; BF16 decode attention matches") {
+TEST_CASE("the paged KV cache holds rotated keys where the block table says, BF16 decode attention matches") {
   if (!have_gpu()) return;
   check_cache_and_decode(kernels::KvFormat::bf16, 700);
 }
 
-TEST_CASE("an FP8 KV cache stores value / scale_inv in E4M3; decode attention over it matches the reference") {
+TEST_CASE("an FP8 KV cache stores value / scale_inv in E4M3, decode attention over it matches the reference") {
   if (!have_gpu()) return;
   check_cache_and_decode(kernels::KvFormat::fp8, 1500);
 }

@@ -33,7 +33,7 @@ TEST_CASE("the fine-tuning calibration set holds the 6 NeMo 24.07 and 12 DGX Clo
   CHECK(lora == 9);
 }
 
-TEST_CASE("every fine-tuning row is projected; the one unchecked for memory says why") {
+TEST_CASE("every fine-tuning row is projected, the one unchecked for memory says why") {
   for (const CalibrationOutcome& o : outcomes()) {
     CAPTURE(o.row.label);
     CHECK(o.failure == "");

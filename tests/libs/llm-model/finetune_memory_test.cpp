@@ -61,7 +61,7 @@ TEST_CASE("LoRA in FP8 holds the frozen linear weights as FP8 with their transpo
   CHECK(m.weights + m.fp8_weight_cache == doctest::Approx(bf16.weights).epsilon(0.01));
 }
 
-TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU H100 node; 70B SFT does not") {
+TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU H100 node, 70B SFT does not") {
   const TrainConfig t = train({.tp = 8}, 1, 32, 4096);
   const MemoryBreakdown adapters = peak("llama3.1-70b", t, 8, lora());
   CAPTURE(adapters.total() / kGiB);

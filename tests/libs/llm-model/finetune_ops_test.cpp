@@ -69,7 +69,7 @@ TEST_CASE("LoRA on QKV at TP 1: down and up projections at rank 16, forward and 
   CHECK(find(ops.forward, "proj_lora_a", Pass::forward) == nullptr);
 }
 
-TEST_CASE("LoRA under TP: column targets shard the rank and the output, row targets the input; tiny all-reduces") {
+TEST_CASE("LoRA under TP: column targets shard the rank and the output, row targets the input, tiny all-reduces") {
   const ShapeKey shape{.tp = 4, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096};
   const OpList ops = layer(shape, lora({LoraTarget::qkv, LoraTarget::fc2}));
   CHECK(gemm(ops.forward, "qkv_lora_a", Pass::forward).n == 4);

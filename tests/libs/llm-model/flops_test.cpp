@@ -79,7 +79,7 @@ TEST_CASE("parameter counts of the newer MoE models match their model cards") {
   CHECK(oss.active - oss.embedding == doctest::Approx(5.13e9).epsilon(0.01));
 }
 
-TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers; MTP adds its layer and head") {
+TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers, MTP adds its layer and head") {
   ModelConfig ds = catalog_model("deepseek-v3");
   const double with_mtp = model_flops_per_sequence(ds, 4096);
   ds.mtp_layers = 0;

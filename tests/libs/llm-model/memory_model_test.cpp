@@ -46,7 +46,7 @@ TEST_CASE("the distributed optimizer shards the optimizer state over the data-pa
   CHECK(sharded.weights == replicated.weights);
 }
 
-TEST_CASE("full recompute keeps only layer inputs; selective saves a little; FP8 adds weight caches") {
+TEST_CASE("full recompute keeps only layer inputs, selective saves a little, FP8 adds weight caches") {
   TrainConfig t = train({.tp = 4, .pp = 4, .cp = 2, .vp = 5}, 1, 128, 8192);
   const MemoryBreakdown none = peak("llama3.1-70b", 64, t);
   t.recompute = Recompute::selective;

@@ -22,7 +22,8 @@ TEST_CASE("auto splits evenly when pp and vp divide the layers") {
 
 TEST_CASE("Llama 3.1 405B's 126 layers split over PP 8 and 16 with VP by counting the embedding and the loss") {
   // NVIDIA's 405B recipes: (126 + 2) layers over pp·vp chunks (Megatron's account_for_*_in_pipeline_split).
-  for (const auto& [pp, vp] : {std::pair{8, 8}, std::pair{8, 4}, std::pair{16, 4}, std::pair{16, 8}}) {
+  for (const auto& layout : {std::pair{8, 8}, std::pair{8, 4}, std::pair{16, 4}, std::pair{16, 8}}) {
+    const int pp = layout.first, vp = layout.second;  // not a structured binding: clang 14 cannot CAPTURE one
     CAPTURE(pp);
     CAPTURE(vp);
     const auto s = split_pipeline(126, pp, vp, PipelineSplit::automatic);

@@ -11,7 +11,7 @@ namespace {
 constexpr double kGB = 1e9;
 }
 
-TEST_CASE("FP8 weights take a byte per linear parameter; embedding and LM head stay BF16") {
+TEST_CASE("FP8 weights take a byte per linear parameter, embedding and LM head stay BF16") {
   const ModelConfig m = catalog_model("llama3.1-70b");
   // 68.5e9 linear parameters + 2 x 1.05e9 BF16 embedding / LM head, split over two GPUs.
   const double tp2 = serve_weight_bytes(m, {.layout = {.tp = 2}, .precision = Precision::fp8});

@@ -50,7 +50,7 @@ TEST_CASE("a decode iteration of a dense layer at TP2 has two all-reduces and re
   CHECK(kv_bytes_per_token(m, shape) == 2.0 * 80 * 4 * 128);
 }
 
-TEST_CASE("a prompt chunk adds flash attention over the prompt; TP1 has no communication") {
+TEST_CASE("a prompt chunk adds flash attention over the prompt, TP1 has no communication") {
   const ModelConfig m = catalog_model("llama3.1-8b");
   const ServeShape shape{.layout = {.tp = 1}};
   const StepLoad load{.prefill_tokens = 1024, .prefill_pairs = 1024 * 512.5, .logit_rows = 1};
@@ -87,7 +87,7 @@ TEST_CASE("a MoE layer routes tokens to grouped expert GEMMs over the experts a 
   CHECK(find_op(many, "router") != nullptr);
 }
 
-TEST_CASE("the last stage computes logits in BF16 and samples; hand-offs only exist with stages") {
+TEST_CASE("the last stage computes logits in BF16 and samples, hand-offs only exist with stages") {
   const ModelConfig m = catalog_model("llama3.1-70b");
   const SystemProfile s = catalog_system("h100-sxm");
   const StepLoad load{.decode_seqs = 8, .decode_kv_tokens = 800, .logit_rows = 8};

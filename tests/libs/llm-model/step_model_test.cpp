@@ -65,7 +65,7 @@ TEST_CASE("FP8 steps are faster than BF16 for the same large layout") {
   CHECK(fp8.peak_tflops == doctest::Approx(catalog_system("h100-sxm").peak_fp8_tflops));  // MFU against the FP8 peak
 }
 
-TEST_CASE("full recompute is slower than none but uses less memory; selective sits between") {
+TEST_CASE("full recompute is slower than none but uses less memory, selective sits between") {
   StepModel m(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
   TrainConfig t = train(k70bLayout, 1, 1024, 8192);
   const Projection none = project_ok(m, 512, t);
@@ -179,7 +179,7 @@ TEST_CASE("MemoryCheck::report projects a configuration that does not fit and le
   CHECK_FALSE(p->memory.fits());
 }
 
-TEST_CASE("FSDP gathers and reduce-scatters every layer per microbatch; NVLink hides it on NVL72") {
+TEST_CASE("FSDP gathers and reduce-scatters every layer per microbatch, NVLink hides it on NVL72") {
   StepModel model(catalog_model("llama3.1-70b"), testing::released_system("gb200-nvl72"));
   TrainConfig t = train({.tp = 1}, 2, 128, 8192, Precision::fp8);
   t.fsdp = true;

@@ -209,7 +209,9 @@ TEST_CASE("a CUDA device name finds its system profile, the most specific patter
                                                        {"NVIDIA GB300", "gb300-nvl72"},
                                                        {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb"},
                                                        {"NVIDIA A100-PCIE-40GB", "a100-sxm-80gb"}};
-  for (const auto& [device, system] : cases) {
+  for (const auto& c : cases) {
+    const auto& device = c.first;  // not a structured binding: clang 14 cannot CAPTURE one
+    const auto& system = c.second;
     CAPTURE(device);
     const auto found = find_system_for_device(device);
     REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));

@@ -28,7 +28,7 @@ std::string error_of(const FinetuneHost& h, const char* model = "llama3.1-70b") 
 
 }  // namespace
 
-TEST_CASE("packed samples waste half a sample per pack; the job is tokens processed, sequences and steps") {
+TEST_CASE("packed samples waste half a sample per pack, the job is tokens processed, sequences and steps") {
   FinetuneHost h;
   h.use_preset("llama70b-lora");
   const FinetuneJob job = job_of(h);

@@ -64,7 +64,9 @@ TEST_CASE("bad input is a configuration error that names the reason (exit 2)") {
       {{"--set", "finetune.method=sft", "--set", "model=llama3.1-405b", "--set", "explore.gpus_max=64"},
        "cannot be fine-tuned at any explored GPU count"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& c : cases) {
+    const auto& args = c.first;  // not a structured binding: clang 14 (sanitizer build) cannot capture one
+    const auto& message = c.second;
     std::vector<std::string> argv = {"--plugin", "llama70b-lora"};
     argv.insert(argv.end(), args.begin(), args.end());
     const ProcessResult r = dgxhost(argv);

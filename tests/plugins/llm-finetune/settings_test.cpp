@@ -65,7 +65,9 @@ TEST_CASE("bad input is a config error naming the key and the reason") {
       {key::tokens, -5.0},
       {key::deadline_hours, 0.0},
       {key::tp, std::int64_t{0}}};
-  for (const auto& [k, value] : cases) {
+  for (const auto& c : cases) {
+    const auto& k = c.first;  // not a structured binding: clang 14 (sanitizer build) cannot capture one
+    const auto& value = c.second;
     FinetuneHost h;
     h.set(k, value);
     const std::string message = error_of(h);

@@ -38,7 +38,7 @@ TEST_CASE("explore prints the Pareto front and recommends the cheapest configura
   CHECK(h.note("Projection").find("This sweep projected") != std::string::npos);
 }
 
-TEST_CASE("explore.rows = all prints every configuration; an SLO nothing meets is named") {
+TEST_CASE("explore.rows = all prints every configuration, an SLO nothing meets is named") {
   InferenceHost h;
   h.use_preset("llama8b-serve");
   h.set(key::explore_rows, std::string("all"));

@@ -62,7 +62,7 @@ TEST_CASE("the defaults describe one Llama 3.1 70B layer at TP1, seq 8192, MBS 1
   CHECK(c.precisions[0] == kernels::Precision::bf16);
 }
 
-TEST_CASE("keys map onto the spec; one case per precision") {
+TEST_CASE("keys map onto the spec, one case per precision") {
   FakeHost fake;
   set_defaults(fake);
   fake.set("parallel.tp", std::int64_t{8});

@@ -58,7 +58,7 @@ TEST_CASE("the Pareto note lists the front fastest first") {
   CHECK(text.find("512 GPUs") == std::string::npos);
 }
 
-TEST_CASE("the recommendation names the pick, the slack and the cheapest; a deadline is offered") {
+TEST_CASE("the recommendation names the pick, the slack and the cheapest, a deadline is offered") {
   PretrainSettings s;
   s.budget_slack = 0.05;
   const std::string text = recommendation_note(result(), s, assumptions(true));

@@ -45,7 +45,7 @@ TEST_CASE("the layout label is compact: EP only for MoE, recompute only when on"
   CHECK(layout_label(t, false) == "TP2 PP4 CP1 VP2 MBS4 RC-full");
 }
 
-TEST_CASE("a projected row carries config, provenance and metrics; the table shows the headline only") {
+TEST_CASE("a projected row carries config, provenance and metrics, the table shows the headline only") {
   PretrainHost h;
   const dgx::sdk::Host host(h.api());
   dgx::llm::StepBreakdown b;

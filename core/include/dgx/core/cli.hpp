@@ -1,6 +1,7 @@
 // The dgxhost command line (Boost.Program_options).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,8 @@ struct CliOptions {
   RequestedMode mode = RequestedMode::automatic;
   std::string format = "table";
   std::string output;
+  std::string run_dir;   // --run-dir: where measure mode keeps its journal
+  std::string resume;    // --resume: the run folder to complete
   std::string baseline;  // --baseline: "published" or a results file (baseline.hpp)
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
@@ -40,6 +43,11 @@ struct CliOptions {
 
 /// Parses argv; a usage failure names the bad option (and a close match).
 Expected<CliOptions> parse_cli(int argc, const char* const* argv);
+
+/// A usage failure when an argument holds one of Boost.Program_options' message placeholders (%option%, ...):
+/// its error messages substitute them in a loop that never ends when the substituted text contains the
+/// placeholder itself (Boost 1.74 error_with_option_name::replace_token; found by tests/fuzz/fuzz_cli).
+std::optional<Failure> refuse_parser_placeholders(int argc, const char* const* argv);
 
 /// The --help text.
 std::string cli_help();

@@ -3,6 +3,7 @@
 // argument, and results record which layer set each key.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,12 +61,20 @@ struct TomlConfig {
   json::Object preset;
 };
 
+/// Config files are small: a larger one is refused (so is anything that is not a regular file, e.g. a FIFO).
+inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{4} << 20;
+
 /// Parses a TOML document of config keys. Nested tables flatten to dotted keys ("parallel.tp"). Errors name
-/// `file` (or `origin` when there is no file) with line and column.
+/// `file` (or `origin` when there is no file) with line and column. A document nesting deeper than any config
+/// needs (a dotted key of more than 32 parts, brackets more than 32 deep) is refused before it is parsed.
 Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string& origin, const std::string& file);
 
-/// Reads and parses a TOML config file.
+/// Reads and parses a TOML config file: a regular file of at most kMaxConfigFileBytes (a directory, FIFO or
+/// device is refused without blocking).
 Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin);
+
+/// A dotted config key: letters, digits, '_' and '-', separated by single dots ("parallel.tp").
+bool valid_config_key(std::string_view key);
 
 /// Parses one --set argument "key=value". The value is read as a TOML value; text that is not valid TOML is a
 /// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose

@@ -57,6 +57,9 @@ struct ContextSources {
 /// into "nodes" (a collective: all ranks must call); pass false when the other ranks cannot take part.
 json::Object run_context(const ContextSources& sources, const RunFacts& run, bool gather = true);
 
+/// The context of a run that failed before it started: dgxhost, time, argv.
+json::Object failure_context(const std::vector<std::string>& argv);
+
 /// UTC time in ISO 8601, e.g. "2026-11-29T22:29:56Z".
 std::string utc_timestamp();
 

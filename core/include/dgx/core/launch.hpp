@@ -20,6 +20,7 @@ struct LaunchOptions {
   std::string script;   // where to write the script; default <output_dir>/<job name>.sbatch
   std::string dgxhost;  // the executable the ranks run; default: this one
   bool submit = false;
+  bool dry_run = false;                   // --dry-run: print the script, write nothing
   bool help = false;                      // --help: print launch_help() and do nothing else
   std::vector<std::string> dgxhost_args;  // --plugin NAME and the rest, passed to every rank
 };

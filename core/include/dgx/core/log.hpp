@@ -1,6 +1,7 @@
 // Diagnostics go to stderr, never stdout: with --format json, stdout holds only the JSON document.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -27,10 +28,20 @@ public:
   /// Ends a progress line, if one is shown.
   void end_progress() const;
 
+  /// Also appends every message of level info and above (and debug ones that pass the threshold) to `file`,
+  /// each line stamped with the UTC time and flushed, whatever --quiet says for stderr; nullptr stops. The run
+  /// folder's run.log (run_folder.hpp). The logger does not own the file.
+  void tee(std::FILE* file) const { tee_ = file; }
+  /// An info message for the tee file only (what a terminal sees as a progress bar instead).
+  void info_to_file(std::string_view message) const;
+
 private:
+  void write_tee(const std::string& line) const;
+
   dgx_log_level threshold_ = DGX_LOG_INFO;
   bool quiet_rank_ = false;
   mutable bool progress_shown_ = false;
+  mutable std::FILE* tee_ = nullptr;
   std::string rank_label_;
 };
 

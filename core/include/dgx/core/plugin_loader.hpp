@@ -65,6 +65,9 @@ struct LoadedPlugin {
 struct LoadOptions {
   bool allow_insecure = false;
   const dgx_host_api* init_host = nullptr;  // services handed to the plugin's init(); must outlive the process
+  /// Open and initialise the file in a child process first (plugin_probe.hpp), so that a crash there is a
+  /// rejection instead of the host's end.
+  bool probe = true;
 };
 
 /// Loads and validates `file`. On failure the message is the reason only; the caller prefixes the file name.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <dgx/plugin.h>
@@ -32,8 +33,9 @@ struct OpenedPlugin {
   dgx_status entry_status = DGX_OK;  // what the entry symbol returned
 };
 
-/// Why a path must not be loaded: it, or its directory, is writable by group or others. Empty when safe.
-std::string insecure_permissions(const std::filesystem::path& file);
+/// The checks that need no loading: a regular file, safe to load (secure_path.hpp), an ELF object. nullopt when
+/// it passes; otherwise the reason, as for open_plugin.
+std::optional<Failure> check_plugin_file(const std::filesystem::path& file, bool allow_insecure);
 
 /// Opens `file`, calls its entry symbol and checks the version it answers with against kHostAbiMin..Max. On
 /// failure the message is the reason only (the caller names the file); the code is ExitCode::no_plugin.

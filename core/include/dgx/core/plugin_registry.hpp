@@ -9,6 +9,7 @@
 
 #include "dgx/core/expected.hpp"
 #include "dgx/core/plugin_loader.hpp"
+#include "dgx/core/printable.hpp"
 #include "dgx/core/search_paths.hpp"
 
 namespace dgx {
@@ -17,8 +18,8 @@ struct PluginRejection {
   std::filesystem::path file;
   std::string reason;
 
-  /// "<file>: <reason>", the one line --list prints.
-  [[nodiscard]] std::string line() const { return file.string() + ": " + reason; }
+  /// "<file>: <reason>", the one line --list prints (made printable: a file name may hold anything).
+  [[nodiscard]] std::string line() const { return printable(file.string()) + ": " + printable(reason); }
 };
 
 /// What --plugin NAME resolved to.
@@ -30,6 +31,14 @@ struct Target {
 
 class PluginRegistry {
 public:
+  PluginRegistry() = default;
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+  PluginRegistry(PluginRegistry&&) = default;  // the moved-from registry holds no plugins to shut down
+  PluginRegistry& operator=(PluginRegistry&&) = delete;
+  /// Calls every loaded plugin's shutdown(), last loaded first, as abi/v1.h promises ("called once before exit").
+  ~PluginRegistry();
+
   /// Loads every libdgx-*.so on `paths` (in order; the first plugin of a name wins).
   void discover(const std::vector<SearchPath>& paths, const LoadOptions& options);
   /// Reads the presets in <config dir>/workloads/*.toml; the first directory that has a name wins, and files

@@ -45,8 +45,8 @@ std::string render_csv(const Report& report);
 std::string render_json(const Report& report);
 std::string render_html(const Report& report);  // html_report.cpp
 
-/// Writes `report` to `path` in `format` via a temporary file and a rename, so that a reader never sees a
-/// half-written file. The reason when it cannot.
+/// Writes `report` to `path` in `format` atomically (output_file.hpp: never a half-written file, never through a
+/// link or over a device). The reason, with the OS's, when it cannot.
 std::optional<std::string> write_report(const Report& report, Format format, const std::string& path);
 
 }  // namespace dgx

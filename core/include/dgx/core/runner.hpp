@@ -18,6 +18,8 @@
 namespace dgx {
 
 struct RunnerSettings {
+  static constexpr std::int64_t kMaxBatch = 1'000'000'000;  // request.iterations is 32-bit
+
   std::uint64_t warmup = 3;  // warm-up samples, discarded
   double warmup_time = 0.0;  // ... and at least this long (s)
   std::uint64_t min_samples = 10;
@@ -37,9 +39,21 @@ struct RunnerSettings {
 /// The workload's own configuration, without the runner.* and verdict.* keys: what every result row records.
 json::Object workload_config(const ResolvedConfig& config);
 
+/// What measure() does around each case on rank 0: skip the cases a resumed journal holds (their rows are
+/// reported as they were) and record each case that finished.
+class CaseLog {
+public:
+  virtual ~CaseLog() = default;
+  /// The row of case `index` from an earlier run, or null when the case must run.
+  [[nodiscard]] virtual const ResultRow* finished(std::uint32_t index) const = 0;
+  /// Case `index` of `count` finished (not cut short by cancellation) with `row`.
+  virtual void record(std::uint32_t index, std::uint32_t count, const ResultRow& row) = 0;
+};
+
 /// Measures every case of `instance` and appends one measured row per case to `report`. `row_config` is the
-/// workload's configuration, recorded in every row (a case's own entries are added to it).
+/// workload's configuration, recorded in every row (a case's own entries are added to it). `log` (rank 0; may
+/// be null) decides which cases to skip, and rank 0 tells the others.
 CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
-                   const json::Object& row_config, Report& report);
+                   const json::Object& row_config, Report& report, CaseLog* log = nullptr);
 
 }  // namespace dgx

@@ -32,6 +32,11 @@ public:
   /// spaced sample counts, and at once when a hard limit is reached.
   bool add(double seconds_per_iteration, double wall_time, bool cancelled);
 
+  /// Ends sampling because the sample in flight was cut short (not counted) `wall_time` seconds into the timed
+  /// phase, by Ctrl-C (`cancelled`) or else by runner.max_time: the decision says so. At least one sample must
+  /// have been added.
+  void stop_at_cut(double wall_time, bool cancelled);
+
   /// The rule alone, for statistics of `measured_time` seconds of samples taken over `wall_time` seconds.
   [[nodiscard]] StopDecision evaluate(const Stats& stats, double measured_time, double wall_time, bool cancelled) const;
 

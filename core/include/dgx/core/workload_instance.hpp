@@ -41,16 +41,22 @@ public:
   CallResult end_case(std::uint32_t index, const dgx_sample_stats& stats);
   CallResult finalize();
   CallResult project(dgx_mode mode);
+  /// Describes the current case in crash reports ("size=1K"), from its row once begin_case has returned.
+  void set_case_label(std::string label) { case_label_ = std::move(label); }
 
 private:
   WorkloadInstance(const WorkloadInfo& workload, dgx_instance* instance) : workload_(&workload), instance_(instance) {}
   dgx_error* fresh_error();
   [[nodiscard]] Failure failure(const char* function, dgx_status status) const;
+  [[nodiscard]] std::string where(const char* function) const;  // "plugin:workload: run() of case 2/5 (size=1K)"
 
   const WorkloadInfo* workload_;
   dgx_instance* instance_;
   std::array<char, 2048> message_{};
   dgx_error error_{};
+  std::optional<std::uint32_t> case_index_;
+  std::uint32_t case_total_ = 0;
+  std::string case_label_;
 };
 
 }  // namespace dgx

@@ -411,7 +411,8 @@ struct dgx_host_api {
 
   /* Progress of a long operation, fraction in [0, 1]. */
   void (*progress)(void* ctx, double fraction, const char* what);
-  /* Non-zero once the user asked to stop (e.g. Ctrl-C): return DGX_ERR_CANCELLED soon. */
+  /* Non-zero once the user asked to stop (e.g. Ctrl-C) or the host's time limit on the call in progress has
+   * passed (runner.max_time for a sample): return DGX_ERR_CANCELLED soon; a sample ended so is not counted. */
   int32_t (*cancel_requested)(void* ctx);
 
   /* Finds a data file by path relative to the config directories (e.g. "models/llama3.1-8b.toml") and writes

@@ -212,8 +212,10 @@ public:
 
   // Progress, cancellation, data files ----------------------------------------------------------------------
   void progress(double fraction, const std::string& what) const { api_->progress(api_->ctx, fraction, what.c_str()); }
+  /// True once the user asked to stop (Ctrl-C) or the host's limit on the sample in flight (runner.max_time) has
+  /// passed: a long run() should poll it and end with throw_if_cancelled(); the host does not count that sample.
   [[nodiscard]] bool cancelled() const { return api_->cancel_requested(api_->ctx) != 0; }
-  /// Throws Cancelled when the user asked to stop.
+  /// Throws Cancelled when the host asks to stop (cancelled()).
   void throw_if_cancelled() const {
     if (cancelled()) throw Cancelled("cancelled by the user");
   }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,6 +59,9 @@ struct ExploreOptions {
   std::optional<Price> price;           ///< nullopt: costs are GPU-hours (said in the recommendation)
   double budget_slack = 0.05;           ///< recommend the fastest within (1 + slack) × the cheapest cost
   std::optional<double> deadline_days;  ///< also name the cheapest configuration finishing within it
+  /// Asked between layout shapes; true ends the sweep at once with an error ("explore: cancelled"). A big space
+  /// takes seconds, and Ctrl-C must not wait for it.
+  std::function<bool()> cancelled;
 };
 
 /// The best feasible layout at one (GPU count, precision).

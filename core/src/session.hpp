@@ -1,0 +1,83 @@
+// Private to the host: one invocation of dgxhost (its options, ranks, plugins and configuration) and the helpers
+// every command uses to fail the same way on every rank. app.cpp dispatches the commands; run_workload.cpp runs
+// one workload.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dgx/core/cli.hpp"
+#include "dgx/core/comm.hpp"
+#include "dgx/core/config.hpp"
+#include "dgx/core/expected.hpp"
+#include "dgx/core/host_services.hpp"
+#include "dgx/core/log.hpp"
+#include "dgx/core/plugin_registry.hpp"
+#include "dgx/core/report.hpp"
+#include "dgx/core/search_paths.hpp"
+
+namespace dgx {
+
+class RunFolder;
+
+// Everything one invocation needs, built once in run_app().
+struct Session {
+  CliOptions options;
+  Logger logger;
+  std::unique_ptr<HostComm> comm;
+  std::vector<SearchPath> plugin_paths;
+  std::vector<SearchPath> config_paths;
+  std::unique_ptr<HostServices> plugin_services;  // for init() and probe(): no config, no results
+  PluginRegistry registry;
+  std::vector<ParamSpec> schema;  // the resolved configuration points into these
+  std::vector<ConfigLayer> layers;
+
+  [[nodiscard]] bool reports() const { return comm == nullptr || comm->ranks().rank == 0; }
+};
+
+template <typename T> std::optional<Failure> failure_of(const Expected<T>& e) {
+  return e ? std::nullopt : std::optional<Failure>(e.error());
+}
+
+/// The format of stdout (--format).
+Format stdout_format(const CliOptions& o);
+
+/// Reports a failure and returns its exit code: the message on stderr and, with --format json, a results document
+/// on stdout that carries it (so a script reading stdout always gets JSON).
+int fail(const Session& s, const Failure& failure);
+
+/// With several ranks, a failure on any rank ends every rank with the same code; rank 0 reports it, naming the
+/// rank where it happened. nullopt when every rank may go on. Collective.
+std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>& local);
+
+/// Whether --output can be written, before any work: a typo must not cost a run.
+std::optional<Failure> check_outputs(const CliOptions& o);
+
+/// Who this process is among the ranks, its communicator, and a logger that says so.
+std::optional<Failure> join_ranks(Session& s);
+
+/// The plugin and config search paths, the plugins on them and the preset files. A --plugin-dir that does not
+/// exist is a usage error.
+std::optional<Failure> discover_plugins(Session& s);
+
+/// Which workload (--plugin, or the preset workload of a --config file) with which configuration. `extra` is a
+/// layer above every other (a resumed run's configuration), or nullptr.
+Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra = nullptr);
+
+/// Runs the resolved workload (run_workload.cpp) and returns the exit code. Collective.
+int run_workload(Session& s, const Target& target, const ResolvedConfig& config);
+
+/// Runs the resolved workload into `report` (with --baseline, every row gets its verdict); an exit code instead
+/// when the run ended before there was a report to emit. A measured run opens its run folder into `*folder`;
+/// nullptr keeps none (the platform check's steps). Collective.
+std::optional<int> run_to_report(Session& s, const Target& target, const ResolvedConfig& config, Report& report,
+                                 std::unique_ptr<RunFolder>* folder);
+
+/// Rank 0 writes the run folder's results, the --output file, then stdout; returns the report's exit code, which
+/// becomes non-zero when the results file could not be written.
+int emit_report(const Session& s, Report& report, const RunFolder* folder = nullptr);
+
+}  // namespace dgx

@@ -1,0 +1,71 @@
+// -o as users meet it: checked before the run (exit 2 in well under a second), written only to regular files,
+// and a file that cannot be written is a failed run that stdout admits.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "dgx/core/json.hpp"
+#include "dgxhost.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+TEST_CASE("-o into a missing folder fails in under a second with exit 2") {
+  TempDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "nodir" / "x.json").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("No such file or directory") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+}
+
+TEST_CASE("-o with an extension no reporter writes is a usage error, not a silent table") {
+  TempDir dir;
+  const ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "r.pdf").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown extension '.pdf'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "r.pdf"));
+}
+
+TEST_CASE("-o on a symlink or a device is refused and the link is left alone") {
+  TempDir dir;
+  const auto victim = dir.write("victim.json", "precious");
+  std::filesystem::create_symlink(victim, dir.path() / "link.json");
+  ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "link.json").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(std::filesystem::is_symlink(dir.path() / "link.json"));
+  r = dgxhost({"--plugin", "spin", "-o", "/dev/null"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("character device") != std::string::npos);
+}
+
+TEST_CASE("-o - writes the results to stdout") {
+  const ProcessResult r = dgxhost(
+      std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=10", "--format", "json", "-o", "-"} + kQuick);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(json::parse(r.out)["status"]["ok"].as_bool());
+}
+
+TEST_CASE("a results file that cannot be written fails the run, and the JSON on stdout says so") {
+  TempDir dir;
+  const auto target = dir.path() / "r.json";
+  // The check before the run passes; then the target becomes a folder, which the writer must not replace.
+  std::thread sabotage([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::filesystem::create_directory(target);
+  });
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=1000", "--set", "runner.min_time=1", "--set",
+                                   "runner.noise=0", "--format", "json", "-o", target.string()});
+  sabotage.join();
+  CHECK(r.exit_code == 1);
+  const json::Value doc = json::parse(r.out);
+  CHECK(doc["status"]["exit_code"].as_int() == 1);
+  CHECK_FALSE(doc["status"]["ok"].as_bool());
+  CHECK(doc["status"]["error"].as_string().find("is a directory") != std::string::npos);
+  CHECK(doc["results"].as_array().size() == 1);  // the measured case is still reported
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 1);  // the folder only: no stale temporary
+}
