@@ -1,7 +1,6 @@
 #include "dgx/core/plugin_registry.hpp"
 
 #include <algorithm>
-#include <ranges>
 
 #include "dgx/core/config.hpp"
 #include "dgx/core/text.hpp"
@@ -19,9 +18,9 @@ Failure not_available(std::string message) { return {ExitCode::no_plugin, std::m
 }  // namespace
 
 PluginRegistry::~PluginRegistry() {
-  // Last loaded first, as a stack unwinds.
-  for (const auto& plugin : std::ranges::reverse_view(plugins_))
-    if (plugin->desc != nullptr && plugin->desc->shutdown != nullptr) plugin->desc->shutdown();
+  // Last loaded first, as a stack unwinds. (An index: clang 14 cannot compile libstdc++ 12's reverse_view.)
+  for (std::size_t i = plugins_.size(); i-- > 0;)
+    if (plugins_[i]->desc != nullptr && plugins_[i]->desc->shutdown != nullptr) plugins_[i]->desc->shutdown();
 }
 
 void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOptions& options) {
