@@ -9,6 +9,7 @@
 
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
+#include "platform_check_file.hpp"
 #include "temp_dir.hpp"
 
 using namespace dgx;
@@ -129,18 +130,8 @@ TEST_CASE("Ctrl-C on a 2-rank mpirun: every rank stops at the same sample, r.jso
 
 TEST_CASE("a platform check over two ranks: every step on every rank, one merged report from rank 0") {
   TempDir dir;
-  std::filesystem::create_directories(dir.path() / "checks");
-  std::ofstream(dir.path() / "checks" / "platform-check.toml") << R"(requires = "none"
-[[step]]
-name = "spin"
-workload = "spin"
-set = ["spin.us=200"]
-
-[[step]]
-name = "all_reduce"
-workload = "all_reduce"
-set = ["comm.max_bytes=1024"]
-)";
+  write_platform_check(dir, {{.name = "spin", .workload = "spin", .set = "spin.us=200"},
+                             {.name = "all_reduce", .workload = "all_reduce", .set = "comm.max_bytes=1024"}});
   const ProcessResult r = mpirun(2, {"--config-dir", dir.path().string(), "--plugin", "platform-check", "--set",
                                      "runner.min_time=0.02", "--format", "json"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);

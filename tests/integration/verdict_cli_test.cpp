@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "dgx/core/json.hpp"
 #include "dgxhost.hpp"
+#include "platform_check_file.hpp"
 #include "temp_dir.hpp"
 
 using namespace dgx;
@@ -122,18 +122,8 @@ TEST_CASE("platform-check without a GPU prints what it would run against which r
 
 TEST_CASE("a check's steps run through the ordinary path into one report with one verdict") {
   TempDir dir;
-  std::filesystem::create_directories(dir.path() / "checks");
-  std::ofstream(dir.path() / "checks" / "platform-check.toml") << R"(requires = "none"
-[[step]]
-name = "short spin"
-workload = "spin"
-set = ["spin.us=200"]
-
-[[step]]
-name = "longer spin"
-workload = "spin"
-set = ["spin.us=400"]
-)";
+  write_platform_check(dir, {{.name = "short spin", .workload = "spin", .set = "spin.us=200"},
+                             {.name = "longer spin", .workload = "spin", .set = "spin.us=400"}});
   const std::vector<std::string> args{"--config-dir",   dir.path().string(), "--plugin",
                                       "platform-check", "--format",          "json"};
   const ProcessResult r = dgxhost(args + kQuick);

@@ -68,6 +68,21 @@ struct Call {
   [[nodiscard]] std::string text() const { return message.data(); }
 };
 
+/// The probe workload as the host sees it: its C descriptor, on a fake host whose probe.behaviour is `behaviour`
+/// (nullptr: not set), with an error buffer for the calls and the instance create() makes.
+struct ProbeThroughC {
+  dgx::sdk::detail::PluginAdapter adapter{make_spec()};
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  dgx::testing::FakeHost host;
+  Call call;
+  dgx_instance* instance = nullptr;
+
+  explicit ProbeThroughC(const char* behaviour) {
+    if (behaviour != nullptr) host.set("probe.behaviour", std::string(behaviour));
+  }
+  dgx_status create() { return w.create(&w, host.api(), &instance, &call.error); }
+};
+
 }  // namespace
 
 TEST_CASE("sizes in bytes are integers in unit B, the unit that takes 64K, 1M, 2G") {
@@ -109,98 +124,76 @@ TEST_CASE("a PluginSpec becomes a complete C descriptor") {
 }
 
 TEST_CASE("the trampolines run the whole measure lifecycle") {
-  dgx::sdk::detail::PluginAdapter adapter(make_spec());
-  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
-  dgx::testing::FakeHost host;
-  host.set("probe.behaviour", std::string("ok"));
-  Call call;
-  dgx_instance* instance = nullptr;
-  REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
+  ProbeThroughC p("ok");
+  REQUIRE(p.create() == DGX_OK);
   std::uint32_t cases = 0;
-  CHECK(w.case_count(instance, &cases, &call.error) == DGX_OK);
+  CHECK(p.w.case_count(p.instance, &cases, &p.call.error) == DGX_OK);
   CHECK(cases == 2);
   dgx_case_desc desc{sizeof(dgx_case_desc), nullptr, nullptr, 0, 0};
-  REQUIRE(w.begin_case(instance, 1, &desc, &call.error) == DGX_OK);
+  REQUIRE(p.w.begin_case(p.instance, 1, &desc, &p.call.error) == DGX_OK);
   CHECK(std::string(desc.label) == "case 1");
   REQUIRE(desc.config_count == 1);
   CHECK(std::string(desc.config[0].key) == "probe.size");
   CHECK(std::string(desc.config[0].value) == "2");
   const dgx_sample_request request{sizeof(dgx_sample_request), 1, 0, 4, 0, 1};
   dgx_sample_result result{sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1, 0};
-  REQUIRE(w.run(instance, &request, &result, &call.error) == DGX_OK);
+  REQUIRE(p.w.run(p.instance, &request, &result, &p.call.error) == DGX_OK);
   CHECK(result.timing == DGX_TIMING_DEVICE_EVENTS);
   CHECK(result.seconds == doctest::Approx(0.004));
   CHECK(result.cache_state == 2);
   const dgx_sample_stats stats{sizeof(dgx_sample_stats), 10, 0.5, 0.5, 0.5, 0.5, 0, 0};
-  REQUIRE(w.end_case(instance, 1, &stats, &call.error) == DGX_OK);
-  CHECK(host.added_metrics.at("rate").first == doctest::Approx(2.0));
-  w.destroy(instance);
+  REQUIRE(p.w.end_case(p.instance, 1, &stats, &p.call.error) == DGX_OK);
+  CHECK(p.host.added_metrics.at("rate").first == doctest::Approx(2.0));
+  p.w.destroy(p.instance);
 }
 
 TEST_CASE("project emits rows through the host") {
-  dgx::sdk::detail::PluginAdapter adapter(make_spec());
-  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
-  dgx::testing::FakeHost host;
-  host.set("probe.behaviour", std::string("ok"));
-  Call call;
-  dgx_instance* instance = nullptr;
-  REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
-  REQUIRE(w.project(instance, DGX_MODE_EXPLORE, &call.error) == DGX_OK);
-  REQUIRE(host.rows.size() == 1);
-  CHECK(host.rows[0].mode == DGX_RESULT_PROJECTED);
-  CHECK(host.rows[0].config.at("gpus") == "64");
-  CHECK(host.rows[0].metrics.at("step_time").first == 2.0);
-  CHECK(host.rows[0].fields.at("source") == "test");
-  w.destroy(instance);
+  ProbeThroughC p("ok");
+  REQUIRE(p.create() == DGX_OK);
+  REQUIRE(p.w.project(p.instance, DGX_MODE_EXPLORE, &p.call.error) == DGX_OK);
+  REQUIRE(p.host.rows.size() == 1);
+  CHECK(p.host.rows[0].mode == DGX_RESULT_PROJECTED);
+  CHECK(p.host.rows[0].config.at("gpus") == "64");
+  CHECK(p.host.rows[0].metrics.at("step_time").first == 2.0);
+  CHECK(p.host.rows[0].fields.at("source") == "test");
+  p.w.destroy(p.instance);
 }
 
 TEST_CASE("exceptions become status codes and messages at the boundary") {
-  dgx::sdk::detail::PluginAdapter adapter(make_spec());
-  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
-  dgx::testing::FakeHost host;
   const dgx_sample_request request{sizeof(dgx_sample_request), 0, 0, 1, 0, 0};
   dgx_sample_result result{};
 
   SUBCASE("an SDK error keeps its status") {
-    host.set("probe.behaviour", std::string("invalid"));
-    Call call;
-    dgx_instance* instance = nullptr;
-    CHECK(w.create(&w, host.api(), &instance, &call.error) == DGX_ERR_INVALID_ARGUMENT);
-    CHECK(call.text() == "probe.behaviour 'invalid' is invalid");
-    CHECK(instance == nullptr);
+    ProbeThroughC p("invalid");
+    CHECK(p.create() == DGX_ERR_INVALID_ARGUMENT);
+    CHECK(p.call.text() == "probe.behaviour 'invalid' is invalid");
+    CHECK(p.instance == nullptr);
   }
   SUBCASE("a std::exception is an internal error naming its type") {
-    host.set("probe.behaviour", std::string("throw"));
-    Call call;
-    dgx_instance* instance = nullptr;
-    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
-    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_INTERNAL);
-    CHECK(call.text().find("Boom") != std::string::npos);
-    CHECK(call.text().find("boom") != std::string::npos);
-    w.destroy(instance);
+    ProbeThroughC p("throw");
+    REQUIRE(p.create() == DGX_OK);
+    CHECK(p.w.run(p.instance, &request, &result, &p.call.error) == DGX_ERR_INTERNAL);
+    CHECK(p.call.text().find("Boom") != std::string::npos);
+    CHECK(p.call.text().find("boom") != std::string::npos);
+    p.w.destroy(p.instance);
   }
   SUBCASE("anything else thrown is still caught") {
-    host.set("probe.behaviour", std::string("throw-int"));
-    Call call;
-    dgx_instance* instance = nullptr;
-    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
-    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_INTERNAL);
-    CHECK(call.text() == "unexpected exception of unknown type");
-    w.destroy(instance);
+    ProbeThroughC p("throw-int");
+    REQUIRE(p.create() == DGX_OK);
+    CHECK(p.w.run(p.instance, &request, &result, &p.call.error) == DGX_ERR_INTERNAL);
+    CHECK(p.call.text() == "unexpected exception of unknown type");
+    p.w.destroy(p.instance);
   }
   SUBCASE("bad_alloc is out of memory") {
-    host.set("probe.behaviour", std::string("oom"));
-    Call call;
-    dgx_instance* instance = nullptr;
-    REQUIRE(w.create(&w, host.api(), &instance, &call.error) == DGX_OK);
-    CHECK(w.run(instance, &request, &result, &call.error) == DGX_ERR_OUT_OF_MEMORY);
-    w.destroy(instance);
+    ProbeThroughC p("oom");
+    REQUIRE(p.create() == DGX_OK);
+    CHECK(p.w.run(p.instance, &request, &result, &p.call.error) == DGX_ERR_OUT_OF_MEMORY);
+    p.w.destroy(p.instance);
   }
   SUBCASE("a missing config key is reported by name") {
-    Call call;
-    dgx_instance* instance = nullptr;
-    CHECK(w.create(&w, host.api(), &instance, &call.error) == DGX_ERR_NOT_FOUND);
-    CHECK(call.text() == "config key 'probe.behaviour' has no value");
+    ProbeThroughC p(nullptr);
+    CHECK(p.create() == DGX_ERR_NOT_FOUND);
+    CHECK(p.call.text() == "config key 'probe.behaviour' has no value");
   }
 }
 

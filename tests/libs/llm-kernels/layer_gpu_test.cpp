@@ -5,6 +5,7 @@
 #include "dgx/llm/reference/layer.hpp"
 #include "gpu_support.hpp"
 #include "layer_fixtures.hpp"
+#include "layer_reference_step.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -53,39 +54,14 @@ std::map<std::string, std::vector<double>> by_name(const ref::LayerWeights& w, b
   return m;
 }
 
-void round_all(ref::LayerWeights& w) {
-  for (double* v : w.values()) *v = ref::round_bf16(*v);
-}
-
-std::vector<float> to_float(const std::vector<double>& v) { return {v.begin(), v.end()}; }
-std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
-
 void compare_with_reference(const LayerSpec& spec, double output_tolerance, double grad_tolerance, int warmup_steps) {
-  std::printf("%s\n", describe(spec).c_str());
-  std::mt19937_64 rng(30);
-  LayerSpec reference_spec = spec;
-  reference_spec.precision = Precision::bf16;
-  ref::ReferenceLayer reference(reference_spec);
-  ref::LayerWeights w = ref::LayerWeights::random(reference_spec, rng);
-  round_all(w);
-  const std::int64_t tokens = spec.micro_batch * spec.seq_len, h = spec.arch.hidden;
-  const auto x = random_bf16(std::size_t(tokens * h), 1.0, rng), dy = random_bf16(std::size_t(tokens * h), 1.0, rng);
-
+  const LayerStepInputs in = random_layer_inputs(spec, 30);
   TransformerLayer layer(spec, LayerOptions{.seed = 5, .gemm_candidates = 2});
-  const auto params = by_name(w, spec.arch.moe(), spec.arch.norm == Norm::layernorm);
+  const auto params = by_name(in.weights, spec.arch.moe(), spec.arch.norm == Norm::layernorm);
   for (const std::string& name : layer.parameter_names()) layer.upload(name, to_float(params.at(name)));
-  layer.upload("x", to_float(x));
-  layer.upload("dy", to_float(dy));
-  for (int i = 0; i < warmup_steps; ++i) layer.step();  // delayed FP8 scaling needs an amax history
-  layer.zero_gradients();
-  layer.step();
-  layer.synchronize();
+  step_once(layer, in, warmup_steps);
 
-  const ref::Matrix y = reference.forward(w, as_matrix(x, tokens, h));
-  ref::LayerWeights grads = ref::LayerWeights::zeros_like(w);
-  const ref::Matrix dx = reference.backward(w, as_matrix(dy, tokens, h), grads);
-  check_close("y", to_double(layer.download("y")), y.v, output_tolerance);
-  check_close("dx", to_double(layer.download("dx")), dx.v, grad_tolerance);
+  const ref::LayerWeights grads = check_output_and_input_gradient(layer, in, output_tolerance, grad_tolerance);
   const auto expected_grads = by_name(grads, spec.arch.moe(), spec.arch.norm == Norm::layernorm);
   for (const std::string& name : layer.parameter_names()) {
     if (name == "router.weight") continue;  // zero by construction (balanced routing)

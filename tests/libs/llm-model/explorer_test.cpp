@@ -10,6 +10,19 @@ using namespace dgx::llm;
 using dgx::llm::testing::catalog_model;
 using dgx::llm::testing::catalog_system;
 
+namespace {
+
+/// A small sweep: a fixed batch of 2048 sequences, micro-batch 1 and no recompute; the test sets the GPU counts.
+ExploreSpace fixed_batch_2048_without_recompute() {
+  ExploreSpace space;
+  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 2048};
+  space.mbs = {1};
+  space.recomputes = {Recompute::none};
+  return space;
+}
+
+}  // namespace
+
 TEST_CASE("the Pareto front keeps the points no other point beats in both days and cost") {
   const std::vector<CostPoint> points = {
       {.days = 100, .cost = 10},                             // cheapest
@@ -78,11 +91,8 @@ TEST_CASE("exploring keeps the fastest feasible layout per GPU count and precisi
 
 TEST_CASE("explore reports GPU counts without a feasible layout and refuses an empty sweep") {
   StepModel m(catalog_model("llama3.1-405b"), catalog_system("h100-sxm"));
-  ExploreSpace space;
+  ExploreSpace space = fixed_batch_2048_without_recompute();
   space.gpu_counts = {8, 4096};
-  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 2048};
-  space.mbs = {1};
-  space.recomputes = {Recompute::none};
   const auto result = explore(m, space);
   REQUIRE(result.has_value());
   CHECK(result->points.size() == 1);
@@ -96,11 +106,8 @@ TEST_CASE("explore reports GPU counts without a feasible layout and refuses an e
 
 TEST_CASE("explore says how much memory the leanest layout of an infeasible GPU count needs") {
   StepModel m(catalog_model("llama3.1-405b"), catalog_system("h100-sxm"));
-  ExploreSpace space;
+  ExploreSpace space = fixed_batch_2048_without_recompute();
   space.gpu_counts = {8, 4096};
-  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 2048};
-  space.mbs = {1};
-  space.recomputes = {Recompute::none};
   const auto result = explore(m, space);
   REQUIRE(result.has_value());
   REQUIRE(result->infeasible.size() == 1);

@@ -2,8 +2,7 @@
 
 #include <stdexcept>
 
-#include <dgx/sdk/error.hpp>
-
+#include "config_error.hpp"
 #include "dgx/llm/embedded_configs.hpp"
 #include "finetune_workload.hpp"
 #include "params.hpp"
@@ -20,13 +19,10 @@ void FinetuneHost::use_preset(const std::string& name) {
 
 std::string FinetuneHost::run(const char* mode) {
   dgx::sdk::Host host(api());
-  try {
+  return dgx::testing::config_error_of([&] {
     FinetuneWorkload workload(host);
     workload.project(std::string(mode) == "explore" ? dgx::sdk::Mode::explore : dgx::sdk::Mode::project);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  });
 }
 
 double FinetuneHost::metric(std::size_t index, const std::string& name) const {

@@ -2,8 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include <dgx/sdk/error.hpp>
-
+#include "config_error.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "finetune_host.hpp"
 #include "params.hpp"
@@ -18,12 +17,7 @@ FinetuneJob job_of(const FinetuneHost& h, const char* model = "llama3.1-70b") {
 }
 
 std::string error_of(const FinetuneHost& h, const char* model = "llama3.1-70b") {
-  try {
-    (void)job_of(h, model);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)job_of(h, model); });
 }
 
 }  // namespace

@@ -1,32 +1,18 @@
 // End to end: the dgxhost executable with the llm-finetune plugin, as a user on a machine without GPUs runs it.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
-#include "dgx/core/json.hpp"
-#include "process.hpp"
+#include "plugin_cli.hpp"
 
-using dgx::testing::ProcessResult;
-
-namespace {
-
-ProcessResult dgxhost(const std::vector<std::string>& args) {
-  return dgx::testing::run_process(DGX_TEST_DGXHOST, args);
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using namespace dgx::testing;
 
 TEST_CASE("dgxhost --plugin llama70b-lora answers on a machine without GPUs, fast, and says what it assumed") {
-  const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-lora"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
-  const std::string& out = r.out;
+  const TimedRun run = timed_dgxhost({"--plugin", "llama70b-lora"});
+  REQUIRE_MESSAGE(run.result.exit_code == 0, run.result.err);
+  CHECK(run.seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = run.result.out;
   CHECK(has(out, "preset llama70b-lora  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "Job: 154M sample tokens"));
@@ -43,16 +29,14 @@ TEST_CASE("dgxhost --plugin llama70b-lora answers on a machine without GPUs, fas
 }
 
 TEST_CASE("--format json: every row is projected and carries the fine-tuning metrics") {
-  const ProcessResult r = dgxhost({"--plugin", "llama8b-sft", "--mode", "project", "--format", "json"});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const dgx::json::Value doc = dgx::json::parse(r.out);
+  const dgx::json::Value doc = json_of(dgxhost({"--plugin", "llama8b-sft", "--mode", "project", "--format", "json"}));
   const auto& rows = doc["results"].as_array();
   REQUIRE(rows.size() == 1);
   const dgx::json::Value& row = rows[0];
   CHECK(row["mode"].as_string() == "projected");
-  for (const char* metric : {"step_time", "tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu",
-                             "memory_per_gpu", "hours_to_finetune", "gpu_hours", "cost_usd", "trainable_parameters"})
-    CHECK_MESSAGE(row["metrics"][metric]["value"].as_number() > 0, metric);
+  for (const char* name : {"step_time", "tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu",
+                           "memory_per_gpu", "hours_to_finetune", "gpu_hours", "cost_usd", "trainable_parameters"})
+    CHECK_MESSAGE(metric(row, name) > 0, name);
 }
 
 TEST_CASE("bad input is a configuration error that names the reason (exit 2)") {
@@ -67,9 +51,7 @@ TEST_CASE("bad input is a configuration error that names the reason (exit 2)") {
   for (const auto& c : cases) {
     const auto& args = c.first;  // not a structured binding: clang 14 (sanitizer build) cannot capture one
     const auto& message = c.second;
-    std::vector<std::string> argv = {"--plugin", "llama70b-lora"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const ProcessResult r = dgxhost(argv);
+    const ProcessResult r = dgxhost(with_plugin("llama70b-lora", args));
     CAPTURE(message);
     CHECK(r.exit_code == 2);
     CHECK(has(r.err + r.out, message));

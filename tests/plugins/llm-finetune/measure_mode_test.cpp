@@ -11,6 +11,7 @@
 #include "fake_layer_probe.hpp"
 #include "finetune_host.hpp"
 #include "finetune_workload.hpp"
+#include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
 
@@ -28,23 +29,14 @@ void fake_measurement(double scale) {
   fakes::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
     const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
     const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape{spec.layout.tp,
-                              spec.layout.cp,
-                              spec.layout.ep,
-                              static_cast<int>(spec.micro_batch),
-                              static_cast<int>(spec.seq_len),
-                              llm::Precision::bf16,
-                              llm::Recompute::none};
+    const llm::ShapeKey shape = fakes::shape_of(spec);
     llm::FineTune f;
     f.method = spec.lora.enabled() ? llm::FineTuneMethod::lora : llm::FineTuneMethod::sft;
     f.avg_tokens_per_sample = double(spec.sample_len);
     llm::OpList ops = llm::transformer_layer_ops(model, system, shape);
     llm::apply_finetune(ops, llm::StepChunk::layer, model, system, shape, f);
-    const llm::RooflineProvider roofline(system);
-    llm::kernels::LayerTiming timing;
     const bool adapters = spec.lora.targets() > 0;
-    timing.ops = fakes::timings_of(ops, roofline, adapters ? scale : 0.9 * scale);
-    for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
+    llm::kernels::LayerTiming timing = fakes::layer_timing_of(ops, system, adapters ? scale : 0.9 * scale);
     timing.model_flops = 1e14;
     timing.peak_bytes = 20ull << 30;
     return timing;
@@ -60,13 +52,7 @@ struct Run {
     h.set(key::precision, std::vector<std::string>{"bf16"});
     dgx::sdk::Host host(h.api());
     FinetuneWorkload w(host);
-    w.setup();
-    for (std::size_t i = 0; i < w.case_count(); ++i) {
-      (void)w.begin_case(i);
-      dgx::sdk::SampleResult result;
-      w.run({static_cast<std::uint32_t>(i), 0, 2, false, false}, result);
-      w.end_case(i, {5, result.seconds / 2, result.seconds / 2, 0, 0, 0, 0});
-    }
+    (void)dgx::testing::measure_every_case(w);
     fakes::fake_layer_timing() = nullptr;
   }
 };

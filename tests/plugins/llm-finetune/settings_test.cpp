@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "finetune_host.hpp"
 #include "job.hpp"
 #include "params.hpp"
@@ -14,12 +15,7 @@ namespace {
 FinetuneSettings read(const FinetuneHost& h) { return read_settings(dgx::sdk::Host(h.api())); }
 
 std::string error_of(const FinetuneHost& h) {
-  try {
-    (void)read(h);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)read(h); });
 }
 
 }  // namespace

@@ -1,34 +1,18 @@
 // End to end: the dgxhost executable with the llm-inference plugin, as a user on a machine without GPUs runs it.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
-#include "dgx/core/json.hpp"
-#include "process.hpp"
+#include "plugin_cli.hpp"
 
-using dgx::testing::ProcessResult;
-
-namespace {
-
-ProcessResult dgxhost(const std::vector<std::string>& args) {
-  return dgx::testing::run_process(DGX_TEST_DGXHOST, args);
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
-
-}  // namespace
+using namespace dgx::testing;
 
 TEST_CASE("dgxhost --plugin llama70b-serve answers on a machine without GPUs, fast, with its assumptions") {
-  const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
-  const std::string& out = r.out;
+  const TimedRun run = timed_dgxhost({"--plugin", "llama70b-serve"});
+  REQUIRE_MESSAGE(run.result.exit_code == 0, run.result.err);
+  CHECK(run.seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = run.result.out;
   CHECK(has(out, "preset llama70b-serve  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "configs/baselines/inference.md: mean "));
@@ -41,9 +25,8 @@ TEST_CASE("dgxhost --plugin llama70b-serve answers on a machine without GPUs, fa
 }
 
 TEST_CASE("--mode project --format json: one projected row with the interface's metric names") {
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--mode", "project", "--format", "json"});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const dgx::json::Value doc = dgx::json::parse(r.out);
+  const dgx::json::Value doc =
+      json_of(dgxhost({"--plugin", "llama70b-serve", "--mode", "project", "--format", "json"}));
   const auto& rows = doc["results"].as_array();
   REQUIRE(rows.size() == 1);
   const dgx::json::Value& row = rows.front();
@@ -76,9 +59,7 @@ TEST_CASE("bad input exits 2 with the reason") {
   for (const auto& c : cases) {
     const auto& args = c.first;  // not a structured binding: clang 14 (sanitizer build) cannot capture one
     const auto& reason = c.second;
-    std::vector<std::string> argv = {"--plugin", "llama70b-serve"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const ProcessResult r = dgxhost(argv);
+    const ProcessResult r = dgxhost(with_plugin("llama70b-serve", args));
     CHECK_MESSAGE(r.exit_code == 2, args.back());
     CHECK_MESSAGE(has(r.err, reason), r.err);
   }

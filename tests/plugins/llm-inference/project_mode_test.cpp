@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "inference_host.hpp"
 #include "params.hpp"
 
@@ -16,12 +17,7 @@ void project(InferenceHost& h) {
 }
 
 std::string error_of(InferenceHost& h) {
-  try {
-    project(h);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { project(h); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "inference_host.hpp"
 #include "params.hpp"
 
@@ -11,12 +12,7 @@ using dgx::plugins::llm_inference::testing::InferenceHost;
 namespace {
 
 std::string error_of(InferenceHost& h) {
-  try {
-    (void)read_settings(dgx::sdk::Host(h.api()));
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)read_settings(dgx::sdk::Host(h.api())); });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The llm-layer workload's configuration: defaults, the mapping of keys onto the layer spec, and the errors.
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "fake_host.hpp"
 #include "layer_config.hpp"
 
@@ -35,12 +36,7 @@ void set_defaults(FakeHost& host) {
 
 std::string error_of(FakeHost& host) {
   dgx::sdk::Host h(host.api());
-  try {
-    (void)read_layer_config(h);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)read_layer_config(h); });
 }
 
 }  // namespace

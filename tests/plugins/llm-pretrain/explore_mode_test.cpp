@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "config_error.hpp"
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
@@ -16,12 +17,7 @@ namespace {
 std::string explore(PretrainHost& h) {
   const dgx::sdk::Host host(h.api());
   const PretrainSettings s = read_settings(host);
-  try {
-    run_explore(host, s, resolve_assumptions(s));
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { run_explore(host, s, resolve_assumptions(s)); });
 }
 
 std::vector<std::string> titles(const PretrainHost& h, bool after) {

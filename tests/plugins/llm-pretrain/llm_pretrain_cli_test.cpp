@@ -1,43 +1,21 @@
 // End to end: the dgxhost executable with the llm-pretrain plugin, as a user on a machine without GPUs runs it.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "dgx/core/json.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "process.hpp"
+#include "plugin_cli.hpp"
 #include "temp_dir.hpp"
 
-using dgx::testing::ProcessResult;
-
-namespace {
-
-ProcessResult dgxhost(const std::vector<std::string>& args, const std::string& program = DGX_TEST_DGXHOST) {
-  return dgx::testing::run_process(program, args);
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-dgx::json::Value json_of(const ProcessResult& r) {
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  return dgx::json::parse(r.out);
-}
-
-double metric(const dgx::json::Value& row, const char* name) { return row["metrics"][name]["value"].as_number(); }
-
-}  // namespace
+using namespace dgx::testing;
 
 TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, and says what it assumed") {
-  const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
-  const std::string& out = r.out;
+  const TimedRun run = timed_dgxhost({"--plugin", "llama70b"});
+  REQUIRE_MESSAGE(run.result.exit_code == 0, run.result.err);
+  CHECK(run.seconds < 5);  // well under a second on an idle machine; the bound leaves room for a loaded CI runner
+  const std::string& out = run.result.out;
   CHECK(has(out, "preset llama70b  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "System: h100-sxm"));
@@ -141,9 +119,7 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
   for (const auto& c : cases) {
     const auto& args = c.first;
     const auto& reason = c.second;
-    std::vector<std::string> argv = {"--plugin", "llama70b"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const ProcessResult r = dgxhost(argv);
+    const ProcessResult r = dgxhost(with_plugin("llama70b", args));
     CHECK_MESSAGE(r.exit_code == 2, args.back());
     CHECK_MESSAGE(has(r.err, reason), r.err);
   }

@@ -8,6 +8,7 @@
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
+#include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
 #include "pretrain_host.hpp"
@@ -26,18 +27,9 @@ void fake_measurement(double scale) {
   fakes::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
     const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
     const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape{spec.layout.tp,
-                              spec.layout.cp,
-                              spec.layout.ep,
-                              static_cast<int>(spec.micro_batch),
-                              static_cast<int>(spec.seq_len),
-                              spec.precision == llm::kernels::Precision::fp8 ? llm::Precision::fp8
-                                                                             : llm::Precision::bf16,
-                              llm::Recompute::none};
-    const llm::RooflineProvider roofline(system);
-    llm::kernels::LayerTiming timing;
-    timing.ops = fakes::timings_of(llm::transformer_layer_ops(model, system, shape), roofline, scale);
-    for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
+    const llm::ShapeKey shape = fakes::shape_of(spec);
+    llm::kernels::LayerTiming timing =
+        fakes::layer_timing_of(llm::transformer_layer_ops(model, system, shape), system, scale);
     timing.model_flops = 1e15;
     timing.peak_bytes = 40ull << 30;
     return timing;
@@ -54,14 +46,7 @@ struct Run {
     h.set(key::gpus, std::int64_t{64});
     dgx::sdk::Host host(h.api());
     PretrainWorkload w(host);
-    w.setup();
-    for (std::size_t i = 0; i < w.case_count(); ++i) {
-      (void)w.begin_case(i);
-      dgx::sdk::SampleResult result;
-      w.run({static_cast<std::uint32_t>(i), 0, 2, false, false}, result);
-      step_times.push_back(result.seconds / 2);
-      w.end_case(i, {5, result.seconds / 2, result.seconds / 2, 0, 0, 0, 0});
-    }
+    step_times = dgx::testing::measure_every_case(w);
     fakes::fake_layer_timing() = nullptr;
   }
 };

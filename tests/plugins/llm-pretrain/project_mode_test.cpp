@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
@@ -22,12 +23,7 @@ std::string h100_peak(dgx::llm::Precision precision) {
 std::string project(PretrainHost& h) {
   const dgx::sdk::Host host(h.api());
   const PretrainSettings s = read_settings(host);
-  try {
-    run_project(host, s, resolve_assumptions(s));
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { run_project(host, s, resolve_assumptions(s)); });
 }
 
 double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "params.hpp"
 #include "pretrain_host.hpp"
 
@@ -16,12 +17,7 @@ PretrainSettings read(const PretrainHost& h) {
 }
 
 std::string error_of(const PretrainHost& h) {
-  try {
-    (void)read(h);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)read(h); });
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "config_error.hpp"
+
 using namespace dgx::llm::plugin;
 
 namespace {
@@ -16,12 +18,7 @@ TrainingSettings settings(const std::string& model, const std::string& system) {
 }
 
 std::string error_of(const TrainingSettings& s) {
-  try {
-    (void)resolve_assumptions(s);
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)resolve_assumptions(s); });
 }
 
 }  // namespace

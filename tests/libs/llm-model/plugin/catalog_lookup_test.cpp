@@ -1,34 +1,24 @@
 #include "dgx/llm/plugin/catalog_lookup.hpp"
 
-#include <dgx/sdk/error.hpp>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "config_error.hpp"
+
 using namespace dgx::llm::plugin;
 
-namespace {
-
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using dgx::testing::config_error_of;
 
 TEST_CASE("catalog names resolve, and unknown ones are configuration errors with close matches and the key") {
   CHECK(lookup_model("llama3.1-70b", "model").layers == 80);
   CHECK(lookup_system("h200-sxm", "system").hbm_tb_s == doctest::Approx(4.8));
-  const std::string model = error_of([] { (void)lookup_model("llama70b", "model"); });
+  const std::string model = config_error_of([] { (void)lookup_model("llama70b", "model"); });
   CHECK(model.find("unknown model 'llama70b' (config key model); did you mean 'llama3.1-70b'") == 0);
   CHECK(model.find("is a preset: dgxhost --plugin llama70b") != std::string::npos);
-  CHECK(error_of([] { (void)lookup_system("h100", "system"); }).find("'h100-sxm'") != std::string::npos);
+  CHECK(config_error_of([] { (void)lookup_system("h100", "system"); }).find("'h100-sxm'") != std::string::npos);
 }
 
 TEST_CASE("a price comes from the explicit rate, the named provider or the cheapest on-demand list price") {
@@ -42,7 +32,7 @@ TEST_CASE("a price comes from the explicit rate, the named provider or the cheap
   const PriceResolution cheapest = resolve_price("h100-sxm", "", std::nullopt, keys);
   CHECK(cheapest.price->usd_per_gpu_hour == doctest::Approx(2.95));
   CHECK(!cheapest.providers.empty());
-  const std::string unknown = error_of([&] { (void)resolve_price("h100-sxm", "awz", std::nullopt, keys); });
+  const std::string unknown = config_error_of([&] { (void)resolve_price("h100-sxm", "awz", std::nullopt, keys); });
   CHECK(unknown.find("unknown price provider for h100-sxm 'awz' (config key cost.provider); did you mean 'aws'") == 0);
 }
 

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "config_error.hpp"
 #include "workload_host.hpp"
 
 using namespace dgx::llm::plugin;
@@ -17,12 +18,7 @@ dgx::testing::WorkloadHost host_with_defaults() {
 }
 
 std::string error_of(const dgx::testing::WorkloadHost& h) {
-  try {
-    (void)read_training_settings(dgx::sdk::Host(h.api()));
-  } catch (const dgx::sdk::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return dgx::testing::config_error_of([&] { (void)read_training_settings(dgx::sdk::Host(h.api())); });
 }
 
 }  // namespace
