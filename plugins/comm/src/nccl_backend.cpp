@@ -48,11 +48,18 @@ public:
     allocations_.push_back(p);
     return p;
   }
+  // On the collectives' stream, then waited for. A cudaMemcpy from pageable memory may return before its DMA lands
+  // (CUDA's "API synchronization behavior"), and it lands on the legacy stream, which this non-blocking stream does
+  // not wait for: the checked collective that follows an upload would race with it.
   void upload(void* destination, const void* source, std::size_t bytes) override {
-    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+    check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpyAsync to the device");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   void download(void* destination, const void* source, std::size_t bytes) override {
-    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
+    check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, stream_),
+               "cudaMemcpyAsync from the device");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   double time(std::uint32_t iterations, const std::function<void()>& body) override {
     check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
