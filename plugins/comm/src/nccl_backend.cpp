@@ -28,18 +28,17 @@ public:
     cudaDeviceProp props{};
     check_cuda(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
     device_name_ = props.name;
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
-    comm_ = std::make_unique<NcclCommunicator>(host, stream_);
+    try {
+      check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+      check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+      check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+      comm_ = std::make_unique<NcclCommunicator>(host, stream_);
+    } catch (...) {
+      release();  // a throwing constructor runs no destructor: ncclCommInitRank failing would leak these
+      throw;
+    }
   }
-  ~NcclBackend() override {
-    comm_.reset();
-    for (void* p : allocations_) cudaFree(p);
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-    cudaStreamDestroy(stream_);
-  }
+  ~NcclBackend() override { release(); }
 
   sdk::Communicator& comm() override { return *comm_; }
   void* allocate(std::size_t bytes) override {
@@ -80,6 +79,17 @@ public:
   }
 
 private:
+  void release() noexcept {
+    comm_.reset();
+    for (void* p : allocations_) cudaFree(p);
+    allocations_.clear();
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    stop_ = start_ = nullptr;
+    stream_ = nullptr;
+  }
+
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
