@@ -83,8 +83,7 @@ TEST_CASE("BF16 GEMMs of a linear layer: forward x·Wᵀ, dgrad dy·W, wgrad dW 
   DeviceBuffer dw = upload_f32(initial);
   Gemm gemm(blas, wgrad, 4);
   gemm.tune(ddy.get(), dx_.get(), dw.get(), stream.get());  // tuning accumulates too: start again
-  DGX_CUDA_CHECK(cudaMemcpy(dw.get(), std::vector<float>(initial.begin(), initial.end()).data(), dw.bytes(),
-                            cudaMemcpyHostToDevice));
+  dw = upload_f32(initial);
   gemm.run(ddy.get(), dx_.get(), dw.get(), stream.get());
   std::vector<double> expected = reference_gemm(dy, true, x, false, out, in, rows);
   for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += initial[i];

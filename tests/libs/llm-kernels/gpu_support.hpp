@@ -58,17 +58,21 @@ inline std::vector<std::uint16_t> to_bf16_bits(const std::vector<double>& v) {
   return bits;
 }
 
-/// A device copy of host values as BF16 (or FP32).
+/// A device copy of host values as BF16 (or FP32), landed when it returns: a cudaMemcpy from pageable memory may
+/// return before its DMA lands on the legacy stream, which work on a non-blocking stream (cuda::Stream) does not
+/// wait for.
 inline cuda::DeviceBuffer upload_bf16(const std::vector<double>& v) {
   const std::vector<std::uint16_t> bits = to_bf16_bits(v);
   cuda::DeviceBuffer buffer(bits.size() * 2);
   DGX_CUDA_CHECK(cudaMemcpy(buffer.get(), bits.data(), bits.size() * 2, cudaMemcpyHostToDevice));
+  DGX_CUDA_CHECK(cudaDeviceSynchronize());
   return buffer;
 }
 inline cuda::DeviceBuffer upload_f32(const std::vector<double>& v) {
   const std::vector<float> f(v.begin(), v.end());
   cuda::DeviceBuffer buffer(f.size() * 4);
   DGX_CUDA_CHECK(cudaMemcpy(buffer.get(), f.data(), f.size() * 4, cudaMemcpyHostToDevice));
+  DGX_CUDA_CHECK(cudaDeviceSynchronize());
   return buffer;
 }
 inline std::vector<double> download_bf16(const cuda::DeviceBuffer& buffer, std::size_t n) {
