@@ -28,18 +28,17 @@ public:
     cudaDeviceProp props{};
     check_cuda(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
     device_name_ = props.name;
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
-    comm_ = std::make_unique<NcclCommunicator>(host, stream_);
+    try {
+      check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+      check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+      check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+      comm_ = std::make_unique<NcclCommunicator>(host, stream_);
+    } catch (...) {
+      release();  // a throwing constructor runs no destructor: ncclCommInitRank failing would leak these
+      throw;
+    }
   }
-  ~NcclBackend() override {
-    comm_.reset();
-    for (void* p : allocations_) cudaFree(p);
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-    cudaStreamDestroy(stream_);
-  }
+  ~NcclBackend() override { release(); }
 
   sdk::Communicator& comm() override { return *comm_; }
   void* allocate(std::size_t bytes) override {
@@ -48,11 +47,18 @@ public:
     allocations_.push_back(p);
     return p;
   }
+  // On the collectives' stream, then waited for. A cudaMemcpy from pageable memory may return before its DMA lands
+  // (CUDA's "API synchronization behavior"), and it lands on the legacy stream, which this non-blocking stream does
+  // not wait for: the checked collective that follows an upload would race with it.
   void upload(void* destination, const void* source, std::size_t bytes) override {
-    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+    check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpyAsync to the device");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   void download(void* destination, const void* source, std::size_t bytes) override {
-    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
+    check_cuda(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, stream_),
+               "cudaMemcpyAsync from the device");
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   double time(std::uint32_t iterations, const std::function<void()>& body) override {
     check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
@@ -73,6 +79,17 @@ public:
   }
 
 private:
+  void release() noexcept {
+    comm_.reset();
+    for (void* p : allocations_) cudaFree(p);
+    allocations_.clear();
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    stop_ = start_ = nullptr;
+    stream_ = nullptr;
+  }
+
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

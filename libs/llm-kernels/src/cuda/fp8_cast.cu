@@ -70,7 +70,7 @@ __global__ void cast_transpose_kernel(const bf16* __restrict__ x, std::int64_t r
       for (int e = 0; e < detail::kVec; ++e)
         if (gc + e < cols) v[e] = __bfloat162float(x[gr * cols + gc + e]);
     }
-    std::uint8_t q[detail::kVec];
+    alignas(8) std::uint8_t q[detail::kVec];  // stored below as one uint2
 #pragma unroll
     for (int e = 0; e < detail::kVec; ++e) {
       amax = fmaxf(amax, fabsf(v[e]));
