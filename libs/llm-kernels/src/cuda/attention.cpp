@@ -43,8 +43,8 @@ struct Layouts {
 std::int64_t causal_mask(GraphBuilder& g, const Layouts& l, std::int64_t scores, std::int64_t negative_infinity) {
   const std::int64_t row = g.intermediate(CUDNN_DATA_INT32, l.scores);
   const std::int64_t col = g.intermediate(CUDNN_DATA_INT32, l.scores);
-  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, row, -1, -1, CUDNN_DATA_FLOAT, 2);
-  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, col, -1, -1, CUDNN_DATA_FLOAT, 3);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, row, -1, -1, CUDNN_DATA_INT32, 2);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, scores, col, -1, -1, CUDNN_DATA_INT32, 3);
   const std::int64_t keep = g.intermediate(CUDNN_DATA_BOOLEAN, l.scores);
   g.pointwise(CUDNN_POINTWISE_CMP_GE, row, keep, col, -1, CUDNN_DATA_BOOLEAN);
   const std::int64_t masked = g.intermediate(CUDNN_DATA_FLOAT, l.scores);
