@@ -113,10 +113,11 @@ TEST_CASE("a --plugin-dir that does not exist is a usage error, misnamed plugin 
 }
 
 TEST_CASE("Ctrl-C while a plugin is stuck in run(): the host waits a bounded time, names the call, exits 130") {
-  // cplain's loop never asks whether it was cancelled: 10^13 iterations are hours.
+  // cplain's loop never asks whether it was cancelled: 10^13 iterations are hours. Ctrl-C comes after 2 s, so
+  // that on a loaded machine the host has loaded the plugin and is inside run() when it does.
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = run_process("/usr/bin/timeout",
-                                      {"--preserve-status", "-s", "INT", "1", DGX_TEST_DGXHOST, "--plugin-dir",
+                                      {"--preserve-status", "-s", "INT", "2", DGX_TEST_DGXHOST, "--plugin-dir",
                                        fixture_dir("good"), "--plugin", "cplain", "--mode", "measure", "--set",
                                        "cplain.loops=10000000000000", "--set", "runner.warmup=0"},
                                       {{"DGX_INTERRUPT_GRACE_S", "2"}, {"DGX_RUNS_DIR", "off"}});
