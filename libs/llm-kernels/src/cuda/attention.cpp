@@ -263,9 +263,12 @@ FlashAttention::FlashAttention(const Cudnn& cudnn, const AttentionConfig& config
     // Masked scores: -inf from cuDNN 9.1 on, the lowest float before (as cudnn-frontend does).
     const float masked =
         cudnnGetVersion() >= 91000 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::lowest();
-    impl_ = std::unique_ptr<Impl>(new Impl{cudnn, c, build_forward(raw(cudnn), c),
-                                           c.forward_only ? BackwardGraph{} : build_backward(raw(cudnn), c),
-                                           static_cast<float>(1.0 / std::sqrt(double(c.head_dim))), 1.0f, masked});
+    ForwardGraph forward = build_forward(raw(cudnn), c);
+    BackwardGraph backward = c.forward_only ? BackwardGraph{} : build_backward(raw(cudnn), c);
+    const auto scale = static_cast<float>(1.0 / std::sqrt(double(c.head_dim)));
+    // Impl is an aggregate: make_unique would need parenthesised aggregate initialisation, which clang 14 lacks.
+    // NOLINTNEXTLINE(modernize-make-unique)
+    impl_.reset(new Impl{cudnn, c, std::move(forward), std::move(backward), scale, 1.0f, masked});
   } catch (const Error& e) {
     const std::string what = e.what();
     if (what.find(c.describe()) != std::string::npos) throw;  // make_plan named the configuration already
