@@ -5,8 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include <chrono>
-
 using namespace dgx::llm;
 using namespace dgx::llm::testing;
 
@@ -24,12 +22,11 @@ ServeSpace space(int isl, int osl) {
 
 TEST_CASE("the sweep marks the per-GPU / per-user Pareto front and recommends the cheapest point within the SLOs") {
   const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
-  const auto start = std::chrono::steady_clock::now();
+  // How fast the sweep runs is bench_explore_speed's to measure, not a wall-clock check here (the sanitizer
+  // build runs this test several times slower).
   const auto r = explore_serving(model, space(1000, 1000), ServeSlo{.ttft = 2.0, .tpot = 0.05},
                                  Price{.usd_per_gpu_hour = 3, .label = "test"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(r.has_value());
-  CHECK(seconds < 1.0);
   CHECK(r->evaluated == r->points.size());
   CHECK(r->evaluated > 50);
   REQUIRE(r->recommended.has_value());
