@@ -1,18 +1,13 @@
 // The measurement loop, checked against a workload of known duration (the spin fixture busy-waits).
 #include <doctest/doctest.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DGX_TEST_SANITIZED 1
-#endif
-#endif
-
 #include <chrono>
 #include <thread>
 
 #include "dgx/core/cancellation.hpp"
 #include "dgx/core/runner.hpp"
 #include "fixtures.hpp"
+#include "sanitized.hpp"
 #include "temp_dir.hpp"
 
 using namespace dgx;
@@ -226,7 +221,7 @@ TEST_CASE("honest workloads pass the iteration check, including one whose call o
   // spin.us=0 does no work per iteration: too short to judge, so the check passes instead of accusing it.
   Harness idle(testing::spin_plugin(), {"spin.us=0", "runner.batch=10", "runner.min_time=0", "runner.min_samples=3"});
   const CallResult idle_result = idle.measure();
-#if defined(__SANITIZE_ADDRESS__) || defined(DGX_TEST_SANITIZED)
+#ifdef DGX_TEST_SANITIZED
   // Under ASan the host's own cost of one call can exceed the 20 us floor, and an empty run() then looks like one
   // that ignores its count: the only acceptable failure is that verdict.
   if (idle_result) CHECK(idle_result->message.find("ignores request.iterations") != std::string::npos);
