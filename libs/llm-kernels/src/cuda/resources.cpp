@@ -41,7 +41,13 @@ MemoryPool::MemoryPool() {
   props.location.id = device;
   DGX_CUDA_CHECK(cudaMemPoolCreate(&pool_, &props));
   std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-  DGX_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep));
+  if (const cudaError_t status = cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep);
+      status != cudaSuccess) {
+    cudaMemPoolDestroy(pool_);  // the destructor does not run for a constructor that throws
+    pool_ = nullptr;
+    detail::throw_cuda(status, "cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep)", __FILE__,
+                       __LINE__);
+  }
 }
 MemoryPool::~MemoryPool() {
   if (pool_ != nullptr) cudaMemPoolDestroy(pool_);  // deferred by the runtime while allocations are outstanding

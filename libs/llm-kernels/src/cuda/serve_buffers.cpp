@@ -86,6 +86,9 @@ PagedKv PagedKvStorage::layer(std::size_t i) const {
 DeviceBuffer upload_ints(const std::vector<std::int32_t>& values) {
   DeviceBuffer buffer(std::max<std::size_t>(values.size(), 1) * sizeof(std::int32_t));
   DGX_CUDA_CHECK(cudaMemcpy(buffer.get(), values.data(), values.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+  // A pageable upload returns once staged, possibly before its DMA lands; kernels on our non-blocking streams do
+  // not wait for the legacy stream, so wait here (setup only).
+  DGX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   return buffer;
 }
 

@@ -18,6 +18,7 @@ constexpr int kTuneRuns = 20;
 float device_float(DeviceBuffer& buffer, float value) {
   buffer = DeviceBuffer(sizeof(float));
   DGX_CUDA_CHECK(cudaMemcpy(buffer.get(), &value, sizeof value, cudaMemcpyHostToDevice));
+  DGX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // as upload_ints: the DMA may land after the return
   return value;
 }
 
