@@ -9,7 +9,7 @@ namespace {
 
 using dgx::plugins::comm::Collective;
 
-dgx::sdk::WorkloadSpec spec_for(std::string name, std::string summary, std::vector<Collective> collectives) {
+dgx::sdk::WorkloadSpec spec_for(std::string name, std::string summary, const std::vector<Collective>& collectives) {
   dgx::sdk::WorkloadSpec spec{
       .name = std::move(name),
       .kind = dgx::sdk::Kind::comm,

@@ -8,6 +8,8 @@
 #include "params.hpp"
 #include "rows.hpp"
 
+#include <cmath>
+
 namespace dgx::plugins::llm_finetune {
 
 namespace {
@@ -35,9 +37,9 @@ std::string job_line(const FinetuneSettings& s, const FinetuneJob& job) {
           : "one sample per sequence of " + std::to_string(job.seq_len) + " tokens, padded (" +
                 percent(1 - job.efficiency) + " of the computed tokens are padding; " + key::packed + "=true packs)";
   return "Job: " + dataset_text(s.dataset) + ", " + layout + ": " + si_count(job.processed_tokens) +
-         " tokens processed, " + grouped(static_cast<long long>(job.sequences + 0.5)) + " sequences, " +
-         grouped(static_cast<long long>(job.steps + 0.5)) + " optimizer steps of " + std::to_string(s.train.gbs) +
-         " sequences (" + key::gbs + "). Loss masking (answer tokens only) changes which tokens count, not the work.";
+         " tokens processed, " + grouped(std::llround(job.sequences)) + " sequences, " +
+         grouped(std::llround(job.steps)) + " optimizer steps of " + std::to_string(s.train.gbs) + " sequences (" +
+         key::gbs + "). Loss masking (answer tokens only) changes which tokens count, not the work.";
 }
 
 std::string methods_line(const FinetuneSettings& s, const llm::ModelConfig& m) {
