@@ -17,8 +17,8 @@ TEST_CASE("no devices reports none with the reason") {
   DeviceReport report;
   CHECK(report.gpus_json().at("count").as_int() == 0);
   CHECK(report.gpus_json().at("status").as_string().find("none: no loaded plugin can probe devices") == 0);
-  report.probed_by.push_back("cuda-probe");
-  report.statuses.push_back("cuda-probe: CUDA driver not found");
+  report.probed_by.emplace_back("cuda-probe");
+  report.statuses.emplace_back("cuda-probe: CUDA driver not found");
   CHECK(report.gpus_json().at("status").as_string() == "none: cuda-probe: CUDA driver not found");
   CHECK(report.summary() == "none (cuda-probe: CUDA driver not found)");
 }

@@ -31,7 +31,7 @@ Report sample_report() {
   projected.table = "explore";
   projected.config.set("gpus", 64);
   projected.config.set("parallel.tp", 4);
-  projected.hidden_config.push_back("parallel.tp");
+  projected.hidden_config.emplace_back("parallel.tp");
   projected.add_metric({"days", 12.5, "days", false, {}});
   projected.add_metric({"tokens_per_s_per_gpu", 1065.0, "tokens/s", false, "tok/s/GPU"});
   projected.add_metric({"step_time", 15.4, "s", false, "step"});

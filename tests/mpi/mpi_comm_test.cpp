@@ -1,38 +1,33 @@
 // The host's MPI communicator, run as two ranks (ctest starts it with mpirun -np 2): every collective, in place
 // and out of place, for the element types MPI lacks (FP16, BF16, FP8 via user-defined operations) and for AVG.
-// Only CHECKs here: a failing REQUIRE on one rank would leave the other waiting in a collective.
-#define DOCTEST_CONFIG_IMPLEMENT
+// Only CHECKs here: a failing REQUIRE on one rank would leave the other waiting in a collective. The world and
+// main() are in mpi_comm_main.cpp.
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include <dgx/sdk/numeric.hpp>
 
 #include "dgx/core/comm.hpp"
-#include "dgx/core/launcher.hpp"
+#include "mpi_world.hpp"
 
 using namespace dgx;
 
 namespace {
 
-std::unique_ptr<HostComm> g_comm;
-
-const dgx_comm_api& api() { return *g_comm->api(); }
-int rank() { return g_comm->ranks().rank; }
-int size() { return g_comm->ranks().world_size; }
+const dgx_comm_api& api() { return *testing::mpi_world().api(); }
+int rank() { return testing::mpi_world().ranks().rank; }
+int size() { return testing::mpi_world().ranks().world_size; }
 
 }  // namespace
 
 TEST_CASE("two ranks over MPI") {
-  CHECK(std::string(g_comm->name()) == "mpi");
+  CHECK(std::string(testing::mpi_world().name()) == "mpi");
   CHECK(size() == 2);
   CHECK(std::string(api().name) == "mpi");
-  CHECK(g_comm->ranks().local_size == 2);
+  CHECK(testing::mpi_world().ranks().local_size == 2);
 }
 
 TEST_CASE("all_reduce of every element type, every op") {
@@ -107,7 +102,10 @@ TEST_CASE("all_gather, reduce_scatter and alltoall follow NCCL's layouts, in and
   std::vector<float> send(count * 2), recv(count * 2, -1);
   for (std::size_t i = 0; i < count; ++i) send[i] = static_cast<float>(10 * rank() + static_cast<int>(i));
   CHECK(api().all_gather(api().ctx, send.data(), recv.data(), count, DGX_DTYPE_FP32, nullptr) == DGX_OK);
-  for (std::size_t i = 0; i < 2 * count; ++i) CHECK(recv[i] == static_cast<float>(10 * (i / count) + i % count));
+  for (std::size_t i = 0; i < 2 * count; ++i) {
+    const std::size_t expected = 10 * (i / count) + i % count;  // rank i / count's element i % count
+    CHECK(recv[i] == static_cast<float>(expected));
+  }
 
   std::vector<float> gathered(count * 2, -1);  // in place: this rank's chunk already in position
   for (std::size_t i = 0; i < count; ++i)
@@ -153,37 +151,21 @@ TEST_CASE("broadcast, reduce and sendrecv") {
 TEST_CASE("a failure on one rank becomes the same failure on all ranks, naming the rank") {
   const std::optional<Failure> local =
       rank() == 1 ? std::optional<Failure>(Failure{ExitCode::usage, "unknown config key 'x'"}) : std::nullopt;
-  const auto agreed = g_comm->agree(local);
+  const auto agreed = testing::mpi_world().agree(local);
   CHECK(agreed.has_value());
   if (agreed) {
     CHECK(agreed->code == ExitCode::usage);
     CHECK(agreed->message == "rank 1: unknown config key 'x'");
   }
-  CHECK_FALSE(g_comm->agree(std::nullopt));
+  CHECK_FALSE(testing::mpi_world().agree(std::nullopt));
 }
 
 TEST_CASE("host helpers: barrier, broadcast of bytes, slowest rank") {
-  g_comm->barrier();
+  testing::mpi_world().barrier();
   std::string text = rank() == 0 ? "hello from rank 0" : std::string(17, ' ');
-  g_comm->broadcast(text.data(), text.size(), 0);
+  testing::mpi_world().broadcast(text.data(), text.size(), 0);
   CHECK(text == "hello from rank 0");
   double t = rank() == 0 ? 1.0 : 3.0;
-  g_comm->all_reduce(&t, 1, DGX_REDUCE_MAX);
+  testing::mpi_world().all_reduce(&t, 1, DGX_REDUCE_MAX);
   CHECK(t == 3.0);
-}
-
-int main(int argc, char** argv) {
-  auto ranks = detect_ranks([](const char* name) -> const char* { return std::getenv(name); });
-  if (!ranks) return 2;
-  auto comm = make_host_comm(ranks.value());
-  if (!comm) {
-    std::fprintf(stderr, "%s\n", comm.error().message.c_str());
-    return 2;
-  }
-  g_comm = std::move(comm.value());
-  doctest::Context context(argc, argv);
-  double failed = context.run();
-  g_comm->all_reduce(&failed, 1, DGX_REDUCE_MAX);  // every rank reports the worst outcome
-  g_comm.reset();                                  // MPI_Finalize
-  return static_cast<int>(failed);
 }

@@ -9,8 +9,6 @@
 #include <cstring>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace dgx::testing {
 
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,

@@ -5,6 +5,7 @@
 #include "dgx/llm/cuda/attention.hpp"
 #include "dgx/llm/cuda/error.hpp"
 
+#include <cstdint>
 #include <string>
 
 using namespace dgx::llm::cuda;
@@ -17,9 +18,9 @@ TEST_CASE("the forward and backward graphs of a Llama 3.1 70B layer's attention 
                           .kv_len = 8192,
                           .head_dim = 128,
                           .causal = true,
-                          .q_stride = 80 * 128,
-                          .kv_stride = 80 * 128,
-                          .o_stride = 64 * 128};
+                          .q_stride = std::int64_t{80} * 128,
+                          .kv_stride = std::int64_t{80} * 128,
+                          .o_stride = std::int64_t{64} * 128};
   CHECK_NOTHROW(check_attention_graphs(c));
 }
 
@@ -33,8 +34,8 @@ TEST_CASE("multi-head, unmasked and context-parallel ring shapes build") {
                                                        .kv_len = 2048,
                                                        .head_dim = 128,
                                                        .causal = false,
-                                                       .q_stride = 10 * 128,
-                                                       .kv_stride = 2 * 128}));
+                                                       .q_stride = std::int64_t{10} * 128,
+                                                       .kv_stride = std::int64_t{2} * 128}));
 }
 
 TEST_CASE("FP8 attention and impossible head counts are refused with the configuration named") {

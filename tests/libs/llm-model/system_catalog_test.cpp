@@ -12,7 +12,7 @@ using namespace dgx::llm;
 namespace {
 
 // A complete system file with made-up values (the real ones live in configs/systems only).
-const std::string kSystem = R"(name = "x"
+constexpr const char* kSystem = R"(name = "x"
 display = "X"
 source = "test"
 device_names = ["X 1000", "X"]

@@ -2,6 +2,8 @@
 
 #include "collective.hpp"
 
+#include <cstddef>
+
 using namespace dgx::plugins::comm;
 using dgx::sdk::DType;
 
@@ -41,12 +43,12 @@ TEST_CASE("in place follows NCCL's buffer contracts") {
   char send[64], recv[64];
   const Shape s = shape_for(Collective::all_gather, 64, DType::fp32, 4);  // 4 elements per rank
   Buffers b = place(Collective::all_gather, s, DType::fp32, 2, true, send, recv);
-  CHECK(b.send == recv + 2 * 4 * 4);
+  CHECK(b.send == recv + std::ptrdiff_t{2} * 4 * 4);
   CHECK(b.recv == recv);
   const Shape r = shape_for(Collective::reduce_scatter, 64, DType::fp32, 4);
   b = place(Collective::reduce_scatter, r, DType::fp32, 3, true, send, recv);
   CHECK(b.send == send);
-  CHECK(b.recv == send + 3 * 4 * 4);
+  CHECK(b.recv == send + std::ptrdiff_t{3} * 4 * 4);
   b = place(Collective::all_reduce, s, DType::fp32, 1, true, send, recv);
   CHECK(b.send == b.recv);
   b = place(Collective::all_reduce, s, DType::fp32, 1, false, send, recv);
