@@ -11,15 +11,6 @@
 
 namespace dgx::llm::kernels::testing {
 
-inline llm::kernels::Pass kernels_pass(llm::Pass pass) {
-  switch (pass) {
-  case llm::Pass::forward: return llm::kernels::Pass::forward;
-  case llm::Pass::dgrad: return llm::kernels::Pass::dgrad;
-  case llm::Pass::wgrad: return llm::kernels::Pass::wgrad;
-  default: return llm::kernels::Pass::backward;
-  }
-}
-
 /// The model's shape of the layer the probe was asked to build: its layout, micro-batch, sequence and precision,
 /// without recompute (the probe times one step of the layer as specified).
 inline llm::ShapeKey shape_of(const llm::kernels::LayerSpec& spec) {
@@ -41,7 +32,7 @@ inline std::vector<llm::kernels::OpTiming> timings_of(const llm::OpList& ops, co
       if (op.is_communication()) continue;
       llm::kernels::OpTiming t;
       t.name = std::string(op.name);
-      t.pass = kernels_pass(op.pass);
+      t.pass = op.pass;
       t.recompute = op.recompute;
       t.seconds = roofline.seconds(op) * scale;
       if (const auto* g = std::get_if<llm::GemmShape>(&op.shape)) {

@@ -4,16 +4,6 @@
 
 namespace dgx::llm {
 
-std::string_view to_string(Pass pass) {
-  switch (pass) {
-  case Pass::forward: return "forward";
-  case Pass::dgrad: return "dgrad";
-  case Pass::wgrad: return "wgrad";
-  case Pass::backward: return "backward";
-  }
-  return "?";
-}
-
 std::string_view to_string(Collective collective) {
   switch (collective) {
   case Collective::all_reduce: return "all_reduce";

@@ -6,6 +6,7 @@
 //   Communicator (comm.hpp)    collectives on the host's communicator (the comm plugin implements it on NCCL)
 //   units (units.hpp)          the metric units the host accepts (docs/results-schema.md, Units)
 //   text (text.hpp)            suggestions, join, number formatting: the host's own toolkit
+//   Expected (expected.hpp)    errors as values: a T or an error that names what went wrong
 //
 // Not included here: <dgx/sdk/testing/fake_host.hpp>, the test harness for a plugin's unit tests.
 #pragma once
@@ -13,6 +14,7 @@
 #include <dgx/plugin.h>
 #include <dgx/sdk/comm.hpp>
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/expected.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/plugin.hpp>
 #include <dgx/sdk/text.hpp>

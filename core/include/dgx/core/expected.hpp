@@ -1,9 +1,10 @@
-// Errors as values inside the host: a value or a Failure (exit code + one-line message).
+// Errors as values inside the host: a value or a Failure (exit code + one-line message), on the SDK's one
+// Expected template.
 #pragma once
 
 #include <string>
-#include <utility>
-#include <variant>
+
+#include <dgx/sdk/expected.hpp>
 
 #include "dgx/core/exit_codes.hpp"
 
@@ -14,26 +15,6 @@ struct Failure {
   std::string message;
 };
 
-template <typename T> class [[nodiscard]] Expected {
-public:
-  Expected(T value) : storage_(std::move(value)) {}
-  Expected(Failure failure) : storage_(std::move(failure)) {}
-
-  [[nodiscard]] bool has_value() const { return storage_.index() == 0; }
-  explicit operator bool() const { return has_value(); }
-
-  [[nodiscard]] T& value() & { return std::get<0>(storage_); }
-  [[nodiscard]] const T& value() const& { return std::get<0>(storage_); }
-  [[nodiscard]] T&& value() && { return std::get<0>(std::move(storage_)); }
-  [[nodiscard]] const Failure& error() const { return std::get<1>(storage_); }
-
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
-private:
-  std::variant<T, Failure> storage_;
-};
+template <typename T> using Expected = sdk::Expected<T, Failure>;
 
 }  // namespace dgx

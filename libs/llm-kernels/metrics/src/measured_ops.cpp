@@ -12,8 +12,6 @@ namespace dgx::llm::kernels {
 
 namespace {
 
-bool same_pass(llm::Pass model, Pass measured) { return llm::to_string(model) == to_string(measured); }
-
 std::array<std::int64_t, 3> sorted_dims(std::int64_t a, std::int64_t b, std::int64_t c) {
   std::array<std::int64_t, 3> d{a, b, c};
   std::sort(d.begin(), d.end());
@@ -34,7 +32,7 @@ std::optional<double> measured_seconds(const llm::Op& op, const std::vector<OpTi
   bool found = false;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const OpTiming& m = measured[i];
-    if (m.name != op.name || !same_pass(op.pass, m.pass) || m.recompute != op.recompute) continue;
+    if (m.name != op.name || op.pass != m.pass || m.recompute != op.recompute) continue;
     if (const auto* gemm = std::get_if<llm::GemmShape>(&op.shape)) {
       if (m.kind != OpKind::gemm || !gemm_matches(*gemm, m.gemm)) continue;
     }

@@ -14,16 +14,6 @@ std::string_view to_string(OpKind kind) {
   return "?";
 }
 
-std::string_view to_string(Pass pass) {
-  switch (pass) {
-  case Pass::forward: return "forward";
-  case Pass::dgrad: return "dgrad";
-  case Pass::wgrad: return "wgrad";
-  case Pass::backward: return "backward";
-  }
-  return "?";
-}
-
 std::string OpTiming::key() const {
   std::ostringstream out;
   out.precision(6);

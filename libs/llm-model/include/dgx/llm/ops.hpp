@@ -2,6 +2,7 @@
 // and a measurement overrides.
 #pragma once
 
+#include "dgx/llm/pass.hpp"
 #include "dgx/llm/precision.hpp"
 
 #include <cstdint>
@@ -10,12 +11,6 @@
 #include <variant>
 
 namespace dgx::llm {
-
-/// Which part of the step an op belongs to. GEMMs split their backward into dgrad and wgrad (each with the
-/// forward's FLOPs); other ops have one backward.
-enum class Pass : std::uint8_t { forward, dgrad, wgrad, backward };
-
-[[nodiscard]] std::string_view to_string(Pass pass);
 
 /// C = A·B with A m×k and B k×n, `groups` independent GEMMs of that shape (grouped GEMM of MoE experts).
 /// accumulate: C is read and written in `accumulate_bytes` per element (wgrad into the main-grad buffer).

@@ -10,14 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "dgx/llm/pass.hpp"
+
 namespace dgx::llm::kernels {
 
 enum class OpKind : std::uint8_t { gemm, attention, memory };
-/// GEMMs split their backward into dgrad and wgrad; every other op has one backward.
-enum class Pass : std::uint8_t { forward, dgrad, wgrad, backward };
+/// The model's Pass (dgx/llm/pass.hpp): forward, dgrad, wgrad or backward.
+using llm::Pass;
 
 [[nodiscard]] std::string_view to_string(OpKind kind);
-[[nodiscard]] std::string_view to_string(Pass pass);
 
 /// C[m, n] = A[m, k] · B[k, n], `groups` independent GEMMs of that shape (MoE experts).
 struct GemmDims {
