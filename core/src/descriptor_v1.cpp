@@ -10,7 +10,7 @@
 
 #include "dgx/core/descriptor.hpp"
 #include "dgx/core/printable.hpp"
-#include "dgx/core/runner.hpp"
+#include "dgx/core/runner_settings.hpp"
 #include "dgx/core/text.hpp"
 #include "strided.hpp"
 

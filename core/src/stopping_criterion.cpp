@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "dgx/core/runner.hpp"
+#include "dgx/core/runner_settings.hpp"
 #include "dgx/core/text.hpp"
 
 namespace dgx {

@@ -1,7 +1,7 @@
 // The stopping rule of the timed phase, on its own: fed statistics or samples, never a workload.
 #include <doctest/doctest.h>
 
-#include "dgx/core/runner.hpp"
+#include "dgx/core/runner_settings.hpp"
 #include "dgx/core/stopping_criterion.hpp"
 
 using namespace dgx;

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "dgx/core/config.hpp"
-#include "dgx/core/runner.hpp"
+#include "dgx/core/runner_settings.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "dgx/core/expected.hpp"
-#include "dgx/core/report.hpp"
+#include "dgx/core/format.hpp"
 
 namespace dgx {
 

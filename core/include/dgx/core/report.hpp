@@ -7,15 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "dgx/core/format.hpp"
 #include "dgx/core/results.hpp"
 
 namespace dgx {
-
-enum class Format { table, json, csv, markdown, html };
-
-std::optional<Format> format_from_name(std::string_view name);  // "table", "json", "csv", "md", "html"
-/// From a file name's extension (.json, .csv, .md, .html, .txt); nullopt for others.
-std::optional<Format> format_from_path(std::string_view path);
 
 /// A rendered table: one per row group (ResultRow::table).
 struct Table {
