@@ -12,6 +12,7 @@
 #include "dgx/core/launch.hpp"
 #include "dgx/core/listing.hpp"
 #include "dgx/core/platform_check.hpp"
+#include "dgx/core/plugin_option.hpp"
 #include "dgx/core/run_config.hpp"
 #include "dgx/core/text.hpp"
 #include "run_folder.hpp"
@@ -70,7 +71,7 @@ json::Object plan_context(const Session& s, const DeviceReport& devices) {
 // key (so --set hbm.bytes=2G reaches the HBM step and no other).
 std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
   std::vector<std::string> sets = step.sets;
-  auto target = s.registry.resolve(step.workload);
+  auto target = resolve_name(s.registry, step.workload);
   const std::vector<ParamSpec> schema = target ? schema_for(*target->workload) : std::vector<ParamSpec>{};
   for (const std::string& set : s.options.sets) {
     auto entry = parse_set_argument(set);
@@ -224,7 +225,7 @@ std::optional<Failure> validate_run(const std::vector<std::string>& args) {
   s.logger.configure(DGX_LOG_WARNING, false);
   s.comm = std::make_unique<LocalComm>();
   if (auto failure = discover_plugins(s)) return failure;
-  if (s.options.plugin == kPlatformCheck) return failure_of(load_platform_check(s.config_paths));
+  if (names_platform_check(s.options.plugin)) return failure_of(load_platform_check(s.config_paths));
   return failure_of(resolve_run(s));
 }
 
@@ -246,7 +247,7 @@ int run_app(int argc, const char* const* argv) {
   install_crash_handlers();
   if (auto code = agree_or_exit(s, discover_plugins(s))) return *code;
   if (s.options.list) return list(s);
-  if (s.options.plugin == kPlatformCheck) return s.options.describe ? describe_check(s) : run_platform_check(s);
+  if (names_platform_check(s.options.plugin)) return s.options.describe ? describe_check(s) : run_platform_check(s);
 
   auto resolved = resolve_run(s);
   if (auto code = agree_or_exit(s, failure_of(resolved))) return *code;

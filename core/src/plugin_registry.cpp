@@ -13,8 +13,6 @@ bool is_plugin_file_name(const std::string& name) {
   return text::starts_with(name, "libdgx-") && name.size() > 10 && name.substr(name.size() - 3) == ".so";
 }
 
-Failure not_available(std::string message) { return {ExitCode::no_plugin, std::move(message)}; }
-
 }  // namespace
 
 PluginRegistry::~PluginRegistry() {
@@ -126,73 +124,6 @@ const LoadedPlugin* PluginRegistry::find_plugin(std::string_view name) const {
   for (const auto& p : plugins_)
     if (p->name == name) return p.get();
   return nullptr;
-}
-
-std::vector<std::string> PluginRegistry::all_names() const {
-  std::vector<std::string> names;
-  for (const PresetInfo* p : presets()) names.push_back(p->name);
-  for (const auto& plugin : plugins_) {
-    names.push_back(plugin->name);
-    for (const WorkloadInfo& w : plugin->workloads) names.push_back(w.name);
-  }
-  return names;
-}
-
-Expected<Target> PluginRegistry::resolve_workload(std::string_view name) const {
-  // "plugin:workload" is always unambiguous.
-  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
-    const LoadedPlugin* plugin = find_plugin(name.substr(0, colon));
-    const WorkloadInfo* workload = plugin != nullptr ? plugin->find_workload(name.substr(colon + 1)) : nullptr;
-    if (workload == nullptr) return not_available("no workload '" + std::string(name) + "' is loaded");
-    return Target{plugin, workload, nullptr};
-  }
-  std::vector<Target> matches;
-  for (const auto& plugin : plugins_)
-    if (const WorkloadInfo* w = plugin->find_workload(name)) matches.push_back({plugin.get(), w, nullptr});
-  if (matches.size() == 1) return matches.front();
-  if (matches.size() > 1) {
-    std::vector<std::string> qualified;
-    for (const Target& t : matches) qualified.push_back(t.plugin->name + ":" + t.workload->name);
-    return Failure{ExitCode::usage, "workload name '" + std::string(name) + "' is offered by several plugins; choose " +
-                                        text::join(qualified, " or ")};
-  }
-  if (const LoadedPlugin* plugin = find_plugin(name)) {
-    if (plugin->workloads.size() == 1) return Target{plugin, &plugin->workloads.front(), nullptr};
-    std::vector<std::string> qualified;
-    for (const WorkloadInfo& w : plugin->workloads) qualified.push_back(plugin->name + ":" + w.name);
-    if (qualified.empty()) return not_available("plugin '" + plugin->name + "' offers no workloads");
-    return Failure{ExitCode::usage,
-                   "plugin '" + plugin->name + "' offers several workloads; choose " + text::join(qualified, ", ")};
-  }
-  return not_available({});
-}
-
-Expected<Target> PluginRegistry::resolve(std::string_view name) const {
-  for (const PresetInfo* preset : presets()) {
-    if (preset->name != name) continue;
-    auto target = resolve_workload(preset->workload);
-    if (!target) {
-      const std::string reason = target.error().message.empty() ? "no loaded plugin offers it" : target.error().message;
-      return Failure{target.error().code, "preset '" + preset->name + "' runs workload '" + preset->workload +
-                                              "': " + reason + " (dgxhost --list shows plugins and rejected files)"};
-    }
-    target->preset = preset;
-    return target;
-  }
-  auto target = resolve_workload(name);
-  if (target || !target.error().message.empty()) return target;
-
-  // Not found: a rejected file of that name explains more than a list of guesses.
-  const std::string file_name = "libdgx-" + std::string(name) + ".so";
-  for (const PluginRejection& r : rejections_)
-    if (r.file.filename() == file_name)
-      return not_available("plugin '" + std::string(name) + "' was found but rejected: " + r.line());
-  std::string message = "no plugin, workload or preset named '" + std::string(name) + "'";
-  if (const auto suggestion = text::did_you_mean(text::close_matches(name, all_names(), 5)); !suggestion.empty())
-    message += "; " + suggestion;
-  message += " (dgxhost --list shows what is available";
-  if (!rejections_.empty()) message += "; " + std::to_string(rejections_.size()) + " plugin file(s) were rejected";
-  return not_available(message + ")");
 }
 
 }  // namespace dgx

@@ -13,6 +13,7 @@
 #include "dgx/core/launcher.hpp"
 #include "dgx/core/listing.hpp"
 #include "dgx/core/output_file.hpp"
+#include "dgx/core/plugin_option.hpp"
 #include "dgx/core/run_config.hpp"
 #include "dgx/core/text.hpp"
 
@@ -105,20 +106,14 @@ std::optional<Failure> discover_plugins(Session& s) {
 }
 
 Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra) {
-  std::string name = s.options.plugin;
-  auto early_layers = read_layers(s.options, nullptr);
-  if (!early_layers) return early_layers.error();
-  if (name.empty()) name = early_layers->preset_workload;
-  if (name.empty())
-    return Failure{ExitCode::usage,
-                   "nothing to run: give --plugin NAME (dgxhost --list shows the choices, --help the options)"};
-  if (s.registry.plugins().empty()) {
-    std::string message = "no usable plugin found on the plugin search path";
-    for (const PluginRejection& r : s.registry.rejections()) message += "\n  rejected " + r.line();
-    return Failure{ExitCode::no_plugin, message};
+  auto early_layers = read_layers(s.options, nullptr);  // a --config file may name the workload (its [preset])
+  if (!early_layers) {
+    return early_layers.error();
   }
-  auto target = s.registry.resolve(name);
-  if (!target) return target.error();
+  auto target = resolve_plugin_option(s.registry, s.options.plugin, early_layers->preset_workload);
+  if (!target) {
+    return target.error();
+  }
 
   auto layers = read_layers(s.options, target->preset);
   if (!layers) return layers.error();
@@ -133,6 +128,7 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const Conf
   s.layers = std::move(layers->storage);
   std::vector<const ConfigLayer*> layer_pointers;
   for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);
+  const std::string name = s.options.plugin.empty() ? early_layers->preset_workload : s.options.plugin;
   const std::string hint = "dgxhost --plugin " + name + " --describe lists the keys";
   ConfigResolution resolution = resolve_config(s.schema, layer_pointers, hint);
   if (!resolution.errors.empty()) {

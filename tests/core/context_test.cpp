@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "dgx/core/context.hpp"
+#include "dgx/core/plugin_option.hpp"
 #include "fixtures.hpp"
 
 using namespace dgx;
@@ -45,7 +46,7 @@ TEST_CASE("a run's context names what ran, where, how it was asked for and with 
   PluginRegistry registry;
   registry.discover({{testing::spin_plugin(), "test", true}}, {});
   REQUIRE(registry.plugins().size() == 1);
-  const auto target = registry.resolve("spin");
+  const auto target = resolve_name(registry, "spin");
   REQUIRE(target);
   const ParamSpec us{"spin.us", ParamType::integer, json::Value(1000), "", {}, "us", false, {}};
   const std::vector<ParamSpec> schema{us};

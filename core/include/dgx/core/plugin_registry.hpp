@@ -1,5 +1,5 @@
-// All plugins found on the search path, the files rejected on the way (each with its reason), the presets, and
-// resolution of the name a user types after --plugin to a workload.
+// All plugins found on the search path, the files rejected on the way (each with its reason), and the presets:
+// what the name a user types after --plugin may resolve to (plugin_option.hpp).
 #pragma once
 
 #include <filesystem>
@@ -22,7 +22,7 @@ struct PluginRejection {
   [[nodiscard]] std::string line() const { return printable(file.string()) + ": " + printable(reason); }
 };
 
-/// What --plugin NAME resolved to.
+/// What --plugin NAME resolved to (plugin_option.hpp).
 struct Target {
   const LoadedPlugin* plugin = nullptr;
   const WorkloadInfo* workload = nullptr;
@@ -52,14 +52,8 @@ public:
   [[nodiscard]] std::vector<const PresetInfo*> presets() const;
   [[nodiscard]] const LoadedPlugin* find_plugin(std::string_view name) const;
 
-  /// Resolves a preset, workload ("plugin:workload" when ambiguous) or plugin name. The failure lists close
-  /// matches, or names the rejected file when the name belongs to a plugin that failed to load.
-  [[nodiscard]] Expected<Target> resolve(std::string_view name) const;
-
 private:
   void load_candidate(const std::filesystem::path& file, const LoadOptions& options);
-  [[nodiscard]] Expected<Target> resolve_workload(std::string_view name) const;
-  [[nodiscard]] std::vector<std::string> all_names() const;
 
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<PluginRejection> rejections_;
