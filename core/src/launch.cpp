@@ -15,12 +15,12 @@
 
 #include <boost/program_options.hpp>
 
-#include "dgx/core/app.hpp"
 #include "dgx/core/cli.hpp"
 #include "dgx/core/context.hpp"
 #include "dgx/core/printable.hpp"
 #include "dgx/core/search_paths.hpp"
 #include "dgx/core/text.hpp"
+#include "run_command.hpp"
 
 namespace po = boost::program_options;
 

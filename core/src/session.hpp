@@ -1,6 +1,6 @@
 // Private to the host: one invocation of dgxhost (its options, ranks, plugins and configuration) and the helpers
-// every command uses to fail the same way on every rank. app.cpp dispatches the commands; run_workload.cpp runs
-// one workload.
+// every command uses to fail the same way on every rank. app.cpp dispatches the commands (run_command.cpp,
+// platform_check_command.cpp, ...).
 #pragma once
 
 #include <memory>
@@ -20,8 +20,6 @@
 #include "dgx/core/search_paths.hpp"
 
 namespace dgx {
-
-class RunFolder;
 
 // Everything one invocation needs, built once in run_app().
 struct Session {
@@ -63,21 +61,8 @@ std::optional<Failure> join_ranks(Session& s);
 /// exist is a usage error.
 std::optional<Failure> discover_plugins(Session& s);
 
-/// Which workload (--plugin, or the preset workload of a --config file) with which configuration. `extra` is a
-/// layer above every other (a resumed run's configuration), or nullptr.
+/// Which workload (--plugin, or the preset workload of a --config file: plugin_option.hpp) with which configuration.
+/// `extra` is a layer above every other (a resumed run's configuration), or nullptr.
 Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra = nullptr);
-
-/// Runs the resolved workload (run_workload.cpp) and returns the exit code. Collective.
-int run_workload(Session& s, const Target& target, const ResolvedConfig& config);
-
-/// Runs the resolved workload into `report` (with --baseline, every row gets its verdict); an exit code instead
-/// when the run ended before there was a report to emit. A measured run opens its run folder into `*folder`;
-/// nullptr keeps none (the platform check's steps). Collective.
-std::optional<int> run_to_report(Session& s, const Target& target, const ResolvedConfig& config, Report& report,
-                                 std::unique_ptr<RunFolder>* folder);
-
-/// Rank 0 writes the run folder's results, the --output file, then stdout; returns the report's exit code, which
-/// becomes non-zero when the results file could not be written.
-int emit_report(const Session& s, Report& report, const RunFolder* folder = nullptr);
 
 }  // namespace dgx

@@ -1,13 +1,18 @@
-// One workload run: choose the mode, create the instance, run it, report. Every rank calls it; rank 0 reports.
+#include "run_command.hpp"
+
 #include <iostream>
 
 #include "dgx/core/baseline.hpp"
+#include "dgx/core/comm.hpp"
 #include "dgx/core/context.hpp"
+#include "dgx/core/journal.hpp"
+#include "dgx/core/listing.hpp"
 #include "dgx/core/output_file.hpp"
+#include "dgx/core/platform_check.hpp"
+#include "dgx/core/plugin_option.hpp"
 #include "dgx/core/runner.hpp"
 #include "dgx/core/workload_instance.hpp"
 #include "run_folder.hpp"
-#include "session.hpp"
 
 namespace dgx {
 
@@ -155,11 +160,82 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   return std::nullopt;
 }
 
+namespace {
+
+int describe(const Session& s, const Target& target, const ResolvedConfig& config) {
+  if (s.comm->ranks().rank != 0) return 0;
+  if (stdout_format(s.options) == Format::json)
+    std::cout << json::write(describe_json(target, config)) << "\n";
+  else
+    std::cout << describe_text(target, config);
+  return 0;
+}
+
+// Ranks started with different configurations would wait forever in mismatched collectives: before the first
+// one, every rank compares its workload, mode and resolved configuration with rank 0's.
+std::optional<Failure> same_run_on_every_rank(const Session& s, const Target& target, const ResolvedConfig& config) {
+  if (s.comm->ranks().world_size < 2) return std::nullopt;
+  json::Object mine;
+  mine.set("workload", target.plugin->name + ":" + target.workload->name);
+  mine.set("mode", std::string(to_string(s.options.mode)));
+  mine.set("config", config.to_json());
+  std::string text = json::write(mine, 0);
+  std::uint64_t size = text.size();
+  s.comm->broadcast(&size, sizeof size, 0);
+  if (size > (std::uint64_t{1} << 30)) return Failure{ExitCode::usage, "rank 0's configuration is implausibly large"};
+  std::string rank0(size, '\0');
+  if (s.comm->ranks().rank == 0) rank0 = text;
+  s.comm->broadcast(rank0.data(), size, 0);
+  if (rank0 == text) return std::nullopt;
+  try {
+    const std::string difference = run_difference(json::parse(rank0).as_object(), mine, "rank 0's", "this rank's");
+    return Failure{ExitCode::usage, "this rank was started with a different run than rank 0: " +
+                                        (difference.empty() ? std::string("the descriptions differ") : difference) +
+                                        " (every rank must get the same command line and config files)"};
+  } catch (const std::exception& e) {
+    return Failure{ExitCode::usage, std::string("cannot read rank 0's configuration: ") + e.what()};
+  }
+}
+
+// Runs the resolved workload and reports. Collective.
 int run_workload(Session& s, const Target& target, const ResolvedConfig& config) {
   Report report;
   std::unique_ptr<RunFolder> folder;
-  if (auto code = run_to_report(s, target, config, report, &folder)) return *code;
+  if (auto code = run_to_report(s, target, config, report, &folder)) {
+    return *code;
+  }
   return emit_report(s, report, folder.get());
+}
+
+}  // namespace
+
+int run_command(Session& s) {
+  auto resolved = resolve_run(s);
+  if (auto code = agree_or_exit(s, failure_of(resolved))) {
+    return *code;
+  }
+  const auto& [target, resolution] = resolved.value();
+  if (s.options.describe) {
+    return describe(s, target, resolution.config);
+  }
+  if (auto code = agree_or_exit(s, same_run_on_every_rank(s, target, resolution.config))) {
+    return *code;
+  }
+  return run_workload(s, target, resolution.config);
+}
+
+std::optional<Failure> validate_run(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"dgxhost"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  auto options = parse_cli(static_cast<int>(argv.size()), argv.data());
+  if (!options) return options.error();
+  Session s;
+  s.options = std::move(options.value());
+  s.logger.configure(DGX_LOG_WARNING, false);
+  s.comm = std::make_unique<LocalComm>();
+  if (auto failure = discover_plugins(s)) return failure;
+  if (names_platform_check(s.options.plugin)) return failure_of(load_platform_check(s.config_paths));
+  return failure_of(resolve_run(s));
 }
 
 }  // namespace dgx
