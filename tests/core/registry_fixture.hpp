@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "dgx/core/plugin_registry.hpp"
+#include "dgx/core/plugin/plugin_registry.hpp"
 
 namespace dgx::testing {
 

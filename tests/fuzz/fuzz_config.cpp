@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "dgx/core/config.hpp"
-#include "dgx/core/runner_settings.hpp"
+#include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/runner_settings.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
