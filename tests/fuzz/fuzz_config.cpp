@@ -7,6 +7,7 @@
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/runner_settings.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

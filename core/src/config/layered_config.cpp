@@ -9,6 +9,7 @@
 
 #include <dgx/sdk/toml_literal.hpp>
 
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {

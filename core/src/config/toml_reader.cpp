@@ -1,13 +1,14 @@
 // Reading TOML: config files, presets (files or embedded in plugins) and --set literals, into flat dotted keys.
 // Every document passes a lexical nesting check before toml++ sees it (see nesting_problem), and files are read
 // only when they are small regular files (files.hpp).
+#include "dgx/core/config/toml_reader.hpp"
+
 #include <algorithm>
 #include <cctype>
 
 #include <dgx/sdk/toml_literal.hpp>
 #include <toml++/toml.h>
 
-#include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/text.hpp"
 

@@ -1,5 +1,6 @@
 #include "measured_row.hpp"
 
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/plugin/detail/strided.hpp"
 #include "dgx/core/support/printable.hpp"
 

@@ -9,6 +9,7 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/core/config/runner_settings.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/plugin/descriptor_adapter.hpp"
 #include "dgx/core/plugin/detail/strided.hpp"
 #include "dgx/core/support/printable.hpp"

@@ -5,6 +5,7 @@
 
 #include <dgx/sdk/units.hpp>
 
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/detail/strided.hpp"
 #include "dgx/core/support/build_info.hpp"

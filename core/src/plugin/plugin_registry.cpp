@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {

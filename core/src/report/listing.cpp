@@ -1,5 +1,6 @@
 #include "dgx/core/report/listing.hpp"
 
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/report/reporters.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "dgx/core/support/text.hpp"

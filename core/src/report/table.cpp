@@ -6,6 +6,7 @@
 #include <map>
 
 #include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/results/output_path.hpp"
 #include "dgx/core/support/text.hpp"
 #include "nccl_table.hpp"

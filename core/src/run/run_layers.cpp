@@ -4,6 +4,7 @@
 
 #include "dgx/core/config/nccl_flags.hpp"
 #include "dgx/core/config/runner_settings.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {

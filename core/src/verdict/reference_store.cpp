@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {

@@ -8,7 +8,6 @@
 #include "dgx/core/plugin/cancellation.hpp"
 #include "fixtures.hpp"
 #include "sanitized.hpp"
-#include "temp_dir.hpp"
 
 using namespace dgx;
 
@@ -52,32 +51,6 @@ struct Harness {
 double metric(const ResultRow& row, const char* name) { return row.find_metric(name)->value; }
 
 }  // namespace
-
-TEST_CASE("runner settings are validated") {
-  Harness h(testing::spin_plugin(), {"runner.min_samples=0", "runner.max_time=0"});
-  auto settings = RunnerSettings::from(h.resolution.config);
-  REQUIRE_FALSE(settings);
-  CHECK(settings.error().code == ExitCode::usage);
-  CHECK(settings.error().message.find("runner.min_samples must be >= 1, got 0 (--set runner.min_samples=0)") !=
-        std::string::npos);
-  CHECK(settings.error().message.find("runner.max_time must be a finite number > 0, got 0.0") != std::string::npos);
-}
-
-TEST_CASE("range errors of runner settings give the value and where it came from, infinities included") {
-  testing::TempDir dir;
-  const auto file = dir.write("run.toml", "runner.max_time = -inf\nrunner.batch = 0\n");
-  Harness h(testing::spin_plugin(), {});
-  const auto layer = load_toml_config(file.string(), "config file");
-  REQUIRE(layer);
-  const ConfigResolution resolution = resolve_config(h.schema, {&layer->layer});
-  REQUIRE(resolution.errors.empty());
-  auto settings = RunnerSettings::from(resolution.config);
-  REQUIRE_FALSE(settings);
-  const std::string& m = settings.error().message;
-  CHECK(m.find("runner.max_time must be a finite number > 0, got -inf (" + file.string() + ":1:19)") !=
-        std::string::npos);
-  CHECK(m.find("runner.batch must be in 1..1000000000, got 0 (" + file.string() + ":2:16)") != std::string::npos);
-}
 
 TEST_CASE("a 2 ms spin measures 2 ms") {
   Harness h(testing::spin_plugin(), {"spin.us=2000", "runner.min_time=0.1", "runner.min_samples=20"});

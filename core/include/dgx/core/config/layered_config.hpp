@@ -1,6 +1,6 @@
 // Layered configuration: schema defaults < preset < --config file < --set, validated against the workload's
 // parameter schema. Every value remembers where it came from, so errors name the file:line:col or the --set
-// argument, and results record which layer set each key.
+// argument, and results record which layer set each key. Reading TOML into layers is toml_reader.hpp's.
 #pragma once
 
 #include <cstddef>
@@ -55,24 +55,6 @@ struct ConfigLayer {
   std::vector<ConfigEntry> entries;
 };
 
-/// A parsed TOML config document: its config keys, and its [preset] table (workload, summary) if any.
-struct TomlConfig {
-  ConfigLayer layer;
-  json::Object preset;
-};
-
-/// Config files are small: a larger one is refused (so is anything that is not a regular file, e.g. a FIFO).
-inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{4} << 20;
-
-/// Parses a TOML document of config keys. Nested tables flatten to dotted keys ("parallel.tp"). Errors name
-/// `file` (or `origin` when there is no file) with line and column. A document nesting deeper than any config
-/// needs (a dotted key of more than 32 parts, brackets more than 32 deep) is refused before it is parsed.
-Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string& origin, const std::string& file);
-
-/// Reads and parses a TOML config file: a regular file of at most kMaxConfigFileBytes (a directory, FIFO or
-/// device is refused without blocking).
-Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin);
-
 /// A dotted config key: letters, digits, '_' and '-', separated by single dots ("parallel.tp").
 bool valid_config_key(std::string_view key);
 
@@ -80,12 +62,6 @@ bool valid_config_key(std::string_view key);
 /// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose
 /// unit is bytes ("B") also accept 64K, 1M, 2G.
 Expected<ConfigEntry> parse_set_argument(std::string_view argument);
-
-/// Parses a TOML value literal such as "2000", "\"bf16\"" or "[8, 16]".
-Expected<json::Value> parse_toml_value(std::string_view literal);
-
-/// Writes a value as a TOML literal (the inverse of parse_toml_value for config values).
-std::string to_toml_literal(const json::Value& value);
 
 /// Converts `value` to the parameter's type (an integer where a float is expected, a scalar where a list is),
 /// or explains why it cannot.
