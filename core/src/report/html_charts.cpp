@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "dgx/core/report/reporters.hpp"
+#include "dgx/core/report/table.hpp"
 #include "dgx/core/support/quantity.hpp"
 #include "dgx/core/support/text.hpp"
 

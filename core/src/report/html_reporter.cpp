@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dgx/core/report/reporters.hpp"
+#include "dgx/core/report/table.hpp"
 #include "dgx/core/support/text.hpp"
 #include "html_assets.hpp"
 #include "html_charts.hpp"

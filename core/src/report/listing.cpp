@@ -1,7 +1,7 @@
 #include "dgx/core/report/listing.hpp"
 
 #include "dgx/core/config/toml_reader.hpp"
-#include "dgx/core/report/reporters.hpp"
+#include "dgx/core/report/table.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "dgx/core/support/text.hpp"
 

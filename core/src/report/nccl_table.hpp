@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/report/reporters.hpp"
+#include "dgx/core/report/table.hpp"
 
 namespace dgx {
 

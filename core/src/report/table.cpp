@@ -1,13 +1,11 @@
-#include "dgx/core/report/reporters.hpp"
+#include "dgx/core/report/table.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/toml_reader.hpp"
-#include "dgx/core/results/output_path.hpp"
 #include "dgx/core/support/text.hpp"
 #include "nccl_table.hpp"
 
@@ -67,6 +65,8 @@ std::string config_cell(const json::Value& v) {
 template <typename T, typename Key> void add_unique(std::vector<T>& out, const T& item, Key key) {
   if (std::none_of(out.begin(), out.end(), [&](const T& x) { return key(x) == key(item); })) out.push_back(item);
 }
+
+}  // namespace
 
 Table build_table(const std::string& title, const std::vector<const ResultRow*>& rows, bool all) {
   Table t;
@@ -153,6 +153,8 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   return t;
 }
 
+namespace {
+
 std::string pad(const std::string& s, std::size_t width, bool right) {
   if (s.size() >= width) return s;
   const std::string fill(width - s.size(), ' ');
@@ -197,33 +199,6 @@ std::string render_text_table(const Table& t) {
   for (const auto& row : t.cells) out += line(row);
   return out;
 }
-
-namespace {
-
-std::string markdown_table(const Table& t) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string out = "|";
-    for (const std::string& c : cells) out += " " + c + " |";
-    return out + "\n";
-  };
-  std::vector<std::string> headers = t.headers;
-  for (std::size_t c = 0; c < t.groups.size() && c < headers.size(); ++c)
-    if (!t.groups[c].empty()) headers[c] = t.groups[c] + " " + headers[c];  // Markdown has one header row
-  std::string out = line(headers) + "|";
-  for (const bool right : t.right_aligned) out += right ? "---:|" : "---|";
-  out += "\n";
-  for (const auto& row : t.cells) out += line(row);
-  return out;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-}  // namespace
 
 // Header lines: what ran, where, with which overrides; from the context block.
 std::vector<std::string> header_lines(const Report& report) {
@@ -272,45 +247,6 @@ std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
   return lines;
 }
 
-namespace {
-
-std::string render_notes(const Report& report, bool before, bool markdown) {
-  std::string out;
-  for (const Note& n : report.notes) {
-    if (n.before != before) continue;
-    if (markdown)
-      out += "**" + n.title + "**\n\n" + n.text + "\n\n";
-    else
-      out += n.title + ":\n  " + [&] {
-        std::string indented;
-        for (const char c : n.text) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
-        return indented;
-      }() + "\n\n";
-  }
-  return out;
-}
-
-std::string render_text(const Report& report, bool markdown) {
-  std::string out;
-  for (const std::string& line : header_lines(report)) out += markdown ? line + "  \n" : line + "\n";
-  out += "\n";
-  out += render_notes(report, true, markdown);
-  for (const Table& t : tabulate(report.rows, false)) {
-    if (markdown)
-      out += "### " + t.title + "\n\n" + markdown_table(t) + "\n";
-    else
-      out += t.title + "\n" + render_text_table(t) + "\n";
-  }
-  if (report.rows.empty()) out += "(no results)\n\n";
-  for (const std::string& line : provenance_lines(report.rows)) out += (markdown ? "- " : "") + line + "\n";
-  if (!provenance_lines(report.rows).empty()) out += "\n";
-  out += render_notes(report, false, markdown);
-  if (report.exit_code != 0) out += "run failed: " + report.error + "\n";
-  return out;
-}
-
-}  // namespace
-
 std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns) {
   std::vector<std::string> titles;
   for (const ResultRow& r : rows)
@@ -327,41 +263,6 @@ std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns
     tables.push_back(build_table(title, group, all_columns));
   }
   return tables;
-}
-
-std::string render_table(const Report& report) { return render_text(report, false); }
-std::string render_markdown(const Report& report) { return render_text(report, true); }
-std::string render_json(const Report& report) { return json::write(report.to_json()) + "\n"; }
-
-std::string render_csv(const Report& report) {
-  // One CSV holds one table: the columns of every row group, united, plus workload and plugin.
-  std::vector<const ResultRow*> all;
-  for (const ResultRow& r : report.rows) all.push_back(&r);
-  const Table t = build_table("results", all, true);
-  std::string out = "workload,plugin";
-  for (const std::string& h : t.headers) out += "," + csv_cell(h);
-  out += "\n";
-  for (std::size_t i = 0; i < t.cells.size(); ++i) {
-    out += csv_cell(report.rows[i].workload) + "," + csv_cell(report.rows[i].plugin);
-    for (const std::string& c : t.cells[i]) out += "," + csv_cell(c);
-    out += "\n";
-  }
-  return out;
-}
-
-std::string render(const Report& report, Format format) {
-  switch (format) {
-  case Format::json: return render_json(report);
-  case Format::csv: return render_csv(report);
-  case Format::markdown: return render_markdown(report);
-  case Format::html: return render_html(report);
-  case Format::table: break;
-  }
-  return render_table(report);
-}
-
-std::optional<std::string> write_report(const Report& report, Format format, const std::string& path) {
-  return write_file_atomically(path, render(report, format));
 }
 
 }  // namespace dgx
