@@ -28,13 +28,16 @@ int print_version() {
 }
 
 int list(const Session& s) {
-  if (s.comm->ranks().rank != 0) return 0;
-  if (stdout_format(s.options) == Format::json)
+  if (s.comm->ranks().rank != 0) {
+    return 0;
+  }
+  if (stdout_format(s.options) == Format::json) {
     std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
-  else
+  } else {
     std::cout << list_text(s.registry, s.plugin_paths)
               << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives and one layer of a GPU node, each "
                  "against its published reference (--describe lists the steps)\n";
+  }
   return 0;
 }
 
@@ -42,8 +45,9 @@ int list(const Session& s) {
 bool asks_for_json(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+    if (a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json")) {
       return true;
+    }
   }
   return false;
 }
@@ -51,7 +55,9 @@ bool asks_for_json(int argc, const char* const* argv) {
 int usage_failure(int argc, const char* const* argv, const Failure& failure) {
   Session s;
   s.options.argv.assign(argv, argv + argc);
-  if (asks_for_json(argc, argv)) s.options.format = "json";
+  if (asks_for_json(argc, argv)) {
+    s.options.format = "json";
+  }
   return fail(s, failure);
 }
 

@@ -39,11 +39,14 @@ std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
   const std::vector<ParamSpec> schema = target ? schema_for(*target->workload) : std::vector<ParamSpec>{};
   for (const std::string& set : s.options.sets) {
     auto entry = parse_set_argument(set);
-    if (!entry) continue;
+    if (!entry) {
+      continue;
+    }
     const bool everywhere = text::starts_with(entry->key, "runner.") || text::starts_with(entry->key, "verdict.");
     if (everywhere ||
-        std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == entry->key; }))
+        std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == entry->key; })) {
       sets.push_back(set);
+    }
   }
   return sets;
 }
@@ -66,7 +69,9 @@ Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step)
   const auto& [target, resolution] = resolved.value();
   if (auto code = run_to_report(s, target, resolution.config, report, nullptr)) {  // steps keep no run folder
     report.exit_code = *code;
-    if (report.error.empty()) report.error = "ended with exit code " + std::to_string(*code);
+    if (report.error.empty()) {
+      report.error = "ended with exit code " + std::to_string(*code);
+    }
   }
   return report;
 }
@@ -75,21 +80,28 @@ Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step)
 
 int describe_platform_check(const Session& s) {
   auto check = load_platform_check(s.config_paths);
-  if (!check) return fail(s, check.error());
-  if (s.comm->ranks().rank == 0)
+  if (!check) {
+    return fail(s, check.error());
+  }
+  if (s.comm->ranks().rank == 0) {
     std::cout << "platform-check (" << check->origin << "): each step with --mode measure --baseline published, "
               << "one report and one verdict; without a GPU the plan and exit 4\n\n"
               << describe_steps(check.value()) << "\n";
+  }
   return 0;
 }
 
 int run_platform_check(Session& s) {
   auto check = load_platform_check(s.config_paths);
-  if (!check) return fail(s, check.error());
+  if (!check) {
+    return fail(s, check.error());
+  }
   const DeviceReport devices = probe_devices(s.registry, s.plugin_services->api(), s.logger);
   if (check->needs_gpu && devices.devices.empty()) {  // a plan: what it would run, against which references
     auto references = load_published_references(s.config_paths);
-    if (!references) return fail(s, references.error());
+    if (!references) {
+      return fail(s, references.error());
+    }
     Report plan = platform_check_plan(check.value(), references.value(), devices.summary());
     plan.context = plan_context(s, devices);
     s.logger.error(plan.error);
@@ -103,7 +115,9 @@ int run_platform_check(Session& s) {
   }
   s.options = user;
   Report merged = merge_check_reports(check.value(), std::move(reports));
-  if (merged.exit_code != 0) s.logger.error("platform-check: " + merged.error);
+  if (merged.exit_code != 0) {
+    s.logger.error("platform-check: " + merged.error);
+  }
   return emit_report(s, merged);
 }
 

@@ -49,7 +49,9 @@ public:
   double number(const char* key) const { return config_.find(key)->value.as_number(); }
 
   void require(bool ok, const char* key, const std::string& condition) {
-    if (ok) return;
+    if (ok) {
+      return;
+    }
     const ResolvedEntry& e = *config_.find(key);
     problems_.push_back(std::string(key) + " must be " + condition + ", got " + to_toml_literal(e.value) + " (" +
                         e.where.describe() + ")");
@@ -60,7 +62,9 @@ public:
             positive ? "a finite number > 0" : "a finite number >= 0");
   }
   [[nodiscard]] std::optional<Failure> failure() const {
-    if (problems_.empty()) return std::nullopt;
+    if (problems_.empty()) {
+      return std::nullopt;
+    }
     return Failure{ExitCode::usage, text::join(problems_, "; ")};
   }
 
@@ -84,7 +88,9 @@ Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
   check.require_finite("runner.min_time", false);
   check.require_finite("runner.max_time", true);
   check.require_finite("runner.noise", false);
-  if (auto failure = check.failure()) return *failure;
+  if (auto failure = check.failure()) {
+    return *failure;
+  }
   RunnerSettings s;
   s.warmup = static_cast<std::uint64_t>(warmup);
   s.min_samples = static_cast<std::uint64_t>(min_samples);
@@ -100,8 +106,11 @@ Expected<RunnerSettings> RunnerSettings::from(const ResolvedConfig& config) {
 
 json::Object workload_config(const ResolvedConfig& config) {
   json::Object out;
-  for (const auto& [key, value] : config.to_json())
-    if (!text::starts_with(key, "runner.") && !text::starts_with(key, "verdict.")) out.set(key, value);
+  for (const auto& [key, value] : config.to_json()) {
+    if (!text::starts_with(key, "runner.") && !text::starts_with(key, "verdict.")) {
+      out.set(key, value);
+    }
+  }
   return out;
 }
 

@@ -50,8 +50,9 @@ void add_timing(ResultRow& row, const RunnerSettings& settings, int world_size, 
                                     {"time.mean", stats.mean},
                                     {"time.min", stats.min},
                                     {"time.max", stats.max},
-                                    {"time.stdev", stats.stdev}})
+                                    {"time.stdev", stats.stdev}}) {
     row.add_metric({name, value, "s", in_json_only, {}});
+  }
   row.add_metric({"time.cv", stats.cv * 100.0, "%", in_json_only, {}});
   row.add_metric({"samples", static_cast<double>(stats.samples), "count", in_json_only, {}});
   row.add_field({"timing", timing_description(result.timing), true});

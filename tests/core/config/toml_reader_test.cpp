@@ -60,13 +60,17 @@ TEST_CASE("TOML literals convert both ways") {
 
 TEST_CASE("a document nested deeper than any config is refused before toml++ parses it") {
   std::string key = "a";
-  for (int i = 0; i < 15000; ++i) key += ".a";
+  for (int i = 0; i < 15000; ++i) {
+    key += ".a";
+  }
   auto deep = parse_toml_config(key + " = 1\n", "test", "deep.toml");
   REQUIRE_FALSE(deep);
   CHECK(deep.error().code == ExitCode::usage);
   CHECK(deep.error().message.find("deep.toml: line 1: a dotted key has more than 32 parts") != std::string::npos);
   std::string header = "[a";
-  for (int i = 0; i < 100000; ++i) header += ".a";
+  for (int i = 0; i < 100000; ++i) {
+    header += ".a";
+  }
   CHECK_FALSE(parse_toml_config("x = 1\n" + header + "]\n", "test", "h.toml"));
   CHECK_FALSE(parse_toml_config("x = " + std::string(40, '[') + std::string(40, ']') + "\n", "test", {}));
   CHECK_FALSE(parse_toml_value(std::string(40, '{')));
