@@ -3,6 +3,11 @@
 #
 #   scripts/lint.sh format          clang-format --dry-run -Werror (.clang-format) on every tracked C, C++ and
 #                                   CUDA source; fails naming each file that differs. `format --fix` rewrites them.
+#   scripts/lint.sh layers          the host's folders keep their dependency order (DGX_CORE_LAYERS in
+#                                   core/CMakeLists.txt): no #include "dgx/core/<folder>/..." in core/src/<folder> or
+#                                   core/include/dgx/core/<folder> names a folder above its own, no private header is
+#                                   reached from another folder, no CUDA header is included; fails naming file:line
+#                                   and both folders.
 #   scripts/lint.sh tidy [BUILD]    clang-tidy (.clang-tidy) on the C++ sources of BUILD's compile_commands.json
 #                                   (default build/default), in parallel; fails on any warning or error.
 #
@@ -36,6 +41,69 @@ format() {
   fi
   echo "lint: $(sources | wc -l) files match .clang-format"
 }
+
+# The host's layering: every file under core/src and core/include/dgx/core belongs to a folder of DGX_CORE_LAYERS
+# (core/CMakeLists.txt, lowest first) and includes only headers of its own folder or of folders below it.
+layers() {
+  local order
+  order=$(sed -n 's/^set(DGX_CORE_LAYERS \(.*\))$/\1/p' core/CMakeLists.txt)
+  [[ -n $order ]] || { echo "lint: no set(DGX_CORE_LAYERS ...) in core/CMakeLists.txt"; return 2; }
+  git ls-files --cached --others --exclude-standard -- 'core/*.h' 'core/*.hpp' 'core/*.c' 'core/*.cpp' |
+    python3 -c "$LAYERS_CHECK" "$order"
+}
+
+# shellcheck disable=SC2016
+LAYERS_CHECK='
+import os, re, sys
+order = sys.argv[1].split()
+rank = {folder: i for i, folder in enumerate(order)}
+chain = " < ".join(order)
+include = re.compile(r"^\s*#\s*include\s*([<\"])([^\">]+)[\">]")
+cuda = re.compile(r"^(cuda|cublas|cudnn|cufft|curand|cusparse|cusolver|nccl|nvml|nvrtc|thrust/|cub/)")
+problems, checked = [], 0
+for path in sys.stdin.read().split():
+    if not os.path.exists(path):  # deleted in the work tree, not yet in the index
+        continue
+    parts = path.split("/")
+    if parts[:2] == ["core", "src"] and len(parts) > 3:
+        own = parts[2]
+    elif parts[:4] == ["core", "include", "dgx", "core"] and len(parts) > 5:
+        own = parts[4]
+    elif parts[:2] in (["core", "src"], ["core", "include"]):
+        problems.append(f"{path}: outside the folders of core/ ({chain})")
+        continue
+    else:
+        own = None  # core/main.cpp: above every folder
+    if own is not None and own not in rank:
+        problems.append(f"{path}: the folder {own} is not in DGX_CORE_LAYERS ({chain})")
+        continue
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = include.match(line)
+            if not m:
+                continue
+            checked += 1
+            target, where = m.group(2), f"{path}:{number}"
+            if m.group(1) == "<":
+                if cuda.match(target):
+                    problems.append(f"{where}: includes <{target}>, a CUDA header: the host never does")
+                continue
+            if target.startswith("../") or "/../" in target:
+                problems.append(f"{where}: includes {target}: a private header is included from its own folder only")
+                continue
+            if not target.startswith("dgx/core/"):
+                continue  # a private header beside the file: the compiler finds none of another folder
+            folder = target.split("/")[2] if target.count("/") >= 3 else None
+            if folder not in rank:
+                problems.append(f"{where}: includes {target}, which is in no folder of DGX_CORE_LAYERS ({chain})")
+            elif own is not None and rank[folder] > rank[own]:
+                problems.append(f"{where}: {own} includes {target}, but {folder} is above {own} ({chain})")
+if problems:
+    print("lint: includes against the layer order of core/:")
+    print("\n".join("  " + p for p in problems))
+    sys.exit(1)
+print(f"lint: {checked} includes in core/ follow the layer order {chain}")
+'
 
 # C++ translation units in the compile database, by most recent change.
 tidy_order() {
@@ -111,6 +179,7 @@ tidy() {
 
 case ${1:-} in
 format) shift; format "$@" ;;
+layers) shift; layers "$@" ;;
 tidy) shift; tidy "$@" ;;
-*) echo "usage: $0 format [--fix] | tidy [BUILD]" >&2; exit 2 ;;
+*) echo "usage: $0 format [--fix] | layers | tidy [BUILD]" >&2; exit 2 ;;
 esac

@@ -14,9 +14,9 @@
 
 #include "backend.hpp"
 #include "collective.hpp"
-#include "dgx/core/comm.hpp"
-#include "dgx/core/host_services.hpp"
-#include "dgx/core/launcher.hpp"
+#include "dgx/core/distributed/comm.hpp"
+#include "dgx/core/distributed/rank_environment.hpp"
+#include "dgx/core/plugin/host_services.hpp"
 
 namespace {
 

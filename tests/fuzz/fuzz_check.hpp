@@ -2,8 +2,8 @@
 // (exit_codes.hpp) and a message saying why. Anything else stops the fuzzer with the input as a crash.
 #pragma once
 
-#include "dgx/core/exit_codes.hpp"
-#include "dgx/core/expected.hpp"
+#include "dgx/core/support/exit_codes.hpp"
+#include "dgx/core/support/expected.hpp"
 
 namespace dgx::fuzz {
 

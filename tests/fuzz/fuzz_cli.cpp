@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/cli.hpp"
-#include "dgx/core/launch.hpp"
+#include "dgx/core/app/launch_command.hpp"
+#include "dgx/core/config/cli.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

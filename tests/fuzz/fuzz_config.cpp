@@ -5,8 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "dgx/core/config.hpp"
-#include "dgx/core/runner.hpp"
+#include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/runner_settings.hpp"
+#include "dgx/core/config/toml_reader.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // The descriptor reader: a dgx_plugin_desc (<dgx/abi/v1.h>) built from the input, with its workloads,
-// parameters, precisions and presets, lifted by the ABI 1 adapter (descriptor_v1.cpp) as load_plugin would; when
-// it is accepted, what the host then does with it (each workload's schema, its presets' configurations, --describe)
-// runs too. The adapter must accept or reject with a message, never crash, whatever the fields hold.
+// parameters, precisions and presets, lifted by the ABI 1 adapter (descriptor_adapter_v1.cpp) as load_plugin would;
+// when it is accepted, what the host then does with it (each workload's schema, its presets' configurations,
+// --describe) runs too. The adapter must accept or reject with a message, never crash, whatever the fields hold.
 //
 // The input is text, one field a line, so the seeds in corpus/descriptor/ are readable; fields the input runs out
 // of are 0 or empty. "~" is a NULL pointer, "=" a struct_size equal to the host's sizeof, "\\n" in a string a line
@@ -24,11 +24,11 @@
 #include <string_view>
 #include <vector>
 
-#include "dgx/core/config.hpp"
-#include "dgx/core/descriptor.hpp"
-#include "dgx/core/listing.hpp"
-#include "dgx/core/plugin_registry.hpp"
-#include "dgx/core/run_config.hpp"
+#include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/plugin/descriptor_adapter.hpp"
+#include "dgx/core/plugin/plugin_registry.hpp"
+#include "dgx/core/report/listing.hpp"
+#include "dgx/core/run/run_layers.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -4,8 +4,8 @@
 #include <exception>
 #include <string_view>
 
-#include "dgx/core/journal.hpp"
-#include "dgx/core/json.hpp"
+#include "dgx/core/run/journal.hpp"
+#include "dgx/core/support/json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "broken_fixtures.hpp"
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

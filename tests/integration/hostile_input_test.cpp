@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

@@ -1,7 +1,7 @@
 // Acceptance: measuring through the executable, with JSON on stdout and the schema users' scripts rely on.
 #include <doctest/doctest.h>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

@@ -2,7 +2,7 @@
 // ignores request.iterations and a metric in a unit it does not know.
 #include <doctest/doctest.h>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 
 using namespace dgx;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "platform_check_file.hpp"
 #include "temp_dir.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

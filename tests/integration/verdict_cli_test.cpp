@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "platform_check_file.hpp"
 #include "temp_dir.hpp"

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "dgx/core/launcher.hpp"
+#include "dgx/core/distributed/rank_environment.hpp"
 #include "mpi_world.hpp"
 
 namespace {

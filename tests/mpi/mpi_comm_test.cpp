@@ -10,7 +10,7 @@
 
 #include <dgx/sdk/numeric.hpp>
 
-#include "dgx/core/comm.hpp"
+#include "dgx/core/distributed/comm.hpp"
 #include "mpi_world.hpp"
 
 using namespace dgx;

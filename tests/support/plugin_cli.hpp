@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/json.hpp"
+#include "dgx/core/support/json.hpp"
 #include "process.hpp"
 #include "sanitized.hpp"
 

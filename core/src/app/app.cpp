@@ -1,0 +1,106 @@
+#include "dgx/core/app/app.hpp"
+
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "compare_command.hpp"
+#include "dgx/core/app/launch_command.hpp"
+#include "dgx/core/app/plugin_option.hpp"
+#include "dgx/core/plugin/cancellation.hpp"
+#include "dgx/core/plugin/crash_report.hpp"
+#include "dgx/core/report/listing.hpp"
+#include "dgx/core/support/build_info.hpp"
+#include "platform_check_command.hpp"
+#include "resume_command.hpp"
+#include "run_command.hpp"
+#include "session.hpp"
+
+namespace dgx {
+
+namespace {
+
+int print_version() {
+  std::cout << "dgxhost " << build_info::version() << " (git " << build_info::git_revision() << ", "
+            << build_info::build_type() << "), plugin ABI " << abi_version_string(kHostAbiMin) << "-"
+            << abi_version_string(kHostAbiMax) << "\n";
+  return 0;
+}
+
+int list(const Session& s) {
+  if (s.comm->ranks().rank != 0) {
+    return 0;
+  }
+  if (stdout_format(s.options) == Format::json) {
+    std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
+  } else {
+    std::cout << list_text(s.registry, s.plugin_paths)
+              << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives and one layer of a GPU node, each "
+                 "against its published reference (--describe lists the steps)\n";
+  }
+  return 0;
+}
+
+// A command line that did not parse may still have asked for JSON on stdout.
+bool asks_for_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--format=json" || (a == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+int usage_failure(int argc, const char* const* argv, const Failure& failure) {
+  Session s;
+  s.options.argv.assign(argv, argv + argc);
+  if (asks_for_json(argc, argv)) {
+    s.options.format = "json";
+  }
+  return fail(s, failure);
+}
+
+}  // namespace
+
+int run_app(int argc, const char* const* argv) {
+  if (argc >= 2 && std::string(argv[1]) == "launch") {
+    return run_launch(argc - 1, argv + 1);
+  }
+  if (argc >= 2 && std::string(argv[1]) == "compare") {
+    return run_compare(argc - 1, argv + 1);
+  }
+  auto options = parse_or_resume(argc, argv);
+  if (!options) {
+    return usage_failure(argc, argv, options.error());
+  }
+  Session s;
+  s.options = std::move(options.value());
+  if (s.options.help) {
+    std::cout << cli_help();
+    return 0;
+  }
+  if (s.options.version) {
+    return print_version();
+  }
+  if (auto failure = join_ranks(s)) {
+    return fail(s, *failure);
+  }
+  if (auto code = agree_or_exit(s, check_outputs(s.options))) {
+    return *code;
+  }
+  install_cancellation_handlers();
+  install_crash_handlers();
+  if (auto code = agree_or_exit(s, discover_plugins(s))) {
+    return *code;
+  }
+  if (s.options.list) {
+    return list(s);
+  }
+  if (names_platform_check(s.options.plugin)) {
+    return s.options.describe ? describe_platform_check(s) : run_platform_check(s);
+  }
+  return run_command(s);
+}
+
+}  // namespace dgx

@@ -1,0 +1,124 @@
+#include "platform_check_command.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "dgx/core/app/platform_check.hpp"
+#include "dgx/core/app/plugin_option.hpp"
+#include "dgx/core/run/context.hpp"
+#include "dgx/core/run/run_layers.hpp"
+#include "dgx/core/support/build_info.hpp"
+#include "dgx/core/support/text.hpp"
+#include "run_command.hpp"
+
+namespace dgx {
+
+namespace {
+
+json::Object plan_context(const Session& s, const DeviceReport& devices) {
+  json::Object c;
+  json::Object self;
+  self.set("version", build_info::version());
+  self.set("git_revision", build_info::git_revision());
+  c.set("dgxhost", std::move(self));
+  c.set("time", utc_timestamp());
+  c.set("host", host_info());
+  c.set("gpus", devices.gpus_json());
+  c.set("gpu_summary", devices.summary());
+  c.set("workload", std::string(kPlatformCheck));
+  c.set("mode", "plan");
+  c.set("argv", json::Array(s.options.argv.begin(), s.options.argv.end()));
+  return c;
+}
+
+// The command line's --set entries a step takes: runner.* and verdict.* always, others when its workload has the
+// key (so --set hbm.bytes=2G reaches the HBM step and no other).
+std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
+  std::vector<std::string> sets = step.sets;
+  auto target = resolve_name(s.registry, step.workload);
+  const std::vector<ParamSpec> schema = target ? schema_for(*target->workload) : std::vector<ParamSpec>{};
+  for (const std::string& set : s.options.sets) {
+    auto entry = parse_set_argument(set);
+    if (!entry) {
+      continue;
+    }
+    const bool everywhere = text::starts_with(entry->key, "runner.") || text::starts_with(entry->key, "verdict.");
+    if (everywhere ||
+        std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == entry->key; })) {
+      sets.push_back(set);
+    }
+  }
+  return sets;
+}
+
+// One step through the ordinary run path, with --baseline published and --mode measure.
+Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step) {
+  s.options = user;
+  s.options.plugin = step.workload;
+  s.options.sets = step_sets(s, step);
+  s.options.aliases.clear();
+  s.options.baseline = "published";
+  s.options.mode = RequestedMode::measure;
+  Report report;
+  auto resolved = resolve_run(s);
+  if (auto code = agree_or_exit(s, failure_of(resolved))) {
+    report.exit_code = *code;
+    report.error = resolved ? "exit code " + std::to_string(*code) : resolved.error().message;
+    return report;
+  }
+  const auto& [target, resolution] = resolved.value();
+  if (auto code = run_to_report(s, target, resolution.config, report, nullptr)) {  // steps keep no run folder
+    report.exit_code = *code;
+    if (report.error.empty()) {
+      report.error = "ended with exit code " + std::to_string(*code);
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+int describe_platform_check(const Session& s) {
+  auto check = load_platform_check(s.config_paths);
+  if (!check) {
+    return fail(s, check.error());
+  }
+  if (s.comm->ranks().rank == 0) {
+    std::cout << "platform-check (" << check->origin << "): each step with --mode measure --baseline published, "
+              << "one report and one verdict; without a GPU the plan and exit 4\n\n"
+              << describe_steps(check.value()) << "\n";
+  }
+  return 0;
+}
+
+int run_platform_check(Session& s) {
+  auto check = load_platform_check(s.config_paths);
+  if (!check) {
+    return fail(s, check.error());
+  }
+  const DeviceReport devices = probe_devices(s.registry, s.plugin_services->api(), s.logger);
+  if (check->needs_gpu && devices.devices.empty()) {  // a plan: what it would run, against which references
+    auto references = load_published_references(s.config_paths);
+    if (!references) {
+      return fail(s, references.error());
+    }
+    Report plan = platform_check_plan(check.value(), references.value(), devices.summary());
+    plan.context = plan_context(s, devices);
+    s.logger.error(plan.error);
+    return emit_report(s, plan);
+  }
+  const CliOptions user = s.options;
+  std::vector<Report> reports;
+  for (const CheckStep& step : check->steps) {
+    s.logger.info("platform-check: " + step.name);
+    reports.push_back(run_check_step(s, user, step));
+  }
+  s.options = user;
+  Report merged = merge_check_reports(check.value(), std::move(reports));
+  if (merged.exit_code != 0) {
+    s.logger.error("platform-check: " + merged.error);
+  }
+  return emit_report(s, merged);
+}
+
+}  // namespace dgx

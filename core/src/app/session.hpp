@@ -1,0 +1,68 @@
+// Private to the host: one invocation of dgxhost (its options, ranks, plugins and configuration) and the helpers
+// every command uses to fail the same way on every rank. app.cpp dispatches the commands (run_command.cpp,
+// platform_check_command.cpp, ...).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dgx/core/config/cli.hpp"
+#include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/config/search_paths.hpp"
+#include "dgx/core/distributed/comm.hpp"
+#include "dgx/core/plugin/host_services.hpp"
+#include "dgx/core/plugin/plugin_registry.hpp"
+#include "dgx/core/report/reporters.hpp"
+#include "dgx/core/support/expected.hpp"
+#include "dgx/core/support/log.hpp"
+
+namespace dgx {
+
+// Everything one invocation needs, built once in run_app().
+struct Session {
+  CliOptions options;
+  Logger logger;
+  std::unique_ptr<HostComm> comm;
+  std::vector<SearchPath> plugin_paths;
+  std::vector<SearchPath> config_paths;
+  std::unique_ptr<HostServices> plugin_services;  // for init() and probe(): no config, no results
+  PluginRegistry registry;
+  std::vector<ParamSpec> schema;  // the resolved configuration points into these
+  std::vector<ConfigLayer> layers;
+
+  [[nodiscard]] bool reports() const { return comm == nullptr || comm->ranks().rank == 0; }
+};
+
+template <typename T> std::optional<Failure> failure_of(const Expected<T>& e) {
+  return e ? std::nullopt : std::optional<Failure>(e.error());
+}
+
+/// The format of stdout (--format).
+Format stdout_format(const CliOptions& o);
+
+/// Reports a failure and returns its exit code: the message on stderr and, with --format json, a results document
+/// on stdout that carries it (so a script reading stdout always gets JSON).
+int fail(const Session& s, const Failure& failure);
+
+/// With several ranks, a failure on any rank ends every rank with the same code; rank 0 reports it, naming the
+/// rank where it happened. nullopt when every rank may go on. Collective.
+std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>& local);
+
+/// Whether --output can be written, before any work: a typo must not cost a run.
+std::optional<Failure> check_outputs(const CliOptions& o);
+
+/// Who this process is among the ranks, its communicator, and a logger that says so.
+std::optional<Failure> join_ranks(Session& s);
+
+/// The plugin and config search paths, the plugins on them and the preset files. A --plugin-dir that does not
+/// exist is a usage error.
+std::optional<Failure> discover_plugins(Session& s);
+
+/// Which workload (--plugin, or the preset workload of a --config file: plugin_option.hpp) with which configuration.
+/// `extra` is a layer above every other (a resumed run's configuration), or nullptr.
+Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra = nullptr);
+
+}  // namespace dgx

@@ -1,0 +1,160 @@
+#include "dgx/core/report/listing.hpp"
+
+#include "dgx/core/config/toml_reader.hpp"
+#include "dgx/core/report/table.hpp"
+#include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/text.hpp"
+
+namespace dgx {
+
+namespace {
+
+std::string search_path_line(const std::vector<SearchPath>& paths) {
+  std::vector<std::string> parts;
+  for (const SearchPath& p : paths) parts.push_back(printable(p.path.string()) + " (" + p.origin + ")");
+  return "plugin search path: " + text::join(parts, ", ");
+}
+
+std::string preset_source(const PresetInfo& p, const PluginRegistry& registry) {
+  if (!p.file.empty()) return printable(p.file);
+  for (const auto& plugin : registry.plugins())
+    for (const PresetInfo& q : plugin->presets)
+      if (&q == &p) return "embedded in plugin " + plugin->name;
+  return "embedded";
+}
+
+json::Value param_json(const ParamSpec& spec, const ResolvedEntry* entry) {
+  json::Object o;
+  o.set("key", spec.key);
+  o.set("type", std::string(to_string(spec.type)));
+  o.set("default", spec.default_value.value_or(json::Value()));
+  if (entry != nullptr && entry->is_set) {
+    o.set("value", entry->value);
+    o.set("source", entry->where.describe());
+  }
+  if (!spec.choices.empty()) o.set("choices", json::Array(spec.choices.begin(), spec.choices.end()));
+  if (!spec.unit.empty()) o.set("unit", spec.unit);
+  o.set("required", spec.required);
+  o.set("help", spec.help);
+  return o;
+}
+
+}  // namespace
+
+std::string list_text(const PluginRegistry& registry, const std::vector<SearchPath>& plugin_paths) {
+  std::string out = "Plugins (" + std::to_string(registry.plugins().size()) + "):\n";
+  for (const auto& p : registry.plugins()) {
+    out += "  " + p->name + " " + p->version + "  ABI " + abi_version_string(p->abi_version) + "  " + p->vendor + "  " +
+           printable(p->file.string()) + "\n";
+    if (!p->description.empty()) out += "    " + p->description + "\n";
+    for (const WorkloadInfo& w : p->workloads) {
+      const std::string precisions = w.precisions.empty() ? "-" : text::join(w.precisions, ",");
+      out += "    - " + w.name + "  [" + std::string(kind_name(w.kind)) + "; " + w.mode_list() + "; " + precisions +
+             "]  " + w.summary + "\n";
+    }
+  }
+  const auto presets = registry.presets();
+  out += "\nPresets (" + std::to_string(presets.size()) + "):\n";
+  for (const PresetInfo* p : presets)
+    out += "  " + p->name + " -> " + p->workload + "  " + p->summary + "  (" + preset_source(*p, registry) + ")\n";
+  if (!registry.rejections().empty()) {
+    out += "\nRejected plugin files (" + std::to_string(registry.rejections().size()) + "):\n";
+    for (const PluginRejection& r : registry.rejections()) out += "  " + r.line() + "\n";
+  }
+  out += "\n" + search_path_line(plugin_paths) + "\n";
+  return out;
+}
+
+json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPath>& plugin_paths) {
+  json::Array plugins;
+  for (const auto& p : registry.plugins()) {
+    json::Object o;
+    o.set("name", p->name);
+    o.set("version", p->version);
+    o.set("vendor", p->vendor);
+    o.set("description", p->description);
+    o.set("abi", abi_version_string(p->abi_version));
+    o.set("file", p->file.string());
+    json::Array workloads;
+    for (const WorkloadInfo& w : p->workloads) {
+      json::Object wo;
+      wo.set("name", w.name);
+      wo.set("kind", std::string(kind_name(w.kind)));
+      wo.set("modes", w.mode_list());
+      wo.set("precisions", json::Array(w.precisions.begin(), w.precisions.end()));
+      wo.set("summary", w.summary);
+      workloads.push_back(std::move(wo));
+    }
+    o.set("workloads", std::move(workloads));
+    plugins.push_back(std::move(o));
+  }
+  json::Array presets;
+  for (const PresetInfo* p : registry.presets()) {
+    json::Object o;
+    o.set("name", p->name);
+    o.set("workload", p->workload);
+    o.set("summary", p->summary);
+    o.set("source", preset_source(*p, registry));
+    presets.push_back(std::move(o));
+  }
+  json::Array rejected;
+  for (const PluginRejection& r : registry.rejections()) {
+    json::Object o;
+    o.set("file", r.file.string());
+    o.set("reason", r.reason);
+    rejected.push_back(std::move(o));
+  }
+  std::vector<std::string> search;
+  for (const SearchPath& s : plugin_paths) search.push_back(s.path.string());
+  json::Object doc;
+  doc.set("plugins", std::move(plugins));
+  doc.set("presets", std::move(presets));
+  doc.set("rejected", std::move(rejected));
+  doc.set("plugin_search_path", json::Array(search.begin(), search.end()));
+  return doc;
+}
+
+std::string describe_text(const Target& target, const ResolvedConfig& config) {
+  const WorkloadInfo& w = *target.workload;
+  std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
+                    printable(w.plugin->file.string()) + ")\n";
+  if (target.preset != nullptr) out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
+  out += "  " + w.summary + "\n";
+  out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
+         (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")) + "\n";
+
+  Table t;
+  t.headers = {"key", "type", "default", "value", "help"};
+  t.right_aligned.assign(5, false);
+  for (const ResolvedEntry& e : config.entries()) {
+    const ParamSpec& s = *e.spec;
+    std::string help = s.help;
+    if (!s.unit.empty()) help += " [" + s.unit + "]";
+    const bool sizes = s.unit == "B" && (s.type == ParamType::integer || s.type == ParamType::int_list);
+    if (sizes) help += " (64K, 1M, 2G, 1T accepted)";
+    if (!s.choices.empty()) help += " (" + text::join(s.choices, "|") + ")";
+    if (s.required) help += " (required)";
+    t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",
+                       e.is_set ? to_toml_literal(e.value) + " (" + e.where.describe() + ")" : "", help});
+  }
+  return out + "\nParameters (runner.* are the host's measurement settings):\n" + render_text_table(t);
+}
+
+json::Value describe_json(const Target& target, const ResolvedConfig& config) {
+  const WorkloadInfo& w = *target.workload;
+  json::Object o;
+  o.set("workload", w.name);
+  o.set("plugin", w.plugin->name);
+  o.set("plugin_version", w.plugin->version);
+  if (target.preset != nullptr) o.set("preset", target.preset->name);
+  o.set("kind", std::string(kind_name(w.kind)));
+  o.set("modes", w.mode_list());
+  o.set("precisions", json::Array(w.precisions.begin(), w.precisions.end()));
+  o.set("summary", w.summary);
+  json::Array params;
+  for (const ResolvedEntry& e : config.entries()) params.push_back(param_json(*e.spec, &e));
+  o.set("parameters", std::move(params));
+  return o;
+}
+
+}  // namespace dgx

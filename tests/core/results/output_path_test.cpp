@@ -1,0 +1,116 @@
+// Results files are written only where they must be: never through a link, never over a device or folder, never
+// leaving a temporary behind, and a target that cannot be written is known before any work.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "dgx/core/results/output_path.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx;
+using dgx::testing::TempDir;
+
+namespace {
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t entries(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a results file is replaced atomically and no temporary is left") {
+  TempDir dir;
+  const auto target = dir.write("r.json", "old");
+  REQUIRE_FALSE(write_file_atomically(target.string(), "new"));
+  CHECK(read(target) == "new");
+  CHECK(entries(dir.path()) == 1);
+}
+
+TEST_CASE("a symlink at the old temporary name is never followed") {
+  TempDir dir;
+  const auto victim = dir.write("victim", "precious");
+  std::filesystem::create_symlink(victim, dir.path() / "r.json.tmp");
+  REQUIRE_FALSE(write_file_atomically((dir.path() / "r.json").string(), "results"));
+  CHECK(read(victim) == "precious");
+  CHECK(read(dir.path() / "r.json") == "results");
+}
+
+TEST_CASE("a symlink, a FIFO or a folder at the target is refused, not replaced") {
+  TempDir dir;
+  const auto victim = dir.write("victim", "precious");
+  std::filesystem::create_symlink(victim, dir.path() / "link.json");
+  auto problem = write_file_atomically((dir.path() / "link.json").string(), "x");
+  REQUIRE(problem);
+  CHECK(problem->find("is a symbolic link") != std::string::npos);
+  CHECK(std::filesystem::is_symlink(dir.path() / "link.json"));
+  CHECK(read(victim) == "precious");
+
+  REQUIRE(::mkfifo((dir.path() / "fifo.json").c_str(), 0600) == 0);
+  problem = write_file_atomically((dir.path() / "fifo.json").string(), "x");
+  REQUIRE(problem);
+  CHECK(problem->find("is a FIFO") != std::string::npos);
+
+  std::filesystem::create_directory(dir.path() / "folder.json");
+  problem = write_file_atomically((dir.path() / "folder.json").string(), "x");
+  REQUIRE(problem);
+  CHECK(problem->find("is a directory") != std::string::npos);
+  CHECK(entries(dir.path()) == 4);  // victim, link, fifo, folder: no stale temporary
+}
+
+TEST_CASE("a device node is refused as a target") {
+  const auto problem = check_output_path("/dev/null");
+  REQUIRE(problem);
+  CHECK(problem->code == ExitCode::usage);
+  CHECK(problem->message.find("is a character device") != std::string::npos);
+}
+
+TEST_CASE("a missing folder is a usage error with the OS reason, before any work") {
+  TempDir dir;
+  const auto problem = check_output_path((dir.path() / "nodir" / "x.json").string());
+  REQUIRE(problem);
+  CHECK(problem->code == ExitCode::usage);
+  CHECK(problem->message.find("No such file or directory") != std::string::npos);
+  CHECK(entries(dir.path()) == 0);
+}
+
+TEST_CASE("checking an output path leaves nothing behind") {
+  TempDir dir;
+  CHECK_FALSE(check_output_path((dir.path() / "x.json").string()));
+  CHECK(entries(dir.path()) == 0);
+  CHECK_FALSE(check_output_path("-"));
+}
+
+TEST_CASE("the format follows the extension, an unknown extension is an error, none takes --format") {
+  CHECK(output_format("r.json", Format::table).value() == Format::json);
+  CHECK(output_format("out.d/results", Format::csv).value() == Format::csv);
+  CHECK(output_format("-", Format::markdown).value() == Format::markdown);
+  CHECK(output_format("r.html", Format::table).value() == Format::html);
+  const auto pdf = output_format("r.pdf", Format::table);
+  REQUIRE_FALSE(pdf);
+  CHECK(pdf.error().code == ExitCode::usage);
+  CHECK(pdf.error().message.find("unknown extension '.pdf'") != std::string::npos);
+}
+
+TEST_CASE("a new results file gets the permissions the umask allows") {
+  TempDir dir;
+  const mode_t old = ::umask(027);
+  const auto target = dir.path() / "r.json";
+  REQUIRE_FALSE(write_file_atomically(target.string(), "x"));
+  ::umask(old);
+  struct stat st {};
+  REQUIRE(::stat(target.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+}
