@@ -1,12 +1,12 @@
 #include "assumptions.hpp"
 
-#include "dgx/llm/plugin/calibration_summary.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
-llm::plugin::Assumptions resolve_finetune_assumptions(const FinetuneSettings& settings) {
-  llm::plugin::Assumptions a = llm::plugin::resolve_assumptions(settings);
-  a.calibration = llm::plugin::finetune_calibration_summary(a.system) + "; pretraining " + a.calibration;
+llm::workload::Assumptions resolve_finetune_assumptions(const FinetuneSettings& settings) {
+  llm::workload::Assumptions a = llm::workload::resolve_assumptions(settings);
+  a.calibration = llm::workload::finetune_calibration_summary(a.system) + "; pretraining " + a.calibration;
   return a;
 }
 

@@ -2,12 +2,12 @@
 // assumptions.hpp) with the accuracy quoted on the fine-tuning calibration set first, then the pretraining one.
 #pragma once
 
-#include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
 /// Throws dgx::sdk::InvalidArgument for an unknown model, system or price provider (close matches named).
-[[nodiscard]] llm::plugin::Assumptions resolve_finetune_assumptions(const FinetuneSettings& settings);
+[[nodiscard]] llm::workload::Assumptions resolve_finetune_assumptions(const FinetuneSettings& settings);
 
 }  // namespace dgx::plugins::llm_finetune

@@ -5,9 +5,9 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/plugin/format.hpp"
-#include "dgx/llm/plugin/training_notes.hpp"
-#include "dgx/llm/plugin/training_rows.hpp"
+#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
+#include "dgx/llm/workload/training_rows.hpp"
 #include "explore_notes.hpp"
 #include "notes.hpp"
 #include "rows.hpp"
@@ -68,14 +68,14 @@ void order(MethodsExplored& out, const FinetuneSettings& s) {
 }  // namespace
 
 llm::ExploreSpace explore_space(const FinetuneSettings& s, const FinetuneJob& job) {
-  llm::ExploreSpace space = llm::plugin::explore_space(s);
+  llm::ExploreSpace space = llm::workload::explore_space(s);
   space.seq_len = job.seq_len;
   space.tokens = job.processed_tokens;
   return space;
 }
 
 MethodsExplored explore_methods(const dgx::sdk::Host& host, const FinetuneSettings& s,
-                                const llm::plugin::Assumptions& a, const FinetuneJob& job) {
+                                const llm::workload::Assumptions& a, const FinetuneJob& job) {
   // Deadlines are in hours here: recommend() picks the deadline point over every method's points.
   const llm::ExploreOptions options{.price = a.price,
                                     .budget_slack = s.budget_slack,
@@ -115,7 +115,7 @@ MethodsExplored explore_methods(const dgx::sdk::Host& host, const FinetuneSettin
 }
 
 void run_explore(const dgx::sdk::Host& host, const FinetuneSettings& settings,
-                 const llm::plugin::Assumptions& assumptions, const FinetuneJob& job) {
+                 const llm::workload::Assumptions& assumptions, const FinetuneJob& job) {
   const MethodsExplored explored = explore_methods(host, settings, assumptions, job);
   const llm::ExploreResult& r = explored.merged;
 
@@ -125,10 +125,10 @@ void run_explore(const dgx::sdk::Host& host, const FinetuneSettings& settings,
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const llm::ExplorePoint& p = r.points[i];
     dgx::sdk::Row row = finetune_row("explore", context, explored.methods[i], p.train,
-                                     llm::plugin::headline_of(p, assumptions), p.breakdown);
-    row.field("layout", llm::plugin::layout_label(p.train, assumptions.model.moe()))
+                                     llm::workload::headline_of(p, assumptions), p.breakdown);
+    row.field("layout", llm::workload::layout_label(p.train, assumptions.model.moe()))
         .field("pareto", p.pareto ? "*" : "")
-        .field("recommended", llm::plugin::recommended_mark(r, i));
+        .field("recommended", llm::workload::recommended_mark(r, i));
     host.emit(row);
   }
   host.note(NotePlacement::after, "Pareto front (hours vs cost)", pareto_note(explored, settings, assumptions));
@@ -142,8 +142,8 @@ void run_explore(const dgx::sdk::Host& host, const FinetuneSettings& settings,
   }
   host.note(NotePlacement::after, "Projection",
             projection_note(assumptions) + " This sweep evaluated " +
-                llm::plugin::grouped(static_cast<long long>(r.evaluated)) + " layouts in " +
-                llm::plugin::duration(explored.seconds) + ".");
+                llm::workload::grouped(static_cast<long long>(r.evaluated)) + " layouts in " +
+                llm::workload::duration(explored.seconds) + ".");
 }
 
 }  // namespace dgx::plugins::llm_finetune

@@ -13,7 +13,7 @@
 #include <dgx/sdk/host.hpp>
 
 #include "dgx/llm/explorer.hpp"
-#include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
 #include "job.hpp"
 #include "settings.hpp"
 
@@ -41,10 +41,10 @@ struct MethodsExplored {
 /// Sweeps every requested method. Throws dgx::sdk::InvalidArgument when no method fits at any explored GPU count,
 /// naming each method's reason.
 [[nodiscard]] MethodsExplored explore_methods(const dgx::sdk::Host& host, const FinetuneSettings& settings,
-                                              const llm::plugin::Assumptions& assumptions, const FinetuneJob& job);
+                                              const llm::workload::Assumptions& assumptions, const FinetuneJob& job);
 
 /// Emits the rows and notes.
 void run_explore(const dgx::sdk::Host& host, const FinetuneSettings& settings,
-                 const llm::plugin::Assumptions& assumptions, const FinetuneJob& job);
+                 const llm::workload::Assumptions& assumptions, const FinetuneJob& job);
 
 }  // namespace dgx::plugins::llm_finetune

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <optional>
 
-#include "dgx/llm/plugin/format.hpp"
-#include "dgx/llm/plugin/training_notes.hpp"
-#include "dgx/llm/plugin/training_rows.hpp"
+#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
+#include "dgx/llm/workload/training_rows.hpp"
 #include "params.hpp"
 #include "rows.hpp"
 
@@ -14,7 +14,7 @@ namespace dgx::plugins::llm_finetune {
 
 namespace {
 
-using llm::plugin::fixed;
+using llm::workload::fixed;
 
 std::string hours_text(double days) {
   const double hours = 24 * days;
@@ -54,22 +54,22 @@ std::optional<int> fewest_gpus(const MethodsExplored& e, llm::FineTuneMethod met
   return fewest;
 }
 
-std::string short_point(const MethodsExplored& e, std::size_t i, const llm::plugin::Assumptions& a) {
+std::string short_point(const MethodsExplored& e, std::size_t i, const llm::workload::Assumptions& a) {
   return method_name(e.methods[i]) + " " + hours_text(e.merged.points[i].days) + ", " +
-         llm::plugin::cost_text(e.merged.points[i], a);
+         llm::workload::cost_text(e.merged.points[i], a);
 }
 
 }  // namespace
 
-std::string sweep_note(const FinetuneSettings& s, const llm::plugin::Assumptions& a) {
+std::string sweep_note(const FinetuneSettings& s, const llm::workload::Assumptions& a) {
   const std::string batch = s.gbs_per_gpu > 0
                                 ? std::to_string(s.gbs_per_gpu) + " sequences per GPU (" + key::gbs_per_gpu + ")"
                                 : std::to_string(s.train.gbs) + " sequences at every GPU count (" + key::gbs + "; " +
                                       key::gbs_per_gpu + " = 0)";
   const int seq = s.train.seq_len > 0 ? s.train.seq_len : a.model.seq_len;
-  return "GPU counts: " + llm::plugin::gpu_counts_text(s) + ".\nMethods: " + methods_text(s) +
-         ".\nPrecisions: " + llm::plugin::precision_list(s.precisions) + ".\nLayouts: every valid combination of " +
-         llm::plugin::layouts_text(a.model, a.system) +
+  return "GPU counts: " + llm::workload::gpu_counts_text(s) + ".\nMethods: " + methods_text(s) +
+         ".\nPrecisions: " + llm::workload::precision_list(s.precisions) + ".\nLayouts: every valid combination of " +
+         llm::workload::layouts_text(a.model, a.system) +
          "; per method, GPU count and precision the fastest that fits in memory is kept (parallel.*, train.mbs and "
          "train.recompute only set --mode project's configuration).\nGlobal batch: " +
          batch + " of " + std::to_string(seq) + " tokens; distributed optimizer " +
@@ -77,14 +77,14 @@ std::string sweep_note(const FinetuneSettings& s, const llm::plugin::Assumptions
 }
 
 std::string describe_point(const MethodsExplored& e, std::size_t i, const FinetuneSettings& s,
-                           const llm::plugin::Assumptions& a) {
+                           const llm::workload::Assumptions& a) {
   const llm::ExplorePoint& p = e.merged.points[i];
   return std::to_string(p.gpus) + " GPUs " + method_label(e.methods[i], s.finetune.lora) + " " +
-         std::string(llm::to_string(p.train.precision)) + ", " + llm::plugin::layout_label(p.train, a.model.moe()) +
-         ": " + hours_text(p.days) + ", " + llm::plugin::cost_text(p, a);
+         std::string(llm::to_string(p.train.precision)) + ", " + llm::workload::layout_label(p.train, a.model.moe()) +
+         ": " + hours_text(p.days) + ", " + llm::workload::cost_text(p, a);
 }
 
-std::string pareto_note(const MethodsExplored& e, const FinetuneSettings& s, const llm::plugin::Assumptions& a) {
+std::string pareto_note(const MethodsExplored& e, const FinetuneSettings& s, const llm::workload::Assumptions& a) {
   std::vector<std::size_t> front;
   for (std::size_t i = 0; i < e.merged.points.size(); ++i) {
     if (e.merged.points[i].pareto) {
@@ -102,9 +102,9 @@ std::string pareto_note(const MethodsExplored& e, const FinetuneSettings& s, con
 }
 
 std::string recommendation_note(const MethodsExplored& e, const FinetuneSettings& s,
-                                const llm::plugin::Assumptions& a) {
+                                const llm::workload::Assumptions& a) {
   const llm::ExploreResult& r = e.merged;
-  const std::size_t low = llm::plugin::cheapest(r.points);
+  const std::size_t low = llm::workload::cheapest(r.points);
   const std::string slack = "+" + fixed(100 * s.budget_slack, 0) + "% (" + key::budget_slack + ")";
   std::string out;
   if (r.fastest_within_budget) {
@@ -128,10 +128,10 @@ std::string recommendation_note(const MethodsExplored& e, const FinetuneSettings
            describe_point(e, *r.cheapest_meeting_deadline, s, a) + " (recommended = deadline).";
   }
   return out + "\nNo configuration fine-tunes within " + deadline + "; the fastest is " +
-         describe_point(e, llm::plugin::fastest(r.points), s, a) + ".";
+         describe_point(e, llm::workload::fastest(r.points), s, a) + ".";
 }
 
-std::string comparison_text(const MethodsExplored& e, const llm::plugin::Assumptions& a) {
+std::string comparison_text(const MethodsExplored& e, const llm::workload::Assumptions& a) {
   const llm::ExploreResult& r = e.merged;
   if (e.sweeps.size() < 2 || !r.fastest_within_budget) {
     return {};
@@ -152,10 +152,10 @@ std::string comparison_text(const MethodsExplored& e, const llm::plugin::Assumpt
          side_by_side + elsewhere;
 }
 
-std::string dropped_methods_note(const MethodsExplored& e, const llm::plugin::Assumptions& a) {
+std::string dropped_methods_note(const MethodsExplored& e, const llm::workload::Assumptions& a) {
   std::string out;
   for (const MethodSweep& sweep : e.sweeps) {
-    const std::string text = sweep.result ? llm::plugin::dropped_note(*sweep.result, a)
+    const std::string text = sweep.result ? llm::workload::dropped_note(*sweep.result, a)
                                           : "fits at no explored GPU count: " + sweep.failure + ".";
     if (!text.empty()) {
       out += (out.empty() ? "" : "\n") + method_name(sweep.method) + ": " + text;

@@ -6,15 +6,15 @@
 
 #include <dgx/sdk/workload.hpp>
 
-#include "dgx/llm/plugin/assumptions.hpp"
-#include "dgx/llm/plugin/measured_workload.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
+#include "dgx/llm/workload/measured_workload.hpp"
 #include "job.hpp"
 #include "measure_mode.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
-class FinetuneWorkload final : public llm::plugin::MeasuredWorkload<MeasureMode> {
+class FinetuneWorkload final : public llm::workload::MeasuredWorkload<MeasureMode> {
 public:
   explicit FinetuneWorkload(dgx::sdk::Host& host);
   void project(dgx::sdk::Mode mode) override;
@@ -24,7 +24,7 @@ private:
 
   dgx::sdk::Host& host_;
   FinetuneSettings settings_;
-  llm::plugin::Assumptions assumptions_;
+  llm::workload::Assumptions assumptions_;
   FinetuneJob job_;
   MeasureMode measure_;
 };

@@ -11,8 +11,8 @@
 #include "dgx/llm/kernels/metrics.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/op_time.hpp"
-#include "dgx/llm/plugin/training_rows.hpp"
 #include "dgx/llm/step_model.hpp"
+#include "dgx/llm/workload/training_rows.hpp"
 #include "rows.hpp"
 
 namespace dgx::plugins::llm_finetune {
@@ -36,7 +36,7 @@ void require_layer_probe() {
 }
 
 MeasureMode::MeasureMode(const dgx::sdk::Host& host, const FinetuneSettings& settings,
-                         const llm::plugin::Assumptions& assumptions, const FinetuneJob& job)
+                         const llm::workload::Assumptions& assumptions, const FinetuneJob& job)
     : host_(host), settings_(settings), assumptions_(assumptions), job_(job) {}
 
 void MeasureMode::setup() {
@@ -55,7 +55,7 @@ void MeasureMode::setup() {
                  " trains it, forward and backward, "
                  "measured on " +
                  device_ + " at the per-rank shapes of " +
-                 llm::plugin::layout_label(settings_.train, assumptions_.model.moe()) +
+                 llm::workload::layout_label(settings_.train, assumptions_.model.moe()) +
                  (spec.sample_len > 0 ? ", samples packed " + std::to_string(spec.sample_len) + " tokens long" : "") +
                  " (" + kernels::describe(spec) +
                  "; communication is not run: the model adds it). Its op times (CUDA events, median of " +
@@ -136,11 +136,11 @@ void MeasureMode::end_case(std::size_t index, const dgx::sdk::Stats& stats) {
   const llm::Projection& p = *projection;
   const RowContext context{settings_, assumptions_, job_};
   dgx::sdk::Row row = finetune_row("measured-calibrated projection", context, f.method, p.train,
-                                   llm::plugin::headline_of(p), p.breakdown);
-  row.field("layout", llm::plugin::layout_label(p.train, assumptions_.model.moe()))
+                                   llm::workload::headline_of(p), p.breakdown);
+  row.field("layout", llm::workload::layout_label(p.train, assumptions_.model.moe()))
       .field("device", device_, DGX_FIELD_HIDDEN)
       .field("source", llm::kernels::measured_source(match, device_, system.name), DGX_FIELD_HIDDEN);
-  llm::plugin::add_memory_metrics(row, p.memory);
+  llm::workload::add_memory_metrics(row, p.memory);
   host_.emit(row);
   llm::kernels::report_match(host_, match);
 }

@@ -12,7 +12,7 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "dgx/llm/kernels/layer_probe.hpp"
-#include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
 #include "job.hpp"
 #include "settings.hpp"
 
@@ -20,8 +20,8 @@ namespace dgx::plugins::llm_finetune {
 
 class MeasureMode {
 public:
-  MeasureMode(const dgx::sdk::Host& host, const FinetuneSettings& settings, const llm::plugin::Assumptions& assumptions,
-              const FinetuneJob& job);
+  MeasureMode(const dgx::sdk::Host& host, const FinetuneSettings& settings,
+              const llm::workload::Assumptions& assumptions, const FinetuneJob& job);
 
   /// Which system the measurement calibrates: the device's profile when the catalog has one.
   void setup();
@@ -37,7 +37,7 @@ private:
 
   const dgx::sdk::Host& host_;
   FinetuneSettings settings_;
-  llm::plugin::Assumptions assumptions_;
+  llm::workload::Assumptions assumptions_;
   FinetuneJob job_;
   std::string device_;
   std::unique_ptr<llm::kernels::LayerProbe> probe_;

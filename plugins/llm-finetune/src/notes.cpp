@@ -3,8 +3,8 @@
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_constants.hpp"
-#include "dgx/llm/plugin/format.hpp"
-#include "dgx/llm/plugin/training_notes.hpp"
+#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
 
@@ -14,9 +14,9 @@ namespace dgx::plugins::llm_finetune {
 
 namespace {
 
-using llm::plugin::fixed;
-using llm::plugin::grouped;
-using llm::plugin::si_count;
+using llm::workload::fixed;
+using llm::workload::grouped;
+using llm::workload::si_count;
 
 std::string percent(double fraction) { return fixed(100 * fraction, fraction < 0.01 ? 2 : 1) + "%"; }
 
@@ -60,10 +60,10 @@ std::string methods_line(const FinetuneSettings& s, const llm::ModelConfig& m) {
 
 }  // namespace
 
-std::string assumptions_note(const FinetuneSettings& s, const llm::plugin::Assumptions& a, const FinetuneJob& job) {
-  return "Model: " + llm::plugin::model_text(a.model) + ".\n" + job_line(s, job) + "\n" + methods_line(s, a.model) +
-         "\n" + llm::plugin::system_line(s, a) + "\n" + llm::plugin::framework_line(s, a) + "\n" +
-         llm::plugin::price_line(a) + "\nPerformance model: " + llm::constants::kModelVersion +
+std::string assumptions_note(const FinetuneSettings& s, const llm::workload::Assumptions& a, const FinetuneJob& job) {
+  return "Model: " + llm::workload::model_text(a.model) + ".\n" + job_line(s, job) + "\n" + methods_line(s, a.model) +
+         "\n" + llm::workload::system_line(s, a) + "\n" + llm::workload::framework_line(s, a) + "\n" +
+         llm::workload::price_line(a) + "\nPerformance model: " + llm::constants::kModelVersion +
          ", per-op rooflines of the system profile with calibrated efficiencies; fine-tuning changes the op lists, "
          "memory and optimizer of pretraining's model, nothing is fitted to fine-tuning rows; accuracy on published "
          "runs: " +
@@ -81,7 +81,7 @@ std::string flops_note() {
          "mfu_published.";
 }
 
-std::string trade_note(const FinetuneSettings& s, const llm::plugin::Assumptions& a, const std::string& comparison) {
+std::string trade_note(const FinetuneSettings& s, const llm::workload::Assumptions& a, const std::string& comparison) {
   const llm::FineTune lora = finetune_of(s, llm::FineTuneMethod::lora);
   const double share = llm::trainable_parameters(a.model, lora) / llm::count_parameters(a.model).total;
   return "LoRA trains " + percent(share) + " of the parameters (" +
@@ -93,7 +93,7 @@ std::string trade_note(const FinetuneSettings& s, const llm::plugin::Assumptions
          "compare time and cost only.";
 }
 
-std::string projection_note(const llm::plugin::Assumptions& a) {
+std::string projection_note(const llm::workload::Assumptions& a) {
   return std::string("These numbers are projections of ") + llm::constants::kModelVersion + " for " + a.system.name +
          ", not measurements on this machine (every row says mode projected; JSON carries the provenance). To "
          "measure instead, run the same command on a GPU machine: it measures one layer of the model, with its "

@@ -8,13 +8,13 @@
 
 #include <dgx/sdk/workload.hpp>
 
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
 /// Config keys. Renaming one breaks users' scripts and presets.
 namespace key {
-using namespace llm::plugin::key;
+using namespace llm::workload::key;
 inline constexpr const char* method = "finetune.method";
 inline constexpr const char* lora_rank = "finetune.lora.rank";
 inline constexpr const char* lora_alpha = "finetune.lora.alpha";

@@ -6,7 +6,7 @@
 
 #include <dgx/sdk/plugin.hpp>
 
-#include "dgx/llm/plugin/presets.hpp"
+#include "dgx/llm/workload/presets.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
@@ -15,7 +15,7 @@ inline constexpr const char* kWorkloadName = "llm-finetune";
 
 /// One preset per embedded configs/workloads/<name>.toml whose preset.workload is llm-finetune, sorted by name.
 [[nodiscard]] inline std::vector<dgx::sdk::PresetSpec> embedded_presets() {
-  return llm::plugin::embedded_presets(kWorkloadName);
+  return llm::workload::embedded_presets(kWorkloadName);
 }
 
 }  // namespace dgx::plugins::llm_finetune

@@ -5,7 +5,7 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
 #include "job.hpp"
 #include "settings.hpp"
 
@@ -13,6 +13,6 @@ namespace dgx::plugins::llm_finetune {
 
 /// Emits the row and notes. Throws dgx::sdk::InvalidArgument when the configuration is invalid or does not fit.
 void run_project(const dgx::sdk::Host& host, const FinetuneSettings& settings,
-                 const llm::plugin::Assumptions& assumptions, const FinetuneJob& job);
+                 const llm::workload::Assumptions& assumptions, const FinetuneJob& job);
 
 }  // namespace dgx::plugins::llm_finetune

@@ -24,7 +24,7 @@ void add_config(Row& row, const RowContext& c, llm::FineTuneMethod method, int g
   // The keys users set, so a row can be fed back with --set; gpus, precision and method vary as table columns
   // (the layout field stands for the parallel keys).
   const llm::LoraConfig& lora = c.settings.finetune.lora;
-  llm::plugin::add_training_config(row, c.assumptions, gpus, t);
+  llm::workload::add_training_config(row, c.assumptions, gpus, t);
   row.config(key::method, std::string(llm::to_string(method)))
       .config(key::lora_rank, lora.rank, kHiddenConfig)
       .config(key::lora_alpha, lora.alpha, kHiddenConfig)
@@ -49,25 +49,25 @@ llm::FineTune finetune_of(const FinetuneSettings& settings, llm::FineTuneMethod 
 }
 
 Row finetune_row(const std::string& table, const RowContext& c, llm::FineTuneMethod method,
-                 const llm::TrainConfig& train, const llm::plugin::Headline& headline,
+                 const llm::TrainConfig& train, const llm::workload::Headline& headline,
                  const llm::StepBreakdown& breakdown) {
   const llm::FineTune f = finetune_of(c.settings, method);
   const llm::ModelConfig& m = c.assumptions.model;
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
   add_config(row, c, method, headline.gpus, train);
-  llm::plugin::add_provenance(row, c.assumptions, train);
+  llm::workload::add_provenance(row, c.assumptions, train);
   row.field("finetune_flops",
             f.lora_method() ? "executed: frozen weights' forward and dgrad GEMMs (2/3 of SFT's), the attention core "
                               "whole, the adapters' GEMMs"
                             : "executed: every GEMM's forward, dgrad and wgrad, the attention core within samples",
             DGX_FIELD_HIDDEN);
-  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::hours_to_finetune);
+  llm::workload::add_headline_metrics(row, headline, llm::workload::RunTime::hours_to_finetune);
   const double executed = llm::finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   const double published = llm::published_finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   row.metric("trainable_parameters", llm::trainable_parameters(m, f), "count", DGX_METRIC_HIDDEN)
       .metric("mfu_published", executed > 0 ? 100 * headline.mfu * published / executed : 0.0, "%", DGX_METRIC_HIDDEN);
-  llm::plugin::add_breakdown_metrics(row, breakdown);
+  llm::workload::add_breakdown_metrics(row, breakdown);
   return row;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_finetune {
@@ -11,8 +11,8 @@ namespace dgx::plugins::llm_finetune {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::plugin::fixed;
-using llm::plugin::grouped;
+using llm::workload::fixed;
+using llm::workload::grouped;
 
 std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
   std::vector<llm::FineTuneMethod> out;
@@ -33,7 +33,7 @@ std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
 
 llm::LoraConfig read_lora(const dgx::sdk::Host& host) {
   llm::LoraConfig lora;
-  lora.rank = llm::plugin::read_int(host, key::lora_rank, 1);
+  lora.rank = llm::workload::read_int(host, key::lora_rank, 1);
   lora.alpha = host.get_float(key::lora_alpha);
   if (!(lora.alpha > 0) || !std::isfinite(lora.alpha)) {
     throw InvalidArgument(std::string(key::lora_alpha) + " must be positive, got " + fixed(lora.alpha, 2));
@@ -66,7 +66,7 @@ double non_negative(const dgx::sdk::Host& host, const char* name) {
 
 Dataset read_dataset(const dgx::sdk::Host& host) {
   Dataset d;
-  d.samples = static_cast<double>(llm::plugin::read_int(host, key::samples, 0));
+  d.samples = static_cast<double>(llm::workload::read_int(host, key::samples, 0));
   d.avg_tokens_per_sample = non_negative(host, key::avg_tokens_per_sample);
   d.epochs = non_negative(host, key::epochs);
   if (!(d.avg_tokens_per_sample > 0)) {
@@ -90,7 +90,7 @@ Dataset read_dataset(const dgx::sdk::Host& host) {
 
 FinetuneSettings read_settings(const dgx::sdk::Host& host) {
   FinetuneSettings s;
-  static_cast<llm::plugin::TrainingSettings&>(s) = llm::plugin::read_training_settings(host);
+  static_cast<llm::workload::TrainingSettings&>(s) = llm::workload::read_training_settings(host);
   s.methods = read_methods(host);
   s.finetune.method = s.methods.front();
   s.finetune.lora = read_lora(host);

@@ -3,9 +3,9 @@
 #include <set>
 #include <utility>
 
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_calibration.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -30,8 +30,8 @@ CalibrationLine calibrate() {
     }
   }
   const llm::ErrorStats all = llm::serve_error_stats(llm::run_serve_calibration(*rows)).back();
-  line.text = "configs/baselines/inference.md: mean " + llm::plugin::fixed(100 * all.mean_abs, 1) + "%, max " +
-              llm::plugin::fixed(100 * all.max_abs, 1) + "% over " + std::to_string(all.rows - all.failed) +
+  line.text = "configs/baselines/inference.md: mean " + llm::workload::fixed(100 * all.mean_abs, 1) + "%, max " +
+              llm::workload::fixed(100 * all.max_abs, 1) + "% over " + std::to_string(all.rows - all.failed) +
               " published TensorRT-LLM offline throughputs on " + systems;
   return line;
 }
@@ -40,9 +40,9 @@ CalibrationLine calibrate() {
 
 Assumptions resolve_assumptions(const InferenceSettings& settings) {
   Assumptions a;
-  a.model = llm::plugin::lookup_model(settings.model, key::model);
-  a.system = llm::plugin::lookup_system(settings.system, key::system);
-  llm::plugin::PriceResolution price = llm::plugin::resolve_price(
+  a.model = llm::workload::lookup_model(settings.model, key::model);
+  a.system = llm::workload::lookup_system(settings.system, key::system);
+  llm::workload::PriceResolution price = llm::workload::resolve_price(
       settings.system, settings.provider, settings.usd_per_gpu_hour, {key::provider, key::usd_per_gpu_hour});
   a.price = price.price;
   a.price_reason = std::move(price.reason);

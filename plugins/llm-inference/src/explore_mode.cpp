@@ -4,7 +4,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
@@ -14,9 +14,9 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::plugin::duration;
-using llm::plugin::fixed;
-using llm::plugin::grouped;
+using llm::workload::duration;
+using llm::workload::fixed;
+using llm::workload::grouped;
 
 std::string precision_list(const InferenceSettings& s) {
   std::string out;
@@ -47,16 +47,17 @@ std::string sweep_note(const InferenceSettings& s, const Assumptions& a) {
   if (c.has_spread()) {
     out += " (the sweep projects the steady state of these means; --mode project simulates the spread)";
   }
-  out += "; token budget " + std::to_string(c.batch_tokens()) + ", max batch size " + std::to_string(c.batch_size()) +
-         ", KV fraction " + fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + llm::plugin::duration(s.slo.ttft) +
-         ", TPOT <= " + llm::plugin::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
+  out +=
+      "; token budget " + std::to_string(c.batch_tokens()) + ", max batch size " + std::to_string(c.batch_size()) +
+      ", KV fraction " + fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + llm::workload::duration(s.slo.ttft) +
+      ", TPOT <= " + llm::workload::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
   return out;
 }
 
 std::string point_line(const llm::ServeProjection& p, bool moe) {
   std::string out = llm::describe_serve_point(p, moe) + ": " + fixed(p.output_tokens_per_s_per_gpu, 0) +
                     " tok/s/GPU, " + fixed(p.output_tokens_per_s_per_user, 1) + " tok/s/user, TTFT " +
-                    llm::plugin::duration(p.ttft.p99) + ", TPOT " + llm::plugin::duration(p.tpot.p99);
+                    llm::workload::duration(p.ttft.p99) + ", TPOT " + llm::workload::duration(p.tpot.p99);
   if (p.usd_per_million_output_tokens) {
     out += ", $" + fixed(*p.usd_per_million_output_tokens, 3) + "/Mtok";
   }

@@ -7,13 +7,13 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "assumptions.hpp"
-#include "dgx/llm/plugin/measured_workload.hpp"
+#include "dgx/llm/workload/measured_workload.hpp"
 #include "measure_mode.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_inference {
 
-class InferenceWorkload final : public llm::plugin::MeasuredWorkload<MeasureMode> {
+class InferenceWorkload final : public llm::workload::MeasuredWorkload<MeasureMode> {
 public:
   explicit InferenceWorkload(dgx::sdk::Host& host);
   void project(dgx::sdk::Mode mode) override;

@@ -1,21 +1,21 @@
 #include "notes.hpp"
 
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_ops.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
-using llm::plugin::fixed;
-using llm::plugin::gib;
-using llm::plugin::join;
-using llm::plugin::si_count;
+using llm::workload::fixed;
+using llm::workload::gib;
+using llm::workload::join;
+using llm::workload::si_count;
 
 std::string model_line(const Assumptions& a) {
   const llm::ModelConfig& m = a.model;
@@ -35,20 +35,20 @@ std::string model_line(const Assumptions& a) {
 
 std::string system_line(const InferenceSettings& s, const Assumptions& a) {
   const llm::SystemProfile& sys = a.system;
-  const std::string peaks = llm::plugin::peaks_text(sys);
+  const std::string peaks = llm::workload::peaks_text(sys);
   return "System: " + sys.name + ", " + sys.display + "; " +
          (s.system_configured ? "the configuration names it" : "the workload's default") +
          ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " + gib(sys.hbm_bytes()) +
          " HBM at " + fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink " + fixed(sys.nvlink_gb_s, 0) + " GB/s in a domain of " +
          std::to_string(sys.nvlink_domain) + " GPUs; a fleet of " + std::to_string(s.gpus) + " GPUs (" + key::gpus +
-         "). Other systems: --set system=NAME (" + join(llm::plugin::other_systems(sys.name)) + ").";
+         "). Other systems: --set system=NAME (" + join(llm::workload::other_systems(sys.name)) + ").";
 }
 
 }  // namespace
 
 std::string assumptions_note(const InferenceSettings& settings, const Assumptions& assumptions) {
   return model_line(assumptions) + "\n" + system_line(settings, assumptions) + "\n" +
-         llm::plugin::price_line(assumptions.price_reason, assumptions.providers) +
+         llm::workload::price_line(assumptions.price_reason, assumptions.providers) +
          "\nServing model: " + llm::serve_constants::kModelVersion +
          ": per-op rooflines of the system profile (the training model's efficiencies; decode GEMMs split K and "
          "stream their weights) plus the engine's per-iteration overhead, composed into in-flight batching (prompt "
@@ -83,16 +83,16 @@ std::string slo_text(const llm::ServeSlo& slo, const llm::ServeProjection& p) {
   std::vector<std::string> missed;
   if (slo.ttft > 0) {
     const bool ok = p.ttft.p99 <= slo.ttft;
-    parts.push_back("TTFT p99 " + llm::plugin::duration(p.ttft.p99) + (ok ? " <= " : " > ") +
-                    llm::plugin::duration(slo.ttft));
+    parts.push_back("TTFT p99 " + llm::workload::duration(p.ttft.p99) + (ok ? " <= " : " > ") +
+                    llm::workload::duration(slo.ttft));
     if (!ok) {
       missed.emplace_back("TTFT");
     }
   }
   if (slo.tpot > 0) {
     const bool ok = p.tpot.p99 <= slo.tpot;
-    parts.push_back("TPOT p99 " + llm::plugin::duration(p.tpot.p99) + (ok ? " <= " : " > ") +
-                    llm::plugin::duration(slo.tpot));
+    parts.push_back("TPOT p99 " + llm::workload::duration(p.tpot.p99) + (ok ? " <= " : " > ") +
+                    llm::workload::duration(slo.tpot));
     if (!ok) {
       missed.emplace_back("TPOT");
     }

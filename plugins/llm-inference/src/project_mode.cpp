@@ -2,7 +2,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
@@ -12,10 +12,10 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::plugin::fixed;
-using llm::plugin::gib;
-using llm::plugin::grouped;
-using llm::plugin::si_count;
+using llm::workload::fixed;
+using llm::workload::gib;
+using llm::workload::grouped;
+using llm::workload::si_count;
 
 std::string what(const InferenceSettings& s, const Assumptions& a) {
   const llm::ServeConfig& c = s.config;
@@ -45,24 +45,25 @@ std::string configuration_note(const InferenceSettings& s, const Assumptions& a,
 
 std::string latency_note(const llm::ServeProjection& p) {
   const llm::StepCost& d = p.decode_step;
-  std::string out = "TTFT " + llm::plugin::duration(p.ttft.median) + ", TPOT " + llm::plugin::duration(p.tpot.median) +
-                    ", E2E " + llm::plugin::duration(p.e2e.median);
+  std::string out = "TTFT " + llm::workload::duration(p.ttft.median) + ", TPOT " +
+                    llm::workload::duration(p.tpot.median) + ", E2E " + llm::workload::duration(p.e2e.median);
   if (p.simulated) {
-    out += " (medians; p99 " + llm::plugin::duration(p.ttft.p99) + ", " + llm::plugin::duration(p.tpot.p99) + ", " +
-           llm::plugin::duration(p.e2e.p99) + " over " + std::to_string(p.simulated_requests) + " simulated requests)";
+    out += " (medians; p99 " + llm::workload::duration(p.ttft.p99) + ", " + llm::workload::duration(p.tpot.p99) + ", " +
+           llm::workload::duration(p.e2e.p99) + " over " + std::to_string(p.simulated_requests) +
+           " simulated requests)";
   }
   out += ". " + fixed(p.decode_batch, 1) + " requests decode per iteration; one without a prompt chunk takes " +
-         llm::plugin::duration(d.seconds) + " (compute " + llm::plugin::duration(d.compute) + ", TP all-reduces " +
-         llm::plugin::duration(d.tp_comm);
+         llm::workload::duration(d.seconds) + " (compute " + llm::workload::duration(d.compute) + ", TP all-reduces " +
+         llm::workload::duration(d.tp_comm);
   if (d.pp_comm > 0) {
-    out += ", PP hand-offs " + llm::plugin::duration(d.pp_comm);
+    out += ", PP hand-offs " + llm::workload::duration(d.pp_comm);
   }
-  out += ", engine overhead " + llm::plugin::duration(d.overhead) + "), one with a prompt chunk " +
-         llm::plugin::duration(p.chunk_step.seconds) + "; " + fixed(p.prefill_tokens_per_iter, 0) +
+  out += ", engine overhead " + llm::workload::duration(d.overhead) + "), one with a prompt chunk " +
+         llm::workload::duration(p.chunk_step.seconds) + "; " + fixed(p.prefill_tokens_per_iter, 0) +
          " prompt tokens per iteration on average.";
   if (p.queue_wait > 0) {
     out += " Requests beyond the " + std::to_string(p.in_flight) + " that fit wait " +
-           llm::plugin::duration(p.queue_wait) + " for a slot (in TTFT and E2E).";
+           llm::workload::duration(p.queue_wait) + " for a slot (in TTFT and E2E).";
   }
   return out;
 }

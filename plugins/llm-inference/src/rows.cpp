@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -12,7 +12,7 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::Row;
-using llm::plugin::fixed;
+using llm::workload::fixed;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;

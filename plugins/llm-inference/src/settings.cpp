@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -14,9 +14,9 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::plugin::bounded_int;
-using llm::plugin::fixed;
-using llm::plugin::read_int;
+using llm::workload::bounded_int;
+using llm::workload::fixed;
+using llm::workload::read_int;
 
 double read_non_negative(const dgx::sdk::Host& host, const char* key, const char* what) {
   const double value = host.get_float(key);
@@ -63,7 +63,7 @@ void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
 
 void read_cost(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.provider = host.get_string(key::provider);
-  s.usd_per_gpu_hour = llm::plugin::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
+  s.usd_per_gpu_hour = llm::workload::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
 }
 
 void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
@@ -89,7 +89,7 @@ InferenceSettings read_settings(const dgx::sdk::Host& host) {
   s.system = host.get_string(key::system);
   s.system_configured = host.is_set(key::system);
   s.gpus = read_int(host, key::gpus, 1);
-  s.precisions = llm::plugin::read_precisions(host);
+  s.precisions = llm::workload::read_precisions(host);
   s.kv_precision = read_kv_precision(host);
   read_serve(host, s);
   read_cost(host, s);

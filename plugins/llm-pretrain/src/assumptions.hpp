@@ -2,12 +2,12 @@
 // the LLM plugins (libs/llm-model/plugin, assumptions.hpp); these are llm-pretrain's names for it.
 #pragma once
 
-#include "dgx/llm/plugin/assumptions.hpp"
+#include "dgx/llm/workload/assumptions.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
-using llm::plugin::Assumptions;
-using llm::plugin::framework_names_of;
-using llm::plugin::resolve_assumptions;
-using llm::plugin::with_framework;
+using llm::workload::Assumptions;
+using llm::workload::framework_names_of;
+using llm::workload::resolve_assumptions;
+using llm::workload::with_framework;
 }  // namespace dgx::plugins::llm_pretrain

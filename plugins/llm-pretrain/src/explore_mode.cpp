@@ -20,7 +20,7 @@ using dgx::sdk::NotePlacement;
 }  // namespace
 
 llm::ExploreSpace explore_space(const PretrainSettings& s) {
-  llm::ExploreSpace space = llm::plugin::explore_space(s);
+  llm::ExploreSpace space = llm::workload::explore_space(s);
   space.tokens = s.train.tokens;
   return space;
 }

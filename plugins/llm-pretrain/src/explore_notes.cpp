@@ -34,7 +34,7 @@ std::string describe_point(const llm::ExplorePoint& p, const Assumptions& a) {
 
 std::string sweep_note(const PretrainSettings& s, const Assumptions& a) {
   const llm::ModelConfig& m = a.model;
-  const std::string layouts = llm::plugin::layouts_text(m, a.system);
+  const std::string layouts = llm::workload::layouts_text(m, a.system);
   const std::string batch = s.gbs_per_gpu > 0
                                 ? std::to_string(s.gbs_per_gpu) + " sequences per GPU (" + key::gbs_per_gpu + ")"
                                 : std::to_string(s.train.gbs) + " sequences at every GPU count (" + key::gbs + "; " +

@@ -7,7 +7,7 @@
 
 #include "assumptions.hpp"
 #include "dgx/llm/explorer.hpp"
-#include "dgx/llm/plugin/training_notes.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -23,13 +23,13 @@ namespace dgx::plugins::llm_pretrain {
                                               const Assumptions& assumptions);
 
 // The explore texts every LLM training workload shares (libs/llm-model/plugin, training_notes.hpp).
-using llm::plugin::cheapest;
-using llm::plugin::cost_text;
-using llm::plugin::dropped_note;
-using llm::plugin::fastest;
-using llm::plugin::gpu_counts_text;
-using llm::plugin::precision_list;
-using llm::plugin::recommended_mark;
+using llm::workload::cheapest;
+using llm::workload::cost_text;
+using llm::workload::dropped_note;
+using llm::workload::fastest;
+using llm::workload::gpu_counts_text;
+using llm::workload::precision_list;
+using llm::workload::recommended_mark;
 
 /// The sweep of one framework release, for comparing releases.
 struct ReleaseOutcome {

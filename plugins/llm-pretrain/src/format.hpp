@@ -2,14 +2,14 @@
 // these are llm-pretrain's names for it.
 #pragma once
 
-#include "dgx/llm/plugin/format.hpp"
+#include "dgx/llm/workload/format.hpp"
 
 namespace dgx::plugins::llm_pretrain {
-using llm::plugin::duration;
-using llm::plugin::fixed;
-using llm::plugin::gib;
-using llm::plugin::grouped;
-using llm::plugin::join;
-using llm::plugin::si_count;
-using llm::plugin::usd;
+using llm::workload::duration;
+using llm::workload::fixed;
+using llm::workload::gib;
+using llm::workload::grouped;
+using llm::workload::join;
+using llm::workload::si_count;
+using llm::workload::usd;
 }  // namespace dgx::plugins::llm_pretrain

@@ -1,7 +1,7 @@
 #include "notes.hpp"
 
 #include "dgx/llm/model_constants.hpp"
-#include "dgx/llm/plugin/calibration_summary.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "format.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -10,14 +10,14 @@ namespace {
 
 std::string model_line(const PretrainSettings& s, const Assumptions& a) {
   const int seq = s.train.seq_len > 0 ? s.train.seq_len : a.model.seq_len;
-  return "Model: " + llm::plugin::model_text(a.model) + "; sequences of " + std::to_string(seq) + " tokens, " +
+  return "Model: " + llm::workload::model_text(a.model) + "; sequences of " + std::to_string(seq) + " tokens, " +
          si_count(s.train.tokens) + " tokens to train.";
 }
 
 std::string accuracy_line(const PretrainSettings& s, const Assumptions& a) {
   std::vector<std::string> classes;
   for (const llm::Precision p : s.precisions) {
-    classes.push_back(llm::plugin::class_accuracy_text(a.system, p));
+    classes.push_back(llm::workload::class_accuracy_text(a.system, p));
   }
   return "Performance model: " + std::string(llm::constants::kModelVersion) +
          ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
@@ -27,15 +27,15 @@ std::string accuracy_line(const PretrainSettings& s, const Assumptions& a) {
 }  // namespace
 
 std::string assumptions_note(const PretrainSettings& settings, const Assumptions& assumptions) {
-  return model_line(settings, assumptions) + "\n" + llm::plugin::system_line(settings, assumptions) + "\n" +
-         llm::plugin::framework_line(settings, assumptions) + "\n" + llm::plugin::price_line(assumptions) + "\n" +
+  return model_line(settings, assumptions) + "\n" + llm::workload::system_line(settings, assumptions) + "\n" +
+         llm::workload::framework_line(settings, assumptions) + "\n" + llm::workload::price_line(assumptions) + "\n" +
          accuracy_line(settings, assumptions);
 }
 
 std::string scope_note(const PretrainSettings& settings, const Assumptions& assumptions) {
   const int seq = settings.train.seq_len > 0 ? settings.train.seq_len : assumptions.model.seq_len;
   const std::vector<std::string> reasons =
-      llm::plugin::calibration_scope(assumptions.model, assumptions.system, settings.precisions, seq);
+      llm::workload::calibration_scope(assumptions.model, assumptions.system, settings.precisions, seq);
   std::string out;
   for (const std::string& reason : reasons) {
     out += (out.empty() ? "" : "\n") + reason + ".";

@@ -6,8 +6,8 @@
 
 #include "assumptions.hpp"
 #include "dgx/llm/memory_model.hpp"
-#include "dgx/llm/plugin/training_notes.hpp"
 #include "dgx/llm/step_model.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -24,7 +24,7 @@ namespace dgx::plugins::llm_pretrain {
 [[nodiscard]] std::string projection_note(const Assumptions& assumptions);
 
 // The step-time and memory texts every LLM training workload shares (libs/llm-model/plugin, training_notes.hpp).
-using llm::plugin::breakdown_text;
-using llm::plugin::memory_text;
+using llm::workload::breakdown_text;
+using llm::workload::memory_text;
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -14,7 +14,7 @@ using dgx::sdk::Row;
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 
 void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t, bool framework_column) {
-  llm::plugin::add_training_config(row, a, gpus, t, framework_column);
+  llm::workload::add_training_config(row, a, gpus, t, framework_column);
   row.config(key::tokens, t.tokens, kHiddenConfig);
 }
 
@@ -25,9 +25,9 @@ Row projected_row(const std::string& table, const Assumptions& assumptions, cons
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
   add_config(row, assumptions, headline.gpus, train, framework_column);
-  llm::plugin::add_provenance(row, assumptions, train);
-  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::days_to_train);
-  llm::plugin::add_breakdown_metrics(row, breakdown);
+  llm::workload::add_provenance(row, assumptions, train);
+  llm::workload::add_headline_metrics(row, headline, llm::workload::RunTime::days_to_train);
+  llm::workload::add_breakdown_metrics(row, breakdown);
   return row;
 }
 

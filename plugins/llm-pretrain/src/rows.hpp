@@ -11,18 +11,18 @@
 #include "assumptions.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
-#include "dgx/llm/plugin/training_rows.hpp"
 #include "dgx/llm/step_model.hpp"
+#include "dgx/llm/workload/training_rows.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
 // The row parts every LLM training workload shares (libs/llm-model/plugin, training_rows.hpp).
-using llm::plugin::add_memory_metrics;
-using llm::plugin::Headline;
-using llm::plugin::headline_of;
-using llm::plugin::layout_label;
-using llm::plugin::mfu_peak_label;
-using llm::plugin::source_label;
+using llm::workload::add_memory_metrics;
+using llm::workload::Headline;
+using llm::workload::headline_of;
+using llm::workload::layout_label;
+using llm::workload::mfu_peak_label;
+using llm::workload::source_label;
 
 /// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the
 /// framework too when `framework_column`, the other keys JSON-only), the provenance fields (model, system,

@@ -11,7 +11,7 @@ namespace dgx::plugins::llm_pretrain {
 PretrainSettings read_settings(const dgx::sdk::Host& host) {
   using dgx::sdk::InvalidArgument;
   PretrainSettings s;
-  static_cast<llm::plugin::TrainingSettings&>(s) = llm::plugin::read_training_settings(host);
+  static_cast<llm::workload::TrainingSettings&>(s) = llm::workload::read_training_settings(host);
   s.train.tokens = host.get_float(key::tokens);
   if (!(s.train.tokens > 0) || !std::isfinite(s.train.tokens)) {
     throw InvalidArgument(std::string(key::tokens) + " must be a positive number of tokens, got " +

@@ -7,12 +7,12 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
 /// The shared training keys, train.tokens (in train.tokens) and the explorer's deadline.
-struct PretrainSettings : llm::plugin::TrainingSettings {
+struct PretrainSettings : llm::workload::TrainingSettings {
   std::optional<double> deadline_days;
 };
 

@@ -1,0 +1,186 @@
+#include "dgx/llm/workload/training_notes.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
+#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/format.hpp"
+
+namespace dgx::llm::workload {
+
+namespace {
+
+// The explorer's default ranges, as the sweep note states them.
+using namespace explore_limits;
+
+std::string range(int last) { return last > 1 ? "1-" + std::to_string(last) : "1"; }
+
+}  // namespace
+
+std::string model_text(const ModelConfig& m) {
+  const ParameterCount params = count_parameters(m);
+  std::string line = m.display + " (" + m.name + "): " + std::to_string(m.layers) + " layers, hidden " +
+                     std::to_string(m.hidden) + ", " + std::to_string(m.heads) + " heads / " +
+                     std::to_string(m.kv_groups) + " KV groups, " + si_count(params.total) + " parameters";
+  if (m.moe()) {
+    line += " (" + si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
+            std::to_string(m.experts) + " experts)";
+  }
+  return line;
+}
+
+std::string system_line(const TrainingSettings& s, const Assumptions& a) {
+  const SystemProfile& sys = a.system;
+  const std::string peaks = peaks_text(sys);
+  return "System: " + sys.name + ", " + sys.display + "; " +
+         (s.system_configured ? "the configuration names it" : "the workload's default") +
+         ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " + gib(sys.hbm_bytes()) +
+         " HBM at " + fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink domain of " + std::to_string(sys.nvlink_domain) +
+         " GPUs, " + fixed(sys.nic_gb_s, 0) + " GB/s scale-out per GPU. Other systems: --set system=NAME (" +
+         join(other_systems(sys.name)) + ").";
+}
+
+std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
+  std::vector<std::string> others;
+  for (const std::string& name : framework_names()) {
+    if (name != a.framework.name) {
+      others.push_back(name);
+    }
+  }
+  return "Framework: " + a.framework.name + ", " + a.framework.display + " (released " + a.framework.released + "); " +
+         (s.frameworks.empty() ? "the newest release profile" : "the configuration names it") +
+         ": its kernel efficiencies and software behaviour, fitted to its published runs (configs/frameworks/" +
+         a.framework.name + ".toml). Other releases: --set " + key::framework + "=NAME, or a list to compare them (" +
+         join(others) + ").";
+}
+
+std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }
+
+std::string breakdown_text(const StepBreakdown& b) {
+  const std::pair<const char*, double> parts[] = {
+      {"compute", b.compute}, {"TP", b.tp_comm},          {"CP", b.cp_comm},
+      {"EP", b.ep_comm},      {"PP", b.pp_comm},          {"bubble", b.bubble},
+      {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers},
+      {"offload", b.offload}};
+  std::string out = duration(b.total()) + " =";
+  bool first = true;
+  for (const auto& [name, seconds] : parts) {
+    if (seconds <= 0) {
+      continue;
+    }
+    out += std::string(first ? " " : " + ") + name + " " + duration(seconds);
+    first = false;
+  }
+  return out;
+}
+
+std::string memory_text(const MemoryBreakdown& m) {
+  const auto g = [](double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1); };
+  std::string out = gib(m.total()) + " of " + gib(m.capacity) + ": weights " + g(m.weights) + ", gradients " +
+                    g(m.gradients) + ", optimizer states " + g(m.optimizer);
+  if (m.fp8_weight_cache > 0) {
+    out += ", FP8 weight cache " + g(m.fp8_weight_cache);
+  }
+  return out + ", activations " + g(m.activations) + ", logits " + g(m.transient) + ", reserve " + g(m.reserve) +
+         " GiB";
+}
+
+std::string gpu_counts_text(const TrainingSettings& s) {
+  std::vector<std::string> counts;
+  if (!s.explore_gpus.empty()) {
+    for (const int g : s.explore_gpus) {
+      counts.push_back(std::to_string(g));
+    }
+    return join(counts) + " (" + key::explore_gpus + ")";
+  }
+  for (long long g = 1; g <= s.gpus_max; g *= 2) {
+    if (g >= s.gpus_min) {
+      counts.push_back(std::to_string(g));
+    }
+  }
+  if (counts.empty()) {
+    return "none: no power of two lies between " + std::string(key::gpus_min) + " and " + key::gpus_max;
+  }
+  const std::string shown =
+      counts.size() <= 4 ? join(counts) : counts.front() + ", " + counts[1] + ", ..., " + counts.back();
+  return shown + ": powers of two from " + key::gpus_min + " to " + key::gpus_max + " (or a list: --set " +
+         key::explore_gpus + "=64,512,2048)";
+}
+
+std::string layouts_text(const ModelConfig& m, const SystemProfile& system) {
+  std::string layouts = "TP " + range(std::min(system.nvlink_domain, max_tp)) + " x PP " +
+                        range(std::min(max_pp, m.layers)) + " x CP " + range(max_cp) + " x VP (interleaved chunks)";
+  if (m.moe()) {
+    layouts += " x EP " + range(m.experts);
+  }
+  return layouts + " x MBS " + range(max_mbs) + " x recompute none/selective/full";
+}
+
+std::string dropped_note(const ExploreResult& r, const Assumptions& a) {
+  std::vector<std::string> lines;
+  const std::uint64_t dropped = r.evaluated - r.feasible;
+  if (dropped > 0) {
+    lines.push_back(grouped(static_cast<long long>(dropped)) + " of " + grouped(static_cast<long long>(r.evaluated)) +
+                    " valid layouts need more than the " + gib(a.system.hbm_bytes()) + " of " + a.system.name +
+                    " per GPU and were dropped (combinations the GPU count, heads, layers, sequence or batch do not "
+                    "divide are not valid layouts and are skipped).");
+  }
+  std::vector<std::string> too_big, none_valid;
+  for (const InfeasibleCount& c : r.infeasible) {
+    if (c.valid_layouts == 0) {
+      none_valid.push_back(std::to_string(c.gpus));
+    } else {
+      too_big.push_back(std::to_string(c.gpus) + " GPUs (the leanest of " +
+                        grouped(static_cast<long long>(c.valid_layouts)) + " valid layouts needs " +
+                        gib(c.leanest_bytes) + ")");
+    }
+  }
+  if (!too_big.empty()) {
+    lines.push_back("No layout fits at " + join(too_big, "; ") + ".");
+  }
+  if (!none_valid.empty()) {
+    lines.push_back("No valid layout at " + join(none_valid) +
+                    " GPUs: the model's heads, layers, sequence and the global batch do not divide over them.");
+  }
+  for (const std::string& note : r.notes) {  // the explorer's remarks (e.g. a precision the system lacks)
+    lines.push_back(note + ".");
+  }
+  return join(lines, "\n");
+}
+
+std::string precision_list(const std::vector<Precision>& precisions) {
+  std::vector<std::string> names;
+  names.reserve(precisions.size());
+  for (const Precision p : precisions) {
+    names.emplace_back(to_string(p));
+  }
+  return join(names);
+}
+
+std::string cost_text(const ExplorePoint& p, const Assumptions& a) {
+  return a.price ? usd(p.cost) : grouped(static_cast<long long>(p.gpu_hours)) + " GPU-hours";
+}
+
+std::size_t cheapest(const std::vector<ExplorePoint>& points) {
+  return static_cast<std::size_t>(
+      std::min_element(points.begin(), points.end(), [](const auto& x, const auto& y) { return x.cost < y.cost; }) -
+      points.begin());
+}
+
+std::size_t fastest(const std::vector<ExplorePoint>& points) {
+  return static_cast<std::size_t>(
+      std::min_element(points.begin(), points.end(), [](const auto& x, const auto& y) { return x.days < y.days; }) -
+      points.begin());
+}
+
+std::string recommended_mark(const ExploreResult& r, std::size_t i) {
+  const bool budget = r.fastest_within_budget == i;
+  const bool deadline = r.cheapest_meeting_deadline == i;
+  return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
+}
+
+}  // namespace dgx::llm::workload
