@@ -8,7 +8,7 @@
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/close_matches.hpp"
+#include "dgx/llm/workload/unknown_name.hpp"
 
 namespace dgx::llm::workload {
 

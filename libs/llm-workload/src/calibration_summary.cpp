@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <set>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/calibration.hpp"
 #include "dgx/llm/calibration_scope.hpp"
-#include "dgx/llm/workload/format.hpp"
 
 namespace dgx::llm::workload {
 
 namespace {
+
+namespace text = dgx::sdk::text;
 
 struct Summary {
   std::string line;
@@ -31,8 +34,8 @@ Summary summarize(const Expected<std::vector<CalibrationRow>>& rows, const std::
   for (const std::string& name : s.systems) {
     systems += (systems.empty() ? "" : ", ") + name;
   }
-  s.line = files + ": mean " + fixed(100 * all.mean_abs, 1) + "%, max " + fixed(100 * all.max_abs, 1) + "% over " +
-           std::to_string(all.rows - all.failed) + " " + runs + " on " + systems;
+  s.line = files + ": mean " + text::fixed(100 * all.mean_abs, 1) + "%, max " + text::fixed(100 * all.max_abs, 1) +
+           "% over " + std::to_string(all.rows - all.failed) + " " + runs + " on " + systems;
   if (all.failed > 0) {
     s.line += " (" + std::to_string(all.failed) + " rows could not be projected)";
   }
@@ -54,8 +57,8 @@ std::string class_accuracy_text(const SystemProfile& system, Precision precision
     return name + ": no published run (uncalibrated)";
   }
   const int runs = stats->rows - stats->failed;
-  return name + ": mean " + fixed(100 * stats->mean_abs, 1) + "%, max " + fixed(100 * stats->max_abs, 1) + "% over " +
-         std::to_string(runs) + " published run" + (runs == 1 ? "" : "s");
+  return name + ": mean " + text::fixed(100 * stats->mean_abs, 1) + "%, max " + text::fixed(100 * stats->max_abs, 1) +
+         "% over " + std::to_string(runs) + " published run" + (runs == 1 ? "" : "s");
 }
 
 std::vector<std::string> calibration_scope(const ModelConfig& model, const SystemProfile& system,

@@ -1,12 +1,12 @@
 #include "dgx/llm/workload/catalog_lookup.hpp"
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/pricing.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "dgx/llm/workload/close_matches.hpp"
-#include "dgx/llm/workload/format.hpp"
+#include "dgx/llm/workload/unknown_name.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
 #include <algorithm>
@@ -15,6 +15,8 @@
 namespace dgx::llm::workload {
 
 namespace {
+
+namespace text = dgx::sdk::text;
 
 using dgx::sdk::InvalidArgument;
 
@@ -61,7 +63,7 @@ SystemProfile lookup_system(const std::string& name, std::string_view key) {
 std::optional<double> read_usd_per_gpu_hour(const dgx::sdk::Host& host, const char* key) {
   const std::optional<double> usd = host.find_float(key);
   if (usd && !(*usd > 0)) {
-    throw InvalidArgument(std::string(key) + " must be a positive price, got " + fixed(*usd, 2));
+    throw InvalidArgument(std::string(key) + " must be a positive price, got " + text::fixed(*usd, 2));
   }
   return usd;
 }
@@ -75,7 +77,7 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
   std::vector<std::string> providers = providers_of(*catalog, system);
   if (usd_per_gpu_hour) {
     const std::string label =
-        "$" + fixed(*usd_per_gpu_hour, 2) + "/GPU-h given by " + std::string(keys.usd_per_gpu_hour);
+        "$" + text::fixed(*usd_per_gpu_hour, 2) + "/GPU-h given by " + std::string(keys.usd_per_gpu_hour);
     return PriceResolution{.price = Price{.usd_per_gpu_hour = *usd_per_gpu_hour, .label = label},
                            .reason = label,
                            .providers = std::move(providers)};
@@ -102,18 +104,19 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
 std::string price_line(const std::string& reason, const std::vector<std::string>& providers) {
   std::string line = "Price: " + reason + ".";
   if (!providers.empty()) {
-    line += " Other prices: --set cost.provider=NAME (" + join(providers) + ") or --set cost.usd_per_gpu_hour=USD.";
+    line +=
+        " Other prices: --set cost.provider=NAME (" + text::join(providers) + ") or --set cost.usd_per_gpu_hour=USD.";
   }
   return line;
 }
 
 std::string peaks_text(const SystemProfile& system) {
-  std::string peaks = fixed(system.peak_bf16_tflops, 0) + " TFLOP/s dense BF16";
+  std::string peaks = text::fixed(system.peak_bf16_tflops, 0) + " TFLOP/s dense BF16";
   if (system.peak_fp8_tflops > 0) {
-    peaks += ", " + fixed(system.peak_fp8_tflops, 0) + " FP8";
+    peaks += ", " + text::fixed(system.peak_fp8_tflops, 0) + " FP8";
   }
   if (system.peak_fp4_tflops > 0) {
-    peaks += ", " + fixed(system.peak_fp4_tflops, 0) + " FP4";
+    peaks += ", " + text::fixed(system.peak_fp4_tflops, 0) + " FP4";
   }
   return peaks;
 }

@@ -4,15 +4,18 @@
 #include <utility>
 #include <vector>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 
 namespace dgx::llm::workload {
 
 namespace {
+
+namespace text = dgx::sdk::text;
 
 // The explorer's default ranges, as the sweep note states them.
 using namespace explore_limits;
@@ -25,9 +28,9 @@ std::string model_text(const ModelConfig& m) {
   const ParameterCount params = count_parameters(m);
   std::string line = m.display + " (" + m.name + "): " + std::to_string(m.layers) + " layers, hidden " +
                      std::to_string(m.hidden) + ", " + std::to_string(m.heads) + " heads / " +
-                     std::to_string(m.kv_groups) + " KV groups, " + si_count(params.total) + " parameters";
+                     std::to_string(m.kv_groups) + " KV groups, " + text::si_count(params.total) + " parameters";
   if (m.moe()) {
-    line += " (" + si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
+    line += " (" + text::si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
             std::to_string(m.experts) + " experts)";
   }
   return line;
@@ -38,10 +41,10 @@ std::string system_line(const TrainingSettings& s, const Assumptions& a) {
   const std::string peaks = peaks_text(sys);
   return "System: " + sys.name + ", " + sys.display + "; " +
          (s.system_configured ? "the configuration names it" : "the workload's default") +
-         ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " + gib(sys.hbm_bytes()) +
-         " HBM at " + fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink domain of " + std::to_string(sys.nvlink_domain) +
-         " GPUs, " + fixed(sys.nic_gb_s, 0) + " GB/s scale-out per GPU. Other systems: --set system=NAME (" +
-         join(other_systems(sys.name)) + ").";
+         ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " +
+         text::gib(sys.hbm_bytes()) + " HBM at " + text::fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink domain of " +
+         std::to_string(sys.nvlink_domain) + " GPUs, " + text::fixed(sys.nic_gb_s, 0) +
+         " GB/s scale-out per GPU. Other systems: --set system=NAME (" + text::join(other_systems(sys.name)) + ").";
 }
 
 std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
@@ -55,7 +58,7 @@ std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
          (s.frameworks.empty() ? "the newest release profile" : "the configuration names it") +
          ": its kernel efficiencies and software behaviour, fitted to its published runs (configs/frameworks/" +
          a.framework.name + ".toml). Other releases: --set " + key::framework + "=NAME, or a list to compare them (" +
-         join(others) + ").";
+         text::join(others) + ").";
 }
 
 std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }
@@ -66,27 +69,27 @@ std::string breakdown_text(const StepBreakdown& b) {
       {"EP", b.ep_comm},      {"PP", b.pp_comm},          {"bubble", b.bubble},
       {"DP", b.dp_comm},      {"optimizer", b.optimizer}, {"stragglers", b.stragglers},
       {"offload", b.offload}};
-  std::string out = duration(b.total()) + " =";
+  std::string out = text::duration(b.total()) + " =";
   bool first = true;
   for (const auto& [name, seconds] : parts) {
     if (seconds <= 0) {
       continue;
     }
-    out += std::string(first ? " " : " + ") + name + " " + duration(seconds);
+    out += std::string(first ? " " : " + ") + name + " " + text::duration(seconds);
     first = false;
   }
   return out;
 }
 
 std::string memory_text(const MemoryBreakdown& m) {
-  const auto g = [](double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1); };
-  std::string out = gib(m.total()) + " of " + gib(m.capacity) + ": weights " + g(m.weights) + ", gradients " +
-                    g(m.gradients) + ", optimizer states " + g(m.optimizer);
+  std::string out = text::gib(m.total()) + " of " + text::gib(m.capacity) + ": weights " + text::gib_number(m.weights) +
+                    ", gradients " + text::gib_number(m.gradients) + ", optimizer states " +
+                    text::gib_number(m.optimizer);
   if (m.fp8_weight_cache > 0) {
-    out += ", FP8 weight cache " + g(m.fp8_weight_cache);
+    out += ", FP8 weight cache " + text::gib_number(m.fp8_weight_cache);
   }
-  return out + ", activations " + g(m.activations) + ", logits " + g(m.transient) + ", reserve " + g(m.reserve) +
-         " GiB";
+  return out + ", activations " + text::gib_number(m.activations) + ", logits " + text::gib_number(m.transient) +
+         ", reserve " + text::gib_number(m.reserve) + " GiB";
 }
 
 std::string gpu_counts_text(const TrainingSettings& s) {
@@ -95,7 +98,7 @@ std::string gpu_counts_text(const TrainingSettings& s) {
     for (const int g : s.explore_gpus) {
       counts.push_back(std::to_string(g));
     }
-    return join(counts) + " (" + key::explore_gpus + ")";
+    return text::join(counts) + " (" + key::explore_gpus + ")";
   }
   for (long long g = 1; g <= s.gpus_max; g *= 2) {
     if (g >= s.gpus_min) {
@@ -106,7 +109,7 @@ std::string gpu_counts_text(const TrainingSettings& s) {
     return "none: no power of two lies between " + std::string(key::gpus_min) + " and " + key::gpus_max;
   }
   const std::string shown =
-      counts.size() <= 4 ? join(counts) : counts.front() + ", " + counts[1] + ", ..., " + counts.back();
+      counts.size() <= 4 ? text::join(counts) : counts.front() + ", " + counts[1] + ", ..., " + counts.back();
   return shown + ": powers of two from " + key::gpus_min + " to " + key::gpus_max + " (or a list: --set " +
          key::explore_gpus + "=64,512,2048)";
 }
@@ -124,8 +127,9 @@ std::string dropped_note(const ExploreResult& r, const Assumptions& a) {
   std::vector<std::string> lines;
   const std::uint64_t dropped = r.evaluated - r.feasible;
   if (dropped > 0) {
-    lines.push_back(grouped(static_cast<long long>(dropped)) + " of " + grouped(static_cast<long long>(r.evaluated)) +
-                    " valid layouts need more than the " + gib(a.system.hbm_bytes()) + " of " + a.system.name +
+    lines.push_back(text::grouped(static_cast<long long>(dropped)) + " of " +
+                    text::grouped(static_cast<long long>(r.evaluated)) + " valid layouts need more than the " +
+                    text::gib(a.system.hbm_bytes()) + " of " + a.system.name +
                     " per GPU and were dropped (combinations the GPU count, heads, layers, sequence or batch do not "
                     "divide are not valid layouts and are skipped).");
   }
@@ -135,21 +139,21 @@ std::string dropped_note(const ExploreResult& r, const Assumptions& a) {
       none_valid.push_back(std::to_string(c.gpus));
     } else {
       too_big.push_back(std::to_string(c.gpus) + " GPUs (the leanest of " +
-                        grouped(static_cast<long long>(c.valid_layouts)) + " valid layouts needs " +
-                        gib(c.leanest_bytes) + ")");
+                        text::grouped(static_cast<long long>(c.valid_layouts)) + " valid layouts needs " +
+                        text::gib(c.leanest_bytes) + ")");
     }
   }
   if (!too_big.empty()) {
-    lines.push_back("No layout fits at " + join(too_big, "; ") + ".");
+    lines.push_back("No layout fits at " + text::join(too_big, "; ") + ".");
   }
   if (!none_valid.empty()) {
-    lines.push_back("No valid layout at " + join(none_valid) +
+    lines.push_back("No valid layout at " + text::join(none_valid) +
                     " GPUs: the model's heads, layers, sequence and the global batch do not divide over them.");
   }
   for (const std::string& note : r.notes) {  // the explorer's remarks (e.g. a precision the system lacks)
     lines.push_back(note + ".");
   }
-  return join(lines, "\n");
+  return text::join(lines, "\n");
 }
 
 std::string precision_list(const std::vector<Precision>& precisions) {
@@ -158,11 +162,11 @@ std::string precision_list(const std::vector<Precision>& precisions) {
   for (const Precision p : precisions) {
     names.emplace_back(to_string(p));
   }
-  return join(names);
+  return text::join(names);
 }
 
 std::string cost_text(const ExplorePoint& p, const Assumptions& a) {
-  return a.price ? usd(p.cost) : grouped(static_cast<long long>(p.gpu_hours)) + " GPU-hours";
+  return a.price ? text::usd(p.cost) : text::grouped(static_cast<long long>(p.gpu_hours)) + " GPU-hours";
 }
 
 std::size_t cheapest(const std::vector<ExplorePoint>& points) {

@@ -4,16 +4,19 @@
 #include <cmath>
 #include <limits>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/pipeline_split.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 
 namespace dgx::llm::workload {
 
 namespace {
+
+namespace text = dgx::sdk::text;
 
 using dgx::sdk::InvalidArgument;
 using dgx::sdk::Param;
@@ -79,7 +82,7 @@ void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
   s.budget_slack = host.get_float(key::budget_slack);
   if (!(s.budget_slack >= 0) || !std::isfinite(s.budget_slack)) {
     throw InvalidArgument(std::string(key::budget_slack) + " must be a fraction >= 0 (0.05 is +5%), got " +
-                          fixed(s.budget_slack, 3));
+                          text::fixed(s.budget_slack, 3));
   }
 }
 
@@ -124,13 +127,13 @@ std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
 std::vector<Param> training_params(const TrainingDefaults& d) {
   // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
   return {
-      Param::string(key::model, d.model, "model to train, from the model catalog: " + join(model_names())),
+      Param::string(key::model, d.model, "model to train, from the model catalog: " + text::join(model_names())),
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        join(system_names())),
+                        text::join(system_names())),
       Param::string_list(key::framework, {},
                          "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +
-                             join(framework_names()) +
+                             text::join(framework_names()) +
                              "; empty: the newest; several: explore compares them (project uses the first)"),
       Param::integer(key::gpus, d.gpus, "GPUs of the run (--mode project)", "GPUs"),
       Param::string_list(key::precision, d.precisions,

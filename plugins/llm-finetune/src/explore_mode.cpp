@@ -5,12 +5,12 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/workload/format.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
 #include "explore_notes.hpp"
 #include "notes.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_finetune {
 
@@ -142,8 +142,8 @@ void run_explore(const dgx::sdk::Host& host, const FinetuneSettings& settings,
   }
   host.note(NotePlacement::after, "Projection",
             projection_note(assumptions) + " This sweep evaluated " +
-                llm::workload::grouped(static_cast<long long>(r.evaluated)) + " layouts in " +
-                llm::workload::duration(explored.seconds) + ".");
+                dgx::sdk::text::grouped(static_cast<long long>(r.evaluated)) + " layouts in " +
+                dgx::sdk::text::duration(explored.seconds) + ".");
 }
 
 }  // namespace dgx::plugins::llm_finetune

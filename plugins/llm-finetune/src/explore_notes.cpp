@@ -4,17 +4,17 @@
 #include <cmath>
 #include <optional>
 
-#include "dgx/llm/workload/format.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
 #include "params.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_finetune {
 
 namespace {
 
-using llm::workload::fixed;
+using dgx::sdk::text::fixed;
 
 std::string hours_text(double days) {
   const double hours = 24 * days;

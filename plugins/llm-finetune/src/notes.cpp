@@ -3,10 +3,10 @@
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_constants.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 #include <cmath>
 
@@ -14,9 +14,9 @@ namespace dgx::plugins::llm_finetune {
 
 namespace {
 
-using llm::workload::fixed;
-using llm::workload::grouped;
-using llm::workload::si_count;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::grouped;
+using dgx::sdk::text::si_count;
 
 std::string percent(double fraction) { return fixed(100 * fraction, fraction < 0.01 ? 2 : 1) + "%"; }
 

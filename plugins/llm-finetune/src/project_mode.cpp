@@ -4,19 +4,19 @@
 
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
 #include "explore_mode.hpp"
 #include "notes.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_finetune {
 
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::workload::fixed;
+using dgx::sdk::text::fixed;
 
 std::string configuration_label(const FinetuneSettings& s, const llm::workload::Assumptions& a) {
   return method_label(s.finetune.method, s.finetune.lora) + " on " + std::to_string(s.gpus) + " x " + a.system.name +
@@ -55,11 +55,11 @@ std::string configuration_note(const llm::Projection& p, const FinetuneSettings&
 }
 
 std::string throughput_note(const llm::Projection& p, const FinetuneJob& job) {
-  return llm::workload::si_count(p.tokens_per_s) + " tokens/s in all, " + fixed(p.tokens_per_s_per_gpu, 0) +
+  return dgx::sdk::text::si_count(p.tokens_per_s) + " tokens/s in all, " + fixed(p.tokens_per_s_per_gpu, 0) +
          " per GPU; " + fixed(p.model_tflops_per_gpu, 0) + " model TFLOP/s per GPU = MFU " + fixed(100 * p.mfu, 1) +
          "% of " + fixed(p.peak_tflops, 0) + "; " + fixed(24 * p.days_to_train, 2) + " hours for " +
-         llm::workload::si_count(job.processed_tokens) + " tokens, " + llm::workload::si_count(p.gpu_hours) +
-         " GPU-hours" + (p.cost_usd ? ", " + llm::workload::usd(*p.cost_usd) : std::string()) + ".";
+         dgx::sdk::text::si_count(job.processed_tokens) + " tokens, " + dgx::sdk::text::si_count(p.gpu_hours) +
+         " GPU-hours" + (p.cost_usd ? ", " + dgx::sdk::text::usd(*p.cost_usd) : std::string()) + ".";
 }
 
 }  // namespace

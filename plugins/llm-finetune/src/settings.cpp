@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_finetune {
 
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::workload::fixed;
-using llm::workload::grouped;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::grouped;
 
 std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
   std::vector<llm::FineTuneMethod> out;

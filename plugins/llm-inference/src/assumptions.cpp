@@ -5,8 +5,8 @@
 
 #include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
@@ -30,8 +30,8 @@ CalibrationLine calibrate() {
     }
   }
   const llm::ErrorStats all = llm::serve_error_stats(llm::run_serve_calibration(*rows)).back();
-  line.text = "configs/baselines/inference.md: mean " + llm::workload::fixed(100 * all.mean_abs, 1) + "%, max " +
-              llm::workload::fixed(100 * all.max_abs, 1) + "% over " + std::to_string(all.rows - all.failed) +
+  line.text = "configs/baselines/inference.md: mean " + dgx::sdk::text::fixed(100 * all.mean_abs, 1) + "%, max " +
+              dgx::sdk::text::fixed(100 * all.max_abs, 1) + "% over " + std::to_string(all.rows - all.failed) +
               " published TensorRT-LLM offline throughputs on " + systems;
   return line;
 }

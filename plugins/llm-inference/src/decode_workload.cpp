@@ -6,9 +6,9 @@
 
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "measured_ops.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
@@ -92,7 +92,7 @@ void DecodeWorkload::setup() {
   }
   host_.note(dgx::sdk::NotePlacement::before, "Measured",
              "The whole " + model_name_ + " (" + std::to_string(spec_.layers) + " layers, " +
-                 llm::workload::fixed(kernels::model_weight_bytes(spec_) / 1e9, 1) + " GB of " +
+                 dgx::sdk::text::fixed(kernels::model_weight_bytes(spec_) / 1e9, 1) + " GB of " +
                  std::string(kernels::to_string(spec_.precision)) + " weights, " +
                  std::string(kernels::to_string(spec_.kv)) + " KV cache) decoding on " + runner_->device() +
                  ": one CUDA graph per batch size (every layer, the LM head, a greedy token), replayed by the runner; "

@@ -4,19 +4,19 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/workload/format.hpp"
 #include "notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::workload::duration;
-using llm::workload::fixed;
-using llm::workload::grouped;
+using dgx::sdk::text::duration;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::grouped;
 
 std::string precision_list(const InferenceSettings& s) {
   std::string out;
@@ -49,15 +49,15 @@ std::string sweep_note(const InferenceSettings& s, const Assumptions& a) {
   }
   out +=
       "; token budget " + std::to_string(c.batch_tokens()) + ", max batch size " + std::to_string(c.batch_size()) +
-      ", KV fraction " + fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + llm::workload::duration(s.slo.ttft) +
-      ", TPOT <= " + llm::workload::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
+      ", KV fraction " + fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + dgx::sdk::text::duration(s.slo.ttft) +
+      ", TPOT <= " + dgx::sdk::text::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
   return out;
 }
 
 std::string point_line(const llm::ServeProjection& p, bool moe) {
   std::string out = llm::describe_serve_point(p, moe) + ": " + fixed(p.output_tokens_per_s_per_gpu, 0) +
                     " tok/s/GPU, " + fixed(p.output_tokens_per_s_per_user, 1) + " tok/s/user, TTFT " +
-                    llm::workload::duration(p.ttft.p99) + ", TPOT " + llm::workload::duration(p.tpot.p99);
+                    dgx::sdk::text::duration(p.ttft.p99) + ", TPOT " + dgx::sdk::text::duration(p.tpot.p99);
   if (p.usd_per_million_output_tokens) {
     out += ", $" + fixed(*p.usd_per_million_output_tokens, 3) + "/Mtok";
   }

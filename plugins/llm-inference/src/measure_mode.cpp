@@ -7,18 +7,18 @@
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_step.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "measured_ops.hpp"
 #include "notes.hpp"
 #include "project_mode.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::workload::fixed;
+using dgx::sdk::text::fixed;
 
 constexpr int kProfileRepeats = 5;  // each op is the median of this many profiled iterations
 
@@ -142,9 +142,9 @@ void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
   host_.emit(row);
   add_projection_notes(host_, settings_, assumptions_, p);
   host_.note(NotePlacement::after, "Model vs measurement",
-             "The roofline projected TPOT " + llm::workload::duration(modelled_.tpot.median) + " and " +
+             "The roofline projected TPOT " + dgx::sdk::text::duration(modelled_.tpot.median) + " and " +
                  fixed(modelled_.output_tokens_per_s, 0) + " output tokens/s; with the measured ops: TPOT " +
-                 llm::workload::duration(p.tpot.median) + ", " + fixed(p.output_tokens_per_s, 0) + " tokens/s.");
+                 dgx::sdk::text::duration(p.tpot.median) + ", " + fixed(p.output_tokens_per_s, 0) + " tokens/s.");
   if (!decode.unmatched.empty() || !chunk.unmatched.empty()) {
     host_.debug(std::to_string(decode.unmatched.size() + chunk.unmatched.size()) +
                 " model ops kept their roofline estimate");

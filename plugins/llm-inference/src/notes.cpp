@@ -5,17 +5,17 @@
 #include "dgx/llm/serve_ops.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
-using llm::workload::fixed;
-using llm::workload::gib;
-using llm::workload::join;
-using llm::workload::si_count;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::gib;
+using dgx::sdk::text::join;
+using dgx::sdk::text::si_count;
 
 std::string model_line(const Assumptions& a) {
   const llm::ModelConfig& m = a.model;
@@ -83,16 +83,16 @@ std::string slo_text(const llm::ServeSlo& slo, const llm::ServeProjection& p) {
   std::vector<std::string> missed;
   if (slo.ttft > 0) {
     const bool ok = p.ttft.p99 <= slo.ttft;
-    parts.push_back("TTFT p99 " + llm::workload::duration(p.ttft.p99) + (ok ? " <= " : " > ") +
-                    llm::workload::duration(slo.ttft));
+    parts.push_back("TTFT p99 " + dgx::sdk::text::duration(p.ttft.p99) + (ok ? " <= " : " > ") +
+                    dgx::sdk::text::duration(slo.ttft));
     if (!ok) {
       missed.emplace_back("TTFT");
     }
   }
   if (slo.tpot > 0) {
     const bool ok = p.tpot.p99 <= slo.tpot;
-    parts.push_back("TPOT p99 " + llm::workload::duration(p.tpot.p99) + (ok ? " <= " : " > ") +
-                    llm::workload::duration(slo.tpot));
+    parts.push_back("TPOT p99 " + dgx::sdk::text::duration(p.tpot.p99) + (ok ? " <= " : " > ") +
+                    dgx::sdk::text::duration(slo.tpot));
     if (!ok) {
       missed.emplace_back("TPOT");
     }

@@ -5,7 +5,7 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "dgx/llm/workload/format.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
@@ -19,10 +19,10 @@ std::vector<Param> inference_params() {
   namespace c = llm::serve_constants;
   return {
       Param::string(key::model, "llama3.1-8b",
-                    "model to serve, from the model catalog: " + llm::workload::join(llm::model_names())),
+                    "model to serve, from the model catalog: " + dgx::sdk::text::join(llm::model_names())),
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        llm::workload::join(llm::system_names())),
+                        dgx::sdk::text::join(llm::system_names())),
       Param::integer(key::gpus, 8,
                      "GPUs of the fleet: replicas = gpus / (TP x PP); explore keeps replicas within it (metrics are "
                      "per replica; output_tokens_per_s_fleet multiplies)",

@@ -2,20 +2,20 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/workload/format.hpp"
 #include "notes.hpp"
 #include "params.hpp"
 #include "rows.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::NotePlacement;
-using llm::workload::fixed;
-using llm::workload::gib;
-using llm::workload::grouped;
-using llm::workload::si_count;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::gib;
+using dgx::sdk::text::grouped;
+using dgx::sdk::text::si_count;
 
 std::string what(const InferenceSettings& s, const Assumptions& a) {
   const llm::ServeConfig& c = s.config;
@@ -45,25 +45,25 @@ std::string configuration_note(const InferenceSettings& s, const Assumptions& a,
 
 std::string latency_note(const llm::ServeProjection& p) {
   const llm::StepCost& d = p.decode_step;
-  std::string out = "TTFT " + llm::workload::duration(p.ttft.median) + ", TPOT " +
-                    llm::workload::duration(p.tpot.median) + ", E2E " + llm::workload::duration(p.e2e.median);
+  std::string out = "TTFT " + dgx::sdk::text::duration(p.ttft.median) + ", TPOT " +
+                    dgx::sdk::text::duration(p.tpot.median) + ", E2E " + dgx::sdk::text::duration(p.e2e.median);
   if (p.simulated) {
-    out += " (medians; p99 " + llm::workload::duration(p.ttft.p99) + ", " + llm::workload::duration(p.tpot.p99) + ", " +
-           llm::workload::duration(p.e2e.p99) + " over " + std::to_string(p.simulated_requests) +
+    out += " (medians; p99 " + dgx::sdk::text::duration(p.ttft.p99) + ", " + dgx::sdk::text::duration(p.tpot.p99) +
+           ", " + dgx::sdk::text::duration(p.e2e.p99) + " over " + std::to_string(p.simulated_requests) +
            " simulated requests)";
   }
   out += ". " + fixed(p.decode_batch, 1) + " requests decode per iteration; one without a prompt chunk takes " +
-         llm::workload::duration(d.seconds) + " (compute " + llm::workload::duration(d.compute) + ", TP all-reduces " +
-         llm::workload::duration(d.tp_comm);
+         dgx::sdk::text::duration(d.seconds) + " (compute " + dgx::sdk::text::duration(d.compute) +
+         ", TP all-reduces " + dgx::sdk::text::duration(d.tp_comm);
   if (d.pp_comm > 0) {
-    out += ", PP hand-offs " + llm::workload::duration(d.pp_comm);
+    out += ", PP hand-offs " + dgx::sdk::text::duration(d.pp_comm);
   }
-  out += ", engine overhead " + llm::workload::duration(d.overhead) + "), one with a prompt chunk " +
-         llm::workload::duration(p.chunk_step.seconds) + "; " + fixed(p.prefill_tokens_per_iter, 0) +
+  out += ", engine overhead " + dgx::sdk::text::duration(d.overhead) + "), one with a prompt chunk " +
+         dgx::sdk::text::duration(p.chunk_step.seconds) + "; " + fixed(p.prefill_tokens_per_iter, 0) +
          " prompt tokens per iteration on average.";
   if (p.queue_wait > 0) {
     out += " Requests beyond the " + std::to_string(p.in_flight) + " that fit wait " +
-           llm::workload::duration(p.queue_wait) + " for a slot (in TTFT and E2E).";
+           dgx::sdk::text::duration(p.queue_wait) + " for a slot (in TTFT and E2E).";
   }
   return out;
 }
@@ -84,10 +84,10 @@ std::string throughput_note(const InferenceSettings& s, const llm::ServeProjecti
 
 std::string memory_note(const llm::ServeProjection& p) {
   const llm::ServeMemory& m = p.capacity.memory;
-  const auto g = [](double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1); };
-  return gib(m.capacity) + " per GPU: weights " + g(m.weights) + ", activations " + g(m.activations) + ", reserve " +
-         g(m.reserve) + ", KV cache " + g(m.kv_cache) + " GiB = " + si_count(p.capacity.kv_tokens) + " tokens (" +
-         fixed(m.kv_bytes_per_token / 1024, 0) + " KiB per token per GPU); " +
+  return gib(m.capacity) + " per GPU: weights " + dgx::sdk::text::gib_number(m.weights) + ", activations " +
+         dgx::sdk::text::gib_number(m.activations) + ", reserve " + dgx::sdk::text::gib_number(m.reserve) +
+         ", KV cache " + dgx::sdk::text::gib_number(m.kv_cache) + " GiB = " + si_count(p.capacity.kv_tokens) +
+         " tokens (" + fixed(m.kv_bytes_per_token / 1024, 0) + " KiB per token per GPU); " +
          std::to_string(p.capacity.max_concurrency) + " requests of ISL + OSL fit at once.";
 }
 

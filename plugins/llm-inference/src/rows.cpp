@@ -4,15 +4,15 @@
 #include <utility>
 
 #include "dgx/llm/serve_constants.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "params.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::Row;
-using llm::workload::fixed;
+using dgx::sdk::text::fixed;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;

@@ -5,17 +5,17 @@
 #include <limits>
 
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/format.hpp"
 #include "dgx/llm/workload/training_settings.hpp"
 #include "params.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::InvalidArgument;
+using dgx::sdk::text::fixed;
 using llm::workload::bounded_int;
-using llm::workload::fixed;
 using llm::workload::read_int;
 
 double read_non_negative(const dgx::sdk::Host& host, const char* key, const char* what) {

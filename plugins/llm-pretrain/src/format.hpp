@@ -1,15 +1,15 @@
-// Number formatting for the notes and labels: shared by the LLM plugins (libs/llm-model/plugin, format.hpp);
-// these are llm-pretrain's names for it.
+// Number formatting for the notes and labels: the SDK's text toolkit (<dgx/sdk/text.hpp>); these are
+// llm-pretrain's names for it.
 #pragma once
 
-#include "dgx/llm/workload/format.hpp"
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_pretrain {
-using llm::workload::duration;
-using llm::workload::fixed;
-using llm::workload::gib;
-using llm::workload::grouped;
-using llm::workload::join;
-using llm::workload::si_count;
-using llm::workload::usd;
+using dgx::sdk::text::duration;
+using dgx::sdk::text::fixed;
+using dgx::sdk::text::gib;
+using dgx::sdk::text::grouped;
+using dgx::sdk::text::join;
+using dgx::sdk::text::si_count;
+using dgx::sdk::text::usd;
 }  // namespace dgx::plugins::llm_pretrain

@@ -1,10 +1,21 @@
-#include "dgx/llm/workload/close_matches.hpp"
+#include "dgx/llm/workload/unknown_name.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
+#include <dgx/sdk/text.hpp>
+
 using namespace dgx::llm::workload;
+
+namespace {
+
+/// The suggestions of the catalog lookups: the SDK's close matches, a swap counting as two edits.
+std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates) {
+  return dgx::sdk::text::close_matches(name, candidates, 3, dgx::sdk::text::Swaps::two_edits);
+}
+
+}  // namespace
 
 TEST_CASE("abbreviated and misspelt catalog names find their entry") {
   const std::vector<std::string> models = {"llama2-7b", "llama2-70b", "llama3.1-70b", "llama3.1-8b", "gpt3-175b"};

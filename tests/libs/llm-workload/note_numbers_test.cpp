@@ -1,8 +1,10 @@
-#include "dgx/llm/workload/format.hpp"
+// The numbers of the LLM plugins' notes, as the SDK's text toolkit (<dgx/sdk/text.hpp>) formats them for them; the
+// toolkit's own tests are tests/sdk/text_test.cpp.
+#include <dgx/sdk/text.hpp>
 
 #include <doctest/doctest.h>
 
-using namespace dgx::llm::workload;
+using namespace dgx::sdk::text;
 
 TEST_CASE("numbers in notes are rounded to what a projection can claim") {
   CHECK(fixed(3.14159, 2) == "3.14");
