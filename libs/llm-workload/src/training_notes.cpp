@@ -1,6 +1,7 @@
 #include "dgx/llm/workload/training_notes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/framework.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 
 namespace dgx::llm::workload {
@@ -185,6 +187,98 @@ std::string recommended_mark(const ExploreResult& r, std::size_t i) {
   const bool budget = r.fastest_within_budget == i;
   const bool deadline = r.cheapest_meeting_deadline == i;
   return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
+}
+
+std::string scope_note(const TrainingSettings& settings, const Assumptions& assumptions) {
+  const int seq = settings.train.seq_len > 0 ? settings.train.seq_len : assumptions.model.seq_len;
+  const std::vector<std::string> reasons =
+      calibration_scope(assumptions.model, assumptions.system, settings.precisions, seq);
+  std::string out;
+  for (const std::string& reason : reasons) {
+    out += (out.empty() ? "" : "\n") + reason + ".";
+  }
+  return out.empty() ? out : out + "\nThe stated accuracy was measured on calibrated runs; expect larger errors here.";
+}
+
+std::string sweep_text(const TrainingSettings& s, const Assumptions& a, const SweepParts& parts) {
+  const std::string batch = s.gbs_per_gpu > 0
+                                ? std::to_string(s.gbs_per_gpu) + " sequences per GPU (" + key::gbs_per_gpu + ")"
+                                : std::to_string(s.train.gbs) + " sequences at every GPU count (" + key::gbs + "; " +
+                                      key::gbs_per_gpu + " = 0)";
+  const int seq = s.train.seq_len > 0 ? s.train.seq_len : a.model.seq_len;
+  return "GPU counts: " + gpu_counts_text(s) + "." +
+         (parts.methods.empty() ? "" : "\nMethods: " + parts.methods + ".") +
+         "\nPrecisions: " + precision_list(s.precisions) + ".\nLayouts: every valid combination of " +
+         layouts_text(a.model, a.system) + "; per " + parts.kept_per +
+         " the fastest that fits in memory is kept (parallel.*, train.mbs and train.recompute only set --mode "
+         "project's configuration).\nGlobal batch: " +
+         batch + " of " + std::to_string(seq) + " tokens; " + parts.optimizer + ".";
+}
+
+std::string pareto_front_text(const std::vector<ExplorePoint>& points, const std::string& heading,
+                              const DescribePoint& describe) {
+  std::vector<std::size_t> front;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].pareto) {
+      front.push_back(i);
+    }
+  }
+  std::sort(front.begin(), front.end(), [&](std::size_t x, std::size_t y) { return points[x].days < points[y].days; });
+  std::string out = heading;
+  for (const std::size_t i : front) {
+    out += "\n" + describe(i);
+  }
+  return out;
+}
+
+std::string recommendation_text(const ExploreResult& r, bool priced, const RecommendationWords& words,
+                                const DescribePoint& describe) {
+  std::string out;
+  if (r.fastest_within_budget) {
+    const std::size_t pick = *r.fastest_within_budget;
+    const std::size_t low = cheapest(r.points);
+    out = describe(pick) + " (recommended = yes): ";
+    out += pick == low || r.points[pick].cost == r.points[low].cost
+               ? "the cheapest configuration, and none whose cost is within " + words.slack + " of it is faster."
+               : "the fastest configuration whose cost is within " + words.slack + " of the cheapest" +
+                     words.cheapest_is + describe(low) + ".";
+  }
+  if (!priced) {
+    out += " No price is known, so cost is compared in GPU-hours.";
+  }
+  if (!words.deadline) {
+    std::string placeholder = words.deadline_unit;
+    std::transform(placeholder.begin(), placeholder.end(), placeholder.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return out + "\nGive a deadline with --set " + words.deadline_key + "=" + placeholder +
+           " to also get the cheapest configuration that meets it.";
+  }
+  const std::string deadline =
+      text::fixed(*words.deadline, 1) + " " + words.deadline_unit + " (" + words.deadline_key + ")";
+  if (r.cheapest_meeting_deadline) {
+    return out + "\nWithin the deadline of " + deadline + ", the cheapest is " +
+           describe(*r.cheapest_meeting_deadline) + " (recommended = deadline).";
+  }
+  return out + "\nNo configuration " + words.verb + " within " + deadline + "; the fastest is " +
+         describe(fastest(r.points)) + ".";
+}
+
+std::string sweep_summary(std::uint64_t layouts, double seconds) {
+  return "This sweep evaluated " + text::grouped(static_cast<long long>(layouts)) + " layouts in " +
+         text::duration(seconds) + ".";
+}
+
+void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days) {
+  std::vector<CostPoint> costs;
+  for (const ExplorePoint& p : result.points) {
+    costs.push_back({.days = p.days, .cost = p.cost});
+  }
+  const std::vector<bool> front = pareto_front(costs);
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    result.points[i].pareto = front[i];
+  }
+  result.fastest_within_budget = fastest_within_budget(costs, budget_slack);
+  result.cheapest_meeting_deadline = deadline_days ? cheapest_meeting_deadline(costs, *deadline_days) : std::nullopt;
 }
 
 }  // namespace dgx::llm::workload

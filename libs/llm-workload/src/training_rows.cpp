@@ -6,6 +6,7 @@
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 
 namespace dgx::llm::workload {
 
@@ -160,6 +161,13 @@ std::string source_label(const SystemProfile& system) {
   return std::string("projected: ") + constants::kModelVersion + ", system " + system.name + ", framework " +
          system.software.framework +
          ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml)";
+}
+
+void add_explore_fields(dgx::sdk::Row& row, const ExploreResult& r, std::size_t index, bool moe) {
+  const ExplorePoint& p = r.points[index];
+  row.field("layout", layout_label(p.train, moe))
+      .field("pareto", p.pareto ? "*" : "")
+      .field("recommended", recommended_mark(r, index));
 }
 
 }  // namespace dgx::llm::workload

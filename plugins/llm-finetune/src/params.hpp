@@ -1,5 +1,5 @@
 // The configuration schema of the llm-finetune workload: the training keys every LLM training workload shares
-// (libs/llm-model/plugin, training_settings.hpp) and fine-tuning's own (finetune.*, explore.deadline_hours), with
+// (libs/llm-workload, training_settings.hpp) and fine-tuning's own (finetune.*, explore.deadline_hours), with
 // defaults equal to the llama8b-lora preset so that `dgxhost --plugin llm-finetune` alone answers for Llama 3.1
 // 8B on H100.
 #pragma once

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "params.hpp"
 #include <dgx/sdk/text.hpp>
+
+#include "params.hpp"
 
 namespace dgx::plugins::llm_finetune {
 

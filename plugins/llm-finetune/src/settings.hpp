@@ -1,5 +1,5 @@
 // The workload's configuration, read from the host and checked value by value: the shared training keys
-// (libs/llm-model/plugin, training_settings.hpp), the fine-tuning method and its LoRA adapters, and the job's
+// (libs/llm-workload, training_settings.hpp), the fine-tuning method and its LoRA adapters, and the job's
 // data set. What depends on the model (a LoRA rank above its hidden size, a target it lacks, samples longer than
 // the sequence) is checked with the model, in job.hpp.
 #pragma once

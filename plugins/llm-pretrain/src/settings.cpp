@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "format.hpp"
+#include <dgx/sdk/text.hpp>
+
 #include "params.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -15,12 +16,12 @@ PretrainSettings read_settings(const dgx::sdk::Host& host) {
   s.train.tokens = host.get_float(key::tokens);
   if (!(s.train.tokens > 0) || !std::isfinite(s.train.tokens)) {
     throw InvalidArgument(std::string(key::tokens) + " must be a positive number of tokens, got " +
-                          fixed(s.train.tokens, 0));
+                          dgx::sdk::text::fixed(s.train.tokens, 0));
   }
   s.deadline_days = host.find_float(key::deadline_days);
   if (s.deadline_days && !(*s.deadline_days > 0)) {
     throw InvalidArgument(std::string(key::deadline_days) + " must be a positive number of days, got " +
-                          fixed(*s.deadline_days, 1));
+                          dgx::sdk::text::fixed(*s.deadline_days, 1));
   }
   return s;
 }

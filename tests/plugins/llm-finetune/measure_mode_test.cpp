@@ -1,7 +1,7 @@
 // Measure mode on the test double of the layer probe: the LoRA layer (frozen base, adapters, packed samples) is
 // what gets measured, its op times replace the model's, the frozen layer alone is timed for the adapters' cost,
 // and the cluster projection is labelled measured-calibrated, for the measured GPU's system.
-#include "measure_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,15 +9,14 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
-#include "finetune_host.hpp"
-#include "finetune_workload.hpp"
+#include "llm_host.hpp"
 #include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 namespace fakes = dgx::llm::kernels::testing;
 
 namespace {

@@ -1,6 +1,6 @@
 // Measure mode on the test double of the layer probe: the measured op times replace the model's estimates, and
 // the cluster projection built on them is labelled measured-calibrated, for the measured GPU's system.
-#include "measure_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,15 +8,14 @@
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
+#include "llm_host.hpp"
 #include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
-#include "pretrain_workload.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 namespace fakes = dgx::llm::kernels::testing;
 
 namespace {

@@ -1,16 +1,15 @@
-#include "project_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
-#include "config_error.hpp"
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
@@ -20,11 +19,7 @@ std::string h100_peak(dgx::llm::Precision precision) {
 }
 
 /// Runs project mode on `h`; returns the config error's message, or "" when it succeeded.
-std::string project(PretrainHost& h) {
-  const dgx::sdk::Host host(h.api());
-  const PretrainSettings s = read_settings(host);
-  return dgx::testing::config_error_of([&] { run_project(host, s, resolve_assumptions(s)); });
-}
+std::string project(PretrainHost& h) { return h.run("project"); }
 
 double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }
 

@@ -1,14 +1,18 @@
-#include "rows.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "pretrain_host.hpp"
+#include "llm_host.hpp"
+#include "params.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using dgx::llm::workload::Assumptions;
+using dgx::llm::workload::Headline;
+using dgx::llm::workload::layout_label;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
@@ -64,7 +68,7 @@ TEST_CASE("a projected row carries config, provenance and metrics, the table sho
                           .cost_usd = 35600,
                           .dp = 8,
                           .microbatches = 32};
-  host.emit(projected_row("explore", h100_assumptions(true), train(), headline, b));
+  host.emit(Pretraining({}, h100_assumptions(true)).projected_row("explore", train(), headline, b));
   REQUIRE(h.rows.size() == 1);
   const auto& row = h.rows.front();
   const auto& shown = h.visibility.front();
@@ -103,7 +107,7 @@ TEST_CASE("without a price the table shows GPU-hours instead of a cost") {
   Headline headline;
   headline.gpus = 8;
   headline.gpu_hours = 100;
-  host.emit(projected_row("explore", h100_assumptions(false), train(), headline, {}));
+  host.emit(Pretraining({}, h100_assumptions(false)).projected_row("explore", train(), headline, {}));
   CHECK(h.rows.front().metrics.count("cost_usd") == 0);
   CHECK(h.visibility.front().hidden_metrics.count("gpu_hours") == 0);
 }

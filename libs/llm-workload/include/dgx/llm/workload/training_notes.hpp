@@ -1,8 +1,12 @@
 // The texts around the tables that every LLM training workload writes the same way: what was assumed (the
-// system, the price), where the step time and the memory go, and the explorer's sweep and what it dropped.
+// system, the price), where the run lies outside the calibration, where the step time and the memory go; and the
+// builders of the explore notes (sweep, Pareto front, recommendation) each workload words its own way.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,5 +62,54 @@ namespace dgx::llm::workload {
 /// The recommended column of explored point `index`: "yes" (fastest within budget), "deadline" (cheapest meeting
 /// the deadline), both, or "".
 [[nodiscard]] std::string recommended_mark(const ExploreResult& result, std::size_t index);
+
+/// Where the configuration lies outside the calibrated runs (system, precision, framework, model size or kind,
+/// sequence length) over the run's precisions, one line each; empty when it lies inside.
+[[nodiscard]] std::string scope_note(const TrainingSettings& settings, const Assumptions& assumptions);
+
+// The explore notes, built the same way by every training workload from its own wording.
+
+/// How a workload describes the explored point of an index ("512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days,
+/// $1.23M").
+using DescribePoint = std::function<std::string(std::size_t index)>;
+
+/// What a sweep note says beyond the GPU counts, precisions, layouts and global batch every sweep has.
+struct SweepParts {
+  std::string methods;                               ///< a "Methods: ..." line; empty: none
+  std::string kept_per = "GPU count and precision";  ///< what the fastest feasible layout is kept per
+  std::string optimizer;                             ///< after the batch: "distributed optimizer on", ...
+};
+
+/// "GPU counts: ...\n[Methods: ...\n]Precisions: ...\nLayouts: every valid combination of ...; per <kept_per> the
+/// fastest that fits in memory is kept ...\nGlobal batch: <rule> of <seq> tokens; <optimizer>."
+[[nodiscard]] std::string sweep_text(const TrainingSettings& settings, const Assumptions& assumptions,
+                                     const SweepParts& parts);
+
+/// `heading`, then one line per point of `points` on the (time, cost) Pareto front, fastest first.
+[[nodiscard]] std::string pareto_front_text(const std::vector<ExplorePoint>& points, const std::string& heading,
+                                            const DescribePoint& describe);
+
+/// How a workload words its recommendation.
+struct RecommendationWords {
+  std::string slack;               ///< the budget slack: "+5% (explore.budget_slack = 0.05)"
+  std::string cheapest_is;         ///< between "... of the cheapest" and the cheapest point: "; the cheapest is "
+  std::optional<double> deadline;  ///< in deadline_unit; nullopt: none given
+  std::string deadline_key;        ///< "explore.deadline_days"
+  std::string deadline_unit;       ///< "days"
+  std::string verb;                ///< what a configuration does within a deadline: "trains"
+};
+
+/// The fastest point within the budget slack of the cheapest ("(recommended = yes)"), that cost is compared in
+/// GPU-hours without a price, then on a line of its own the cheapest point meeting the deadline ("(recommended =
+/// deadline)"), that none does and the fastest, or how to give a deadline.
+[[nodiscard]] std::string recommendation_text(const ExploreResult& result, bool priced,
+                                              const RecommendationWords& words, const DescribePoint& describe);
+
+/// "This sweep evaluated 1,234 layouts in 850 ms."
+[[nodiscard]] std::string sweep_summary(std::uint64_t layouts, double seconds);
+
+/// Marks the (time, cost) Pareto front over `result`'s points (several sweeps merged into one) and picks its
+/// recommendations again: the fastest within `budget_slack` of the cheapest, the cheapest within `deadline_days`.
+void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days);
 
 }  // namespace dgx::llm::workload

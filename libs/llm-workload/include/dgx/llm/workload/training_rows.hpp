@@ -74,4 +74,7 @@ void add_memory_metrics(dgx::sdk::Row& row, const MemoryBreakdown& memory);
 /// number comes from.
 [[nodiscard]] std::string source_label(const SystemProfile& system);
 
+/// The fields of explored point `index`'s row: layout (shown), pareto ("*" on the front) and recommended.
+void add_explore_fields(dgx::sdk::Row& row, const ExploreResult& result, std::size_t index, bool moe);
+
 }  // namespace dgx::llm::workload
