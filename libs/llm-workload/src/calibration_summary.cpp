@@ -7,6 +7,7 @@
 
 #include "dgx/llm/calibration.hpp"
 #include "dgx/llm/calibration_scope.hpp"
+#include "dgx/llm/serve_calibration.hpp"
 
 namespace dgx::llm::workload {
 
@@ -39,6 +40,26 @@ Summary summarize(const Expected<std::vector<CalibrationRow>>& rows, const std::
   if (all.failed > 0) {
     s.line += " (" + std::to_string(all.failed) + " rows could not be projected)";
   }
+  return s;
+}
+
+/// The serving set's line; its systems in the order of the published rows.
+Summary summarize_serving() {
+  const auto rows = load_serve_calibration();
+  if (!rows) {
+    return {"serving calibration set unavailable: " + rows.error().message, {}};
+  }
+  Summary s;
+  std::string systems;
+  for (const ServeCalibrationRow& row : *rows) {
+    if (s.systems.insert(row.system).second) {
+      systems += (systems.empty() ? "" : ", ") + row.system;
+    }
+  }
+  const ErrorStats all = serve_error_stats(run_serve_calibration(*rows)).back();
+  s.line = "configs/baselines/inference.md: mean " + text::fixed(100 * all.mean_abs, 1) + "%, max " +
+           text::fixed(100 * all.max_abs, 1) + "% over " + std::to_string(all.rows - all.failed) +
+           " published TensorRT-LLM offline throughputs on " + systems;
   return s;
 }
 
@@ -81,6 +102,14 @@ std::string finetune_calibration_summary(const SystemProfile& system) {
     return summary.line;
   }
   return summary.line + "; " + system.name + " is uncalibrated for fine-tuning";
+}
+
+std::string serving_calibration_summary(const SystemProfile& system) {
+  static const Summary summary = summarize_serving();
+  if (summary.systems.empty() || summary.systems.count(system.name) != 0) {
+    return summary.line;
+  }
+  return summary.line + "; " + system.name + " is uncalibrated (it shares the calibrated systems' efficiencies)";
 }
 
 }  // namespace dgx::llm::workload

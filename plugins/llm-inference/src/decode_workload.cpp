@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "measured_ops.hpp"
-#include "rows.hpp"
-#include <dgx/sdk/text.hpp>
+#include "dgx/llm/workload/serve_measured_ops.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_inference {
 
@@ -48,7 +48,7 @@ kernels::DecodeModelSpec decode_spec(const dgx::sdk::Host& host, std::vector<std
                                 " is a mixture of experts (llm-inference measures its layers)");
   }
   kernels::DecodeModelSpec spec;
-  spec.arch = kernels_architecture(model);
+  spec.arch = llm::workload::kernels_architecture(model);
   spec.layers = model.layers;
   const std::string precision = host.get_string(decode_key::precision);
   const auto parsed = kernels::parse_precision(precision);

@@ -2,10 +2,11 @@
 
 #include <string>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 

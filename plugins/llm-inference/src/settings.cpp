@@ -4,10 +4,11 @@
 #include <cstdint>
 #include <limits>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/training_settings.hpp"
 #include "params.hpp"
-#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::llm_inference {
 

@@ -1,20 +1,20 @@
-#include "explore_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "inference_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 namespace {
 
 void explore(InferenceHost& h) {
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  run_explore(dgx::sdk::Host(h.api()), s, resolve_assumptions(s));
+  const dgx::sdk::Host host(h.api());
+  Serving(host).explore(host);
 }
 
 }  // namespace
@@ -53,7 +53,6 @@ TEST_CASE("a sweep where nothing can run is a configuration error") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
   h.set(key::isl, std::int64_t{200000});
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  CHECK_THROWS_WITH_AS(run_explore(dgx::sdk::Host(h.api()), s, resolve_assumptions(s)),
-                       "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)", dgx::sdk::InvalidArgument);
+  CHECK_THROWS_WITH_AS(explore(h), "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)",
+                       dgx::sdk::InvalidArgument);
 }

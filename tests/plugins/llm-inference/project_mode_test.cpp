@@ -1,19 +1,19 @@
-#include "project_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include "config_error.hpp"
-#include "inference_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 namespace {
 
 void project(InferenceHost& h) {
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  run_project(dgx::sdk::Host(h.api()), s, resolve_assumptions(s));
+  const dgx::sdk::Host host(h.api());
+  Serving(host).project(host);
 }
 
 std::string error_of(InferenceHost& h) {

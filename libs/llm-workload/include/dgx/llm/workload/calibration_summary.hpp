@@ -28,4 +28,8 @@ namespace dgx::llm::workload {
 /// and LoRA runs on h100-sxm", followed, for a system no run was on, by "; b200 is uncalibrated for fine-tuning".
 [[nodiscard]] std::string finetune_calibration_summary(const SystemProfile& system);
 
+/// The serving model's accuracy: "configs/baselines/inference.md: mean 5.0%, max 6.3% over 7 published TensorRT-LLM
+/// offline throughputs on h100-sxm", with "; b200 is uncalibrated ..." for a system none ran on.
+[[nodiscard]] std::string serving_calibration_summary(const SystemProfile& system);
+
 }  // namespace dgx::llm::workload

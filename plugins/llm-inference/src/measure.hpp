@@ -1,30 +1,39 @@
-// llm-inference's measure mode, on a machine with a GPU: one decoder layer of the model at the replica's per-rank
-// shapes, with a paged KV cache, running the configuration's decode iteration (its steady-state decoding batch at
-// the mean context) and its chunk iteration (the same plus a prompt chunk), timed by the host's runner (the decode
-// iteration) and profiled op by op; the measured op times replace the serving model's estimates (MeasuredRatios)
-// and the replica is projected from them: a "measured-calibrated projection" row beside the measured layer's.
+// llm-inference's measure mode (Serving::Measure), on a machine with a GPU: one decoder layer of the model at the
+// replica's per-rank shapes, with a paged KV cache, running the configuration's decode iteration (its steady-state
+// decoding batch at the mean context) and its chunk iteration (the same plus a prompt chunk), timed by the host's
+// runner (the decode iteration) and profiled op by op; the measured op times replace the serving model's estimates
+// (MeasuredRatios, libs/llm-workload) and the replica is projected from them: a "measured-calibrated projection" row
+// beside the measured layer's.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/workload.hpp>
 
-#include "assumptions.hpp"
+#include "dgx/llm/kernels/serve_spec.hpp"
 #include "dgx/llm/serve_model.hpp"
 #include "serve_probe.hpp"
-#include "settings.hpp"
 
 namespace dgx::plugins::llm_inference {
+
+class Serving;
 
 /// can_measure: throws dgx::sdk::NoDevice when no layer can be measured here, and dgx::sdk::Unsupported for a
 /// configuration the measured path does not run (a MoE model, nvfp4 / mxfp8): auto mode then projects.
 void require_serve_probe(const dgx::sdk::Host& host);
 
-class MeasureMode {
+class ServeMeasure {
 public:
-  MeasureMode(const dgx::sdk::Host& host, const InferenceSettings& settings, const Assumptions& assumptions);
+  /// Measures a copy of `serving`, which setup() may move to the measured device's system.
+  ServeMeasure(const dgx::sdk::Host& host, const Serving& serving);
+  ServeMeasure(const ServeMeasure&) = delete;
+  ServeMeasure& operator=(const ServeMeasure&) = delete;
+  ServeMeasure(ServeMeasure&&) = delete;
+  ServeMeasure& operator=(ServeMeasure&&) = delete;
+  ~ServeMeasure();
 
   /// Builds the layer for the configuration's steady state (untimed).
   void setup();
@@ -36,8 +45,7 @@ public:
 
 private:
   const dgx::sdk::Host& host_;
-  InferenceSettings settings_;
-  Assumptions assumptions_;
+  std::unique_ptr<Serving> serving_;
   llm::ServeProjection modelled_;  ///< the roofline projection whose operating point is measured
   llm::kernels::ServeLayerSpec spec_;
   std::unique_ptr<ServeProbe> probe_;

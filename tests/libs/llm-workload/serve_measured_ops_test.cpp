@@ -1,4 +1,6 @@
-#include "measured_ops.hpp"
+// Compiled into llm_inference_tests, the binary whose name these tests' CTest names carry since they tested the
+// llm-inference plugin's measured_ops.cpp (tests/plugins/llm-inference/CMakeLists.txt).
+#include "dgx/llm/workload/serve_measured_ops.hpp"
 
 #include <dgx/sdk/error.hpp>
 #include <doctest/doctest.h>
@@ -9,7 +11,7 @@
 #include "dgx/llm/system_catalog.hpp"
 
 using namespace dgx;
-using namespace dgx::plugins::llm_inference;
+using namespace dgx::llm::workload;
 
 namespace {
 
@@ -52,7 +54,7 @@ TEST_CASE("measured ops meet the model's by name, GEMMs also by their weight's d
   llm::kernels::OpTiming attention;
   attention.name = "decode_attention";
   attention.seconds = 2e-5;
-  const MatchReport report = apply_measurements({qkv, wrong, attention}, ops, measured);
+  const ServeMatchReport report = apply_serve_measurements({qkv, wrong, attention}, ops, measured);
   CHECK(report.matched == 2);
   CHECK(report.model_ops == static_cast<int>(ops.size()));
   CHECK(std::find(report.unmatched.begin(), report.unmatched.end(), "fc1") != report.unmatched.end());

@@ -1,28 +1,27 @@
-#include "measure_mode.hpp"
+#include "measure.hpp"
 
 #include <cmath>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_step.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "measured_ops.hpp"
-#include "notes.hpp"
-#include "project_mode.hpp"
-#include "rows.hpp"
-#include <dgx/sdk/text.hpp>
+#include "dgx/llm/workload/serve_measured_ops.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
+namespace text = dgx::sdk::text;
+namespace workload = llm::workload;
 using dgx::sdk::NotePlacement;
-using dgx::sdk::text::fixed;
 
 constexpr int kProfileRepeats = 5;  // each op is the median of this many profiled iterations
 
-llm::ServeShape shape_of(const llm::ServeConfig& c) { return {c.layout, c.precision, c.kv_precision}; }
+llm::ServeShape serve_shape(const llm::ServeConfig& c) { return {c.layout, c.precision, c.kv_precision}; }
 
 /// The loads of the measured iterations, as the serving model states them.
 llm::StepLoad decode_load(const llm::kernels::ServeLayerSpec& s) {
@@ -45,39 +44,42 @@ void require_serve_probe(const dgx::sdk::Host& host) {
   if (const std::string reason = serve_probe_unavailable(); !reason.empty()) {
     throw dgx::sdk::NoDevice(reason);
   }
-  const InferenceSettings settings = read_settings(host);
-  const Assumptions assumptions = resolve_assumptions(settings);
-  if (assumptions.model.moe()) {
-    throw dgx::sdk::Unsupported("the measured serving layer is dense (Llama); " + assumptions.model.name +
+  const Serving serving(host);
+  if (serving.assumptions().model.moe()) {
+    throw dgx::sdk::Unsupported("the measured serving layer is dense (Llama); " + serving.assumptions().model.name +
                                 " is projected only");
   }
-  (void)serve_layer_spec(assumptions.model, shape_of(settings.config), 1, 1, 0);  // bf16 / fp8 only
+  (void)workload::serve_layer_spec(serving.assumptions().model, serve_shape(serving.settings().config), 1, 1,
+                                   0);  // bf16 / fp8 only
 }
 
-MeasureMode::MeasureMode(const dgx::sdk::Host& host, const InferenceSettings& settings, const Assumptions& assumptions)
-    : host_(host), settings_(settings), assumptions_(assumptions) {}
+ServeMeasure::ServeMeasure(const dgx::sdk::Host& host, const Serving& serving)
+    : host_(host), serving_(std::make_unique<Serving>(serving)) {}
 
-void MeasureMode::setup() {
-  modelled_ = project_configuration(settings_, assumptions_);
-  const llm::ServeConfig& c = settings_.config;
-  spec_ = serve_layer_spec(assumptions_.model, shape_of(c), std::llround(modelled_.decode_batch), c.isl + c.osl / 2,
-                           std::llround(modelled_.chunk_tokens));
+ServeMeasure::~ServeMeasure() = default;
+
+void ServeMeasure::setup() {
+  modelled_ = serving_->project_configuration();
+  const llm::ServeConfig& c = serving_->settings().config;
+  const workload::ServeAssumptions& configured = serving_->assumptions();
+  spec_ = workload::serve_layer_spec(configured.model, serve_shape(c), std::llround(modelled_.decode_batch),
+                                     c.isl + c.osl / 2, std::llround(modelled_.chunk_tokens));
   probe_ = make_serve_probe(spec_);
   device_ = probe_->device();
   // The measured times are this GPU's: project a replica of this GPU, whatever system the configuration named.
   const auto system = llm::find_system_for_device(device_);
-  if (system && system->name != assumptions_.system.name) {
+  if (system && system->name != configured.system.name) {
     host_.info("measuring on " + device_ + ": projecting " + system->name + " (the configuration named " +
-               assumptions_.system.name + ")");
-    settings_.system = system->name;
-    assumptions_ = resolve_assumptions(settings_);
+               configured.system.name + ")");
+    serving_->use_system(system->name);
   } else if (!system) {
     host_.warn(device_ + " has no system profile: communication and unmeasured ops come from the " +
-               assumptions_.system.name + " profile");
+               configured.system.name + " profile");
   }
+  const workload::ServeAssumptions& a = serving_->assumptions();
   host_.note(NotePlacement::before, "Measured",
-             "One " + assumptions_.model.display + " layer on " + device_ + " at the per-rank shapes of " +
-                 llm::layout_label(c.layout, assumptions_.model.moe()) + " (" + llm::kernels::describe(spec_) +
+             "One " + a.model.display + " layer on " + device_ + " at the per-rank shapes of " +
+                 llm::layout_label(c.layout, a.model.moe()) + " (" + llm::kernels::describe(spec_) +
                  "): the decode iteration of the configuration's steady state (its decoding batch at the mean context, "
                  "a paged KV cache) and the same with a prompt chunk, CUDA events, medians of " +
                  std::to_string(kProfileRepeats) +
@@ -85,9 +87,9 @@ void MeasureMode::setup() {
                  "(\"measured-calibrated\"); communication and the first / last stage come from the model.");
 }
 
-dgx::sdk::Case MeasureMode::begin_case(std::size_t) {
+dgx::sdk::Case ServeMeasure::begin_case(std::size_t /*index*/) {
   dgx::sdk::Case c;
-  c.label = assumptions_.model.name + " decode iteration, batch " + std::to_string(spec_.decode_batch);
+  c.label = serving_->assumptions().model.name + " decode iteration, batch " + std::to_string(spec_.decode_batch);
   c.set("precision", std::string(llm::kernels::to_string(spec_.precision)));
   c.set("serve.kv_precision", std::string(llm::kernels::to_string(spec_.kv)));
   c.set("decode_batch", spec_.decode_batch);
@@ -96,15 +98,16 @@ dgx::sdk::Case MeasureMode::begin_case(std::size_t) {
   return c;
 }
 
-void MeasureMode::run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) {
+void ServeMeasure::run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) {
   result.seconds = probe_->time_decode(static_cast<int>(request.iterations), request.flush_cache);
   result.timing = dgx::sdk::Timing::device_events;
   result.cache = request.flush_cache ? dgx::sdk::CacheState::cold : dgx::sdk::CacheState::hot;
 }
 
-void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
+void ServeMeasure::end_case(std::size_t /*index*/, const dgx::sdk::Stats& stats) {
   const llm::kernels::ServeLayerTiming timing = probe_->profile(kProfileRepeats);
-  const llm::SystemProfile& system = assumptions_.system;
+  const workload::ServeAssumptions& a = serving_->assumptions();
+  const llm::SystemProfile& system = a.system;
   const double bytes = llm::kernels::layer_weight_bytes(spec_) + llm::kernels::decode_kv_bytes(spec_);
   host_.add_metric("layer.decode_time", stats.median, "s", 0, "decode iter");
   host_.add_metric("layer.chunk_time", timing.chunk_seconds, "s", 0, "chunk iter");
@@ -117,17 +120,17 @@ void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
 
   // The measurement replaces the model's estimate of every op it timed; the replica is projected from that.
   const llm::RooflineProvider roofline(system, llm::RooflineProvider::GemmFill::split_k);
-  MeasuredRatios measured(roofline);
-  const llm::ServeShape shape = shape_of(settings_.config);
-  const MatchReport decode = apply_measurements(
-      timing.decode, llm::serve_layer_ops(assumptions_.model, system, shape, decode_load(spec_)), measured);
-  MatchReport chunk;
+  workload::MeasuredRatios measured(roofline);
+  const llm::ServeShape shape = serve_shape(serving_->settings().config);
+  const workload::ServeMatchReport decode = workload::apply_serve_measurements(
+      timing.decode, llm::serve_layer_ops(a.model, system, shape, decode_load(spec_)), measured);
+  workload::ServeMatchReport chunk;
   if (spec_.prefill_tokens > 0) {
-    chunk = apply_measurements(timing.chunk, llm::serve_layer_ops(assumptions_.model, system, shape, chunk_load(spec_)),
-                               measured);
+    chunk = workload::apply_serve_measurements(
+        timing.chunk, llm::serve_layer_ops(a.model, system, shape, chunk_load(spec_)), measured);
   }
-  const llm::ServeProjection p = project_configuration(settings_, assumptions_, &measured);
-  dgx::sdk::Row row = serve_row("measured-calibrated projection", RowView::project, assumptions_, settings_, p);
+  const llm::ServeProjection p = serving_->project_configuration(&measured);
+  dgx::sdk::Row row = serving_->serve_row("measured-calibrated projection", RowView::project, p);
   row.field("device", device_, DGX_FIELD_HIDDEN)
       .field("source",
              "measured-calibrated projection: " + std::to_string(decode.matched + chunk.matched) + " of " +
@@ -140,11 +143,11 @@ void MeasureMode::end_case(std::size_t, const dgx::sdk::Stats& stats) {
                  std::string(llm::serve_constants::kModelVersion) + " on " + system.name,
              DGX_FIELD_HIDDEN);
   host_.emit(row);
-  add_projection_notes(host_, settings_, assumptions_, p);
+  serving_->add_projection_notes(host_, p);
   host_.note(NotePlacement::after, "Model vs measurement",
-             "The roofline projected TPOT " + dgx::sdk::text::duration(modelled_.tpot.median) + " and " +
-                 fixed(modelled_.output_tokens_per_s, 0) + " output tokens/s; with the measured ops: TPOT " +
-                 dgx::sdk::text::duration(p.tpot.median) + ", " + fixed(p.output_tokens_per_s, 0) + " tokens/s.");
+             "The roofline projected TPOT " + text::duration(modelled_.tpot.median) + " and " +
+                 text::fixed(modelled_.output_tokens_per_s, 0) + " output tokens/s; with the measured ops: TPOT " +
+                 text::duration(p.tpot.median) + ", " + text::fixed(p.output_tokens_per_s, 0) + " tokens/s.");
   if (!decode.unmatched.empty() || !chunk.unmatched.empty()) {
     host_.debug(std::to_string(decode.unmatched.size() + chunk.unmatched.size()) +
                 " model ops kept their roofline estimate");
