@@ -32,13 +32,17 @@ public:
     use_preset_text(*text);
   }
 
-  /// Creates the workload and runs `mode` (explore or project): "" on success, else the config error's message.
-  std::string run(const char* mode) {
+  /// Creates the workload and runs `mode` (explore or project); what it throws propagates.
+  void project(dgx::sdk::Mode mode) {
     dgx::sdk::Host host(api());
-    return config_error_of([&] {
-      Workload workload(host);
-      workload.project(std::string(mode) == "explore" ? dgx::sdk::Mode::explore : dgx::sdk::Mode::project);
-    });
+    Workload workload(host);
+    workload.project(mode);
+  }
+
+  /// The same for "explore" or "project": "" on success, else the config error's message.
+  std::string run(const char* mode) {
+    return config_error_of(
+        [&] { project(std::string(mode) == "explore" ? dgx::sdk::Mode::explore : dgx::sdk::Mode::project); });
   }
 
   /// The numeric metric `name` of emitted row `index`.

@@ -4,7 +4,7 @@
 
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/training_settings.hpp"
+#include "dgx/llm/workload/keys.hpp"
 
 namespace dgx::llm::workload {
 

@@ -14,6 +14,10 @@ using dgx::sdk::NotePlacement;
 
 }  // namespace
 
+std::vector<dgx_precision> training_precisions() {
+  return {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2, DGX_PRECISION_MXFP8, DGX_PRECISION_NVFP4};
+}
+
 kernels::LayerSpec Training::layer_spec(const TrainConfig& train) const {
   return kernels::layer_spec_for(assumptions().model, train);
 }

@@ -15,6 +15,8 @@ void require_layer_probe() {
   }
 }
 
+void can_measure_layer(dgx::sdk::Host& /*host*/) { require_layer_probe(); }
+
 ShapeKey layer_shape(const TrainConfig& t) {
   return {t.layout.tp, t.layout.cp, t.layout.ep, t.mbs, t.seq_len, t.precision, t.recompute};
 }

@@ -225,11 +225,9 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .summary = "Projects fine-tuning a data set with SFT or LoRA (time, throughput, MFU, cost; LoRA MFU counts the "
                  "executed FLOPs: frozen forward and dgrad GEMMs, attention, adapters) and explores method, GPU "
                  "count, precision and layout",
-      // FP8 covers both E4M3 (forward) and E5M2 (gradients), as Transformer Engine's hybrid recipe uses them.
-      .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2, DGX_PRECISION_MXFP8,
-                     DGX_PRECISION_NVFP4},
+      .precisions = workload::training_precisions(),
       .params = finetune_params(),
-      .can_measure = [](dgx::sdk::Host&) { workload::require_layer_probe(); },
+      .can_measure = workload::can_measure_layer,
   });
 }
 

@@ -7,7 +7,7 @@
 #include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/training_settings.hpp"
+#include "dgx/llm/workload/keys.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {

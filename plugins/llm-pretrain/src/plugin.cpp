@@ -126,12 +126,9 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .kind = dgx::sdk::Kind::pretrain,
       .summary = "Projects an LLM pretraining run (time, throughput, MFU, cost) and explores GPU count, precision "
                  "and parallel layout",
-      // FP8 covers both E4M3 (forward) and E5M2 (gradients), as Transformer Engine's hybrid recipe uses them;
-      // MXFP8 and NVFP4 are projected on systems with block-scaled formats (Blackwell).
-      .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2, DGX_PRECISION_MXFP8,
-                     DGX_PRECISION_NVFP4},
+      .precisions = workload::training_precisions(),
       .params = pretrain_params(),
-      .can_measure = [](dgx::sdk::Host&) { workload::require_layer_probe(); },
+      .can_measure = workload::can_measure_layer,
   });
 }
 

@@ -10,19 +10,10 @@
 using namespace dgx::plugins::llm_inference;
 using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
-namespace {
-
-void explore(InferenceHost& h) {
-  const dgx::sdk::Host host(h.api());
-  Serving(host).explore(host);
-}
-
-}  // namespace
-
 TEST_CASE("explore prints the Pareto front and recommends the cheapest configuration within the SLOs") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
-  explore(h);
+  h.project(dgx::sdk::Mode::explore);
   REQUIRE(h.rows.size() >= 3);
   int recommended = 0;
   for (const auto& row : h.rows) {
@@ -43,7 +34,7 @@ TEST_CASE("explore.rows = all prints every configuration, an SLO nothing meets i
   h.use_preset("llama8b-serve");
   h.set(key::explore_rows, std::string("all"));
   h.set(key::slo_tpot, 0.001);
-  explore(h);
+  h.project(dgx::sdk::Mode::explore);
   CHECK(h.rows.size() > 20);
   CHECK(std::none_of(h.rows.begin(), h.rows.end(), [](const auto& r) { return r.fields.at("recommended") == "yes"; }));
   CHECK(h.note("Recommendation").find("TPOT <= 1.0 ms binds") != std::string::npos);
@@ -53,6 +44,6 @@ TEST_CASE("a sweep where nothing can run is a configuration error") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
   h.set(key::isl, std::int64_t{200000});
-  CHECK_THROWS_WITH_AS(explore(h), "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)",
-                       dgx::sdk::InvalidArgument);
+  CHECK_THROWS_WITH_AS(h.project(dgx::sdk::Mode::explore),
+                       "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)", dgx::sdk::InvalidArgument);
 }

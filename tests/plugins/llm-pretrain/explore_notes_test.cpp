@@ -2,22 +2,15 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
+#include "llm_fixtures.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
 using dgx::llm::workload::Assumptions;
 
 namespace {
 
-Assumptions assumptions(bool priced) {
-  Assumptions a;
-  a.model = dgx::llm::find_model("llama3.1-70b").value();
-  a.system = dgx::llm::find_system("h100-sxm").value();
-  if (priced) a.price = dgx::llm::Price{.usd_per_gpu_hour = 2, .label = "test"};
-  return a;
-}
+Assumptions assumptions(bool priced) { return dgx::testing::h100_assumptions("llama3.1-70b", priced); }
 
 dgx::llm::ExplorePoint point(int gpus, double days, double cost, bool pareto) {
   dgx::llm::ExplorePoint p;

@@ -5,6 +5,7 @@
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "llm_fixtures.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"
 
@@ -17,10 +18,7 @@ using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 namespace {
 
 Assumptions h100_assumptions(bool priced) {
-  Assumptions a;
-  a.model = dgx::llm::find_model("mixtral-8x7b").value();
-  a.system = dgx::llm::find_system("h100-sxm").value();
-  if (priced) a.price = dgx::llm::Price{.usd_per_gpu_hour = 2, .label = "test price"};
+  Assumptions a = dgx::testing::h100_assumptions("mixtral-8x7b", priced, "test price");
   a.price_reason = priced ? "test price" : "no price";
   a.calibration = "test calibration";
   return a;

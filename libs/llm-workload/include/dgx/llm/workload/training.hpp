@@ -6,7 +6,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include <dgx/plugin.h>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/workload.hpp>
 
@@ -21,6 +23,11 @@
 namespace dgx::llm::workload {
 
 class TrainingMeasure;
+
+/// The GEMM precisions a training workload projects: BF16; FP8, which covers both E4M3 (forward) and E5M2
+/// (gradients), as Transformer Engine's hybrid recipe uses them; MXFP8 and NVFP4 on systems with block-scaled formats
+/// (Blackwell). Its spec's precisions (PluginInfo).
+[[nodiscard]] std::vector<dgx_precision> training_precisions();
 
 class Training {
 public:

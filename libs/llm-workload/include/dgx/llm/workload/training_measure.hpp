@@ -22,8 +22,10 @@ namespace dgx::llm::workload {
 /// Each measured op is the median of this many profiled steps.
 inline constexpr int kProfileRepeats = 5;
 
-/// Throws dgx::sdk::NoDevice when no layer can be measured here (a training workload's can_measure).
+/// Throws dgx::sdk::NoDevice when no layer can be measured here.
 void require_layer_probe();
+/// A training workload's can_measure (PluginInfo): require_layer_probe.
+void can_measure_layer(dgx::sdk::Host& host);
 
 /// The per-rank shapes of `train` (its sequence length set), as the layer's op list and memory take them.
 [[nodiscard]] ShapeKey layer_shape(const TrainConfig& train);

@@ -15,21 +15,15 @@
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/precision.hpp"
+#include "dgx/llm/workload/keys.hpp"
 
 namespace dgx::llm::workload {
 
-/// Config keys. Renaming one breaks users' scripts and presets.
+/// Config keys beyond those every LLM workload shares (keys.hpp). Renaming one breaks users' scripts and presets.
 namespace key {
-inline constexpr const char* model = "model";
-inline constexpr const char* system = "system";
 inline constexpr const char* framework = "framework";
-inline constexpr const char* gpus = "gpus";
-inline constexpr const char* precision = "precision";
-inline constexpr const char* tp = "parallel.tp";
-inline constexpr const char* pp = "parallel.pp";
 inline constexpr const char* cp = "parallel.cp";
 inline constexpr const char* vp = "parallel.vp";
-inline constexpr const char* ep = "parallel.ep";
 inline constexpr const char* fsdp = "parallel.fsdp";
 inline constexpr const char* pipeline_split = "parallel.pipeline_split";
 inline constexpr const char* mbs = "train.mbs";
@@ -39,8 +33,6 @@ inline constexpr const char* recompute = "train.recompute";
 inline constexpr const char* offload_layers = "train.offload_layers";
 inline constexpr const char* distributed_optimizer = "train.distributed_optimizer";
 inline constexpr const char* flops_convention = "train.flops_convention";
-inline constexpr const char* provider = "cost.provider";
-inline constexpr const char* usd_per_gpu_hour = "cost.usd_per_gpu_hour";
 inline constexpr const char* explore_gpus = "explore.gpus";
 inline constexpr const char* gpus_min = "explore.gpus_min";
 inline constexpr const char* gpus_max = "explore.gpus_max";
@@ -92,12 +84,5 @@ struct TrainingSettings {
 /// precisions, the batch rule (explore.gbs_per_gpu, or train.gbs at every count), the sequence, the distributed
 /// optimizer, FSDP, the pipeline split and the FLOP convention. The tokens to train are the workload's to set.
 [[nodiscard]] ExploreSpace explore_space(const TrainingSettings& settings);
-
-/// An integer key that must be at least `min` and fit an int; throws dgx::sdk::InvalidArgument naming it.
-[[nodiscard]] int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min);
-/// `value` checked the same way (an element of a list key).
-[[nodiscard]] int bounded_int(const char* key, std::int64_t value, std::int64_t min);
-/// The `precision` list, duplicates dropped. Throws dgx::sdk::InvalidArgument for an unknown name or an empty list.
-[[nodiscard]] std::vector<Precision> read_precisions(const dgx::sdk::Host& host);
 
 }  // namespace dgx::llm::workload
