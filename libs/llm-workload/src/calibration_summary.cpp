@@ -112,4 +112,11 @@ std::string serving_calibration_summary(const SystemProfile& system) {
   return summary.line + "; " + system.name + " is uncalibrated (it shares the calibrated systems' efficiencies)";
 }
 
+std::string projection_disclaimer(const std::string& model_version, const std::string& system,
+                                  const std::string& how_to_measure) {
+  return "These numbers are projections of " + model_version + " for " + system +
+         ", not measurements on this machine (every row says mode projected; JSON carries the provenance). " +
+         how_to_measure;
+}
+
 }  // namespace dgx::llm::workload

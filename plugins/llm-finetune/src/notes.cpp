@@ -12,6 +12,7 @@
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/model_constants.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/training_measure.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
@@ -176,12 +177,11 @@ std::string FineTuning::trade_note(const std::string& comparison) const {
 }
 
 std::string FineTuning::projection_note() const {
-  return std::string("These numbers are projections of ") + llm::constants::kModelVersion + " for " +
-         assumptions_.system.name +
-         ", not measurements on this machine (every row says mode projected; JSON carries the provenance). To "
-         "measure instead, run the same command on a GPU machine: it measures one layer of the model, with its "
-         "frozen weights and LoRA adapters, at the configuration's per-rank shapes and projects the cluster from "
-         "the measured op times (rows labelled measured-calibrated; --mode measure insists on it).";
+  return workload::projection_disclaimer(
+      llm::constants::kModelVersion, assumptions_.system.name,
+      "To measure instead, run the same command on a GPU machine: it measures one layer of the model, with its "
+      "frozen weights and LoRA adapters, at the configuration's per-rank shapes and projects the cluster from "
+      "the measured op times (rows labelled measured-calibrated; --mode measure insists on it).");
 }
 
 std::string FineTuning::measured_note(const std::string& device, const llm::kernels::LayerSpec& spec) const {

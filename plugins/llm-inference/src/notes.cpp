@@ -9,6 +9,7 @@
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "params.hpp"
 #include "plugin.hpp"
@@ -84,12 +85,12 @@ std::string Serving::definitions_note() {
 }
 
 std::string Serving::projection_note() const {
-  return std::string("These numbers are projections of ") + llm::serve_constants::kModelVersion + " for " +
-         assumptions_.system.name +
-         ", not measurements on this machine (every row says mode projected; JSON carries the provenance). On a GPU "
-         "machine the same command measures instead: one layer's prefill and decode at the replica's per-rank shapes "
-         "with a KV cache, whose op times replace the model's (rows labelled measured-calibrated; --mode measure "
-         "insists on it); dgxhost --plugin llm-inference:llm-decode runs a whole model's decode loop.";
+  return workload::projection_disclaimer(
+      llm::serve_constants::kModelVersion, assumptions_.system.name,
+      "On a GPU machine the same command measures instead: one layer's prefill and decode at the replica's per-rank "
+      "shapes "
+      "with a KV cache, whose op times replace the model's (rows labelled measured-calibrated; --mode measure "
+      "insists on it); dgxhost --plugin llm-inference:llm-decode runs a whole model's decode loop.");
 }
 
 std::string Serving::slo_text(const llm::ServeProjection& p) const {

@@ -111,13 +111,12 @@ std::string Pretraining::throughput_note(const llm::Projection& p) const {
 }
 
 std::string Pretraining::projection_note() const {
-  return std::string("These numbers are projections of ") + llm::constants::kModelVersion + " for " +
-         assumptions_.system.name +
-         ", not measurements on this machine (every row says mode projected; JSON carries the provenance). "
-         "To measure instead, run the same command on a GPU machine: it measures one layer of the model at the "
-         "configuration's per-rank shapes and projects the cluster from the measured op times (rows labelled "
-         "measured-calibrated; --mode measure insists on it). dgxhost --plugin gemm and --plugin llm-layer time "
-         "the GEMMs and the layer on their own.";
+  return workload::projection_disclaimer(
+      llm::constants::kModelVersion, assumptions_.system.name,
+      "To measure instead, run the same command on a GPU machine: it measures one layer of the model at the "
+      "configuration's per-rank shapes and projects the cluster from the measured op times (rows labelled "
+      "measured-calibrated; --mode measure insists on it). dgxhost --plugin gemm and --plugin llm-layer time "
+      "the GEMMs and the layer on their own.");
 }
 
 std::string Pretraining::measured_note(const std::string& device, const llm::kernels::LayerSpec& /*spec*/) const {

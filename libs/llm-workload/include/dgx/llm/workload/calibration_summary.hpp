@@ -32,4 +32,9 @@ namespace dgx::llm::workload {
 /// offline throughputs on h100-sxm", with "; b200 is uncalibrated ..." for a system none ran on.
 [[nodiscard]] std::string serving_calibration_summary(const SystemProfile& system);
 
+/// What every projection note begins with: "These numbers are projections of <model_version> for <system>, not
+/// measurements on this machine (...); JSON carries the provenance). ", then `how_to_measure`.
+[[nodiscard]] std::string projection_disclaimer(const std::string& model_version, const std::string& system,
+                                                const std::string& how_to_measure);
+
 }  // namespace dgx::llm::workload
