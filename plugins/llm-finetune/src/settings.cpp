@@ -12,8 +12,7 @@ namespace dgx::plugins::llm_finetune {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using dgx::sdk::text::fixed;
-using dgx::sdk::text::grouped;
+namespace text = dgx::sdk::text;
 
 std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
   std::vector<llm::FineTuneMethod> out;
@@ -37,7 +36,7 @@ llm::LoraConfig read_lora(const dgx::sdk::Host& host) {
   lora.rank = llm::workload::read_int(host, key::lora_rank, 1);
   lora.alpha = host.get_float(key::lora_alpha);
   if (!(lora.alpha > 0) || !std::isfinite(lora.alpha)) {
-    throw InvalidArgument(std::string(key::lora_alpha) + " must be positive, got " + fixed(lora.alpha, 2));
+    throw InvalidArgument(std::string(key::lora_alpha) + " must be positive, got " + text::fixed(lora.alpha, 2));
   }
   lora.targets.clear();
   for (const std::string& text : host.get_string_list(key::lora_targets)) {
@@ -60,7 +59,7 @@ llm::LoraConfig read_lora(const dgx::sdk::Host& host) {
 double non_negative(const dgx::sdk::Host& host, const char* name) {
   const double value = host.get_float(name);
   if (!(value >= 0) || !std::isfinite(value)) {
-    throw InvalidArgument(std::string(name) + " must be a number >= 0, got " + fixed(value, 2));
+    throw InvalidArgument(std::string(name) + " must be a number >= 0, got " + text::fixed(value, 2));
   }
   return value;
 }
@@ -78,11 +77,11 @@ Dataset read_dataset(const dgx::sdk::Host& host) {
   d.from_tokens = tokens > 0;
   d.tokens = d.from_tokens ? tokens : d.samples * d.avg_tokens_per_sample * d.epochs;
   if (!(d.tokens > 0)) {
-    throw InvalidArgument("the data set has no tokens: " + std::string(key::tokens) + " is 0 and " + key::samples +
-                          " x " + key::avg_tokens_per_sample + " x " + key::epochs + " = " +
-                          grouped(static_cast<long long>(d.samples)) + " x " + fixed(d.avg_tokens_per_sample, 0) +
-                          " x " + fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) +
-                          " = 0; give the job's size in either");
+    throw InvalidArgument(
+        "the data set has no tokens: " + std::string(key::tokens) + " is 0 and " + key::samples + " x " +
+        key::avg_tokens_per_sample + " x " + key::epochs + " = " + text::grouped(static_cast<long long>(d.samples)) +
+        " x " + text::fixed(d.avg_tokens_per_sample, 0) + " x " +
+        text::fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) + " = 0; give the job's size in either");
   }
   return d;
 }
@@ -107,7 +106,7 @@ FinetuneSettings read_settings(const dgx::sdk::Host& host) {
   s.deadline_hours = host.find_float(key::deadline_hours);
   if (s.deadline_hours && !(*s.deadline_hours > 0)) {
     throw InvalidArgument(std::string(key::deadline_hours) + " must be a positive number of hours, got " +
-                          fixed(*s.deadline_hours, 1));
+                          text::fixed(*s.deadline_hours, 1));
   }
   return s;
 }

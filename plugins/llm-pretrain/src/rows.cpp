@@ -6,10 +6,15 @@
 
 namespace dgx::plugins::llm_pretrain {
 
+namespace {
+
+namespace workload = llm::workload;
+
+}  // namespace
+
 dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
-                                         const llm::workload::Headline& headline, const llm::StepBreakdown& breakdown,
+                                         const workload::Headline& headline, const llm::StepBreakdown& breakdown,
                                          bool framework_column) const {
-  namespace workload = llm::workload;
   dgx::sdk::Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
   workload::add_training_config(row, assumptions_, headline.gpus, train, framework_column);
@@ -21,7 +26,7 @@ dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::Tr
 }
 
 dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
-                                         const llm::workload::Headline& headline,
+                                         const workload::Headline& headline,
                                          const llm::StepBreakdown& breakdown) const {
   return projected_row(table, train, headline, breakdown, false);
 }

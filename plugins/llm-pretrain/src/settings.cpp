@@ -9,6 +9,12 @@
 
 namespace dgx::plugins::llm_pretrain {
 
+namespace {
+
+namespace text = dgx::sdk::text;
+
+}  // namespace
+
 PretrainSettings read_settings(const dgx::sdk::Host& host) {
   using dgx::sdk::InvalidArgument;
   PretrainSettings s;
@@ -16,12 +22,12 @@ PretrainSettings read_settings(const dgx::sdk::Host& host) {
   s.train.tokens = host.get_float(key::tokens);
   if (!(s.train.tokens > 0) || !std::isfinite(s.train.tokens)) {
     throw InvalidArgument(std::string(key::tokens) + " must be a positive number of tokens, got " +
-                          dgx::sdk::text::fixed(s.train.tokens, 0));
+                          text::fixed(s.train.tokens, 0));
   }
   s.deadline_days = host.find_float(key::deadline_days);
   if (s.deadline_days && !(*s.deadline_days > 0)) {
     throw InvalidArgument(std::string(key::deadline_days) + " must be a positive number of days, got " +
-                          dgx::sdk::text::fixed(*s.deadline_days, 1));
+                          text::fixed(*s.deadline_days, 1));
   }
   return s;
 }
