@@ -31,3 +31,17 @@ function(dgx_add_doctest name)
   endif()
   doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES ${_properties})
 endfunction()
+
+# dgx_add_plugin_cli_test(<name> PLUGIN <plugin> SOURCES ... [LIBRARIES ...] [DEFINITIONS ...])
+# An end-to-end test of the dgxhost executable with a built plugin, as a user runs it (tests/support/plugin_cli.hpp):
+# a doctest executable labelled `integration`, DGX_TEST_DGXHOST naming dgxhost, built after dgxhost, the plugin and the
+# configs it runs with.
+function(dgx_add_plugin_cli_test name)
+  cmake_parse_arguments(ARG "" "PLUGIN" "SOURCES;LIBRARIES;DEFINITIONS" ${ARGN})
+  dgx_add_doctest(${name}
+    SOURCES ${ARG_SOURCES}
+    LIBRARIES dgx::core dgx_test_support ${ARG_LIBRARIES}
+    LABELS integration
+    DEFINITIONS DGX_TEST_DGXHOST="$<TARGET_FILE:dgxhost>" ${ARG_DEFINITIONS})
+  add_dependencies(${name} dgxhost ${ARG_PLUGIN} dgx_configs)
+endfunction()

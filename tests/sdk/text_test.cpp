@@ -63,3 +63,44 @@ TEST_CASE("numbers are formatted with significant digits") {
   CHECK(text::format_number(0, 4) == "0");
   CHECK(text::format_number(1e20, 3) == "1.00e+20");
 }
+
+TEST_CASE("fixed decimals, thousands separators and GiB, as notes quote them") {
+  CHECK(text::fixed(3.14159, 2) == "3.14");
+  CHECK(text::fixed(2.5, 0) == "2");  // printf's rounding: half to even
+  CHECK(text::fixed(-0.05, 1) == "-0.1");
+  CHECK(text::grouped(1234567) == "1,234,567");
+  CHECK(text::grouped(-1000) == "-1,000");
+  CHECK(text::grouped(0) == "0");
+  CHECK(text::gib(80.0 * 1024 * 1024 * 1024) == "80.0 GiB");
+  CHECK(text::gib_number(8.06 * 1024 * 1024 * 1024) == "8.1");
+}
+
+TEST_CASE("dollars and counts keep three significant digits in a readable unit") {
+  CHECK(text::usd(9999) == "$9999");
+  CHECK(text::usd(99.5) == "$99.50");
+  CHECK(text::usd(-12345) == "$-12.35k");  // a negative scaled value keeps two decimals
+  CHECK(text::usd(999.9e6) == "$1000M");
+  CHECK(text::si_count(999) == "999");
+  CHECK(text::si_count(1500) == "1.50k");
+  CHECK(text::si_count(850e6) == "850M");
+  CHECK(text::si_count(-2e9) == "-2.00B");
+}
+
+TEST_CASE("durations round by fixed decimals for notes, or by significant digits as the host's check does") {
+  CHECK(text::duration(0.0052) == "5.2 ms");
+  CHECK(text::duration(0.85) == "850 ms");
+  CHECK(text::duration(0.00004) == "0.0 ms");
+  CHECK(text::duration(2.5) == "2.50 s");
+  CHECK(text::duration(123.45) == "123.5 s");
+  CHECK(text::duration(0.0052, text::Rounding::significant) == "5.20 ms");
+  CHECK(text::duration(0.00004567, text::Rounding::significant) == "45.7 us");
+  CHECK(text::duration(2.5, text::Rounding::significant) == "2.50 s");
+  CHECK(text::duration(123.45, text::Rounding::significant) == "123 s");
+}
+
+TEST_CASE("join separates with a comma by default, and close matches can count a swap as two edits") {
+  CHECK(text::join({"a", "b", "c"}) == "a, b, c");
+  const std::vector<std::string> names{"spin", "gemm"};
+  CHECK(text::close_matches("psin", names) == std::vector<std::string>{"spin"});  // one swap: one edit
+  CHECK(text::close_matches("psin", names, 3, text::Swaps::two_edits).empty());   // two edits: above the threshold
+}

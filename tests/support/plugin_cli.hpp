@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dgx/core/support/json.hpp"
@@ -38,6 +39,15 @@ inline void check_answers_fast(const TimedRun& run) {
   if (!kSanitized) CHECK_MESSAGE(run.seconds < 5, "dgxhost took " << run.seconds << " s");
 }
 
+/// Runs dgxhost with `args` as a user without a GPU would, requires it to succeed fast (check_answers_fast), and
+/// returns what it printed.
+inline std::string fast_answer(const std::vector<std::string>& args) {
+  const TimedRun run = timed_dgxhost(args);
+  REQUIRE_MESSAGE(run.result.exit_code == 0, run.result.err);
+  check_answers_fast(run);
+  return run.result.out;
+}
+
 /// `--plugin plugin` followed by `args`: the command line of one case of a table of inputs.
 inline std::vector<std::string> with_plugin(const std::string& plugin, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"--plugin", plugin};
@@ -46,6 +56,21 @@ inline std::vector<std::string> with_plugin(const std::string& plugin, const std
 }
 
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// A table of inputs: each case's arguments, and the reason a configuration error names.
+using ConfigErrorCases = std::vector<std::pair<std::vector<std::string>, std::string>>;
+
+/// Every case, after `--plugin plugin`, exits 2 (a configuration error) with its reason on stderr.
+inline void check_config_errors(const std::string& plugin, const ConfigErrorCases& cases) {
+  // Named members, not a structured binding: CHECK_MESSAGE's lambda captures them, which clang 14 rejects.
+  for (const auto& c : cases) {
+    const auto& args = c.first;
+    const auto& reason = c.second;
+    const ProcessResult r = dgxhost(with_plugin(plugin, args));
+    CHECK_MESSAGE(r.exit_code == 2, args.back());
+    CHECK_MESSAGE(has(r.err, reason), r.err);
+  }
+}
 
 /// The value of metric `name` in a row of dgxhost's --format json.
 inline double metric(const dgx::json::Value& row, const char* name) {

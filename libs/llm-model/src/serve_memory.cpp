@@ -4,9 +4,10 @@
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/serve_constants.hpp"
 
+#include <dgx/sdk/text.hpp>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace dgx::llm {
 
@@ -15,11 +16,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kBf16 = 2;
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / kGiB);
-  return text;
-}
+using dgx::sdk::text::gib;
 
 /// The largest intermediate tensors one iteration of `tokens` tokens keeps at once on a GPU: the residual stream
 /// and normalized input, the QKV output, the attention output, the MLP's first GEMM output and activation (MoE: the

@@ -13,15 +13,14 @@
 #include "dgx/llm/stragglers.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
+#include <dgx/sdk/text.hpp>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace dgx::llm {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, const Software& software,
                    Precision precision) {
@@ -57,17 +56,14 @@ std::uint64_t pack(const ShapeKey& k) {
   return key << 4 | static_cast<std::uint64_t>(k.recompute);
 }
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", bytes / kGiB);
-  return text;
-}
+using dgx::sdk::text::gib_number;
 
 std::string memory_error(const MemoryBreakdown& m, const SystemProfile& system, std::string_view stage) {
-  return "needs " + gib(m.total()) + " GiB per GPU, " + system.name + " has " + gib(m.capacity) + " GiB (" +
-         std::string(stage) + " stage: weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
-         gib(m.optimizer) + ", fp8 weight cache " + gib(m.fp8_weight_cache) + ", activations " + gib(m.activations) +
-         ", transient " + gib(m.transient) + ", reserve " + gib(m.reserve) + ")";
+  return "needs " + gib_number(m.total()) + " GiB per GPU, " + system.name + " has " + gib_number(m.capacity) +
+         " GiB (" + std::string(stage) + " stage: weights " + gib_number(m.weights) + ", gradients " +
+         gib_number(m.gradients) + ", optimizer " + gib_number(m.optimizer) + ", fp8 weight cache " +
+         gib_number(m.fp8_weight_cache) + ", activations " + gib_number(m.activations) + ", transient " +
+         gib_number(m.transient) + ", reserve " + gib_number(m.reserve) + ")";
 }
 
 /// Exposed pipeline send/recv per microbatch on one stage: each of the v chunks receives its input and sends

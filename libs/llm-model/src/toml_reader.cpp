@@ -26,7 +26,7 @@ std::string type_name(const toml::node& node) {
   return out.str();
 }
 
-std::string join(const std::string& prefix, std::string_view key) {
+std::string dotted(const std::string& prefix, std::string_view key) {
   return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
 }
 
@@ -67,7 +67,7 @@ std::string TomlTable::where(std::string_view key) const {
   if (own_node(key) == nullptr && base_ && base_->contains(key)) {
     return base_->where(key);
   }
-  return file_ + ": key '" + join(prefix_, key) + "'";
+  return file_ + ": key '" + dotted(prefix_, key) + "'";
 }
 
 const void* TomlTable::own_node(std::string_view key) const { return as_table(table_).get(key); }
@@ -174,7 +174,7 @@ TomlTable TomlTable::table(std::string_view key) const {
   if (!value.is_table()) {
     throw ConfigError(where(key) + " must be a table, found " + type_name(value));
   }
-  TomlTable child(document_, value.as_table(), file_, join(prefix_, key));
+  TomlTable child(document_, value.as_table(), file_, dotted(prefix_, key));
   if (base_ && base_->contains(key)) {
     return child.over(base_->table(key));
   }
@@ -193,7 +193,8 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   }
   const auto& array = *found->as_array();
   for (std::size_t i = 0; i < array.size(); ++i) {
-    out.push_back(TomlTable(document_, array[i].as_table(), file_, join(prefix_, key) + "[" + std::to_string(i) + "]"));
+    out.push_back(
+        TomlTable(document_, array[i].as_table(), file_, dotted(prefix_, key) + "[" + std::to_string(i) + "]"));
   }
   return out;
 }

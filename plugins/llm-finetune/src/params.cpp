@@ -5,13 +5,13 @@ namespace dgx::plugins::llm_finetune {
 std::vector<dgx::sdk::Param> finetune_params() {
   using dgx::sdk::Param;
   // The llama8b-lora preset: Llama 3.1 8B on one 8-GPU node, packed 4K sequences, GBS 32, 1 to 256 GPUs explored.
-  llm::plugin::TrainingDefaults defaults;
+  llm::workload::TrainingDefaults defaults;
   defaults.gbs = 32;
   defaults.seq_len = 4096;
   defaults.gpus_min = 1;
   defaults.gpus_max = 256;
   defaults.gbs_per_gpu = 0;
-  std::vector<Param> params = llm::plugin::training_params(defaults);
+  std::vector<Param> params = llm::workload::training_params(defaults);
   for (Param& p : params) {
     if (p.key == key::flops_convention) {
       p.help = "model FLOPs for MFU and model TFLOP/s count what is executed: SFT s*(12*L*h^2*(1+g/a) + "

@@ -1,5 +1,5 @@
 // The configuration schema of the llm-finetune workload: the training keys every LLM training workload shares
-// (libs/llm-model/plugin, training_settings.hpp) and fine-tuning's own (finetune.*, explore.deadline_hours), with
+// (libs/llm-workload, training_settings.hpp) and fine-tuning's own (finetune.*, explore.deadline_hours), with
 // defaults equal to the llama8b-lora preset so that `dgxhost --plugin llm-finetune` alone answers for Llama 3.1
 // 8B on H100.
 #pragma once
@@ -8,13 +8,13 @@
 
 #include <dgx/sdk/workload.hpp>
 
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
 /// Config keys. Renaming one breaks users' scripts and presets.
 namespace key {
-using namespace llm::plugin::key;
+using namespace llm::workload::key;
 inline constexpr const char* method = "finetune.method";
 inline constexpr const char* lora_rank = "finetune.lora.rank";
 inline constexpr const char* lora_alpha = "finetune.lora.alpha";

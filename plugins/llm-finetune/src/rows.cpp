@@ -1,13 +1,17 @@
-#include "rows.hpp"
-
+// Result rows of projected fine-tuning configurations, shared by project, explore and measure mode so that all carry
+// the same config keys, metric names and provenance fields (docs/results-schema.md). The table shows the method, GPU
+// count and precision with the headline numbers; JSON and CSV carry everything.
 #include <cstdint>
 
+#include "dgx/llm/workload/training_rows.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
 namespace {
 
+namespace workload = llm::workload;
 using dgx::sdk::Row;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
@@ -20,17 +24,18 @@ std::vector<std::string> target_names(const llm::LoraConfig& lora) {
   return names;
 }
 
-void add_config(Row& row, const RowContext& c, llm::FineTuneMethod method, int gpus, const llm::TrainConfig& t) {
+void add_config(Row& row, const FineTuning& job, llm::FineTuneMethod method, int gpus, const llm::TrainConfig& t) {
   // The keys users set, so a row can be fed back with --set; gpus, precision and method vary as table columns
   // (the layout field stands for the parallel keys).
-  const llm::LoraConfig& lora = c.settings.finetune.lora;
-  llm::plugin::add_training_config(row, c.assumptions, gpus, t);
+  const FinetuneSettings& s = job.settings();
+  const llm::LoraConfig& lora = s.finetune.lora;
+  workload::add_training_config(row, job.assumptions(), gpus, t);
   row.config(key::method, std::string(llm::to_string(method)))
       .config(key::lora_rank, lora.rank, kHiddenConfig)
       .config(key::lora_alpha, lora.alpha, kHiddenConfig)
       .config(key::lora_targets, target_names(lora), kHiddenConfig)
-      .config(key::packed, c.settings.finetune.packed, kHiddenConfig)
-      .config(key::tokens, c.job.dataset_tokens, kHiddenConfig);
+      .config(key::packed, s.finetune.packed, kHiddenConfig)
+      .config(key::tokens, job.job().dataset_tokens, kHiddenConfig);
 }
 
 }  // namespace
@@ -48,27 +53,31 @@ llm::FineTune finetune_of(const FinetuneSettings& settings, llm::FineTuneMethod 
   return f;
 }
 
-Row finetune_row(const std::string& table, const RowContext& c, llm::FineTuneMethod method,
-                 const llm::TrainConfig& train, const llm::plugin::Headline& headline,
-                 const llm::StepBreakdown& breakdown) {
-  const llm::FineTune f = finetune_of(c.settings, method);
-  const llm::ModelConfig& m = c.assumptions.model;
+Row FineTuning::projected_row(const std::string& table, llm::FineTuneMethod method, const llm::TrainConfig& train,
+                              const workload::Headline& headline, const llm::StepBreakdown& breakdown) const {
+  const llm::FineTune f = finetune_of(settings_, method);
+  const llm::ModelConfig& m = assumptions_.model;
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
-  add_config(row, c, method, headline.gpus, train);
-  llm::plugin::add_provenance(row, c.assumptions, train);
+  add_config(row, *this, method, headline.gpus, train);
+  workload::add_provenance(row, assumptions_, train);
   row.field("finetune_flops",
             f.lora_method() ? "executed: frozen weights' forward and dgrad GEMMs (2/3 of SFT's), the attention core "
                               "whole, the adapters' GEMMs"
                             : "executed: every GEMM's forward, dgrad and wgrad, the attention core within samples",
             DGX_FIELD_HIDDEN);
-  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::hours_to_finetune);
+  workload::add_headline_metrics(row, headline, workload::RunTime::hours_to_finetune);
   const double executed = llm::finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   const double published = llm::published_finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   row.metric("trainable_parameters", llm::trainable_parameters(m, f), "count", DGX_METRIC_HIDDEN)
       .metric("mfu_published", executed > 0 ? 100 * headline.mfu * published / executed : 0.0, "%", DGX_METRIC_HIDDEN);
-  llm::plugin::add_breakdown_metrics(row, breakdown);
+  workload::add_breakdown_metrics(row, breakdown);
   return row;
+}
+
+Row FineTuning::projected_row(const std::string& table, const llm::TrainConfig& train,
+                              const workload::Headline& headline, const llm::StepBreakdown& breakdown) const {
+  return projected_row(table, settings_.finetune.method, train, headline, breakdown);
 }
 
 }  // namespace dgx::plugins::llm_finetune

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dgx/llm/plugin/format.hpp"
+#include <dgx/sdk/text.hpp>
+
 #include "params.hpp"
 
 namespace dgx::plugins::llm_finetune {
@@ -11,8 +12,7 @@ namespace dgx::plugins::llm_finetune {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::plugin::fixed;
-using llm::plugin::grouped;
+namespace text = dgx::sdk::text;
 
 std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
   std::vector<llm::FineTuneMethod> out;
@@ -33,10 +33,10 @@ std::vector<llm::FineTuneMethod> read_methods(const dgx::sdk::Host& host) {
 
 llm::LoraConfig read_lora(const dgx::sdk::Host& host) {
   llm::LoraConfig lora;
-  lora.rank = llm::plugin::read_int(host, key::lora_rank, 1);
+  lora.rank = llm::workload::read_int(host, key::lora_rank, 1);
   lora.alpha = host.get_float(key::lora_alpha);
   if (!(lora.alpha > 0) || !std::isfinite(lora.alpha)) {
-    throw InvalidArgument(std::string(key::lora_alpha) + " must be positive, got " + fixed(lora.alpha, 2));
+    throw InvalidArgument(std::string(key::lora_alpha) + " must be positive, got " + text::fixed(lora.alpha, 2));
   }
   lora.targets.clear();
   for (const std::string& text : host.get_string_list(key::lora_targets)) {
@@ -59,14 +59,14 @@ llm::LoraConfig read_lora(const dgx::sdk::Host& host) {
 double non_negative(const dgx::sdk::Host& host, const char* name) {
   const double value = host.get_float(name);
   if (!(value >= 0) || !std::isfinite(value)) {
-    throw InvalidArgument(std::string(name) + " must be a number >= 0, got " + fixed(value, 2));
+    throw InvalidArgument(std::string(name) + " must be a number >= 0, got " + text::fixed(value, 2));
   }
   return value;
 }
 
 Dataset read_dataset(const dgx::sdk::Host& host) {
   Dataset d;
-  d.samples = static_cast<double>(llm::plugin::read_int(host, key::samples, 0));
+  d.samples = static_cast<double>(llm::workload::read_int(host, key::samples, 0));
   d.avg_tokens_per_sample = non_negative(host, key::avg_tokens_per_sample);
   d.epochs = non_negative(host, key::epochs);
   if (!(d.avg_tokens_per_sample > 0)) {
@@ -77,11 +77,11 @@ Dataset read_dataset(const dgx::sdk::Host& host) {
   d.from_tokens = tokens > 0;
   d.tokens = d.from_tokens ? tokens : d.samples * d.avg_tokens_per_sample * d.epochs;
   if (!(d.tokens > 0)) {
-    throw InvalidArgument("the data set has no tokens: " + std::string(key::tokens) + " is 0 and " + key::samples +
-                          " x " + key::avg_tokens_per_sample + " x " + key::epochs + " = " +
-                          grouped(static_cast<long long>(d.samples)) + " x " + fixed(d.avg_tokens_per_sample, 0) +
-                          " x " + fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) +
-                          " = 0; give the job's size in either");
+    throw InvalidArgument(
+        "the data set has no tokens: " + std::string(key::tokens) + " is 0 and " + key::samples + " x " +
+        key::avg_tokens_per_sample + " x " + key::epochs + " = " + text::grouped(static_cast<long long>(d.samples)) +
+        " x " + text::fixed(d.avg_tokens_per_sample, 0) + " x " +
+        text::fixed(d.epochs, d.epochs == std::floor(d.epochs) ? 0 : 2) + " = 0; give the job's size in either");
   }
   return d;
 }
@@ -90,7 +90,7 @@ Dataset read_dataset(const dgx::sdk::Host& host) {
 
 FinetuneSettings read_settings(const dgx::sdk::Host& host) {
   FinetuneSettings s;
-  static_cast<llm::plugin::TrainingSettings&>(s) = llm::plugin::read_training_settings(host);
+  static_cast<llm::workload::TrainingSettings&>(s) = llm::workload::read_training_settings(host);
   s.methods = read_methods(host);
   s.finetune.method = s.methods.front();
   s.finetune.lora = read_lora(host);
@@ -106,7 +106,7 @@ FinetuneSettings read_settings(const dgx::sdk::Host& host) {
   s.deadline_hours = host.find_float(key::deadline_hours);
   if (s.deadline_hours && !(*s.deadline_hours > 0)) {
     throw InvalidArgument(std::string(key::deadline_hours) + " must be a positive number of hours, got " +
-                          fixed(*s.deadline_hours, 1));
+                          text::fixed(*s.deadline_hours, 1));
   }
   return s;
 }

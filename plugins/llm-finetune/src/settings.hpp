@@ -1,5 +1,5 @@
 // The workload's configuration, read from the host and checked value by value: the shared training keys
-// (libs/llm-model/plugin, training_settings.hpp), the fine-tuning method and its LoRA adapters, and the job's
+// (libs/llm-workload, training_settings.hpp), the fine-tuning method and its LoRA adapters, and the job's
 // data set. What depends on the model (a LoRA rank above its hidden size, a target it lacks, samples longer than
 // the sequence) is checked with the model, in job.hpp.
 #pragma once
@@ -11,7 +11,7 @@
 #include <dgx/sdk/host.hpp>
 
 #include "dgx/llm/finetune.hpp"
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
@@ -24,7 +24,7 @@ struct Dataset {
   bool from_tokens = false;  ///< finetune.tokens gave the size (else samples x average x epochs)
 };
 
-struct FinetuneSettings : llm::plugin::TrainingSettings {
+struct FinetuneSettings : llm::workload::TrainingSettings {
   std::vector<llm::FineTuneMethod> methods;  ///< explore compares them; project uses the first
   llm::FineTune finetune;                    ///< method = methods.front()
   Dataset dataset;

@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "measured_ops.hpp"
-#include "rows.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/serve_measured_ops.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_inference {
 
@@ -42,13 +42,13 @@ void require_decode_runner() {
 }
 
 kernels::DecodeModelSpec decode_spec(const dgx::sdk::Host& host, std::vector<std::int64_t>& batches) {
-  const llm::ModelConfig model = llm::plugin::lookup_model(host.get_string(decode_key::model), decode_key::model);
+  const llm::ModelConfig model = llm::workload::lookup_model(host.get_string(decode_key::model), decode_key::model);
   if (model.moe()) {
     throw dgx::sdk::Unsupported("llm-decode runs dense models; " + model.name +
                                 " is a mixture of experts (llm-inference measures its layers)");
   }
   kernels::DecodeModelSpec spec;
-  spec.arch = kernels_architecture(model);
+  spec.arch = llm::workload::kernels_architecture(model);
   spec.layers = model.layers;
   const std::string precision = host.get_string(decode_key::precision);
   const auto parsed = kernels::parse_precision(precision);
@@ -92,7 +92,7 @@ void DecodeWorkload::setup() {
   }
   host_.note(dgx::sdk::NotePlacement::before, "Measured",
              "The whole " + model_name_ + " (" + std::to_string(spec_.layers) + " layers, " +
-                 llm::plugin::fixed(kernels::model_weight_bytes(spec_) / 1e9, 1) + " GB of " +
+                 dgx::sdk::text::fixed(kernels::model_weight_bytes(spec_) / 1e9, 1) + " GB of " +
                  std::string(kernels::to_string(spec_.precision)) + " weights, " +
                  std::string(kernels::to_string(spec_.kv)) + " KV cache) decoding on " + runner_->device() +
                  ": one CUDA graph per batch size (every layer, the LM head, a greedy token), replayed by the runner; "

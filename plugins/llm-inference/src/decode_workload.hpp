@@ -13,16 +13,18 @@
 
 #include "dgx/llm/kernels/serve_spec.hpp"
 #include "dgx/llm/model_config.hpp"
+#include "params.hpp"
 #include "serve_probe.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 inline constexpr const char* kDecodeWorkloadName = "llm-decode";
 
+/// Its config keys: the serving workload's model, precision and serve.kv_precision, and its own.
 namespace decode_key {
-inline constexpr const char* model = "model";
-inline constexpr const char* precision = "precision";
-inline constexpr const char* kv_precision = "serve.kv_precision";
+using key::kv_precision;
+using key::model;
+using key::precision;
 inline constexpr const char* context = "decode.context";
 inline constexpr const char* batches = "decode.batches";
 }  // namespace decode_key

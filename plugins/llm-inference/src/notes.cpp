@@ -1,63 +1,78 @@
-#include "notes.hpp"
+// The texts around llm-inference's tables: what was assumed and why (before), the configuration, latency,
+// throughput, memory and utilisation of a projection, the sweep of explore mode, how the metrics are defined and
+// that the numbers are projections, and how to measure instead (after). Honesty of numbers (DESIGN.md): no projected
+// number without its label.
+#include <algorithm>
+
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_ops.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
-using llm::plugin::fixed;
-using llm::plugin::gib;
-using llm::plugin::join;
-using llm::plugin::si_count;
+namespace text = dgx::sdk::text;
+namespace workload = llm::workload;
 
-std::string model_line(const Assumptions& a) {
+std::string model_line(const workload::ServeAssumptions& a) {
   const llm::ModelConfig& m = a.model;
   const llm::ParameterCount params = llm::count_parameters(m);
   std::string line = "Model: " + m.display + " (" + m.name + "): " + std::to_string(m.layers) + " layers, hidden " +
                      std::to_string(m.hidden) + ", " + std::to_string(m.heads) + " heads / " +
-                     std::to_string(m.kv_groups) + " KV heads, " + si_count(params.total) + " parameters";
+                     std::to_string(m.kv_groups) + " KV heads, " + text::si_count(params.total) + " parameters";
   if (m.moe()) {
-    line += " (" + si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
+    line += " (" + text::si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
             std::to_string(m.experts) + " experts)";
   }
   const double kv = 2.0 * m.layers * m.kv_groups * static_cast<double>(m.head_dim());
-  return line + ", context " + std::to_string(m.context) + " tokens; KV cache " + si_count(kv) +
+  return line + ", context " + std::to_string(m.context) + " tokens; KV cache " + text::si_count(kv) +
          " elements per token. Linear layers in the precision of each row; embedding and LM head BF16 (as quantized "
          "checkpoints keep them).";
 }
 
-std::string system_line(const InferenceSettings& s, const Assumptions& a) {
+std::string system_line(const InferenceSettings& s, const workload::ServeAssumptions& a) {
   const llm::SystemProfile& sys = a.system;
-  const std::string peaks = llm::plugin::peaks_text(sys);
+  const std::string peaks = workload::peaks_text(sys);
   return "System: " + sys.name + ", " + sys.display + "; " +
          (s.system_configured ? "the configuration names it" : "the workload's default") +
-         ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " + gib(sys.hbm_bytes()) +
-         " HBM at " + fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink " + fixed(sys.nvlink_gb_s, 0) + " GB/s in a domain of " +
-         std::to_string(sys.nvlink_domain) + " GPUs; a fleet of " + std::to_string(s.gpus) + " GPUs (" + key::gpus +
-         "). Other systems: --set system=NAME (" + join(llm::plugin::other_systems(sys.name)) + ").";
+         ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " +
+         text::gib(sys.hbm_bytes()) + " HBM at " + text::fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink " +
+         text::fixed(sys.nvlink_gb_s, 0) + " GB/s in a domain of " + std::to_string(sys.nvlink_domain) +
+         " GPUs; a fleet of " + std::to_string(s.gpus) + " GPUs (" + key::gpus +
+         "). Other systems: --set system=NAME (" + text::join(workload::other_systems(sys.name)) + ").";
+}
+
+/// "bf16 (KV bf16), fp8 (KV fp8)".
+std::string precisions_with_kv(const InferenceSettings& s) {
+  std::string out;
+  for (const llm::Precision p : s.precisions) {
+    out += (out.empty() ? "" : ", ") + std::string(llm::to_string(p)) + " (KV " +
+           std::string(llm::to_string(s.kv_precision_for(p))) + ")";
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string assumptions_note(const InferenceSettings& settings, const Assumptions& assumptions) {
-  return model_line(assumptions) + "\n" + system_line(settings, assumptions) + "\n" +
-         llm::plugin::price_line(assumptions.price_reason, assumptions.providers) +
+std::string Serving::assumptions_note() const {
+  return model_line(assumptions_) + "\n" + system_line(settings_, assumptions_) + "\n" +
+         workload::price_line(assumptions_.price_reason, assumptions_.providers) +
          "\nServing model: " + llm::serve_constants::kModelVersion +
          ": per-op rooflines of the system profile (the training model's efficiencies; decode GEMMs split K and "
          "stream their weights) plus the engine's per-iteration overhead, composed into in-flight batching (prompt "
          "chunks and one token per decoding request per iteration, TensorRT-LLM's scheduling and defaults); "
          "accuracy on published runs: " +
-         assumptions.calibration + ".";
+         assumptions_.calibration + ".";
 }
 
-std::string definitions_note() {
+std::string Serving::definitions_note() {
   return "TTFT = time of the first output token - send time; E2E = time of the last token - send time; TPOT = "
          "(E2E - TTFT) / (output tokens - 1), as trtllm-bench (TPOT) and AIPerf (ITL) define it (vLLM's 'ITL' is "
          "the gap between streamed chunks, a different number); tokens/s/user = 1 / TPOT. Output tokens/s = output "
@@ -69,39 +84,149 @@ std::string definitions_note() {
          "is the time inside the engine, without the queue an all-at-once benchmark adds.";
 }
 
-std::string projection_note(const Assumptions& assumptions) {
-  return std::string("These numbers are projections of ") + llm::serve_constants::kModelVersion + " for " +
-         assumptions.system.name +
-         ", not measurements on this machine (every row says mode projected; JSON carries the provenance). On a GPU "
-         "machine the same command measures instead: one layer's prefill and decode at the replica's per-rank shapes "
-         "with a KV cache, whose op times replace the model's (rows labelled measured-calibrated; --mode measure "
-         "insists on it); dgxhost --plugin llm-inference:llm-decode runs a whole model's decode loop.";
+std::string Serving::projection_note() const {
+  return workload::projection_disclaimer(
+      llm::serve_constants::kModelVersion, assumptions_.system.name,
+      "On a GPU machine the same command measures instead: one layer's prefill and decode at the replica's per-rank "
+      "shapes "
+      "with a KV cache, whose op times replace the model's (rows labelled measured-calibrated; --mode measure "
+      "insists on it); dgxhost --plugin llm-inference:llm-decode runs a whole model's decode loop.");
 }
 
-std::string slo_text(const llm::ServeSlo& slo, const llm::ServeProjection& p) {
+std::string Serving::slo_text(const llm::ServeProjection& p) const {
+  const llm::ServeSlo& slo = settings_.slo;
   std::vector<std::string> parts;
   std::vector<std::string> missed;
-  if (slo.ttft > 0) {
-    const bool ok = p.ttft.p99 <= slo.ttft;
-    parts.push_back("TTFT p99 " + llm::plugin::duration(p.ttft.p99) + (ok ? " <= " : " > ") +
-                    llm::plugin::duration(slo.ttft));
-    if (!ok) {
-      missed.emplace_back("TTFT");
+  const auto check = [&](const char* name, double objective, double p99) {
+    if (objective <= 0) {
+      return;
     }
-  }
-  if (slo.tpot > 0) {
-    const bool ok = p.tpot.p99 <= slo.tpot;
-    parts.push_back("TPOT p99 " + llm::plugin::duration(p.tpot.p99) + (ok ? " <= " : " > ") +
-                    llm::plugin::duration(slo.tpot));
+    const bool ok = p99 <= objective;
+    parts.push_back(std::string(name) + " p99 " + text::duration(p99) + (ok ? " <= " : " > ") +
+                    text::duration(objective));
     if (!ok) {
-      missed.emplace_back("TPOT");
+      missed.emplace_back(name);
     }
-  }
+  };
+  check("TTFT", slo.ttft, p.ttft.p99);
+  check("TPOT", slo.tpot, p.tpot.p99);
   if (parts.empty()) {
     return "no SLO given";
   }
-  return (missed.empty() ? "meets the SLOs (" : "misses " + join(missed) + " (") + join(parts) + "; " + key::slo_ttft +
-         ", " + key::slo_tpot + ")";
+  return (missed.empty() ? "meets the SLOs (" : "misses " + text::join(missed) + " (") + text::join(parts) + "; " +
+         key::slo_ttft + ", " + key::slo_tpot + ")";
+}
+
+std::string Serving::configuration_label() const {
+  const llm::ServeConfig& c = settings_.config;
+  const workload::ServeAssumptions& a = assumptions_;
+  return a.model.name + " on " + a.system.name + " at " + llm::layout_label(c.layout, a.model.moe()) + " in " +
+         std::string(llm::to_string(c.precision));
+}
+
+std::string Serving::configuration_note(const llm::ServeProjection& p) const {
+  const llm::ServeConfig& c = p.config;
+  const workload::ServeAssumptions& a = assumptions_;
+  const int per_replica = c.layout.gpus();
+  std::string out = a.model.name + " served by " + std::to_string(settings_.gpus / per_replica) + " replica(s) of " +
+                    llm::layout_label(c.layout, a.model.moe()) + " (" + std::to_string(per_replica) + " x " +
+                    a.system.name + " each): " + std::string(llm::to_string(c.precision)) + " weights, " +
+                    std::string(llm::to_string(c.kv_precision)) + " KV cache" +
+                    (settings_.kv_precision ? "" : " (" + std::string(key::kv_precision) + " = auto)") +
+                    "; requests of ISL " + std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + " tokens";
+  if (c.has_spread()) {
+    out += " (standard deviations " + text::fixed(c.isl_stdev, 0) + " / " + text::fixed(c.osl_stdev, 0) + ")";
+  }
+  out += "; ";
+  out += p.offline ? "offline: " + std::to_string(p.in_flight) + " requests in flight, the most that fit"
+                   : "concurrency " + std::to_string(c.concurrency) + " per replica";
+  return out + " (KV cache " + text::si_count(p.capacity.kv_tokens) + " tokens / " + std::to_string(c.isl + c.osl) +
+         " per request, max batch size " + std::to_string(c.batch_size()) + "); token budget " +
+         std::to_string(c.batch_tokens()) + " per iteration.";
+}
+
+std::string Serving::latency_note(const llm::ServeProjection& p) const {
+  const llm::StepCost& d = p.decode_step;
+  std::string out = "TTFT " + text::duration(p.ttft.median) + ", TPOT " + text::duration(p.tpot.median) + ", E2E " +
+                    text::duration(p.e2e.median);
+  if (p.simulated) {
+    out += " (medians; p99 " + text::duration(p.ttft.p99) + ", " + text::duration(p.tpot.p99) + ", " +
+           text::duration(p.e2e.p99) + " over " + std::to_string(p.simulated_requests) + " simulated requests)";
+  }
+  out += ". " + text::fixed(p.decode_batch, 1) + " requests decode per iteration; one without a prompt chunk takes " +
+         text::duration(d.seconds) + " (compute " + text::duration(d.compute) + ", TP all-reduces " +
+         text::duration(d.tp_comm);
+  if (d.pp_comm > 0) {
+    out += ", PP hand-offs " + text::duration(d.pp_comm);
+  }
+  out += ", engine overhead " + text::duration(d.overhead) + "), one with a prompt chunk " +
+         text::duration(p.chunk_step.seconds) + "; " + text::fixed(p.prefill_tokens_per_iter, 0) +
+         " prompt tokens per iteration on average.";
+  if (p.queue_wait > 0) {
+    out += " Requests beyond the " + std::to_string(p.in_flight) + " that fit wait " + text::duration(p.queue_wait) +
+           " for a slot (in TTFT and E2E).";
+  }
+  return out;
+}
+
+std::string Serving::throughput_note(const llm::ServeProjection& p) const {
+  const int replicas = settings_.gpus / p.config.layout.gpus();
+  std::string out = text::grouped(static_cast<long long>(p.output_tokens_per_s)) +
+                    " output tokens/s per replica = " + text::fixed(p.output_tokens_per_s_per_gpu, 0) + " per GPU, " +
+                    text::fixed(p.output_tokens_per_s_per_user, 1) + " per user; " + text::fixed(p.requests_per_s, 2) +
+                    " requests/s; the fleet of " + std::to_string(replicas) +
+                    " replica(s): " + text::grouped(static_cast<long long>(replicas * p.output_tokens_per_s)) +
+                    " output tokens/s";
+  if (p.usd_per_million_output_tokens) {
+    out += "; $" + text::fixed(*p.usd_per_million_output_tokens, 3) + " per million output tokens";
+  }
+  return out + ".";
+}
+
+std::string Serving::memory_note(const llm::ServeProjection& p) const {
+  const llm::ServeMemory& m = p.capacity.memory;
+  return text::gib(m.capacity) + " per GPU: weights " + text::gib_number(m.weights) + ", activations " +
+         text::gib_number(m.activations) + ", reserve " + text::gib_number(m.reserve) + ", KV cache " +
+         text::gib_number(m.kv_cache) + " GiB = " + text::si_count(p.capacity.kv_tokens) + " tokens (" +
+         text::fixed(m.kv_bytes_per_token / 1024, 0) + " KiB per token per GPU); " +
+         std::to_string(p.capacity.max_concurrency) + " requests of ISL + OSL fit at once.";
+}
+
+std::string Serving::utilisation_note(const llm::ServeProjection& p) const {
+  const llm::StepCost& d = p.decode_step;
+  return "MBU " + text::fixed(100 * p.mbu, 0) + "%: " + text::fixed(d.weight_bytes / 1e9, 1) + " GB of weights + " +
+         text::fixed(d.kv_bytes / 1e9, 1) + " GB of KV cache read per decode iteration per GPU, over TPOT, against " +
+         mbu_peak_label(assumptions_.system) + ". MFU " + text::fixed(100 * p.mfu, 0) + "%: one prompt of " +
+         std::to_string(p.config.isl) + " tokens prefilled on the idle replica, against the dense " +
+         std::string(llm::to_string(p.config.precision)) + " peak.";
+}
+
+std::string Serving::sweep_note() const {
+  const InferenceSettings& s = settings_;
+  const workload::ServeAssumptions& a = assumptions_;
+  const llm::ServeConfig& c = s.config;
+  std::string concurrency =
+      "powers of two up to the most that fit, and offline (" + std::string(key::explore_concurrency) + " lists others)";
+  if (!s.explore_concurrency.empty()) {
+    concurrency.clear();
+    for (const int v : s.explore_concurrency) {
+      concurrency += (concurrency.empty() ? "" : ", ") + std::to_string(v);
+    }
+    concurrency += " (" + std::string(key::explore_concurrency) + ") and offline";
+  }
+  std::string out = "Layouts: TP 1-" + std::to_string(std::min(a.system.nvlink_domain, a.model.heads)) +
+                    " (powers of two) x PP 1, 2, 4, 8" + (a.model.moe() ? " x EP dividing TP and the experts" : "") +
+                    ", at most the fleet's " + std::to_string(s.gpus) + " GPUs per replica (" + key::gpus +
+                    "); parallel.* only set --mode project's configuration.\nPrecisions: " + precisions_with_kv(s) +
+                    ".\nConcurrency per replica: " + concurrency + ".\nRequests: ISL " + std::to_string(c.isl) +
+                    " / OSL " + std::to_string(c.osl) + " tokens";
+  if (c.has_spread()) {
+    out += " (the sweep projects the steady state of these means; --mode project simulates the spread)";
+  }
+  out += "; token budget " + std::to_string(c.batch_tokens()) + ", max batch size " + std::to_string(c.batch_size()) +
+         ", KV fraction " + text::fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + text::duration(s.slo.ttft) +
+         ", TPOT <= " + text::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
+  return out;
 }
 
 }  // namespace dgx::plugins::llm_inference

@@ -2,8 +2,9 @@
 
 #include <string>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/plugin/format.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
 
@@ -19,10 +20,10 @@ std::vector<Param> inference_params() {
   namespace c = llm::serve_constants;
   return {
       Param::string(key::model, "llama3.1-8b",
-                    "model to serve, from the model catalog: " + llm::plugin::join(llm::model_names())),
+                    "model to serve, from the model catalog: " + dgx::sdk::text::join(llm::model_names())),
       Param::string(key::system, "h100-sxm",
                     "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        llm::plugin::join(llm::system_names())),
+                        dgx::sdk::text::join(llm::system_names())),
       Param::integer(key::gpus, 8,
                      "GPUs of the fleet: replicas = gpus / (TP x PP); explore keeps replicas within it (metrics are "
                      "per replica; output_tokens_per_s_fleet multiplies)",

@@ -8,18 +8,15 @@
 
 #include <dgx/sdk/workload.hpp>
 
+#include "dgx/llm/workload/keys.hpp"
+
 namespace dgx::plugins::llm_inference {
 
-/// Config keys. Renaming one breaks users' scripts and presets.
+/// Config keys: those every LLM workload shares (libs/llm-workload, keys.hpp) and serving's own. Renaming one breaks
+/// users' scripts and presets.
 namespace key {
-inline constexpr const char* model = "model";
-inline constexpr const char* system = "system";
-inline constexpr const char* gpus = "gpus";
-inline constexpr const char* precision = "precision";
+using namespace llm::workload::key;
 inline constexpr const char* kv_precision = "serve.kv_precision";
-inline constexpr const char* tp = "parallel.tp";
-inline constexpr const char* pp = "parallel.pp";
-inline constexpr const char* ep = "parallel.ep";
 inline constexpr const char* isl = "serve.isl";
 inline constexpr const char* osl = "serve.osl";
 inline constexpr const char* isl_stdev = "serve.isl_stdev";
@@ -31,8 +28,6 @@ inline constexpr const char* max_batch_size = "serve.max_batch_size";
 inline constexpr const char* kv_cache_fraction = "serve.kv_cache_fraction";
 inline constexpr const char* slo_ttft = "serve.slo.ttft";
 inline constexpr const char* slo_tpot = "serve.slo.tpot";
-inline constexpr const char* provider = "cost.provider";
-inline constexpr const char* usd_per_gpu_hour = "cost.usd_per_gpu_hour";
 inline constexpr const char* explore_concurrency = "explore.concurrency";
 inline constexpr const char* explore_rows = "explore.rows";
 }  // namespace key

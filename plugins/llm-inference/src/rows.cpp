@@ -1,24 +1,28 @@
-#include "rows.hpp"
-
+// Result rows of serving configurations, shared by project, explore and measure mode so that all carry the same
+// config keys, metric names and provenance fields (docs/results-schema.md). What the terminal table shows is chosen
+// with the hidden flags: JSON and CSV always carry everything.
 #include <cstdint>
 #include <utility>
 
-#include "dgx/llm/plugin/format.hpp"
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/serve_constants.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::Row;
-using llm::plugin::fixed;
+namespace text = dgx::sdk::text;
+namespace workload = llm::workload;
 
 constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
 constexpr std::uint32_t kHiddenField = DGX_FIELD_HIDDEN;
 
-void add_config(Row& row, const Assumptions& a, const InferenceSettings& s, const llm::ServeConfig& c) {
+void add_config(Row& row, const workload::ServeAssumptions& a, const InferenceSettings& s, const llm::ServeConfig& c) {
   // The keys users set, so a row can be fed back with --set.
   row.config(key::model, a.model.name, kHiddenConfig)
       .config(key::system, a.system.name, kHiddenConfig)
@@ -38,7 +42,7 @@ void add_config(Row& row, const Assumptions& a, const InferenceSettings& s, cons
       .config(key::kv_cache_fraction, c.kv_fraction(), kHiddenConfig);
 }
 
-void add_fields(Row& row, const Assumptions& a, const llm::ServeProjection& p) {
+void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeProjection& p) {
   const auto peak = a.system.dense_peak_flops(p.config.precision) / 1e12;
   row.field("layout", llm::layout_label(p.config.layout, a.model.moe()))
       .field("load", load_label(p))
@@ -48,7 +52,7 @@ void add_fields(Row& row, const Assumptions& a, const llm::ServeProjection& p) {
       .field("price", a.price_reason, kHiddenField)
       .field("mbu_peak", mbu_peak_label(a.system), kHiddenField)
       .field("mfu_peak",
-             fixed(peak, 0) + " TFLOP/s dense " + std::string(llm::to_string(p.config.precision)) + " (" +
+             text::fixed(peak, 0) + " TFLOP/s dense " + std::string(llm::to_string(p.config.precision)) + " (" +
                  a.system.name + ")",
              kHiddenField)
       .field("tpot_definition",
@@ -129,17 +133,17 @@ std::string load_label(const llm::ServeProjection& p) {
 }
 
 std::string mbu_peak_label(const llm::SystemProfile& system) {
-  return fixed(system.hbm_tb_s, 2) + " TB/s HBM (" + system.name + ")";
+  return text::fixed(system.hbm_tb_s, 2) + " TB/s HBM (" + system.name + ")";
 }
 
-Row serve_row(const std::string& table, RowView view, const Assumptions& assumptions, const InferenceSettings& settings,
-              const llm::ServeProjection& projection, dgx::sdk::ResultMode mode) {
+Row Serving::serve_row(const std::string& table, RowView view, const llm::ServeProjection& projection,
+                       dgx::sdk::ResultMode mode) const {
   Row row(mode);
   row.table(table);
-  add_config(row, assumptions, settings, projection.config);
-  add_fields(row, assumptions, projection);
+  add_config(row, assumptions_, settings_, projection.config);
+  add_fields(row, assumptions_, projection);
   add_latency(row, view, projection);
-  add_throughput(row, view, settings, projection);
+  add_throughput(row, view, settings_, projection);
   add_breakdowns(row, projection);
   return row;
 }

@@ -4,9 +4,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "dgx/llm/plugin/catalog_lookup.hpp"
-#include "dgx/llm/plugin/format.hpp"
-#include "dgx/llm/plugin/training_settings.hpp"
+#include <dgx/sdk/text.hpp>
+
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/keys.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -14,14 +15,13 @@ namespace dgx::plugins::llm_inference {
 namespace {
 
 using dgx::sdk::InvalidArgument;
-using llm::plugin::bounded_int;
-using llm::plugin::fixed;
-using llm::plugin::read_int;
+namespace text = dgx::sdk::text;
+namespace workload = llm::workload;
 
 double read_non_negative(const dgx::sdk::Host& host, const char* key, const char* what) {
   const double value = host.get_float(key);
   if (!(value >= 0) || !std::isfinite(value)) {
-    throw InvalidArgument(std::string(key) + " must be " + what + ", got " + fixed(value, 3));
+    throw InvalidArgument(std::string(key) + " must be " + what + ", got " + text::fixed(value, 3));
   }
   return value;
 }
@@ -40,22 +40,23 @@ std::optional<llm::Precision> read_kv_precision(const dgx::sdk::Host& host) {
 
 void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
   llm::ServeConfig& c = s.config;
-  c.layout = llm::ServeLayout{
-      .tp = read_int(host, key::tp, 1), .pp = read_int(host, key::pp, 1), .ep = read_int(host, key::ep, 1)};
+  c.layout = llm::ServeLayout{.tp = workload::read_int(host, key::tp, 1),
+                              .pp = workload::read_int(host, key::pp, 1),
+                              .ep = workload::read_int(host, key::ep, 1)};
   c.precision = s.precisions.front();
   c.kv_precision = s.kv_precision_for(c.precision);
-  c.isl = read_int(host, key::isl, 1);
-  c.osl = read_int(host, key::osl, 1);
+  c.isl = workload::read_int(host, key::isl, 1);
+  c.osl = workload::read_int(host, key::osl, 1);
   c.isl_stdev = read_non_negative(host, key::isl_stdev, "a standard deviation >= 0");
   c.osl_stdev = read_non_negative(host, key::osl_stdev, "a standard deviation >= 0");
-  c.requests = read_int(host, key::requests, 0);
-  c.concurrency = read_int(host, key::concurrency, 0);
-  c.max_batch_tokens = read_int(host, key::max_batch_tokens, 1);
-  c.max_batch_size = read_int(host, key::max_batch_size, 1);
+  c.requests = workload::read_int(host, key::requests, 0);
+  c.concurrency = workload::read_int(host, key::concurrency, 0);
+  c.max_batch_tokens = workload::read_int(host, key::max_batch_tokens, 1);
+  c.max_batch_size = workload::read_int(host, key::max_batch_size, 1);
   c.kv_cache_fraction = host.get_float(key::kv_cache_fraction);
   if (!(c.kv_cache_fraction > 0 && c.kv_cache_fraction <= 1)) {
     throw InvalidArgument(std::string(key::kv_cache_fraction) + " must lie in (0, 1], got " +
-                          fixed(c.kv_cache_fraction, 3));
+                          text::fixed(c.kv_cache_fraction, 3));
   }
   s.slo.ttft = read_non_negative(host, key::slo_ttft, "a time >= 0 (0: no objective)");
   s.slo.tpot = read_non_negative(host, key::slo_tpot, "a time >= 0 (0: no objective)");
@@ -63,12 +64,12 @@ void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
 
 void read_cost(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.provider = host.get_string(key::provider);
-  s.usd_per_gpu_hour = llm::plugin::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
+  s.usd_per_gpu_hour = workload::read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
 }
 
 void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
   for (const std::int64_t c : host.get_int_list(key::explore_concurrency)) {
-    s.explore_concurrency.push_back(bounded_int(key::explore_concurrency, c, 1));
+    s.explore_concurrency.push_back(workload::bounded_int(key::explore_concurrency, c, 1));
   }
   const std::string rows = host.get_string(key::explore_rows);
   if (rows != "front" && rows != "all") {
@@ -88,8 +89,8 @@ InferenceSettings read_settings(const dgx::sdk::Host& host) {
   s.model = host.get_string(key::model);
   s.system = host.get_string(key::system);
   s.system_configured = host.is_set(key::system);
-  s.gpus = read_int(host, key::gpus, 1);
-  s.precisions = llm::plugin::read_precisions(host);
+  s.gpus = workload::read_int(host, key::gpus, 1);
+  s.precisions = workload::read_precisions(host);
   s.kv_precision = read_kv_precision(host);
   read_serve(host, s);
   read_cost(host, s);

@@ -8,9 +8,9 @@ namespace dgx::plugins::llm_pretrain {
 std::vector<dgx::sdk::Param> pretrain_params() {
   using dgx::sdk::Param;
   // The llama8b preset: Llama 3.1 8B on 8 GPUs, CP2 for its 8K sequences, GBS 128.
-  llm::plugin::TrainingDefaults defaults;
+  llm::workload::TrainingDefaults defaults;
   defaults.layout.cp = 2;
-  std::vector<Param> params = llm::plugin::training_params(defaults);
+  std::vector<Param> params = llm::workload::training_params(defaults);
   const auto after_seq_len =
       std::find_if(params.begin(), params.end(), [](const Param& p) { return p.key == key::seq_len; }) + 1;
   params.insert(

@@ -7,14 +7,14 @@
 
 #include <dgx/sdk/workload.hpp>
 
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
 /// Config keys: the shared training keys (training_settings.hpp) and pretraining's own. Renaming one breaks
 /// users' scripts and presets.
 namespace key {
-using namespace llm::plugin::key;
+using namespace llm::workload::key;
 inline constexpr const char* tokens = "train.tokens";
 inline constexpr const char* deadline_days = "explore.deadline_days";
 }  // namespace key

@@ -1,34 +1,34 @@
-#include "rows.hpp"
-
-#include <cstdint>
-
-#include "format.hpp"
+// Result rows of projected pretraining configurations, shared by project, explore and measure mode so that all
+// carry the same config keys, metric names and provenance fields (docs/results-schema.md). What the terminal table
+// shows is chosen with the hidden flags: JSON and CSV always carry everything.
 #include "params.hpp"
+#include "plugin.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
 namespace {
 
-using dgx::sdk::Row;
-
-constexpr std::uint32_t kHiddenConfig = DGX_CONFIG_HIDDEN;
-
-void add_config(Row& row, const Assumptions& a, int gpus, const llm::TrainConfig& t, bool framework_column) {
-  llm::plugin::add_training_config(row, a, gpus, t, framework_column);
-  row.config(key::tokens, t.tokens, kHiddenConfig);
-}
+namespace workload = llm::workload;
 
 }  // namespace
 
-Row projected_row(const std::string& table, const Assumptions& assumptions, const llm::TrainConfig& train,
-                  const Headline& headline, const llm::StepBreakdown& breakdown, bool framework_column) {
-  Row row(dgx::sdk::ResultMode::projected);
+dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
+                                         const workload::Headline& headline, const llm::StepBreakdown& breakdown,
+                                         bool framework_column) const {
+  dgx::sdk::Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
-  add_config(row, assumptions, headline.gpus, train, framework_column);
-  llm::plugin::add_provenance(row, assumptions, train);
-  llm::plugin::add_headline_metrics(row, headline, llm::plugin::RunTime::days_to_train);
-  llm::plugin::add_breakdown_metrics(row, breakdown);
+  workload::add_training_config(row, assumptions_, headline.gpus, train, framework_column);
+  row.config(key::tokens, train.tokens, DGX_CONFIG_HIDDEN);
+  workload::add_provenance(row, assumptions_, train);
+  workload::add_headline_metrics(row, headline, workload::RunTime::days_to_train);
+  workload::add_breakdown_metrics(row, breakdown);
   return row;
+}
+
+dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
+                                         const workload::Headline& headline,
+                                         const llm::StepBreakdown& breakdown) const {
+  return projected_row(table, train, headline, breakdown, false);
 }
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -1,5 +1,5 @@
 // The workload's configuration, read from the host and checked value by value: the keys every LLM training
-// workload shares (libs/llm-model/plugin: training_settings.hpp) and pretraining's own. Whether a layout is valid
+// workload shares (libs/llm-workload: training_settings.hpp) and pretraining's own. Whether a layout is valid
 // for the model and system (and fits in memory) is the performance model's question, asked in project mode.
 #pragma once
 
@@ -7,12 +7,12 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/plugin/training_settings.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::plugins::llm_pretrain {
 
 /// The shared training keys, train.tokens (in train.tokens) and the explorer's deadline.
-struct PretrainSettings : llm::plugin::TrainingSettings {
+struct PretrainSettings : llm::workload::TrainingSettings {
   std::optional<double> deadline_days;
 };
 

@@ -1,14 +1,14 @@
-#include "explore_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "finetune_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 
 TEST_CASE("explore compares SFT and LoRA over GPU counts and precisions: one Pareto front of hours and dollars") {
   FinetuneHost h;

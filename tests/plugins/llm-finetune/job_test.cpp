@@ -4,11 +4,12 @@
 
 #include "config_error.hpp"
 #include "dgx/llm/model_catalog.hpp"
-#include "finetune_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 
 namespace {
 

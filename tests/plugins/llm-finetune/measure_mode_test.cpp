@@ -1,7 +1,7 @@
 // Measure mode on the test double of the layer probe: the LoRA layer (frozen base, adapters, packed samples) is
 // what gets measured, its op times replace the model's, the frozen layer alone is timed for the adapters' cost,
 // and the cluster projection is labelled measured-calibrated, for the measured GPU's system.
-#include "measure_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,15 +9,14 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
-#include "finetune_host.hpp"
-#include "finetune_workload.hpp"
+#include "llm_host.hpp"
 #include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 namespace fakes = dgx::llm::kernels::testing;
 
 namespace {
@@ -25,22 +24,20 @@ namespace {
 // The "measurement": every op of the model's fine-tuned layer at `scale` times its roofline on the H200 profile;
 // a layer without adapters (the frozen base alone) runs 10% faster.
 void fake_measurement(double scale) {
-  fakes::fake_layer_specs().clear();
-  fakes::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
-    const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
-    const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape = fakes::shape_of(spec);
-    llm::FineTune f;
-    f.method = spec.lora.enabled() ? llm::FineTuneMethod::lora : llm::FineTuneMethod::sft;
-    f.avg_tokens_per_sample = double(spec.sample_len);
-    llm::OpList ops = llm::transformer_layer_ops(model, system, shape);
-    llm::apply_finetune(ops, llm::StepChunk::layer, model, system, shape, f);
-    const bool adapters = spec.lora.targets() > 0;
-    llm::kernels::LayerTiming timing = fakes::layer_timing_of(ops, system, adapters ? scale : 0.9 * scale);
-    timing.model_flops = 1e14;
-    timing.peak_bytes = 20ull << 30;
-    return timing;
-  };
+  fakes::fake_measurement(
+      {.ops =
+           [](const llm::ModelConfig& model, const llm::SystemProfile& system, const llm::kernels::LayerSpec& spec) {
+             const llm::ShapeKey shape = fakes::model_shape(spec);
+             llm::FineTune f;
+             f.method = spec.lora.enabled() ? llm::FineTuneMethod::lora : llm::FineTuneMethod::sft;
+             f.avg_tokens_per_sample = double(spec.sample_len);
+             llm::OpList ops = llm::transformer_layer_ops(model, system, shape);
+             llm::apply_finetune(ops, llm::StepChunk::layer, model, system, shape, f);
+             return ops;
+           },
+       .scale = [scale](const llm::kernels::LayerSpec& spec) { return spec.lora.targets() > 0 ? scale : 0.9 * scale; },
+       .model_flops = 1e14,
+       .peak_bytes = 20ull << 30});
 }
 
 struct Run {

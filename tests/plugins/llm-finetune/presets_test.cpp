@@ -1,18 +1,19 @@
-#include "presets.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
 #include "dgx/llm/embedded_configs.hpp"
-#include "finetune_host.hpp"
+#include "dgx/llm/workload/presets.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 
 TEST_CASE("the five fine-tuning presets are embedded with their file's text and only set schema keys") {
-  const auto presets = embedded_presets();
+  const auto presets = dgx::llm::workload::embedded_presets(kWorkloadName);
   std::vector<std::string> names;
   for (const auto& p : presets) {
     names.push_back(p.name);

@@ -1,12 +1,12 @@
-#include "project_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
-#include "finetune_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 
 TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU node and projects one row with hours, cost and trainable params") {
   FinetuneHost h;

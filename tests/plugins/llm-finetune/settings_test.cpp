@@ -3,12 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "config_error.hpp"
-#include "finetune_host.hpp"
 #include "job.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 using namespace dgx::plugins::llm_finetune;
-using dgx::plugins::llm_finetune::testing::FinetuneHost;
+using FinetuneHost = dgx::testing::LlmHost<FinetuneWorkload, finetune_params>;
 
 namespace {
 

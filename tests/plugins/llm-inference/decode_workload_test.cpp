@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "fake_serve_probe.hpp"
-#include "inference_host.hpp"
+#include "llm_host.hpp"
+#include "params.hpp"
+#include "plugin.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::DecodeHost;
+using DecodeHost = dgx::testing::LlmHost<DecodeWorkload, decode_params>;
 namespace fakes = dgx::plugins::llm_inference::testing;
 
 TEST_CASE("the decode loop reports TPOT, tokens/s and MBU per batch size, against the GPU's HBM peak") {

@@ -1,28 +1,19 @@
-#include "explore_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "inference_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
-
-namespace {
-
-void explore(InferenceHost& h) {
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  run_explore(dgx::sdk::Host(h.api()), s, resolve_assumptions(s));
-}
-
-}  // namespace
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 TEST_CASE("explore prints the Pareto front and recommends the cheapest configuration within the SLOs") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
-  explore(h);
+  h.project(dgx::sdk::Mode::explore);
   REQUIRE(h.rows.size() >= 3);
   int recommended = 0;
   for (const auto& row : h.rows) {
@@ -43,7 +34,7 @@ TEST_CASE("explore.rows = all prints every configuration, an SLO nothing meets i
   h.use_preset("llama8b-serve");
   h.set(key::explore_rows, std::string("all"));
   h.set(key::slo_tpot, 0.001);
-  explore(h);
+  h.project(dgx::sdk::Mode::explore);
   CHECK(h.rows.size() > 20);
   CHECK(std::none_of(h.rows.begin(), h.rows.end(), [](const auto& r) { return r.fields.at("recommended") == "yes"; }));
   CHECK(h.note("Recommendation").find("TPOT <= 1.0 ms binds") != std::string::npos);
@@ -53,7 +44,6 @@ TEST_CASE("a sweep where nothing can run is a configuration error") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
   h.set(key::isl, std::int64_t{200000});
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  CHECK_THROWS_WITH_AS(run_explore(dgx::sdk::Host(h.api()), s, resolve_assumptions(s)),
+  CHECK_THROWS_WITH_AS(h.project(dgx::sdk::Mode::explore),
                        "ISL 200000 exceeds the context of llama3.1-70b (131072 tokens)", dgx::sdk::InvalidArgument);
 }

@@ -1,18 +1,18 @@
 // Measure mode on the test double of the serve probe: the measured op times replace the serving model's, and the
 // replica projected from them is labelled measured-calibrated, for the measured GPU's system.
-#include "measure_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_serve_probe.hpp"
-#include "inference_host.hpp"
-#include "inference_workload.hpp"
+#include "llm_host.hpp"
+#include "params.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 namespace fakes = dgx::plugins::llm_inference::testing;
 
 namespace {

@@ -2,12 +2,14 @@
 
 #include <doctest/doctest.h>
 
-#include "inference_host.hpp"
+#include "llm_host.hpp"
+#include "plugin.hpp"
 
 #include <algorithm>
 #include <string>
 
 using namespace dgx::plugins::llm_inference;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 namespace {
 
@@ -31,7 +33,7 @@ TEST_CASE("the keys users' scripts rely on are in the schema") {
 TEST_CASE("every key of every serving preset is a declared parameter") {
   const auto params = inference_params();
   for (const std::string name : {"llama8b-serve", "llama70b-serve", "llama405b-serve", "mixtral8x7b-serve"}) {
-    testing::InferenceHost h;
+    InferenceHost h;
     h.use_preset(name);
     for (const auto& entry : h.config) {
       const auto& k = entry.first;  // not a structured binding: clang 14 (sanitizer build) cannot capture one
@@ -42,8 +44,8 @@ TEST_CASE("every key of every serving preset is a declared parameter") {
 }
 
 TEST_CASE("the defaults are the llama8b-serve preset") {
-  testing::InferenceHost defaults;
-  testing::InferenceHost preset;
+  InferenceHost defaults;
+  InferenceHost preset;
   preset.use_preset("llama8b-serve");
   for (const auto& entry : preset.config)  // no structured binding: clang 14 cannot capture one in CHECK_MESSAGE
     CHECK_MESSAGE(defaults.config.at(entry.first) == entry.second, entry.first);

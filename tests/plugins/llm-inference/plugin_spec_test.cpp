@@ -1,4 +1,4 @@
-#include "plugin_spec.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 

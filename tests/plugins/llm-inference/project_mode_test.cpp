@@ -1,31 +1,23 @@
-#include "project_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
-#include "config_error.hpp"
-#include "inference_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
 
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 namespace {
 
-void project(InferenceHost& h) {
-  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
-  run_project(dgx::sdk::Host(h.api()), s, resolve_assumptions(s));
-}
-
-std::string error_of(InferenceHost& h) {
-  return dgx::testing::config_error_of([&] { project(h); });
-}
+std::string error_of(InferenceHost& h) { return h.run("project"); }
 
 }  // namespace
 
 TEST_CASE("project emits one row with the interface's metrics, labelled projected, with its assumptions around it") {
   InferenceHost h;
   h.use_preset("llama70b-serve");
-  project(h);
+  h.project(dgx::sdk::Mode::project);
   REQUIRE(h.rows.size() == 1);
   const auto& row = h.rows.front();
   CHECK(row.mode == DGX_RESULT_PROJECTED);
@@ -57,7 +49,7 @@ TEST_CASE("a spread of lengths is simulated: the row carries p99 latencies and s
   h.set(key::concurrency, std::int64_t{16});
   h.set(key::isl_stdev, 200.0);
   h.set(key::osl_stdev, 200.0);
-  project(h);
+  h.project(dgx::sdk::Mode::project);
   const auto& row = h.rows.front();
   CHECK(row.metrics.count("ttft.p99") == 1);
   CHECK(row.metrics.at("e2e_latency.p99").first >= row.metrics.at("e2e_latency").first);

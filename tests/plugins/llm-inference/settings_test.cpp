@@ -3,11 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "config_error.hpp"
-#include "inference_host.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
+#include "plugin.hpp"
 
 using namespace dgx::plugins::llm_inference;
-using dgx::plugins::llm_inference::testing::InferenceHost;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
 
 namespace {
 

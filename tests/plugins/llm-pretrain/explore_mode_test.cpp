@@ -1,24 +1,19 @@
-#include "explore_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "config_error.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
 /// Runs explore mode on `h`; returns the config error's message, or "" when it succeeded.
-std::string explore(PretrainHost& h) {
-  const dgx::sdk::Host host(h.api());
-  const PretrainSettings s = read_settings(host);
-  return dgx::testing::config_error_of([&] { run_explore(host, s, resolve_assumptions(s)); });
-}
+std::string explore(PretrainHost& h) { return h.run("explore"); }
 
 std::vector<std::string> titles(const PretrainHost& h, bool after) {
   std::vector<std::string> out;
@@ -33,7 +28,7 @@ TEST_CASE("the explore space follows the explore keys and the batch rule") {
   PretrainHost h;
   h.use_preset("llama70b");
   const dgx::sdk::Host host(h.api());
-  const dgx::llm::ExploreSpace fixed = explore_space(read_settings(host));
+  const dgx::llm::ExploreSpace fixed = Pretraining(host).explore_space();
   CHECK(fixed.gpus_min == 64);
   CHECK(fixed.gpus_max == 16384);
   CHECK(fixed.batch.kind == dgx::llm::BatchRule::Kind::fixed);
@@ -42,7 +37,7 @@ TEST_CASE("the explore space follows the explore keys and the batch rule") {
   CHECK(fixed.seq_len == 8192);
   h.set(key::gbs_per_gpu, std::int64_t{2});
   h.set(key::explore_gpus, std::vector<std::int64_t>{64, 512});
-  const dgx::llm::ExploreSpace scaled = explore_space(read_settings(host));
+  const dgx::llm::ExploreSpace scaled = Pretraining(host).explore_space();
   CHECK(scaled.batch.gbs_for(512) == 1024);
   CHECK(scaled.gpu_counts == std::vector<int>{64, 512});
 }

@@ -6,16 +6,14 @@
 #include <vector>
 
 #include "dgx/llm/step_model.hpp"
+#include "llm_fixtures.hpp"
 #include "plugin_cli.hpp"
 #include "temp_dir.hpp"
 
 using namespace dgx::testing;
 
 TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, and says what it assumed") {
-  const TimedRun run = timed_dgxhost({"--plugin", "llama70b"});
-  REQUIRE_MESSAGE(run.result.exit_code == 0, run.result.err);
-  check_answers_fast(run);
-  const std::string& out = run.result.out;
+  const std::string out = fast_answer({"--plugin", "llama70b"});
   CHECK(has(out, "preset llama70b  mode explore"));
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "System: h100-sxm"));
@@ -71,15 +69,7 @@ TEST_CASE("--mode project --set gpus=... gives the model's projection of that co
   CHECK(row["config"]["gpus"].as_int() == 64);
   CHECK(row["config"]["precision"].as_string() == "fp8");
   CHECK(row["config"]["parallel.vp"].as_int() == 5);
-  dgx::llm::ProjectionRequest request;
-  request.model = "llama3.1-70b";
-  request.system = "h100-sxm";
-  request.gpus = 64;
-  request.train.precision = dgx::llm::Precision::fp8;
-  request.train.layout = {.tp = 4, .pp = 4, .cp = 2, .vp = 5, .ep = 1};
-  request.train.gbs = 128;
-  request.train.seq_len = 8192;
-  const auto expected = dgx::llm::project(request);
+  const auto expected = dgx::llm::project(llama70b_on_64_h100(dgx::llm::Precision::fp8));
   REQUIRE(expected.has_value());
   CHECK(metric(row, "step_time") == doctest::Approx(expected->step_time_s));
   CHECK(metric(row, "mfu") == doctest::Approx(100 * expected->mfu));
@@ -100,29 +90,23 @@ TEST_CASE("--set framework=[...] compares software releases for the same job") {
 }
 
 TEST_CASE("invalid or infeasible input exits 2 with the reason") {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--mode", "project", "--set", "parallel.tp=16"}, "TP 16 exceeds the NVLink domain of 8"},
-      {{"--mode", "project", "--set", "gpus=2048", "--set", "train.gbs=100", "--set", "parallel.vp=1"},
-       "gbs 100 is not divisible by dp×mbs = 64"},
-      {{"--mode", "project", "--set", "gpus=64", "--set", "parallel.tp=1", "--set", "parallel.cp=1", "--set",
-        "parallel.pp=1", "--set", "parallel.vp=1"},
-       "GiB per GPU, h100-sxm has 80.0 GiB"},
-      {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
-      {{"--set", "system=h100"}, "did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm'?"},
-      {{"--set", "framework=nemo-25.10"}, "unknown framework 'nemo-25.10'"},
-      {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
-      {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
-      {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},
-      {{"--set", "explore.budget_slack=-1"}, "explore.budget_slack must be a fraction >= 0"},
-  };
-  // Named members, not a structured binding: CHECK_MESSAGE's lambda captures them, which clang 14 (clang-tidy) rejects.
-  for (const auto& c : cases) {
-    const auto& args = c.first;
-    const auto& reason = c.second;
-    const ProcessResult r = dgxhost(with_plugin("llama70b", args));
-    CHECK_MESSAGE(r.exit_code == 2, args.back());
-    CHECK_MESSAGE(has(r.err, reason), r.err);
-  }
+  check_config_errors(
+      "llama70b",
+      {
+          {{"--mode", "project", "--set", "parallel.tp=16"}, "TP 16 exceeds the NVLink domain of 8"},
+          {{"--mode", "project", "--set", "gpus=2048", "--set", "train.gbs=100", "--set", "parallel.vp=1"},
+           "gbs 100 is not divisible by dp×mbs = 64"},
+          {{"--mode", "project", "--set", "gpus=64", "--set", "parallel.tp=1", "--set", "parallel.cp=1", "--set",
+            "parallel.pp=1", "--set", "parallel.vp=1"},
+           "GiB per GPU, h100-sxm has 80.0 GiB"},
+          {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
+          {{"--set", "system=h100"}, "did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm'?"},
+          {{"--set", "framework=nemo-25.10"}, "unknown framework 'nemo-25.10'"},
+          {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
+          {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
+          {{"--set", "precision=fp4"}, "'fp4' is not one of bf16, fp8, mxfp8, nvfp4"},
+          {{"--set", "explore.budget_slack=-1"}, "explore.budget_slack must be a fraction >= 0"},
+      });
 }
 
 TEST_CASE("--mode measure without a GPU exits with the no-device code and says why") {

@@ -1,6 +1,6 @@
 // Measure mode on the test double of the layer probe: the measured op times replace the model's estimates, and
 // the cluster projection built on them is labelled measured-calibrated, for the measured GPU's system.
-#include "measure_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,32 +8,28 @@
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
+#include "llm_host.hpp"
 #include "measure_cases.hpp"
 #include "measured_timings.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
-#include "pretrain_workload.hpp"
 
 using namespace dgx;
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 namespace fakes = dgx::llm::kernels::testing;
 
 namespace {
 
 // The "measurement": every op of the model's layer at `scale` times its roofline on the H200 profile.
 void fake_measurement(double scale) {
-  fakes::fake_layer_specs().clear();
-  fakes::fake_layer_timing() = [scale](const llm::kernels::LayerSpec& spec) {
-    const llm::ModelConfig model = llm::find_model("llama3.1-8b").value();
-    const llm::SystemProfile system = llm::find_system("h200-sxm").value();
-    const llm::ShapeKey shape = fakes::shape_of(spec);
-    llm::kernels::LayerTiming timing =
-        fakes::layer_timing_of(llm::transformer_layer_ops(model, system, shape), system, scale);
-    timing.model_flops = 1e15;
-    timing.peak_bytes = 40ull << 30;
-    return timing;
-  };
+  fakes::fake_measurement(
+      {.ops =
+           [](const llm::ModelConfig& model, const llm::SystemProfile& system, const llm::kernels::LayerSpec& spec) {
+             return llm::transformer_layer_ops(model, system, fakes::model_shape(spec));
+           },
+       .scale = [scale](const llm::kernels::LayerSpec&) { return scale; },
+       .model_flops = 1e15,
+       .peak_bytes = 40ull << 30});
 }
 
 struct Run {

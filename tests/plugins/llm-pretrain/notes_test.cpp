@@ -1,18 +1,19 @@
-#include "notes.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
-#include "assumptions.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
+using dgx::llm::workload::Assumptions;
 
 TEST_CASE("the assumptions say which model, system and price, why, and how accurate the model is") {
   PretrainSettings s;
   s.model = "llama3.1-70b";
   s.system = "h100-sxm";
   s.train.tokens = 1e12;
-  const Assumptions a = resolve_assumptions(s);
-  const std::string text = assumptions_note(s, a);
+  const Assumptions a = dgx::llm::workload::resolve_assumptions(s);
+  const std::string text = Pretraining(s, a).assumptions_note();
   CHECK(text.find("Model: Llama 3.1 70B (llama3.1-70b): 80 layers") == 0);
   CHECK(text.find("sequences of 8192 tokens, 1.00T tokens to train") != std::string::npos);
   CHECK(text.find("System: h100-sxm") != std::string::npos);
@@ -23,13 +24,13 @@ TEST_CASE("the assumptions say which model, system and price, why, and how accur
   CHECK(text.find("Performance model: dgx-llm-model 2") != std::string::npos);
   CHECK(text.find(a.calibration) != std::string::npos);
   s.system_configured = true;
-  CHECK(assumptions_note(s, a).find("the configuration names it") != std::string::npos);
+  CHECK(Pretraining(s, a).assumptions_note().find("the configuration names it") != std::string::npos);
 }
 
 TEST_CASE("the projection note says these are projections and how to measure instead") {
   Assumptions a;
   a.system.name = "b200";
-  const std::string text = projection_note(a);
+  const std::string text = Pretraining({}, a).projection_note();
   CHECK(text.find("projections of dgx-llm-model 2 for b200, not measurements") != std::string::npos);
   CHECK(text.find("--plugin gemm") != std::string::npos);
   CHECK(text.find("--plugin llm-layer") != std::string::npos);
@@ -41,7 +42,7 @@ TEST_CASE("breakdown and memory texts list the parts") {
   b.compute = 10;
   b.tp_comm = 0.5;
   b.bubble = 0.25;
-  CHECK(breakdown_text(b) == "10.8 s = compute 10.0 s + TP 500 ms + bubble 250 ms");
+  CHECK(dgx::llm::workload::breakdown_text(b) == "10.8 s = compute 10.0 s + TP 500 ms + bubble 250 ms");
   dgx::llm::MemoryBreakdown m;
   const double g = 1024.0 * 1024 * 1024;
   m.weights = 8 * g;
@@ -50,8 +51,9 @@ TEST_CASE("breakdown and memory texts list the parts") {
   m.activations = 30 * g;
   m.reserve = 4 * g;
   m.capacity = 80 * g;
-  CHECK(memory_text(m) == "62.0 GiB of 80.0 GiB: weights 8.0, gradients 8.0, optimizer states 12.0, activations "
-                          "30.0, logits 0.0, reserve 4.0 GiB");
+  CHECK(dgx::llm::workload::memory_text(m) ==
+        "62.0 GiB of 80.0 GiB: weights 8.0, gradients 8.0, optimizer states 12.0, activations "
+        "30.0, logits 0.0, reserve 4.0 GiB");
   m.fp8_weight_cache = g;
-  CHECK(memory_text(m).find("FP8 weight cache 1.0") != std::string::npos);
+  CHECK(dgx::llm::workload::memory_text(m).find("FP8 weight cache 1.0") != std::string::npos);
 }

@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "dgx/llm/embedded_configs.hpp"
-#include "pretrain_host.hpp"
+#include "llm_host.hpp"
+#include "plugin.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
@@ -81,8 +83,8 @@ TEST_CASE("every key of every embedded llm-pretrain preset is a declared paramet
 }
 
 TEST_CASE("the defaults are the llama8b preset, so the workload alone projects something meaningful") {
-  testing::PretrainHost defaults;
-  testing::PretrainHost preset;
+  PretrainHost defaults;
+  PretrainHost preset;
   preset.use_preset("llama8b");
   // Named members, not a structured binding: CHECK_MESSAGE's lambda captures them, which clang 14 (clang-tidy) rejects.
   for (const auto& entry : preset.config) {

@@ -1,12 +1,14 @@
-#include "plugin_spec.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "pretrain_host.hpp"
+#include "llm_host.hpp"
+#include "params.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 TEST_CASE(
     "the plugin offers llm-pretrain: a pretrain workload with measure, project and explore modes and its presets") {
@@ -27,7 +29,7 @@ TEST_CASE(
 
 TEST_CASE("the spec's factory builds a workload that explores with the defaults") {
   const dgx::sdk::PluginSpec spec = make_plugin_spec();
-  testing::PretrainHost h;
+  PretrainHost h;
   dgx::sdk::Host host(h.api());
   auto workload = spec.workloads.front().factory(host);
   workload->project(dgx::sdk::Mode::explore);

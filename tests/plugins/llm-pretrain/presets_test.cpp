@@ -1,13 +1,14 @@
-#include "presets.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/workload/presets.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
 
 TEST_CASE("the eleven workload presets are embedded with their file's text, so no configs/ is needed") {
-  const auto presets = embedded_presets();
+  const auto presets = dgx::llm::workload::embedded_presets(kWorkloadName);
   std::vector<std::string> names;
   for (const auto& p : presets) {
     names.push_back(p.name);

@@ -1,12 +1,12 @@
-#include "pretrain_workload.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
+#include "llm_host.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 TEST_CASE("creating the workload checks the configuration: bad names fail before anything runs") {
   PretrainHost h;
@@ -32,5 +32,6 @@ TEST_CASE("without a device, measure mode is refused with the reason") {
   dgx::sdk::Host host(h.api());
   PretrainWorkload w(host);
   CHECK_THROWS_AS(w.setup(), dgx::sdk::NoDevice);  // the test double has no fake timing set
-  CHECK_THROWS_WITH_AS(require_layer_probe(), "no CUDA device found: test double", dgx::sdk::NoDevice);
+  CHECK_THROWS_WITH_AS(dgx::llm::workload::require_layer_probe(), "no CUDA device found: test double",
+                       dgx::sdk::NoDevice);
 }

@@ -1,16 +1,16 @@
-#include "project_mode.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
-#include "config_error.hpp"
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/step_model.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "llm_fixtures.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
@@ -20,11 +20,7 @@ std::string h100_peak(dgx::llm::Precision precision) {
 }
 
 /// Runs project mode on `h`; returns the config error's message, or "" when it succeeded.
-std::string project(PretrainHost& h) {
-  const dgx::sdk::Host host(h.api());
-  const PretrainSettings s = read_settings(host);
-  return dgx::testing::config_error_of([&] { run_project(host, s, resolve_assumptions(s)); });
-}
+std::string project(PretrainHost& h) { return h.run("project"); }
 
 double metric(const PretrainHost& h, const std::string& name) { return h.rows.front().metrics.at(name).first; }
 
@@ -46,14 +42,7 @@ TEST_CASE("project emits one projected row with the headline metrics, the breakd
   CHECK(h.visibility.front().hidden_fields.count("configuration") == 0);
 
   // The same numbers as the library's own projection of that configuration.
-  dgx::llm::ProjectionRequest request;
-  request.model = "llama3.1-70b";
-  request.system = "h100-sxm";
-  request.gpus = 64;
-  request.train.layout = {.tp = 4, .pp = 4, .cp = 2, .vp = 5, .ep = 1};
-  request.train.gbs = 128;
-  request.train.seq_len = 8192;
-  const auto expected = dgx::llm::project(request);
+  const auto expected = dgx::llm::project(dgx::testing::llama70b_on_64_h100(dgx::llm::Precision::bf16));
   REQUIRE(expected.has_value());
   CHECK(metric(h, "step_time") == doctest::Approx(expected->step_time_s));
   CHECK(metric(h, "tokens_per_s") == doctest::Approx(8192.0 * 128 / expected->step_time_s));

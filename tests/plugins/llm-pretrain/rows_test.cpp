@@ -1,22 +1,24 @@
-#include "rows.hpp"
+#include "plugin.hpp"
 
 #include <doctest/doctest.h>
 
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/system_catalog.hpp"
-#include "pretrain_host.hpp"
+#include "llm_fixtures.hpp"
+#include "llm_host.hpp"
+#include "params.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using dgx::llm::workload::Assumptions;
+using dgx::llm::workload::Headline;
+using dgx::llm::workload::layout_label;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 
 Assumptions h100_assumptions(bool priced) {
-  Assumptions a;
-  a.model = dgx::llm::find_model("mixtral-8x7b").value();
-  a.system = dgx::llm::find_system("h100-sxm").value();
-  if (priced) a.price = dgx::llm::Price{.usd_per_gpu_hour = 2, .label = "test price"};
+  Assumptions a = dgx::testing::h100_assumptions("mixtral-8x7b", priced, "test price");
   a.price_reason = priced ? "test price" : "no price";
   a.calibration = "test calibration";
   return a;
@@ -64,7 +66,7 @@ TEST_CASE("a projected row carries config, provenance and metrics, the table sho
                           .cost_usd = 35600,
                           .dp = 8,
                           .microbatches = 32};
-  host.emit(projected_row("explore", h100_assumptions(true), train(), headline, b));
+  host.emit(Pretraining({}, h100_assumptions(true)).projected_row("explore", train(), headline, b));
   REQUIRE(h.rows.size() == 1);
   const auto& row = h.rows.front();
   const auto& shown = h.visibility.front();
@@ -103,7 +105,7 @@ TEST_CASE("without a price the table shows GPU-hours instead of a cost") {
   Headline headline;
   headline.gpus = 8;
   headline.gpu_hours = 100;
-  host.emit(projected_row("explore", h100_assumptions(false), train(), headline, {}));
+  host.emit(Pretraining({}, h100_assumptions(false)).projected_row("explore", train(), headline, {}));
   CHECK(h.rows.front().metrics.count("cost_usd") == 0);
   CHECK(h.visibility.front().hidden_metrics.count("gpu_hours") == 0);
 }

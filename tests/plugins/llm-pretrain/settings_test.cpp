@@ -3,11 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "config_error.hpp"
+#include "llm_host.hpp"
 #include "params.hpp"
-#include "pretrain_host.hpp"
+#include "plugin.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
-using dgx::plugins::llm_pretrain::testing::PretrainHost;
+using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
 
 namespace {
 

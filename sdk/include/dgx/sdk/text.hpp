@@ -53,12 +53,14 @@ inline std::string reduced(std::string_view name) {
 }  // namespace detail
 
 /// Up to `limit` candidates close to `name`, best first. Names are compared reduced to lower-case letters and
-/// digits (so "llama70b" is two edits from "llama3.1-70b" and "--plugn" one from "--plugin"), a swap of two
-/// letters counts as one edit, and about one edit in three characters is allowed (at least one). A candidate
-/// that contains the name or is contained in it (names of three or more characters) scores as one edit.
-/// A candidate equal to `name` is not a suggestion.
+/// digits (so "llama70b" is two edits from "llama3.1-70b" and "--plugn" one from "--plugin"), about one edit in
+/// three characters is allowed (at least one), and a candidate that contains the name or is contained in it (names
+/// of three or more characters) scores as one edit. A candidate equal to `name` is not a suggestion.
+/// A swap of two letters counts as `swaps` says: one edit for the host's suggestions (flags, plugins, config keys),
+/// two for the catalog names of the LLM plugins (libs/llm-workload: models, systems, frameworks, price providers),
+/// as each has always counted it.
 inline std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates,
-                                              std::size_t limit = 3) {
+                                              std::size_t limit = 3, Swaps swaps = Swaps::one_edit) {
   const std::string wanted = detail::reduced(name);
   if (wanted.empty()) return {};
   const std::size_t threshold = std::max<std::size_t>(1, wanted.size() / 3);
@@ -66,7 +68,7 @@ inline std::vector<std::string> close_matches(std::string_view name, const std::
   for (const std::string& candidate : candidates) {
     const std::string have = detail::reduced(candidate);
     if (candidate == name || have.empty()) continue;
-    std::size_t score = edit_distance(wanted, have, Swaps::one_edit);
+    std::size_t score = edit_distance(wanted, have, swaps);
     const bool related = have.find(wanted) != std::string::npos || wanted.find(have) != std::string::npos;
     if (related && wanted.size() >= 3) score = std::min<std::size_t>(score, 1);
     if (score <= threshold) scored.emplace_back(score, candidate);
@@ -91,7 +93,8 @@ inline std::string did_you_mean(const std::vector<std::string>& matches) {
   return out + "?";
 }
 
-inline std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+/// The parts separated by `separator`: "a, b, c".
+inline std::string join(const std::vector<std::string>& parts, std::string_view separator = ", ") {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i != 0) out += separator;
@@ -139,6 +142,100 @@ inline std::string format_number(double value, int significant = 4) {
   const int decimals = std::max(significant - digits_before_point, 0);
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
+}
+
+/// `value` with `decimals` digits after the point, rounded as printf rounds: fixed(3.14159, 2) == "3.14".
+inline std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+/// An integer with thousands separators: 1234567 -> "1,234,567".
+inline std::string grouped(long long value) {
+  const std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) {
+      out += ',';
+    }
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+/// Bytes in GiB with one decimal and no unit, for lists that name the unit once ("weights 8.1, gradients 8.1 GiB").
+inline std::string gib_number(double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1); }
+
+/// Bytes in GiB with one decimal, the unit HBM capacities are quoted in: "80.0 GiB".
+inline std::string gib(double bytes) { return gib_number(bytes) + " GiB"; }
+
+namespace detail {
+
+// Three significant digits of a value scaled to a unit: 1.23, 12.3, 123.
+inline std::string three_digits(double scaled) { return fixed(scaled, scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2); }
+
+}  // namespace detail
+
+/// Dollars to three significant digits, scaled to a readable unit (a projection is not more precise than that):
+/// "$870", "$12.50", "$12.3k", "$4.56M", "$1.23B". Below $10k they are dollars, with cents below $100.
+inline std::string usd(double dollars) {
+  const double magnitude = std::abs(dollars);
+  if (magnitude >= 1e9) {
+    return "$" + detail::three_digits(dollars / 1e9) + "B";
+  }
+  if (magnitude >= 1e6) {
+    return "$" + detail::three_digits(dollars / 1e6) + "M";
+  }
+  if (magnitude >= 1e4) {
+    return "$" + detail::three_digits(dollars / 1e3) + "k";
+  }
+  return "$" + fixed(dollars, magnitude >= 100 ? 0 : 2);
+}
+
+/// A large count with three significant digits: "70.5B", "1.00T", "850M", "68.2k"; below a thousand a whole number.
+inline std::string si_count(double count) {
+  const double magnitude = std::abs(count);
+  if (magnitude >= 1e12) {
+    return detail::three_digits(count / 1e12) + "T";
+  }
+  if (magnitude >= 1e9) {
+    return detail::three_digits(count / 1e9) + "B";
+  }
+  if (magnitude >= 1e6) {
+    return detail::three_digits(count / 1e6) + "M";
+  }
+  if (magnitude >= 1e3) {
+    return detail::three_digits(count / 1e3) + "k";
+  }
+  return fixed(count, 0);
+}
+
+/// How duration() rounds: the two ways the project prints a time.
+enum class Rounding : unsigned char {
+  /// Fixed decimals per unit: ms below 1 s (one decimal below 100 ms, none above), s from 1 s (two decimals below
+  /// 10 s, one above): "5.2 ms", "850 ms", "2.50 s", "12.3 s", "123.4 s". The LLM plugins' notes.
+  decimals,
+  /// Three significant digits, down to microseconds: "45.6 us", "5.20 ms", "2.50 s", "123 s". The host's iteration
+  /// check (core/src/iteration_check.cpp).
+  significant,
+};
+
+/// Seconds in the unit that suits them, rounded as `rounding` says.
+inline std::string duration(double seconds, Rounding rounding = Rounding::decimals) {
+  if (rounding == Rounding::significant) {
+    if (seconds >= 1) {
+      return format_number(seconds, 3) + " s";
+    }
+    if (seconds >= 1e-3) {
+      return format_number(seconds * 1e3, 3) + " ms";
+    }
+    return format_number(seconds * 1e6, 3) + " us";
+  }
+  if (seconds < 1) {
+    return fixed(seconds * 1e3, seconds < 0.1 ? 1 : 0) + " ms";
+  }
+  return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
 }
 
 }  // namespace dgx::sdk::text

@@ -1,0 +1,39 @@
+// What a projection assumes beyond the user's layout: the model architecture, the system profile, the price
+// and the model's measured accuracy. Resolved once per run from the catalogs; unknown names are config errors
+// with close matches.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dgx/llm/framework.hpp"
+#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/step_model.hpp"
+#include "dgx/llm/system_profile.hpp"
+#include "dgx/llm/workload/training_settings.hpp"
+
+namespace dgx::llm::workload {
+
+struct Assumptions {
+  ModelConfig model;
+  FrameworkProfile framework;          ///< the software release the projection assumes
+  SystemProfile system;                ///< the hardware profile as that release runs it (apply_framework)
+  std::optional<Price> price;          ///< nullopt: no price known, costs are GPU-hours
+  std::string price_reason;            ///< which price and why, or why there is none
+  std::string calibration;             ///< calibration_summary(): the model's errors on every published run
+  std::vector<std::string> providers;  ///< the price providers the catalog has for the system
+};
+
+/// Looks up settings.model, settings.system, the first of settings.frameworks (the newest release when there is
+/// none) and the price. Throws dgx::sdk::InvalidArgument for an unknown model, system, framework or price
+/// provider, naming the key, the close matches and the catalog's entries.
+[[nodiscard]] Assumptions resolve_assumptions(const TrainingSettings& settings);
+
+/// The same assumptions under another framework release (explore's comparison of releases).
+[[nodiscard]] Assumptions with_framework(const Assumptions& assumptions, const std::string& framework);
+
+/// The framework names the settings ask for, the newest release when they name none.
+[[nodiscard]] std::vector<std::string> framework_names_of(const TrainingSettings& settings);
+
+}  // namespace dgx::llm::workload

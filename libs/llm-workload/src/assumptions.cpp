@@ -1,0 +1,66 @@
+#include "dgx/llm/workload/assumptions.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <dgx/sdk/error.hpp>
+
+#include "dgx/llm/framework.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
+#include "dgx/llm/workload/catalog_lookup.hpp"
+#include "dgx/llm/workload/unknown_name.hpp"
+
+namespace dgx::llm::workload {
+
+namespace {
+
+using dgx::sdk::InvalidArgument;
+
+FrameworkProfile lookup_framework(const std::string& name) {
+  auto framework = find_framework(name);
+  if (framework) {
+    return std::move(framework).value();
+  }
+  const std::vector<std::string> known = framework_names();
+  if (std::find(known.begin(), known.end(), name) != known.end()) {
+    throw dgx::sdk::RuntimeError("framework profile " + name + ": " + framework.error().message);
+  }
+  throw InvalidArgument(unknown_name_message("framework", name, key::framework, known));
+}
+
+void resolve_price(const TrainingSettings& s, Assumptions& a) {
+  PriceResolution price =
+      workload::resolve_price(s.system, s.provider, s.usd_per_gpu_hour,
+                              PriceKeys{.provider = key::provider, .usd_per_gpu_hour = key::usd_per_gpu_hour});
+  a.price = std::move(price.price);
+  a.price_reason = std::move(price.reason);
+  a.providers = std::move(price.providers);
+}
+
+}  // namespace
+
+std::vector<std::string> framework_names_of(const TrainingSettings& settings) {
+  return settings.frameworks.empty() ? std::vector<std::string>{default_framework()} : settings.frameworks;
+}
+
+Assumptions resolve_assumptions(const TrainingSettings& settings) {
+  Assumptions a;
+  a.model = lookup_model(settings.model, key::model);
+  a.framework = lookup_framework(framework_names_of(settings).front());
+  a.system = apply_framework(lookup_system(settings.system, key::system), a.framework);
+  for (const std::string& name : settings.frameworks) {  // unknown names fail before any work is done
+    (void)lookup_framework(name);
+  }
+  resolve_price(settings, a);
+  a.calibration = calibration_summary();
+  return a;
+}
+
+Assumptions with_framework(const Assumptions& assumptions, const std::string& framework) {
+  Assumptions a = assumptions;
+  a.framework = lookup_framework(framework);
+  a.system = apply_framework(lookup_system(assumptions.system.name, key::system), a.framework);
+  return a;
+}
+
+}  // namespace dgx::llm::workload

@@ -1,0 +1,134 @@
+#include "dgx/llm/workload/catalog_lookup.hpp"
+
+#include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
+
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/pricing.hpp"
+#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/unknown_name.hpp"
+#include "dgx/llm/workload_preset.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace dgx::llm::workload {
+
+namespace {
+
+namespace text = dgx::sdk::text;
+
+using dgx::sdk::InvalidArgument;
+
+std::vector<std::string> providers_of(const PricingCatalog& catalog, const std::string& system) {
+  std::vector<std::string> providers;
+  for (const PriceEntry& e : catalog.entries()) {
+    if (e.system == system && std::find(providers.begin(), providers.end(), e.provider) == providers.end()) {
+      providers.push_back(e.provider);
+    }
+  }
+  return providers;
+}
+
+PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> providers) {
+  return PriceResolution{.price = Price{.usd_per_gpu_hour = choice.entry.usd_per_gpu_hour, .label = choice.reason},
+                         .reason = choice.reason,
+                         .providers = std::move(providers)};
+}
+
+}  // namespace
+
+ModelConfig lookup_model(const std::string& name, std::string_view key) {
+  auto model = find_model(name);
+  if (model) {
+    return std::move(model).value();
+  }
+  // A preset name given as the model ("llama70b") most likely means that preset's model.
+  const auto preset = find_workload_preset(name);
+  std::string message = unknown_name_message("model", name, key, model_names(), preset ? preset->model : std::string());
+  if (preset) {
+    message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
+  }
+  throw InvalidArgument(message);
+}
+
+SystemProfile lookup_system(const std::string& name, std::string_view key) {
+  auto system = find_system(name);
+  if (system) {
+    return std::move(system).value();
+  }
+  throw InvalidArgument(unknown_name_message("system", name, key, system_names()));
+}
+
+std::optional<double> read_usd_per_gpu_hour(const dgx::sdk::Host& host, const char* key) {
+  const std::optional<double> usd = host.find_float(key);
+  if (usd && !(*usd > 0)) {
+    throw InvalidArgument(std::string(key) + " must be a positive price, got " + text::fixed(*usd, 2));
+  }
+  return usd;
+}
+
+PriceResolution resolve_price(const std::string& system, const std::string& provider,
+                              std::optional<double> usd_per_gpu_hour, PriceKeys keys) {
+  auto catalog = PricingCatalog::load_embedded();
+  if (!catalog) {
+    throw dgx::sdk::RuntimeError("pricing catalog: " + catalog.error().message);
+  }
+  std::vector<std::string> providers = providers_of(*catalog, system);
+  if (usd_per_gpu_hour) {
+    const std::string label =
+        "$" + text::fixed(*usd_per_gpu_hour, 2) + "/GPU-h given by " + std::string(keys.usd_per_gpu_hour);
+    return PriceResolution{.price = Price{.usd_per_gpu_hour = *usd_per_gpu_hour, .label = label},
+                           .reason = label,
+                           .providers = std::move(providers)};
+  }
+  if (!provider.empty()) {
+    auto choice = catalog->find(provider, system);
+    if (!choice) {
+      if (providers.empty()) {
+        throw InvalidArgument(choice.error().message);
+      }
+      throw InvalidArgument(unknown_name_message("price provider for " + system, provider, keys.provider, providers));
+    }
+    return chosen(*choice, std::move(providers));
+  }
+  auto choice = catalog->default_price(system);
+  if (!choice) {
+    return PriceResolution{.price = std::nullopt,
+                           .reason = choice.error().message + "; costs are in GPU-hours",
+                           .providers = std::move(providers)};
+  }
+  return chosen(*choice, std::move(providers));
+}
+
+std::string price_line(const std::string& reason, const std::vector<std::string>& providers) {
+  std::string line = "Price: " + reason + ".";
+  if (!providers.empty()) {
+    line +=
+        " Other prices: --set cost.provider=NAME (" + text::join(providers) + ") or --set cost.usd_per_gpu_hour=USD.";
+  }
+  return line;
+}
+
+std::string peaks_text(const SystemProfile& system) {
+  std::string peaks = text::fixed(system.peak_bf16_tflops, 0) + " TFLOP/s dense BF16";
+  if (system.peak_fp8_tflops > 0) {
+    peaks += ", " + text::fixed(system.peak_fp8_tflops, 0) + " FP8";
+  }
+  if (system.peak_fp4_tflops > 0) {
+    peaks += ", " + text::fixed(system.peak_fp4_tflops, 0) + " FP4";
+  }
+  return peaks;
+}
+
+std::vector<std::string> other_systems(const std::string& name) {
+  std::vector<std::string> others;
+  for (const std::string& n : system_names()) {
+    if (n != name) {
+      others.push_back(n);
+    }
+  }
+  return others;
+}
+
+}  // namespace dgx::llm::workload

@@ -1,0 +1,52 @@
+#include "dgx/llm/workload/keys.hpp"
+
+#include <limits>
+#include <string>
+
+#include <dgx/sdk/error.hpp>
+
+namespace dgx::llm::workload {
+
+namespace {
+
+using dgx::sdk::InvalidArgument;
+
+}  // namespace
+
+int bounded_int(const char* key, std::int64_t value, std::int64_t min) {
+  if (value < min) {
+    throw InvalidArgument(std::string(key) + " must be at least " + std::to_string(min) + ", got " +
+                          std::to_string(value));
+  }
+  if (value > std::numeric_limits<int>::max()) {
+    throw InvalidArgument(std::string(key) + " " + std::to_string(value) + " is too large");
+  }
+  return static_cast<int>(value);
+}
+
+int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
+  return bounded_int(key, host.get_int(key), min);
+}
+
+std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+  std::vector<Precision> out;
+  for (const std::string& text : host.get_string_list(key::precision)) {
+    const auto precision = parse_precision(text);
+    if (!precision) {
+      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
+    }
+    bool seen = false;
+    for (const Precision p : out) {
+      seen = seen || p == *precision;
+    }
+    if (!seen) {
+      out.push_back(*precision);
+    }
+  }
+  if (out.empty()) {
+    throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
+  }
+  return out;
+}
+
+}  // namespace dgx::llm::workload

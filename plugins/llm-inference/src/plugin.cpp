@@ -1,0 +1,149 @@
+#include "plugin.hpp"
+
+#include <utility>
+#include <vector>
+
+#include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
+
+#include "decode_workload.hpp"
+#include "dgx/llm/workload/plugin_spec.hpp"
+#include "dgx/llm/workload/serve_notes.hpp"
+#include "params.hpp"
+
+namespace dgx::plugins::llm_inference {
+
+namespace {
+
+namespace text = dgx::sdk::text;
+namespace workload = llm::workload;
+using dgx::sdk::NotePlacement;
+
+workload::ServeAssumptions resolve(const InferenceSettings& s) {
+  return workload::resolve_serve_assumptions(s.model, s.system, s.provider, s.usd_per_gpu_hour);
+}
+
+}  // namespace
+
+Serving::Serving(const dgx::sdk::Host& host) : settings_(read_settings(host)), assumptions_(resolve(settings_)) {}
+
+void Serving::use_system(const std::string& system) {
+  settings_.system = system;
+  assumptions_ = resolve(settings_);
+}
+
+llm::ServeProjection Serving::project_configuration(const llm::OpTimeProvider* provider) const {
+  const int per_replica = settings_.config.layout.gpus();
+  if (settings_.gpus % per_replica != 0) {
+    throw dgx::sdk::InvalidArgument(std::string(key::gpus) + " " + std::to_string(settings_.gpus) +
+                                    " is not a whole number of replicas of " + std::to_string(per_replica) +
+                                    " GPUs (TP x PP)");
+  }
+  const llm::ServeModel model(assumptions_.model, assumptions_.system, provider);
+  auto projection = model.project(settings_.config, assumptions_.price);
+  if (!projection) {
+    throw dgx::sdk::InvalidArgument(configuration_label() + ": " + projection.error().message);
+  }
+  return std::move(projection).value();
+}
+
+void Serving::add_projection_notes(const dgx::sdk::Host& host, const llm::ServeProjection& p) const {
+  host.note(NotePlacement::after, "Latency", latency_note(p));
+  host.note(NotePlacement::after, "Throughput and cost", throughput_note(p));
+  host.note(NotePlacement::after, "Memory per GPU", memory_note(p));
+  host.note(NotePlacement::after, "Utilisation", utilisation_note(p));
+  host.note(NotePlacement::after, "SLOs", "This configuration " + slo_text(p) + ".");
+  host.note(NotePlacement::after, "Definitions", definitions_note());
+}
+
+void Serving::project(const dgx::sdk::Host& host) const {
+  const llm::ServeProjection p = project_configuration();
+  host.note(NotePlacement::before, "Assumptions", assumptions_note());
+  host.note(NotePlacement::before, "Configuration", configuration_note(p));
+  host.emit(serve_row("project", RowView::project, p));
+  add_projection_notes(host, p);
+  host.note(NotePlacement::after, "Projection", projection_note());
+}
+
+llm::ServeSpace Serving::explore_space() const {
+  llm::ServeSpace space;
+  space.base = settings_.config;
+  space.precisions = settings_.precisions;
+  space.auto_kv = !settings_.kv_precision;
+  space.concurrency = settings_.explore_concurrency;
+  space.max_gpus = settings_.gpus;
+  return space;
+}
+
+void Serving::explore(const dgx::sdk::Host& host) const {
+  const llm::ServeModel model(assumptions_.model, assumptions_.system);
+  const double start = host.now();
+  const auto explored = llm::explore_serving(model, explore_space(), settings_.slo, assumptions_.price);
+  if (!explored) {
+    const std::string& why = explored.error().message;
+    const bool memory = why.find("GiB") != std::string::npos || why.find("does not fit") != std::string::npos;
+    throw dgx::sdk::InvalidArgument(why + (memory ? " (more GPUs per replica: --set " + std::string(key::gpus) +
+                                                        "=N, a narrower precision or a system with more HBM may fit)"
+                                                  : ""));
+  }
+  const llm::ServeExploreResult& result = *explored;
+  const double elapsed = host.now() - start;
+
+  host.note(NotePlacement::before, "Assumptions", assumptions_note());
+  host.note(NotePlacement::before, "Sweep", sweep_note());
+  const std::vector<std::size_t> front = workload::front_by_user_speed(result);
+  std::vector<std::size_t> shown = front;
+  if (settings_.explore_all_rows) {
+    shown.resize(result.points.size());
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      shown[i] = i;
+    }
+  } else if (result.recommended && !result.points[*result.recommended].pareto) {
+    shown.push_back(*result.recommended);
+  }
+  for (const std::size_t i : shown) {
+    const llm::ServePoint& p = result.points[i];
+    dgx::sdk::Row row = serve_row("explore", RowView::explore, p.projection);
+    row.field("pareto", p.pareto ? "*" : "").field("recommended", result.recommended == i ? "yes" : "");
+    host.emit(row);
+  }
+  host.note(NotePlacement::after, "Pareto front (tokens/s per GPU vs per user)",
+            workload::serve_pareto_note(result, front, assumptions_.model.moe()));
+  host.note(NotePlacement::after, "Recommendation",
+            workload::serve_recommendation_note(result, assumptions_.price.has_value()));
+  if (const std::string dropped = workload::serve_dropped_note(result); !dropped.empty()) {
+    host.note(NotePlacement::after, "Dropped", dropped);
+  }
+  host.note(NotePlacement::after, "Definitions", definitions_note());
+  host.note(NotePlacement::after, "Projection",
+            projection_note() + " This sweep projected " + text::grouped(static_cast<long long>(result.evaluated)) +
+                " configurations in " + text::duration(elapsed) + ".");
+}
+
+dgx::sdk::PluginSpec make_plugin_spec() {
+  dgx::sdk::PluginSpec spec = workload::plugin_spec<Serving>({
+      .name = kWorkloadName,
+      .description = "LLM serving: time to first token, time per output token, throughput per GPU and per user, "
+                     "bandwidth utilisation and cost per million tokens, projected from a calibrated serving model or "
+                     "measured on a GPU, and an explorer of GPUs per replica, precision and concurrency",
+      .kind = dgx::sdk::Kind::inference,
+      .summary = "Projects LLM serving (TTFT, TPOT, tokens/s per GPU and per user, MBU, $/M tokens) and explores "
+                 "replica layout, precision and concurrency; --describe's help lines define every metric",
+      .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_NVFP4, DGX_PRECISION_MXFP8},
+      .params = inference_params(),
+      .can_measure = [](dgx::sdk::Host& host) { require_serve_probe(host); },
+  });
+  spec.add_workload<DecodeWorkload>({
+      .name = kDecodeWorkloadName,
+      .kind = dgx::sdk::Kind::inference,
+      .summary = "Measures a whole model's decode loop on this GPU (CUDA graphs, paged KV cache): TPOT, tokens/s and "
+                 "MBU per batch size",
+      .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3},
+      .params = decode_params(),
+      .modes = {dgx::sdk::Mode::measure},
+      .can_measure = [](dgx::sdk::Host&) { require_decode_runner(); },
+  });
+  return spec;
+}
+
+}  // namespace dgx::plugins::llm_inference

@@ -1,0 +1,52 @@
+#include "dgx/llm/workload/calibration_summary.hpp"
+
+#include <doctest/doctest.h>
+
+#include "dgx/llm/framework.hpp"
+#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/system_catalog.hpp"
+
+using namespace dgx::llm::workload;
+using dgx::llm::Precision;
+
+namespace {
+dgx::llm::SystemProfile newest(const char* name) {
+  return dgx::llm::apply_framework(dgx::llm::find_system(name).value(),
+                                   dgx::llm::find_framework(dgx::llm::default_framework()).value());
+}
+}  // namespace
+
+TEST_CASE("the calibration line quotes the model's measured errors on both sets of published runs") {
+  // bench/llm-model calibration: the 17 rows of calibration.md and the 55 of calibration-2.md.
+  const std::string line = calibration_summary();
+  CHECK(line.find("configs/baselines/calibration.md and calibration-2.md: mean ") == 0);
+  CHECK(line.find(" over 72 published runs on b200, gb200-nvl72, gb300-nvl72, h100-sxm") != std::string::npos);
+}
+
+TEST_CASE("every projection's class states its own calibration error, or that it has none") {
+  const std::string h100 = class_accuracy_text(newest("h100-sxm"), Precision::fp8);
+  CHECK(h100.find("h100-sxm fp8: mean ") == 0);
+  CHECK(h100.find(" over 21 published runs") != std::string::npos);
+  CHECK(class_accuracy_text(newest("gb200-nvl72"), Precision::bf16) ==
+        "gb200-nvl72 bf16: no published run (uncalibrated)");
+}
+
+TEST_CASE("the scope names what lies outside the calibrated runs, each reason once") {
+  const auto llama = dgx::llm::find_model("llama3.1-70b").value();
+  CHECK(calibration_scope(llama, newest("h100-sxm"), {Precision::bf16, Precision::fp8}, 8192).empty());
+  const auto a100 = calibration_scope(llama, newest("a100-sxm-80gb"), {Precision::bf16}, 8192);
+  REQUIRE(a100.size() >= 1);
+  CHECK(a100.front().find("a100-sxm-80gb has no published run") == 0);
+  const auto moe = calibration_scope(dgx::llm::find_model("mixtral-8x7b").value(), newest("h100-sxm"),
+                                     {Precision::bf16, Precision::fp8}, 4096);
+  CHECK(moe.size() == 1);
+  CHECK(moe.front().find("mixture-of-experts") != std::string::npos);
+}
+
+TEST_CASE("the fine-tuning line quotes its own set, and says so for a system it has no run on") {
+  const std::string h100 = finetune_calibration_summary(newest("h100-sxm"));
+  CHECK(h100.find("configs/baselines/finetune.md: mean ") == 0);
+  CHECK(h100.find(" over 18 published SFT and LoRA runs on h100-sxm") != std::string::npos);
+  CHECK(finetune_calibration_summary(newest("b200")).find("; b200 is uncalibrated for fine-tuning") !=
+        std::string::npos);
+}
