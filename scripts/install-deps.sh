@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ git pkg-config ccache
-  clang-format clang-tidy
+  clang-format-16 clang-tidy
   libboost-dev libboost-program-options-dev
   libtomlplusplus-dev nlohmann-json3-dev doctest-dev
   libopenmpi-dev openmpi-bin

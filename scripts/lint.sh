@@ -3,6 +3,9 @@
 #
 #   scripts/lint.sh format          clang-format --dry-run -Werror (.clang-format) on every tracked C, C++ and
 #                                   CUDA source; fails naming each file that differs. `format --fix` rewrites them.
+#                                   The brace style (every if/else/for/while body in braces) is part of the format:
+#                                   InsertBraces needs clang-format 15 or later, so this runs Debian's
+#                                   clang-format-16 (DGX_CLANG_FORMAT overrides); clang-format 14 cannot read the file.
 #   scripts/lint.sh layers          the host's folders keep their dependency order (DGX_CORE_LAYERS in
 #                                   core/CMakeLists.txt): no #include "dgx/core/<folder>/..." in core/src/<folder> or
 #                                   core/include/dgx/core/<folder> names a folder above its own, no private header is
@@ -24,15 +27,17 @@ cd "$(dirname "$0")/.."
 
 sources() { git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cu' '*.cuh' ':!:*/third_party/*'; }
 
+clang_format=${DGX_CLANG_FORMAT:-clang-format-16}
+
 format() {
   if [[ ${1:-} == --fix ]]; then
-    sources | xargs clang-format -i
+    sources | xargs "$clang_format" -i
     echo "lint: clang-format applied to $(sources | wc -l) files"
     return
   fi
   local bad
   # clang-format exits non-zero on the first difference: collect every file, then decide.
-  bad=$(sources | xargs clang-format --dry-run -Werror 2>&1 |
+  bad=$(sources | xargs "$clang_format" --dry-run -Werror 2>&1 |
     sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u || true)
   if [[ -n $bad ]]; then
     echo "lint: these files differ from .clang-format (scripts/lint.sh format --fix rewrites them):"

@@ -35,7 +35,9 @@ double slowest(double seconds) {
 int main(int argc, char** argv) {
   const int repetitions = argc > 1 ? std::max(3, std::atoi(argv[1])) : 31;
   auto ranks = dgx::detect_ranks([](const char* n) -> const char* { return std::getenv(n); });
-  if (!ranks) return 2;
+  if (!ranks) {
+    return 2;
+  }
   auto comm = dgx::make_host_comm(ranks.value());
   if (!comm) {
     std::fprintf(stderr, "%s\n", comm.error().message.c_str());
@@ -65,8 +67,9 @@ int main(int argc, char** argv) {
     const auto plain_loop = [&] {
       MPI_Barrier(MPI_COMM_WORLD);
       const double start = MPI_Wtime();
-      for (std::uint32_t i = 0; i < iterations; ++i)
+      for (std::uint32_t i = 0; i < iterations; ++i) {
         MPI_Allreduce(send.data(), recv.data(), static_cast<int>(shape.count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      }
       return slowest(MPI_Wtime() - start) / iterations;
     };
     const auto our_loop = [&] {

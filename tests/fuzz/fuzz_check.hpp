@@ -22,7 +22,9 @@ inline bool documented(ExitCode code) {
 }
 
 template <typename T> void check_rejection(const Expected<T>& result) {
-  if (!result && (!documented(result.error().code) || result.error().message.empty())) __builtin_trap();
+  if (!result && (!documented(result.error().code) || result.error().message.empty())) {
+    __builtin_trap();
+  }
 }
 
 }  // namespace dgx::fuzz

@@ -22,11 +22,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   args.push_back(current);
   std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
+  for (const std::string& a : args) {
+    argv.push_back(a.c_str());
+  }
   dgx::fuzz::check_rejection(dgx::parse_cli(static_cast<int>(argv.size()), argv.data()));
   argv[0] = "launch";
   auto launch = dgx::parse_launch(static_cast<int>(argv.size()), argv.data());
   dgx::fuzz::check_rejection(launch);
-  if (launch && !launch->help) (void)dgx::sbatch_script(launch.value());
+  if (launch && !launch->help) {
+    (void)dgx::sbatch_script(launch.value());
+  }
   return 0;
 }

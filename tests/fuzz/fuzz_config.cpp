@@ -37,14 +37,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::size_t end = rest.find('\n');
       auto entry = dgx::parse_set_argument(rest.substr(0, end));
       dgx::fuzz::check_rejection(entry);
-      if (entry) sets.entries.push_back(std::move(entry.value()));
+      if (entry) {
+        sets.entries.push_back(std::move(entry.value()));
+      }
       rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     }
   }
   auto file = dgx::parse_toml_config(toml, "config file", "fuzz.toml");
   dgx::fuzz::check_rejection(file);
   std::vector<const dgx::ConfigLayer*> layers;
-  if (file) layers.push_back(&file->layer);
+  if (file) {
+    layers.push_back(&file->layer);
+  }
   layers.push_back(&sets);
   const dgx::ConfigResolution resolution = dgx::resolve_config(kSchema, layers);
   if (resolution.errors.empty()) {

@@ -47,7 +47,9 @@ public:
   explicit Fields(std::string_view input) : rest_(input) {}
 
   std::string_view next() {
-    if (rest_.empty()) return {};
+    if (rest_.empty()) {
+      return {};
+    }
     const std::size_t end = rest_.find('\n');
     const std::string_view field = rest_.substr(0, end);
     rest_ = end == std::string_view::npos ? std::string_view() : rest_.substr(end + 1);
@@ -64,9 +66,13 @@ public:
   // A NUL-terminated copy of the next field with "\\n" read as a line break (multi-line TOML), or NULL for "~".
   const char* text() {
     const std::string_view field = next();
-    if (field == "~") return nullptr;
+    if (field == "~") {
+      return nullptr;
+    }
     std::string& s = strings_.emplace_back(field);
-    for (std::size_t at = s.find("\\n"); at != std::string::npos; at = s.find("\\n", at + 1)) s.replace(at, 2, "\n");
+    for (std::size_t at = s.find("\\n"); at != std::string::npos; at = s.find("\\n", at + 1)) {
+      s.replace(at, 2, "\n");
+    }
     return s.c_str();
   }
 
@@ -78,7 +84,9 @@ public:
   // A count and whether its array is NULL ("~" then the claimed count).
   std::pair<std::uint32_t, bool> count() {
     const std::string_view field = next();
-    if (field == "~") return {number(), true};
+    if (field == "~") {
+      return {number(), true};
+    }
     return {std::min(number(field), kMaxElements), false};
   }
 
@@ -108,10 +116,14 @@ private:
 template <typename T> T* make_array(Fields& in, std::uint32_t& count_out, std::uint32_t& stride) {
   const auto [count, null] = in.count();
   count_out = count;
-  if (null || count == 0) return nullptr;
+  if (null || count == 0) {
+    return nullptr;
+  }
   stride = in.struct_size(sizeof(T));
   T* base = in.array<T>(count, stride);
-  for (std::uint32_t i = 0; i < count; ++i) Fields::element(base, i, stride).struct_size = stride;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Fields::element(base, i, stride).struct_size = stride;
+  }
   return base;
 }
 
@@ -132,22 +144,33 @@ void read_workload(Fields& in, dgx_workload_desc& w) {
   w.summary = in.text();
   w.modes = in.number();
   const std::uint32_t functions = in.number();
-  if ((functions & 1u) != 0) w.create = &fake_create;
-  if ((functions & 2u) != 0) w.destroy = &fake_destroy;
-  if ((functions & 4u) != 0) w.run = &fake_run;
-  if ((functions & 8u) != 0) w.project = &fake_project;
+  if ((functions & 1u) != 0) {
+    w.create = &fake_create;
+  }
+  if ((functions & 2u) != 0) {
+    w.destroy = &fake_destroy;
+  }
+  if ((functions & 4u) != 0) {
+    w.run = &fake_run;
+  }
+  if ((functions & 8u) != 0) {
+    w.project = &fake_project;
+  }
   const auto [precisions, null] = in.count();
   w.precision_count = precisions;
   if (!null && precisions > 0) {
     auto* array = in.array<dgx_precision>(precisions, sizeof(dgx_precision));
-    for (std::uint32_t i = 0; i < precisions; ++i) array[i] = static_cast<dgx_precision>(in.number());
+    for (std::uint32_t i = 0; i < precisions; ++i) {
+      array[i] = static_cast<dgx_precision>(in.number());
+    }
     w.precisions = array;
   }
   std::uint32_t stride = 0;
   auto* params = make_array<dgx_param_desc>(in, w.param_count, stride);
   w.params = params;
-  for (std::uint32_t i = 0; params != nullptr && i < w.param_count; ++i)
+  for (std::uint32_t i = 0; params != nullptr && i < w.param_count; ++i) {
     read_param(in, Fields::element(params, i, stride));
+  }
 }
 
 void read_preset(Fields& in, dgx_preset_desc& p) {
@@ -159,7 +182,9 @@ void read_preset(Fields& in, dgx_preset_desc& p) {
 
 // What the host does with a plugin it accepted: schemas, each preset's layers, --describe of every workload.
 void use(dgx::LoadedPlugin& plugin) {
-  for (dgx::WorkloadInfo& w : plugin.workloads) w.plugin = &plugin;
+  for (dgx::WorkloadInfo& w : plugin.workloads) {
+    w.plugin = &plugin;
+  }
   for (const dgx::WorkloadInfo& w : plugin.workloads) {
     const std::vector<dgx::ParamSpec> schema = dgx::schema_for(w);
     const dgx::ConfigResolution resolution = dgx::resolve_config(schema, {});
@@ -170,12 +195,18 @@ void use(dgx::LoadedPlugin& plugin) {
     const dgx::WorkloadInfo* w = plugin.find_workload(preset.workload);
     auto layers = dgx::read_layers(dgx::CliOptions{}, &preset);
     dgx::fuzz::check_rejection(layers);
-    if (w == nullptr || !layers) continue;
+    if (w == nullptr || !layers) {
+      continue;
+    }
     std::vector<const dgx::ConfigLayer*> pointers;
-    for (const dgx::ConfigLayer& layer : layers->storage) pointers.push_back(&layer);
+    for (const dgx::ConfigLayer& layer : layers->storage) {
+      pointers.push_back(&layer);
+    }
     const std::vector<dgx::ParamSpec> schema = dgx::schema_for(*w);
     const dgx::ConfigResolution resolution = dgx::resolve_config(schema, pointers);
-    if (resolution.errors.empty()) (void)dgx::describe_text({&plugin, w, &preset}, resolution.config);
+    if (resolution.errors.empty()) {
+      (void)dgx::describe_text({&plugin, w, &preset}, resolution.config);
+    }
   }
 }
 
@@ -195,16 +226,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::uint32_t stride = 0;
   auto* workloads = make_array<dgx_workload_desc>(in, desc.workload_count, stride);
   desc.workloads = workloads;
-  for (std::uint32_t i = 0; workloads != nullptr && i < desc.workload_count; ++i)
+  for (std::uint32_t i = 0; workloads != nullptr && i < desc.workload_count; ++i) {
     read_workload(in, Fields::element(workloads, i, stride));
+  }
   auto* presets = make_array<dgx_preset_desc>(in, desc.preset_count, stride);
   desc.presets = presets;
-  for (std::uint32_t i = 0; presets != nullptr && i < desc.preset_count; ++i)
+  for (std::uint32_t i = 0; presets != nullptr && i < desc.preset_count; ++i) {
     read_preset(in, Fields::element(presets, i, stride));
+  }
 
   const dgx::OpenedPlugin opened{"libdgx-fuzz.so", &desc, desc.struct_size, desc.abi_version, entry_status};
   auto plugin = dgx::lift_descriptor_v1(opened);
   dgx::fuzz::check_rejection(plugin);
-  if (plugin) use(plugin.value());
+  if (plugin) {
+    use(plugin.value());
+  }
   return 0;
 }

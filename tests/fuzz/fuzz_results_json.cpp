@@ -17,8 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const dgx::ResultRow back = dgx::row_from_journal(*row);
         (void)dgx::json::write(dgx::row_to_journal(back));
       }
-      if (const dgx::json::Value* results = value.as_object().find("results"); results && results->is_array())
-        for (const dgx::json::Value& r : results->as_array()) (void)dgx::row_from_journal(r);
+      if (const dgx::json::Value* results = value.as_object().find("results"); results && results->is_array()) {
+        for (const dgx::json::Value& r : results->as_array()) {
+          (void)dgx::row_from_journal(r);
+        }
+      }
       (void)dgx::resume_mismatch(value.as_object(), value.as_object());
     }
   } catch (const std::exception&) {  // malformed input is reported by exceptions: expected

@@ -40,7 +40,9 @@ TEST_CASE("--list --format json is machine-readable") {
   const json::Value doc = json::parse(r.out);
   CHECK(doc["rejected"].as_array().size() == kBrokenFixtures.size());
   bool found_spin = false;
-  for (const json::Value& p : doc["plugins"].as_array()) found_spin |= p["name"].as_string() == "spin";
+  for (const json::Value& p : doc["plugins"].as_array()) {
+    found_spin |= p["name"].as_string() == "spin";
+  }
   CHECK(found_spin);
 }
 

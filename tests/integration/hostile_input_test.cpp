@@ -21,7 +21,9 @@ namespace {
 
 std::string deep_key(int depth) {
   std::string key = "a";
-  for (int i = 0; i < depth; ++i) key += ".a";
+  for (int i = 0; i < depth; ++i) {
+    key += ".a";
+  }
   return key + " = 1\n";
 }
 
@@ -149,7 +151,9 @@ TEST_CASE("Ctrl-C during a long spin: spin's run() returns, the host reports wha
 
 TEST_CASE("Ctrl-C stops an explore at once: exit 130, a JSON document saying so") {
   std::string gpus = "explore.gpus=[";
-  for (int i = 1; i <= 2048; ++i) gpus += (i > 1 ? "," : "") + std::to_string(8 * i);
+  for (int i = 1; i <= 2048; ++i) {
+    gpus += (i > 1 ? "," : "") + std::to_string(8 * i);
+  }
   gpus += "]";
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r =

@@ -27,7 +27,9 @@ std::vector<std::string> sweep_args() {
 std::vector<std::string> lines_of(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
   return lines;
 }
 
@@ -36,7 +38,9 @@ std::vector<std::string> row_keys(const json::Value& doc) {
   std::vector<std::string> keys;
   for (const json::Value& row : doc["results"].as_array()) {
     std::string key = row["label"].as_string() + " " + json::write(row["config"], 0);
-    for (const auto& [name, metric] : row["metrics"].as_object()) key += " " + name;
+    for (const auto& [name, metric] : row["metrics"].as_object()) {
+      key += " " + name;
+    }
     keys.push_back(key);
   }
   return keys;
@@ -58,8 +62,9 @@ TEST_CASE("kill -9 mid-sweep leaves every finished case in the journal, and --re
   REQUIRE(journal.size() >= 2);  // the header and at least one case
   CHECK(journal.size() < 7);
   CHECK(json::parse(journal[0])["schema"].as_string() == "dgx.journal/1");
-  for (std::size_t i = 1; i < journal.size(); ++i)
+  for (std::size_t i = 1; i < journal.size(); ++i) {
     CHECK(json::parse(journal[i])["case"].as_int() == static_cast<std::int64_t>(i - 1));
+  }
   const std::size_t finished = journal.size() - 1;
 
   const ProcessResult resumed = dgxhost({"--resume", run.string(), "--format", "json"});
@@ -130,7 +135,9 @@ TEST_CASE("the default run folder is <DGX_RUNS_DIR>/<UTC time>-<plugin>-<workloa
       {{"DGX_RUNS_DIR", dir.path().string()}});
   REQUIRE(r.exit_code == 0);
   std::vector<std::filesystem::path> runs;
-  for (const auto& e : std::filesystem::directory_iterator(dir.path())) runs.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    runs.push_back(e.path());
+  }
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].filename().string().find("Z-spin-spin") == 15);  // 20261130T211500Z-spin-spin
   CHECK(std::filesystem::exists(runs[0] / "journal.jsonl"));

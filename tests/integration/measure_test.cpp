@@ -32,8 +32,9 @@ TEST_CASE("spin.us=2000 measures a 2 ms median, with the schema id and the conte
   const json::Value& metrics = row["metrics"];
   CHECK(metrics["time.median"]["value"].as_number() == doctest::Approx(0.002).epsilon(0.05));
   CHECK(metrics["time.median"]["unit"].as_string() == "s");
-  for (const char* name : {"time.mean", "time.min", "time.max", "time.stdev", "time.cv", "samples"})
+  for (const char* name : {"time.mean", "time.min", "time.max", "time.stdev", "time.cv", "samples"}) {
     CHECK(metrics.as_object().contains(name));
+  }
   CHECK(row["info"]["timing"].as_string().find("steady_clock") != std::string::npos);
 }
 

@@ -40,7 +40,8 @@ TEST_CASE("a metric with unit parsecs is refused, naming plugin, metric and unit
                   mode);
     const json::Value doc = json::parse(r.out);
     CHECK(doc["status"]["error"].as_string().find("unit 'parsecs'") != std::string::npos);
-    for (const json::Value& row : doc["results"].as_array())  // a measured row keeps its timing, not the distance
+    for (const json::Value& row : doc["results"].as_array()) {  // a measured row keeps its timing, not the distance
       CHECK_FALSE(row["metrics"].as_object().contains("distance"));
+    }
   }
 }

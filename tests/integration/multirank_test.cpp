@@ -54,7 +54,9 @@ TEST_CASE("every collective runs and checks over two ranks") {
   const ProcessResult r = mpirun(2, {"--plugin", "comm", "-e", "4K", "-d", "bf16", "--format", "json"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const json::Value doc = json::parse(r.out);
-  for (const json::Value& row : doc["results"].as_array()) CHECK(row["info"]["check"].as_string() == "ok");
+  for (const json::Value& row : doc["results"].as_array()) {
+    CHECK(row["info"]["check"].as_string() == "ok");
+  }
 }
 
 TEST_CASE("a configuration that one rank rejects ends every rank with the config-error code, naming the rank") {
@@ -141,5 +143,7 @@ TEST_CASE("a platform check over two ranks: every step on every rank, one merged
   const json::Array& rows = doc["results"].as_array();
   REQUIRE(rows.size() == 1 + 8 * 2);  // spin, and 8 sizes (8 B to 1 KiB) x 2 placements
   CHECK(rows[1]["config"]["world_size"].as_int() == 2);
-  for (const json::Value& row : rows) CHECK(row["info"]["verdict"].as_string() == "no reference");
+  for (const json::Value& row : rows) {
+    CHECK(row["info"]["verdict"].as_string() == "no reference");
+  }
 }

@@ -20,7 +20,9 @@ std::string line_of_size(const std::string& out, const std::string& size) {
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);
     std::string first;
-    if (fields >> first && first == size) return line;
+    if (fields >> first && first == size) {
+      return line;
+    }
   }
   return {};
 }
@@ -99,6 +101,8 @@ TEST_CASE("-o max for a workload without comm.op says what nccl-tests meant and 
 TEST_CASE("the time columns of one table share the unit of the median") {
   const ProcessResult r = dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=500"} + kQuick);
   REQUIRE(r.exit_code == 0);
-  for (const char* header : {"time.median [us]", "time.mean [us]", "time.min [us]", "time.max [us]", "time.stdev [us]"})
+  for (const char* header :
+       {"time.median [us]", "time.mean [us]", "time.min [us]", "time.max [us]", "time.stdev [us]"}) {
     CHECK_MESSAGE(r.out.find(header) != std::string::npos, header);
+  }
 }

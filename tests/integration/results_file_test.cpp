@@ -66,6 +66,8 @@ TEST_CASE("a results file that cannot be written fails the run, and the JSON on 
   CHECK(doc["status"]["error"].as_string().find("is a directory") != std::string::npos);
   CHECK(doc["results"].as_array().size() == 1);  // the measured case is still reported
   std::size_t files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    ++files;
+  }
   CHECK(files == 1);  // the folder only: no stale temporary
 }

@@ -22,8 +22,11 @@ std::vector<std::string> published_70b() {
 }
 
 const json::Value* row_with_mode(const json::Value& doc, const std::string& mode) {
-  for (const json::Value& r : doc["results"].as_array())
-    if (r["mode"].as_string() == mode) return &r;
+  for (const json::Value& r : doc["results"].as_array()) {
+    if (r["mode"].as_string() == mode) {
+      return &r;
+    }
+  }
   return nullptr;
 }
 
@@ -109,15 +112,18 @@ TEST_CASE("platform-check without a GPU prints what it would run against which r
   CHECK(r.exit_code == 4);
   CHECK(r.err.find("platform-check needs a GPU") != std::string::npos);
   for (const char* step : {"dgxhost --plugin gemm", "dgxhost --plugin hbm_copy", "dgxhost --plugin all_reduce",
-                           "dgxhost --plugin all_gather", "dgxhost --plugin llm-layer"})
+                           "dgxhost --plugin all_gather", "dgxhost --plugin llm-layer"}) {
     CHECK_MESSAGE(r.out.find(step) != std::string::npos, step);
+  }
   CHECK(r.out.find("maximum achievable BF16 matmul") != std::string::npos);
   CHECK(r.out.find("device-to-device copy, H200 SXM") != std::string::npos);
   const ProcessResult j = dgxhost({"--plugin", "platform-check", "--format", "json"});
   CHECK(j.exit_code == 4);
   const json::Value doc = json::parse(j.out);
   CHECK(doc["context"]["mode"].as_string() == "plan");
-  for (const json::Value& row : doc["results"].as_array()) CHECK(row["mode"].as_string() == "reference");
+  for (const json::Value& row : doc["results"].as_array()) {
+    CHECK(row["mode"].as_string() == "reference");
+  }
 }
 
 TEST_CASE("a check's steps run through the ordinary path into one report with one verdict") {

@@ -21,7 +21,9 @@ dgx::HostComm& dgx::testing::mpi_world() { return *g_world; }
 
 int main(int argc, char** argv) {
   auto ranks = dgx::detect_ranks([](const char* name) -> const char* { return std::getenv(name); });
-  if (!ranks) return 2;
+  if (!ranks) {
+    return 2;
+  }
   auto comm = dgx::make_host_comm(ranks.value());
   if (!comm) {
     std::fprintf(stderr, "%s\n", comm.error().message.c_str());

@@ -74,11 +74,16 @@ TEST_CASE("all_reduce of every element type, every op") {
         default: return sdk::numeric::e5m2_to_float(static_cast<const std::uint8_t*>(base)[i]);
         }
       };
-      for (std::size_t i = 0; i < n; ++i) store(send.data(), i, (rank() + 1) * (1.0 + static_cast<double>(i % 2)));
+      for (std::size_t i = 0; i < n; ++i) {
+        store(send.data(), i, (rank() + 1) * (1.0 + static_cast<double>(i % 2)));
+      }
       for (const bool in_place : {false, true}) {
         void* out = in_place ? send.data() : recv.data();
-        if (in_place)
-          for (std::size_t i = 0; i < n; ++i) store(send.data(), i, (rank() + 1) * (1.0 + static_cast<double>(i % 2)));
+        if (in_place) {
+          for (std::size_t i = 0; i < n; ++i) {
+            store(send.data(), i, (rank() + 1) * (1.0 + static_cast<double>(i % 2)));
+          }
+        }
         CHECK(api().all_reduce(api().ctx, send.data(), out, n, t, op, nullptr) == DGX_OK);
         for (std::size_t i = 0; i < n; ++i) {
           const double base = 1.0 + static_cast<double>(i % 2);  // rank 0: base, rank 1: 2 x base
@@ -100,7 +105,9 @@ TEST_CASE("all_reduce of every element type, every op") {
 TEST_CASE("all_gather, reduce_scatter and alltoall follow NCCL's layouts, in and out of place") {
   const std::size_t count = 4;
   std::vector<float> send(count * 2), recv(count * 2, -1);
-  for (std::size_t i = 0; i < count; ++i) send[i] = static_cast<float>(10 * rank() + static_cast<int>(i));
+  for (std::size_t i = 0; i < count; ++i) {
+    send[i] = static_cast<float>(10 * rank() + static_cast<int>(i));
+  }
   CHECK(api().all_gather(api().ctx, send.data(), recv.data(), count, DGX_DTYPE_FP32, nullptr) == DGX_OK);
   for (std::size_t i = 0; i < 2 * count; ++i) {
     const std::size_t expected = 10 * (i / count) + i % count;  // rank i / count's element i % count
@@ -108,27 +115,37 @@ TEST_CASE("all_gather, reduce_scatter and alltoall follow NCCL's layouts, in and
   }
 
   std::vector<float> gathered(count * 2, -1);  // in place: this rank's chunk already in position
-  for (std::size_t i = 0; i < count; ++i)
+  for (std::size_t i = 0; i < count; ++i) {
     gathered[rank() * count + i] = static_cast<float>(10 * rank() + static_cast<int>(i));
+  }
   CHECK(api().all_gather(api().ctx, gathered.data() + rank() * count, gathered.data(), count, DGX_DTYPE_FP32,
                          nullptr) == DGX_OK);
   CHECK(gathered == recv);
 
   std::vector<float> full(count * 2);
-  for (std::size_t i = 0; i < 2 * count; ++i) full[i] = static_cast<float>(i + 1);
+  for (std::size_t i = 0; i < 2 * count; ++i) {
+    full[i] = static_cast<float>(i + 1);
+  }
   std::vector<float> mine(count);
   CHECK(api().reduce_scatter(api().ctx, full.data(), mine.data(), count, DGX_DTYPE_FP32, DGX_OP_SUM, nullptr) ==
         DGX_OK);
-  for (std::size_t i = 0; i < count; ++i) CHECK(mine[i] == 2.0f * static_cast<float>(rank() * count + i + 1));
+  for (std::size_t i = 0; i < count; ++i) {
+    CHECK(mine[i] == 2.0f * static_cast<float>(rank() * count + i + 1));
+  }
   float* chunk = full.data() + rank() * count;  // in place: the result lands in this rank's chunk
   CHECK(api().reduce_scatter(api().ctx, full.data(), chunk, count, DGX_DTYPE_FP32, DGX_OP_AVG, nullptr) == DGX_OK);
-  for (std::size_t i = 0; i < count; ++i) CHECK(chunk[i] == static_cast<float>(rank() * count + i + 1));
+  for (std::size_t i = 0; i < count; ++i) {
+    CHECK(chunk[i] == static_cast<float>(rank() * count + i + 1));
+  }
 
   std::vector<std::int32_t> a2a_send(2 * count), a2a_recv(2 * count);
-  for (std::size_t i = 0; i < 2 * count; ++i) a2a_send[i] = 100 * rank() + static_cast<int>(i);
+  for (std::size_t i = 0; i < 2 * count; ++i) {
+    a2a_send[i] = 100 * rank() + static_cast<int>(i);
+  }
   CHECK(api().alltoall(api().ctx, a2a_send.data(), a2a_recv.data(), count, DGX_DTYPE_INT32, nullptr) == DGX_OK);
-  for (std::size_t i = 0; i < 2 * count; ++i)
+  for (std::size_t i = 0; i < 2 * count; ++i) {
     CHECK(a2a_recv[i] == static_cast<std::int32_t>(100 * (i / count) + rank() * count + i % count));
+  }
 }
 
 TEST_CASE("broadcast, reduce and sendrecv") {
@@ -137,7 +154,9 @@ TEST_CASE("broadcast, reduce and sendrecv") {
   CHECK(copy == 42.0);
   std::int64_t x = rank() + 5, total = 0;
   CHECK(api().reduce(api().ctx, &x, &total, 1, DGX_DTYPE_INT64, DGX_OP_SUM, 0, nullptr) == DGX_OK);
-  if (rank() == 0) CHECK(total == 11);
+  if (rank() == 0) {
+    CHECK(total == 11);
+  }
   std::int32_t out = rank(), in = -1;
   CHECK(api().sendrecv(api().ctx, &out, (rank() + 1) % 2, &in, (rank() + 1) % 2, 1, DGX_DTYPE_INT32, nullptr) ==
         DGX_OK);

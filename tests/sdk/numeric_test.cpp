@@ -11,13 +11,17 @@ using namespace dgx::sdk::numeric;
 TEST_CASE("every finite FP16 and FP8 code decodes and encodes back to itself") {
   for (std::uint32_t code = 0; code < 65536; ++code) {
     const double v = decode(kFp16, code);
-    if (std::isnan(v)) continue;
+    if (std::isnan(v)) {
+      continue;
+    }
     CHECK_MESSAGE(encode(kFp16, v) == code, code);
   }
   for (std::uint32_t code = 0; code < 256; ++code) {
     for (const Minifloat& f : {kE4M3, kE5M2}) {
       const double v = decode(f, code);
-      if (std::isnan(v)) continue;
+      if (std::isnan(v)) {
+        continue;
+      }
       CHECK_MESSAGE(encode(f, v) == code, code);
     }
   }

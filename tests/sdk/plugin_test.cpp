@@ -18,16 +18,24 @@ struct Boom : std::runtime_error {
 class Probe final : public dgx::sdk::Workload {
 public:
   explicit Probe(dgx::sdk::Host& host) : host_(host), behaviour_(host.get_string("probe.behaviour")) {
-    if (behaviour_ == "invalid") throw dgx::sdk::InvalidArgument("probe.behaviour 'invalid' is invalid");
+    if (behaviour_ == "invalid") {
+      throw dgx::sdk::InvalidArgument("probe.behaviour 'invalid' is invalid");
+    }
   }
   std::size_t case_count() override { return 2; }
   dgx::sdk::Case begin_case(std::size_t index) override {
     return dgx::sdk::Case{"case " + std::to_string(index), {}}.set("probe.size", static_cast<std::int64_t>(1 << index));
   }
   void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& result) override {
-    if (behaviour_ == "throw") throw Boom("boom");
-    if (behaviour_ == "throw-int") throw 7;
-    if (behaviour_ == "oom") throw std::bad_alloc();
+    if (behaviour_ == "throw") {
+      throw Boom("boom");
+    }
+    if (behaviour_ == "throw-int") {
+      throw 7;
+    }
+    if (behaviour_ == "oom") {
+      throw std::bad_alloc();
+    }
     result.timing = dgx::sdk::Timing::device_events;
     result.seconds = 0.001 * request.iterations;
     result.cache = dgx::sdk::CacheState::cold;
@@ -78,7 +86,9 @@ struct ProbeThroughC {
   dgx_instance* instance = nullptr;
 
   explicit ProbeThroughC(const char* behaviour) {
-    if (behaviour != nullptr) host.set("probe.behaviour", std::string(behaviour));
+    if (behaviour != nullptr) {
+      host.set("probe.behaviour", std::string(behaviour));
+    }
   }
   dgx_status create() { return w.create(&w, host.api(), &instance, &call.error); }
 };

@@ -18,8 +18,9 @@ TEST_CASE("precision properties describe each format") {
 }
 
 TEST_CASE("precision names parse back and unknown ones are rejected") {
-  for (dgx_precision p = DGX_PRECISION_FP32; p <= DGX_PRECISION_NVFP4; ++p)
+  for (dgx_precision p = DGX_PRECISION_FP32; p <= DGX_PRECISION_NVFP4; ++p) {
     CHECK(dgx_precision_from_name(dgx_precision_properties(p).name) == p);
+  }
   CHECK(dgx_precision_from_name("fp7") == 0);
   CHECK(dgx_precision_from_name(nullptr) == 0);
   CHECK(dgx_precision_properties(99).name == nullptr);

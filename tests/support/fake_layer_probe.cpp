@@ -24,7 +24,9 @@ std::string layer_probe_unavailable() {
 }
 
 std::unique_ptr<LayerProbe> make_layer_probe(const llm::kernels::LayerSpec& spec) {
-  if (!testing::fake_layer_timing()) throw dgx::sdk::NoDevice(layer_probe_unavailable());
+  if (!testing::fake_layer_timing()) {
+    throw dgx::sdk::NoDevice(layer_probe_unavailable());
+  }
   testing::fake_layer_specs().push_back(spec);
   return std::make_unique<FakeLayerProbe>(spec);
 }

@@ -33,9 +33,11 @@ inline llm::ShapeKey model_shape(const llm::kernels::LayerSpec& spec) {
 inline std::vector<llm::kernels::OpTiming> timings_of(const llm::OpList& ops, const llm::OpTimeProvider& roofline,
                                                       double scale) {
   std::vector<llm::kernels::OpTiming> out;
-  for (const std::vector<llm::Op>* list : {&ops.forward, &ops.backward})
+  for (const std::vector<llm::Op>* list : {&ops.forward, &ops.backward}) {
     for (const llm::Op& op : *list) {
-      if (op.is_communication()) continue;
+      if (op.is_communication()) {
+        continue;
+      }
       llm::kernels::OpTiming t;
       t.name = std::string(op.name);
       t.pass = op.pass;
@@ -49,6 +51,7 @@ inline std::vector<llm::kernels::OpTiming> timings_of(const llm::OpList& ops, co
       }
       out.push_back(t);
     }
+  }
   return out;
 }
 
@@ -58,7 +61,9 @@ inline llm::kernels::LayerTiming layer_timing_of(const llm::OpList& ops, const l
                                                  double scale) {
   llm::kernels::LayerTiming timing;
   timing.ops = timings_of(ops, llm::RooflineProvider(system), scale);
-  for (const auto& op : timing.ops) timing.step_seconds += op.seconds;
+  for (const auto& op : timing.ops) {
+    timing.step_seconds += op.seconds;
+  }
   return timing;
 }
 

@@ -20,9 +20,10 @@ struct CheckStep {
 /// that steps of CPU workloads run on any machine.
 inline void write_platform_check(const TempDir& config_dir, const std::vector<CheckStep>& steps) {
   std::string toml = "requires = \"none\"\n";
-  for (const CheckStep& step : steps)
+  for (const CheckStep& step : steps) {
     toml += "\n[[step]]\nname = \"" + step.name + "\"\nworkload = \"" + step.workload + "\"\nset = [\"" + step.set +
             "\"]\n";
+  }
   (void)config_dir.write("checks/platform-check.toml", toml);
 }
 

@@ -36,7 +36,9 @@ inline TimedRun timed_dgxhost(const std::vector<std::string>& args) {
 /// The issues' "answers in under a second without a GPU": checked at 5 s, room for a loaded CI runner (well under a
 /// second on an idle machine). Not under the sanitizers (sanitized.hpp): the default build's run checks it.
 inline void check_answers_fast(const TimedRun& run) {
-  if (!kSanitized) CHECK_MESSAGE(run.seconds < 5, "dgxhost took " << run.seconds << " s");
+  if (!kSanitized) {
+    CHECK_MESSAGE(run.seconds < 5, "dgxhost took " << run.seconds << " s");
+  }
 }
 
 /// Runs dgxhost with `args` as a user without a GPU would, requires it to succeed fast (check_answers_fast), and

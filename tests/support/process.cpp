@@ -14,25 +14,37 @@ namespace dgx::testing {
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
                           const std::map<std::string, std::string>& env) {
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
 
   std::vector<std::string> argv_storage{program};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
+  for (std::string& a : argv_storage) {
+    argv.push_back(a.data());
+  }
   argv.push_back(nullptr);
 
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     const auto eq = entry.find('=');
-    if (eq != std::string::npos) merged[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (eq != std::string::npos) {
+      merged[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
   }
-  for (const auto& [k, v] : env) merged[k] = v;
+  for (const auto& [k, v] : env) {
+    merged[k] = v;
+  }
   std::vector<std::string> env_storage;
-  for (const auto& [k, v] : merged) env_storage.push_back(k + "=" + v);
+  for (const auto& [k, v] : merged) {
+    env_storage.push_back(k + "=" + v);
+  }
   std::vector<char*> envp;
-  for (std::string& e : env_storage) envp.push_back(e.data());
+  for (std::string& e : env_storage) {
+    envp.push_back(e.data());
+  }
   envp.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
@@ -58,9 +70,13 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   int open_fds = 2;
   char buffer[65536];
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) break;
+    if (poll(fds, 2, -1) < 0) {
+      break;
+    }
     for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) {
+        continue;
+      }
       const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
       if (n > 0) {
         sinks[i]->append(buffer, static_cast<std::size_t>(n));

@@ -13,7 +13,9 @@ class TempDir {
 public:
   TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "dgx-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed");
+    }
     path_ = pattern;
   }
   TempDir(const TempDir&) = delete;

@@ -20,8 +20,12 @@ std::string trimmed(std::string text) {
 std::string strip_comment(const std::string& value) {
   bool quoted = false;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    if (value[i] == '"') quoted = !quoted;
-    if (value[i] == '#' && !quoted) return value.substr(0, i);
+    if (value[i] == '"') {
+      quoted = !quoted;
+    }
+    if (value[i] == '#' && !quoted) {
+      return value.substr(0, i);
+    }
   }
   return value;
 }
@@ -36,9 +40,13 @@ std::vector<std::string> list_items(const std::string& literal) {
   std::size_t start = 0;
   while (start < inner.size()) {
     std::size_t end = inner.find(',', start);
-    if (end == std::string::npos) end = inner.size();
+    if (end == std::string::npos) {
+      end = inner.size();
+    }
     std::string item = trimmed(inner.substr(start, end - start));
-    if (!item.empty()) items.push_back(item);
+    if (!item.empty()) {
+      items.push_back(item);
+    }
     start = end + 1;
   }
   return items;
@@ -53,12 +61,16 @@ FakeHost::Value parse_literal(dgx_param_type type, const std::string& key, const
   case DGX_PARAM_STRING: return unquote(v);
   case DGX_PARAM_INT_LIST: {
     std::vector<std::int64_t> out;
-    for (const std::string& item : list_items(v)) out.push_back(std::stoll(item));
+    for (const std::string& item : list_items(v)) {
+      out.push_back(std::stoll(item));
+    }
     return out;
   }
   case DGX_PARAM_STRING_LIST: {
     std::vector<std::string> out;
-    for (const std::string& item : list_items(v)) out.push_back(unquote(item));
+    for (const std::string& item : list_items(v)) {
+      out.push_back(unquote(item));
+    }
     return out;
   }
   default: throw std::logic_error("no literal parser for " + key);
@@ -68,20 +80,32 @@ FakeHost::Value parse_literal(dgx_param_type type, const std::string& key, const
 }  // namespace
 
 WorkloadHost::WorkloadHost(std::vector<dgx::sdk::Param> schema) : schema_(std::move(schema)) {
-  for (const dgx::sdk::Param& p : schema_)
-    if (!p.default_value.empty()) set(p.key, parse_literal(p.type, p.key, p.default_value));
+  for (const dgx::sdk::Param& p : schema_) {
+    if (!p.default_value.empty()) {
+      set(p.key, parse_literal(p.type, p.key, p.default_value));
+    }
+  }
   api_ = *FakeHost::api();
   base_emit_row_ = api_.emit_row;
   api_.emit_row = [](void* ctx, const dgx_result_row* row) -> dgx_status {
     WorkloadHost& h = self(ctx);
     Visibility v;
     v.table = row->table != nullptr ? row->table : "";
-    for (std::uint32_t i = 0; i < row->config_count; ++i)
-      if (row->config[i].flags & DGX_CONFIG_HIDDEN) v.hidden_config.insert(row->config[i].key);
-    for (std::uint32_t i = 0; i < row->metric_count; ++i)
-      if (row->metrics[i].flags & DGX_METRIC_HIDDEN) v.hidden_metrics.insert(row->metrics[i].name);
-    for (std::uint32_t i = 0; i < row->field_count; ++i)
-      if (row->fields[i].flags & DGX_FIELD_HIDDEN) v.hidden_fields.insert(row->fields[i].key);
+    for (std::uint32_t i = 0; i < row->config_count; ++i) {
+      if (row->config[i].flags & DGX_CONFIG_HIDDEN) {
+        v.hidden_config.insert(row->config[i].key);
+      }
+    }
+    for (std::uint32_t i = 0; i < row->metric_count; ++i) {
+      if (row->metrics[i].flags & DGX_METRIC_HIDDEN) {
+        v.hidden_metrics.insert(row->metrics[i].name);
+      }
+    }
+    for (std::uint32_t i = 0; i < row->field_count; ++i) {
+      if (row->fields[i].flags & DGX_FIELD_HIDDEN) {
+        v.hidden_fields.insert(row->fields[i].key);
+      }
+    }
     h.visibility.push_back(std::move(v));
     return h.base_emit_row_(ctx, row);
   };
@@ -105,15 +129,22 @@ void WorkloadHost::use_preset_text(std::string_view toml) {
   std::istringstream lines{std::string(toml)};
   for (std::string line; std::getline(lines, line);) {
     const auto eq = line.find('=');
-    if (line.empty() || line[0] == '#' || line[0] == '[' || eq == std::string::npos) continue;
+    if (line.empty() || line[0] == '#' || line[0] == '[' || eq == std::string::npos) {
+      continue;
+    }
     const std::string key = trimmed(line.substr(0, eq));
-    if (key.rfind("preset.", 0) != 0) set_literal(key, trimmed(strip_comment(line.substr(eq + 1))));
+    if (key.rfind("preset.", 0) != 0) {
+      set_literal(key, trimmed(strip_comment(line.substr(eq + 1))));
+    }
   }
 }
 
 std::string WorkloadHost::note(const std::string& title) const {
-  for (const PlacedNote& n : placed_notes)
-    if (n.title == title) return n.text;
+  for (const PlacedNote& n : placed_notes) {
+    if (n.title == title) {
+      return n.text;
+    }
+  }
   return "";
 }
 

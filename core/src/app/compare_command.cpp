@@ -54,14 +54,21 @@ Expected<CompareCli> parse(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string("compare: ") + e.what() + " (dgxhost compare --help)"};
   }
-  if (c.help) return c;
-  if (c.files.size() != 2)
+  if (c.help) {
+    return c;
+  }
+  if (c.files.size() != 2) {
     return Failure{ExitCode::usage, "compare needs two results files: dgxhost compare A.json B.json"};
-  if (!format_from_name(c.format))
+  }
+  if (!format_from_name(c.format)) {
     return Failure{ExitCode::usage, "--format " + c.format + ": expected table, json, csv, md or html"};
-  if (!(c.options.threshold >= 0 && c.options.threshold < 1))
+  }
+  if (!(c.options.threshold >= 0 && c.options.threshold < 1)) {
     return Failure{ExitCode::usage, "--threshold must be in [0, 1), e.g. 0.05 for 5%"};
-  if (!(c.options.alpha > 0 && c.options.alpha < 1)) return Failure{ExitCode::usage, "--alpha must be in (0, 1)"};
+  }
+  if (!(c.options.alpha > 0 && c.options.alpha < 1)) {
+    return Failure{ExitCode::usage, "--alpha must be in (0, 1)"};
+  }
   return c;
 }
 
@@ -80,7 +87,9 @@ json::Object compare_context(const CompareCli& c, int argc, const char* const* a
   context.set("compare", std::move(compare));
   json::Array args;
   args.push_back("dgxhost");
-  for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    args.push_back(argv[i]);
+  }
   context.set("argv", std::move(args));
   return context;
 }
@@ -112,23 +121,29 @@ int run_compare(int argc, const char* const* argv) {
     file_format = checked.value();
   }
   Expected<Report> runs[2] = {read_results_file(cli->files[0]), read_results_file(cli->files[1])};
-  for (const Expected<Report>& run : runs)
+  for (const Expected<Report>& run : runs) {
     if (!run) {
       std::cerr << "dgxhost: compare: " << run.error().message << "\n";
       return to_int(run.error().code);
     }
+  }
   Report report = compare_runs(*runs[0], cli->files[0], *runs[1], cli->files[1], cli->options);
   report.context = compare_context(*cli, argc, argv);
   // The file first, so that what stdout says (status.exit_code) includes whether it could be written.
-  if (!cli->output.empty() && cli->output != kStdoutPath)
+  if (!cli->output.empty() && cli->output != kStdoutPath) {
     if (auto problem = write_report(report, file_format, cli->output)) {
       const std::string message = "--output " + cli->output + ": " + *problem;
       std::cerr << "dgxhost: " << message << "\n";
       report.error = report.exit_code == 0 ? message : report.error + "; " + message;
-      if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
+      if (report.exit_code == 0) {
+        report.exit_code = to_int(ExitCode::run_failed);
+      }
     }
+  }
   std::cout << render(report, format) << std::flush;
-  if (report.exit_code != 0 && format != Format::table) std::cerr << "dgxhost: " << report.error << "\n";
+  if (report.exit_code != 0 && format != Format::table) {
+    std::cerr << "dgxhost: " << report.error << "\n";
+  }
   return report.exit_code;
 }
 

@@ -75,23 +75,32 @@ namespace {
 Expected<int> parse_count(const std::string& option, const std::string& value, int minimum) {
   int n = 0;
   const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (r.ec != std::errc() || r.ptr != value.data() + value.size() || n < minimum)
+  if (r.ec != std::errc() || r.ptr != value.data() + value.size() || n < minimum) {
     return usage(option + " " + value + ": expected an integer >= " + std::to_string(minimum));
+  }
   return n;
 }
 
 std::string plugin_name(const std::vector<std::string>& args) {
-  for (std::size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--plugin" || args[i] == "-p") return args[i + 1];
-  for (const std::string& a : args)
-    if (text::starts_with(a, "--plugin=")) return a.substr(9);
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--plugin" || args[i] == "-p") {
+      return args[i + 1];
+    }
+  }
+  for (const std::string& a : args) {
+    if (text::starts_with(a, "--plugin=")) {
+      return a.substr(9);
+    }
+  }
   return {};
 }
 
 // Runs sbatch on the script and returns its output ("Submitted batch job 42").
 Expected<std::string> submit(const std::string& script) {
   int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return Failure{ExitCode::run_failed, "cannot create a pipe for sbatch"};
+  if (pipe(pipe_fds) != 0) {
+    return Failure{ExitCode::run_failed, "cannot create a pipe for sbatch"};
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
@@ -110,12 +119,15 @@ Expected<std::string> submit(const std::string& script) {
   }
   std::string out;
   char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
   close(pipe_fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return Failure{ExitCode::run_failed, "sbatch " + script + " failed (see its message above)"};
+  }
   return text::trim(out);
 }
 
@@ -124,10 +136,13 @@ Expected<std::string> submit(const std::string& script) {
 std::string shell_quote(const std::string& word) {
   if (!word.empty() &&
       word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-          std::string::npos)
+          std::string::npos) {
     return word;
+  }
   std::string out = "'";
-  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (const char c : word) {
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
   return out + "'";
 }
 
@@ -137,7 +152,9 @@ namespace {
 // option names are off: "--output" must not be read as --output-dir.
 Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* const* argv, LaunchOptions& o,
                                                           std::string& nodes, std::string& gpus, std::string& tasks) {
-  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
+  if (auto refused = refuse_parser_placeholders(argc, argv)) {
+    return *refused;
+  }
   const po::options_description description = launch_options(o, nodes, gpus, tasks);
   try {
     const auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
@@ -148,7 +165,9 @@ Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* 
     po::notify(vm);
     return po::collect_unrecognized(parsed.options, po::include_positional);
   } catch (const po::invalid_command_line_syntax& e) {
-    if (e.kind() == po::invalid_syntax::missing_parameter) return usage(e.get_option_name() + " needs a value");
+    if (e.kind() == po::invalid_syntax::missing_parameter) {
+      return usage(e.get_option_name() + " needs a value");
+    }
     return usage(e.what());
   } catch (const po::error& e) {
     return usage(e.what());
@@ -158,50 +177,70 @@ Expected<std::vector<std::string>> parse_launch_arguments(int argc, const char* 
 // Slurm's own rules, so that nothing but the value reaches the script: names of partitions and accounts are
 // letters, digits, '_', '.', '-' (a partition list adds ','); a time limit is digits, ':' and '-'.
 bool only(const std::string& value, std::string_view allowed_punctuation) {
-  if (value.empty()) return false;
-  for (const char c : value)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed_punctuation.find(c) == std::string_view::npos)
+  if (value.empty()) {
+    return false;
+  }
+  for (const char c : value) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed_punctuation.find(c) == std::string_view::npos) {
       return false;
+    }
+  }
   return true;
 }
 
 bool has_control(const std::string& value) {
-  for (const char c : value)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  for (const char c : value) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return true;
+    }
+  }
   return false;
 }
 
 std::optional<Failure> check_values(const LaunchOptions& o) {
-  if (!o.partition.empty() && !only(o.partition, "_.-,"))
+  if (!o.partition.empty() && !only(o.partition, "_.-,")) {
     return usage("--partition " + printable(o.partition) +
                  ": expected Slurm partition names (letters, digits, '_', '.', '-', separated by ',')");
-  if (!o.account.empty() && !only(o.account, "_.-"))
+  }
+  if (!o.account.empty() && !only(o.account, "_.-")) {
     return usage("--account " + printable(o.account) +
                  ": expected a Slurm account name (letters, digits, '_', "
                  "'.', '-')");
-  if (!o.time.empty() && !only(o.time, ":-"))
+  }
+  if (!o.time.empty() && !only(o.time, ":-")) {
     return usage("--time " + printable(o.time) + ": expected a Slurm time limit such as 30, 01:00:00 or 2-00:00:00");
-  if (!o.job_name.empty() && (!only(o.job_name, "_.-+") || o.job_name[0] == '.' || o.job_name[0] == '-'))
+  }
+  if (!o.job_name.empty() && (!only(o.job_name, "_.-+") || o.job_name[0] == '.' || o.job_name[0] == '-')) {
     return usage("--job-name " + printable(o.job_name) +
                  ": expected letters, digits, '_', '.', '-', '+', not starting with '.' or '-' (it names files "
                  "in --output-dir)");
+  }
   for (const auto& [option, value] :
        {std::pair{"--container", &o.container}, std::pair{"--container-mounts", &o.container_mounts},
-        std::pair{"--output-dir", &o.output_dir}, std::pair{"--script", &o.script}, std::pair{"--dgxhost", &o.dgxhost}})
-    if (has_control(*value))
+        std::pair{"--output-dir", &o.output_dir}, std::pair{"--script", &o.script},
+        std::pair{"--dgxhost", &o.dgxhost}}) {
+    if (has_control(*value)) {
       return usage(std::string(option) + " " + printable(*value) +
                    ": control characters "
                    "(a newline) are refused");
-  if (o.output_dir.find_first_of(" \t%") != std::string::npos)
+    }
+  }
+  if (o.output_dir.find_first_of(" \t%") != std::string::npos) {
     return usage("--output-dir " + o.output_dir + ": spaces and '%' are refused (the folder appears in #SBATCH lines)");
-  for (const std::string& a : o.dgxhost_args)
-    if (has_control(a)) return usage("argument " + printable(a) + ": control characters are refused");
+  }
+  for (const std::string& a : o.dgxhost_args) {
+    if (has_control(a)) {
+      return usage("argument " + printable(a) + ": control characters are refused");
+    }
+  }
   return std::nullopt;
 }
 
 // -o, -oFILE, --output, --output=FILE and the abbreviations dgxhost's own parser accepts (--out, --outp, ...).
 bool names_output(const std::string& a) {
-  if (text::starts_with(a, "-o")) return true;
+  if (text::starts_with(a, "-o")) {
+    return true;
+  }
   const std::string name = a.substr(0, a.find('='));
   return name.size() >= 5 && std::string_view("--output").substr(0, name.size()) == name;
 }
@@ -209,33 +248,53 @@ bool names_output(const std::string& a) {
 // Defaults that depend on other options, and the combinations dgxhost cannot run.
 std::optional<Failure> complete(LaunchOptions& o, const std::string& nodes, const std::string& gpus,
                                 const std::string& tasks) {
-  if (nodes.empty()) return usage("--nodes N is required (dgxhost launch --help)");
+  if (nodes.empty()) {
+    return usage("--nodes N is required (dgxhost launch --help)");
+  }
   for (const auto& [option, text, field, minimum] :
        {std::tuple{"--nodes", &nodes, &o.nodes, 1}, std::tuple{"--gpus-per-node", &gpus, &o.gpus_per_node, 0},
         std::tuple{"--tasks-per-node", &tasks, &o.tasks_per_node, 1}}) {
-    if (text->empty()) continue;
+    if (text->empty()) {
+      continue;
+    }
     auto n = parse_count(option, *text, minimum);
-    if (!n) return n.error();
+    if (!n) {
+      return n.error();
+    }
     *field = n.value();
   }
   constexpr long long kMaxRanks = 1 << 24;
   const long long per_node = tasks.empty() ? std::max(o.gpus_per_node, 1) : o.tasks_per_node;
-  if (static_cast<long long>(o.nodes) * per_node > kMaxRanks)
+  if (static_cast<long long>(o.nodes) * per_node > kMaxRanks) {
     return usage("--nodes " + std::to_string(o.nodes) + " x " + std::to_string(per_node) +
                  " rank(s) per node is more than " + std::to_string(kMaxRanks) + " ranks");
+  }
   const std::string plugin = plugin_name(o.dgxhost_args);
-  if (plugin.empty()) return usage("--plugin NAME is required: what should the ranks run?");
-  if (o.tasks_per_node < 0) o.tasks_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : 1;
-  if (o.gpus_per_node > 0 && o.tasks_per_node != o.gpus_per_node)
+  if (plugin.empty()) {
+    return usage("--plugin NAME is required: what should the ranks run?");
+  }
+  if (o.tasks_per_node < 0) {
+    o.tasks_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : 1;
+  }
+  if (o.gpus_per_node > 0 && o.tasks_per_node != o.gpus_per_node) {
     return usage("--tasks-per-node " + std::to_string(o.tasks_per_node) + " differs from --gpus-per-node " +
                  std::to_string(o.gpus_per_node) + ": dgxhost runs one rank per GPU");
-  for (const std::string& a : o.dgxhost_args)
-    if (names_output(a))
+  }
+  for (const std::string& a : o.dgxhost_args) {
+    if (names_output(a)) {
       return usage("do not pass " + printable(a) + ": the launcher names the results file (in --output-dir)");
-  if (o.job_name.empty()) o.job_name = "dgx-" + plugin;
-  if (o.dgxhost.empty()) o.dgxhost = (executable_directory() / "dgxhost").string();
+    }
+  }
+  if (o.job_name.empty()) {
+    o.job_name = "dgx-" + plugin;
+  }
+  if (o.dgxhost.empty()) {
+    o.dgxhost = (executable_directory() / "dgxhost").string();
+  }
   o.output_dir = std::filesystem::absolute(o.output_dir).lexically_normal().string();
-  if (o.script.empty()) o.script = o.output_dir + "/" + o.job_name + ".sbatch";
+  if (o.script.empty()) {
+    o.script = o.output_dir + "/" + o.job_name + ".sbatch";
+  }
   return check_values(o);
 }
 
@@ -245,10 +304,16 @@ Expected<LaunchOptions> parse_launch(int argc, const char* const* argv) {
   LaunchOptions o;
   std::string nodes, gpus, tasks;
   auto rest = parse_launch_arguments(argc, argv, o, nodes, gpus, tasks);
-  if (!rest) return rest.error();
-  if (o.help) return o;
+  if (!rest) {
+    return rest.error();
+  }
+  if (o.help) {
+    return o;
+  }
   o.dgxhost_args = std::move(rest.value());
-  if (auto problem = complete(o, nodes, gpus, tasks)) return *problem;
+  if (auto problem = complete(o, nodes, gpus, tasks)) {
+    return *problem;
+  }
   return o;
 }
 
@@ -262,7 +327,9 @@ namespace {
 std::string double_quoted(const std::string& text) {
   std::string out;
   for (const char c : text) {
-    if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
+    if (c == '"' || c == '\\' || c == '$' || c == '`') {
+      out += '\\';
+    }
     out += c;
   }
   return out;
@@ -279,24 +346,36 @@ std::string sbatch_script(const LaunchOptions& o) {
   s += "#SBATCH --job-name=" + o.job_name + "\n";
   s += "#SBATCH --nodes=" + std::to_string(o.nodes) + "\n";
   s += "#SBATCH --ntasks-per-node=" + std::to_string(o.tasks_per_node) + "\n";
-  if (o.gpus_per_node > 0) s += "#SBATCH --gpus-per-node=" + std::to_string(o.gpus_per_node) + "\n";
-  if (!o.partition.empty()) s += "#SBATCH --partition=" + o.partition + "\n";
-  if (!o.time.empty()) s += "#SBATCH --time=" + o.time + "\n";
-  if (!o.account.empty()) s += "#SBATCH --account=" + o.account + "\n";
+  if (o.gpus_per_node > 0) {
+    s += "#SBATCH --gpus-per-node=" + std::to_string(o.gpus_per_node) + "\n";
+  }
+  if (!o.partition.empty()) {
+    s += "#SBATCH --partition=" + o.partition + "\n";
+  }
+  if (!o.time.empty()) {
+    s += "#SBATCH --time=" + o.time + "\n";
+  }
+  if (!o.account.empty()) {
+    s += "#SBATCH --account=" + o.account + "\n";
+  }
   s += "#SBATCH --output=" + o.output_dir + "/%x-%j.log\n";
   s += "set -euo pipefail\n\n";
   s += "results=\"" + double_quoted(o.output_dir + "/" + o.job_name + "-") + "${SLURM_JOB_ID}.json\"\n";
   // One rank per task; every rank runs dgxhost, rank 0 writes the results of all of them. --kill-on-bad-exit
   // ends the whole step when one rank fails, so nobody waits in a collective for a dead peer.
   std::string srun = "srun --mpi=pmix --kill-on-bad-exit=1";
-  if (o.gpus_per_node > 0) srun += " --gpus-per-task=1 --gpu-bind=closest";
+  if (o.gpus_per_node > 0) {
+    srun += " --gpus-per-task=1 --gpu-bind=closest";
+  }
   if (!o.container.empty()) {
     srun += " --container-image=" + shell_quote(o.container);
     srun += " --container-mounts=" +
             shell_quote(o.container_mounts.empty() ? o.output_dir + ":" + o.output_dir : o.container_mounts);
   }
   srun += " " + shell_quote(o.dgxhost);
-  for (const std::string& a : o.dgxhost_args) srun += " " + shell_quote(a);
+  for (const std::string& a : o.dgxhost_args) {
+    srun += " " + shell_quote(a);
+  }
   srun += " --output \"$results\"";
   s += srun + "\n";
   s += "echo \"dgxhost launch: results of all ranks in $results\"\n";

@@ -14,7 +14,9 @@ namespace dgx {
 
 std::string CheckStep::command() const {
   std::string out = "dgxhost --plugin " + workload;
-  for (const std::string& s : sets) out += " --set '" + s + "'";
+  for (const std::string& s : sets) {
+    out += " --set '" + s + "'";
+  }
   return out + " --baseline published";
 }
 
@@ -27,15 +29,18 @@ Expected<CheckStep> step_from(const toml::table& t, const std::string& where) {
   step.name = t["name"].value_or(std::string());
   step.why = t["why"].value_or(std::string());
   step.workload = t["workload"].value_or(std::string());
-  if (step.name.empty() || step.workload.empty())
+  if (step.name.empty() || step.workload.empty()) {
     return Failure{ExitCode::usage, where + ": every step needs a name and a workload"};
-  if (const toml::array* sets = t["set"].as_array())
+  }
+  if (const toml::array* sets = t["set"].as_array()) {
     for (const toml::node& s : *sets) {
       const auto text = s.value<std::string>();
-      if (!text || !parse_set_argument(*text))
+      if (!text || !parse_set_argument(*text)) {
         return Failure{ExitCode::usage, where + ": set entries are KEY=VALUE strings, as --set takes them"};
+      }
       step.sets.push_back(*text);
     }
+  }
   return step;
 }
 
@@ -50,16 +55,23 @@ Expected<PlatformCheck> parse_platform_check(std::string_view toml_text, const s
   }
   PlatformCheck check{name, true, {}};
   const std::string requires_what = root["requires"].value_or(std::string("gpu"));
-  if (requires_what != "gpu" && requires_what != "none")
+  if (requires_what != "gpu" && requires_what != "none") {
     return Failure{ExitCode::usage, name + ": requires = \"" + requires_what + "\": expected \"gpu\" or \"none\""};
+  }
   check.needs_gpu = requires_what == "gpu";
   const toml::array* steps = root["step"].as_array();
-  if (steps == nullptr || steps->empty()) return Failure{ExitCode::usage, name + ": no [[step]] tables"};
+  if (steps == nullptr || steps->empty()) {
+    return Failure{ExitCode::usage, name + ": no [[step]] tables"};
+  }
   for (std::size_t i = 0; i < steps->size(); ++i) {
     const toml::table* t = (*steps)[i].as_table();
-    if (t == nullptr) return Failure{ExitCode::usage, name + ": [[step]] must be tables"};
+    if (t == nullptr) {
+      return Failure{ExitCode::usage, name + ": [[step]] must be tables"};
+    }
     auto step = step_from(*t, name + " [[step]] " + std::to_string(i + 1));
-    if (!step) return step.error();
+    if (!step) {
+      return step.error();
+    }
     check.steps.push_back(std::move(step.value()));
   }
   return check;
@@ -69,7 +81,9 @@ Expected<PlatformCheck> load_platform_check(const std::vector<SearchPath>& confi
   for (const SearchPath& dir : config_paths) {
     const std::filesystem::path file = dir.path / "checks" / (std::string(kPlatformCheck) + ".toml");
     std::ifstream in(file, std::ios::binary);
-    if (!in) continue;
+    if (!in) {
+      continue;
+    }
     std::ostringstream content;
     content << in.rdbuf();
     return parse_platform_check(content.str(), file.string());
@@ -90,7 +104,9 @@ std::string step_line(std::size_t index, const CheckStep& step) {
 
 std::string describe_steps(const PlatformCheck& check) {
   std::string out;
-  for (std::size_t i = 0; i < check.steps.size(); ++i) out += (i == 0 ? "" : "\n") + step_line(i, check.steps[i]);
+  for (std::size_t i = 0; i < check.steps.size(); ++i) {
+    out += (i == 0 ? "" : "\n") + step_line(i, check.steps[i]);
+  }
   return out;
 }
 
@@ -102,22 +118,31 @@ namespace {
 ResultRow step_row(const CheckStep& step) {
   ResultRow row;
   row.workload = step.workload;
-  for (const std::string& s : step.sets)
-    if (auto entry = parse_set_argument(s)) row.config.set(entry->key, entry->value);
+  for (const std::string& s : step.sets) {
+    if (auto entry = parse_set_argument(s)) {
+      row.config.set(entry->key, entry->value);
+    }
+  }
   return row;
 }
 
 // A step's value satisfies a constraint when it, or (a list: one case per element) one of its elements, does.
 bool satisfies(const Constraint& c, const json::Value& value) {
-  if (!value.is_array()) return c.accepts(value);
+  if (!value.is_array()) {
+    return c.accepts(value);
+  }
   return std::any_of(value.as_array().begin(), value.as_array().end(),
                      [&](const json::Value& e) { return c.accepts(e); });
 }
 
 std::string key_name(const Constraint& c) {
   const std::string& path = c.key.path;
-  if (text::starts_with(path, "info.")) return path.substr(5);
-  if (text::starts_with(path, "metric.")) return path.substr(7);
+  if (text::starts_with(path, "info.")) {
+    return path.substr(5);
+  }
+  if (text::starts_with(path, "metric.")) {
+    return path.substr(7);
+  }
   return path;
 }
 
@@ -139,27 +164,35 @@ std::vector<ResultRow> planned_references(const CheckStep& step, const std::vect
         applies = false;
         break;
       }
-      if (value.is_array() && value.as_array().size() > 1)
+      if (value.is_array() && value.as_array().size() > 1) {
         pending.push_back(key_name(c) + " " + c.describe());  // the one of the step's cases it judges
+      }
     }
-    if (!applies) continue;
-    for (const Constraint& c : ref.near)
-      if (c.key.read(row).is_null()) pending.push_back("nearest by " + key_name(c) + " (" + c.describe() + ")");
+    if (!applies) {
+      continue;
+    }
+    for (const Constraint& c : ref.near) {
+      if (c.key.read(row).is_null()) {
+        pending.push_back("nearest by " + key_name(c) + " (" + c.describe() + ")");
+      }
+    }
     // References that only near columns tell apart tie when none of those is known: the run would pick the first.
     const std::string when = pending.empty() ? "always" : text::join(pending, ", ");
     if (std::any_of(out.begin(), out.end(), [&](const ResultRow& o) {
           return o.find_field("applies when")->value == when && o.metrics.size() == ref.values.size() &&
                  (ref.values.empty() || o.metrics.front().name == ref.values.front().metric);
-        }))
+        })) {
       continue;
+    }
     ResultRow r;
     r.workload = step.workload;
     r.plugin = "platform-check";
     r.mode = ResultMode::reference;
     r.table = "platform-check plan";
     r.label = ref.label.empty() ? ref.origin : ref.label;
-    for (const ReferenceValue& v : ref.values)  // fractions as the measured rows print them, in %
+    for (const ReferenceValue& v : ref.values) {  // fractions as the measured rows print them, in %
       r.add_metric({v.metric, v.unit == "1" ? 100 * v.value : v.value, v.unit == "1" ? "%" : v.unit, false, {}});
+    }
     r.add_field({"step", step.name, false});
     r.add_field({"applies when", when, false});
     r.add_field({"source", ref.source.empty() ? ref.origin : ref.source, true});
@@ -179,7 +212,9 @@ Report platform_check_plan(const PlatformCheck& check, const std::vector<Referen
     steps += (i == 0 ? "" : "\n") + step_line(i, step) + "\n   " +
              (refs.empty() ? std::string("no published reference: its rows would say \"no reference\"")
                            : std::to_string(refs.size()) + " published reference row(s), below");
-    for (ResultRow& r : refs) report.rows.push_back(std::move(r));
+    for (ResultRow& r : refs) {
+      report.rows.push_back(std::move(r));
+    }
   }
   report.notes.push_back({true, "Platform check: what it would run (" + check.origin + ")", steps});
   report.notes.push_back(
@@ -205,33 +240,49 @@ Report merge_check_reports(const PlatformCheck& check, std::vector<Report> steps
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Report& step = steps[i];
     const std::string name = i < check.steps.size() ? check.steps[i].name : "step " + std::to_string(i + 1);
-    if (out.context.empty())  // what ran where; the steps' own workloads and configurations are per row
+    if (out.context.empty()) {  // what ran where; the steps' own workloads and configurations are per row
       for (const char* key :
-           {"schema", "dgxhost", "time", "host", "gpus", "gpu_summary", "software", "ranks", "nodes", "argv"})
-        if (const json::Value* v = step.context.find(key)) out.context.set(key, *v);
+           {"schema", "dgxhost", "time", "host", "gpus", "gpu_summary", "software", "ranks", "nodes", "argv"}) {
+        if (const json::Value* v = step.context.find(key)) {
+          out.context.set(key, *v);
+        }
+      }
+    }
     json::Object s;
     s.set("name", name);
     s.set("command", i < check.steps.size() ? check.steps[i].command() : std::string());
     s.set("exit_code", step.exit_code);
-    if (!step.error.empty()) s.set("error", step.error);
+    if (!step.error.empty()) {
+      s.set("error", step.error);
+    }
     step_list.push_back(std::move(s));
     for (ResultRow& r : step.rows) {
       if (const Field* v = r.find_field("verdict"); v != nullptr && r.mode != ResultMode::reference) {
-        if (v->value == "pass") ++pass;
-        if (v->value == "no reference") ++none;
-        if (v->value == "fail") ++fail;
+        if (v->value == "pass") {
+          ++pass;
+        }
+        if (v->value == "no reference") {
+          ++none;
+        }
+        if (v->value == "fail") {
+          ++fail;
+        }
       }
       out.rows.push_back(std::move(r));
     }
-    for (Note& n : step.notes)
-      if (n.title != "Verdict") out.notes.push_back({n.before, name + ": " + n.title, std::move(n.text)});
+    for (Note& n : step.notes) {
+      if (n.title != "Verdict") {
+        out.notes.push_back({n.before, name + ": " + n.title, std::move(n.text)});
+      }
+    }
     if (step.exit_code != 0) {
       failures.push_back(name + ": " +
                          (step.error.empty() ? "exit code " + std::to_string(step.exit_code) : step.error));
       // A step that failed to run outranks a row below its reference; otherwise the first failure decides.
       const bool verdict_only = step.exit_code == to_int(ExitCode::check_failed);
-      if (out.exit_code == 0 || (out.exit_code == to_int(ExitCode::check_failed) && !verdict_only))
+      if (out.exit_code == 0 || (out.exit_code == to_int(ExitCode::check_failed) && !verdict_only)) {
         out.exit_code = step.exit_code;
+      }
     }
   }
   out.context.set("workload", std::string(kPlatformCheck));
@@ -243,9 +294,13 @@ Report merge_check_reports(const PlatformCheck& check, std::vector<Report> steps
                         "verdict.threshold of the reference.";
   verdict += fail == 0 && failures.empty() ? "\nEvery step ran, and no row is below its reference."
                                            : "\nNot every step ran or reached its reference:";
-  for (const std::string& f : failures) verdict += "\n  " + f;
+  for (const std::string& f : failures) {
+    verdict += "\n  " + f;
+  }
   out.notes.push_back({false, "Platform check verdict", verdict});
-  if (out.exit_code != 0) out.error = text::join(failures, "; ");
+  if (out.exit_code != 0) {
+    out.error = text::join(failures, "; ");
+  }
   return out;
 }
 

@@ -23,11 +23,15 @@ namespace {
 Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dgx_host_api* host) {
   const std::string who = w.plugin->name + ":" + w.name;
   auto explicit_mode = [&](dgx_mode mode) -> Expected<dgx_mode> {
-    if (!w.supports(mode))
+    if (!w.supports(mode)) {
       return Failure{ExitCode::usage,
                      who + " has no " + std::string(mode_name(mode)) + " mode (it supports: " + w.mode_list() + ")"};
-    if (mode == DGX_MODE_MEASURE)
-      if (auto problem = can_measure(w, host)) return *problem;
+    }
+    if (mode == DGX_MODE_MEASURE) {
+      if (auto problem = can_measure(w, host)) {
+        return *problem;
+      }
+    }
     return mode;
   };
   switch (s.options.mode) {
@@ -40,13 +44,18 @@ Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dg
   std::optional<Failure> measure_problem;
   if (w.supports(DGX_MODE_MEASURE)) {
     measure_problem = can_measure(w, host);
-    if (!measure_problem) return DGX_MODE_MEASURE;
+    if (!measure_problem) {
+      return DGX_MODE_MEASURE;
+    }
   }
   const dgx_mode fallback = w.supports(DGX_MODE_EXPLORE) ? DGX_MODE_EXPLORE : DGX_MODE_PROJECT;
-  if (!w.supports(fallback)) return *measure_problem;
-  if (measure_problem)
+  if (!w.supports(fallback)) {
+    return *measure_problem;
+  }
+  if (measure_problem) {
     s.logger.info(measure_problem->message + "; running its " + std::string(mode_name(fallback)) +
                   " mode instead (--mode measure requires a measurement)");
+  }
   return fallback;
 }
 
@@ -58,13 +67,17 @@ ContextSources context_sources(const Session& s) { return {s.registry, s.plugin_
 std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadInfo& w, dgx_mode mode,
                             const ResolvedConfig& config, Report& report, CallResult& outcome, RunFolder* folder) {
   auto instance = WorkloadInstance::create(w, services.api());
-  if (auto code = agree_or_exit(s, failure_of(instance))) return code;
+  if (auto code = agree_or_exit(s, failure_of(instance))) {
+    return code;
+  }
   if (mode != DGX_MODE_MEASURE) {
     outcome = instance->project(mode);
     return std::nullopt;
   }
   auto settings = RunnerSettings::from(config);
-  if (!settings) return fail(s, settings.error());
+  if (!settings) {
+    return fail(s, settings.error());
+  }
   ProgressLog progress(s.logger);  // without a run folder, rank 0 still prints a line per finished case
   CaseLog* log = folder != nullptr ? static_cast<CaseLog*>(folder) : s.comm->ranks().rank == 0 ? &progress : nullptr;
   outcome = measure(instance.value(), settings.value(), services, *s.comm, workload_config(config), report, log);
@@ -88,14 +101,17 @@ void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFa
 Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Target& target,
                                                      const ResolvedConfig& config, dgx_mode mode) {
   if (mode != DGX_MODE_MEASURE) {
-    if (!s.options.resume.empty())
+    if (!s.options.resume.empty()) {
       return Failure{ExitCode::usage, "--resume " + s.options.resume +
                                           ": only measured runs keep a journal (this run's "
                                           "mode is " +
                                           std::string(mode_name(mode)) + ")"};
+    }
     return std::unique_ptr<RunFolder>();
   }
-  if (s.comm->ranks().rank != 0) return std::unique_ptr<RunFolder>();
+  if (s.comm->ranks().rank != 0) {
+    return std::unique_ptr<RunFolder>();
+  }
   return RunFolder::open(s.options, target, config, s.logger);
 }
 
@@ -104,13 +120,17 @@ Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Tar
 // The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
 // file could be written.
 int emit_report(const Session& s, Report& report, const RunFolder* folder) {
-  if (s.comm->ranks().rank != 0) return report.exit_code;  // rank 0 reports for everyone
+  if (s.comm->ranks().rank != 0) {
+    return report.exit_code;  // rank 0 reports for everyone
+  }
   if (folder != nullptr) {
-    if (auto problem = folder->write_results(report))
+    if (auto problem = folder->write_results(report)) {
       s.logger.warn("cannot write the run folder's " + std::string(kRunResultsFile) + ": " + *problem);
-    if (report.exit_code != 0 && report.exit_code != to_int(ExitCode::usage))
+    }
+    if (report.exit_code != 0 && report.exit_code != to_int(ExitCode::usage)) {
       s.logger.info("finished cases are in " + folder->dir().string() + "/" + kJournalFile + "; dgxhost --resume " +
                     folder->dir().string() + " completes the run");
+    }
   }
   const std::string& path = s.options.output;
   if (!path.empty() && path != kStdoutPath) {
@@ -119,7 +139,9 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
       const std::string message = "cannot write the results to " + path + ": " + *problem;
       s.logger.error(message);
       report.error = report.exit_code == 0 ? message : report.error + "; " + message;
-      if (report.exit_code == 0) report.exit_code = to_int(ExitCode::run_failed);
+      if (report.exit_code == 0) {
+        report.exit_code = to_int(ExitCode::run_failed);
+      }
     }
   }
   std::cout << render(report, stdout_format(s.options)) << std::flush;
@@ -132,13 +154,19 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
   auto mode = choose_mode(s, w, services.api());
-  if (auto code = agree_or_exit(s, failure_of(mode))) return *code;
+  if (auto code = agree_or_exit(s, failure_of(mode))) {
+    return *code;
+  }
   auto baseline = prepare_baseline(s.options.baseline, s.config_paths, config);  // --baseline, read before the run
-  if (auto code = agree_or_exit(s, failure_of(baseline))) return *code;
+  if (auto code = agree_or_exit(s, failure_of(baseline))) {
+    return *code;
+  }
   RunFolder* journal = nullptr;
   if (folder != nullptr) {
     auto opened = open_run_folder(s, target, config, mode.value());
-    if (auto code = agree_or_exit(s, failure_of(opened))) return *code;
+    if (auto code = agree_or_exit(s, failure_of(opened))) {
+      return *code;
+    }
     *folder = std::move(opened.value());
     journal = folder->get();
   }
@@ -146,35 +174,48 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   services.bind_report(&report, w.name, w.plugin->name, workload_config(config));
   CallResult outcome;
   // The instance is destroyed inside run_mode, before reporting: its teardown may still log.
-  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome, journal)) return code;
-  if (auto refused = services.take_refusal()) outcome = refused;  // whatever the plugin made of the failed call
+  if (auto code = run_mode(s, services, w, mode.value(), config, report, outcome, journal)) {
+    return code;
+  }
+  if (auto refused = services.take_refusal()) {
+    outcome = refused;  // whatever the plugin made of the failed call
+  }
   const RunFacts facts{target, config, to_string(s.options.mode), mode.value(), s.options.argv};
-  if (outcome && s.comm->ranks().world_size > 1) abort_ranks(s, *outcome, report, facts, journal);
+  if (outcome && s.comm->ranks().world_size > 1) {
+    abort_ranks(s, *outcome, report, facts, journal);
+  }
   report.context = run_context(context_sources(s), facts);
   if (outcome) {
     report.exit_code = to_int(outcome->code);
     report.error = outcome->message;
     s.logger.error(outcome->message);
   }
-  if (baseline.value()) apply_baseline(report, baseline.value()->baseline, baseline.value()->threshold);
+  if (baseline.value()) {
+    apply_baseline(report, baseline.value()->baseline, baseline.value()->threshold);
+  }
   return std::nullopt;
 }
 
 namespace {
 
 int describe(const Session& s, const Target& target, const ResolvedConfig& config) {
-  if (s.comm->ranks().rank != 0) return 0;
-  if (stdout_format(s.options) == Format::json)
+  if (s.comm->ranks().rank != 0) {
+    return 0;
+  }
+  if (stdout_format(s.options) == Format::json) {
     std::cout << json::write(describe_json(target, config)) << "\n";
-  else
+  } else {
     std::cout << describe_text(target, config);
+  }
   return 0;
 }
 
 // Ranks started with different configurations would wait forever in mismatched collectives: before the first
 // one, every rank compares its workload, mode and resolved configuration with rank 0's.
 std::optional<Failure> same_run_on_every_rank(const Session& s, const Target& target, const ResolvedConfig& config) {
-  if (s.comm->ranks().world_size < 2) return std::nullopt;
+  if (s.comm->ranks().world_size < 2) {
+    return std::nullopt;
+  }
   json::Object mine;
   mine.set("workload", target.plugin->name + ":" + target.workload->name);
   mine.set("mode", std::string(to_string(s.options.mode)));
@@ -182,11 +223,17 @@ std::optional<Failure> same_run_on_every_rank(const Session& s, const Target& ta
   std::string text = json::write(mine, 0);
   std::uint64_t size = text.size();
   s.comm->broadcast(&size, sizeof size, 0);
-  if (size > (std::uint64_t{1} << 30)) return Failure{ExitCode::usage, "rank 0's configuration is implausibly large"};
+  if (size > (std::uint64_t{1} << 30)) {
+    return Failure{ExitCode::usage, "rank 0's configuration is implausibly large"};
+  }
   std::string rank0(size, '\0');
-  if (s.comm->ranks().rank == 0) rank0 = text;
+  if (s.comm->ranks().rank == 0) {
+    rank0 = text;
+  }
   s.comm->broadcast(rank0.data(), size, 0);
-  if (rank0 == text) return std::nullopt;
+  if (rank0 == text) {
+    return std::nullopt;
+  }
   try {
     const std::string difference = run_difference(json::parse(rank0).as_object(), mine, "rank 0's", "this rank's");
     return Failure{ExitCode::usage, "this rank was started with a different run than rank 0: " +
@@ -226,15 +273,23 @@ int run_command(Session& s) {
 
 std::optional<Failure> validate_run(const std::vector<std::string>& args) {
   std::vector<const char*> argv{"dgxhost"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
+  for (const std::string& a : args) {
+    argv.push_back(a.c_str());
+  }
   auto options = parse_cli(static_cast<int>(argv.size()), argv.data());
-  if (!options) return options.error();
+  if (!options) {
+    return options.error();
+  }
   Session s;
   s.options = std::move(options.value());
   s.logger.configure(DGX_LOG_WARNING, false);
   s.comm = std::make_unique<LocalComm>();
-  if (auto failure = discover_plugins(s)) return failure;
-  if (names_platform_check(s.options.plugin)) return failure_of(load_platform_check(s.config_paths));
+  if (auto failure = discover_plugins(s)) {
+    return failure;
+  }
+  if (names_platform_check(s.options.plugin)) {
+    return failure_of(load_platform_check(s.config_paths));
+  }
   return failure_of(resolve_run(s));
 }
 

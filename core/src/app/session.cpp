@@ -24,7 +24,9 @@ Format stdout_format(const CliOptions& o) { return format_from_name(o.format).va
 namespace {
 
 void print_error_document(const Session& s, const Failure& failure) {
-  if (!s.reports() || stdout_format(s.options) != Format::json) return;
+  if (!s.reports() || stdout_format(s.options) != Format::json) {
+    return;
+  }
   Report report;
   report.exit_code = to_int(failure.code);
   report.error = failure.message;
@@ -42,7 +44,9 @@ int fail(const Session& s, const Failure& failure) {
 
 std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>& local) {
   const std::optional<Failure> agreed = s.comm->agree(local);
-  if (!agreed) return std::nullopt;
+  if (!agreed) {
+    return std::nullopt;
+  }
   if (s.reports()) {
     s.logger.error(agreed->message);
     print_error_document(s, *agreed);
@@ -51,16 +55,24 @@ std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>&
 }
 
 std::optional<Failure> check_outputs(const CliOptions& o) {
-  if (o.output.empty() || o.list || o.describe) return std::nullopt;
-  if (auto format = output_format(o.output, stdout_format(o)); !format) return format.error();
+  if (o.output.empty() || o.list || o.describe) {
+    return std::nullopt;
+  }
+  if (auto format = output_format(o.output, stdout_format(o)); !format) {
+    return format.error();
+  }
   return check_output_path(o.output);
 }
 
 std::optional<Failure> join_ranks(Session& s) {
   auto ranks = detect_ranks([](const char* name) -> const char* { return std::getenv(name); });
-  if (!ranks) return ranks.error();
+  if (!ranks) {
+    return ranks.error();
+  }
   auto comm = make_host_comm(ranks.value());
-  if (!comm) return comm.error();
+  if (!comm) {
+    return comm.error();
+  }
   s.comm = std::move(comm.value());
   const RankInfo& me = s.comm->ranks();
   if (me.world_size > 1) {
@@ -80,12 +92,14 @@ namespace {
 std::optional<Failure> check_named_dirs(const std::vector<std::string>& dirs, const char* option, bool files_too) {
   for (const std::string& dir : dirs) {
     struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0)
+    if (::stat(dir.c_str(), &st) != 0) {
       return Failure{ExitCode::usage, std::string(option) + " " + dir + ": " + os_reason(errno)};
-    if (!S_ISDIR(st.st_mode) && !(files_too && S_ISREG(st.st_mode)))
+    }
+    if (!S_ISDIR(st.st_mode) && !(files_too && S_ISREG(st.st_mode))) {
       return Failure{ExitCode::usage,
                      std::string(option) + " " + dir + " is " + file_kind(st.st_mode) +
                          (files_too ? " (expected a directory or a plugin file)" : " (expected a directory)")};
+    }
   }
   return std::nullopt;
 }
@@ -93,15 +107,21 @@ std::optional<Failure> check_named_dirs(const std::vector<std::string>& dirs, co
 }  // namespace
 
 std::optional<Failure> discover_plugins(Session& s) {
-  if (auto failure = check_named_dirs(s.options.plugin_dirs, "--plugin-dir", true)) return failure;
-  if (auto failure = check_named_dirs(s.options.config_dirs, "--config-dir", false)) return failure;
+  if (auto failure = check_named_dirs(s.options.plugin_dirs, "--plugin-dir", true)) {
+    return failure;
+  }
+  if (auto failure = check_named_dirs(s.options.config_dirs, "--config-dir", false)) {
+    return failure;
+  }
   const auto exe_dir = executable_directory();
   s.plugin_paths = plugin_search_paths(s.options.plugin_dirs, std::getenv("DGX_PLUGIN_PATH"), exe_dir);
   s.config_paths = config_search_paths(s.options.config_dirs, std::getenv("DGX_CONFIG_PATH"), exe_dir);
   s.plugin_services = std::make_unique<HostServices>(s.logger, *s.comm, s.config_paths, "dgxhost");
   s.registry.discover(s.plugin_paths, {s.options.allow_insecure_plugins, s.plugin_services->api()});
   s.registry.add_preset_files(s.config_paths);
-  for (const std::string& warning : s.registry.warnings()) s.logger.warn(warning);
+  for (const std::string& warning : s.registry.warnings()) {
+    s.logger.warn(warning);
+  }
   return std::nullopt;
 }
 
@@ -116,23 +136,36 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const Conf
   }
 
   auto layers = read_layers(s.options, target->preset);
-  if (!layers) return layers.error();
+  if (!layers) {
+    return layers.error();
+  }
   auto aliases = alias_entries(s.options, *target->workload);
-  if (!aliases) return aliases.error();
+  if (!aliases) {
+    return aliases.error();
+  }
   ConfigLayer& sets = layers->storage.back();  // aliases go first, so an explicit --set of the same key wins
   sets.entries.insert(sets.entries.begin(), aliases->begin(), aliases->end());
-  if (extra != nullptr) layers->storage.push_back(*extra);
+  if (extra != nullptr) {
+    layers->storage.push_back(*extra);
+  }
   s.schema = schema_for(*target->workload);
-  if (!s.options.baseline.empty())
-    for (ParamSpec& p : verdict_params()) s.schema.push_back(std::move(p));  // verdict.* with --baseline
+  if (!s.options.baseline.empty()) {
+    for (ParamSpec& p : verdict_params()) {
+      s.schema.push_back(std::move(p));  // verdict.* with --baseline
+    }
+  }
   s.layers = std::move(layers->storage);
   std::vector<const ConfigLayer*> layer_pointers;
-  for (const ConfigLayer& l : s.layers) layer_pointers.push_back(&l);
+  for (const ConfigLayer& l : s.layers) {
+    layer_pointers.push_back(&l);
+  }
   const std::string name = s.options.plugin.empty() ? early_layers->preset_workload : s.options.plugin;
   const std::string hint = "dgxhost --plugin " + name + " --describe lists the keys";
   ConfigResolution resolution = resolve_config(s.schema, layer_pointers, hint);
   if (!resolution.errors.empty()) {
-    if (s.options.describe && s.reports()) std::cout << describe_text(target.value(), resolution.config);
+    if (s.options.describe && s.reports()) {
+      std::cout << describe_text(target.value(), resolution.config);
+    }
     return Failure{ExitCode::usage, text::join(resolution.errors, "\n")};
   }
   return std::pair{target.value(), std::move(resolution)};

@@ -27,11 +27,12 @@ void validate(boost::any& out, const std::vector<std::string>& values, Requested
   po::validators::check_first_occurrence(out);
   const std::string& text = po::validators::get_single_string(values);
   for (const RequestedMode mode :
-       {RequestedMode::automatic, RequestedMode::measure, RequestedMode::project, RequestedMode::explore})
+       {RequestedMode::automatic, RequestedMode::measure, RequestedMode::project, RequestedMode::explore}) {
     if (text == to_string(mode)) {
       out = mode;
       return;
     }
+  }
   throw po::error("--mode " + text + ": expected auto, measure, project or explore");
 }
 
@@ -89,7 +90,9 @@ std::vector<std::string> option_names() {
   CliOptions scratch;
   std::vector<std::string> names;
   const po::options_description description = make_options(scratch);
-  for (const auto& option : description.options()) names.push_back("--" + option->long_name());
+  for (const auto& option : description.options()) {
+    names.push_back("--" + option->long_name());
+  }
   return names;
 }
 
@@ -126,9 +129,13 @@ Expected<std::vector<std::string>> split_aliases(int argc, const char* const* ar
     if (short_option && (token[1] == 'o' || token[1] == 'c' || token[1] == 'm')) {  // nccl-tests' -o -c -m
       const std::string value = token.size() > 2 ? token.substr(2) : i + 1 < argc ? argv[i + 1] : "";
       if (auto nccl = nccl_tests_option(token.substr(1, 1), value)) {
-        if (!*nccl) return nccl->error();
+        if (!*nccl) {
+          return nccl->error();
+        }
         options.aliases.push_back(nccl->value());
-        if (token.size() == 2) ++i;
+        if (token.size() == 2) {
+          ++i;
+        }
         continue;
       }
     }
@@ -153,23 +160,33 @@ std::optional<Failure> refuse_parser_placeholders(int argc, const char* const* a
                                                        "%value%"};
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    for (const std::string_view placeholder : kPlaceholders)
-      if (arg.find(placeholder) != std::string_view::npos)
+    for (const std::string_view placeholder : kPlaceholders) {
+      if (arg.find(placeholder) != std::string_view::npos) {
         return Failure{ExitCode::usage, "argument " + std::to_string(i) + " contains '" + std::string(placeholder) +
                                             "', which the option parser cannot report on (expected no such text)"};
+      }
+    }
   }
   return std::nullopt;
 }
 
 Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
-  if (auto refused = refuse_parser_placeholders(argc, argv)) return *refused;
+  if (auto refused = refuse_parser_placeholders(argc, argv)) {
+    return *refused;
+  }
   CliOptions options;
-  for (int i = 0; i < argc; ++i) options.argv.emplace_back(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    options.argv.emplace_back(argv[i]);
+  }
   const po::options_description description = make_options(options);
   auto rest = split_aliases(argc, argv, description, options);
-  if (!rest) return rest.error();
+  if (!rest) {
+    return rest.error();
+  }
   std::vector<const char*> rest_argv;
-  for (const std::string& s : rest.value()) rest_argv.push_back(s.c_str());
+  for (const std::string& s : rest.value()) {
+    rest_argv.push_back(s.c_str());
+  }
   try {
     po::variables_map vm;
     const po::positional_options_description no_positionals;  // every argument is an option
@@ -182,18 +199,23 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   } catch (const po::unknown_option& e) {
     std::string message = std::string(e.what());
     std::string name = e.get_option_name();
-    if (const auto suggestion = text::did_you_mean(text::close_matches(name, option_names(), 3)); !suggestion.empty())
+    if (const auto suggestion = text::did_you_mean(text::close_matches(name, option_names(), 3)); !suggestion.empty()) {
       message += "; " + suggestion;
+    }
     return Failure{ExitCode::usage, message + " (dgxhost --help lists the options)"};
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
   }
   if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md" &&
-      options.format != "html")
+      options.format != "html") {
     return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv, md or html"};
-  if (options.describe && options.plugin.empty()) return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
-  if (!options.run_dir.empty() && !options.resume.empty())
+  }
+  if (options.describe && options.plugin.empty()) {
+    return Failure{ExitCode::usage, "--describe needs --plugin NAME"};
+  }
+  if (!options.run_dir.empty() && !options.resume.empty()) {
     return Failure{ExitCode::usage, "--run-dir and --resume exclude each other: a resumed run keeps its folder"};
+  }
   return options;
 }
 

@@ -16,9 +16,14 @@ namespace dgx {
 namespace {
 
 void append_env(std::vector<SearchPath>& out, const char* env_value, const char* env_name) {
-  if (env_value == nullptr) return;
-  for (const std::string& part : text::split(env_value, ':'))
-    if (!part.empty()) out.push_back({part, env_name, true});
+  if (env_value == nullptr) {
+    return;
+  }
+  for (const std::string& part : text::split(env_value, ':')) {
+    if (!part.empty()) {
+      out.push_back({part, env_name, true});
+    }
+  }
 }
 
 }  // namespace
@@ -26,14 +31,18 @@ void append_env(std::vector<SearchPath>& out, const char* env_value, const char*
 std::filesystem::path executable_directory() {
   boost::dll::fs::error_code ec;
   const auto location = boost::dll::program_location(ec);
-  if (ec) return std::filesystem::current_path();
+  if (ec) {
+    return std::filesystem::current_path();
+  }
   return std::filesystem::path(location.native()).parent_path();
 }
 
 std::vector<SearchPath> plugin_search_paths(const std::vector<std::string>& plugin_dirs, const char* env_value,
                                             const std::filesystem::path& exe_dir) {
   std::vector<SearchPath> out;
-  for (const std::string& dir : plugin_dirs) out.push_back({dir, "--plugin-dir", true});
+  for (const std::string& dir : plugin_dirs) {
+    out.push_back({dir, "--plugin-dir", true});
+  }
   append_env(out, env_value, "DGX_PLUGIN_PATH");
   out.push_back({(exe_dir / DGX_RELATIVE_PLUGIN_DIR).lexically_normal(), "next to dgxhost", false});
   return out;
@@ -42,7 +51,9 @@ std::vector<SearchPath> plugin_search_paths(const std::vector<std::string>& plug
 std::vector<SearchPath> config_search_paths(const std::vector<std::string>& config_dirs, const char* env_value,
                                             const std::filesystem::path& exe_dir) {
   std::vector<SearchPath> out;
-  for (const std::string& dir : config_dirs) out.push_back({dir, "--config-dir", true});
+  for (const std::string& dir : config_dirs) {
+    out.push_back({dir, "--config-dir", true});
+  }
   append_env(out, env_value, "DGX_CONFIG_PATH");
   out.push_back({(exe_dir / DGX_RELATIVE_CONFIG_DIR).lexically_normal(), "next to dgxhost", false});
   return out;
@@ -52,7 +63,9 @@ std::filesystem::path find_in(const std::vector<SearchPath>& paths, const std::f
   std::error_code ec;
   for (const SearchPath& p : paths) {
     const auto candidate = p.path / relative;
-    if (std::filesystem::is_regular_file(candidate, ec)) return std::filesystem::absolute(candidate, ec);
+    if (std::filesystem::is_regular_file(candidate, ec)) {
+      return std::filesystem::absolute(candidate, ec);
+    }
   }
   return {};
 }

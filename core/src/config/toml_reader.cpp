@@ -43,10 +43,13 @@ public:
         skip_string(c);
       } else if (c == '.') {
         ++i_;
-        if (++segments_ > kMaxKeySegments)
+        if (++segments_ > kMaxKeySegments) {
           return where() + "a dotted key has more than " + std::to_string(kMaxKeySegments) + " parts";
+        }
       } else {
-        if (auto problem = structure(c)) return problem;
+        if (auto problem = structure(c)) {
+          return problem;
+        }
         ++i_;
       }
     }
@@ -64,13 +67,16 @@ private:
     case '[':
     case '{':
       segments_ = 1;
-      if (++depth_ > kMaxBrackets)
+      if (++depth_ > kMaxBrackets) {
         return where() + "arrays, tables or inline tables nest more than " + std::to_string(kMaxBrackets) + " deep";
+      }
       break;
     case ']':
     case '}':
       segments_ = 1;
-      if (depth_ > 0) --depth_;
+      if (depth_ > 0) {
+        --depth_;
+      }
       break;
     default: break;
     }
@@ -78,12 +84,16 @@ private:
   }
 
   void skip_comment() {
-    while (i_ < text_.size() && text_[i_] != '\n') ++i_;
+    while (i_ < text_.size() && text_[i_] != '\n') {
+      ++i_;
+    }
   }
 
   std::size_t quote_run(char quote) const {
     std::size_t n = 0;
-    while (i_ + n < text_.size() && text_[i_ + n] == quote) ++n;
+    while (i_ + n < text_.size() && text_[i_ + n] == quote) {
+      ++n;
+    }
     return n;
   }
 
@@ -99,12 +109,16 @@ private:
     while (i_ < text_.size()) {
       const char c = text_[i_];
       if (c == '\\' && quote == '"') {
-        if (i_ + 1 < text_.size() && text_[i_ + 1] == '\n') ++line_;
+        if (i_ + 1 < text_.size() && text_[i_ + 1] == '\n') {
+          ++line_;
+        }
         i_ += 2;
         continue;
       }
       if (c == '\n') {
-        if (!multi_line) return;  // unterminated: toml++ reports it
+        if (!multi_line) {
+          return;  // unterminated: toml++ reports it
+        }
         ++line_;
       }
       if (c == quote) {
@@ -129,8 +143,9 @@ private:
 
 // Parses a whole document after the nesting check; `name` is what errors call it (a file, or an origin).
 Expected<toml::table> parse_document(std::string_view text, const std::string& name) {
-  if (auto problem = NestingScan(text).run())
+  if (auto problem = NestingScan(text).run()) {
     return usage_error(name + ": " + *problem + "; dgxhost refuses documents nested this deeply");
+  }
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
@@ -143,10 +158,18 @@ Expected<toml::table> parse_document(std::string_view text, const std::string& n
 // TOML -> JSON values ------------------------------------------------------------------------------------------
 
 std::optional<json::Value> to_value(const toml::node& node, std::string& error) {
-  if (const auto* i = node.as_integer()) return json::Value(i->get());
-  if (const auto* f = node.as_floating_point()) return json::Value(f->get());
-  if (const auto* b = node.as_boolean()) return json::Value(b->get());
-  if (const auto* s = node.as_string()) return json::Value(s->get());
+  if (const auto* i = node.as_integer()) {
+    return json::Value(i->get());
+  }
+  if (const auto* f = node.as_floating_point()) {
+    return json::Value(f->get());
+  }
+  if (const auto* b = node.as_boolean()) {
+    return json::Value(b->get());
+  }
+  if (const auto* s = node.as_string()) {
+    return json::Value(s->get());
+  }
   if (const auto* a = node.as_array()) {
     json::Array out;
     for (const toml::node& element : *a) {
@@ -155,7 +178,9 @@ std::optional<json::Value> to_value(const toml::node& node, std::string& error) 
         return std::nullopt;
       }
       auto v = to_value(element, error);
-      if (!v) return std::nullopt;
+      if (!v) {
+        return std::nullopt;
+      }
       out.push_back(std::move(*v));
     }
     return json::Value(std::move(out));
@@ -204,16 +229,20 @@ struct Flattener {
 std::optional<Failure> read_preset_table(const toml::node& preset, const std::string& origin, const std::string& file,
                                          json::Object& out) {
   const toml::table* table = preset.as_table();
-  if (table == nullptr)
+  if (table == nullptr) {
     return usage_error(location(origin, file, preset).describe() +
                        ": 'preset' must be a table ([preset] with workload and summary)");
+  }
   for (const auto& [key, node] : *table) {
-    if (key.str() != "workload" && key.str() != "summary" && key.str() != "description")
+    if (key.str() != "workload" && key.str() != "summary" && key.str() != "description") {
       return usage_error(location(origin, file, node).describe() + ": '" + std::string(key.str()) +
                          "' is not a preset field (workload, summary, description); config keys must come before "
                          "any [table] header, so write the preset fields as preset.workload = ... at the top");
+    }
     std::string error;
-    if (auto v = to_value(node, error)) out.set(std::string(key.str()), std::move(*v));
+    if (auto v = to_value(node, error)) {
+      out.set(std::string(key.str()), std::move(*v));
+    }
   }
   return std::nullopt;
 }
@@ -222,16 +251,22 @@ std::optional<Failure> read_preset_table(const toml::node& preset, const std::st
 
 Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string& origin, const std::string& file) {
   auto root = parse_document(text, file.empty() ? origin : file);
-  if (!root) return root.error();
+  if (!root) {
+    return root.error();
+  }
   TomlConfig result;
   result.layer.name = origin;
   if (const toml::node* preset = root->get("preset")) {
-    if (auto failure = read_preset_table(*preset, origin, file, result.preset)) return *failure;
+    if (auto failure = read_preset_table(*preset, origin, file, result.preset)) {
+      return *failure;
+    }
     root->erase("preset");
   }
   Flattener flattener{origin, file, result.layer, {}};
   flattener.table(root.value(), "");
-  if (!flattener.errors.empty()) return usage_error(text::join(flattener.errors, "\n"));
+  if (!flattener.errors.empty()) {
+    return usage_error(text::join(flattener.errors, "\n"));
+  }
   // toml++ keeps tables sorted by key; file order reads better in listings and errors.
   std::stable_sort(result.layer.entries.begin(), result.layer.entries.end(), [](const auto& a, const auto& b) {
     return std::pair(a.where.line, a.where.column) < std::pair(b.where.line, b.where.column);
@@ -241,7 +276,9 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
 
 Expected<TomlConfig> load_toml_config(const std::string& path, const std::string& origin) {
   auto content = read_regular_file(path, kMaxConfigFileBytes, "config file");
-  if (!content) return content.error();
+  if (!content) {
+    return content.error();
+  }
   return parse_toml_config(content.value(), origin, path);
 }
 
@@ -255,21 +292,35 @@ Expected<json::Value> parse_toml_value(std::string_view literal) {
                        (reason != std::string::npos ? ": " + m.substr(reason + 14) : ": " + m));
   }
   const toml::node* node = table->get("v");
-  if (node == nullptr || table->size() != 1) return usage_error("invalid TOML value " + shown);
+  if (node == nullptr || table->size() != 1) {
+    return usage_error("invalid TOML value " + shown);
+  }
   std::string error;
   auto value = to_value(*node, error);
-  if (!value) return usage_error("invalid TOML value " + shown + ": " + error);
+  if (!value) {
+    return usage_error("invalid TOML value " + shown + ": " + error);
+  }
   return std::move(*value);
 }
 
 std::string to_toml_literal(const json::Value& value) {
-  if (value.is_string()) return sdk::toml_literal(value.as_string());
-  if (value.is_bool()) return sdk::toml_literal(value.as_bool());
-  if (value.is_int()) return sdk::toml_literal(value.as_int());
-  if (value.is_double()) return sdk::toml_literal(value.as_number());
+  if (value.is_string()) {
+    return sdk::toml_literal(value.as_string());
+  }
+  if (value.is_bool()) {
+    return sdk::toml_literal(value.as_bool());
+  }
+  if (value.is_int()) {
+    return sdk::toml_literal(value.as_int());
+  }
+  if (value.is_double()) {
+    return sdk::toml_literal(value.as_number());
+  }
   if (value.is_array()) {
     std::vector<std::string> elements;
-    for (const json::Value& element : value.as_array()) elements.push_back(to_toml_literal(element));
+    for (const json::Value& element : value.as_array()) {
+      elements.push_back(to_toml_literal(element));
+    }
     return "[" + text::join(elements, ", ") + "]";
   }
   return "\"\"";

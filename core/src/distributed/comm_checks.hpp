@@ -10,12 +10,16 @@
 namespace dgx::detail {
 
 inline void set_error(dgx_error* error, const char* message) {
-  if (error == nullptr || error->message == nullptr || error->capacity == 0) return;
+  if (error == nullptr || error->message == nullptr || error->capacity == 0) {
+    return;
+  }
   std::snprintf(error->message, error->capacity, "%s", message);
 }
 
 inline void set_error(dgx_error* error, const char* format, long long value) {
-  if (error == nullptr || error->message == nullptr || error->capacity == 0) return;
+  if (error == nullptr || error->message == nullptr || error->capacity == 0) {
+    return;
+  }
   std::snprintf(error->message, error->capacity, format, value);
 }
 
@@ -42,9 +46,12 @@ inline dgx_status check_args(dgx_error* error, const void* send, const void* rec
 }
 
 inline dgx_status check_rank(dgx_error* error, int rank, int size, const char* what) {
-  if (rank >= 0 && rank < size) return DGX_OK;
-  if (error != nullptr && error->message != nullptr && error->capacity > 0)
+  if (rank >= 0 && rank < size) {
+    return DGX_OK;
+  }
+  if (error != nullptr && error->message != nullptr && error->capacity > 0) {
     std::snprintf(error->message, error->capacity, "%s %d is not a rank of a world of %d", what, rank, size);
+  }
   return DGX_ERR_INVALID_ARGUMENT;
 }
 

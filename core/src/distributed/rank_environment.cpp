@@ -10,13 +10,16 @@ namespace {
 // Reads an integer variable; nullopt when unset, a failure when set but not an integer >= 0.
 Expected<std::optional<int>> read_int(const EnvLookup& env, const char* name) {
   const char* value = env(name);
-  if (value == nullptr || *value == '\0') return std::optional<int>{};
+  if (value == nullptr || *value == '\0') {
+    return std::optional<int>{};
+  }
   int parsed = 0;
   const char* end = value + std::strlen(value);
   const auto r = std::from_chars(value, end, parsed);
-  if (r.ec != std::errc() || r.ptr != end || parsed < 0)
+  if (r.ec != std::errc() || r.ptr != end || parsed < 0) {
     return Failure{ExitCode::usage,
                    std::string("environment variable ") + name + "='" + value + "' is not a non-negative integer"};
+  }
   return std::optional<int>{parsed};
 }
 
@@ -30,15 +33,27 @@ struct Names {
 
 Expected<std::optional<RankInfo>> try_launcher(const EnvLookup& env, const Names& n) {
   auto rank = read_int(env, n.rank);
-  if (!rank) return rank.error();
-  if (!rank.value()) return std::optional<RankInfo>{};
+  if (!rank) {
+    return rank.error();
+  }
+  if (!rank.value()) {
+    return std::optional<RankInfo>{};
+  }
   auto size = read_int(env, n.size);
-  if (!size) return size.error();
+  if (!size) {
+    return size.error();
+  }
   auto local_rank = read_int(env, n.local_rank);
-  if (!local_rank) return local_rank.error();
+  if (!local_rank) {
+    return local_rank.error();
+  }
   Expected<std::optional<int>> local_size = std::optional<int>{};
-  if (n.local_size != nullptr) local_size = read_int(env, n.local_size);
-  if (!local_size) return local_size.error();
+  if (n.local_size != nullptr) {
+    local_size = read_int(env, n.local_size);
+  }
+  if (!local_size) {
+    return local_size.error();
+  }
 
   RankInfo info;
   info.launcher = n.launcher;
@@ -46,9 +61,10 @@ Expected<std::optional<RankInfo>> try_launcher(const EnvLookup& env, const Names
   info.world_size = size.value().value_or(0);
   info.local_rank = local_rank.value().value_or(0);
   info.local_size = local_size.value().value_or(0);
-  if (info.world_size != 0 && info.rank >= info.world_size)
+  if (info.world_size != 0 && info.rank >= info.world_size) {
     return Failure{ExitCode::usage, std::string(n.rank) + "=" + std::to_string(info.rank) + " is not below " + n.size +
                                         "=" + std::to_string(info.world_size)};
+  }
   return std::optional<RankInfo>{info};
 }
 
@@ -65,10 +81,16 @@ Expected<RankInfo> detect_ranks(const EnvLookup& env) {
       {"env", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
   };
   for (const Names& n : launchers) {
-    if (std::string(n.launcher) == "slurm" && env("SLURM_STEP_NUM_TASKS") == nullptr) continue;
+    if (std::string(n.launcher) == "slurm" && env("SLURM_STEP_NUM_TASKS") == nullptr) {
+      continue;
+    }
     auto found = try_launcher(env, n);
-    if (!found) return found.error();
-    if (found.value()) return *found.value();
+    if (!found) {
+      return found.error();
+    }
+    if (found.value()) {
+      return *found.value();
+    }
   }
   return RankInfo{};
 }

@@ -10,8 +10,12 @@ namespace dgx {
 namespace {
 
 std::string duration(double seconds) {
-  if (seconds >= 1) return text::format_number(seconds, 3) + " s";
-  if (seconds >= 1e-3) return text::format_number(seconds * 1e3, 3) + " ms";
+  if (seconds >= 1) {
+    return text::format_number(seconds, 3) + " s";
+  }
+  if (seconds >= 1e-3) {
+    return text::format_number(seconds * 1e3, 3) + " ms";
+  }
   return text::format_number(seconds * 1e6, 3) + " us";
 }
 
@@ -20,7 +24,9 @@ Expected<double> fastest(const IterationCheck::Timer& time, std::uint32_t iterat
   double best = std::numeric_limits<double>::infinity();
   for (int i = 0; i < IterationCheck::kProbeSamples; ++i) {
     auto seconds = time(iterations);
-    if (!seconds) return seconds.error();
+    if (!seconds) {
+      return seconds.error();
+    }
     best = std::min(best, seconds.value());
   }
   return best;
@@ -41,18 +47,26 @@ std::string IgnoredIterations::evidence() const {
 
 Expected<std::optional<IgnoredIterations>> IterationCheck::run(std::uint32_t batch, const Timer& time) {
   auto one = fastest(time, 1);
-  if (!one) return one.error();
+  if (!one) {
+    return one.error();
+  }
   std::uint32_t iterations = batch;
   for (int growth = 0;; ++growth) {
     auto many = fastest(time, iterations);
-    if (!many) return many.error();
-    if (honoured(iterations, many.value(), one.value())) return std::optional<IgnoredIterations>{};
+    if (!many) {
+      return many.error();
+    }
+    if (honoured(iterations, many.value(), one.value())) {
+      return std::optional<IgnoredIterations>{};
+    }
     const bool can_grow = growth < kMaxGrowths && iterations <= 1'000'000'000u / kGrowth;
     if (can_grow) {
       iterations *= kGrowth;
       continue;
     }
-    if (many.value() < kFloor) return std::optional<IgnoredIterations>{};  // too short to tell
+    if (many.value() < kFloor) {
+      return std::optional<IgnoredIterations>{};  // too short to tell
+    }
     return std::optional<IgnoredIterations>{IgnoredIterations{iterations, many.value(), one.value()}};
   }
 }

@@ -41,7 +41,9 @@ struct CaseRun {
 // A sample cut short before any could be counted: by Ctrl-C, or by runner.max_time, when the case cannot be
 // measured within the limit.
 Failure cut_failure(const CaseRun& run, const std::string& phase) {
-  if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};
+  if (cancel_requested()) {
+    return Failure{ExitCode::interrupted, "cancelled by the user"};
+  }
   const WorkloadInfo& w = run.instance.workload();
   return Failure{ExitCode::run_failed,
                  w.plugin->name + ":" + w.name + ": runner.max_time (" + text::format_number(run.settings.max_time, 3) +
@@ -64,13 +66,21 @@ CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
     request.iterations = iterations;
     request.sample_index = index++;
     auto per_iteration = detail::take_sample(run.instance, run.comm, request, result);
-    if (!per_iteration) return per_iteration.error();
-    if (!per_iteration.value()) return cut_failure(run, "the iteration check");
+    if (!per_iteration) {
+      return per_iteration.error();
+    }
+    if (!per_iteration.value()) {
+      return cut_failure(run, "the iteration check");
+    }
     return *per_iteration.value() * iterations;
   };
   auto ignored = IterationCheck::run(run.settings.batch, time);
-  if (!ignored) return ignored.error();
-  if (!ignored.value()) return std::nullopt;
+  if (!ignored) {
+    return ignored.error();
+  }
+  if (!ignored.value()) {
+    return std::nullopt;
+  }
   const WorkloadInfo& w = run.instance.workload();
   const std::string batch = std::to_string(run.settings.batch);
   return Failure{ExitCode::run_failed,
@@ -84,8 +94,11 @@ CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
 // `warmup` samples and `warmup_time` seconds, cut short by max_time or cancellation.
 CallResult warm_up(const CaseRun& run) {
   std::uint64_t index = 0;
-  if (run.check_iterations && run.settings.batch > 1)
-    if (auto failure = check_iterations(run, index)) return failure;
+  if (run.check_iterations && run.settings.batch > 1) {
+    if (auto failure = check_iterations(run, index)) {
+      return failure;
+    }
+  }
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
@@ -93,13 +106,19 @@ CallResult warm_up(const CaseRun& run) {
   for (std::uint64_t i = 0;; ++i) {
     const double elapsed = detail::now() - start;
     const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
-    if (detail::agreed(run.comm, done || cancel_requested() || elapsed > run.settings.max_time)) break;
+    if (detail::agreed(run.comm, done || cancel_requested() || elapsed > run.settings.max_time)) {
+      break;
+    }
     request.sample_index = index++;
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
-    if (!sample) return sample.error();
+    if (!sample) {
+      return sample.error();
+    }
     if (!sample.value()) {
-      if (index == 1) return cut_failure(run, "the warm-up");  // no sample of this case has finished
-      break;                                                   // warm enough: the timed phase has a limit of its own
+      if (index == 1) {
+        return cut_failure(run, "the warm-up");  // no sample of this case has finished
+      }
+      break;  // warm enough: the timed phase has a limit of its own
     }
   }
   return std::nullopt;
@@ -114,10 +133,14 @@ CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_r
   while (!stop) {
     request.sample_index = criterion.samples().size();
     auto sample = detail::take_sample(run.instance, run.comm, request, result);
-    if (!sample) return sample.error();
+    if (!sample) {
+      return sample.error();
+    }
     if (!sample.value()) {  // cut by Ctrl-C or max_time: not counted, and the phase ends with what it has
       run.logger.end_progress();
-      if (criterion.samples().empty()) return cut_failure(run, "the timed phase");
+      if (criterion.samples().empty()) {
+        return cut_failure(run, "the timed phase");
+      }
       criterion.stop_at_cut(detail::now() - start, cancel_requested());
       return std::nullopt;
     }
@@ -134,7 +157,9 @@ CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_r
 // (a correctness check): the numbers were measured.
 CallResult measure_case(const CaseRun& run, HostServices& services, const json::Object& row_config, Report& report) {
   dgx_case_desc desc{};
-  if (auto failure = run.instance.begin_case(run.index, desc)) return failure;
+  if (auto failure = run.instance.begin_case(run.index, desc)) {
+    return failure;
+  }
   if (!detail::readable_array(desc.config, desc.config_count)) {
     const WorkloadInfo& w = run.instance.workload();
     return Failure{ExitCode::run_failed, w.plugin->name + ":" + w.name +
@@ -146,13 +171,18 @@ CallResult measure_case(const CaseRun& run, HostServices& services, const json::
   CallResult end;
   {
     const CurrentRowScope current(services, row);
-    if (auto failure = warm_up(run)) return failure;
+    if (auto failure = warm_up(run)) {
+      return failure;
+    }
     StoppingCriterion criterion(run.settings);
     dgx_sample_result result{};
-    if (auto failure = sample(run, criterion, result)) return failure;
-    if (!criterion.decision().criteria_met)
+    if (auto failure = sample(run, criterion, result)) {
+      return failure;
+    }
+    if (!criterion.decision().criteria_met) {
       run.logger.warn(row.workload + (row.label.empty() ? "" : " (" + row.label + ")") + ": " +
                       criterion.decision().reason);
+    }
     detail::add_timing(row, run.settings, run.comm.ranks().world_size, criterion, result,
                        (desc.flags & DGX_CASE_TIMING_IN_JSON_ONLY) != 0);
     const Stats& s = criterion.stats();
@@ -167,23 +197,35 @@ CallResult measure_case(const CaseRun& run, HostServices& services, const json::
 
 CallResult measure(WorkloadInstance& instance, const RunnerSettings& settings, HostServices& services, HostComm& comm,
                    const json::Object& row_config, Report& report, CaseLog* log) {
-  if (auto failure = instance.setup()) return failure;
+  if (auto failure = instance.setup()) {
+    return failure;
+  }
   auto cases = instance.case_count();
-  if (!cases) return cases.error();
+  if (!cases) {
+    return cases.error();
+  }
   bool first = true;
   for (std::uint32_t c = 0; c < cases.value(); ++c) {
     const ResultRow* earlier = log != nullptr ? log->finished(c) : nullptr;
     unsigned char skip = earlier != nullptr ? 1 : 0;
     comm.broadcast(&skip, 1, 0);  // rank 0 holds the journal; every rank skips the same cases
     if (skip != 0) {
-      if (earlier != nullptr) report.rows.push_back(*earlier);
+      if (earlier != nullptr) {
+        report.rows.push_back(*earlier);
+      }
       continue;
     }
     const CaseRun run{instance, settings, comm, services.logger(), c, cases.value(), first};
     first = false;
-    if (auto failure = measure_case(run, services, row_config, report)) return failure;
-    if (cancel_requested()) return Failure{ExitCode::interrupted, "cancelled by the user"};  // the case was cut short
-    if (log != nullptr) log->record(c, cases.value(), report.rows.back());
+    if (auto failure = measure_case(run, services, row_config, report)) {
+      return failure;
+    }
+    if (cancel_requested()) {
+      return Failure{ExitCode::interrupted, "cancelled by the user"};  // the case was cut short
+    }
+    if (log != nullptr) {
+      log->record(c, cases.value(), report.rows.back());
+    }
   }
   return instance.finalize();
 }

@@ -12,27 +12,34 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 
 Expected<std::optional<double>> take_sample(WorkloadInstance& instance, HostComm& comm,
                                             const dgx_sample_request& request, dgx_sample_result& result) {
-  if (comm.ranks().world_size > 1) comm.barrier();
+  if (comm.ranks().world_size > 1) {
+    comm.barrier();
+  }
   result = {sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1.0, 0};
   const double start = now();
   const CallResult failure = instance.run(request, result);
   // Stopped early at the user's Ctrl-C or at the deadline: the sample is cut short, so its time means nothing.
   const bool cut = failure && failure->code == ExitCode::interrupted && (call_deadline_passed() || cancel_requested());
-  if (failure && !cut) return *failure;
+  if (failure && !cut) {
+    return *failure;
+  }
   if (cut) {
     if (comm.ranks().world_size > 1) {  // the other ranks learn it from the reduction below
       double values[3] = {0.0, cancel_requested() ? 1.0 : 0.0, 1.0};
       comm.all_reduce(values, 3, DGX_REDUCE_MAX);
-      if (values[1] > 0) request_cancel();
+      if (values[1] > 0) {
+        request_cancel();
+      }
     }
     return std::optional<double>();
   }
   double seconds = now() - start;
   if (result.timing != DGX_TIMING_HOST_WALL) {
-    if (!(result.seconds > 0) || !std::isfinite(result.seconds))
+    if (!(result.seconds > 0) || !std::isfinite(result.seconds)) {
       return Failure{ExitCode::run_failed, instance.workload().plugin->name + ":" + instance.workload().name +
                                                ": run() reported its own timing but no positive time (seconds = " +
                                                text::format_number(result.seconds) + ")"};
+    }
     seconds = result.seconds;
   }
   double per_iteration = seconds / request.iterations;
@@ -42,14 +49,20 @@ Expected<std::optional<double>> take_sample(WorkloadInstance& instance, HostComm
     double values[3] = {per_iteration, cancel_requested() ? 1.0 : 0.0, 0.0};
     comm.all_reduce(values, 3, DGX_REDUCE_MAX);
     per_iteration = values[0];
-    if (values[1] > 0) request_cancel();
-    if (values[2] > 0) return std::optional<double>();
+    if (values[1] > 0) {
+      request_cancel();
+    }
+    if (values[2] > 0) {
+      return std::optional<double>();
+    }
   }
   return std::optional<double>(per_iteration);
 }
 
 bool agreed(HostComm& comm, bool local) {
-  if (comm.ranks().world_size < 2) return local;
+  if (comm.ranks().world_size < 2) {
+    return local;
+  }
   double value = local ? 1.0 : 0.0;
   comm.all_reduce(&value, 1, DGX_REDUCE_MAX);
   return value > 0;

@@ -32,7 +32,9 @@ void install_cancellation_handlers() {
   if (const char* grace = std::getenv("DGX_INTERRUPT_GRACE_S"); grace != nullptr && *grace != '\0') {
     char* end = nullptr;
     const unsigned long value = std::strtoul(grace, &end, 10);
-    if (*end == '\0' && value >= 1 && value <= 3600) g_grace_s = static_cast<unsigned>(value);
+    if (*end == '\0' && value >= 1 && value <= 3600) {
+      g_grace_s = static_cast<unsigned>(value);
+    }
   }
   std::signal(SIGALRM, on_deadline);
   std::signal(SIGINT, on_signal);
@@ -47,7 +49,9 @@ void set_call_deadline(double steady_seconds) { g_call_deadline.store(steady_sec
 
 bool call_deadline_passed() {
   const double deadline = g_call_deadline.load();
-  if (deadline <= 0) return false;
+  if (deadline <= 0) {
+    return false;
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() > deadline;
 }
 

@@ -32,7 +32,9 @@ void write_text(const char* text) {
   std::size_t length = std::strlen(text);
   while (length > 0) {
     const ssize_t n = ::write(STDERR_FILENO, text, length);
-    if (n <= 0) return;
+    if (n <= 0) {
+      return;
+    }
     text += n;
     length -= static_cast<std::size_t>(n);
   }
@@ -90,7 +92,9 @@ void install_crash_handlers() {
   action.sa_handler = on_crash;
   action.sa_flags = SA_ONSTACK | SA_NODEFER;
   sigemptyset(&action.sa_mask);
-  for (const int s : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::sigaction(s, &action, nullptr);
+  for (const int s : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+    ::sigaction(s, &action, nullptr);
+  }
 }
 
 CrashScope::CrashScope(const std::string& what) : previous_(g_current) { set_scope(what); }
@@ -104,7 +108,9 @@ void end_after_interrupt(unsigned grace_s) {
     digits[n++] = static_cast<char>('0' + grace_s % 10);
     grace_s /= 10;
   } while (grace_s > 0 && n < 15);
-  for (int i = 0; i < n; ++i) seconds[i] = digits[n - 1 - i];
+  for (int i = 0; i < n; ++i) {
+    seconds[i] = digits[n - 1 - i];
+  }
   seconds[n] = '\0';
   write_prefix();
   write_text("interrupted, and ");

@@ -32,7 +32,9 @@ constexpr std::uint32_t kMaxStructSize = 64 * 1024;
 // size is the stride of its array, and any C compiler's sizeof is such a multiple, so another one is garbage (and
 // would make the host read misaligned fields, undefined behaviour).
 template <typename T> std::optional<std::string> check_size(const std::string& what, std::uint32_t found) {
-  if (found >= sizeof(T) && found <= kMaxStructSize && found % alignof(T) == 0) return std::nullopt;
+  if (found >= sizeof(T) && found <= kMaxStructSize && found % alignof(T) == 0) {
+    return std::nullopt;
+  }
   return what + " is " + std::to_string(found) + " bytes (struct_size), ABI " + abi_version_string(DGX_ABI_V1_0) +
          " requires " + std::to_string(sizeof(T)) + " to " + std::to_string(kMaxStructSize) + ", a multiple of " +
          std::to_string(alignof(T));
@@ -41,10 +43,12 @@ template <typename T> std::optional<std::string> check_size(const std::string& w
 // An array the descriptor points to: NULL only when empty, and of a plausible length.
 std::optional<std::string> check_array(const std::string& what, const void* array, std::uint32_t count,
                                        std::uint32_t max) {
-  if (count > max)
+  if (count > max) {
     return what + " count is " + std::to_string(count) + " (expected at most " + std::to_string(max) + ")";
-  if (count > 0 && array == nullptr)
+  }
+  if (count > 0 && array == nullptr) {
     return what + " array is NULL but its count is " + std::to_string(count) + " (expected an array)";
+  }
   return std::nullopt;
 }
 
@@ -66,7 +70,9 @@ bool valid_workload_name(std::string_view n) {
 std::string shown(const char* s) { return "'" + printable(s) + "'"; }
 
 std::optional<dgx_param_type> valid_param_type(dgx_param_type type) {
-  if (type >= DGX_PARAM_BOOL && type <= DGX_PARAM_STRING_LIST) return type;
+  if (type >= DGX_PARAM_BOOL && type <= DGX_PARAM_STRING_LIST) {
+    return type;
+  }
   return std::nullopt;
 }
 
@@ -85,24 +91,34 @@ ParamType to_param_type(dgx_param_type type) {
 // runner.* keys are the host's: a workload may give one another default (a collective sweep wants fewer samples),
 // but not another type (the runner reads runner.batch as an integer) nor invent one.
 std::optional<std::string> check_runner_key(const ParamSpec& spec, const std::string& here) {
-  if (!text::starts_with(spec.key, "runner.")) return std::nullopt;
-  for (const ParamSpec& host : RunnerSettings::params())
+  if (!text::starts_with(spec.key, "runner.")) {
+    return std::nullopt;
+  }
+  for (const ParamSpec& host : RunnerSettings::params()) {
     if (host.key == spec.key) {
-      if (host.type == spec.type) return std::nullopt;
+      if (host.type == spec.type) {
+        return std::nullopt;
+      }
       return here + " has type " + std::string(to_string(spec.type)) + ", but " + spec.key +
              " is the host's runner setting of type " + std::string(to_string(host.type)) +
              " (a workload may change its default, not its type)";
     }
+  }
   return here + ": runner.* keys belong to the host, and it has no " + spec.key +
          " (dgxhost --plugin NAME --describe lists them)";
 }
 
 Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where) {
-  if (p.key == nullptr || *p.key == '\0') return reject(where + " has no key (expected a dotted name, found NULL)");
+  if (p.key == nullptr || *p.key == '\0') {
+    return reject(where + " has no key (expected a dotted name, found NULL)");
+  }
   const std::string here = where + " " + shown(p.key);
-  if (!valid_config_key(p.key))
+  if (!valid_config_key(p.key)) {
     return reject(here + " is not a config key (expected letters, digits, '_', '-', separated by dots)");
-  if (!valid_param_type(p.type)) return reject(here + " has type " + std::to_string(p.type) + " (expected 1-7)");
+  }
+  if (!valid_param_type(p.type)) {
+    return reject(here + " has type " + std::to_string(p.type) + " (expected 1-7)");
+  }
   ParamSpec spec;
   spec.key = p.key;
   spec.type = to_param_type(p.type);
@@ -110,24 +126,32 @@ Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where
   spec.unit = printable(p.unit);
   spec.required = (p.flags & DGX_PARAM_REQUIRED) != 0;
   if (p.alias != nullptr && *p.alias != '\0') {
-    if (std::strlen(p.alias) != 1 || std::isalpha(static_cast<unsigned char>(*p.alias)) == 0)
+    if (std::strlen(p.alias) != 1 || std::isalpha(static_cast<unsigned char>(*p.alias)) == 0) {
       return reject(here + " has alias " + shown(p.alias) + " (expected one letter)");
+    }
     spec.alias = p.alias;
   }
   if (p.choices != nullptr && *p.choices != '\0') {
     // abi/v1.h: choices are for STRING and STRING_LIST; on a number they would be compared as text to nothing.
-    if (p.type != DGX_PARAM_STRING && p.type != DGX_PARAM_STRING_LIST)
+    if (p.type != DGX_PARAM_STRING && p.type != DGX_PARAM_STRING_LIST) {
       return reject(here + " of type " + std::string(to_string(spec.type)) + " has choices " + shown(p.choices) +
                     " (expected none: only string and string-list parameters take choices)");
+    }
     spec.choices = text::split(printable(p.choices), '|');
   }
-  if (auto problem = check_runner_key(spec, here)) return reject(*problem);
+  if (auto problem = check_runner_key(spec, here)) {
+    return reject(*problem);
+  }
   if (p.default_value != nullptr) {
     // A default that does not parse or does not fit the type is the plugin's bug: reject it now, not mid-run.
     auto literal = parse_toml_value(printable(p.default_value));
-    if (!literal) return reject(here + " has an invalid default: " + literal.error().message);
+    if (!literal) {
+      return reject(here + " has an invalid default: " + literal.error().message);
+    }
     auto value = coerce(spec, ConfigEntry{spec.key, literal.value(), {"default", {}, 0, 0, {}}, {}});
-    if (!value) return reject(here + ": default does not fit: " + value.error().message);
+    if (!value) {
+      return reject(here + ": default does not fit: " + value.error().message);
+    }
     spec.default_value = std::move(value.value());
   }
   return spec;
@@ -142,25 +166,35 @@ std::optional<Failure> check_required_functions(const dgx_workload_desc& w, cons
   const bool projects = (w.modes & (DGX_MODE_BIT(DGX_MODE_PROJECT) | DGX_MODE_BIT(DGX_MODE_EXPLORE))) != 0;
   for (const Required& r : {Required{"create", w.create == nullptr}, Required{"destroy", w.destroy == nullptr},
                             Required{"run (it declares measure mode)", measures && w.run == nullptr},
-                            Required{"project (it declares project/explore mode)", projects && w.project == nullptr}})
-    if (r.missing) return reject(named + ": required function " + r.name + " is NULL (expected a function pointer)");
+                            Required{"project (it declares project/explore mode)", projects && w.project == nullptr}}) {
+    if (r.missing) {
+      return reject(named + ": required function " + r.name + " is NULL (expected a function pointer)");
+    }
+  }
   const std::uint32_t known =
       DGX_MODE_BIT(DGX_MODE_MEASURE) | DGX_MODE_BIT(DGX_MODE_PROJECT) | DGX_MODE_BIT(DGX_MODE_EXPLORE);
-  if (w.modes == 0 || (w.modes & ~known) != 0)
+  if (w.modes == 0 || (w.modes & ~known) != 0) {
     return reject(named + " declares modes " + std::to_string(w.modes) + " (expected measure, project and/or explore)");
+  }
   return std::nullopt;
 }
 
 std::optional<Failure> read_params(const dgx_workload_desc& w, const std::string& named, WorkloadInfo& info) {
-  if (auto problem = check_array(named + " parameter", w.params, w.param_count, kMaxParams)) return reject(*problem);
+  if (auto problem = check_array(named + " parameter", w.params, w.param_count, kMaxParams)) {
+    return reject(*problem);
+  }
   std::set<std::string> keys;
   for (std::uint32_t i = 0; i < w.param_count; ++i) {
-    if (auto problem = check_size<dgx_param_desc>(named + " parameter " + std::to_string(i), w.params->struct_size))
+    if (auto problem = check_size<dgx_param_desc>(named + " parameter " + std::to_string(i), w.params->struct_size)) {
       return reject(*problem);
+    }
     auto spec = read_param(detail::strided_element(w.params, i), named + " parameter");
-    if (!spec) return spec.error();
-    if (!keys.insert(spec->key).second)
+    if (!spec) {
+      return spec.error();
+    }
+    if (!keys.insert(spec->key).second) {
       return reject(named + " declares parameter '" + spec->key + "' twice (expected unique keys)");
+    }
     info.params.push_back(std::move(spec.value()));
   }
   return std::nullopt;
@@ -168,14 +202,20 @@ std::optional<Failure> read_params(const dgx_workload_desc& w, const std::string
 
 Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t index) {
   const std::string where = "workload " + std::to_string(index);
-  if (w.name == nullptr || *w.name == '\0') return reject(where + " has no name (found NULL)");
-  if (!valid_workload_name(w.name))
+  if (w.name == nullptr || *w.name == '\0') {
+    return reject(where + " has no name (found NULL)");
+  }
+  if (!valid_workload_name(w.name)) {
     return reject(where + " is named " + shown(w.name) +
                   " (expected letters, digits, '-', '_' or '.', starting with a letter or digit)");
+  }
   const std::string named = "workload '" + std::string(w.name) + "'";
-  if (auto failure = check_required_functions(w, named)) return *failure;
-  if (auto problem = check_array(named + " precision", w.precisions, w.precision_count, kMaxPrecisions))
+  if (auto failure = check_required_functions(w, named)) {
+    return *failure;
+  }
+  if (auto problem = check_array(named + " precision", w.precisions, w.precision_count, kMaxPrecisions)) {
     return reject(*problem);
+  }
 
   WorkloadInfo info;
   info.name = w.name;
@@ -187,56 +227,79 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
     const dgx_precision_props props = dgx_precision_properties(w.precisions[i]);
     info.precisions.push_back(props.name != nullptr ? props.name : "precision#" + std::to_string(w.precisions[i]));
   }
-  if (auto failure = read_params(w, named, info)) return *failure;
+  if (auto failure = read_params(w, named, info)) {
+    return *failure;
+  }
   return info;
 }
 
 std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
-  if (auto problem = check_array("workload", d.workloads, d.workload_count, kMaxWorkloads)) return reject(*problem);
-  if (d.workload_count > 0)
-    if (auto problem = check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size))
+  if (auto problem = check_array("workload", d.workloads, d.workload_count, kMaxWorkloads)) {
+    return reject(*problem);
+  }
+  if (d.workload_count > 0) {
+    if (auto problem = check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size)) {
       return reject(*problem);
+    }
+  }
   for (std::uint32_t i = 0; i < d.workload_count; ++i) {
     auto workload = read_workload(detail::strided_element(d.workloads, i), i);
-    if (!workload) return workload.error();
-    if (plugin.find_workload(workload->name) != nullptr)
+    if (!workload) {
+      return workload.error();
+    }
+    if (plugin.find_workload(workload->name) != nullptr) {
       return reject("workload '" + workload->name + "' is declared twice (expected unique names)");
+    }
     plugin.workloads.push_back(std::move(workload.value()));
   }
   return std::nullopt;
 }
 
 std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
-  if (auto problem = check_array("preset", d.presets, d.preset_count, kMaxPresets)) return reject(*problem);
-  if (d.preset_count > 0)
-    if (auto problem = check_size<dgx_preset_desc>("preset descriptor", d.presets->struct_size))
+  if (auto problem = check_array("preset", d.presets, d.preset_count, kMaxPresets)) {
+    return reject(*problem);
+  }
+  if (d.preset_count > 0) {
+    if (auto problem = check_size<dgx_preset_desc>("preset descriptor", d.presets->struct_size)) {
       return reject(*problem);
+    }
+  }
   for (std::uint32_t i = 0; i < d.preset_count; ++i) {
     const dgx_preset_desc& p = detail::strided_element(d.presets, i);
-    if (p.name == nullptr || p.workload == nullptr || p.config_toml == nullptr)
+    if (p.name == nullptr || p.workload == nullptr || p.config_toml == nullptr) {
       return reject("preset " + std::to_string(i) + " lacks a name, workload or config (found NULL)");
-    if (!valid_workload_name(p.name))
+    }
+    if (!valid_workload_name(p.name)) {
       return reject("preset " + std::to_string(i) + " is named " + shown(p.name) +
                     " (expected letters, digits, '-', '_' or '.')");
-    if (plugin.find_workload(p.workload) == nullptr)
+    }
+    if (plugin.find_workload(p.workload) == nullptr) {
       return reject("preset '" + std::string(p.name) + "' names workload " + shown(p.workload) +
                     ", which this plugin does not offer");
+    }
     if (std::any_of(plugin.presets.begin(), plugin.presets.end(),
-                    [&](const PresetInfo& q) { return q.name == p.name; }))
+                    [&](const PresetInfo& q) { return q.name == p.name; })) {
       return reject("preset '" + std::string(p.name) + "' is declared twice (expected unique names)");
+    }
     plugin.presets.push_back({p.name, p.workload, printable(p.summary), p.config_toml, {}});
   }
   return std::nullopt;
 }
 
 Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entry_status) {
-  if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size)) return reject(*problem);
-  if (entry_status != DGX_OK)
+  if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size)) {
+    return reject(*problem);
+  }
+  if (entry_status != DGX_OK) {
     return reject("dgx_plugin_entry returned " + sdk::status_symbol(entry_status) + " (expected DGX_OK)");
-  if (d.name == nullptr || *d.name == '\0') return reject("plugin descriptor has no name (found NULL)");
-  if (!valid_plugin_name(d.name))
+  }
+  if (d.name == nullptr || *d.name == '\0') {
+    return reject("plugin descriptor has no name (found NULL)");
+  }
+  if (!valid_plugin_name(d.name)) {
     return reject("plugin is named " + shown(d.name) +
                   " (expected lower case letters, digits, '-' and '_', at most 64, as abi/v1.h says)");
+  }
 
   LoadedPlugin plugin;
   plugin.name = d.name;
@@ -245,8 +308,12 @@ Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entr
   plugin.description = printable(d.description);
   plugin.abi_version = d.abi_version;
   plugin.desc = &d;
-  if (auto failure = read_workloads(d, plugin)) return *failure;
-  if (auto failure = read_presets(d, plugin)) return *failure;
+  if (auto failure = read_workloads(d, plugin)) {
+    return *failure;
+  }
+  if (auto failure = read_presets(d, plugin)) {
+    return *failure;
+  }
   return plugin;
 }
 
@@ -254,7 +321,9 @@ Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entr
 
 Expected<LoadedPlugin> lift_descriptor_v1(const OpenedPlugin& opened) {
   auto plugin = read_descriptor(*static_cast<const dgx_plugin_desc*>(opened.descriptor), opened.entry_status);
-  if (plugin) plugin->file = opened.file;
+  if (plugin) {
+    plugin->file = opened.file;
+  }
   return plugin;
 }
 

@@ -52,7 +52,9 @@ void HostServices::bind_report(Report* report, std::string workload, std::string
 }
 
 const ResolvedEntry* HostServices::entry(const char* key) const {
-  if (config_ == nullptr || key == nullptr) return nullptr;
+  if (config_ == nullptr || key == nullptr) {
+    return nullptr;
+  }
   const ResolvedEntry* e = config_->find(key);
   return e != nullptr && !e->value.is_null() ? e : nullptr;
 }
@@ -64,12 +66,21 @@ namespace {
 // Copies up to `capacity` list elements converted by `convert`; *count gets the full length.
 template <typename T, typename Convert>
 dgx_status copy_list(const json::Value& value, T* out, std::uint64_t capacity, std::uint64_t* count, Convert convert) {
-  if (!value.is_array()) return DGX_ERR_INVALID_ARGUMENT;
+  if (!value.is_array()) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   const json::Array& list = value.as_array();
-  for (const json::Value& element : list)
-    if (!convert.accepts(element)) return DGX_ERR_INVALID_ARGUMENT;
-  if (count != nullptr) *count = list.size();
-  for (std::uint64_t i = 0; i < capacity && i < list.size() && out != nullptr; ++i) out[i] = convert(list[i]);
+  for (const json::Value& element : list) {
+    if (!convert.accepts(element)) {
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
+  }
+  if (count != nullptr) {
+    *count = list.size();
+  }
+  for (std::uint64_t i = 0; i < capacity && i < list.size() && out != nullptr; ++i) {
+    out[i] = convert(list[i]);
+  }
   return DGX_OK;
 }
 
@@ -90,32 +101,48 @@ struct AsString {
 
 dgx_status HostServices::get_bool(void* ctx, const char* key, std::int32_t* out) {
   const ResolvedEntry* e = self(ctx).entry(key);
-  if (e == nullptr) return DGX_ERR_NOT_FOUND;
-  if (!e->value.is_bool()) return DGX_ERR_INVALID_ARGUMENT;
+  if (e == nullptr) {
+    return DGX_ERR_NOT_FOUND;
+  }
+  if (!e->value.is_bool()) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *out = e->value.as_bool() ? 1 : 0;
   return DGX_OK;
 }
 
 dgx_status HostServices::get_int(void* ctx, const char* key, std::int64_t* out) {
   const ResolvedEntry* e = self(ctx).entry(key);
-  if (e == nullptr) return DGX_ERR_NOT_FOUND;
-  if (!e->value.is_int()) return DGX_ERR_INVALID_ARGUMENT;
+  if (e == nullptr) {
+    return DGX_ERR_NOT_FOUND;
+  }
+  if (!e->value.is_int()) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *out = e->value.as_int();
   return DGX_OK;
 }
 
 dgx_status HostServices::get_float(void* ctx, const char* key, double* out) {
   const ResolvedEntry* e = self(ctx).entry(key);
-  if (e == nullptr) return DGX_ERR_NOT_FOUND;
-  if (!e->value.is_number()) return DGX_ERR_INVALID_ARGUMENT;
+  if (e == nullptr) {
+    return DGX_ERR_NOT_FOUND;
+  }
+  if (!e->value.is_number()) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *out = e->value.as_number();
   return DGX_OK;
 }
 
 dgx_status HostServices::get_string(void* ctx, const char* key, const char** out) {
   const ResolvedEntry* e = self(ctx).entry(key);
-  if (e == nullptr) return DGX_ERR_NOT_FOUND;
-  if (!e->value.is_string()) return DGX_ERR_INVALID_ARGUMENT;
+  if (e == nullptr) {
+    return DGX_ERR_NOT_FOUND;
+  }
+  if (!e->value.is_string()) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *out = e->value.as_string().c_str();  // the resolved config outlives the instance
   return DGX_OK;
 }
@@ -140,7 +167,9 @@ dgx_status HostServices::get_string_list(void* ctx, const char* key, const char*
 
 std::int32_t HostServices::is_set(void* ctx, const char* key) {
   const HostServices& s = self(ctx);
-  if (s.config_ == nullptr || key == nullptr) return 0;
+  if (s.config_ == nullptr || key == nullptr) {
+    return 0;
+  }
   const ResolvedEntry* e = s.config_->find(key);
   return e != nullptr && e->is_set ? 1 : 0;
 }
@@ -172,23 +201,30 @@ bool valid_field(const dgx_field* f) { return f != nullptr && f->struct_size >= 
 }  // namespace
 
 dgx_status HostServices::check_metric(const dgx_metric* metric) {
-  if (!valid_metric(metric)) return DGX_ERR_INVALID_ARGUMENT;
+  if (!valid_metric(metric)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   const std::string unit = str(metric->unit);
-  if (sdk::is_known_unit(unit)) return DGX_OK;
+  if (sdk::is_known_unit(unit)) {
+    return DGX_OK;
+  }
   const std::string who = plugin_ + (workload_.empty() ? "" : ":" + workload_);
   const std::string reason = who + ": metric '" + str(metric->name) + "' has unit '" + unit +
                              "', which dgxhost does not accept (expected one of " + sdk::known_units() +
                              "; see docs/results-schema.md, Units)";
   logger_.log(DGX_LOG_ERROR, source_, reason);
-  if (!refusal_) refusal_ = Failure{ExitCode::run_failed, reason};
+  if (!refusal_) {
+    refusal_ = Failure{ExitCode::run_failed, reason};
+  }
   return DGX_ERR_INVALID_ARGUMENT;
 }
 
 dgx_status HostServices::read_row_config(const dgx_result_row& row, ResultRow& out) const {
   for (std::uint32_t i = 0; i < row.config_count; ++i) {
     const dgx_config_entry& e = detail::strided_element(row.config, i);
-    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr)
+    if (e.struct_size < sizeof(dgx_config_entry) || e.key == nullptr || e.value == nullptr) {
       return DGX_ERR_INVALID_ARGUMENT;
+    }
     auto value = parse_toml_value(e.value);
     if (!value) {
       logger_.log(DGX_LOG_ERROR, source_,
@@ -196,10 +232,15 @@ dgx_status HostServices::read_row_config(const dgx_result_row& row, ResultRow& o
       return DGX_ERR_INVALID_ARGUMENT;
     }
     out.config.set(str(e.key), std::move(value.value()));
-    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) out.hidden_config.push_back(str(e.key));
+    if ((e.flags & DGX_CONFIG_HIDDEN) != 0) {
+      out.hidden_config.push_back(str(e.key));
+    }
   }
-  for (const auto& [key, value] : row_config_)  // the rest of the run's configuration, after the row's own
-    if (!out.config.contains(key)) out.config.set(key, value);
+  for (const auto& [key, value] : row_config_) {  // the rest of the run's configuration, after the row's own
+    if (!out.config.contains(key)) {
+      out.config.set(key, value);
+    }
+  }
   return DGX_OK;
 }
 
@@ -224,15 +265,21 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
              : row->mode == DGX_RESULT_PROJECTED ? ResultMode::projected
                                                  : ResultMode::reference;
   out.table = row->table != nullptr ? str(row->table) : out.workload;
-  if (const dgx_status status = s.read_row_config(*row, out); status != DGX_OK) return status;
+  if (const dgx_status status = s.read_row_config(*row, out); status != DGX_OK) {
+    return status;
+  }
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
     const dgx_metric& m = detail::strided_element(row->metrics, i);
-    if (const dgx_status status = s.check_metric(&m); status != DGX_OK) return status;
+    if (const dgx_status status = s.check_metric(&m); status != DGX_OK) {
+      return status;
+    }
     out.add_metric(to_metric(m));
   }
   for (std::uint32_t i = 0; i < row->field_count; ++i) {
     const dgx_field& f = detail::strided_element(row->fields, i);
-    if (!valid_field(&f)) return DGX_ERR_INVALID_ARGUMENT;
+    if (!valid_field(&f)) {
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
     out.add_field({str(f.key), str(f.value), (f.flags & DGX_FIELD_HIDDEN) != 0});
   }
   s.report_->rows.push_back(std::move(out));
@@ -241,23 +288,33 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
 
 dgx_status HostServices::add_metric(void* ctx, const dgx_metric* metric) {
   HostServices& s = self(ctx);
-  if (s.current_row_ == nullptr) return DGX_ERR_UNSUPPORTED;
-  if (const dgx_status status = s.check_metric(metric); status != DGX_OK) return status;
+  if (s.current_row_ == nullptr) {
+    return DGX_ERR_UNSUPPORTED;
+  }
+  if (const dgx_status status = s.check_metric(metric); status != DGX_OK) {
+    return status;
+  }
   s.current_row_->add_metric(to_metric(*metric));
   return DGX_OK;
 }
 
 dgx_status HostServices::add_field(void* ctx, const dgx_field* field) {
   HostServices& s = self(ctx);
-  if (s.current_row_ == nullptr) return DGX_ERR_UNSUPPORTED;
-  if (!valid_field(field)) return DGX_ERR_INVALID_ARGUMENT;
+  if (s.current_row_ == nullptr) {
+    return DGX_ERR_UNSUPPORTED;
+  }
+  if (!valid_field(field)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   s.current_row_->add_field({str(field->key), str(field->value), (field->flags & DGX_FIELD_HIDDEN) != 0});
   return DGX_OK;
 }
 
 dgx_status HostServices::emit_note(void* ctx, dgx_note_placement placement, const char* title, const char* text) {
   HostServices& s = self(ctx);
-  if (s.report_ == nullptr) return DGX_ERR_UNSUPPORTED;
+  if (s.report_ == nullptr) {
+    return DGX_ERR_UNSUPPORTED;
+  }
   s.report_->notes.push_back({placement == DGX_NOTE_BEFORE, str(title), printable(text, true)});
   return DGX_OK;
 }
@@ -265,7 +322,9 @@ dgx_status HostServices::emit_note(void* ctx, dgx_note_placement placement, cons
 // Ranks ------------------------------------------------------------------------------------------------------
 
 dgx_status HostServices::rank_info(void* ctx, dgx_rank_info* out) {
-  if (out == nullptr || out->struct_size < sizeof(dgx_rank_info)) return DGX_ERR_INVALID_ARGUMENT;
+  if (out == nullptr || out->struct_size < sizeof(dgx_rank_info)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   const RankInfo& r = self(ctx).comm_.ranks();
   out->rank = r.rank;
   out->world_size = r.world_size;
@@ -292,13 +351,17 @@ dgx_status HostServices::barrier(void* ctx) {
 
 dgx_status HostServices::broadcast(void* ctx, void* data, std::uint64_t bytes, std::int32_t root) {
   HostServices& s = self(ctx);
-  if (root < 0 || root >= s.comm_.ranks().world_size || (data == nullptr && bytes > 0)) return DGX_ERR_INVALID_ARGUMENT;
+  if (root < 0 || root >= s.comm_.ranks().world_size || (data == nullptr && bytes > 0)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   return guarded_comm(s, "broadcast", [&] { s.comm_.broadcast(data, bytes, root); });
 }
 
 dgx_status HostServices::all_reduce(void* ctx, double* values, std::uint64_t count, dgx_reduce_op op) {
   HostServices& s = self(ctx);
-  if ((values == nullptr && count > 0) || op < DGX_REDUCE_SUM || op > DGX_REDUCE_MAX) return DGX_ERR_INVALID_ARGUMENT;
+  if ((values == nullptr && count > 0) || op < DGX_REDUCE_SUM || op > DGX_REDUCE_MAX) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   return guarded_comm(s, "all_reduce", [&] { s.comm_.all_reduce(values, count, op); });
 }
 
@@ -313,11 +376,17 @@ void HostServices::progress(void* ctx, double fraction, const char* what) {
 std::int32_t HostServices::cancel_requested(void*) { return dgx::cancel_requested() || call_deadline_passed() ? 1 : 0; }
 
 dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity) {
-  if (relative_path == nullptr || out == nullptr || capacity == 0) return DGX_ERR_INVALID_ARGUMENT;
+  if (relative_path == nullptr || out == nullptr || capacity == 0) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   const std::filesystem::path found = find_in(self(ctx).config_paths_, relative_path);
-  if (found.empty()) return DGX_ERR_NOT_FOUND;
+  if (found.empty()) {
+    return DGX_ERR_NOT_FOUND;
+  }
   const std::string path = found.string();
-  if (path.size() + 1 > capacity) return DGX_ERR_INVALID_ARGUMENT;
+  if (path.size() + 1 > capacity) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   std::memcpy(out, path.c_str(), path.size() + 1);
   return DGX_OK;
 }
@@ -327,7 +396,9 @@ dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, ch
 namespace dgx {
 
 dgx_status HostServices::host_comm(void* ctx, const dgx_comm_api** out) {
-  if (out == nullptr) return DGX_ERR_INVALID_ARGUMENT;
+  if (out == nullptr) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *out = self(ctx).comm_.api();
   return DGX_OK;
 }

@@ -33,14 +33,20 @@ std::string_view mode_name(dgx_mode mode) {
 
 std::string WorkloadInfo::mode_list() const {
   std::vector<std::string> names;
-  for (const dgx_mode mode : {DGX_MODE_MEASURE, DGX_MODE_PROJECT, DGX_MODE_EXPLORE})
-    if (supports(mode)) names.emplace_back(mode_name(mode));
+  for (const dgx_mode mode : {DGX_MODE_MEASURE, DGX_MODE_PROJECT, DGX_MODE_EXPLORE}) {
+    if (supports(mode)) {
+      names.emplace_back(mode_name(mode));
+    }
+  }
   return text::join(names, ", ");
 }
 
 const WorkloadInfo* LoadedPlugin::find_workload(std::string_view workload_name) const {
-  for (const WorkloadInfo& w : workloads)
-    if (w.name == workload_name) return &w;
+  for (const WorkloadInfo& w : workloads) {
+    if (w.name == workload_name) {
+      return &w;
+    }
+  }
   return nullptr;
 }
 
@@ -50,12 +56,16 @@ Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reas
 
 // A v1 plugin's optional init(): called once after loading, with the services for init and probe.
 std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api* host) {
-  if (plugin.desc->init == nullptr) return std::nullopt;
+  if (plugin.desc->init == nullptr) {
+    return std::nullopt;
+  }
   std::array<char, 1024> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
   const CrashScope scope(plugin.file.string() + ": init()");
   const dgx_status status = plugin.desc->init(host, &error);
-  if (status == DGX_OK) return std::nullopt;
+  if (status == DGX_OK) {
+    return std::nullopt;
+  }
   return reject("init failed with " + sdk::status_symbol(status) +
                 " (expected DGX_OK): " + (message[0] != '\0' ? message.data() : "no message"));
 }
@@ -64,20 +74,33 @@ std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api*
 
 Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path& file, const LoadOptions& options) {
   if (options.probe) {
-    if (auto problem = check_plugin_file(file, options.allow_insecure)) return *problem;  // before any of its code runs
-    if (auto rejection = probe_plugin(file, options).rejection) return reject(*rejection);
+    if (auto problem = check_plugin_file(file, options.allow_insecure)) {
+      return *problem;  // before any of its code runs
+    }
+    if (auto rejection = probe_plugin(file, options).rejection) {
+      return reject(*rejection);
+    }
   }
   auto opened = open_plugin(file, options.allow_insecure);
-  if (!opened) return opened.error();
+  if (!opened) {
+    return opened.error();
+  }
   const std::uint32_t major = DGX_ABI_VERSION_MAJOR(opened->abi_version);
   const DescriptorAdapter adapter = descriptor_adapter(major);
-  if (adapter == nullptr)  // open_plugin accepts only versions this host speaks: a missing adapter is our bug
+  if (adapter == nullptr) {  // open_plugin accepts only versions this host speaks: a missing adapter is our bug
     return reject("ABI major version " + std::to_string(major) + " has no adapter in this dgxhost (internal error)");
+  }
   auto plugin = adapter(opened.value());
-  if (!plugin) return plugin.error();
-  if (auto failure = call_init(plugin.value(), options.init_host)) return *failure;
+  if (!plugin) {
+    return plugin.error();
+  }
+  if (auto failure = call_init(plugin.value(), options.init_host)) {
+    return *failure;
+  }
   auto owned = std::make_unique<LoadedPlugin>(std::move(plugin.value()));
-  for (WorkloadInfo& w : owned->workloads) w.plugin = owned.get();
+  for (WorkloadInfo& w : owned->workloads) {
+    w.plugin = owned.get();
+  }
   return owned;
 }
 

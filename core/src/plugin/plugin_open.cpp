@@ -39,10 +39,13 @@ std::string describe_non_elf(const std::filesystem::path& file) {
   std::array<char, 16> head{};
   in.read(head.data(), head.size());
   const auto n = static_cast<std::size_t>(in.gcount());
-  if (n == 0) return "an empty file";
+  if (n == 0) {
+    return "an empty file";
+  }
   std::string printable;
-  for (std::size_t i = 0; i < std::min<std::size_t>(n, 8); ++i)
+  for (std::size_t i = 0; i < std::min<std::size_t>(n, 8); ++i) {
     printable += (head[i] >= 0x20 && head[i] < 0x7f) ? head[i] : '.';
+  }
   return "a file starting with \"" + printable + "\"";
 }
 
@@ -70,8 +73,9 @@ Expected<boost::dll::shared_library> open_library(const std::filesystem::path& f
 std::string symbol_kind(void* address) {
   Dl_info info{};
   void* entry = nullptr;
-  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr)
+  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) {
     return {};  // no symbol table entry to judge by: let the call decide
+  }
   const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
   switch (ELF64_ST_TYPE(symbol->st_info)) {
   case STT_FUNC:
@@ -94,16 +98,21 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
   const dgx_host_offer offer{sizeof(dgx_host_offer), kHostAbiMin, kHostAbiMax, "dgxhost", build_info::version()};
   const dgx_plugin_desc* desc = nullptr;
   const dgx_status status = entry(&offer, &desc);
-  if (desc == nullptr)
+  if (desc == nullptr) {
     return reject("dgx_plugin_entry returned no descriptor and " + sdk::status_symbol(status) +
                   " (expected DGX_OK and a descriptor)");
+  }
   DescriptorHead head{};
   std::memcpy(&head.struct_size, desc, sizeof head.struct_size);
-  if (head.struct_size >= sizeof head) std::memcpy(&head, desc, sizeof head);
+  if (head.struct_size >= sizeof head) {
+    std::memcpy(&head, desc, sizeof head);
+  }
   const bool knows_version = head.struct_size >= sizeof head;
-  if (knows_version && (head.abi_version < kHostAbiMin || head.abi_version > kHostAbiMax || status == DGX_ERR_VERSION))
+  if (knows_version &&
+      (head.abi_version < kHostAbiMin || head.abi_version > kHostAbiMax || status == DGX_ERR_VERSION)) {
     return reject("implements plugin ABI " + abi_version_string(head.abi_version) + ", this dgxhost speaks ABI " +
                   abi_version_string(kHostAbiMin) + "-" + abi_version_string(kHostAbiMax));
+  }
   return OpenedPlugin{file, desc, head.struct_size, knows_version ? head.abi_version : kHostAbiMin, status};
 }
 
@@ -111,26 +120,37 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
 
 std::optional<Failure> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) return reject("not a regular file (expected a shared library)");
-  if (!allow_insecure) {
-    if (std::string problem = insecure_permissions(file); !problem.empty()) return reject(problem);
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return reject("not a regular file (expected a shared library)");
   }
-  if (!is_elf(file))
+  if (!allow_insecure) {
+    if (std::string problem = insecure_permissions(file); !problem.empty()) {
+      return reject(problem);
+    }
+  }
+  if (!is_elf(file)) {
     return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(file));
+  }
   return std::nullopt;
 }
 
 Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
-  if (auto problem = check_plugin_file(file, allow_insecure)) return *problem;
+  if (auto problem = check_plugin_file(file, allow_insecure)) {
+    return *problem;
+  }
   auto library = open_library(file);
-  if (!library) return library.error();
-  if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL))
+  if (!library) {
+    return library.error();
+  }
+  if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL)) {
     return reject(std::string("no entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL +
                   "' (expected a dgx plugin: DGX_PLUGIN(...) in C++, or an exported dgx_plugin_entry in C)");
+  }
   void* entry = &library->get<char>(DGX_PLUGIN_ENTRY_SYMBOL);
-  if (std::string kind = symbol_kind(entry); !kind.empty())
+  if (std::string kind = symbol_kind(entry); !kind.empty()) {
     return reject(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
                   " (expected a function); calling it would crash");
+  }
   return negotiate(file, reinterpret_cast<dgx_plugin_entry_fn>(entry));
 }
 

@@ -32,10 +32,14 @@ constexpr std::string_view kRejected = "rejected\n";
 // One line that changes whenever the file or the host that judged it changes.
 std::optional<std::string> identity(const fs::path& file) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  if (::stat(file.c_str(), &st) != 0) {
+    return std::nullopt;
+  }
   std::error_code ec;
   const fs::path canonical = fs::canonical(file, ec);
-  if (ec) return std::nullopt;
+  if (ec) {
+    return std::nullopt;
+  }
   std::ostringstream out;
   out << "dev " << st.st_dev << " ino " << st.st_ino << " size " << st.st_size << " mtime " << st.st_mtim.tv_sec << "."
       << st.st_mtim.tv_nsec << " host " << build_info::version() << "/" << build_info::git_revision() << " file "
@@ -45,7 +49,9 @@ std::optional<std::string> identity(const fs::path& file) {
 
 fs::path cache_entry(const fs::path& dir, const std::string& key) {
   std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a: a file name, not a secret; the entry holds the key
-  for (const unsigned char c : key) hash = (hash ^ c) * 1099511628211ULL;
+  for (const unsigned char c : key) {
+    hash = (hash ^ c) * 1099511628211ULL;
+  }
   char name[32];
   std::snprintf(name, sizeof name, "plugin-ok-%016llx", static_cast<unsigned long long>(hash));
   return dir / name;
@@ -61,21 +67,29 @@ bool known_good(const fs::path& dir, const std::string& key) {
 void remember_good(const fs::path& dir, const std::string& key) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return;
+  if (ec) {
+    return;
+  }
   const fs::path target = cache_entry(dir, key);
   std::string temp = (dir / ".plugin-ok-XXXXXX").string();
   UniqueFd fd(::mkstemp(temp.data()));
-  if (!fd) return;
+  if (!fd) {
+    return;
+  }
   const std::string line = key + "\n";
   const bool written = write_all(fd.get(), line.data(), line.size()) == 0;
   ::close(fd.release());
-  if (!written || ::rename(temp.c_str(), target.c_str()) != 0) ::unlink(temp.c_str());
+  if (!written || ::rename(temp.c_str(), target.c_str()) != 0) {
+    ::unlink(temp.c_str());
+  }
 }
 
 // The child ---------------------------------------------------------------------------------------------------
 
 [[noreturn]] void child_main(int verdict_fd, const fs::path& file, const LoadOptions& options) {
-  for (const int s : {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(s, SIG_DFL);
+  for (const int s : {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+    std::signal(s, SIG_DFL);
+  }
   const int null_fd = ::open("/dev/null", O_RDWR);  // the plugin's chatter while loading is the host's to print
   if (null_fd >= 0) {
     ::dup2(null_fd, STDIN_FILENO);
@@ -115,16 +129,24 @@ ChildEnd await_child(pid_t pid, int verdict_fd) {
       if (::poll(&p, 1, 50) > 0) {
         char buffer[4096];
         const ssize_t n = ::read(verdict_fd, buffer, sizeof buffer);
-        if (n > 0) end.verdict.append(buffer, static_cast<std::size_t>(n));
-        if (n == 0 || (n < 0 && errno != EINTR)) pipe_open = false;
+        if (n > 0) {
+          end.verdict.append(buffer, static_cast<std::size_t>(n));
+        }
+        if (n == 0 || (n < 0 && errno != EINTR)) {
+          pipe_open = false;
+        }
         drained = n <= 0;
       }
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     // Exited with nothing left to read now: done, even if a process it started still holds the pipe.
-    if (drained && ::waitpid(pid, &end.status, WNOHANG) == pid) return end;
-    if (std::chrono::steady_clock::now() > deadline) break;
+    if (drained && ::waitpid(pid, &end.status, WNOHANG) == pid) {
+      return end;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
   }
   ::kill(pid, SIGKILL);
   end.timed_out = true;
@@ -133,14 +155,20 @@ ChildEnd await_child(pid_t pid, int verdict_fd) {
 }
 
 std::optional<std::string> judge(const ChildEnd& end) {
-  if (end.timed_out)
+  if (end.timed_out) {
     return "did not finish loading and initialising within " + std::to_string(kProbeTimeout.count()) +
            " s in the child that checks new plugins (expected init to return): not loaded";
-  if (WIFSIGNALED(end.status))
+  }
+  if (WIFSIGNALED(end.status)) {
     return "crashed while loading or initialising, with " + signal_text(WTERMSIG(end.status)) +
            ", in the child that checks new plugins (expected to load and return): not loaded";
-  if (end.verdict == kOk) return std::nullopt;
-  if (end.verdict.compare(0, kRejected.size(), kRejected) == 0) return end.verdict.substr(kRejected.size());
+  }
+  if (end.verdict == kOk) {
+    return std::nullopt;
+  }
+  if (end.verdict.compare(0, kRejected.size(), kRejected) == 0) {
+    return end.verdict.substr(kRejected.size());
+  }
   return "ended the process with exit status " + std::to_string(WIFEXITED(end.status) ? WEXITSTATUS(end.status) : -1) +
          " while loading or initialising (expected to return to the host): not loaded";
 }
@@ -148,35 +176,47 @@ std::optional<std::string> judge(const ChildEnd& end) {
 }  // namespace
 
 fs::path probe_cache_dir() {
-  if (const char* dir = std::getenv("DGX_CACHE_DIR"); dir != nullptr && *dir != '\0')
+  if (const char* dir = std::getenv("DGX_CACHE_DIR"); dir != nullptr && *dir != '\0') {
     return std::string_view(dir) == "off" ? fs::path() : fs::path(dir);
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') return fs::path(xdg) / "dgxhost";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/')
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return fs::path(xdg) / "dgxhost";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
     return fs::path(home) / ".cache" / "dgxhost";
+  }
   return {};
 }
 
 ProbeVerdict probe_plugin(const fs::path& file, const LoadOptions& options) {
   const fs::path cache = probe_cache_dir();
   const std::optional<std::string> key = identity(file);
-  if (!cache.empty() && key && known_good(cache, *key)) return {std::nullopt, true};
+  if (!cache.empty() && key && known_good(cache, *key)) {
+    return {std::nullopt, true};
+  }
 
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return {};
+  }
   UniqueFd read_end(fds[0]);
   UniqueFd write_end(fds[1]);
   std::cout.flush();  // what is buffered now must not be written twice
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid < 0) return {};
+  if (pid < 0) {
+    return {};
+  }
   if (pid == 0) {
     ::close(read_end.release());
     child_main(write_end.get(), file, options);
   }
   write_end = UniqueFd();
   ProbeVerdict verdict{judge(await_child(pid, read_end.get())), false};
-  if (!verdict.rejection && !cache.empty() && key) remember_good(cache, *key);
+  if (!verdict.rejection && !cache.empty() && key) {
+    remember_good(cache, *key);
+  }
   return verdict;
 }
 

@@ -18,40 +18,50 @@ bool is_plugin_file_name(const std::string& name) {
 
 PluginRegistry::~PluginRegistry() {
   // Last loaded first, as a stack unwinds. (An index: clang 14 cannot compile libstdc++ 12's reverse_view.)
-  for (std::size_t i = plugins_.size(); i-- > 0;)
-    if (plugins_[i]->desc != nullptr && plugins_[i]->desc->shutdown != nullptr) plugins_[i]->desc->shutdown();
+  for (std::size_t i = plugins_.size(); i-- > 0;) {
+    if (plugins_[i]->desc != nullptr && plugins_[i]->desc->shutdown != nullptr) {
+      plugins_[i]->desc->shutdown();
+    }
+  }
 }
 
 void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOptions& options) {
   for (const SearchPath& search : paths) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(search.path, ec)) {  // --plugin-dir may name one file
-      if (is_plugin_file_name(search.path.filename().string()))
+      if (is_plugin_file_name(search.path.filename().string())) {
         load_candidate(search.path, options);
-      else
+      } else {
         rejections_.push_back({search.path, "not named libdgx-<name>.so (expected a dgx plugin file name)"});
+      }
       continue;
     }
     if (!std::filesystem::is_directory(search.path, ec)) {
-      if (search.must_exist)
+      if (search.must_exist) {
         warnings_.push_back("plugin directory " + search.path.string() + " (" + search.origin + ") does not exist");
+      }
       continue;
     }
     std::vector<std::filesystem::path> files;
     std::vector<std::string> misnamed;
     for (const auto& entry : std::filesystem::directory_iterator(search.path, ec)) {
       const std::string name = entry.path().filename().string();
-      if (is_plugin_file_name(name))
+      if (is_plugin_file_name(name)) {
         files.push_back(entry.path());
-      else if (name.find(".so") != std::string::npos)
+      } else if (name.find(".so") != std::string::npos) {
         misnamed.push_back(name);
+      }
     }
     std::sort(files.begin(), files.end());
-    for (const auto& file : files) load_candidate(file, options);
+    for (const auto& file : files) {
+      load_candidate(file, options);
+    }
     // In a folder the user named, a shared object that is not loaded because of its name deserves a word.
     if (search.must_exist && !misnamed.empty()) {
       std::sort(misnamed.begin(), misnamed.end());
-      if (misnamed.size() > 5) misnamed.resize(5), misnamed.emplace_back("...");
+      if (misnamed.size() > 5) {
+        misnamed.resize(5), misnamed.emplace_back("...");
+      }
       warnings_.push_back("plugin directory " + search.path.string() + " (" + search.origin +
                           "): ignored shared objects not named libdgx-<name>.so: " + text::join(misnamed, ", "));
     }
@@ -61,7 +71,9 @@ void PluginRegistry::discover(const std::vector<SearchPath>& paths, const LoadOp
 void PluginRegistry::load_candidate(const std::filesystem::path& file, const LoadOptions& options) {
   std::error_code ec;
   const auto canonical = std::filesystem::weakly_canonical(file, ec);
-  if (std::find(seen_files_.begin(), seen_files_.end(), canonical) != seen_files_.end()) return;  // same file twice
+  if (std::find(seen_files_.begin(), seen_files_.end(), canonical) != seen_files_.end()) {
+    return;  // same file twice
+  }
   seen_files_.push_back(canonical);
 
   auto loaded = load_plugin(file, options);
@@ -81,15 +93,21 @@ void PluginRegistry::add_preset_files(const std::vector<SearchPath>& config_path
   for (const SearchPath& search : config_paths) {
     std::error_code ec;
     const auto dir = search.path / "workloads";
-    if (!std::filesystem::is_directory(dir, ec)) continue;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      continue;
+    }
     std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-      if (entry.path().extension() == ".toml") files.push_back(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".toml") {
+        files.push_back(entry.path());
+      }
+    }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       const std::string name = file.stem().string();
-      if (std::any_of(file_presets_.begin(), file_presets_.end(), [&](const auto& p) { return p.name == name; }))
+      if (std::any_of(file_presets_.begin(), file_presets_.end(), [&](const auto& p) { return p.name == name; })) {
         continue;
+      }
       auto parsed = load_toml_config(file.string(), "preset '" + name + "'");
       if (!parsed) {
         warnings_.push_back("preset " + file.string() + " ignored: " + parsed.error().message);
@@ -113,17 +131,25 @@ void PluginRegistry::add_preset_files(const std::vector<SearchPath>& config_path
 
 std::vector<const PresetInfo*> PluginRegistry::presets() const {
   std::vector<const PresetInfo*> out;
-  for (const PresetInfo& p : file_presets_) out.push_back(&p);
-  for (const auto& plugin : plugins_)
-    for (const PresetInfo& p : plugin->presets)
-      if (std::none_of(out.begin(), out.end(), [&](const PresetInfo* q) { return q->name == p.name; }))
+  for (const PresetInfo& p : file_presets_) {
+    out.push_back(&p);
+  }
+  for (const auto& plugin : plugins_) {
+    for (const PresetInfo& p : plugin->presets) {
+      if (std::none_of(out.begin(), out.end(), [&](const PresetInfo* q) { return q->name == p.name; })) {
         out.push_back(&p);
+      }
+    }
+  }
   return out;
 }
 
 const LoadedPlugin* PluginRegistry::find_plugin(std::string_view name) const {
-  for (const auto& p : plugins_)
-    if (p->name == name) return p.get();
+  for (const auto& p : plugins_) {
+    if (p->name == name) {
+      return p.get();
+    }
+  }
   return nullptr;
 }
 

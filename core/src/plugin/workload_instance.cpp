@@ -27,7 +27,9 @@ std::string who(const WorkloadInfo& w) { return w.plugin->name + ":" + w.name; }
 
 Failure make_failure(const WorkloadInfo& w, const char* function, dgx_status status, const char* message) {
   std::string text = who(w) + ": " + function + " failed";
-  if (status == DGX_ERR_INVALID_ARGUMENT) text = who(w) + ": invalid configuration";
+  if (status == DGX_ERR_INVALID_ARGUMENT) {
+    text = who(w) + ": invalid configuration";
+  }
   text +=
       std::string(": ") + (message != nullptr && *message != '\0' ? printable(message, true)
                                                                   : "no message (" + sdk::status_symbol(status) + ")");
@@ -37,11 +39,15 @@ Failure make_failure(const WorkloadInfo& w, const char* function, dgx_status sta
 }  // namespace
 
 CallResult can_measure(const WorkloadInfo& workload, const dgx_host_api* host) {
-  if (workload.desc->can_measure == nullptr) return std::nullopt;
+  if (workload.desc->can_measure == nullptr) {
+    return std::nullopt;
+  }
   std::array<char, 2048> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
   const dgx_status status = workload.desc->can_measure(workload.desc, host, &error);
-  if (status == DGX_OK) return std::nullopt;
+  if (status == DGX_OK) {
+    return std::nullopt;
+  }
   Failure f = make_failure(workload, "can_measure", status, message.data());
   f.message = who(workload) +
               " cannot measure here: " + (message[0] != '\0' ? printable(message.data(), true) : "no reason given");
@@ -54,8 +60,12 @@ Expected<WorkloadInstance> WorkloadInstance::create(const WorkloadInfo& workload
   dgx_instance* instance = nullptr;
   const CrashScope scope(who(workload) + ": create()");
   const dgx_status status = workload.desc->create(workload.desc, host, &instance, &error);
-  if (status != DGX_OK) return make_failure(workload, "create", status, message.data());
-  if (instance == nullptr) return make_failure(workload, "create", DGX_ERR_INTERNAL, "returned DGX_OK but no instance");
+  if (status != DGX_OK) {
+    return make_failure(workload, "create", status, message.data());
+  }
+  if (instance == nullptr) {
+    return make_failure(workload, "create", DGX_ERR_INTERNAL, "returned DGX_OK but no instance");
+  }
   return WorkloadInstance(workload, instance);
 }
 
@@ -63,7 +73,9 @@ WorkloadInstance::WorkloadInstance(WorkloadInstance&& other) noexcept
     : workload_(other.workload_), instance_(std::exchange(other.instance_, nullptr)) {}
 
 WorkloadInstance::~WorkloadInstance() {
-  if (instance_ == nullptr) return;
+  if (instance_ == nullptr) {
+    return;
+  }
   const CrashScope scope(where("destroy"));
   workload_->desc->destroy(instance_);
 }
@@ -72,8 +84,12 @@ std::string WorkloadInstance::where(const char* function) const {
   std::string text = who(*workload_) + ": " + function + "()";
   if (case_index_) {
     text += " of case " + std::to_string(*case_index_ + 1);
-    if (case_total_ != 0) text += "/" + std::to_string(case_total_);
-    if (!case_label_.empty()) text += " (" + case_label_ + ")";
+    if (case_total_ != 0) {
+      text += "/" + std::to_string(case_total_);
+    }
+    if (!case_label_.empty()) {
+      text += " (" + case_label_ + ")";
+    }
   }
   return text;
 }
@@ -89,18 +105,24 @@ Failure WorkloadInstance::failure(const char* function, dgx_status status) const
 }
 
 CallResult WorkloadInstance::setup() {
-  if (workload_->desc->setup == nullptr) return std::nullopt;
+  if (workload_->desc->setup == nullptr) {
+    return std::nullopt;
+  }
   const CrashScope scope(where("setup"));
   const dgx_status s = workload_->desc->setup(instance_, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("setup", s);
 }
 
 Expected<std::uint32_t> WorkloadInstance::case_count() {
-  if (workload_->desc->case_count == nullptr) return case_total_ = 1u;
+  if (workload_->desc->case_count == nullptr) {
+    return case_total_ = 1u;
+  }
   std::uint32_t count = 0;
   const CrashScope scope(where("case_count"));
   const dgx_status s = workload_->desc->case_count(instance_, &count, fresh_error());
-  if (s != DGX_OK) return failure("case_count", s);
+  if (s != DGX_OK) {
+    return failure("case_count", s);
+  }
   case_total_ = count;
   return count;
 }
@@ -110,7 +132,9 @@ CallResult WorkloadInstance::begin_case(std::uint32_t index, dgx_case_desc& out)
   out.struct_size = sizeof out;
   case_index_ = index;
   case_label_.clear();
-  if (workload_->desc->begin_case == nullptr) return std::nullopt;
+  if (workload_->desc->begin_case == nullptr) {
+    return std::nullopt;
+  }
   const CrashScope scope(where("begin_case"));
   const dgx_status s = workload_->desc->begin_case(instance_, index, &out, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("begin_case", s);
@@ -123,14 +147,18 @@ CallResult WorkloadInstance::run(const dgx_sample_request& request, dgx_sample_r
 }
 
 CallResult WorkloadInstance::end_case(std::uint32_t index, const dgx_sample_stats& stats) {
-  if (workload_->desc->end_case == nullptr) return std::nullopt;
+  if (workload_->desc->end_case == nullptr) {
+    return std::nullopt;
+  }
   const CrashScope scope(where("end_case"));
   const dgx_status s = workload_->desc->end_case(instance_, index, &stats, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("end_case", s);
 }
 
 CallResult WorkloadInstance::finalize() {
-  if (workload_->desc->finalize == nullptr) return std::nullopt;
+  if (workload_->desc->finalize == nullptr) {
+    return std::nullopt;
+  }
   const CrashScope scope(where("finalize"));
   const dgx_status s = workload_->desc->finalize(instance_, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("finalize", s);

@@ -90,7 +90,9 @@ json::Object bar_chart(const std::string& title, const std::string& x_title, jso
   json::Object bars;
   bars.set("label", label);
   bars.set("values", json::Array(values.begin(), values.end()));
-  if (!verdicts.empty()) bars.set("verdicts", json::Array(verdicts.begin(), verdicts.end()));
+  if (!verdicts.empty()) {
+    bars.set("verdicts", json::Array(verdicts.begin(), verdicts.end()));
+  }
   c.set("bars", json::Array{json::Value(std::move(bars))});
   c.set("hlines", std::move(hlines));
   return c;
@@ -105,7 +107,9 @@ std::optional<double> metric(const ResultRow& r, const char* name) {
 
 std::optional<double> metric_in(const ResultRow& r, const char* name, const char* unit) {
   const Metric* m = r.find_metric(name);
-  if (m == nullptr || !std::isfinite(m->value)) return std::nullopt;
+  if (m == nullptr || !std::isfinite(m->value)) {
+    return std::nullopt;
+  }
   return convert(m->value, m->unit, unit);
 }
 
@@ -116,23 +120,32 @@ std::string field(const ResultRow& r, const char* key) {
 
 // A short name of a row among `rows`: its label, else the values of the config keys that vary among them.
 std::string row_name(const ResultRow& r, const Rows& rows) {
-  if (!r.label.empty()) return r.label;
-  if (const Field* f = r.find_field("configuration")) return f->value;
+  if (!r.label.empty()) {
+    return r.label;
+  }
+  if (const Field* f = r.find_field("configuration")) {
+    return f->value;
+  }
   std::vector<std::string> parts;
   for (const auto& [key, value] : r.config) {
     const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
       const json::Value* other = o->config.find(k);
       return other != nullptr && !(*other == v);
     });
-    if (varies) parts.push_back(value.is_string() ? value.as_string() : json::write(value, 0));
+    if (varies) {
+      parts.push_back(value.is_string() ? value.as_string() : json::write(value, 0));
+    }
   }
   return parts.empty() ? r.workload : text::join(parts, " ");
 }
 
 Rows rows_where(const Report& report, const std::function<bool(const ResultRow&)>& keep) {
   Rows out;
-  for (const ResultRow& r : report.rows)
-    if (keep(r)) out.push_back(&r);
+  for (const ResultRow& r : report.rows) {
+    if (keep(r)) {
+      out.push_back(&r);
+    }
+  }
   return out;
 }
 
@@ -142,7 +155,9 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
   const Rows rows = rows_where(report, [](const ResultRow& r) {
     return r.mode == ResultMode::projected && r.config.contains("gpus") && metric(r, "days_to_train").has_value();
   });
-  if (rows.size() < 2) return;
+  if (rows.size() < 2) {
+    return;
+  }
   std::map<std::string, Series> days, cost, all;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
   for (const ResultRow* r : rows) {
@@ -151,29 +166,42 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
     days[precision].label = cost[precision].label = all[precision].label = precision;
     days[precision].points.push_back(json::Array{gpus, d});
     const auto usd = metric(*r, "cost_usd");
-    if (!usd) continue;
+    if (!usd) {
+      continue;
+    }
     cost[precision].points.push_back(json::Array{gpus, *usd});
     all[precision].points.push_back(json::Array{*usd, d});
     all[precision].line = false;
-    if (field(*r, "pareto") == "*") front.points.push_back(json::Array{*usd, d});
-    if (field(*r, "recommended") == "yes") recommended.points.push_back(json::Array{*usd, d});
+    if (field(*r, "pareto") == "*") {
+      front.points.push_back(json::Array{*usd, d});
+    }
+    if (field(*r, "recommended") == "yes") {
+      recommended.points.push_back(json::Array{*usd, d});
+    }
   }
   auto values = [](const std::map<std::string, Series>& m) {
     std::vector<Series> v;
-    for (const auto& [k, s] : m)
-      if (!s.points.empty()) v.push_back(s);
+    for (const auto& [k, s] : m) {
+      if (!s.points.empty()) {
+        v.push_back(s);
+      }
+    }
     return v;
   };
   out.push_back(xy_chart("Days to train against GPU count", axis("GPUs", true), axis("days", true), values(days),
                          "The fastest layout that fits per GPU count and precision (projected)."));
-  if (front.points.empty() && values(cost).empty()) return;
+  if (front.points.empty() && values(cost).empty()) {
+    return;
+  }
   out.push_back(xy_chart("Cost against GPU count", axis("GPUs", true), axis("cost [USD]"), values(cost),
                          "Training cost at the assumed price per GPU-hour (projected)."));
   std::sort(front.points.begin(), front.points.end(),
             [](const json::Value& a, const json::Value& b) { return a[0].as_number() < b[0].as_number(); });
   std::vector<Series> pareto = values(all);
   pareto.push_back(front);
-  if (!recommended.points.empty()) pareto.push_back(recommended);
+  if (!recommended.points.empty()) {
+    pareto.push_back(recommended);
+  }
   out.push_back(xy_chart("Pareto front: days against cost", axis("cost [USD]"), axis("days", true), pareto,
                          "No configuration on the front trains both faster and cheaper than another; the star is "
                          "the recommendation."));
@@ -185,7 +213,9 @@ void comm_charts(const Report& report, std::vector<json::Object>& out) {
   const Rows rows = rows_where(report, [](const ResultRow& r) {
     return r.mode == ResultMode::measured && metric(r, "size") && metric_in(r, "busbw", "GB/s");
   });
-  if (rows.empty()) return;
+  if (rows.empty()) {
+    return;
+  }
   // One rank moves nothing over a bus (busbw = 0 for all_reduce): then the algorithm bandwidth says more.
   const bool bus = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return *metric(*r, "busbw") > 0; });
   const char* shown = bus ? "busbw" : "algbw";
@@ -193,18 +223,28 @@ void comm_charts(const Report& report, std::vector<json::Object>& out) {
   std::optional<double> peak;
   for (const ResultRow* r : rows) {
     std::string name = r->config_text("comm.collective");
-    if (name.empty()) name = r->workload;
+    if (name.empty()) {
+      name = r->workload;
+    }
     const std::string placement = r->config_text("comm.placement");
-    if (!placement.empty()) name += " " + placement;
+    if (!placement.empty()) {
+      name += " " + placement;
+    }
     const double value = metric_in(*r, shown, "GB/s").value_or(0);
     by_case[name].label = name;
     by_case[name].points.push_back(json::Array{*metric(*r, "size"), value});
-    if (const auto pct = metric(*r, "busbw.peak"); bus && pct && *pct > 0 && !peak) peak = value * 100 / *pct;
+    if (const auto pct = metric(*r, "busbw.peak"); bus && pct && *pct > 0 && !peak) {
+      peak = value * 100 / *pct;
+    }
   }
   std::vector<Series> series;
-  for (const auto& [k, s] : by_case) series.push_back(s);
+  for (const auto& [k, s] : by_case) {
+    series.push_back(s);
+  }
   json::Array lines;
-  if (peak) lines.push_back(hline("link peak " + text::format_number(*peak, 4) + " GB/s per direction", *peak));
+  if (peak) {
+    lines.push_back(hline("link peak " + text::format_number(*peak, 4) + " GB/s per direction", *peak));
+  }
   out.push_back(xy_chart(bus ? "Bus bandwidth against message size" : "Algorithm bandwidth against message size",
                          axis("size [B]", true), axis(std::string(shown) + " [GB/s]"), series,
                          bus ? "Measured. nccl-tests' bus bandwidth: algbw x 2(n-1)/n for all_reduce, (n-1)/n for "
@@ -217,8 +257,11 @@ void comm_charts(const Report& report, std::vector<json::Object>& out) {
 
 void layer_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Rows> by_precision;
-  for (const ResultRow& r : report.rows)
-    if (r.table == "llm-layer ops" && metric(r, "time")) by_precision[r.config_text("precision")].push_back(&r);
+  for (const ResultRow& r : report.rows) {
+    if (r.table == "llm-layer ops" && metric(r, "time")) {
+      by_precision[r.config_text("precision")].push_back(&r);
+    }
+  }
   for (const auto& [precision, rows] : by_precision) {
     std::vector<std::string> ops, compute_ops;
     std::vector<double> ms, tflops;
@@ -229,14 +272,20 @@ void layer_charts(const Report& report, std::vector<json::Object>& out) {
       if (const auto t = metric(*r, "tflops")) {
         compute_ops.push_back(r->config_text("op"));
         tflops.push_back(*t);
-        if (const auto pct = metric(*r, "peak_pct"); pct && *pct > 0 && !peak) peak = *t * 100 / *pct;
+        if (const auto pct = metric(*r, "peak_pct"); pct && *pct > 0 && !peak) {
+          peak = *t * 100 / *pct;
+        }
       }
     }
     out.push_back(bar_chart("Time per op, " + precision, "op", axis("time [ms]"), ops, "time", ms,
                             "One layer's forward and backward, op by op (measured, device events)."));
-    if (tflops.empty()) continue;
+    if (tflops.empty()) {
+      continue;
+    }
     json::Array lines;
-    if (peak) lines.push_back(hline("dense peak " + text::format_number(*peak, 4) + " TFLOP/s", *peak));
+    if (peak) {
+      lines.push_back(hline("dense peak " + text::format_number(*peak, 4) + " TFLOP/s", *peak));
+    }
     out.push_back(bar_chart(
         "TFLOP/s per op against the peak, " + precision, "op", axis("TFLOP/s"), compute_ops, "TFLOP/s", tflops,
         "GEMMs and attention (measured) against the dense peak of the system profile (reference).", std::move(lines)));
@@ -250,12 +299,16 @@ void inference_charts(const Report& report, std::vector<json::Object>& out) {
   for (const ResultRow& r : report.rows) {
     const auto user = metric(r, "output_tokens_per_s_per_user");
     auto total = metric(r, "output_tokens_per_s_per_gpu");
-    if (!user || !total) continue;
+    if (!user || !total) {
+      continue;
+    }
     const std::string name = (r.table.empty() ? r.workload : r.table) + " " + r.config_text("precision");
     by_table[name].label = name;
     by_table[name].points.push_back(json::Array{*user, *total});
   }
-  if (by_table.empty()) return;
+  if (by_table.empty()) {
+    return;
+  }
   std::vector<Series> series;
   for (auto& [k, s] : by_table) {
     std::sort(s.points.begin(), s.points.end(),
@@ -275,14 +328,19 @@ void verdict_charts(const Report& report, std::vector<json::Object>& out) {
   std::vector<double> ratios;
   const Rows all = rows_where(report, [](const ResultRow&) { return true; });
   double threshold = 0.95;
-  for (const ResultRow& r : report.rows)
+  for (const ResultRow& r : report.rows) {
     if (const auto ratio = metric(r, "ratio_to_reference")) {
       names.push_back(row_name(r, all));
       ratios.push_back(*ratio);
       verdicts.push_back(field(r, "verdict"));
-      if (const Field* t = r.find_field("threshold")) threshold = std::strtod(t->value.c_str(), nullptr);
+      if (const Field* t = r.find_field("threshold")) {
+        threshold = std::strtod(t->value.c_str(), nullptr);
+      }
     }
-  if (ratios.empty()) return;
+  }
+  if (ratios.empty()) {
+    return;
+  }
   out.push_back(bar_chart("Ratio to the reference", "row", axis("ratio (above 1: better)"), names, "ratio", ratios,
                           "Each measured or projected row against its reference row; pass at or above the threshold.",
                           json::Array{json::Value(hline("threshold " + text::format_number(threshold, 3), threshold))},
@@ -292,17 +350,21 @@ void verdict_charts(const Report& report, std::vector<json::Object>& out) {
 void compare_charts(const Report& report, std::vector<json::Object>& out) {
   std::vector<std::string> names, verdicts;
   std::vector<double> goodness;
-  for (const ResultRow& r : report.rows)
+  for (const ResultRow& r : report.rows) {
     if (text::starts_with(r.table, "compare ") && metric(r, "change")) {
       const Rows same = rows_where(report, [&](const ResultRow& o) { return o.table == r.table; });
       names.push_back(field(r, "metric") + " " + row_name(r, same));
       goodness.push_back(1 + *metric(r, "change") / 100);
       verdicts.push_back(field(r, "verdict"));
     }
-  if (goodness.empty()) return;
+  }
+  if (goodness.empty()) {
+    return;
+  }
   double threshold = 0.05;
-  if (const json::Value* c = report.context.find("compare"); c != nullptr && c->is_object())
+  if (const json::Value* c = report.context.find("compare"); c != nullptr && c->is_object()) {
     threshold = c->as_object().at("threshold").as_number();
+  }
   out.push_back(bar_chart(
       "B against A", "metric and case", axis("B relative to A (above 1: B better)"), names, "B relative to A", goodness,
       "Red: a significant regression; green: a significant improvement; grey: no significant "
@@ -319,19 +381,23 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
     const Rows rows =
         rows_where(report, [&](const ResultRow& r) { return (r.table.empty() ? r.workload : r.table) == t.title; });
     const Metric* first = nullptr;
-    for (const Metric& m : rows.front()->metrics)
+    for (const Metric& m : rows.front()->metrics) {
       if (!m.hidden && better_direction(m.name, m.unit) != Better::none) {
         first = &m;
         break;
       }
-    if (first == nullptr) continue;
+    }
+    if (first == nullptr) {
+      continue;
+    }
     std::vector<std::string> names;
     std::vector<double> values;
-    for (const ResultRow* r : rows)
+    for (const ResultRow* r : rows) {
       if (const auto v = metric_in(*r, first->name.c_str(), first->unit.c_str())) {
         names.push_back(std::string(to_string(r->mode)) + " " + row_name(*r, rows));
         values.push_back(*v);
       }
+    }
     out.push_back(bar_chart(t.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names,
                             first->name, values,
                             std::string(to_string(better_direction(first->name, first->unit))) + "."));
@@ -348,8 +414,12 @@ std::vector<json::Object> charts_for(const Report& report) {
   inference_charts(report, out);
   verdict_charts(report, out);
   compare_charts(report, out);
-  if (out.empty()) generic_charts(report, out);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i].set("id", "chart-" + std::to_string(i + 1));
+  if (out.empty()) {
+    generic_charts(report, out);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].set("id", "chart-" + std::to_string(i + 1));
+  }
   return out;
 }
 

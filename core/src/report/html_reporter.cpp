@@ -35,14 +35,19 @@ std::string script_safe(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     out += s[i];
-    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') out += "\\";
+    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
+      out += "\\";
+    }
   }
   return out;
 }
 
 std::string asset(std::span<const html::EmbeddedFile> files, std::string_view path) {
-  for (const html::EmbeddedFile& f : files)
-    if (f.path == path) return std::string(f.text);
+  for (const html::EmbeddedFile& f : files) {
+    if (f.path == path) {
+      return std::string(f.text);
+    }
+  }
   return {};
 }
 
@@ -55,32 +60,41 @@ window.addEventListener('error', function (e) { window.dgxErrors.push(String(e.m
 std::string title_of(const Report& report) {
   const json::Value* w = report.context.find("workload");
   std::string title = w != nullptr && w->is_string() ? w->as_string() : "results";
-  if (const json::Value* p = report.context.find("preset"); p != nullptr && p->is_string())
+  if (const json::Value* p = report.context.find("preset"); p != nullptr && p->is_string()) {
     title = p->as_string() + " (" + title + ")";
+  }
   return title;
 }
 
 std::string header(const Report& report) {
   std::string out = "<header>\n<h1>dgxhost report: " + escape(title_of(report)) + "</h1>\n";
-  for (const std::string& line : header_lines(report)) out += "<p class=\"header-line\">" + escape(line) + "</p>\n";
-  if (report.exit_code != 0)
+  for (const std::string& line : header_lines(report)) {
+    out += "<p class=\"header-line\">" + escape(line) + "</p>\n";
+  }
+  if (report.exit_code != 0) {
     out += "<p class=\"status-failed\">exit code " + std::to_string(report.exit_code) + ": " + escape(report.error) +
            "</p>\n";
+  }
   return out + "</header>\n";
 }
 
 std::string charts_section(const std::vector<json::Object>& charts, bool have_chartjs) {
-  if (charts.empty()) return {};
+  if (charts.empty()) {
+    return {};
+  }
   std::string out = "<section>\n<h2>Charts</h2>\n";
-  if (!have_chartjs)
+  if (!have_chartjs) {
     out += "<p class=\"notice\">This dgxhost was built without Chart.js (Debian package libjs-chart.js): the charts "
            "are not drawn; the tables below hold every number.</p>\n";
+  }
   out += "<div class=\"charts\">\n";
   for (const json::Object& c : charts) {
     const json::Value* caption = c.find("caption");
     out += "<figure class=\"chart\"><canvas id=\"" + escape(c.at("id").as_string()) +
            "\" width=\"640\" height=\"360\"></canvas>";
-    if (caption != nullptr) out += "<p>" + escape(caption->as_string()) + "</p>";
+    if (caption != nullptr) {
+      out += "<p>" + escape(caption->as_string()) + "</p>";
+    }
     out += "</figure>\n";
   }
   return out + "</div>\n</section>\n";
@@ -88,11 +102,15 @@ std::string charts_section(const std::vector<json::Object>& charts, bool have_ch
 
 // A header row of column groups (nccl-tests' out-of-place / in-place), when the table has them.
 std::string groups_html(const Table& t) {
-  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) return {};
+  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) {
+    return {};
+  }
   std::string out = "<tr>";
   for (std::size_t c = 0; c < t.groups.size();) {
     std::size_t span = 1;
-    while (c + span < t.groups.size() && t.groups[c + span] == t.groups[c]) ++span;
+    while (c + span < t.groups.size() && t.groups[c + span] == t.groups[c]) {
+      ++span;
+    }
     out += "<th colspan=\"" + std::to_string(span) + "\">" + escape(t.groups[c]) + "</th>";
     c += span;
   }
@@ -101,14 +119,17 @@ std::string groups_html(const Table& t) {
 
 std::string table_html(const Table& t) {
   std::string out = "<h3>" + escape(t.title) + "</h3>\n<table>\n<thead>" + groups_html(t) + "<tr>";
-  for (std::size_t c = 0; c < t.headers.size(); ++c)
+  for (std::size_t c = 0; c < t.headers.size(); ++c) {
     out += std::string(t.right_aligned[c] ? "<th class=\"num\">" : "<th>") + escape(t.headers[c]) + "</th>";
+  }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.cells) {
     out += "<tr class=\"mode-" + escape(row.empty() ? "" : row[0]) + "\">";
     for (std::size_t c = 0; c < row.size(); ++c) {
       std::string cls = t.right_aligned[c] ? "num" : "";
-      if (t.headers[c] == "verdict" && !row[c].empty()) cls += " verdict-" + row[c].substr(0, row[c].find(' '));
+      if (t.headers[c] == "verdict" && !row[c].empty()) {
+        cls += " verdict-" + row[c].substr(0, row[c].find(' '));
+      }
       out += (cls.empty() ? "<td>" : "<td class=\"" + escape(text::trim(cls)) + "\">") + escape(row[c]) + "</td>";
     }
     out += "</tr>\n";
@@ -118,19 +139,27 @@ std::string table_html(const Table& t) {
 
 std::string notes_html(const Report& report, bool before) {
   std::string out;
-  for (const Note& n : report.notes)
-    if (n.before == before)
+  for (const Note& n : report.notes) {
+    if (n.before == before) {
       out += "<div class=\"note\"><h3>" + escape(n.title) + "</h3><pre>" + escape(n.text) + "</pre></div>\n";
+    }
+  }
   return out;
 }
 
 std::string results_section(const Report& report) {
   std::string out = "<section>\n<h2>Results</h2>\n";
   out += notes_html(report, true);
-  for (const Table& t : tabulate(report.rows, false)) out += table_html(t);
-  if (report.rows.empty()) out += "<p>(no results)</p>\n";
+  for (const Table& t : tabulate(report.rows, false)) {
+    out += table_html(t);
+  }
+  if (report.rows.empty()) {
+    out += "<p>(no results)</p>\n";
+  }
   const std::vector<std::string> provenance = provenance_lines(report.rows);
-  if (!provenance.empty()) out += "<pre class=\"provenance\">" + escape(text::join(provenance, "\n")) + "</pre>\n";
+  if (!provenance.empty()) {
+    out += "<pre class=\"provenance\">" + escape(text::join(provenance, "\n")) + "</pre>\n";
+  }
   out += notes_html(report, false);
   return out + "</section>\n";
 }
@@ -155,7 +184,9 @@ std::string render_html(const Report& report) {
   out += context_section(report);
   out += "<pre id=\"dgx-selftest\"></pre>\n";
   out += "<script type=\"application/json\" id=\"dgx-charts\">" + script_safe(json::write(specs, 0)) + "</script>\n";
-  if (!chartjs.empty()) out += "<script>\n" + script_safe(chartjs) + "\n</script>\n";
+  if (!chartjs.empty()) {
+    out += "<script>\n" + script_safe(chartjs) + "\n</script>\n";
+  }
   out += "<script>\n" + asset(html::report_assets(), "report.js") + "\n</script>\n</body>\n</html>\n";
   return out;
 }

@@ -11,15 +11,23 @@ namespace {
 
 std::string search_path_line(const std::vector<SearchPath>& paths) {
   std::vector<std::string> parts;
-  for (const SearchPath& p : paths) parts.push_back(printable(p.path.string()) + " (" + p.origin + ")");
+  for (const SearchPath& p : paths) {
+    parts.push_back(printable(p.path.string()) + " (" + p.origin + ")");
+  }
   return "plugin search path: " + text::join(parts, ", ");
 }
 
 std::string preset_source(const PresetInfo& p, const PluginRegistry& registry) {
-  if (!p.file.empty()) return printable(p.file);
-  for (const auto& plugin : registry.plugins())
-    for (const PresetInfo& q : plugin->presets)
-      if (&q == &p) return "embedded in plugin " + plugin->name;
+  if (!p.file.empty()) {
+    return printable(p.file);
+  }
+  for (const auto& plugin : registry.plugins()) {
+    for (const PresetInfo& q : plugin->presets) {
+      if (&q == &p) {
+        return "embedded in plugin " + plugin->name;
+      }
+    }
+  }
   return "embedded";
 }
 
@@ -32,8 +40,12 @@ json::Value param_json(const ParamSpec& spec, const ResolvedEntry* entry) {
     o.set("value", entry->value);
     o.set("source", entry->where.describe());
   }
-  if (!spec.choices.empty()) o.set("choices", json::Array(spec.choices.begin(), spec.choices.end()));
-  if (!spec.unit.empty()) o.set("unit", spec.unit);
+  if (!spec.choices.empty()) {
+    o.set("choices", json::Array(spec.choices.begin(), spec.choices.end()));
+  }
+  if (!spec.unit.empty()) {
+    o.set("unit", spec.unit);
+  }
   o.set("required", spec.required);
   o.set("help", spec.help);
   return o;
@@ -46,7 +58,9 @@ std::string list_text(const PluginRegistry& registry, const std::vector<SearchPa
   for (const auto& p : registry.plugins()) {
     out += "  " + p->name + " " + p->version + "  ABI " + abi_version_string(p->abi_version) + "  " + p->vendor + "  " +
            printable(p->file.string()) + "\n";
-    if (!p->description.empty()) out += "    " + p->description + "\n";
+    if (!p->description.empty()) {
+      out += "    " + p->description + "\n";
+    }
     for (const WorkloadInfo& w : p->workloads) {
       const std::string precisions = w.precisions.empty() ? "-" : text::join(w.precisions, ",");
       out += "    - " + w.name + "  [" + std::string(kind_name(w.kind)) + "; " + w.mode_list() + "; " + precisions +
@@ -55,11 +69,14 @@ std::string list_text(const PluginRegistry& registry, const std::vector<SearchPa
   }
   const auto presets = registry.presets();
   out += "\nPresets (" + std::to_string(presets.size()) + "):\n";
-  for (const PresetInfo* p : presets)
+  for (const PresetInfo* p : presets) {
     out += "  " + p->name + " -> " + p->workload + "  " + p->summary + "  (" + preset_source(*p, registry) + ")\n";
+  }
   if (!registry.rejections().empty()) {
     out += "\nRejected plugin files (" + std::to_string(registry.rejections().size()) + "):\n";
-    for (const PluginRejection& r : registry.rejections()) out += "  " + r.line() + "\n";
+    for (const PluginRejection& r : registry.rejections()) {
+      out += "  " + r.line() + "\n";
+    }
   }
   out += "\n" + search_path_line(plugin_paths) + "\n";
   return out;
@@ -105,7 +122,9 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
     rejected.push_back(std::move(o));
   }
   std::vector<std::string> search;
-  for (const SearchPath& s : plugin_paths) search.push_back(s.path.string());
+  for (const SearchPath& s : plugin_paths) {
+    search.push_back(s.path.string());
+  }
   json::Object doc;
   doc.set("plugins", std::move(plugins));
   doc.set("presets", std::move(presets));
@@ -118,7 +137,9 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
   std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
                     printable(w.plugin->file.string()) + ")\n";
-  if (target.preset != nullptr) out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
+  if (target.preset != nullptr) {
+    out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
+  }
   out += "  " + w.summary + "\n";
   out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
          (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")) + "\n";
@@ -129,11 +150,19 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
   for (const ResolvedEntry& e : config.entries()) {
     const ParamSpec& s = *e.spec;
     std::string help = s.help;
-    if (!s.unit.empty()) help += " [" + s.unit + "]";
+    if (!s.unit.empty()) {
+      help += " [" + s.unit + "]";
+    }
     const bool sizes = s.unit == "B" && (s.type == ParamType::integer || s.type == ParamType::int_list);
-    if (sizes) help += " (64K, 1M, 2G, 1T accepted)";
-    if (!s.choices.empty()) help += " (" + text::join(s.choices, "|") + ")";
-    if (s.required) help += " (required)";
+    if (sizes) {
+      help += " (64K, 1M, 2G, 1T accepted)";
+    }
+    if (!s.choices.empty()) {
+      help += " (" + text::join(s.choices, "|") + ")";
+    }
+    if (s.required) {
+      help += " (required)";
+    }
     t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",
                        e.is_set ? to_toml_literal(e.value) + " (" + e.where.describe() + ")" : "", help});
   }
@@ -146,13 +175,17 @@ json::Value describe_json(const Target& target, const ResolvedConfig& config) {
   o.set("workload", w.name);
   o.set("plugin", w.plugin->name);
   o.set("plugin_version", w.plugin->version);
-  if (target.preset != nullptr) o.set("preset", target.preset->name);
+  if (target.preset != nullptr) {
+    o.set("preset", target.preset->name);
+  }
   o.set("kind", std::string(kind_name(w.kind)));
   o.set("modes", w.mode_list());
   o.set("precisions", json::Array(w.precisions.begin(), w.precisions.end()));
   o.set("summary", w.summary);
   json::Array params;
-  for (const ResolvedEntry& e : config.entries()) params.push_back(param_json(*e.spec, &e));
+  for (const ResolvedEntry& e : config.entries()) {
+    params.push_back(param_json(*e.spec, &e));
+  }
   o.set("parameters", std::move(params));
   return o;
 }

@@ -37,7 +37,9 @@ std::string time_us(double seconds) {
 
 std::string metric_text(const ResultRow& r, const char* name, const char* unit, int decimals) {
   const Metric* m = r.find_metric(name);
-  if (m == nullptr) return "";
+  if (m == nullptr) {
+    return "";
+  }
   const auto v = convert(m->value, m->unit, unit);
   return v ? fixed(*v, decimals) : "";
 }
@@ -60,7 +62,9 @@ struct Line {
 }  // namespace
 
 std::optional<Table> nccl_tests_table(const std::string& title, const std::vector<const ResultRow*>& rows) {
-  if (rows.empty() || !std::all_of(rows.begin(), rows.end(), marked)) return std::nullopt;
+  if (rows.empty() || !std::all_of(rows.begin(), rows.end(), marked)) {
+    return std::nullopt;
+  }
   const bool several =
       std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return r->config.contains("comm.collective"); });
   // One line per (collective, size), in the rows' order.
@@ -70,10 +74,14 @@ std::optional<Table> nccl_tests_table(const std::string& title, const std::vecto
     const std::string collective = r->config_text("comm.collective", r->workload);
     const std::string key = collective + "/" + integer(r->find_metric("size")->value);
     auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == key; });
-    if (it == lines.end()) it = lines.insert(lines.end(), {key, Line{r, {}}});
+    if (it == lines.end()) {
+      it = lines.insert(lines.end(), {key, Line{r, {}}});
+    }
     const std::string placement = r->config_text("comm.placement", "out-of-place");
     it->second.by_placement[placement] = r;
-    if (std::find(placements.begin(), placements.end(), placement) == placements.end()) placements.push_back(placement);
+    if (std::find(placements.begin(), placements.end(), placement) == placements.end()) {
+      placements.push_back(placement);
+    }
   }
   Table t;
   t.title = title + " (measured)";
@@ -82,18 +90,30 @@ std::optional<Table> nccl_tests_table(const std::string& title, const std::vecto
     t.right_aligned.push_back(right);
     t.groups.push_back(std::move(group));
   };
-  if (several) column("collective", false);
-  for (const char* h : {"size [B]", "count [elements]", "type", "redop", "root"}) column(h, true);
+  if (several) {
+    column("collective", false);
+  }
+  for (const char* h : {"size [B]", "count [elements]", "type", "redop", "root"}) {
+    column(h, true);
+  }
   std::vector<std::string> shown;
-  for (const char* p : kPlacements)
-    if (std::find(placements.begin(), placements.end(), p) != placements.end()) shown.emplace_back(p);
-  for (const std::string& p : shown)
-    for (const char* h : {"time [us]", "algbw [GB/s]", "busbw [GB/s]", "#wrong"}) column(h, true, p);
+  for (const char* p : kPlacements) {
+    if (std::find(placements.begin(), placements.end(), p) != placements.end()) {
+      shown.emplace_back(p);
+    }
+  }
+  for (const std::string& p : shown) {
+    for (const char* h : {"time [us]", "algbw [GB/s]", "busbw [GB/s]", "#wrong"}) {
+      column(h, true, p);
+    }
+  }
   for (const auto& [key, line] : lines) {
     const ResultRow& r = *line.any;
     const std::string collective = r.config_text("comm.collective", r.workload);
     std::vector<std::string> cells;
-    if (several) cells.push_back(collective);
+    if (several) {
+      cells.push_back(collective);
+    }
     cells.push_back(integer(r.find_metric("size")->value));
     const Metric* count = r.find_metric("count");
     cells.push_back(count != nullptr ? integer(count->value) : "");

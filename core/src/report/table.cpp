@@ -22,48 +22,72 @@ struct Scale {
 Scale pick_scale(const std::string& unit, std::vector<double> values) {
   values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v) || v == 0; }),
                values.end());
-  if (values.empty()) return {unit, 1};
+  if (values.empty()) {
+    return {unit, 1};
+  }
   std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end(),
                    [](double a, double b) { return std::abs(a) < std::abs(b); });
   double typical = std::abs(values[values.size() / 2]);
   // Sizes span decades in a sweep: scale bytes by the smallest so that none shows as a fraction.
-  if (unit == "B")
+  if (unit == "B") {
     typical = std::abs(
         *std::min_element(values.begin(), values.end(), [](double a, double b) { return std::abs(a) < std::abs(b); }));
+  }
   if (unit == "s") {
-    if (typical >= 1) return {"s", 1};
-    if (typical >= 1e-3) return {"ms", 1e-3};
-    if (typical >= 1e-6) return {"us", 1e-6};
+    if (typical >= 1) {
+      return {"s", 1};
+    }
+    if (typical >= 1e-3) {
+      return {"ms", 1e-3};
+    }
+    if (typical >= 1e-6) {
+      return {"us", 1e-6};
+    }
     return {"ns", 1e-9};
   }
   if (unit == "B" || unit == "B/s") {
     const std::string suffix = unit == "B" ? "" : "/s";
-    if (typical >= 1e12) return {"TB" + suffix, 1e12};
-    if (typical >= 1e9) return {"GB" + suffix, 1e9};
-    if (typical >= 1e6) return {"MB" + suffix, 1e6};
-    if (typical >= 1e3) return {"KB" + suffix, 1e3};
+    if (typical >= 1e12) {
+      return {"TB" + suffix, 1e12};
+    }
+    if (typical >= 1e9) {
+      return {"GB" + suffix, 1e9};
+    }
+    if (typical >= 1e6) {
+      return {"MB" + suffix, 1e6};
+    }
+    if (typical >= 1e3) {
+      return {"KB" + suffix, 1e3};
+    }
   }
   return {unit, 1};
 }
 
 std::string format_value(double value, const std::string& unit) {
-  if (unit == "count" && std::isfinite(value) && value == std::floor(value) && std::abs(value) < 1e15)
+  if (unit == "count" && std::isfinite(value) && value == std::floor(value) && std::abs(value) < 1e15) {
     return std::to_string(static_cast<long long>(value));
+  }
   return text::format_number(value, 4);
 }
 
 std::string config_cell(const json::Value& v) {
-  if (v.is_string()) return v.as_string();
+  if (v.is_string()) {
+    return v.as_string();
+  }
   if (v.is_array()) {
     std::vector<std::string> parts;
-    for (const json::Value& e : v.as_array()) parts.push_back(config_cell(e));
+    for (const json::Value& e : v.as_array()) {
+      parts.push_back(config_cell(e));
+    }
     return text::join(parts, ",");
   }
   return to_toml_literal(v);
 }
 
 template <typename T, typename Key> void add_unique(std::vector<T>& out, const T& item, Key key) {
-  if (std::none_of(out.begin(), out.end(), [&](const T& x) { return key(x) == key(item); })) out.push_back(item);
+  if (std::none_of(out.begin(), out.end(), [&](const T& x) { return key(x) == key(item); })) {
+    out.push_back(item);
+  }
 }
 
 }  // namespace
@@ -73,27 +97,40 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   t.title = title;
   // Columns: mode, label, the config keys that differ between rows (all of them for CSV), fields, metrics.
   std::vector<std::string> config_keys;
-  for (const ResultRow* r : rows)
+  for (const ResultRow* r : rows) {
     for (const auto& [key, value] : r->config) {
       const bool hidden = std::find(r->hidden_config.begin(), r->hidden_config.end(), key) != r->hidden_config.end();
-      if (hidden && !all) continue;
+      if (hidden && !all) {
+        continue;
+      }
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
         const json::Value* other = o->config.find(k);
-        if (other == nullptr && o->mode == ResultMode::reference) return false;  // a reference has its own keys only
+        if (other == nullptr && o->mode == ResultMode::reference) {
+          return false;  // a reference has its own keys only
+        }
         return other == nullptr || !(*other == v);
       });
-      if (all || varies) add_unique(config_keys, key, [](const std::string& k) { return k; });
+      if (all || varies) {
+        add_unique(config_keys, key, [](const std::string& k) { return k; });
+      }
     }
+  }
   std::vector<std::string> field_keys;
   struct MetricColumn {
     std::string name, unit, label;
   };
   std::vector<MetricColumn> metric_keys;
   for (const ResultRow* r : rows) {
-    for (const Field& f : r->fields)
-      if (all || !f.hidden) add_unique(field_keys, f.key, [](const std::string& k) { return k; });
-    for (const Metric& m : r->metrics)
-      if (all || !m.hidden) add_unique(metric_keys, {m.name, m.unit, m.label}, [](const auto& c) { return c.name; });
+    for (const Field& f : r->fields) {
+      if (all || !f.hidden) {
+        add_unique(field_keys, f.key, [](const std::string& k) { return k; });
+      }
+    }
+    for (const Metric& m : r->metrics) {
+      if (all || !m.hidden) {
+        add_unique(metric_keys, {m.name, m.unit, m.label}, [](const auto& c) { return c.name; });
+      }
+    }
   }
   const bool any_label = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return !r->label.empty(); });
 
@@ -104,8 +141,11 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
     const auto first = std::find_if(metric_keys.begin(), metric_keys.end(),
                                     [&](const MetricColumn& c) { return c.unit == column.unit; });
     std::vector<double> values;
-    for (const ResultRow* r : rows)
-      if (const Metric* m = r->find_metric(first->name)) values.push_back(m->value);
+    for (const ResultRow* r : rows) {
+      if (const Metric* m = r->find_metric(first->name)) {
+        values.push_back(m->value);
+      }
+    }
     scales.push_back(all ? Scale{column.unit, 1} : pick_scale(column.unit, values));
   }
 
@@ -114,9 +154,15 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
     t.right_aligned.push_back(right);
   };
   header("mode", false);
-  if (any_label) header("case", false);
-  for (const std::string& k : config_keys) header(k, true);
-  for (const std::string& k : field_keys) header(all ? "info." + k : k, false);  // CSV: apart from config keys
+  if (any_label) {
+    header("case", false);
+  }
+  for (const std::string& k : config_keys) {
+    header(k, true);
+  }
+  for (const std::string& k : field_keys) {
+    header(all ? "info." + k : k, false);  // CSV: apart from config keys
+  }
   for (std::size_t i = 0; i < metric_keys.size(); ++i) {
     const MetricColumn& column = metric_keys[i];
     const std::string& unit = scales[i].unit;
@@ -133,7 +179,9 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
 
   for (const ResultRow* r : rows) {
     std::vector<std::string> cells{std::string(to_string(r->mode))};
-    if (any_label) cells.push_back(r->label);
+    if (any_label) {
+      cells.push_back(r->label);
+    }
     for (const std::string& k : config_keys) {
       const json::Value* v = r->config.find(k);
       cells.push_back(v != nullptr ? config_cell(*v) : "");
@@ -156,7 +204,9 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
 namespace {
 
 std::string pad(const std::string& s, std::size_t width, bool right) {
-  if (s.size() >= width) return s;
+  if (s.size() >= width) {
+    return s;
+  }
   const std::string fill(width - s.size(), ' ');
   return right ? fill + s : s + fill;
 }
@@ -164,12 +214,16 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
 // The line of column-group titles above the headers (nccl-tests' "out-of-place  in-place"), each starting at its
 // group's first column; empty when the table has no groups.
 std::string column_groups_line(const Table& t, const std::vector<std::size_t>& widths) {
-  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) return {};
+  if (std::all_of(t.groups.begin(), t.groups.end(), [](const std::string& g) { return g.empty(); })) {
+    return {};
+  }
   std::string out;
   std::size_t at = 0;
   for (std::size_t c = 0; c < widths.size(); ++c) {
     const bool starts = c < t.groups.size() && !t.groups[c].empty() && (c == 0 || t.groups[c - 1] != t.groups[c]);
-    if (starts && out.size() <= at) out += std::string(at - out.size(), ' ') + t.groups[c];
+    if (starts && out.size() <= at) {
+      out += std::string(at - out.size(), ' ') + t.groups[c];
+    }
     at += widths[c] + 2;
   }
   return out + "\n";
@@ -181,22 +235,31 @@ std::string render_text_table(const Table& t) {
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < t.headers.size(); ++c) {
     std::size_t w = t.headers[c].size();
-    for (const auto& row : t.cells) w = std::max(w, row[c].size());
+    for (const auto& row : t.cells) {
+      w = std::max(w, row[c].size());
+    }
     widths.push_back(w);
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c)
+    for (std::size_t c = 0; c < cells.size(); ++c) {
       out += (c ? "  " : "") + pad(cells[c], widths[c], t.right_aligned[c]);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
+    }
+    while (!out.empty() && out.back() == ' ') {
+      out.pop_back();
+    }
     return out + "\n";
   };
   std::string out = column_groups_line(t, widths);
   out += line(t.headers);
   std::vector<std::string> rule;
-  for (const std::size_t w : widths) rule.emplace_back(w, '-');
+  for (const std::size_t w : widths) {
+    rule.emplace_back(w, '-');
+  }
   out += line(rule);
-  for (const auto& row : t.cells) out += line(row);
+  for (const auto& row : t.cells) {
+    out += line(row);
+  }
   return out;
 }
 
@@ -206,13 +269,21 @@ std::vector<std::string> header_lines(const Report& report) {
   std::vector<std::string> lines;
   auto get = [&](const char* key) -> const json::Value* { return c.find(key); };
   std::string first = "dgxhost";
-  if (const auto* d = get("dgxhost"))
+  if (const auto* d = get("dgxhost")) {
     first += " " + (*d)["version"].as_string() + " (" + (*d)["git_revision"].as_string() + ")";
-  if (const auto* w = get("workload"); w && w->is_string()) first += "  workload " + w->as_string();
-  if (const auto* p = get("plugin"); p && p->is_object())
+  }
+  if (const auto* w = get("workload"); w && w->is_string()) {
+    first += "  workload " + w->as_string();
+  }
+  if (const auto* p = get("plugin"); p && p->is_object()) {
     first += " (plugin " + (*p)["name"].as_string() + " " + (*p)["version"].as_string() + ")";
-  if (const auto* pr = get("preset"); pr && pr->is_string()) first += "  preset " + pr->as_string();
-  if (const auto* m = get("mode"); m && m->is_string()) first += "  mode " + m->as_string();
+  }
+  if (const auto* pr = get("preset"); pr && pr->is_string()) {
+    first += "  preset " + pr->as_string();
+  }
+  if (const auto* m = get("mode"); m && m->is_string()) {
+    first += "  mode " + m->as_string();
+  }
   lines.push_back(first);
   if (const auto* h = get("host"); h && h->is_object()) {
     const json::Object& host = h->as_object();
@@ -221,10 +292,14 @@ std::vector<std::string> header_lines(const Report& report) {
     line += ", " + host.at("os").as_string();
     lines.push_back(line);
   }
-  if (const auto* g = get("gpu_summary"); g && g->is_string()) lines.push_back("GPUs " + g->as_string());
+  if (const auto* g = get("gpu_summary"); g && g->is_string()) {
+    lines.push_back("GPUs " + g->as_string());
+  }
   if (const auto* o = get("config_overrides"); o && o->is_array() && !o->as_array().empty()) {
     std::vector<std::string> parts;
-    for (const json::Value& v : o->as_array()) parts.push_back(v.as_string());
+    for (const json::Value& v : o->as_array()) {
+      parts.push_back(v.as_string());
+    }
     lines.push_back("config " + text::join(parts, " "));
   }
   return lines;
@@ -234,28 +309,40 @@ std::vector<std::string> header_lines(const Report& report) {
 std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
   std::map<std::string, std::vector<std::string>> seen;
   std::vector<std::string> order;
-  for (const ResultRow& r : rows)
+  for (const ResultRow& r : rows) {
     for (const Field& f : r.fields) {
-      if (!f.hidden || (f.key != "timing" && f.key != "cache" && f.key != "stop" && f.key != "source")) continue;
+      if (!f.hidden || (f.key != "timing" && f.key != "cache" && f.key != "stop" && f.key != "source")) {
+        continue;
+      }
       auto& values = seen[f.key];
-      if (values.empty()) order.push_back(f.key);
-      if (std::find(values.begin(), values.end(), f.value) == values.end() && values.size() < 3)
+      if (values.empty()) {
+        order.push_back(f.key);
+      }
+      if (std::find(values.begin(), values.end(), f.value) == values.end() && values.size() < 3) {
         values.push_back(f.value);
+      }
     }
+  }
   std::vector<std::string> lines;
-  for (const std::string& key : order) lines.push_back(key + ": " + text::join(seen[key], " | "));
+  for (const std::string& key : order) {
+    lines.push_back(key + ": " + text::join(seen[key], " | "));
+  }
   return lines;
 }
 
 std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns) {
   std::vector<std::string> titles;
-  for (const ResultRow& r : rows)
+  for (const ResultRow& r : rows) {
     add_unique(titles, r.table.empty() ? r.workload : r.table, [](const std::string& s) { return s; });
+  }
   std::vector<Table> tables;
   for (const std::string& title : titles) {
     std::vector<const ResultRow*> group;
-    for (const ResultRow& r : rows)
-      if ((r.table.empty() ? r.workload : r.table) == title) group.push_back(&r);
+    for (const ResultRow& r : rows) {
+      if ((r.table.empty() ? r.workload : r.table) == title) {
+        group.push_back(&r);
+      }
+    }
     if (auto nccl = all_columns ? std::nullopt : nccl_tests_table(title, group)) {  // nccl_table.cpp
       tables.push_back(std::move(*nccl));
       continue;

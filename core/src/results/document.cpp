@@ -15,35 +15,45 @@ std::string_view to_string(ResultMode mode) {
 
 void ResultRow::add_metric(Metric metric) {
   auto it = std::find_if(metrics.begin(), metrics.end(), [&](const Metric& m) { return m.name == metric.name; });
-  if (it != metrics.end())
+  if (it != metrics.end()) {
     *it = std::move(metric);
-  else
+  } else {
     metrics.push_back(std::move(metric));
+  }
 }
 
 void ResultRow::add_field(Field field) {
   auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == field.key; });
-  if (it != fields.end())
+  if (it != fields.end()) {
     *it = std::move(field);
-  else
+  } else {
     fields.push_back(std::move(field));
+  }
 }
 
 const Metric* ResultRow::find_metric(std::string_view name) const {
-  for (const Metric& m : metrics)
-    if (m.name == name) return &m;
+  for (const Metric& m : metrics) {
+    if (m.name == name) {
+      return &m;
+    }
+  }
   return nullptr;
 }
 
 const Field* ResultRow::find_field(std::string_view key) const {
-  for (const Field& f : fields)
-    if (f.key == key) return &f;
+  for (const Field& f : fields) {
+    if (f.key == key) {
+      return &f;
+    }
+  }
   return nullptr;
 }
 
 std::string ResultRow::config_text(std::string_view key, std::string_view fallback) const {
   const json::Value* v = config.find(key);
-  if (v == nullptr) return std::string(fallback);
+  if (v == nullptr) {
+    return std::string(fallback);
+  }
   return v->is_string() ? v->as_string() : json::write(*v, 0);
 }
 
@@ -52,8 +62,12 @@ json::Value ResultRow::to_json() const {
   row.set("workload", workload);
   row.set("plugin", plugin);
   row.set("mode", std::string(to_string(mode)));
-  if (!table.empty() && table != workload) row.set("table", table);
-  if (!label.empty()) row.set("label", label);
+  if (!table.empty() && table != workload) {
+    row.set("table", table);
+  }
+  if (!label.empty()) {
+    row.set("label", label);
+  }
   row.set("config", config);
   json::Object m;
   for (const Metric& metric : metrics) {
@@ -64,9 +78,13 @@ json::Value ResultRow::to_json() const {
   }
   row.set("metrics", std::move(m));
   json::Object info;
-  for (const Field& f : fields) info.set(f.key, f.value);
+  for (const Field& f : fields) {
+    info.set(f.key, f.value);
+  }
   row.set("info", std::move(info));
-  if (!sample_times.empty()) row.set("sample_times", json::Array(sample_times.begin(), sample_times.end()));
+  if (!sample_times.empty()) {
+    row.set("sample_times", json::Array(sample_times.begin(), sample_times.end()));
+  }
   return row;
 }
 
@@ -76,11 +94,15 @@ json::Value Report::to_json() const {
   json::Object status;
   status.set("exit_code", exit_code);
   status.set("ok", exit_code == 0);
-  if (!error.empty()) status.set("error", error);
+  if (!error.empty()) {
+    status.set("error", error);
+  }
   doc.set("status", std::move(status));
   doc.set("context", context);
   json::Array results;
-  for (const ResultRow& r : rows) results.push_back(r.to_json());
+  for (const ResultRow& r : rows) {
+    results.push_back(r.to_json());
+  }
   doc.set("results", std::move(results));
   json::Array notes_json;
   for (const Note& n : notes) {

@@ -27,7 +27,9 @@ std::string folder_of(const std::string& path) {
 // Why `path` must not be replaced, or empty: it is absent or a regular file. lstat, so a symlink is itself refused.
 std::string non_regular_target(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    return {};
+  }
   return path + " is " + file_kind(st.st_mode) +
          ": dgxhost writes results only to regular files (it would replace it); use -o - for stdout";
 }
@@ -37,8 +39,11 @@ std::string non_regular_target(const std::string& path) {
 mode_t new_file_mode() {
   std::ifstream status("/proc/self/status");
   std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("Umask:", 0) == 0) return 0666 & ~static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      return 0666 & ~static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+    }
+  }
   return 0644;
 }
 
@@ -48,13 +53,19 @@ public:
   explicit TemporaryFile(const std::string& target)
       : path_(folder_of(target) + "/." + fs::path(target).filename().string() + ".XXXXXX") {
     fd_ = ::mkstemp(path_.data());  // O_CREAT | O_EXCL, mode 0600: never an existing file or link
-    if (fd_ < 0) error_ = errno;
+    if (fd_ < 0) {
+      error_ = errno;
+    }
   }
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
   ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!kept_ && error_ == 0) ::unlink(path_.c_str());  // only what mkstemp created
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+    if (!kept_ && error_ == 0) {
+      ::unlink(path_.c_str());  // only what mkstemp created
+    }
   }
 
   [[nodiscard]] int error() const { return error_; }
@@ -79,7 +90,9 @@ private:
 // Best effort: a rename is durable once the folder's entry is on disk.
 void sync_folder(const std::string& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) {
+    return;
+  }
   ::fsync(fd);
   ::close(fd);
 }
@@ -87,44 +100,69 @@ void sync_folder(const std::string& folder) {
 }  // namespace
 
 Expected<Format> output_format(const std::string& path, Format fallback) {
-  if (path == kStdoutPath) return fallback;
+  if (path == kStdoutPath) {
+    return fallback;
+  }
   const std::string extension = fs::path(path).extension().string();
-  if (extension.empty()) return fallback;
-  if (auto format = format_from_path(path)) return *format;
+  if (extension.empty()) {
+    return fallback;
+  }
+  if (auto format = format_from_path(path)) {
+    return *format;
+  }
   return usage("--output " + path + ": unknown extension '" + extension +
                "' (expected .json, .csv, .md, .html or .txt; a name without an extension takes --format)");
 }
 
 std::optional<Failure> check_output_path(const std::string& path) {
-  if (path == kStdoutPath) return std::nullopt;
-  if (path.empty()) return usage("--output needs a file name (or - for stdout)");
+  if (path == kStdoutPath) {
+    return std::nullopt;
+  }
+  if (path.empty()) {
+    return usage("--output needs a file name (or - for stdout)");
+  }
   const std::string folder = folder_of(path);
   struct stat st {};
-  if (::stat(folder.c_str(), &st) != 0)
+  if (::stat(folder.c_str(), &st) != 0) {
     return usage("--output " + path + ": folder " + folder + ": " + os_reason(errno));
-  if (!S_ISDIR(st.st_mode)) return usage("--output " + path + ": " + folder + " is not a folder");
-  if (std::string problem = non_regular_target(path); !problem.empty()) return usage("--output " + problem);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return usage("--output " + path + ": " + folder + " is not a folder");
+  }
+  if (std::string problem = non_regular_target(path); !problem.empty()) {
+    return usage("--output " + problem);
+  }
   TemporaryFile probe(path);
-  if (probe.error() != 0)
+  if (probe.error() != 0) {
     return usage("--output " + path + ": cannot create a file in " + folder + ": " + os_reason(probe.error()));
-  if (const int error = write_all(probe.fd(), "\n", 1); error != 0)
+  }
+  if (const int error = write_all(probe.fd(), "\n", 1); error != 0) {
     return usage("--output " + path + ": cannot write in " + folder + ": " + os_reason(error));
+  }
   return std::nullopt;
 }
 
 std::optional<std::string> write_file_atomically(const std::string& path, std::string_view content) {
-  if (std::string problem = non_regular_target(path); !problem.empty()) return problem;
+  if (std::string problem = non_regular_target(path); !problem.empty()) {
+    return problem;
+  }
   TemporaryFile temporary(path);
-  if (temporary.error() != 0)
+  if (temporary.error() != 0) {
     return "cannot create a temporary file in " + folder_of(path) + ": " + os_reason(temporary.error());
-  if (const int error = write_all(temporary.fd(), content.data(), content.size()); error != 0)
+  }
+  if (const int error = write_all(temporary.fd(), content.data(), content.size()); error != 0) {
     return "cannot write " + temporary.path() + ": " + os_reason(error);
+  }
   ::fchmod(temporary.fd(), new_file_mode());
-  if (::fsync(temporary.fd()) != 0) return "cannot write " + temporary.path() + ": " + os_reason(errno);
-  if (const int error = temporary.close(); error != 0)
+  if (::fsync(temporary.fd()) != 0) {
+    return "cannot write " + temporary.path() + ": " + os_reason(errno);
+  }
+  if (const int error = temporary.close(); error != 0) {
     return "cannot write " + temporary.path() + ": " + os_reason(error);
-  if (::rename(temporary.path().c_str(), path.c_str()) != 0)
+  }
+  if (::rename(temporary.path().c_str(), path.c_str()) != 0) {
     return "cannot rename " + temporary.path() + " to " + path + ": " + os_reason(errno);
+  }
   temporary.keep();
   sync_folder(folder_of(path));
   return std::nullopt;

@@ -22,9 +22,13 @@ std::string os_pretty_name() {
   std::ifstream in("/etc/os-release");
   std::string line;
   while (std::getline(in, line)) {
-    if (!text::starts_with(line, "PRETTY_NAME=")) continue;
+    if (!text::starts_with(line, "PRETTY_NAME=")) {
+      continue;
+    }
     std::string value = line.substr(12);
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
     return value;
   }
   return "unknown";
@@ -34,9 +38,13 @@ std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
-    if (!text::starts_with(line, "model name")) continue;
+    if (!text::starts_with(line, "model name")) {
+      continue;
+    }
     const auto colon = line.find(':');
-    if (colon != std::string::npos) return text::trim(line.substr(colon + 1));
+    if (colon != std::string::npos) {
+      return text::trim(line.substr(colon + 1));
+    }
   }
   return "unknown";
 }
@@ -48,7 +56,9 @@ struct ProbeCollector {
 
 void add_device(void* ctx, const dgx_device_info* d) {
   auto* c = static_cast<ProbeCollector*>(ctx);
-  if (d == nullptr || d->struct_size < sizeof(dgx_device_info)) return;
+  if (d == nullptr || d->struct_size < sizeof(dgx_device_info)) {
+    return;
+  }
   auto str = [](const char* s) { return json::Value(printable(s)); };
   json::Object o;
   o.set("index", d->index);
@@ -65,21 +75,29 @@ void add_device(void* ctx, const dgx_device_info* d) {
   o.set("memory_bus_bits", d->memory_bus_bits);
   o.set("probed_by", c->plugin);
   // Two plugins may see the same device: keep the first report of each UUID.
-  for (const json::Value& existing : c->report->devices)
-    if (d->uuid != nullptr && *d->uuid != '\0' && existing["uuid"] == json::Value(d->uuid)) return;
+  for (const json::Value& existing : c->report->devices) {
+    if (d->uuid != nullptr && *d->uuid != '\0' && existing["uuid"] == json::Value(d->uuid)) {
+      return;
+    }
+  }
   c->report->devices.push_back(std::move(o));
 }
 
 void add_software(void* ctx, const char* component, const char* version) {
   auto* c = static_cast<ProbeCollector*>(ctx);
-  if (component == nullptr || version == nullptr) return;
-  if (!c->report->software.contains(printable(component)))
+  if (component == nullptr || version == nullptr) {
+    return;
+  }
+  if (!c->report->software.contains(printable(component))) {
     c->report->software.set(printable(component), printable(version));
+  }
 }
 
 void set_status(void* ctx, const char* status) {
   auto* c = static_cast<ProbeCollector*>(ctx);
-  if (status != nullptr) c->report->statuses.push_back(c->plugin + ": " + printable(status));
+  if (status != nullptr) {
+    c->report->statuses.push_back(c->plugin + ": " + printable(status));
+  }
 }
 
 }  // namespace
@@ -87,10 +105,14 @@ void set_status(void* ctx, const char* status) {
 json::Object host_info() {
   json::Object o;
   std::array<char, 256> hostname{};
-  if (gethostname(hostname.data(), hostname.size() - 1) == 0) o.set("hostname", hostname.data());
+  if (gethostname(hostname.data(), hostname.size() - 1) == 0) {
+    o.set("hostname", hostname.data());
+  }
   o.set("os", os_pretty_name());
   struct utsname u {};
-  if (uname(&u) == 0) o.set("kernel", std::string(u.sysname) + " " + u.release + " " + u.machine);
+  if (uname(&u) == 0) {
+    o.set("kernel", std::string(u.sysname) + " " + u.release + " " + u.machine);
+  }
   o.set("cpu", cpu_model());
   o.set("cpu_count", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN)));
   o.set("memory_bytes", static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
@@ -103,10 +125,11 @@ json::Object DeviceReport::gpus_json() const {
   o.set("devices", devices);
   if (devices.empty()) {
     std::string status = "none";
-    if (!statuses.empty())
+    if (!statuses.empty()) {
       status += ": " + text::join(statuses, "; ");
-    else if (probed_by.empty())
+    } else if (probed_by.empty()) {
       status += ": no loaded plugin can probe devices; the CUDA plugins are not built or not on the plugin path";
+    }
     o.set("status", status);
   } else {
     o.set("status", "ok");
@@ -125,21 +148,26 @@ std::string DeviceReport::summary() const {
     counts[d["name"].as_string() + " (" + text::format_number(gb, 3) + " GB)"]++;
   }
   std::vector<std::string> parts;
-  for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + " x " + name);
+  for (const auto& [name, n] : counts) {
+    parts.push_back(std::to_string(n) + " x " + name);
+  }
   return text::join(parts, ", ");
 }
 
 DeviceReport probe_devices(const PluginRegistry& registry, const dgx_host_api* host, const Logger& logger) {
   DeviceReport report;
   for (const auto& plugin : registry.plugins()) {
-    if (plugin->desc->probe == nullptr) continue;
+    if (plugin->desc->probe == nullptr) {
+      continue;
+    }
     ProbeCollector collector{&report, plugin->name};
     const dgx_probe_sink sink{sizeof(dgx_probe_sink), &collector, &add_device, &add_software, &set_status};
     std::array<char, 1024> message{};
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     report.probed_by.push_back(plugin->name);
-    if (plugin->desc->probe(host, &sink, &error) != DGX_OK)
+    if (plugin->desc->probe(host, &sink, &error) != DGX_OK) {
       logger.warn("device probe of plugin '" + plugin->name + "' failed: " + printable(message.data()));
+    }
   }
   return report;
 }
@@ -153,15 +181,21 @@ json::Array gather_rank_facts(HostComm& comm, const std::string& gpu_summary) {
   mine.set("rank", comm.ranks().rank);
   mine.set("local_rank", comm.ranks().local_rank);
   const json::Object host = host_info();
-  if (const json::Value* hostname = host.find("hostname")) mine.set("hostname", *hostname);
+  if (const json::Value* hostname = host.find("hostname")) {
+    mine.set("hostname", *hostname);
+  }
   mine.set("gpus", gpu_summary);
   std::string text = json::write(mine, 0);
-  if (text.size() >= kSlot) text = "{\"rank\": " + std::to_string(comm.ranks().rank) + "}";
+  if (text.size() >= kSlot) {
+    text = "{\"rank\": " + std::to_string(comm.ranks().rank) + "}";
+  }
   text.resize(kSlot, '\0');
   std::string all(kSlot * static_cast<std::size_t>(comm.ranks().world_size), '\0');
   const dgx_comm_api* api = comm.api();
   json::Array facts;
-  if (api->all_gather(api->ctx, text.data(), all.data(), kSlot, DGX_DTYPE_UINT8, nullptr) != DGX_OK) return facts;
+  if (api->all_gather(api->ctx, text.data(), all.data(), kSlot, DGX_DTYPE_UINT8, nullptr) != DGX_OK) {
+    return facts;
+  }
   for (int rank = 0; rank < comm.ranks().world_size; ++rank) {
     const char* slot = all.data() + static_cast<std::size_t>(rank) * kSlot;
     try {
@@ -215,7 +249,9 @@ json::Object run_context(const ContextSources& sources, const RunFacts& run, boo
   c.set("gpu_summary", devices.summary());
   c.set("software", devices.software);
   c.set("ranks", ranks_json(sources.comm));
-  if (sources.comm.ranks().world_size > 1 && gather) c.set("nodes", gather_rank_facts(sources.comm, devices.summary()));
+  if (sources.comm.ranks().world_size > 1 && gather) {
+    c.set("nodes", gather_rank_facts(sources.comm, devices.summary()));
+  }
   c.set("argv", json::Array(run.argv.begin(), run.argv.end()));
   c.set("plugin", plugin_json(*run.target.plugin));
   c.set("workload", run.target.workload->name);

@@ -33,7 +33,9 @@ std::string utc_stamp() {
 // A workload name as a folder name: letters, digits, '.', '_' and '-' kept, anything else '_'.
 std::string folder_safe(const std::string& name) {
   std::string out;
-  for (const char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+  for (const char c : name) {
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+  }
   return out.empty() ? "run" : out;
 }
 
@@ -42,8 +44,12 @@ json::Value metric_json(const Metric& m) {
   o.set("name", m.name);
   o.set("value", m.value);
   o.set("unit", m.unit);
-  if (m.hidden) o.set("hidden", true);
-  if (!m.label.empty()) o.set("label", m.label);
+  if (m.hidden) {
+    o.set("hidden", true);
+  }
+  if (!m.label.empty()) {
+    o.set("label", m.label);
+  }
   return o;
 }
 
@@ -60,8 +66,11 @@ bool optional_bool(const json::Object& o, std::string_view key) {
 }
 
 ResultMode mode_from(const std::string& text) {
-  for (const ResultMode m : {ResultMode::measured, ResultMode::projected, ResultMode::reference})
-    if (to_string(m) == text) return m;
+  for (const ResultMode m : {ResultMode::measured, ResultMode::projected, ResultMode::reference}) {
+    if (to_string(m) == text) {
+      return m;
+    }
+  }
   throw std::runtime_error("unknown row mode '" + text + "'");
 }
 
@@ -69,12 +78,16 @@ ResultMode mode_from(const std::string& text) {
 
 fs::path default_run_dir(const std::string& workload) {
   const char* root_env = std::getenv("DGX_RUNS_DIR");
-  if (root_env != nullptr && std::string_view(root_env) == "off") return {};
+  if (root_env != nullptr && std::string_view(root_env) == "off") {
+    return {};
+  }
   const fs::path root = root_env != nullptr && *root_env != '\0' ? fs::path(root_env) : fs::path("dgx-runs");
   const fs::path base = root / (utc_stamp() + "-" + folder_safe(workload));
   fs::path dir = base;
   std::error_code ec;
-  for (int n = 2; fs::exists(dir, ec) && n < 1000; ++n) dir = base.string() + "-" + std::to_string(n);
+  for (int n = 2; fs::exists(dir, ec) && n < 1000; ++n) {
+    dir = base.string() + "-" + std::to_string(n);
+  }
   return dir;
 }
 
@@ -88,14 +101,18 @@ json::Value row_to_journal(const ResultRow& row) {
   o.set("config", row.config);
   o.set("hidden_config", json::Array(row.hidden_config.begin(), row.hidden_config.end()));
   json::Array metrics;
-  for (const Metric& m : row.metrics) metrics.push_back(metric_json(m));
+  for (const Metric& m : row.metrics) {
+    metrics.push_back(metric_json(m));
+  }
   o.set("metrics", std::move(metrics));
   json::Array fields;
   for (const Field& f : row.fields) {
     json::Object fo;
     fo.set("key", f.key);
     fo.set("value", f.value);
-    if (f.hidden) fo.set("hidden", true);
+    if (f.hidden) {
+      fo.set("hidden", true);
+    }
     fields.push_back(std::move(fo));
   }
   o.set("fields", std::move(fields));
@@ -111,7 +128,9 @@ ResultRow row_from_journal(const json::Value& v) {
   row.table = str(v, "table");
   row.label = str(v, "label");
   row.config = v["config"].as_object();
-  for (const json::Value& k : v["hidden_config"].as_array()) row.hidden_config.push_back(k.as_string());
+  for (const json::Value& k : v["hidden_config"].as_array()) {
+    row.hidden_config.push_back(k.as_string());
+  }
   for (const json::Value& m : v["metrics"].as_array()) {
     const json::Object& o = m.as_object();
     // A non-finite value was written as null: it reads back as NaN, as it was.
@@ -119,27 +138,34 @@ ResultRow row_from_journal(const json::Value& v) {
     row.metrics.push_back(
         {str(m, "name"), value, str(m, "unit"), optional_bool(o, "hidden"), optional_str(o, "label")});
   }
-  for (const json::Value& f : v["fields"].as_array())
+  for (const json::Value& f : v["fields"].as_array()) {
     row.fields.push_back({str(f, "key"), str(f, "value"), optional_bool(f.as_object(), "hidden")});
-  for (const json::Value& t : v["sample_times"].as_array()) row.sample_times.push_back(t.as_number());
+  }
+  for (const json::Value& t : v["sample_times"].as_array()) {
+    row.sample_times.push_back(t.as_number());
+  }
   return row;
 }
 
 Expected<Journal> Journal::create(const fs::path& dir, const json::Object& header) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return usage("cannot create the run folder " + dir.string() + ": " + ec.message());
+  if (ec) {
+    return usage("cannot create the run folder " + dir.string() + ": " + ec.message());
+  }
   const fs::path file = dir / kJournalFile;
   UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (!fd)
+  if (!fd) {
     return usage("cannot create the journal " + file.string() + ": " + os_reason(errno) +
                  (errno == EEXIST ? " (continue that run with --resume " + dir.string() + ")" : ""));
+  }
   Journal journal(dir, std::move(fd));
   json::Object full = header;
   full.set("schema", kJournalSchema);
   const std::string line = json::write(full, 0) + "\n";
-  if (const int err = write_all(journal.fd_.get(), line.data(), line.size()); err != 0)
+  if (const int err = write_all(journal.fd_.get(), line.data(), line.size()); err != 0) {
     return usage("cannot write the journal " + file.string() + ": " + os_reason(err));
+  }
   ::fdatasync(journal.fd_.get());
   journal.header_ = std::move(full);
   return journal;
@@ -148,14 +174,17 @@ Expected<Journal> Journal::create(const fs::path& dir, const json::Object& heade
 Expected<json::Object> Journal::read_header(const fs::path& dir) {
   const fs::path file = dir / kJournalFile;
   auto text = read_regular_file(file.string(), kMaxJournalBytes, "journal");
-  if (!text) return text.error();
+  if (!text) {
+    return text.error();
+  }
   const std::string first = text->substr(0, text->find('\n'));
   try {
     json::Value header = json::parse(first);
     if (!header.is_object() || header.as_object().find("schema") == nullptr ||
-        header["schema"] != json::Value(kJournalSchema))
+        header["schema"] != json::Value(kJournalSchema)) {
       return usage("--resume " + dir.string() + ": " + file.string() + " does not start with a " + kJournalSchema +
                    " header");
+    }
     return header.as_object();
   } catch (const std::exception& e) {
     return usage("--resume " + dir.string() + ": cannot read the header of " + file.string() + ": " + e.what());
@@ -164,16 +193,23 @@ Expected<json::Object> Journal::read_header(const fs::path& dir) {
 
 Expected<Journal> Journal::resume(const fs::path& dir) {
   auto header = read_header(dir);
-  if (!header) return header.error();
+  if (!header) {
+    return header.error();
+  }
   const fs::path file = dir / kJournalFile;
   auto text = read_regular_file(file.string(), kMaxJournalBytes, "journal");
-  if (!text) return text.error();
+  if (!text) {
+    return text.error();
+  }
   // Cut a last line that a crash left half-written, so that appending starts on a fresh line.
   const std::size_t complete = text->rfind('\n') + 1;
-  if (complete < text->size() && ::truncate(file.c_str(), static_cast<off_t>(complete)) != 0)
+  if (complete < text->size() && ::truncate(file.c_str(), static_cast<off_t>(complete)) != 0) {
     return usage("cannot repair the journal " + file.string() + ": " + os_reason(errno));
+  }
   UniqueFd fd(::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd) return usage("cannot append to the journal " + file.string() + ": " + os_reason(errno));
+  if (!fd) {
+    return usage("cannot append to the journal " + file.string() + ": " + os_reason(errno));
+  }
   Journal journal(dir, std::move(fd));
   journal.header_ = std::move(header.value());
   std::size_t start = text->find('\n') + 1;
@@ -184,7 +220,9 @@ Expected<Journal> Journal::resume(const fs::path& dir) {
     try {
       const json::Value entry = json::parse(line);
       const std::int64_t index = entry["case"].as_int();
-      if (index < 0 || index > UINT32_MAX) throw std::runtime_error("case index out of range");
+      if (index < 0 || index > UINT32_MAX) {
+        throw std::runtime_error("case index out of range");
+      }
       journal.finished_[static_cast<std::uint32_t>(index)] = row_from_journal(entry["row"]);
     } catch (const std::exception& e) {
       return usage("--resume " + dir.string() + ": " + file.string() + ":" + std::to_string(line_no) +
@@ -199,8 +237,12 @@ std::optional<std::string> Journal::append(std::uint32_t index, const ResultRow&
   entry.set("case", index);
   entry.set("row", row_to_journal(row));
   const std::string line = json::write(entry, 0) + "\n";
-  if (const int err = write_all(fd_.get(), line.data(), line.size()); err != 0) return os_reason(err);
-  if (::fdatasync(fd_.get()) != 0) return os_reason(errno);
+  if (const int err = write_all(fd_.get(), line.data(), line.size()); err != 0) {
+    return os_reason(err);
+  }
+  if (::fdatasync(fd_.get()) != 0) {
+    return os_reason(errno);
+  }
   finished_[index] = row;
   return std::nullopt;
 }
@@ -213,19 +255,29 @@ std::string run_difference(const json::Object& a, const json::Object& b, const s
   for (const char* key : {"workload", "mode"}) {
     const json::Value* x = a.find(key);
     const json::Value* y = b.find(key);
-    if (x != nullptr && y != nullptr && !(*x == *y)) return both(key, *x, *y);
+    if (x != nullptr && y != nullptr && !(*x == *y)) {
+      return both(key, *x, *y);
+    }
   }
   const json::Value* x = a.find("config");
   const json::Value* y = b.find("config");
-  if (x == nullptr || y == nullptr || !x->is_object() || !y->is_object()) return "no config to compare";
+  if (x == nullptr || y == nullptr || !x->is_object() || !y->is_object()) {
+    return "no config to compare";
+  }
   for (const auto& [key, value] : y->as_object()) {
     const json::Value* old = x->as_object().find(key);
-    if (old == nullptr)
+    if (old == nullptr) {
       return "config key " + key + ": not in " + a_name + ", " + b_name + " is " + json::write(value, 0);
-    if (!(*old == value)) return both("config key " + key, *old, value);
+    }
+    if (!(*old == value)) {
+      return both("config key " + key, *old, value);
+    }
   }
-  for (const auto& [key, value] : x->as_object())
-    if (y->as_object().find(key) == nullptr) return "config key " + key + ": in " + a_name + ", not in " + b_name;
+  for (const auto& [key, value] : x->as_object()) {
+    if (y->as_object().find(key) == nullptr) {
+      return "config key " + key + ": in " + a_name + ", not in " + b_name;
+    }
+  }
   return {};
 }
 

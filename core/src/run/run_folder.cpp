@@ -17,12 +17,13 @@ namespace {
 
 std::string seconds(double s) {
   char buffer[32];
-  if (s < 120)
+  if (s < 120) {
     std::snprintf(buffer, sizeof buffer, "%.1f s", s);
-  else if (s < 7200)
+  } else if (s < 7200) {
     std::snprintf(buffer, sizeof buffer, "%.1f min", s / 60);
-  else
+  } else {
     std::snprintf(buffer, sizeof buffer, "%.1f h", s / 3600);
+  }
   return buffer;
 }
 
@@ -39,7 +40,9 @@ json::Object journal_header(const CliOptions& options, const Target& target, con
   json::Object header;
   header.set("schema", kJournalSchema);
   json::Array argv;
-  for (const std::string& a : options.argv) argv.emplace_back(a);
+  for (const std::string& a : options.argv) {
+    argv.emplace_back(a);
+  }
   header.set("argv", std::move(argv));
   header.set("workload", target.plugin->name + ":" + target.workload->name);
   header.set("mode", "measure");
@@ -49,22 +52,30 @@ json::Object journal_header(const CliOptions& options, const Target& target, con
 
 Expected<std::vector<std::string>> resumed_argv(const std::string& dir, const std::vector<std::string>& replaced) {
   auto header = Journal::read_header(dir);
-  if (!header) return header.error();
+  if (!header) {
+    return header.error();
+  }
   const json::Value* argv = header->find("argv");
-  if (argv == nullptr || !argv->is_array() || argv->as_array().empty())
+  if (argv == nullptr || !argv->is_array() || argv->as_array().empty()) {
     return Failure{ExitCode::usage, "--resume " + dir + ": the journal's header holds no command line"};
+  }
   std::vector<std::string> out;
   const json::Array& stored = argv->as_array();
   for (std::size_t i = 0; i < stored.size(); ++i) {
-    if (!stored[i].is_string())
+    if (!stored[i].is_string()) {
       return Failure{ExitCode::usage, "--resume " + dir + ": the journal's command line is not a list of strings"};
+    }
     const std::string& a = stored[i].as_string();
     const std::string name = a.substr(0, a.find('='));
     const bool switch_only = name == "--quiet" || name == "-q";
     const bool drop = i > 0 && (name == "--run-dir" || name == "--resume" ||
                                 std::find(replaced.begin(), replaced.end(), name) != replaced.end());
-    if (drop && a == name && !switch_only) ++i;  // "--format json": its value too
-    if (!drop) out.push_back(a);
+    if (drop && a == name && !switch_only) {
+      ++i;  // "--format json": its value too
+    }
+    if (!drop) {
+      out.push_back(a);
+    }
   }
   out.emplace_back("--resume");
   out.push_back(dir);
@@ -86,7 +97,9 @@ RunFolder::RunFolder(Journal journal, const Logger& logger) : journal_(std::move
 }
 
 RunFolder::~RunFolder() {
-  if (log_) logger_.tee(nullptr);
+  if (log_) {
+    logger_.tee(nullptr);
+  }
 }
 
 Expected<std::unique_ptr<RunFolder>> RunFolder::open(const CliOptions& options, const Target& target,
@@ -94,10 +107,13 @@ Expected<std::unique_ptr<RunFolder>> RunFolder::open(const CliOptions& options, 
   const json::Object header = journal_header(options, target, config);
   if (!options.resume.empty()) {
     auto journal = Journal::resume(options.resume);
-    if (!journal) return journal.error();
-    if (const std::string difference = resume_mismatch(journal->header(), header); !difference.empty())
+    if (!journal) {
+      return journal.error();
+    }
+    if (const std::string difference = resume_mismatch(journal->header(), header); !difference.empty()) {
       return Failure{ExitCode::usage, "--resume " + options.resume + ": this run differs from the journal's: " +
                                           difference + " (a resumed run must resolve to the same configuration)"};
+    }
     auto folder = std::make_unique<RunFolder>(std::move(journal.value()), logger);
     announce(*folder, logger, true);
     return folder;
@@ -105,10 +121,14 @@ Expected<std::unique_ptr<RunFolder>> RunFolder::open(const CliOptions& options, 
   const bool named = !options.run_dir.empty();
   const std::filesystem::path dir = named ? std::filesystem::path(options.run_dir)
                                           : default_run_dir(target.plugin->name + "-" + target.workload->name);
-  if (dir.empty()) return std::unique_ptr<RunFolder>();
+  if (dir.empty()) {
+    return std::unique_ptr<RunFolder>();
+  }
   auto journal = Journal::create(dir, header);
   if (!journal) {
-    if (named) return journal.error();
+    if (named) {
+      return journal.error();
+    }
     logger.warn(journal.error().message + "; running without a journal (--run-dir DIR chooses another folder)");
     return std::unique_ptr<RunFolder>();
   }
@@ -136,13 +156,18 @@ void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const std::size_t left = count > done ? count - done : 0;
   std::string line = "case " + std::to_string(index + 1) + "/" + std::to_string(count) + " done";
-  if (!row.label.empty()) line += " (" + row.label + ")";
+  if (!row.label.empty()) {
+    line += " (" + row.label + ")";
+  }
   line += "; " + std::to_string(done) + "/" + std::to_string(count) + " finished, " + seconds(elapsed) + " elapsed";
-  if (left > 0) line += ", about " + seconds(elapsed / done_here_ * static_cast<double>(left)) + " left";
-  if (::isatty(STDERR_FILENO) != 0)
+  if (left > 0) {
+    line += ", about " + seconds(elapsed / done_here_ * static_cast<double>(left)) + " left";
+  }
+  if (::isatty(STDERR_FILENO) != 0) {
     logger_.info_to_file(line);  // a terminal has the progress bar
-  else
+  } else {
     logger_.info(line);
+  }
 }
 
 std::optional<std::string> RunFolder::write_results(const Report& report) const {

@@ -14,20 +14,27 @@ Expected<RunLayers> read_layers(const CliOptions& options, const PresetInfo* pre
   if (preset != nullptr) {
     auto parsed = preset->file.empty() ? parse_toml_config(preset->config_toml, "preset '" + preset->name + "'", {})
                                        : load_toml_config(preset->file, "preset '" + preset->name + "'");
-    if (!parsed) return parsed.error();
+    if (!parsed) {
+      return parsed.error();
+    }
     layers.storage.push_back(std::move(parsed->layer));
   }
   for (const std::string& file : options.config_files) {
     auto parsed = load_toml_config(file, "config file");
-    if (!parsed) return parsed.error();
-    if (const json::Value* w = parsed->preset.find("workload"); w != nullptr && w->is_string())
+    if (!parsed) {
+      return parsed.error();
+    }
+    if (const json::Value* w = parsed->preset.find("workload"); w != nullptr && w->is_string()) {
       layers.preset_workload = w->as_string();
+    }
     layers.storage.push_back(std::move(parsed->layer));
   }
   ConfigLayer sets{"--set", {}};
   for (const std::string& argument : options.sets) {
     auto entry = parse_set_argument(argument);
-    if (!entry) return entry.error();
+    if (!entry) {
+      return entry.error();
+    }
     sets.entries.push_back(std::move(entry.value()));
   }
   layers.storage.push_back(std::move(sets));
@@ -36,11 +43,15 @@ Expected<RunLayers> read_layers(const CliOptions& options, const PresetInfo* pre
 
 std::vector<ParamSpec> schema_for(const WorkloadInfo& workload) {
   std::vector<ParamSpec> schema = workload.params;
-  if (!workload.supports(DGX_MODE_MEASURE)) return schema;
+  if (!workload.supports(DGX_MODE_MEASURE)) {
+    return schema;
+  }
   for (ParamSpec& p : RunnerSettings::params()) {
     const bool overridden =
         std::any_of(workload.params.begin(), workload.params.end(), [&](const ParamSpec& w) { return w.key == p.key; });
-    if (!overridden) schema.push_back(std::move(p));
+    if (!overridden) {
+      schema.push_back(std::move(p));
+    }
   }
   return schema;
 }
@@ -53,8 +64,11 @@ Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, cons
                                  [&](const ParamSpec& p) { return p.alias == wanted; });
     if (it == workload.params.end()) {
       std::vector<std::string> known;
-      for (const ParamSpec& p : workload.params)
-        if (!p.alias.empty()) known.push_back("-" + p.alias + " (" + p.key + ")");
+      for (const ParamSpec& p : workload.params) {
+        if (!p.alias.empty()) {
+          known.push_back("-" + p.alias + " (" + p.key + ")");
+        }
+      }
       return Failure{ExitCode::usage, "unknown option -" + letter + " for workload " + workload.name +
                                           (known.empty() ? std::string(" (it has no one-letter options)")
                                                          : "; its one-letter options: " + text::join(known, ", ")) +
@@ -62,7 +76,9 @@ Expected<std::vector<ConfigEntry>> alias_entries(const CliOptions& options, cons
                                           " (dgxhost --help lists dgxhost's own options)"};
     }
     auto entry = parse_set_argument(it->key + "=" + value);
-    if (!entry) return Failure{ExitCode::usage, "-" + letter + " " + value + ": " + entry.error().message};
+    if (!entry) {
+      return Failure{ExitCode::usage, "-" + letter + " " + value + ": " + entry.error().message};
+    }
     entry->where = {"-" + letter, {}, 0, 0, "-" + letter + " " + value};
     entries.push_back(std::move(entry.value()));
   }

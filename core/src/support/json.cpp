@@ -21,27 +21,39 @@ Value& Object::set(std::string key, Value value) {
 }
 
 const Value* Object::find(std::string_view key) const {
-  for (const auto& [k, v] : members_)
-    if (k == key) return &v;
+  for (const auto& [k, v] : members_) {
+    if (k == key) {
+      return &v;
+    }
+  }
   return nullptr;
 }
 
 Value* Object::find(std::string_view key) {
-  for (auto& [k, v] : members_)
-    if (k == key) return &v;
+  for (auto& [k, v] : members_) {
+    if (k == key) {
+      return &v;
+    }
+  }
   return nullptr;
 }
 
 const Value& Object::at(std::string_view key) const {
-  if (const Value* v = find(key)) return *v;
+  if (const Value* v = find(key)) {
+    return *v;
+  }
   throw std::out_of_range("JSON object has no key '" + std::string(key) + "'");
 }
 
 bool operator==(const Object& a, const Object& b) {
-  if (a.size() != b.size()) return false;
+  if (a.size() != b.size()) {
+    return false;
+  }
   for (const auto& [key, value] : a) {
     const Value* other = b.find(key);
-    if (other == nullptr || !(*other == value)) return false;
+    if (other == nullptr || !(*other == value)) {
+      return false;
+    }
   }
   return true;
 }
@@ -69,12 +81,16 @@ struct ToJson {
   Json operator()(const std::string& s) const { return s; }
   Json operator()(const Array& a) const {
     Json out = Json::array();
-    for (const Value& v : a) out.push_back(to_json(v));
+    for (const Value& v : a) {
+      out.push_back(to_json(v));
+    }
     return out;
   }
   Json operator()(const Object& o) const {
     Json out = Json::object();
-    for (const auto& [key, v] : o) out[key] = to_json(v);
+    for (const auto& [key, v] : o) {
+      out[key] = to_json(v);
+    }
     return out;
   }
 };
@@ -87,7 +103,9 @@ Value from_json(const Json& j) {
   case Json::value_t::number_integer: return j.get<std::int64_t>();
   case Json::value_t::number_unsigned: {
     const auto u = j.get<std::uint64_t>();  // beyond int64: kept as a double, as any JSON reader would
-    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(u);
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return static_cast<std::int64_t>(u);
+    }
     return static_cast<double>(u);
   }
   case Json::value_t::number_float: return j.get<double>();
@@ -95,12 +113,16 @@ Value from_json(const Json& j) {
   case Json::value_t::array: {
     Array a;
     a.reserve(j.size());
-    for (const Json& element : j) a.push_back(from_json(element));
+    for (const Json& element : j) {
+      a.push_back(from_json(element));
+    }
     return a;
   }
   case Json::value_t::object: {
     Object o;
-    for (const auto& [key, element] : j.items()) o.set(key, from_json(element));
+    for (const auto& [key, element] : j.items()) {
+      o.set(key, from_json(element));
+    }
     return o;
   }
   default: return nullptr;
@@ -118,8 +140,12 @@ public:
   explicit Layout(int indent) : indent_(indent) {}
 
   void value(const Json& j, int depth) {
-    if (j.is_array() && !j.empty()) return array(j, depth);
-    if (j.is_object() && !j.empty()) return object(j, depth);
+    if (j.is_array() && !j.empty()) {
+      return array(j, depth);
+    }
+    if (j.is_object() && !j.empty()) {
+      return object(j, depth);
+    }
     out_ += dump(j);
   }
   std::string take() { return std::move(out_); }
@@ -134,19 +160,27 @@ private:
     out_ += '[';
     bool first = true;
     for (const Json& element : a) {
-      if (!first) out_ += flat ? ", " : ",";
+      if (!first) {
+        out_ += flat ? ", " : ",";
+      }
       first = false;
-      if (!flat) newline(depth + 1);
+      if (!flat) {
+        newline(depth + 1);
+      }
       value(element, depth + 1);
     }
-    if (!flat) newline(depth);
+    if (!flat) {
+      newline(depth);
+    }
     out_ += ']';
   }
   void object(const Json& o, int depth) {
     out_ += '{';
     bool first = true;
     for (const auto& [key, element] : o.items()) {
-      if (!first) out_ += ',';
+      if (!first) {
+        out_ += ',';
+      }
       first = false;
       newline(depth + 1);
       out_ += dump(Json(key)) + ": ";
@@ -179,7 +213,9 @@ std::string position(std::string_view text, std::size_t byte) {
 
 std::string write(const Value& value, int indent) {
   const Json j = to_json(value);
-  if (indent <= 0) return dump(j);
+  if (indent <= 0) {
+    return dump(j);
+  }
   Layout layout(indent);
   layout.value(j, 0);
   return layout.take();

@@ -34,9 +34,13 @@ std::string utc_stamp() {
 }  // namespace
 
 void Logger::info_to_file(std::string_view message) const {
-  if (tee_ == nullptr) return;
+  if (tee_ == nullptr) {
+    return;
+  }
   std::string line = "dgxhost";
-  if (!rank_label_.empty()) line += " " + rank_label_;
+  if (!rank_label_.empty()) {
+    line += " " + rank_label_;
+  }
   line += ": ";
   line += message;
   line += '\n';
@@ -51,22 +55,34 @@ void Logger::write_tee(const std::string& line) const {
 void Logger::log(dgx_log_level level, std::string_view source, std::string_view message) const {
   const bool to_file = tee_ != nullptr && (level >= DGX_LOG_INFO || level >= threshold_);
   const bool to_stderr = level >= threshold_ && !(quiet_rank_ && level < DGX_LOG_ERROR);
-  if (!to_file && !to_stderr) return;
+  if (!to_file && !to_stderr) {
+    return;
+  }
   std::string line = "dgxhost";
-  if (!rank_label_.empty()) line += " " + rank_label_;
-  if (!source.empty()) line += " [" + std::string(source) + "]";
+  if (!rank_label_.empty()) {
+    line += " " + rank_label_;
+  }
+  if (!source.empty()) {
+    line += " [" + std::string(source) + "]";
+  }
   line += ": ";
   line += level_prefix(level);
   line += message;
   line += '\n';
-  if (to_file) write_tee(line);
-  if (!to_stderr) return;
+  if (to_file) {
+    write_tee(line);
+  }
+  if (!to_stderr) {
+    return;
+  }
   end_progress();
   std::fputs(line.c_str(), stderr);
 }
 
 void Logger::progress(std::string_view source, double fraction, std::string_view what) const {
-  if (quiet_rank_ || threshold_ > DGX_LOG_INFO || isatty(STDERR_FILENO) == 0) return;
+  if (quiet_rank_ || threshold_ > DGX_LOG_INFO || isatty(STDERR_FILENO) == 0) {
+    return;
+  }
   const int percent = static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * 100.0));
   std::fprintf(stderr, "\r\033[K[%.*s] %.*s %d%%", static_cast<int>(source.size()), source.data(),
                static_cast<int>(what.size()), what.data(), percent);
@@ -75,7 +91,9 @@ void Logger::progress(std::string_view source, double fraction, std::string_view
 }
 
 void Logger::end_progress() const {
-  if (!progress_shown_) return;
+  if (!progress_shown_) {
+    return;
+  }
   std::fputs("\r\033[K", stderr);
   progress_shown_ = false;
 }

@@ -12,25 +12,40 @@ namespace {
 std::size_t utf8_sequence(std::string_view s) {
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
   const std::uint8_t b0 = byte(0);
-  if (b0 < 0x80) return 1;
+  if (b0 < 0x80) {
+    return 1;
+  }
   std::size_t n = 0;
   std::uint8_t low = 0x80, high = 0xbf;  // range of the second byte
   if (b0 >= 0xc2 && b0 <= 0xdf) {
     n = 2;
   } else if (b0 >= 0xe0 && b0 <= 0xef) {
     n = 3;
-    if (b0 == 0xe0) low = 0xa0;
-    if (b0 == 0xed) high = 0x9f;
+    if (b0 == 0xe0) {
+      low = 0xa0;
+    }
+    if (b0 == 0xed) {
+      high = 0x9f;
+    }
   } else if (b0 >= 0xf0 && b0 <= 0xf4) {
     n = 4;
-    if (b0 == 0xf0) low = 0x90;
-    if (b0 == 0xf4) high = 0x8f;
+    if (b0 == 0xf0) {
+      low = 0x90;
+    }
+    if (b0 == 0xf4) {
+      high = 0x8f;
+    }
   } else {
     return 0;
   }
-  if (s.size() < n || byte(1) < low || byte(1) > high) return 0;
-  for (std::size_t i = 2; i < n; ++i)
-    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  if (s.size() < n || byte(1) < low || byte(1) > high) {
+    return 0;
+  }
+  for (std::size_t i = 2; i < n; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) {
+      return 0;
+    }
+  }
   return n;
 }
 
@@ -55,10 +70,11 @@ std::string printable(std::string_view text, bool keep_newlines) {
     const auto c = static_cast<std::uint8_t>(text[0]);
     const bool c1 = n == 2 && c == 0xc2 && static_cast<std::uint8_t>(text[1]) < 0xa0;  // U+0080..U+009F
     if (n == 1 && (c < 0x20 || c == 0x7f)) {
-      if (keep_newlines && (c == '\n' || c == '\t'))
+      if (keep_newlines && (c == '\n' || c == '\t')) {
         out += static_cast<char>(c);
-      else
+      } else {
         escape(out, c);
+      }
     } else if (c1) {
       escape(out, static_cast<std::uint8_t>(text[1]));
     } else {

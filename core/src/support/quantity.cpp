@@ -25,9 +25,11 @@ constexpr std::array<std::string_view, 6> kPlain{"USD", "1", "count", "h", "days
 
 template <std::size_t N>
 std::optional<Quantity> with_prefix(std::string_view unit, std::string_view base, const std::array<Prefix, N>& set) {
-  for (const auto& [prefix, factor] : set)
-    if (unit.size() == prefix.size() + base.size() && unit.starts_with(prefix) && unit.ends_with(base))
+  for (const auto& [prefix, factor] : set) {
+    if (unit.size() == prefix.size() + base.size() && unit.starts_with(prefix) && unit.ends_with(base)) {
       return Quantity{std::string(base), factor};
+    }
+  }
   return std::nullopt;
 }
 
@@ -39,19 +41,34 @@ bool ends_with_word(std::string_view name, std::string_view word) {
 }  // namespace
 
 std::optional<Quantity> parse_unit(std::string_view unit) {
-  if (unit == "%") return Quantity{"1", 0.01};
+  if (unit == "%") {
+    return Quantity{"1", 0.01};
+  }
   for (const std::string_view base :
        {std::string_view("s"), std::string_view("B"), std::string_view("B/s"), std::string_view("FLOP"),
-        std::string_view("FLOP/s"), std::string_view("tokens/s")})
-    if (unit == base) return Quantity{std::string(base), 1};
-  for (const std::string_view plain : kPlain)
-    if (unit == plain) return Quantity{std::string(plain), 1};
-  if (auto q = with_prefix(unit, "s", kFractions)) return q;
+        std::string_view("FLOP/s"), std::string_view("tokens/s")}) {
+    if (unit == base) {
+      return Quantity{std::string(base), 1};
+    }
+  }
+  for (const std::string_view plain : kPlain) {
+    if (unit == plain) {
+      return Quantity{std::string(plain), 1};
+    }
+  }
+  if (auto q = with_prefix(unit, "s", kFractions)) {
+    return q;
+  }
   for (const std::string_view base : {std::string_view("B/s"), std::string_view("B"), std::string_view("FLOP/s"),
                                       std::string_view("FLOP"), std::string_view("tokens/s")}) {
-    if (auto q = with_prefix(unit, base, kMultiples)) return q;
-    if (base.front() == 'B')
-      if (auto q = with_prefix(unit, base, kBinary)) return q;
+    if (auto q = with_prefix(unit, base, kMultiples)) {
+      return q;
+    }
+    if (base.front() == 'B') {
+      if (auto q = with_prefix(unit, base, kBinary)) {
+        return q;
+      }
+    }
   }
   return std::nullopt;
 }
@@ -59,21 +76,27 @@ std::optional<Quantity> parse_unit(std::string_view unit) {
 std::optional<double> convert(double value, std::string_view from, std::string_view to) {
   const auto a = parse_unit(from);
   const auto b = parse_unit(to);
-  if (!a || !b || a->base != b->base) return std::nullopt;
+  if (!a || !b || a->base != b->base) {
+    return std::nullopt;
+  }
   return value * a->factor / b->factor;
 }
 
 std::string format_quantity(double value, std::string_view unit) {
   const auto q = parse_unit(unit);
-  if (!q || !std::isfinite(value) || value == 0 || (q->base != "s" && q->base != "B" && q->base != "B/s"))
+  if (!q || !std::isfinite(value) || value == 0 || (q->base != "s" && q->base != "B" && q->base != "B/s")) {
     return text::format_number(value, 4) + (unit == "1" ? "" : unit == "%" ? "%" : " " + std::string(unit));
+  }
   const double base = value * q->factor;
   const double magnitude = std::abs(base);
   static constexpr std::array<Prefix, 4> kSeconds{{{"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}}};
   static constexpr std::array<Prefix, 5> kDecimal{{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1}}};
   const auto pick = [&](const auto& prefixes) {
-    for (const auto& [prefix, factor] : prefixes)
-      if (magnitude >= factor) return Prefix{prefix, factor};
+    for (const auto& [prefix, factor] : prefixes) {
+      if (magnitude >= factor) {
+        return Prefix{prefix, factor};
+      }
+    }
     return prefixes.back();
   };
   const Prefix p = q->base == "s" ? pick(kSeconds) : pick(kDecimal);
@@ -82,16 +105,24 @@ std::string format_quantity(double value, std::string_view unit) {
 
 Better better_direction(std::string_view metric, std::string_view unit) {
   const auto q = parse_unit(unit);
-  if (!q) return Better::none;
-  if (q->base == "s" || q->base == "USD" || q->base == "h" || q->base == "days" || q->base == "GPU-h")
+  if (!q) {
+    return Better::none;
+  }
+  if (q->base == "s" || q->base == "USD" || q->base == "h" || q->base == "days" || q->base == "GPU-h") {
     return Better::lower;
-  if (q->base == "B/s" || q->base == "FLOP/s" || q->base == "tokens/s") return Better::higher;
+  }
+  if (q->base == "B/s" || q->base == "FLOP/s" || q->base == "tokens/s") {
+    return Better::higher;
+  }
   if (q->base == "1") {
     // Fractions of a peak and ratios to a reference are better higher; spreads (time.cv) lower.
-    if (ends_with_word(metric, "cv")) return Better::lower;
+    if (ends_with_word(metric, "cv")) {
+      return Better::lower;
+    }
     if (ends_with_word(metric, "mfu") || ends_with_word(metric, "peak_pct") || ends_with_word(metric, "peak") ||
-        ends_with_word(metric, "mbu") || metric == "ratio_to_reference")
+        ends_with_word(metric, "mbu") || metric == "ratio_to_reference") {
       return Better::higher;
+    }
   }
   return Better::none;
 }
@@ -106,8 +137,12 @@ std::string_view to_string(Better better) {
 }
 
 std::optional<double> goodness_ratio(Better better, double value, double reference) {
-  if (better == Better::none || !std::isfinite(value) || !std::isfinite(reference)) return std::nullopt;
-  if (better == Better::higher) return reference != 0 ? std::optional(value / reference) : std::nullopt;
+  if (better == Better::none || !std::isfinite(value) || !std::isfinite(reference)) {
+    return std::nullopt;
+  }
+  if (better == Better::higher) {
+    return reference != 0 ? std::optional(value / reference) : std::nullopt;
+  }
   return value != 0 ? std::optional(reference / value) : std::nullopt;
 }
 

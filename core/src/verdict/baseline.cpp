@@ -25,8 +25,9 @@ Expected<double> verdict_threshold(const ResolvedConfig& config) {
   const ResolvedEntry* entry = config.find("verdict.threshold");
   const double threshold =
       entry != nullptr && entry->value.is_number() ? entry->value.as_number() : kDefaultVerdictThreshold;
-  if (!(threshold > 0 && threshold <= 10))
+  if (!(threshold > 0 && threshold <= 10)) {
     return Failure{ExitCode::usage, "verdict.threshold must be in (0, 10], got " + text::format_number(threshold)};
+  }
   return threshold;
 }
 
@@ -35,7 +36,9 @@ std::vector<Reference> references_from_run(const Report& run, const std::string&
   std::vector<Reference> out;
   for (std::size_t i = 0; i < run.rows.size(); ++i) {
     const ResultRow& row = run.rows[i];
-    if (row.mode == ResultMode::reference) continue;  // the earlier run's own references are not its results
+    if (row.mode == ResultMode::reference) {
+      continue;  // the earlier run's own references are not its results
+    }
     Reference ref{name + " row " + std::to_string(i + 1),
                   row.label.empty() ? "baseline" : row.label,
                   source,
@@ -46,10 +49,16 @@ std::vector<Reference> references_from_run(const Report& run, const std::string&
                   {}};
     ref.exact.push_back({{"workload"}, row.workload});
     ref.exact.push_back({{"table"}, row.table.empty() ? row.workload : row.table});
-    for (const auto& [key, value] : row.config)
-      if (!text::starts_with(key, "verdict.")) ref.near.push_back({{key}, value});
-    for (const Metric& m : row.metrics)
-      if (better_direction(m.name, m.unit) != Better::none) ref.values.push_back({m.name, m.value, m.unit, true});
+    for (const auto& [key, value] : row.config) {
+      if (!text::starts_with(key, "verdict.")) {
+        ref.near.push_back({{key}, value});
+      }
+    }
+    for (const Metric& m : row.metrics) {
+      if (better_direction(m.name, m.unit) != Better::none) {
+        ref.values.push_back({m.name, m.value, m.unit, true});
+      }
+    }
     out.push_back(std::move(ref));
   }
   return out;
@@ -58,49 +67,65 @@ std::vector<Reference> references_from_run(const Report& run, const std::string&
 Expected<Baseline> load_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths) {
   if (spec == "published") {
     auto refs = load_published_references(config_paths);
-    if (!refs) return refs.error();
+    if (!refs) {
+      return refs.error();
+    }
     return Baseline{"published references (configs/baselines)", std::move(refs.value())};
   }
   auto run = read_results_file(spec);
-  if (!run)
+  if (!run) {
     return Failure{ExitCode::usage, "--baseline " + spec + ": " + run.error().message +
                                         " (--baseline takes 'published' or a results file of dgxhost -o FILE.json)"};
+  }
   return Baseline{"baseline run " + spec + " (" + describe_run(run.value()) + ")", references_from_run(*run, spec)};
 }
 
 Expected<std::optional<BaselineRun>>
 prepare_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths, const ResolvedConfig& config) {
-  if (spec.empty()) return std::optional<BaselineRun>();
+  if (spec.empty()) {
+    return std::optional<BaselineRun>();
+  }
   auto threshold = verdict_threshold(config);
-  if (!threshold) return threshold.error();
+  if (!threshold) {
+    return threshold.error();
+  }
   auto baseline = load_baseline(spec, config_paths);
-  if (!baseline) return baseline.error();
+  if (!baseline) {
+    return baseline.error();
+  }
   return std::optional<BaselineRun>(BaselineRun{std::move(baseline.value()), threshold.value()});
 }
 
 namespace {
 
 std::string row_name(const ResultRow& row) {
-  if (!row.label.empty()) return row.workload + " " + row.label;
-  if (const Field* f = row.find_field("configuration")) return f->value;
+  if (!row.label.empty()) {
+    return row.workload + " " + row.label;
+  }
+  if (const Field* f = row.find_field("configuration")) {
+    return f->value;
+  }
   std::vector<std::string> parts;
   for (const auto& [key, value] : row.config) {
     const bool hidden = std::find(row.hidden_config.begin(), row.hidden_config.end(), key) != row.hidden_config.end();
-    if (!hidden && parts.size() < 4)
+    if (!hidden && parts.size() < 4) {
       parts.push_back(key + "=" + (value.is_string() ? value.as_string() : json::write(value, 0)));
+    }
   }
   return row.workload + (parts.empty() ? "" : " (" + text::join(parts, ", ") + ")");
 }
 
 std::string comparison_kind(const ResultRow& row, const Reference& ref) {
   const bool projected = row.mode == ResultMode::projected;
-  if (ref.kind == "published")
+  if (ref.kind == "published") {
     return projected ? "model check: a projection held against a published measurement checks the model, not this "
                        "platform"
                      : "platform check: measured on this machine against the published measurement";
-  if (projected || ref.kind == "projected")
+  }
+  if (projected || ref.kind == "projected") {
     return "model check: " + std::string(to_string(row.mode)) + " against a " + ref.kind +
            " row of an earlier run (a projection checks the model, not a platform)";
+  }
   return "run-to-run: measured against a measured row of an earlier run";
 }
 
@@ -112,14 +137,20 @@ ResultRow reference_row(const ResultRow& row, const Reference& ref) {
   out.table = row.table;
   out.label = ref.label.empty() ? "reference" : ref.label;
   out.hidden_config = row.hidden_config;
-  for (const auto* constraints : {&ref.exact, &ref.near})
-    for (const Constraint& c : *constraints)
-      if (const std::string key = c.key.config_key(); !key.empty())
+  for (const auto* constraints : {&ref.exact, &ref.near}) {
+    for (const Constraint& c : *constraints) {
+      if (const std::string key = c.key.config_key(); !key.empty()) {
         out.config.set(key, c.expected.is_object() ? json::Value(c.describe()) : c.expected);
-  for (const ReferenceValue& v : ref.values)
-    if (const Metric* m = row.find_metric(v.metric))
-      if (const auto value = convert(v.value, v.unit, m->unit))
+      }
+    }
+  }
+  for (const ReferenceValue& v : ref.values) {
+    if (const Metric* m = row.find_metric(v.metric)) {
+      if (const auto value = convert(v.value, v.unit, m->unit)) {
         out.add_metric({m->name, *value, m->unit, m->hidden, m->label});
+      }
+    }
+  }
   out.add_field({"verdict", ref.kind == "published" ? "reference" : "baseline", false});
   out.add_field({"source", ref.source.empty() ? ref.origin : ref.source, true});
   out.add_field({"reference", (ref.label.empty() ? "" : ref.label + ", ") + ref.origin, true});
@@ -131,7 +162,9 @@ std::string reference_text(const HeadlineComparison& c, const ReferenceMatch& ma
   std::string out = c.metric + " " + format_quantity(c.value, c.unit) + " vs " + format_quantity(c.reference, c.unit) +
                     " (" + std::string(to_string(c.better)) + "): " + ref.kind + " " +
                     (ref.label.empty() ? ref.origin : ref.label);
-  if (!match.exact()) out += "; nearest reference, differs in " + match.describe_differences();
+  if (!match.exact()) {
+    out += "; nearest reference, differs in " + match.describe_differences();
+  }
   return out;
 }
 
@@ -172,10 +205,13 @@ std::string summary_text(const VerdictCounts& n, const std::vector<std::string>&
                     ", pass at >= " + text::format_number(threshold, 3) +
                     " of the reference (verdict.threshold; the ratio reads above 1 as better, whichever way the "
                     "metric improves).";
-  for (const std::string& line : failed) out += "\nfail: " + line;
-  if (model_check)
+  for (const std::string& line : failed) {
+    out += "\nfail: " + line;
+  }
+  if (model_check) {
     out += "\nProjected rows held against measurements are a model check: they test the model's accuracy, not "
            "this platform.";
+  }
   return out;
 }
 
@@ -198,9 +234,13 @@ VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double th
       ++counts.none;
     } else {
       model_check |= row.mode == ResultMode::projected || match->reference->kind == "projected";
-      if (!inserted[match->reference]) rows.push_back(reference_row(row, *match->reference));
+      if (!inserted[match->reference]) {
+        rows.push_back(reference_row(row, *match->reference));
+      }
       inserted[match->reference] = true;
-      if (j.verdict == "pass") ++counts.pass;
+      if (j.verdict == "pass") {
+        ++counts.pass;
+      }
       if (j.verdict == "fail") {
         ++counts.fail;
         failed.push_back(j.line);

@@ -39,13 +39,19 @@ struct Pair {
 // message size is a metric of a comm row, yet names its case).
 json::Object identity(const Pair& p) {
   json::Object config;
-  for (const auto& [key, value] : p.b->config)
-    if (!text::starts_with(key, "verdict.")) config.set(key, value);
-  for (const Metric& m : p.b->metrics)
-    if (m.unit == "B")
-      if (const Metric* other = p.a->find_metric(m.name); other != nullptr && other->value == m.value)
+  for (const auto& [key, value] : p.b->config) {
+    if (!text::starts_with(key, "verdict.")) {
+      config.set(key, value);
+    }
+  }
+  for (const Metric& m : p.b->metrics) {
+    if (m.unit == "B") {
+      if (const Metric* other = p.a->find_metric(m.name); other != nullptr && other->value == m.value) {
         config.set(m.name, m.value == std::floor(m.value) ? json::Value(static_cast<long long>(m.value))
                                                           : json::Value(m.value));
+      }
+    }
+  }
   return config;
 }
 
@@ -89,15 +95,23 @@ ResultRow compare_row(const Pair& p, const Metric& mb, const Metric& ma_in_b_uni
   row.add_metric({"b", mb.value, mb.unit, false, "B"});
   row.add_metric({"ratio", ma_in_b_unit.value != 0 ? mb.value / ma_in_b_unit.value : NAN, "1", false, "B/A"});
   row.add_metric({"change", 100 * (goodness - 1), "%", false, "better by %"});
-  if (p.test) row.add_metric({"p_value", p.test->p_value, "1", false, "p"});
+  if (p.test) {
+    row.add_metric({"p_value", p.test->p_value, "1", false, "p"});
+  }
   row.add_field({"verdict", verdict, false});
   row.add_field({"why", why, true});
   row.add_field({"metric", mb.name, true});
   row.add_field({"better", std::string(to_string(better)), true});
-  if (p.test) row.add_field({"test", test_text(*p.test), true});
-  if (!p.differences.empty()) row.add_field({"matched", "nearest row of A: " + p.differences, false});
+  if (p.test) {
+    row.add_field({"test", test_text(*p.test), true});
+  }
+  if (!p.differences.empty()) {
+    row.add_field({"matched", "nearest row of A: " + p.differences, false});
+  }
   ++counts.compared;
-  if (verdict == "improvement") ++counts.improvements;
+  if (verdict == "improvement") {
+    ++counts.improvements;
+  }
   if (verdict == "regression") {
     ++counts.regressions;
     counts.regressed.push_back(p.b->workload + (p.b->label.empty() ? "" : " " + p.b->label) + " " + mb.name + ": " +
@@ -111,13 +125,18 @@ std::vector<Pair> pair_rows(const Report& a, const std::string& a_name, const Re
   std::vector<Pair> pairs;
   a_used.assign(a.rows.size(), false);
   for (const ResultRow& row : b.rows) {
-    if (row.mode == ResultMode::reference) continue;
+    if (row.mode == ResultMode::reference) {
+      continue;
+    }
     const auto match = find_reference(row, refs);
-    if (!match) continue;
+    if (!match) {
+      continue;
+    }
     Pair p{&a.rows[match->reference->row], &row, match->describe_differences("A"), std::nullopt};
     a_used[match->reference->row] = true;
-    if (p.a->sample_times.size() >= 2 && row.sample_times.size() >= 2)
+    if (p.a->sample_times.size() >= 2 && row.sample_times.size() >= 2) {
       p.test = mann_whitney_u(p.a->sample_times, row.sample_times);
+    }
     pairs.push_back(std::move(p));
   }
   return pairs;
@@ -125,18 +144,25 @@ std::vector<Pair> pair_rows(const Report& a, const std::string& a_name, const Re
 
 std::string summary(const Counts& c, const CompareOptions& o, int unmatched_a, int unmatched_b) {
   std::string out;
-  if (c.regressions == 0 && c.improvements == 0)
+  if (c.regressions == 0 && c.improvements == 0) {
     out = "no significant difference: ";
-  else
+  } else {
     out = std::to_string(c.regressions) + " significant regression(s), " + std::to_string(c.improvements) +
           " improvement(s): ";
+  }
   out += std::to_string(c.compared) + " metric(s) compared; a change counts when B is more than " +
          text::format_number(100 * o.threshold, 3) + "% better or worse than A (--threshold) and, where both rows " +
          "carry their timed samples, a Mann-Whitney U test puts it beyond noise (p < " +
          text::format_number(o.alpha, 3) + ", --alpha).";
-  for (const std::string& r : c.regressed) out += "\nregression: " + r;
-  if (unmatched_a > 0) out += "\n" + std::to_string(unmatched_a) + " row(s) of A have no counterpart in B";
-  if (unmatched_b > 0) out += "\n" + std::to_string(unmatched_b) + " row(s) of B have no counterpart in A";
+  for (const std::string& r : c.regressed) {
+    out += "\nregression: " + r;
+  }
+  if (unmatched_a > 0) {
+    out += "\n" + std::to_string(unmatched_a) + " row(s) of A have no counterpart in B";
+  }
+  if (unmatched_b > 0) {
+    out += "\n" + std::to_string(unmatched_b) + " row(s) of B have no counterpart in A";
+  }
   return out;
 }
 
@@ -148,14 +174,19 @@ Report compare_runs(const Report& a, const std::string& a_name, const Report& b,
   std::vector<bool> a_used;
   const std::vector<Pair> pairs = pair_rows(a, a_name, b, a_used);
   Counts counts;
-  for (const Pair& p : pairs)
+  for (const Pair& p : pairs) {
     for (const Metric& mb : p.b->metrics) {
       const Metric* ma = p.a->find_metric(mb.name);
-      if (ma == nullptr || !judged(mb)) continue;
+      if (ma == nullptr || !judged(mb)) {
+        continue;
+      }
       const auto value = convert(ma->value, ma->unit, mb.unit);
-      if (!value) continue;
+      if (!value) {
+        continue;
+      }
       out.rows.push_back(compare_row(p, mb, Metric{ma->name, *value, mb.unit, false, {}}, options, counts));
     }
+  }
   const int unmatched_a = static_cast<int>(std::count_if(a.rows.begin(), a.rows.end(), [&](const ResultRow& r) {
     return r.mode != ResultMode::reference && !a_used[static_cast<std::size_t>(&r - a.rows.data())];
   }));

@@ -11,7 +11,9 @@ namespace dgx {
 namespace {
 
 std::string value_text(const json::Value& v) {
-  if (v.is_null()) return "(none)";
+  if (v.is_null()) {
+    return "(none)";
+  }
   return v.is_string() ? v.as_string() : to_toml_literal(v);
 }
 
@@ -20,7 +22,9 @@ struct Distance {
   std::size_t count = 0;
   std::vector<bool> mask;
   friend bool operator<(const Distance& a, const Distance& b) {
-    if (a.count != b.count) return a.count < b.count;
+    if (a.count != b.count) {
+      return a.count < b.count;
+    }
     return a.mask < b.mask;  // lexicographic: a difference in an earlier column weighs more
   }
 };
@@ -36,9 +40,13 @@ Distance distance(const ResultRow& row, const Reference& ref, std::vector<Differ
     const json::Value value = c.key.read(row);
     const bool differs = !c.accepts(value);
     d.mask.push_back(differs);
-    if (!differs) continue;
+    if (!differs) {
+      continue;
+    }
     ++d.count;
-    if (differences != nullptr) differences->push_back({c.key.path, value_text(value), c.describe()});
+    if (differences != nullptr) {
+      differences->push_back({c.key.path, value_text(value), c.describe()});
+    }
   }
   return d;
 }
@@ -47,8 +55,9 @@ Distance distance(const ResultRow& row, const Reference& ref, std::vector<Differ
 
 std::string ReferenceMatch::describe_differences(const std::string& other) const {
   std::vector<std::string> parts;
-  for (const Difference& d : differences)
+  for (const Difference& d : differences) {
     parts.push_back(d.key + " " + d.value + " (" + other + " " + d.reference + ")");
+  }
   return text::join(parts, ", ");
 }
 
@@ -56,14 +65,18 @@ std::optional<ReferenceMatch> find_reference(const ResultRow& row, const std::ve
   const Reference* best = nullptr;
   Distance best_distance;
   for (const Reference& ref : references) {
-    if (!exact_holds(row, ref)) continue;
+    if (!exact_holds(row, ref)) {
+      continue;
+    }
     const Distance d = distance(row, ref, nullptr);
     if (best == nullptr || d < best_distance) {
       best = &ref;
       best_distance = d;
     }
   }
-  if (best == nullptr) return std::nullopt;
+  if (best == nullptr) {
+    return std::nullopt;
+  }
   ReferenceMatch match{best, {}};
   distance(row, *best, &match.differences);
   return match;
@@ -71,14 +84,22 @@ std::optional<ReferenceMatch> find_reference(const ResultRow& row, const std::ve
 
 std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, const ReferenceMatch& match) {
   for (const ReferenceValue& v : match.reference->values) {
-    if (!match.exact() && !v.per_gpu) continue;
+    if (!match.exact() && !v.per_gpu) {
+      continue;
+    }
     const Metric* m = row.find_metric(v.metric);
-    if (m == nullptr) continue;
+    if (m == nullptr) {
+      continue;
+    }
     const auto reference = convert(v.value, v.unit, m->unit);
     const Better better = better_direction(m->name, m->unit);
-    if (!reference) continue;
+    if (!reference) {
+      continue;
+    }
     const auto ratio = goodness_ratio(better, m->value, *reference);
-    if (!ratio) continue;
+    if (!ratio) {
+      continue;
+    }
     return HeadlineComparison{m->name, m->unit, m->value, *reference, better, *ratio};
   }
   return std::nullopt;

@@ -348,7 +348,9 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
         any = true;
       }
     }
-    if (!any) result.infeasible.push_back(sweep.diagnose(g));
+    if (!any) {
+      result.infeasible.push_back(sweep.diagnose(g));
+    }
   }
   if (result.points.empty()) {
     return Error{"explore: no feasible configuration of " + model.model().name + " on " + model.system().name +

@@ -16,8 +16,11 @@ std::string_view name(Collective c) {
 }
 
 std::optional<Collective> collective_from_name(std::string_view text) {
-  for (const Collective c : kAllCollectives)
-    if (name(c) == text) return c;
+  for (const Collective c : kAllCollectives) {
+    if (name(c) == text) {
+      return c;
+    }
+  }
   return std::nullopt;
 }
 
@@ -74,7 +77,9 @@ Shape shape_for(Collective c, std::uint64_t size, sdk::DType type, int ranks) {
 
 Buffers place(Collective c, const Shape& shape, sdk::DType type, int rank, bool in_place, void* send_alloc,
               void* recv_alloc) {
-  if (!in_place) return {send_alloc, recv_alloc};
+  if (!in_place) {
+    return {send_alloc, recv_alloc};
+  }
   const std::size_t chunk = shape.count * sdk::dtype_size(type) * static_cast<std::size_t>(rank);
   switch (c) {
   case Collective::all_gather: return {static_cast<char*>(recv_alloc) + chunk, recv_alloc};

@@ -11,12 +11,16 @@ namespace {
 
 std::string dtype_choices() {
   std::string out;
-  for (const sdk::DType t : sdk::kAllDTypes) out += (out.empty() ? "" : "|") + std::string(sdk::dtype_name(t));
+  for (const sdk::DType t : sdk::kAllDTypes) {
+    out += (out.empty() ? "" : "|") + std::string(sdk::dtype_name(t));
+  }
   return out + "|float|half|bfloat16|double|f8e4m3|f8e5m2";
 }
 
 double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
+  if (values.empty()) {
+    return 0;
+  }
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -57,9 +61,13 @@ std::vector<Param> comm_params(bool multi) {
   };
   if (multi) {
     std::vector<std::string> all;
-    for (const Collective c : kAllCollectives) all.emplace_back(name(c));
+    for (const Collective c : kAllCollectives) {
+      all.emplace_back(name(c));
+    }
     std::string choices;
-    for (const std::string& n : all) choices += (choices.empty() ? "" : "|") + n;
+    for (const std::string& n : all) {
+      choices += (choices.empty() ? "" : "|") + n;
+    }
     params.insert(params.begin(), Param::string_list("comm.collectives", all, "collectives to run, in order", choices));
   }
   return params;
@@ -68,12 +76,16 @@ std::vector<Param> comm_params(bool multi) {
 CommConfig read_comm_config(const sdk::Host& host, const std::vector<Collective>& collectives) {
   CommConfig c;
   c.collectives = collectives;
-  if (c.collectives.empty())
-    for (const std::string& n : host.get_string_list("comm.collectives"))
+  if (c.collectives.empty()) {
+    for (const std::string& n : host.get_string_list("comm.collectives")) {
       c.collectives.push_back(*collective_from_name(n));
+    }
+  }
   auto non_negative = [&](const char* key) {
     const std::int64_t v = host.get_int(key);
-    if (v < 0) throw sdk::InvalidArgument(std::string(key) + " must be >= 0, got " + std::to_string(v));
+    if (v < 0) {
+      throw sdk::InvalidArgument(std::string(key) + " must be >= 0, got " + std::to_string(v));
+    }
     return static_cast<std::uint64_t>(v);
   };
   c.sweep = {non_negative("comm.min_bytes"), non_negative("comm.max_bytes"), non_negative("comm.step_factor"),
@@ -83,31 +95,38 @@ CommConfig read_comm_config(const sdk::Host& host, const std::vector<Collective>
   c.op = *sdk::op_from_name(host.get_string("comm.op"));
   const std::int64_t root = host.get_int("comm.root");  // checked before it becomes an int: 2^32 is not rank 0
   const int ranks = host.ranks().world_size;
-  if (root < 0 || root >= ranks)
+  if (root < 0 || root >= ranks) {
     throw sdk::InvalidArgument("comm.root " + std::to_string(root) + " is not a rank of this run (" +
                                std::to_string(ranks) + " rank(s))");
+  }
   c.root = static_cast<int>(root);
   const std::string placement = host.get_string("comm.placement");
   c.out_of_place = placement != "in-place";
   c.in_place = placement != "out-of-place";
   c.check = host.get_bool("comm.check");
   const std::uint64_t warmup = non_negative("comm.warmup");
-  if (warmup > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+  if (warmup > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
     throw sdk::InvalidArgument("comm.warmup must be <= " + std::to_string(std::numeric_limits<int>::max()) + ", got " +
                                std::to_string(warmup));
+  }
   c.warmup_ops = static_cast<int>(warmup);
   c.max_time = host.get_float("runner.max_time");
   c.transport = host.get_string("comm.transport");
   c.link_bandwidth = host.get_float("comm.link_bandwidth");
-  if (c.link_bandwidth < 0) throw sdk::InvalidArgument("comm.link_bandwidth must be >= 0");
+  if (c.link_bandwidth < 0) {
+    throw sdk::InvalidArgument("comm.link_bandwidth must be >= 0");
+  }
   sweep_sizes(c.sweep);  // validates now, before any device work
   return c;
 }
 
 void comm_can_measure(sdk::Host& host) {
-  if (host.get_string("comm.transport") != "nccl") return;  // the host transport always works
-  if (const std::string reason = nccl_unavailable_reason(); !reason.empty())
+  if (host.get_string("comm.transport") != "nccl") {
+    return;  // the host transport always works
+  }
+  if (const std::string reason = nccl_unavailable_reason(); !reason.empty()) {
     throw sdk::NoDevice("comm.transport = nccl: " + reason);
+  }
 }
 
 CommWorkload::CommWorkload(sdk::Host& host, const std::vector<Collective>& collectives)
@@ -115,24 +134,33 @@ CommWorkload::CommWorkload(sdk::Host& host, const std::vector<Collective>& colle
   const sdk::RankInfo ranks = host.ranks();
   rank_ = ranks.rank;
   ranks_ = ranks.world_size;
-  for (const Collective c : config_.collectives)
-    for (const std::uint64_t size : sweep_sizes(config_.sweep))
+  for (const Collective c : config_.collectives) {
+    for (const std::uint64_t size : sweep_sizes(config_.sweep)) {
       for (const bool in_place : {false, true}) {
-        if ((in_place && (!config_.in_place || !has_in_place(c))) || (!in_place && !config_.out_of_place)) continue;
+        if ((in_place && (!config_.in_place || !has_in_place(c))) || (!in_place && !config_.out_of_place)) {
+          continue;
+        }
         const Shape shape = shape_for(c, size, config_.type, ranks_);
-        if (shape.count == 0) continue;  // smaller than one element per rank
+        if (shape.count == 0) {
+          continue;  // smaller than one element per rank
+        }
         cases_.push_back({c, size, in_place, shape});
       }
-  if (cases_.empty())
+    }
+  }
+  if (cases_.empty()) {
     throw sdk::InvalidArgument("no case to run: every size of the sweep is smaller than one " +
                                std::string(sdk::dtype_name(config_.type)) + " element per rank");
+  }
   summaries_.resize(std::size(kAllCollectives));
 }
 
 void CommWorkload::setup() {
   const std::string unavailable = nccl_unavailable_reason();
   const bool nccl = config_.transport == "nccl" || (config_.transport == "auto" && unavailable.empty());
-  if (nccl && !unavailable.empty()) throw sdk::NoDevice("comm.transport = nccl: " + unavailable);
+  if (nccl && !unavailable.empty()) {
+    throw sdk::NoDevice("comm.transport = nccl: " + unavailable);
+  }
   backend_ = nccl ? make_nccl_backend(host_) : make_host_backend(host_);
   std::size_t send_bytes = 0, recv_bytes = 0;
   const std::size_t element = sdk::dtype_size(config_.type);
@@ -173,7 +201,9 @@ sdk::Case CommWorkload::begin_case(std::size_t index) {
       backend_->synchronize();
       std::int32_t stop = host_.cancelled() || host_.now() - start > config_.max_time ? 1 : 0;
       host_.broadcast(&stop, sizeof stop, 0);
-      if (stop != 0) break;
+      if (stop != 0) {
+        break;
+      }
     }
     issue(backend_->comm(), c.collective, b, c.shape, config_.type, config_.op, config_.root);
   }
@@ -182,7 +212,9 @@ sdk::Case CommWorkload::begin_case(std::size_t index) {
 
   sdk::Case out;
   out.flags = DGX_CASE_TIMING_IN_JSON_ONLY;  // "time" below is the nccl-tests time; time.* stay in the JSON
-  if (config_.collectives.size() > 1) out.set("comm.collective", std::string(name(c.collective)));
+  if (config_.collectives.size() > 1) {
+    out.set("comm.collective", std::string(name(c.collective)));
+  }
   out.set("comm.placement", std::string(c.in_place ? "in-place" : "out-of-place"));
   out.set("transport", backend_->comm().name());
   out.set("world_size", static_cast<std::int64_t>(ranks_));
@@ -196,14 +228,20 @@ void CommWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& res
   result.seconds = backend_->time(
       request.iterations, [&] { issue(comm, c.collective, b, c.shape, config_.type, config_.op, config_.root); });
   result.timing = backend_->timing();
-  if (!request.warmup) local_times_.push_back(result.seconds / request.iterations);
+  if (!request.warmup) {
+    local_times_.push_back(result.seconds / request.iterations);
+  }
 }
 
 std::string CommWorkload::check(const CaseSpec& c, std::uint64_t& wrong) {
   wrong = 0;
-  if (!config_.check) return "off";
+  if (!config_.check) {
+    return "off";
+  }
   const Pattern pattern(c.collective, config_.type, config_.op, ranks_, config_.root);
-  if (!pattern.checkable()) return "skipped: " + pattern.why_not();
+  if (!pattern.checkable()) {
+    return "skipped: " + pattern.why_not();
+  }
   // Outside the timed region: fresh inputs, one operation, results compared element by element.
   prepare_buffers(c, pattern);
   issue(backend_->comm(), c.collective, buffers(c), c.shape, config_.type, config_.op, config_.root);
@@ -220,9 +258,13 @@ std::string CommWorkload::check(const CaseSpec& c, std::uint64_t& wrong) {
 }
 
 double CommWorkload::peak_link() const {
-  if (config_.link_bandwidth > 0) return config_.link_bandwidth;
+  if (config_.link_bandwidth > 0) {
+    return config_.link_bandwidth;
+  }
   // NVLink is the link only when every rank is on one node.
-  if (host_.ranks().local_size != ranks_) return 0;
+  if (host_.ranks().local_size != ranks_) {
+    return 0;
+  }
   return backend_->nvlink_bandwidth().value_or(0);
 }
 
@@ -247,22 +289,26 @@ void CommWorkload::end_case(std::size_t /*index*/, const sdk::Stats& /*stats*/) 
   host_.add_metric("time.rank_max", slowest, "s", DGX_METRIC_HIDDEN);
   host_.add_metric("algbw", algbw, "GB/s");
   host_.add_metric("busbw", busbw, "GB/s");
-  if (const double peak = peak_link(); peak > 0) host_.add_metric("busbw.peak", 100.0 * busbw / peak, "%");
+  if (const double peak = peak_link(); peak > 0) {
+    host_.add_metric("busbw.peak", 100.0 * busbw / peak, "%");
+  }
   host_.add_metric("wrong", static_cast<double>(wrong), "count");
   host_.add_field("check", result);
   host_.add_field("time_definition", "per operation, median of samples per rank, averaged over ranks",
                   DGX_FIELD_HIDDEN);
   host_.add_field("table_layout", "nccl-tests", DGX_FIELD_HIDDEN);  // the terminal table reads like nccl-tests'
-  if (const std::string system = backend_->system(); !system.empty())
+  if (const std::string system = backend_->system(); !system.empty()) {
     host_.add_field("system", system, DGX_FIELD_HIDDEN);  // --baseline published keeps bus bandwidths per system
+  }
 
   Summary& s = summaries_[static_cast<std::size_t>(c.collective)];
   s.busbw_sum += busbw;
   s.wrong += wrong;
   ++s.cases;
-  if (wrong != 0)
+  if (wrong != 0) {
     failures_.push_back(std::string(name(c.collective)) + " " + format_bytes(c.size) + " " +
                         (c.in_place ? "in-place" : "out-of-place") + ": " + result);
+  }
 }
 
 void CommWorkload::finalize() {
@@ -272,7 +318,9 @@ void CommWorkload::finalize() {
   const bool several = config_.collectives.size() > 1;
   for (const Collective c : config_.collectives) {
     const Summary& s = summaries_[static_cast<std::size_t>(c)];
-    if (s.cases == 0) continue;
+    if (s.cases == 0) {
+      continue;
+    }
     const std::string who = several ? std::string(name(c)) + ": " : "";
     char line[200];
     std::snprintf(line, sizeof line, "%s%sOut of bounds values : %llu %s\n%sAvg bus bandwidth    : %g",
@@ -289,7 +337,9 @@ void CommWorkload::finalize() {
   host_.note(sdk::NotePlacement::after, "Avg bus bandwidth", text);
   if (!failures_.empty()) {
     std::string message = std::to_string(failures_.size()) + " case(s) returned wrong results: " + failures_.front();
-    if (failures_.size() > 1) message += " (and " + std::to_string(failures_.size() - 1) + " more)";
+    if (failures_.size() > 1) {
+      message += " (and " + std::to_string(failures_.size() - 1) + " more)";
+    }
     throw sdk::CheckFailed(message);
   }
 }

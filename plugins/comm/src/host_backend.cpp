@@ -19,14 +19,20 @@ public:
     return allocations_.back().data();
   }
   void upload(void* destination, const void* source, std::size_t bytes) override {
-    if (destination != source) std::memcpy(destination, source, bytes);
+    if (destination != source) {
+      std::memcpy(destination, source, bytes);
+    }
   }
   void download(void* destination, const void* source, std::size_t bytes) override {
-    if (destination != source) std::memcpy(destination, source, bytes);
+    if (destination != source) {
+      std::memcpy(destination, source, bytes);
+    }
   }
   double time(std::uint32_t iterations, const std::function<void()>& body) override {
     const auto start = std::chrono::steady_clock::now();
-    for (std::uint32_t i = 0; i < iterations; ++i) body();  // host collectives are blocking
+    for (std::uint32_t i = 0; i < iterations; ++i) {
+      body();  // host collectives are blocking
+    }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   [[nodiscard]] sdk::Timing timing() const override { return sdk::Timing::plugin_wall; }

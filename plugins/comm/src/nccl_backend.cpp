@@ -62,7 +62,9 @@ public:
   }
   double time(std::uint32_t iterations, const std::function<void()>& body) override {
     check_cuda(cudaEventRecord(start_, stream_), "cudaEventRecord");
-    for (std::uint32_t i = 0; i < iterations; ++i) body();
+    for (std::uint32_t i = 0; i < iterations; ++i) {
+      body();
+    }
     check_cuda(cudaEventRecord(stop_, stream_), "cudaEventRecord");
     check_cuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
     float ms = 0;
@@ -81,11 +83,19 @@ public:
 private:
   void release() noexcept {
     comm_.reset();
-    for (void* p : allocations_) cudaFree(p);
+    for (void* p : allocations_) {
+      cudaFree(p);
+    }
     allocations_.clear();
-    if (stop_ != nullptr) cudaEventDestroy(stop_);
-    if (start_ != nullptr) cudaEventDestroy(start_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (stop_ != nullptr) {
+      cudaEventDestroy(stop_);
+    }
+    if (start_ != nullptr) {
+      cudaEventDestroy(start_);
+    }
+    if (stream_ != nullptr) {
+      cudaStreamDestroy(stream_);
+    }
     stop_ = start_ = nullptr;
     stream_ = nullptr;
   }
@@ -103,9 +113,12 @@ private:
 std::string nccl_unavailable_reason() {
   int devices = 0;  // stays 0 when there is no driver
   const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess)
+  if (status != cudaSuccess) {
     return std::string("no CUDA device (") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status) + ")";
-  if (devices == 0) return "no CUDA device";
+  }
+  if (devices == 0) {
+    return "no CUDA device";
+  }
   return {};
 }
 

@@ -15,16 +15,22 @@
 namespace dgx::plugins::comm {
 
 inline void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
+  if (status != cudaSuccess) {
     throw sdk::RuntimeError(std::string(what) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+  }
 }
 
 inline void check_nccl(ncclResult_t status, const char* what, ncclComm_t comm = nullptr) {
-  if (status == ncclSuccess) return;
+  if (status == ncclSuccess) {
+    return;
+  }
   std::string message = std::string(what) + ": " + ncclGetErrorString(status);
-  if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0')
+  if (const char* last = ncclGetLastError(comm); last != nullptr && *last != '\0') {
     message += " (" + std::string(last) + ")";
-  if (status == ncclInvalidArgument || status == ncclInvalidUsage) throw sdk::Error(DGX_ERR_INVALID_ARGUMENT, message);
+  }
+  if (status == ncclInvalidArgument || status == ncclInvalidUsage) {
+    throw sdk::Error(DGX_ERR_INVALID_ARGUMENT, message);
+  }
   throw sdk::RuntimeError(message);
 }
 
@@ -69,12 +75,16 @@ public:
     rank_ = ranks.rank;
     size_ = ranks.world_size;
     ncclUniqueId id{};
-    if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (rank_ == 0) {
+      check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    }
     host.broadcast(&id, sizeof id, 0);
     check_nccl(ncclCommInitRank(&comm_, size_, id, rank_), "ncclCommInitRank");
   }
   ~NcclCommunicator() override {
-    if (comm_ != nullptr) ncclCommDestroy(comm_);
+    if (comm_ != nullptr) {
+      ncclCommDestroy(comm_);
+    }
   }
 
   [[nodiscard]] int rank() const override { return rank_; }

@@ -86,8 +86,9 @@ Pattern::Pattern(Collective c, DType type, ReduceOp op, int ranks, int root)
   }
   switch (op) {
   case ReduceOp::sum:
-    if (ranks > limit)
+    if (ranks > limit) {
       why_not_ = "a sum over " + std::to_string(ranks) + " ranks is not exact in " + std::string(sdk::dtype_name(type));
+    }
     modulus_ = std::clamp(limit / std::max(ranks, 1), 1, 7);  // every partial sum stays <= limit
     break;
   case ReduceOp::prod: modulus_ = 1; break;  // one rank contributes 2, the others 1: the product is 2
@@ -101,7 +102,9 @@ Pattern::Pattern(Collective c, DType type, ReduceOp op, int ranks, int root)
 
 double Pattern::send_value(int rank, std::size_t index) const {
   const auto r = static_cast<std::size_t>(rank);
-  if (!uses_op(collective_)) return 1.0 + static_cast<double>((r * 3 + index) % static_cast<std::size_t>(modulus_));
+  if (!uses_op(collective_)) {
+    return 1.0 + static_cast<double>((r * 3 + index) % static_cast<std::size_t>(modulus_));
+  }
   switch (op_) {
   case ReduceOp::prod: return index % static_cast<std::size_t>(ranks_) == r ? 2.0 : 1.0;
   case ReduceOp::avg: return 1.0 + static_cast<double>(index % static_cast<std::size_t>(modulus_));
@@ -145,12 +148,16 @@ void Pattern::prepare(void* send_image, void* recv_image, const Shape& shape, in
   const std::size_t element = sdk::dtype_size(type_);
   std::memset(recv_image, 0, shape.recv_elems * element);
   if (!in_place || collective_ == Collective::reduce_scatter) {
-    for (std::size_t i = 0; i < shape.send_elems; ++i) store(type_, send_image, i, send_value(rank, i));
+    for (std::size_t i = 0; i < shape.send_elems; ++i) {
+      store(type_, send_image, i, send_value(rank, i));
+    }
     return;
   }
   // In place, the input lives in the receive allocation: this rank's chunk of it for all_gather.
   const std::size_t offset = collective_ == Collective::all_gather ? shape.count * static_cast<std::size_t>(rank) : 0;
-  for (std::size_t i = 0; i < shape.send_elems; ++i) store(type_, recv_image, offset + i, send_value(rank, i));
+  for (std::size_t i = 0; i < shape.send_elems; ++i) {
+    store(type_, recv_image, offset + i, send_value(rank, i));
+  }
 }
 
 bool Pattern::result_in_send(bool in_place) const { return in_place && collective_ == Collective::reduce_scatter; }
@@ -160,13 +167,17 @@ std::size_t Pattern::result_offset(const Shape& shape, int rank, bool in_place) 
 }
 
 std::uint64_t Pattern::count_wrong(const void* result, const Shape& shape, int rank) const {
-  if (!has_result(rank)) return 0;
+  if (!has_result(rank)) {
+    return 0;
+  }
   std::uint64_t wrong = 0;
   for (std::size_t i = 0; i < shape.recv_elems; ++i) {
     const double want = expected(rank, i, shape);
     const double got = load(type_, result, i);
     const bool ok = tolerance_ == 0 ? got == want : std::abs(got - want) <= tolerance_ * std::abs(want);
-    if (!ok) ++wrong;
+    if (!ok) {
+      ++wrong;
+    }
   }
   return wrong;
 }

@@ -27,10 +27,13 @@ int attribute(cudaDeviceAttr attr, int device) {
 
 void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
   int runtime = 0;
-  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) sink.add_software("cuda_runtime", version_text(runtime));
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
+    sink.add_software("cuda_runtime", version_text(runtime));
+  }
   int driver = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
     sink.add_software("cuda_driver", version_text(driver));
+  }
 
   int count = 0;  // stays 0 when the call fails (no driver): that is the answer, not an error
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -44,7 +47,9 @@ void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
   }
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp props{};
-    if (cudaGetDeviceProperties(&props, d) != cudaSuccess) continue;
+    if (cudaGetDeviceProperties(&props, d) != cudaSuccess) {
+      continue;
+    }
     dgx::sdk::DeviceInfo info;
     info.index = d;
     info.name = props.name;
@@ -54,7 +59,9 @@ void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
                   b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     info.uuid = uuid;
     char bus[32];
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) info.pci_bus_id = bus;
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) {
+      info.pci_bus_id = bus;
+    }
     info.cc_major = props.major;
     info.cc_minor = props.minor;
     info.multiprocessors = props.multiProcessorCount;
@@ -65,7 +72,9 @@ void probe(dgx::sdk::Host& /*host*/, dgx::sdk::ProbeSink& sink) {
     info.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, d);
     sink.add_device(info);
   }
-  if (count == 0) sink.set_status("the CUDA runtime reports no devices");
+  if (count == 0) {
+    sink.set_status("the CUDA runtime reports no devices");
+  }
 }
 
 }  // namespace dgx::plugins::cuda_probe

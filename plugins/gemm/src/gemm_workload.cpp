@@ -23,7 +23,9 @@ constexpr int kSampledRows = 16;  // 16 rows of A × 16 rows of B = 256 checked 
 std::vector<std::int64_t> sample_rows(std::int64_t count) {
   std::vector<std::int64_t> rows;
   rows.reserve(kSampledRows);
-  for (int i = 0; i < kSampledRows; ++i) rows.push_back(count == 1 ? 0 : (count - 1) * i / (kSampledRows - 1));
+  for (int i = 0; i < kSampledRows; ++i) {
+    rows.push_back(count == 1 ? 0 : (count - 1) * i / (kSampledRows - 1));
+  }
   return rows;
 }
 
@@ -34,12 +36,18 @@ GemmWorkload::GemmWorkload(sdk::Host& host)
       peak_fp8_(host.get_float("gemm.peak_fp8")), check_(host.get_bool("gemm.check")),
       fast_accum_(host.get_bool("gemm.fp8_fast_accum")), candidates_(static_cast<int>(host.get_int("gemm.candidates"))),
       seed_(static_cast<std::uint64_t>(host.get_int("gemm.seed"))) {
-  if (candidates_ < 1 || candidates_ > 64) throw sdk::InvalidArgument("gemm.candidates must be in 1..64");
-  if (peak_bf16_ < 0 || peak_fp8_ < 0) throw sdk::InvalidArgument("gemm.peak_bf16 and gemm.peak_fp8 must be >= 0");
+  if (candidates_ < 1 || candidates_ > 64) {
+    throw sdk::InvalidArgument("gemm.candidates must be in 1..64");
+  }
+  if (peak_bf16_ < 0 || peak_fp8_ < 0) {
+    throw sdk::InvalidArgument("gemm.peak_bf16 and gemm.peak_fp8 must be >= 0");
+  }
 }
 
 GemmWorkload::~GemmWorkload() {
-  if (stream_) cudaStreamSynchronize(stream_->get());
+  if (stream_) {
+    cudaStreamSynchronize(stream_->get());
+  }
 }
 
 std::vector<GemmCase> GemmWorkload::read_sweep(const sdk::Host& host) {
@@ -106,11 +114,14 @@ void GemmWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& res
     const cudaStream_t s = stream_->get();
     const bool fp8 = a8_ ? true : false;
     const auto* scale = scales_.as<Fp8Scale>();
-    if (request.flush_cache) DGX_CUDA_CHECK(cudaMemsetAsync(l2_flush_.get(), 0, l2_flush_.bytes(), s));
+    if (request.flush_cache) {
+      DGX_CUDA_CHECK(cudaMemsetAsync(l2_flush_.get(), 0, l2_flush_.bytes(), s));
+    }
     start_->record(s);
-    for (std::uint32_t i = 0; i < request.iterations; ++i)
+    for (std::uint32_t i = 0; i < request.iterations; ++i) {
       gemm_->run(fp8 ? a8_.get() : a_.get(), fp8 ? b8_.get() : b_.get(), d_.get(), s,
                  fp8 ? scale_inv_of(scale) : nullptr, fp8 ? scale_inv_of(scale + 1) : nullptr);
+    }
     stop_->record(s);
     stop_->synchronize();
     result.timing = sdk::Timing::device_events;
@@ -125,19 +136,25 @@ void GemmWorkload::end_case(std::size_t index, const sdk::Stats& stats) {
   host_.add_metric("tflops", tflops, "TFLOP/s");
   const double configured = c.precision == Precision::fp8 ? peak_fp8_ : peak_bf16_;
   const auto peak = device_peak(configured, device_.name, c.precision);
-  if (peak) host_.add_metric("peak_pct", percent_of_peak(tflops, *peak), "%");
+  if (peak) {
+    host_.add_metric("peak_pct", percent_of_peak(tflops, *peak), "%");
+  }
   add_peak_fields(host_, peak, "gemm.peak_" + std::string(to_string(c.precision)));
-  if (check_) with_sdk_errors([&] { check(c); });
+  if (check_) {
+    with_sdk_errors([&] { check(c); });
+  }
 }
 
 void GemmWorkload::check(const GemmCase& c) {
   const bool fp8 = c.precision == Precision::fp8;
   const std::size_t element = fp8 ? 1 : 2;
   float scale_inv[2] = {1.0f, 1.0f};
-  if (fp8)
-    for (int i = 0; i < 2; ++i)
+  if (fp8) {
+    for (int i = 0; i < 2; ++i) {
       DGX_CUDA_CHECK(
           cudaMemcpy(&scale_inv[i], scale_inv_of(scales_.as<Fp8Scale>() + i), sizeof(float), cudaMemcpyDeviceToHost));
+    }
+  }
   // Rows of an operand as the GEMM saw them: FP8 bytes times their dequantization scale, or BF16.
   const auto rows_of = [&](const DeviceBuffer& data, std::int64_t count, float scale) {
     std::vector<std::vector<double>> rows;
@@ -166,13 +183,17 @@ void GemmWorkload::check(const GemmCase& c) {
   for (const std::int64_t r : sample_rows(c.m)) {
     DGX_CUDA_CHECK(cudaMemcpy(row.data(), d_.as<std::uint16_t>() + r * c.n, row.size() * 2, cudaMemcpyDeviceToHost));
     std::vector<double> values;
-    for (const std::int64_t j : sample_rows(c.n)) values.push_back(reference::decode_bf16(row[std::size_t(j)]));
+    for (const std::int64_t j : sample_rows(c.n)) {
+      values.push_back(reference::decode_bf16(row[std::size_t(j)]));
+    }
     d.push_back(std::move(values));
   }
   // BF16 output rounding (2^-8 relative) plus FP32 accumulation; FP8 fast accumulation is coarser.
   const auto result = reference::check_gemm_samples(a_rows, b_rows, d, 1.0 / 256, fp8 ? 1.0 / 256 : 1.0 / 1024);
   host_.add_field("check", result.describe());
-  if (!result.passed()) throw sdk::CheckFailed("gemm " + c.label() + ": " + result.describe());
+  if (!result.passed()) {
+    throw sdk::CheckFailed("gemm " + c.label() + ": " + result.describe());
+  }
 }
 
 void GemmWorkload::finalize() {

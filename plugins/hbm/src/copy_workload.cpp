@@ -23,12 +23,16 @@ CopyWorkload::CopyWorkload(sdk::Host& host)
     : host_(host), bytes_(read_bytes(host)), check_(host.get_bool("hbm.check")) {}
 
 CopyWorkload::~CopyWorkload() {
-  if (stream_) cudaStreamSynchronize(stream_->get());
+  if (stream_) {
+    cudaStreamSynchronize(stream_->get());
+  }
 }
 
 std::int64_t CopyWorkload::read_bytes(const sdk::Host& host) {
   const std::int64_t bytes = host.get_int("hbm.bytes");
-  if (bytes < (1 << 20)) throw sdk::InvalidArgument("hbm.bytes must be at least 1M, got " + std::to_string(bytes));
+  if (bytes < (1 << 20)) {
+    throw sdk::InvalidArgument("hbm.bytes must be at least 1M, got " + std::to_string(bytes));
+  }
   return bytes;
 }
 
@@ -50,9 +54,10 @@ void CopyWorkload::setup() {
 void CopyWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& result) {
   with_sdk_errors([&] {
     start_->record(stream_->get());
-    for (std::uint32_t i = 0; i < request.iterations; ++i)
+    for (std::uint32_t i = 0; i < request.iterations; ++i) {
       DGX_CUDA_CHECK(cudaMemcpyAsync(destination_.get(), source_.get(), static_cast<std::size_t>(bytes_),
                                      cudaMemcpyDeviceToDevice, stream_->get()));
+    }
     stop_->record(stream_->get());
     stop_->synchronize();
     result.seconds = static_cast<double>(stop_->milliseconds_since(*start_)) / 1e3;
@@ -62,16 +67,20 @@ void CopyWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& res
 }
 
 std::string CopyWorkload::check() const {
-  if (!check_) return "off";
+  if (!check_) {
+    return "off";
+  }
   std::vector<unsigned char> sample(kSamples);
   for (const std::int64_t at : {std::int64_t{0}, bytes_ / 2, bytes_ - kSamples}) {
     with_sdk_errors([&] {
       DGX_CUDA_CHECK(cudaMemcpy(sample.data(), static_cast<const unsigned char*>(destination_.get()) + at,
                                 static_cast<std::size_t>(kSamples), cudaMemcpyDeviceToHost));
     });
-    for (const unsigned char b : sample)
-      if (b != kFill)
+    for (const unsigned char b : sample) {
+      if (b != kFill) {
         throw sdk::CheckFailed("hbm_copy: the destination differs from the source at offset " + std::to_string(at));
+      }
+    }
   }
   return "ok (3 x 4 KiB sampled)";
 }

@@ -14,15 +14,18 @@ namespace {
 template <typename T, typename Parse> T parse_choice(const sdk::Host& host, const std::string& key, Parse parse) {
   const std::string text = host.get_string(key);
   const auto value = parse(text);
-  if (!value) throw sdk::InvalidArgument(key + ": unknown value '" + text + "'");
+  if (!value) {
+    throw sdk::InvalidArgument(key + ": unknown value '" + text + "'");
+  }
   return *value;
 }
 
 int get_int_in(const sdk::Host& host, const std::string& key, std::int64_t low, std::int64_t high) {
   const std::int64_t value = host.get_int(key);
-  if (value < low || value > high)
+  if (value < low || value > high) {
     throw sdk::InvalidArgument(key + " must be in " + std::to_string(low) + ".." + std::to_string(high) + ", got " +
                                std::to_string(value));
+  }
   return static_cast<int>(value);
 }
 
@@ -93,19 +96,26 @@ LayerConfig read_layer_config(const sdk::Host& host) {
   c.spec.amax_history = get_int_in(host, "fp8.amax_history", 1, 1024);
   for (const std::string& name : host.get_string_list("precision")) {
     const auto precision = llm::kernels::parse_precision(name);
-    if (!precision) throw sdk::InvalidArgument("precision: unknown value '" + name + "' (bf16, fp8)");
+    if (!precision) {
+      throw sdk::InvalidArgument("precision: unknown value '" + name + "' (bf16, fp8)");
+    }
     c.precisions.push_back(*precision);
   }
-  if (c.precisions.empty()) throw sdk::InvalidArgument("precision is empty: give bf16, fp8 or both");
+  if (c.precisions.empty()) {
+    throw sdk::InvalidArgument("precision is empty: give bf16, fp8 or both");
+  }
   c.profile_repeats = get_int_in(host, "layer.profile_repeats", 1, 1000);
   c.stage_ops = a.vocab > 0;
-  if (c.stage_ops && a.vocab % c.spec.layout.tp != 0)
+  if (c.stage_ops && a.vocab % c.spec.layout.tp != 0) {
     throw sdk::InvalidArgument("layer.vocab (" + std::to_string(a.vocab) + ") must be a multiple of parallel.tp");
+  }
   c.gemm_candidates = get_int_in(host, "layer.gemm_candidates", 1, 64);
   c.seed = static_cast<std::uint64_t>(host.get_int("layer.seed"));
   c.peak_bf16 = host.get_float("peak.bf16");
   c.peak_fp8 = host.get_float("peak.fp8");
-  if (c.peak_bf16 < 0 || c.peak_fp8 < 0) throw sdk::InvalidArgument("peak.bf16 and peak.fp8 must be >= 0");
+  if (c.peak_bf16 < 0 || c.peak_fp8 < 0) {
+    throw sdk::InvalidArgument("peak.bf16 and peak.fp8 must be >= 0");
+  }
   for (std::size_t i = 0; i < c.precisions.size(); ++i) {
     try {
       llm::kernels::validate(c.case_spec(i));

@@ -92,7 +92,9 @@ void LayerWorkload::emit_ops(const std::vector<OpTiming>& ops, Precision precisi
       row.metric("tflops", op.tflops(), "TFLOP/s");
       // Attention runs in BF16 in both recipes; GEMMs at their input precision.
       const auto& at = op.precision == "fp8" ? fp8_peak : bf16_peak;
-      if (at) row.metric("peak_pct", percent_of_peak(op.tflops(), *at), "%");
+      if (at) {
+        row.metric("peak_pct", percent_of_peak(op.tflops(), *at), "%");
+      }
     }
     row.metric("flops", op.flops, "FLOP", DGX_METRIC_HIDDEN)
         .metric("bytes", op.bytes, "B", DGX_METRIC_HIDDEN)

@@ -19,12 +19,16 @@ public:
         crash_(host.get_int("spin.crash_rank") == host.ranks().rank) {
     // (cases x spin.us) x iterations must fit in 64-bit microseconds: at most about 4.2e6 s per iteration.
     constexpr std::int64_t kMaxMicros = std::int64_t{1} << 42;
-    if (micros_ < 0 || micros_ > kMaxMicros)
+    if (micros_ < 0 || micros_ > kMaxMicros) {
       throw sdk::InvalidArgument("spin.us must be in 0.." + std::to_string(kMaxMicros) + ", got " +
                                  std::to_string(micros_));
-    if (cases_ < 1 || cases_ > 64) throw sdk::InvalidArgument("spin.cases must be in 1..64");
-    if (host.get_int("spin.fail_rank") == host.ranks().rank)  // a configuration only one rank rejects
+    }
+    if (cases_ < 1 || cases_ > 64) {
+      throw sdk::InvalidArgument("spin.cases must be in 1..64");
+    }
+    if (host.get_int("spin.fail_rank") == host.ranks().rank) {  // a configuration only one rank rejects
       throw sdk::InvalidArgument("spin.fail_rank: this rank refuses its configuration");
+    }
   }
 
   std::size_t case_count() override { return static_cast<std::size_t>(cases_); }
@@ -34,20 +38,27 @@ public:
     current_ = micros_ * static_cast<std::int64_t>(index + 1);
     sdk::Case c;
     c.label = std::to_string(current_) + " us";
-    if (cases_ > 1) c.set("spin.case_us", current_);
+    if (cases_ > 1) {
+      c.set("spin.case_us", current_);
+    }
     return c;
   }
 
   void run(const sdk::SampleRequest& request, sdk::SampleResult& /*result*/) override {
-    if (crash_ && request.sample_index == 2) std::abort();  // a rank that dies in the middle of a run
+    if (crash_ && request.sample_index == 2) {
+      std::abort();  // a rank that dies in the middle of a run
+    }
     // Saturated at ~30 years, so that the deadline below cannot overflow the clock's nanoseconds.
     const double total_us = std::min(static_cast<double>(current_) * request.iterations, 1e15);
     const auto duration = std::chrono::microseconds(static_cast<std::int64_t>(total_us));
     const auto until = std::chrono::steady_clock::now() + duration;
     // A long spin stops at Ctrl-C or at the host's limit on the sample (runner.max_time), as a well-behaved
     // plugin's run() should: DGX_ERR_CANCELLED tells the host the sample was cut short.
-    for (std::uint32_t n = 0; std::chrono::steady_clock::now() < until; ++n)
-      if (n % 1024 == 0) host_.throw_if_cancelled();
+    for (std::uint32_t n = 0; std::chrono::steady_clock::now() < until; ++n) {
+      if (n % 1024 == 0) {
+        host_.throw_if_cancelled();
+      }
+    }
   }
 
 private:

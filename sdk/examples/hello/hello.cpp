@@ -18,9 +18,12 @@ public:
       : host_(host), elements_(host.get_int("hello.elements")),
         assumed_bandwidth_(host.get_float("hello.assumed_bandwidth")) {
     // Validate in the constructor: the host reports an InvalidArgument as a config error, naming the key.
-    if (elements_ < 1)
+    if (elements_ < 1) {
       throw dgx::sdk::InvalidArgument("hello.elements must be at least 1, got " + std::to_string(elements_));
-    if (assumed_bandwidth_ <= 0) throw dgx::sdk::InvalidArgument("hello.assumed_bandwidth must be positive");
+    }
+    if (assumed_bandwidth_ <= 0) {
+      throw dgx::sdk::InvalidArgument("hello.assumed_bandwidth must be positive");
+    }
   }
 
   void setup() override {  // untimed
@@ -29,12 +32,16 @@ public:
   }
 
   void run(const dgx::sdk::SampleRequest& request, dgx::sdk::SampleResult& /*result*/) override {
-    for (std::uint32_t i = 0; i < request.iterations; ++i) sum_ = std::accumulate(data_.begin(), data_.end(), 0.0);
+    for (std::uint32_t i = 0; i < request.iterations; ++i) {
+      sum_ = std::accumulate(data_.begin(), data_.end(), 0.0);
+    }
   }  // the host times this call with its own clock (Timing::host_wall, the default)
 
   void end_case(std::size_t /*index*/, const dgx::sdk::Stats& stats) override {
     const double n = static_cast<double>(elements_);
-    if (sum_ != n * (n - 1) / 2) throw dgx::sdk::CheckFailed("sum is wrong: " + std::to_string(sum_));
+    if (sum_ != n * (n - 1) / 2) {
+      throw dgx::sdk::CheckFailed("sum is wrong: " + std::to_string(sum_));
+    }
     host_.add_metric("bandwidth", bytes() / stats.median / 1e9, "GB/s");
   }
 

@@ -11,7 +11,9 @@ namespace {
 int failures = 0;
 
 void expect(bool ok, const std::string& what) {
-  if (ok) return;
+  if (ok) {
+    return;
+  }
   std::fprintf(stderr, "FAILED: %s\n", what.c_str());
   ++failures;
 }
@@ -23,7 +25,9 @@ int main() {
   const dgx_host_offer offer{sizeof(dgx_host_offer), DGX_ABI_VERSION, DGX_ABI_VERSION, "hello_test", "0"};
   const dgx_plugin_desc* plugin = nullptr;
   expect(dgx_plugin_entry(&offer, &plugin) == DGX_OK && plugin != nullptr, "the entry symbol answers");
-  if (plugin == nullptr) return 1;
+  if (plugin == nullptr) {
+    return 1;
+  }
   const dgx_workload_desc& hello = plugin->workloads[0];
 
   dgx::sdk::testing::FakeHost host;

@@ -92,9 +92,13 @@ static inline dgx_precision_props dgx_precision_properties(dgx_precision precisi
 /* Parses a precision name as returned in dgx_precision_props.name; 0 when unknown. */
 static inline dgx_precision dgx_precision_from_name(const char* name) {
   dgx_precision candidate;
-  if (name == NULL) return 0;
+  if (name == NULL) {
+    return 0;
+  }
   for (candidate = DGX_PRECISION_FP32; candidate <= DGX_PRECISION_NVFP4; ++candidate) {
-    if (strcmp(dgx_precision_properties(candidate).name, name) == 0) return candidate;
+    if (strcmp(dgx_precision_properties(candidate).name, name) == 0) {
+      return candidate;
+    }
   }
   return 0;
 }

@@ -104,8 +104,9 @@ TEST_CASE("every value that reaches the script follows Slurm's rules, nothing ca
   CHECK(message({"--nodes", "2147483647"}).find("more than 16777216 ranks") != std::string::npos);
   CHECK(message({"--nodes", "65536", "--gpus-per-node", "0", "--tasks-per-node", "65536"}).find("more than") !=
         std::string::npos);
-  for (const char* output : {"-ofoo.json", "-o", "--out", "--outp=x", "--output=x"})
+  for (const char* output : {"-ofoo.json", "-o", "--out", "--outp=x", "--output=x"}) {
     CHECK_MESSAGE(message({"--nodes", "1", output}).find("do not pass") != std::string::npos, output);
+  }
   CHECK(parse({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name", "my-run.v2",
                "--plugin", "all_reduce"}));
 }

@@ -119,7 +119,9 @@ TEST_CASE("merged steps: one verdict, a failed row exits 5, a step that could no
     r.rows.push_back(row);
     r.notes.push_back({false, "Verdict", "per step"});
     r.exit_code = exit_code;
-    if (exit_code != 0) r.error = "step failed";
+    if (exit_code != 0) {
+      r.error = "step failed";
+    }
     return r;
   };
   Report ok = merge_check_reports(check(), {step("pass", 0), step("no reference", 0)});

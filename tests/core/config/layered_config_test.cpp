@@ -11,7 +11,9 @@ ParamSpec spec(std::string key, ParamType type, json::Value def = {}, std::vecto
   ParamSpec p;
   p.key = std::move(key);
   p.type = type;
-  if (!def.is_null()) p.default_value = std::move(def);
+  if (!def.is_null()) {
+    p.default_value = std::move(def);
+  }
   p.choices = std::move(choices);
   return p;
 }

@@ -28,11 +28,17 @@ struct Harness {
           const std::string& workload_name = {}) {
     plugin = std::move(load_plugin(file, {}).value());
     workload = &plugin->workloads[0];
-    if (!workload_name.empty()) workload = plugin->find_workload(workload_name);
+    if (!workload_name.empty()) {
+      workload = plugin->find_workload(workload_name);
+    }
     REQUIRE(workload != nullptr);
     schema = workload->params;
-    for (ParamSpec& p : RunnerSettings::params()) schema.push_back(p);
-    for (const std::string& a : set_arguments) sets.entries.push_back(parse_set_argument(a).value());
+    for (ParamSpec& p : RunnerSettings::params()) {
+      schema.push_back(p);
+    }
+    for (const std::string& a : set_arguments) {
+      sets.entries.push_back(parse_set_argument(a).value());
+    }
     resolution = resolve_config(schema, {&sets});
     REQUIRE(resolution.errors.empty());
     services = std::make_unique<HostServices>(logger, comm, std::vector<SearchPath>{}, plugin->name);
@@ -105,7 +111,9 @@ TEST_CASE("Ctrl-C during a sample cuts it short, does not count it, and keeps th
   CHECK(stop.find("cancelled by the user") == 0);
   CHECK(stop.find("the sample in flight was cut short and not counted") != std::string::npos);
   CHECK_FALSE(h.report.rows[0].sample_times.empty());
-  for (const double t : h.report.rows[0].sample_times) CHECK(t >= 0.1);  // whole samples only, none cut short
+  for (const double t : h.report.rows[0].sample_times) {
+    CHECK(t >= 0.1);  // whole samples only, none cut short
+  }
 }
 
 TEST_CASE("Ctrl-C before any sample finished: interrupted, and no row of made-up numbers") {
@@ -143,7 +151,9 @@ TEST_CASE("runner.max_time ends a sample that would outlast it, when run() polls
     CHECK(row.find_field("stop")->value.find("cut short and not counted") != std::string::npos);
     CHECK(row.sample_times.size() >= 4);
     CHECK(row.sample_times.size() <= 6);
-    for (const double t : row.sample_times) CHECK(t >= 0.15);  // every counted sample is whole
+    for (const double t : row.sample_times) {
+      CHECK(t >= 0.15);  // every counted sample is whole
+    }
   }
 }
 
@@ -197,7 +207,9 @@ TEST_CASE("honest workloads pass the iteration check, including one whose call o
 #ifdef DGX_TEST_SANITIZED
   // Under ASan the host's own cost of one call can exceed the 20 us floor, and an empty run() then looks like one
   // that ignores its count: the only acceptable failure is that verdict.
-  if (idle_result) CHECK(idle_result->message.find("ignores request.iterations") != std::string::npos);
+  if (idle_result) {
+    CHECK(idle_result->message.find("ignores request.iterations") != std::string::npos);
+  }
 #else
   CHECK_FALSE(idle_result);
 #endif

@@ -13,7 +13,9 @@ TEST_CASE("stopping: the criterion object collects samples and stops once its ru
   s.noise = 0.05;
   StoppingCriterion criterion(s);
   int added = 0;
-  while (!criterion.add(0.001, 0.001 * ++added, false)) REQUIRE(added < 100);
+  while (!criterion.add(0.001, 0.001 * ++added, false)) {
+    REQUIRE(added < 100);
+  }
   CHECK(added == 5);
   CHECK(criterion.samples().size() == 5);
   CHECK(criterion.measured_time() == doctest::Approx(0.005));

@@ -24,7 +24,9 @@ struct Fixture {
       ParamSpec p;
       p.key = std::move(key);
       p.type = type;
-      if (!def.is_null()) p.default_value = std::move(def);
+      if (!def.is_null()) {
+        p.default_value = std::move(def);
+      }
       return p;
     };
     schema = {param("n", ParamType::integer, 3),

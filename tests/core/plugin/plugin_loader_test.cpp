@@ -142,7 +142,9 @@ TEST_CASE("the whole chain of the resolved path is checked, not only the link an
   }
   SUBCASE("a file owned by another user") {
     ::chmod(open_folder.c_str(), 0755);
-    if (::geteuid() != 0) return;  // only root can give a file away
+    if (::geteuid() != 0) {
+      return;  // only root can give a file away
+    }
     REQUIRE(::chown(target.c_str(), 12345, 12345) == 0);
     const std::string reason = rejection(target);
     CHECK(reason.find("the file " + target.string() + " is owned by uid 12345") == 0);
@@ -150,7 +152,9 @@ TEST_CASE("the whole chain of the resolved path is checked, not only the link an
   }
   SUBCASE("a folder owned by another user") {
     ::chmod(open_folder.c_str(), 0755);
-    if (::geteuid() != 0) return;
+    if (::geteuid() != 0) {
+      return;
+    }
     REQUIRE(::chown(inner.c_str(), 12345, 12345) == 0);
     CHECK(rejection(target).find("its folder " + inner.string() + " is owned by uid 12345") == 0);
   }

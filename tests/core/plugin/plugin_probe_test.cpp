@@ -22,16 +22,19 @@ class CacheDir {
 public:
   CacheDir() {
     const char* old = std::getenv("DGX_CACHE_DIR");
-    if (old != nullptr) previous_ = old;
+    if (old != nullptr) {
+      previous_ = old;
+    }
     ::setenv("DGX_CACHE_DIR", dir_.path().c_str(), 1);
   }
   CacheDir(const CacheDir&) = delete;
   CacheDir& operator=(const CacheDir&) = delete;
   ~CacheDir() {
-    if (previous_)
+    if (previous_) {
       ::setenv("DGX_CACHE_DIR", previous_->c_str(), 1);
-    else
+    } else {
       ::unsetenv("DGX_CACHE_DIR");
+    }
   }
   [[nodiscard]] const std::filesystem::path& path() const { return dir_.path(); }
 
@@ -50,7 +53,9 @@ std::string probe_rejection(const char* broken_name) {
 
 std::size_t entries(const std::filesystem::path& dir) {
   std::size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++n;
+  }
   return n;
 }
 
@@ -100,8 +105,9 @@ TEST_CASE("DGX_CACHE_DIR=off checks every file every time") {
   CHECK(probe_cache_dir().empty());
   CHECK_FALSE(probe_plugin(testing::spin_plugin(), {}).from_cache);
   CHECK_FALSE(probe_plugin(testing::spin_plugin(), {}).from_cache);
-  if (old != nullptr)
+  if (old != nullptr) {
     ::setenv("DGX_CACHE_DIR", previous.c_str(), 1);
-  else
+  } else {
     ::unsetenv("DGX_CACHE_DIR");
+  }
 }

@@ -11,7 +11,9 @@ using dgx::testing::fixture;
 
 TEST_CASE("broken plugins are rejected one by one while good ones load") {
   const PluginRegistry r = discover({fixture("broken"), fixture("good"), DGX_TEST_PLUGIN_DIR});
-  for (const char* name : {"cplain", "thrower", "spin"}) CHECK(r.find_plugin(name) != nullptr);
+  for (const char* name : {"cplain", "thrower", "spin"}) {
+    CHECK(r.find_plugin(name) != nullptr);
+  }
   CHECK(r.rejections().size() == testing::kBrokenFixtures.size());
   for (const PluginRejection& rejection : r.rejections()) {
     CHECK(rejection.line().find(rejection.file.string() + ": ") == 0);

@@ -25,7 +25,9 @@ std::string read(const std::filesystem::path& p) {
 
 std::size_t entries(const std::filesystem::path& dir) {
   std::size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++n;
+  }
   return n;
 }
 

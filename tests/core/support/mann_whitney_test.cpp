@@ -23,7 +23,9 @@ TEST_CASE("interleaved samples are not significant") {
 TEST_CASE("nine against nine, shifted: significant, as compare.py's optimal repetitions would show") {
   const std::vector<double> a{1.00, 1.01, 0.99, 1.02, 1.00, 0.98, 1.01, 1.00, 0.99};
   std::vector<double> b;
-  for (const double x : a) b.push_back(x * 1.1);
+  for (const double x : a) {
+    b.push_back(x * 1.1);
+  }
   const UTest t = mann_whitney_u(a, b);
   CHECK(t.p_value < 0.001);
 }

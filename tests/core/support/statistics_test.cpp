@@ -38,7 +38,9 @@ TEST_CASE("the standard deviation does not lose precision on large offsets") {
 
 TEST_CASE("an outlier barely moves the median noise") {
   std::vector<double> samples(100, 1.0);
-  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] += 0.001 * static_cast<double>(i % 10);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    samples[i] += 0.001 * static_cast<double>(i % 10);
+  }
   const double quiet = compute_stats(samples).median_noise();
   samples[0] = 50.0;  // one preempted sample
   CHECK(compute_stats(samples).median_noise() == doctest::Approx(quiet).epsilon(0.25));

@@ -14,7 +14,9 @@ Report run_of(double scale, int us = 1000) {
   row.plugin = "spin";
   row.config.set("spin.us", us);
   const std::vector<double> base{1.000, 1.004, 0.998, 1.002, 1.001, 0.999, 1.003, 1.000, 0.997, 1.001};
-  for (const double t : base) row.sample_times.push_back(t * scale * 1e-3);
+  for (const double t : base) {
+    row.sample_times.push_back(t * scale * 1e-3);
+  }
   row.add_metric({"time.median", 1.0005e-3 * scale, "s", false, {}});
   row.add_metric({"time.mean", 1.0005e-3 * scale, "s", false, {}});
   row.add_metric({"samples", 10, "count", false, {}});
@@ -23,8 +25,11 @@ Report run_of(double scale, int us = 1000) {
 }
 
 const ResultRow* row_of(const Report& r, const std::string& metric) {
-  for (const ResultRow& row : r.rows)
-    if (row.find_field("metric")->value == metric) return &row;
+  for (const ResultRow& row : r.rows) {
+    if (row.find_field("metric")->value == metric) {
+      return &row;
+    }
+  }
   return nullptr;
 }
 

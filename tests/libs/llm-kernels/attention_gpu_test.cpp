@@ -58,17 +58,23 @@ void check_attention(std::int64_t batch, std::int64_t seq, std::int64_t hq, std:
 }  // namespace
 
 TEST_CASE("causal grouped-query attention, forward and backward, matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   check_attention(2, 128, 4, 2, 64, true);
 }
 
 TEST_CASE("full multi-head attention with head_dim 128 matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   check_attention(1, 256, 2, 2, 128, false);
 }
 
 TEST_CASE("configurations cuDNN or dgxhost do not support fail with a message naming the configuration") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   Cudnn cudnn;
   AttentionConfig fp8{
       .batch = 1, .q_heads = 8, .kv_heads = 8, .q_len = 128, .kv_len = 128, .head_dim = 64, .fp8 = true};

@@ -28,9 +28,13 @@ inline void check_gradients(const std::vector<double*>& values, const std::vecto
                             const char* what) {
   REQUIRE(values.size() == analytic.size());
   std::vector<std::size_t> indices(values.size());
-  for (std::size_t i = 0; i < indices.size(); ++i) indices[i] = i;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    indices[i] = i;
+  }
   std::shuffle(indices.begin(), indices.end(), rng);
-  if (indices.size() > samples) indices.resize(samples);
+  if (indices.size() > samples) {
+    indices.resize(samples);
+  }
   for (const std::size_t i : indices) {
     const double numeric = numeric_gradient(values[i], loss);
     INFO(what << " [" << i << "]: analytic " << analytic[i] << ", numeric " << numeric);
@@ -40,14 +44,18 @@ inline void check_gradients(const std::vector<double*>& values, const std::vecto
 
 inline std::vector<double*> pointers(std::vector<double>& v) {
   std::vector<double*> out;
-  for (double& x : v) out.push_back(&x);
+  for (double& x : v) {
+    out.push_back(&x);
+  }
   return out;
 }
 
 /// Σ a·b: the scalar loss whose gradient with respect to `a` is `b`.
 inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double sum = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    sum += a[i] * b[i];
+  }
   return sum;
 }
 

@@ -15,13 +15,15 @@ namespace {
 std::vector<double> reference_gemm(const std::vector<double>& a, bool a_t, const std::vector<double>& b, bool b_t,
                                    std::int64_t m, std::int64_t n, std::int64_t k) {
   std::vector<double> d(std::size_t(m * n), 0.0);
-  for (std::int64_t i = 0; i < m; ++i)
+  for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double sum = 0;
-      for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t p = 0; p < k; ++p) {
         sum += a[std::size_t(a_t ? p * m + i : i * k + p)] * b[std::size_t(b_t ? j * k + p : p * n + j)];
+      }
       d[std::size_t(i * n + j)] = sum;
     }
+  }
   return d;
 }
 
@@ -51,7 +53,9 @@ Fp8Copy to_fp8(const std::vector<double>& host, std::int64_t rows, std::int64_t 
 }  // namespace
 
 TEST_CASE("BF16 GEMMs of a linear layer: forward x·Wᵀ, dgrad dy·W, wgrad dW += dyᵀ·x into FP32") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(1);
   const std::int64_t rows = 96, in = 64, out = 80;
   const auto x = random_bf16(std::size_t(rows * in), 1.0, rng), w = random_bf16(std::size_t(out * in), 1.0, rng);
@@ -86,12 +90,16 @@ TEST_CASE("BF16 GEMMs of a linear layer: forward x·Wᵀ, dgrad dy·W, wgrad dW 
   dw = upload_f32(initial);
   gemm.run(ddy.get(), dx_.get(), dw.get(), stream.get());
   std::vector<double> expected = reference_gemm(dy, true, x, false, out, in, rows);
-  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += initial[i];
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    expected[i] += initial[i];
+  }
   check_close("wgrad (accumulate)", download_f32(dw, std::size_t(out * in)), expected, 1e-5);
 }
 
 TEST_CASE("a strided batch runs one GEMM per expert") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(2);
   const std::int64_t groups = 3, rows = 32, in = 48, out = 64;
   const auto x = random_bf16(std::size_t(groups * rows * in), 1.0, rng);
@@ -112,7 +120,9 @@ TEST_CASE("a strided batch runs one GEMM per expert") {
 }
 
 TEST_CASE("FP8 GEMMs in Hopper's TN layout: E4M3 forward, E5M2 x E4M3 dgrad and wgrad from transposed copies") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(3);
   const std::int64_t rows = 128, in = 64, out = 96;
   const auto x = random_bf16(std::size_t(rows * in), 1.0, rng), w = random_bf16(std::size_t(out * in), 1.0, rng);
@@ -147,7 +157,9 @@ TEST_CASE("FP8 GEMMs in Hopper's TN layout: E4M3 forward, E5M2 x E4M3 dgrad and 
 }
 
 TEST_CASE("FP8 GEMMs outside the TN layout and E5M2 x E5M2 are refused with a reason") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   BlasLt blas;
   GemmDesc bad{.m = 64, .n = 64, .k = 64, .a_type = DType::fp8_e4m3, .b_type = DType::fp8_e4m3, .b_transposed = false};
   try {

@@ -37,7 +37,9 @@ inline constexpr double kFp8LayerGradTolerance = 2e-1;
 /// False (after printing why) when there is no CUDA device: the test returns and passes, visibly skipped.
 inline bool have_gpu() {
   const auto reason = cuda::no_device_reason();
-  if (!reason) return true;
+  if (!reason) {
+    return true;
+  }
   std::printf("SKIPPED: no CUDA device (%s)\n", reason->c_str());
   return false;
 }
@@ -46,7 +48,9 @@ inline bool have_gpu() {
 inline std::vector<double> random_bf16(std::size_t n, double scale, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> uniform(-scale, scale);
   std::vector<double> v(n);
-  for (double& x : v) x = reference::round_bf16(uniform(rng));
+  for (double& x : v) {
+    x = reference::round_bf16(uniform(rng));
+  }
   return v;
 }
 
@@ -83,7 +87,9 @@ inline std::vector<double> download_bf16(const cuda::DeviceBuffer& buffer, std::
   std::vector<std::uint16_t> bits(n);
   DGX_CUDA_CHECK(cudaMemcpy(bits.data(), buffer.get(), n * 2, cudaMemcpyDeviceToHost));
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = reference::decode_bf16(bits[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = reference::decode_bf16(bits[i]);
+  }
   return v;
 }
 inline std::vector<double> download_f32(const cuda::DeviceBuffer& buffer, std::size_t n) {
@@ -97,7 +103,9 @@ inline std::vector<double> download_fp8(const cuda::DeviceBuffer& buffer, std::s
   std::vector<std::uint8_t> bytes(n);
   DGX_CUDA_CHECK(cudaMemcpy(bytes.data(), buffer.get(), n, cudaMemcpyDeviceToHost));
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = reference::decode_fp8(bytes[i], e5m2) * scale_inv;
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = reference::decode_fp8(bytes[i], e5m2) * scale_inv;
+  }
   return v;
 }
 

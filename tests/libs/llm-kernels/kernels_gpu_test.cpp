@@ -13,7 +13,9 @@ using namespace dgx::llm::testing;
 namespace ref = dgx::llm::reference;
 
 TEST_CASE("RMSNorm and LayerNorm forward and backward match the reference, γ/β gradients accumulate") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   for (const Norm norm : {Norm::rmsnorm, Norm::layernorm}) {
     std::mt19937_64 rng(10);
     const std::int64_t rows = 300, cols = 1024;
@@ -39,18 +41,24 @@ TEST_CASE("RMSNorm and LayerNorm forward and backward match the reference, γ/β
     check_close("norm rstd", download_f32(rstd, std::size_t(rows)), expected.rstd, 1e-5);
     check_close("norm dx", download_bf16(dx, std::size_t(rows * cols)), grads.dx.v, kBf16Tolerance);
     std::vector<double> dgamma_expected = grads.dgamma;
-    for (double& v : dgamma_expected) v += 1.0;
+    for (double& v : dgamma_expected) {
+      v += 1.0;
+    }
     check_close("norm dgamma", download_f32(gamma_grad, std::size_t(cols)), dgamma_expected, 1e-4);
     if (norm == Norm::layernorm) {
       std::vector<double> dbeta_expected = grads.dbeta;
-      for (double& v : dbeta_expected) v += 1.0;
+      for (double& v : dbeta_expected) {
+        v += 1.0;
+      }
       check_close("norm dbeta", download_f32(beta_grad, std::size_t(cols)), dbeta_expected, 1e-4);
     }
   }
 }
 
 TEST_CASE("SwiGLU, GELU and squared ReLU forward and backward match the reference (vector and scalar paths)") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   for (const std::int64_t f : {256, 37}) {
     for (const Activation act : {Activation::swiglu, Activation::gelu, Activation::squared_relu}) {
       std::mt19937_64 rng(11);
@@ -71,7 +79,9 @@ TEST_CASE("SwiGLU, GELU and squared ReLU forward and backward match the referenc
 }
 
 TEST_CASE("rotary embedding rotates q and k heads in place and its inverse is the backward") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(12);
   const std::int64_t seq = 64, batch = 2, hq = 4, hkv = 2, d = 64, width = (hq + 2 * hkv) * d;
   const auto qkv = random_bf16(std::size_t(batch * seq * width), 1.0, rng);
@@ -86,7 +96,9 @@ TEST_CASE("rotary embedding rotates q and k heads in place and its inverse is th
 }
 
 TEST_CASE("residual add, MoE row gather and sum, embedding and cross-entropy match the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(13);
   const std::int64_t tokens = 40, cols = 64, copies = 2;
   const auto a = random_bf16(std::size_t(tokens * cols), 1.0, rng),
@@ -94,7 +106,9 @@ TEST_CASE("residual add, MoE row gather and sum, embedding and cross-entropy mat
   DeviceBuffer da = upload_bf16(a), db = upload_bf16(b), sum(std::size_t(tokens * cols) * 2);
   add(da.as<bf16>(), db.as<bf16>(), sum.as<bf16>(), tokens * cols - 3, nullptr);  // a tail the vectors miss
   std::vector<double> expected = a;
-  for (std::size_t i = 0; i + 3 < a.size(); ++i) expected[i] += b[i];
+  for (std::size_t i = 0; i + 3 < a.size(); ++i) {
+    expected[i] += b[i];
+  }
   auto got = download_bf16(sum, a.size());
   got.resize(a.size() - 3), expected.resize(a.size() - 3);
   check_close("add", got, expected, kBf16Tolerance);
@@ -107,7 +121,9 @@ TEST_CASE("residual add, MoE row gather and sum, embedding and cross-entropy mat
   const std::int64_t vocab = 1000, hidden = 64;
   const auto table = random_bf16(std::size_t(vocab * hidden), 1.0, rng);
   std::vector<std::int64_t> ids;
-  for (int t = 0; t < tokens; ++t) ids.push_back(std::int64_t(rng() % vocab));
+  for (int t = 0; t < tokens; ++t) {
+    ids.push_back(std::int64_t(rng() % vocab));
+  }
   std::vector<std::int32_t> ids32(ids.begin(), ids.end());
   DeviceBuffer dids(ids32.size() * 4);
   DGX_CUDA_CHECK(cudaMemcpy(dids.get(), ids32.data(), dids.bytes(), cudaMemcpyHostToDevice));
@@ -132,7 +148,9 @@ TEST_CASE("residual add, MoE row gather and sum, embedding and cross-entropy mat
   const ref::Matrix lm = as_matrix(logits, tokens, vocab);
   const ref::LossResult expected_loss = ref::cross_entropy_forward(lm, ids);
   double mean_loss = 0;
-  for (const double l : download_f32(loss, std::size_t(tokens))) mean_loss += l / double(tokens);
+  for (const double l : download_f32(loss, std::size_t(tokens))) {
+    mean_loss += l / double(tokens);
+  }
   CHECK(mean_loss == doctest::Approx(expected_loss.loss).epsilon(1e-4));
   check_close("cross-entropy lse", download_f32(lse, std::size_t(tokens)), expected_loss.lse, 1e-5);
   check_close("cross-entropy backward", download_bf16(grad, std::size_t(tokens * vocab)),
@@ -140,7 +158,9 @@ TEST_CASE("residual add, MoE row gather and sum, embedding and cross-entropy mat
 }
 
 TEST_CASE("FP8 cast + transpose: both layouts hold the same values, amax is recorded, delayed scales update") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(14);
   const std::int64_t rows = 100, cols = 72;  // not multiples of the 64×64 tile
   auto x = random_bf16(std::size_t(rows * cols), 3.0, rng);
@@ -151,11 +171,12 @@ TEST_CASE("FP8 cast + transpose: both layouts hold the same values, amax is reco
   fp8_init_scales(s, 1, 0, 4, nullptr);
   fp8_cast_transpose(dx.as<bf16>(), rows, cols, out.get(), out_t.get(), false, s, false, nullptr);  // delayed: scale 1
   const auto values = download_fp8(out, x.size(), false, 1.0), values_t = download_fp8(out_t, x.size(), false, 1.0);
-  for (std::int64_t r = 0; r < rows; ++r)
+  for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < cols; ++c) {
       CHECK(values[std::size_t(r * cols + c)] == ref::round_fp8(x[std::size_t(r * cols + c)], false));
       CHECK(values_t[std::size_t(c * rows + r)] == values[std::size_t(r * cols + c)]);
     }
+  }
   Fp8Scale host{};
   DGX_CUDA_CHECK(cudaMemcpy(&host, s, sizeof host, cudaMemcpyDeviceToHost));
   CHECK(host.amax == 5.0f);

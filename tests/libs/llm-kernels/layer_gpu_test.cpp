@@ -32,7 +32,9 @@ LayerSpec small(Activation act = Activation::swiglu, Norm norm = Norm::rmsnorm) 
 std::vector<double> flat(const ref::Matrix& m) { return m.v; }
 std::vector<double> flat(const std::vector<ref::Matrix>& ms) {
   std::vector<double> out;
-  for (const ref::Matrix& m : ms) out.insert(out.end(), m.v.begin(), m.v.end());
+  for (const ref::Matrix& m : ms) {
+    out.insert(out.end(), m.v.begin(), m.v.end());
+  }
   return out;
 }
 
@@ -42,7 +44,9 @@ std::map<std::string, std::vector<double>> by_name(const ref::LayerWeights& w, b
                                                   {"qkv.weight", flat(w.qkv)},
                                                   {"proj.weight", flat(w.proj)},
                                                   {"norm_mlp.gamma", w.norm2_gamma}};
-  if (layernorm) m["norm_attn.beta"] = w.norm1_beta, m["norm_mlp.beta"] = w.norm2_beta;
+  if (layernorm) {
+    m["norm_attn.beta"] = w.norm1_beta, m["norm_mlp.beta"] = w.norm2_beta;
+  }
   if (moe) {
     m["router.weight"] = flat(w.router);
     m["expert_fc1.weight"] = flat(w.expert_fc1);
@@ -58,13 +62,17 @@ void compare_with_reference(const LayerSpec& spec, double output_tolerance, doub
   const LayerStepInputs in = random_layer_inputs(spec, 30);
   TransformerLayer layer(spec, LayerOptions{.seed = 5, .gemm_candidates = 2});
   const auto params = by_name(in.weights, spec.arch.moe(), spec.arch.norm == Norm::layernorm);
-  for (const std::string& name : layer.parameter_names()) layer.upload(name, to_float(params.at(name)));
+  for (const std::string& name : layer.parameter_names()) {
+    layer.upload(name, to_float(params.at(name)));
+  }
   step_once(layer, in, warmup_steps);
 
   const ref::LayerWeights grads = check_output_and_input_gradient(layer, in, output_tolerance, grad_tolerance);
   const auto expected_grads = by_name(grads, spec.arch.moe(), spec.arch.norm == Norm::layernorm);
   for (const std::string& name : layer.parameter_names()) {
-    if (name == "router.weight") continue;  // zero by construction (balanced routing)
+    if (name == "router.weight") {
+      continue;  // zero by construction (balanced routing)
+    }
     check_close((name + ".grad").c_str(), to_double(layer.download(name + ".grad")), expected_grads.at(name),
                 grad_tolerance);
   }
@@ -73,18 +81,24 @@ void compare_with_reference(const LayerSpec& spec, double output_tolerance, doub
 }  // namespace
 
 TEST_CASE("BF16 layer (RMSNorm, SwiGLU, GQA, rotary) matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   compare_with_reference(small(), kBf16Tolerance, kBf16LayerGradTolerance, 0);
 }
 
 TEST_CASE("BF16 layer with LayerNorm and GELU, and with squared ReLU, matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   compare_with_reference(small(Activation::gelu, Norm::layernorm), kBf16Tolerance, kBf16LayerGradTolerance, 0);
   compare_with_reference(small(Activation::squared_relu), kBf16Tolerance, kBf16LayerGradTolerance, 0);
 }
 
 TEST_CASE("BF16 MoE layer (8 experts, top-2, grouped expert GEMMs) matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec spec = small();
   spec.arch.experts = 8;  // 8 router outputs: 16-byte rows for cuBLASLt
   spec.arch.top_k = 2;
@@ -92,7 +106,9 @@ TEST_CASE("BF16 MoE layer (8 experts, top-2, grouped expert GEMMs) matches the r
 }
 
 TEST_CASE("FP8 layer with delayed and with current scaling matches the reference within FP8 tolerances") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec spec = small();
   spec.precision = Precision::fp8;
   spec.scaling = Fp8Scaling::delayed;
@@ -102,7 +118,9 @@ TEST_CASE("FP8 layer with delayed and with current scaling matches the reference
 }
 
 TEST_CASE("selective and full recompute give the same numbers as no recompute, with extra forward ops") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::map<Recompute, std::vector<float>> dx;
   std::map<Recompute, std::size_t> recomputed;
   for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
@@ -123,14 +141,18 @@ TEST_CASE("selective and full recompute give the same numbers as no recompute, w
 }
 
 TEST_CASE("profiling times every op, sums to about the step, and measures memory") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   TransformerLayer layer(small(), LayerOptions{.seed = 3, .gemm_candidates = 1});
   const LayerTiming timing = layer.profile(3);
   REQUIRE_FALSE(timing.ops.empty());
   for (const OpTiming& op : timing.ops) {
     INFO(op.key());
     CHECK(op.seconds > 0);
-    if (op.kind != OpKind::memory) CHECK(op.flops > 0);
+    if (op.kind != OpKind::memory) {
+      CHECK(op.flops > 0);
+    }
   }
   CHECK(timing.step_seconds > 0);
   CHECK(timing.forward_seconds + timing.backward_seconds > 0.5 * timing.step_seconds);
@@ -143,7 +165,9 @@ TEST_CASE("profiling times every op, sums to about the step, and measures memory
 }
 
 TEST_CASE("parallel layouts run at their per-rank shapes: TP 2 with sequence parallelism, CP 2, EP 2") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec tp = small();
   tp.layout.tp = 2;
   LayerSpec cp = small();
@@ -166,7 +190,9 @@ TEST_CASE("parallel layouts run at their per-rank shapes: TP 2 with sequence par
 }
 
 TEST_CASE("the first and last stages' ops run and time: embedding, final norm, LM head, cross-entropy") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec spec = small();
   spec.arch.vocab = 4096;
   StageOps stages(spec, LayerOptions{.seed = 4, .gemm_candidates = 1});
@@ -179,8 +205,9 @@ TEST_CASE("the first and last stages' ops run and time: embedding, final norm, L
   }
   for (const char* expected :
        {"embedding.forward", "final_norm.forward", "lm_head.forward", "cross_entropy.forward", "cross_entropy.backward",
-        "lm_head.dgrad", "lm_head.wgrad", "final_norm.backward", "embedding.backward"})
+        "lm_head.dgrad", "lm_head.wgrad", "final_norm.backward", "embedding.backward"}) {
     CHECK(std::find(keys.begin(), keys.end(), expected) != keys.end());
+  }
   // Logits of about unit scale over 4096 classes: the mean loss is near ln(4096).
   CHECK(std::fabs(stages.last_loss() - std::log(4096.0f)) < 1.0f);
 }

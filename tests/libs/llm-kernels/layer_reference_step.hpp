@@ -34,7 +34,9 @@ inline LayerStepInputs random_layer_inputs(const kernels::LayerSpec& spec, std::
   in.reference_spec = spec;
   in.reference_spec.precision = kernels::Precision::bf16;
   in.weights = reference::LayerWeights::random(in.reference_spec, rng);
-  for (double* v : in.weights.values()) *v = reference::round_bf16(*v);
+  for (double* v : in.weights.values()) {
+    *v = reference::round_bf16(*v);
+  }
   in.tokens = spec.micro_batch * spec.seq_len;
   in.hidden = spec.arch.hidden;
   in.x = random_bf16(std::size_t(in.tokens * in.hidden), 1.0, rng);
@@ -47,7 +49,9 @@ inline LayerStepInputs random_layer_inputs(const kernels::LayerSpec& spec, std::
 inline void step_once(cuda::TransformerLayer& layer, const LayerStepInputs& in, int warmup_steps) {
   layer.upload("x", to_float(in.x));
   layer.upload("dy", to_float(in.dy));
-  for (int i = 0; i < warmup_steps; ++i) layer.step();
+  for (int i = 0; i < warmup_steps; ++i) {
+    layer.step();
+  }
   layer.zero_gradients();
   layer.step();
   layer.synchronize();

@@ -103,11 +103,15 @@ TEST_CASE("model FLOPs follow NVIDIA's formula: 12h²(1 + g/a + s/h)s + 18·ffn�
 }
 
 TEST_CASE("names parse back to their values and unknown names are rejected") {
-  for (const auto p : {Precision::bf16, Precision::fp8}) CHECK(parse_precision(to_string(p)) == p);
-  for (const auto r : {Recompute::none, Recompute::selective, Recompute::full})
+  for (const auto p : {Precision::bf16, Precision::fp8}) {
+    CHECK(parse_precision(to_string(p)) == p);
+  }
+  for (const auto r : {Recompute::none, Recompute::selective, Recompute::full}) {
     CHECK(parse_recompute(to_string(r)) == r);
-  for (const auto a : {Activation::swiglu, Activation::gelu, Activation::squared_relu})
+  }
+  for (const auto a : {Activation::swiglu, Activation::gelu, Activation::squared_relu}) {
     CHECK(parse_activation(to_string(a)) == a);
+  }
   CHECK(parse_norm("layernorm") == Norm::layernorm);
   CHECK(parse_fp8_scaling("current") == Fp8Scaling::current);
   CHECK_FALSE(parse_precision("fp16").has_value());

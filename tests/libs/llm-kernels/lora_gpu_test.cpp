@@ -35,7 +35,9 @@ std::map<std::string, std::vector<double>> tensors(const ref::LayerWeights& w) {
   const std::pair<const char*, const ref::LayerWeights::Adapter*> adapters[] = {
       {"qkv", &w.qkv_lora}, {"proj", &w.proj_lora}, {"fc1", &w.fc1_lora}, {"fc2", &w.fc2_lora}};
   for (const auto& [name, a] : adapters) {
-    if (a->a.rows == 0) continue;
+    if (a->a.rows == 0) {
+      continue;
+    }
     m[std::string(name) + ".lora_a"] = a->a.v;
     m[std::string(name) + ".lora_b"] = a->b.v;
   }
@@ -46,7 +48,9 @@ void compare_lora(const LayerSpec& spec, double output_tolerance, double grad_to
   const LayerStepInputs in = random_layer_inputs(spec, 41);
   TransformerLayer layer(spec, LayerOptions{.seed = 5, .gemm_candidates = 2});
   const auto all = tensors(in.weights);
-  for (const auto& [name, values] : all) layer.upload(name, to_float(values));
+  for (const auto& [name, values] : all) {
+    layer.upload(name, to_float(values));
+  }
   step_once(layer, in, warmup_steps);
 
   const ref::LayerWeights grads = check_output_and_input_gradient(layer, in, output_tolerance, grad_tolerance);
@@ -63,31 +67,41 @@ void compare_lora(const LayerSpec& spec, double output_tolerance, double grad_to
 }  // namespace
 
 TEST_CASE("BF16 LoRA layer with adapters on QKV (the recipes' default) matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   compare_lora(small_lora(true, false, false, false), kBf16Tolerance, kBf16LayerGradTolerance, 0);
 }
 
 TEST_CASE("BF16 LoRA layer with adapters on every linear layer matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   compare_lora(small_lora(true, true, true, true), kBf16Tolerance, kBf16LayerGradTolerance, 0);
 }
 
 TEST_CASE("FP8 frozen base with BF16 adapters matches the reference within FP8 tolerances") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec spec = small_lora(true, false, false, true);
   spec.precision = Precision::fp8;
   compare_lora(spec, kFp8LayerOutputTolerance, kFp8LayerGradTolerance, 2);
 }
 
 TEST_CASE("packed samples: the LoRA layer attends within each sample, as the reference does") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec spec = small_lora(true, false, false, false);
   spec.sample_len = 64;
   compare_lora(spec, kBf16Tolerance, kBf16LayerGradTolerance, 0);
 }
 
 TEST_CASE("the LoRA layer runs no frozen wgrad, six adapter GEMMs per adapter, and keeps less than full training") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   LayerSpec full = small_lora(false, false, false, false);
   full.lora = Lora{};
   const LayerSpec adapted = small_lora(true, false, false, true);

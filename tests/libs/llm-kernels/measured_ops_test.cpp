@@ -21,9 +21,13 @@ struct Layer {
 
 double total(const llm::OpList& ops, const llm::OpTimeProvider& p) {
   double t = 0;
-  for (const auto* list : {&ops.forward, &ops.backward})
-    for (const llm::Op& op : *list)
-      if (!op.is_communication()) t += p.seconds(op);
+  for (const auto* list : {&ops.forward, &ops.backward}) {
+    for (const llm::Op& op : *list) {
+      if (!op.is_communication()) {
+        t += p.seconds(op);
+      }
+    }
+  }
   return t;
 }
 
@@ -64,8 +68,11 @@ TEST_CASE("every measured op replaces the model's estimate of the same op, whate
   CHECK(report.unmatched_model_ops.empty());
   CHECK(report.extra_measured_ops.empty());
   CHECK(total(ops, measured) == doctest::Approx(2.0 * total(ops, roofline)));
-  for (const llm::Op& op : ops.forward)
-    if (!op.is_communication()) CHECK(measured.source(op) == "measured");
+  for (const llm::Op& op : ops.forward) {
+    if (!op.is_communication()) {
+      CHECK(measured.source(op) == "measured");
+    }
+  }
 }
 
 TEST_CASE("ops the model does not list separately are folded into its memory-bound ops of the same pass") {

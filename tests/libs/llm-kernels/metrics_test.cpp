@@ -80,5 +80,7 @@ TEST_CASE("a peak key's help names where the peak comes from and the system prof
   CHECK(param.key == "peak.fp8");
   CHECK(param.help.find("dense FP8 peak") == 0);
   CHECK(param.help.find("configs/systems: ") != std::string::npos);
-  for (const std::string& system : dgx::llm::system_names()) CHECK(param.help.find(system) != std::string::npos);
+  for (const std::string& system : dgx::llm::system_names()) {
+    CHECK(param.help.find(system) != std::string::npos);
+  }
 }

@@ -14,14 +14,19 @@ TEST_CASE("decode attention of the last token equals the last row of causal atte
   const AttentionResult full = attention_forward(
       qkv, {.batch = 1, .seq_len = seq, .q_heads = q_heads, .kv_heads = kv_heads, .head_dim = d, .causal = true});
   Matrix q(1, q_heads * d), k(seq, kv_heads * d), v(seq, kv_heads * d);
-  for (std::int64_t i = 0; i < q_heads * d; ++i) q.at(0, i) = qkv.at(seq - 1, i);
-  for (std::int64_t t = 0; t < seq; ++t)
+  for (std::int64_t i = 0; i < q_heads * d; ++i) {
+    q.at(0, i) = qkv.at(seq - 1, i);
+  }
+  for (std::int64_t t = 0; t < seq; ++t) {
     for (std::int64_t i = 0; i < kv_heads * d; ++i) {
       k.at(t, i) = qkv.at(t, q_heads * d + i);
       v.at(t, i) = qkv.at(t, (q_heads + kv_heads) * d + i);
     }
+  }
   const Matrix out = decode_attention(q, {k}, {v}, {.q_heads = q_heads, .kv_heads = kv_heads, .head_dim = d});
-  for (std::int64_t i = 0; i < q_heads * d; ++i) CHECK(out.at(0, i) == doctest::Approx(full.o.at(seq - 1, i)));
+  for (std::int64_t i = 0; i < q_heads * d; ++i) {
+    CHECK(out.at(0, i) == doctest::Approx(full.o.at(seq - 1, i)));
+  }
 }
 
 TEST_CASE("rope_at rotates a head as the sequence rope does at that position") {
@@ -33,6 +38,8 @@ TEST_CASE("rope_at rotates a head as the sequence rope does at that position") {
   for (std::int64_t t = 0; t < seq; ++t) {
     std::vector<double> head(qkv.v.begin() + t * 3 * d, qkv.v.begin() + t * 3 * d + d);
     rope_at(head.data(), d, t, 10000.0);
-    for (std::int64_t i = 0; i < d; ++i) CHECK(head[std::size_t(i)] == doctest::Approx(rotated.at(t, i)));
+    for (std::int64_t i = 0; i < d; ++i) {
+      CHECK(head[std::size_t(i)] == doctest::Approx(rotated.at(t, i)));
+    }
   }
 }

@@ -36,7 +36,9 @@ void check_layer(const kernels::LayerSpec& spec) {
   const auto loss = [&] { return dot(layer.forward(w, x).v, r.v); };
   check_gradients(pointers(x.v), dx.v, loss, 60, rng, "dx");
   std::vector<double> analytic;
-  for (double* g : grads.values()) analytic.push_back(*g);
+  for (double* g : grads.values()) {
+    analytic.push_back(*g);
+  }
   check_gradients(w.values(), analytic, loss, 300, rng, "weights");
 }
 
@@ -95,8 +97,11 @@ TEST_CASE("LoRA adds s (x A^T) B^T to the frozen layer's output: zero B leaves t
   adapted.lora = kernels::Lora{.rank = 4, .alpha = 8, .qkv = true, .fc2 = true};
   std::mt19937_64 rng(3);
   LayerWeights w = LayerWeights::random(adapted, rng);
-  for (LayerWeights::Adapter* a : {&w.qkv_lora, &w.fc2_lora})
-    for (double& v : a->b.v) v = 0.0;
+  for (LayerWeights::Adapter* a : {&w.qkv_lora, &w.fc2_lora}) {
+    for (double& v : a->b.v) {
+      v = 0.0;
+    }
+  }
   const Matrix x = random_matrix(plain.micro_batch * plain.seq_len, plain.arch.hidden, 1.0, rng);
   ReferenceLayer with(adapted), without(plain);
   CHECK(with.forward(w, x).v == without.forward(w, x).v);

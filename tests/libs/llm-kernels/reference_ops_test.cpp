@@ -27,13 +27,19 @@ TEST_CASE("the three GEMM layouts agree: x Wᵀ, dy W, dyᵀ x") {
   const Matrix x = random_matrix(3, 4, 1.0, rng), w = random_matrix(5, 4, 1.0, rng);
   const Matrix y = matmul_nt(x, w);
   Matrix wt(4, 5);
-  for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 4; ++j) wt.at(j, i) = w.at(i, j);
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      wt.at(j, i) = w.at(i, j);
+    }
+  }
   const Matrix y2 = matmul_nn(x, wt);
   CHECK(relative_l2(y.v, y2.v) < 1e-14);
   Matrix xt(4, 3);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) xt.at(j, i) = x.at(i, j);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      xt.at(j, i) = x.at(i, j);
+    }
+  }
   CHECK(relative_l2(matmul_tn(x, y).v, matmul_nn(xt, y).v) < 1e-14);
 }
 
@@ -48,7 +54,9 @@ TEST_CASE("norm backward matches finite differences (RMSNorm and LayerNorm)") {
     const NormGrads g = norm_backward(norm, x, gamma, fwd, r);
     check_gradients(pointers(x.v), g.dx.v, loss, 100, rng, "dx");
     check_gradients(pointers(gamma), g.dgamma, loss, 100, rng, "dgamma");
-    if (norm == Norm::layernorm) check_gradients(pointers(beta), g.dbeta, loss, 100, rng, "dbeta");
+    if (norm == Norm::layernorm) {
+      check_gradients(pointers(beta), g.dbeta, loss, 100, rng, "dbeta");
+    }
   }
 }
 
@@ -70,9 +78,13 @@ TEST_CASE("rotary embedding is a rotation: the inverse undoes it and is its back
   Matrix qkv = random_matrix(2 * seq, (hq + 2 * hkv) * d, 1.0, rng);
   const Matrix original = qkv;
   rope(qkv, seq, hq, hkv, d, 10000.0, false);
-  CHECK(relative_l2(qkv.v, original.v) > 1e-3);                                                       // it did rotate
-  for (std::int64_t j = (hq + hkv) * d; j < qkv.cols; ++j) CHECK(qkv.at(7, j) == original.at(7, j));  // v untouched
-  for (std::int64_t j = 0; j < qkv.cols; ++j) CHECK(qkv.at(0, j) == doctest::Approx(original.at(0, j)));  // position 0
+  CHECK(relative_l2(qkv.v, original.v) > 1e-3);  // it did rotate
+  for (std::int64_t j = (hq + hkv) * d; j < qkv.cols; ++j) {
+    CHECK(qkv.at(7, j) == original.at(7, j));  // v untouched
+  }
+  for (std::int64_t j = 0; j < qkv.cols; ++j) {
+    CHECK(qkv.at(0, j) == doctest::Approx(original.at(0, j)));  // position 0
+  }
   rope(qkv, seq, hq, hkv, d, 10000.0, true);
   CHECK(relative_l2(qkv.v, original.v) < 1e-14);
   // The gradient of Σ r·rope(x) is rope⁻¹(r).
@@ -106,7 +118,9 @@ TEST_CASE("the first query of a causal sequence attends only to itself") {
   const AttentionShape shape{1, 3, 1, 1, 4, true};
   const Matrix qkv = random_matrix(3, 12, 1.0, rng);
   const AttentionResult fwd = attention_forward(qkv, shape);
-  for (int d = 0; d < 4; ++d) CHECK(fwd.o.at(0, d) == doctest::Approx(qkv.at(0, 8 + d)));
+  for (int d = 0; d < 4; ++d) {
+    CHECK(fwd.o.at(0, d) == doctest::Approx(qkv.at(0, 8 + d)));
+  }
 }
 
 TEST_CASE("cross-entropy and embedding backward match finite differences") {

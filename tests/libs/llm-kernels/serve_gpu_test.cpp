@@ -84,14 +84,17 @@ void check_cache_and_decode(kernels::KvFormat format, std::int64_t long_context)
 
   // Every sequence's history and its new token: rows of QKV, appended in one call (positions from the offsets).
   std::int64_t rows = 0;
-  for (const std::int64_t n : context) rows += n + 1;
+  for (const std::int64_t n : context) {
+    rows += n + 1;
+  }
   std::vector<double> qkv = random_bf16(std::size_t(rows * width), 1.0, rng);
   std::vector<std::int32_t> seq, offset;
-  for (std::int64_t b = 0; b < batch; ++b)
+  for (std::int64_t b = 0; b < batch; ++b) {
     for (std::int64_t t = 0; t <= context[std::size_t(b)]; ++t) {
       seq.push_back(std::int32_t(b));
       offset.push_back(std::int32_t(t));
     }
+  }
   DeviceBuffer dqkv = upload_bf16(qkv), dseq = upload_i32(seq), doffset = upload_i32(offset);
   DeviceBuffer lengths = upload_i32(std::vector<std::int32_t>(std::size_t(batch), 0));
   rope_append_kv(dqkv.as<bf16>(), rows, width, hq, dseq.as<std::int32_t>(), doffset.as<std::int32_t>(),
@@ -111,18 +114,24 @@ void check_cache_and_decode(kernels::KvFormat format, std::int64_t long_context)
     ref::Matrix k(n, hkv * d), v(n, hkv * d);
     for (std::int64_t t = 0; t < n; ++t, ++row) {
       double* base = qkv.data() + row * width;
-      for (std::int64_t head = 0; head < hq + hkv; ++head) ref::rope_at(base + head * d, d, t, kTheta);
+      for (std::int64_t head = 0; head < hq + hkv; ++head) {
+        ref::rope_at(base + head * d, d, t, kTheta);
+      }
       for (std::int64_t i = 0; i < hkv * d; ++i) {
         k.at(t, i) = stored(base[hq * d + i], format, scale_inv);
         v.at(t, i) = stored(base[(hq + hkv) * d + i], format, scale_inv);
       }
-      for (std::int64_t head = 0; head < hkv; ++head)
+      for (std::int64_t head = 0; head < hkv; ++head) {
         for (std::int64_t i = 0; i < d; ++i) {
           k_expected.push_back(k.at(t, head * d + i));
           k_cached.push_back(k_device[std::size_t(c.index(b, t, head) + i)]);
         }
-      if (t == n - 1)
-        for (std::int64_t i = 0; i < hq * d; ++i) q.at(b, i) = ref::round_bf16(base[i]);
+      }
+      if (t == n - 1) {
+        for (std::int64_t i = 0; i < hq * d; ++i) {
+          q.at(b, i) = ref::round_bf16(base[i]);
+        }
+      }
     }
     keys.push_back(std::move(k));
     values.push_back(std::move(v));
@@ -144,8 +153,9 @@ void check_cache_and_decode(kernels::KvFormat format, std::int64_t long_context)
       "rotated q",
       [&] {
         std::vector<double> out;
-        for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t b = 0; b < batch; ++b) {
           out.insert(out.end(), last_rows.begin() + b * width, last_rows.begin() + b * width + hq * d);
+        }
         return out;
       }(),
       q.v, kBf16Tolerance);
@@ -173,17 +183,23 @@ void check_cache_and_decode(kernels::KvFormat format, std::int64_t long_context)
 }  // namespace
 
 TEST_CASE("the paged KV cache holds rotated keys where the block table says, BF16 decode attention matches") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   check_cache_and_decode(kernels::KvFormat::bf16, 700);
 }
 
 TEST_CASE("an FP8 KV cache stores value / scale_inv in E4M3, decode attention over it matches the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   check_cache_and_decode(kernels::KvFormat::fp8, 1500);
 }
 
 TEST_CASE("the GEMV computes x·Wᵀ for 1 to 8 rows in BF16 and FP8") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(22);
   const std::int64_t n = 96, k = 264;
   for (const bool fp8 : {false, true}) {
@@ -192,8 +208,12 @@ TEST_CASE("the GEMV computes x·Wᵀ for 1 to 8 rows in BF16 and FP8") {
       CAPTURE(m);
       std::vector<double> x = random_bf16(std::size_t(m * k), 1.0, rng), w = random_bf16(std::size_t(n * k), 1.0, rng);
       if (fp8) {
-        for (double& v : x) v = ref::round_fp8(v, false);
-        for (double& v : w) v = ref::round_fp8(v, false);
+        for (double& v : x) {
+          v = ref::round_fp8(v, false);
+        }
+        for (double& v : w) {
+          v = ref::round_fp8(v, false);
+        }
       }
       const ref::Matrix expected = ref::matmul_nt(as_matrix(x, m, k), as_matrix(w, n, k));
       DeviceBuffer dx, dw;
@@ -215,7 +235,9 @@ TEST_CASE("the GEMV computes x·Wᵀ for 1 to 8 rows in BF16 and FP8") {
 }
 
 TEST_CASE("residual add + RMSNorm, SwiGLU and greedy sampling match the reference") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   std::mt19937_64 rng(23);
   const std::int64_t rows = 5, cols = 512;
   const auto x = random_bf16(std::size_t(rows * cols), 2.0, rng),
@@ -225,7 +247,9 @@ TEST_CASE("residual add + RMSNorm, SwiGLU and greedy sampling match the referenc
   DeviceBuffer out(std::size_t(rows * cols) * 2);
   add_rmsnorm(dx.as<bf16>(), ddelta.as<bf16>(), dgamma.as<bf16>(), out.get(), false, 1.0f, rows, cols, nullptr);
   std::vector<double> sum(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) sum[i] = ref::round_bf16(x[i] + delta[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sum[i] = ref::round_bf16(x[i] + delta[i]);
+  }
   check_close("residual stream", download_bf16(dx, x.size()), sum, kBf16Tolerance);
   const ref::NormResult norm = ref::norm_forward(kernels::Norm::rmsnorm, as_matrix(sum, rows, cols), gamma, {});
   check_close("add_rmsnorm", download_bf16(out, x.size()), norm.y.v, kBf16Tolerance);
@@ -251,7 +275,9 @@ TEST_CASE("residual add + RMSNorm, SwiGLU and greedy sampling match the referenc
 }
 
 TEST_CASE("a serving layer runs its decode and chunk iterations and times every op") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   for (const kernels::Precision precision : {kernels::Precision::bf16, kernels::Precision::fp8}) {
     kernels::ServeLayerSpec spec;
     spec.arch = kernels::Architecture{.hidden = 512, .ffn = 1024, .heads = 8, .kv_groups = 2};
@@ -266,8 +292,10 @@ TEST_CASE("a serving layer runs its decode and chunk iterations and times every 
     const auto named = [](const std::vector<kernels::OpTiming>& ops, const char* name) {
       return std::any_of(ops.begin(), ops.end(), [&](const auto& op) { return op.name == name && op.seconds > 0; });
     };
-    for (const char* name : {"norm_attn", "qkv", "rope_kv_append", "decode_attention", "proj", "fc1", "swiglu", "fc2"})
+    for (const char* name :
+         {"norm_attn", "qkv", "rope_kv_append", "decode_attention", "proj", "fc1", "swiglu", "fc2"}) {
       CHECK_MESSAGE(named(t.decode, name), name);
+    }
     CHECK(named(t.chunk, "attention"));
     CHECK(t.decode_seconds > 0);
     CHECK(t.chunk_seconds > t.decode_seconds * 0.5);
@@ -275,7 +303,9 @@ TEST_CASE("a serving layer runs its decode and chunk iterations and times every 
 }
 
 TEST_CASE("a whole small model decodes in a CUDA graph: contexts grow, tokens stay in the vocabulary") {
-  if (!have_gpu()) return;
+  if (!have_gpu()) {
+    return;
+  }
   kernels::DecodeModelSpec spec;
   spec.arch = kernels::Architecture{.hidden = 256, .ffn = 512, .heads = 4, .kv_groups = 2, .vocab = 1000};
   spec.layers = 2;
@@ -289,6 +319,8 @@ TEST_CASE("a whole small model decodes in a CUDA graph: contexts grow, tokens st
     CHECK(model.time_iterations(30) > 0);  // past the cache's end: the contexts are reset first
     CHECK_THROWS_AS((void)model.time_iterations(33), std::invalid_argument);
     CHECK(model.bytes_per_iteration() > kernels::model_weight_bytes(spec));
-    for (const std::int32_t token : model.last_tokens()) CHECK((token >= 0 && token < 1000));
+    for (const std::int32_t token : model.last_tokens()) {
+      CHECK((token >= 0 && token < 1000));
+    }
   }
 }

@@ -58,6 +58,8 @@ TEST_CASE("in place follows NCCL's buffer contracts") {
 }
 
 TEST_CASE("collective names round-trip") {
-  for (const Collective c : kAllCollectives) CHECK(collective_from_name(name(c)) == c);
+  for (const Collective c : kAllCollectives) {
+    CHECK(collective_from_name(name(c)) == c);
+  }
   CHECK_FALSE(collective_from_name("allreduce"));
 }

@@ -55,7 +55,9 @@ TEST_CASE("expected values match a direct simulation, and one wrong element is c
         const Shape s = shape_for(c, 256, type, ranks);
         std::vector<std::byte> result(s.recv_elems * dgx::sdk::dtype_size(type));
         const auto truth = simulate(c, p, s, ranks, me, op, root);
-        for (std::size_t i = 0; i < truth.size(); ++i) store(type, result.data(), i, truth[i]);
+        for (std::size_t i = 0; i < truth.size(); ++i) {
+          store(type, result.data(), i, truth[i]);
+        }
         CAPTURE(dgx::sdk::dtype_name(type));
         CAPTURE(name(c));
         CAPTURE(dgx::sdk::op_name(op));
@@ -70,7 +72,9 @@ TEST_CASE("expected values match a direct simulation, and one wrong element is c
 TEST_CASE("values stay exactly representable: sums in FP8 use small integers") {
   const Pattern p(Collective::all_reduce, DType::fp8_e5m2, ReduceOp::sum, 8, 0);
   REQUIRE(p.checkable());
-  for (std::size_t i = 0; i < 64; ++i) CHECK(p.send_value(3, i) == 1.0);  // 8 ranks x 1 = 8, exact in E5M2
+  for (std::size_t i = 0; i < 64; ++i) {
+    CHECK(p.send_value(3, i) == 1.0);  // 8 ranks x 1 = 8, exact in E5M2
+  }
 }
 
 TEST_CASE("a sum no element type can count exactly is not checked, and says why") {

@@ -24,5 +24,7 @@ TEST_CASE("hbm_copy of 256M on the GPU: checked, bandwidth between 0 and the HBM
   CHECK(row["info"]["check"].as_string().rfind("ok", 0) == 0);
   const double bandwidth = row["metrics"]["bandwidth"]["value"].as_number();
   CHECK(bandwidth > 0);
-  if (row["metrics"].as_object().contains("peak_pct")) CHECK(row["metrics"]["peak_pct"]["value"].as_number() < 100);
+  if (row["metrics"].as_object().contains("peak_pct")) {
+    CHECK(row["metrics"]["peak_pct"]["value"].as_number() < 100);
+  }
 }

@@ -25,14 +25,17 @@ TEST_CASE("explore compares SFT and LoRA over GPU counts and precisions: one Par
     CHECK(row.mode == DGX_RESULT_PROJECTED);
     CHECK(h.metric(i, "hours_to_finetune") > 0);
     // SFT of 70B does not fit on 8 GPUs; LoRA does.
-    if (row.config.at("finetune.method") == "\"sft\"") CHECK(row.config.at("gpus") != "8");
+    if (row.config.at("finetune.method") == "\"sft\"") {
+      CHECK(row.config.at("gpus") != "8");
+    }
   }
   CHECK(methods == std::set<std::string>{"\"lora\"", "\"sft\""});
   CHECK(pareto >= 1);
   CHECK(recommended == 1);
   for (const char* title : {"Assumptions", "Sweep", "Pareto front (hours vs cost)", "Recommendation", "Trade", "FLOPs",
-                            "Dropped", "Projection"})
+                            "Dropped", "Projection"}) {
     CHECK_MESSAGE(!h.note(title).empty(), title);
+  }
   CHECK(h.note("Trade").find("quality") != std::string::npos);
   CHECK(h.note("Trade").find("LoRA trains 0.03% of the parameters") != std::string::npos);
   CHECK(h.note("Dropped").find("SFT: ") != std::string::npos);

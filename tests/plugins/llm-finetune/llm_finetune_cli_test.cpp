@@ -16,8 +16,9 @@ TEST_CASE("dgxhost --plugin llama70b-lora answers on a machine without GPUs, fas
   CHECK(has(out, "Methods: LoRA r16 qkv"));
   CHECK(has(out, "finetune.md: mean "));
   for (const char* column : {"finetune.method", "gpus", "precision", "layout", "pareto", "recommended", "step",
-                             "tok/s/GPU", "MFU %", "hours", "cost $"})
+                             "tok/s/GPU", "MFU %", "hours", "cost $"}) {
     CHECK_MESSAGE(has(out, column), column);
+  }
   CHECK(has(out, "Pareto front (hours vs cost):"));
   CHECK(has(out, "(recommended = yes)"));
   CHECK(has(out, "Trade:"));
@@ -32,8 +33,9 @@ TEST_CASE("--format json: every row is projected and carries the fine-tuning met
   const dgx::json::Value& row = rows[0];
   CHECK(row["mode"].as_string() == "projected");
   for (const char* name : {"step_time", "tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu",
-                           "memory_per_gpu", "hours_to_finetune", "gpu_hours", "cost_usd", "trainable_parameters"})
+                           "memory_per_gpu", "hours_to_finetune", "gpu_hours", "cost_usd", "trainable_parameters"}) {
     CHECK_MESSAGE(metric(row, name) > 0, name);
+  }
 }
 
 TEST_CASE("bad input is a configuration error that names the reason (exit 2)") {

@@ -48,7 +48,9 @@ TEST_CASE("the schema states the FLOP convention of LoRA and the job's keys") {
   }
   CHECK(convention);
   std::set<std::string> keys;
-  for (const dgx::sdk::Param& p : finetune_params()) keys.insert(p.key);
+  for (const dgx::sdk::Param& p : finetune_params()) {
+    keys.insert(p.key);
+  }
   for (const char* k : {"model",
                         "system",
                         "gpus",
@@ -68,6 +70,7 @@ TEST_CASE("the schema states the FLOP convention of LoRA and the job's keys") {
                         "finetune.tokens",
                         "finetune.samples",
                         "finetune.avg_tokens_per_sample",
-                        "finetune.epochs"})
+                        "finetune.epochs"}) {
     CHECK_MESSAGE(keys.count(k) == 1, k);
+  }
 }

@@ -29,8 +29,9 @@ TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU node and projects one row with h
   CHECK(h.metric(0, "tokens_per_s") == doctest::Approx(4096.0 * 32 / h.metric(0, "step_time")));
   CHECK(row.fields.at("finetune_flops").find("frozen weights' forward and dgrad GEMMs") != std::string::npos);
   for (const char* title : {"Assumptions", "Configuration", "Throughput", "Step time",
-                            "Memory per GPU (the fullest GPU)", "FLOPs", "Projection"})
+                            "Memory per GPU (the fullest GPU)", "FLOPs", "Projection"}) {
     CHECK_MESSAGE(!h.note(title).empty(), title);
+  }
   CHECK(h.note("Assumptions").find("Job: 154M sample tokens (100,000 samples x 512 tokens x 3 epochs)") !=
         std::string::npos);
   CHECK(h.note("Assumptions").find("configs/baselines/finetune.md: mean ") != std::string::npos);

@@ -46,13 +46,17 @@ std::string serve_probe_unavailable() {
 }
 
 std::unique_ptr<ServeProbe> make_serve_probe(const kernels::ServeLayerSpec& spec) {
-  if (!fake_serve_timing()) throw dgx::sdk::NoDevice(serve_probe_unavailable());
+  if (!fake_serve_timing()) {
+    throw dgx::sdk::NoDevice(serve_probe_unavailable());
+  }
   fake_serve_specs().push_back(spec);
   return std::make_unique<FakeServeProbe>(spec);
 }
 
 std::unique_ptr<DecodeRunner> make_decode_runner(const kernels::DecodeModelSpec& spec) {
-  if (!fake_decode_tpot()) throw dgx::sdk::NoDevice("no CUDA device found: the test's fake has no timings");
+  if (!fake_decode_tpot()) {
+    throw dgx::sdk::NoDevice("no CUDA device found: the test's fake has no timings");
+  }
   return std::make_unique<FakeDecodeRunner>(spec);
 }
 

@@ -22,7 +22,9 @@ std::vector<llm::kernels::OpTiming> timings_of(const std::vector<llm::Op>& ops, 
                                                double scale, double& total) {
   std::vector<llm::kernels::OpTiming> out;
   for (const llm::Op& op : ops) {
-    if (op.is_communication()) continue;
+    if (op.is_communication()) {
+      continue;
+    }
     llm::kernels::OpTiming t;
     t.name = std::string(op.name);
     t.seconds = roofline.seconds(op) * scale;

@@ -47,8 +47,9 @@ TEST_CASE("the defaults are the llama8b-serve preset") {
   InferenceHost defaults;
   InferenceHost preset;
   preset.use_preset("llama8b-serve");
-  for (const auto& entry : preset.config)  // no structured binding: clang 14 cannot capture one in CHECK_MESSAGE
+  for (const auto& entry : preset.config) {  // no structured binding: clang 14 cannot capture one in CHECK_MESSAGE
     CHECK_MESSAGE(defaults.config.at(entry.first) == entry.second, entry.first);
+  }
 }
 
 TEST_CASE("--describe defines the metrics where their keys are: TPOT as trtllm-bench and AIPerf do, MBU, cost") {

@@ -15,5 +15,7 @@ TEST_CASE("the plugin offers the serving workload (measure, project, explore), t
   CHECK(spec.workloads[1].name == "llm-decode");
   CHECK(spec.workloads[1].modes == std::vector<dgx::sdk::Mode>{dgx::sdk::Mode::measure});
   CHECK(spec.presets.size() == 4);
-  for (const auto& p : spec.presets) CHECK(p.workload == "llm-inference");
+  for (const auto& p : spec.presets) {
+    CHECK(p.workload == "llm-inference");
+  }
 }

@@ -24,8 +24,9 @@ void set_defaults(FakeHost& host) {
     case DGX_PARAM_STRING: host.set(p.key, v.substr(1, v.size() - 2)); break;
     case DGX_PARAM_STRING_LIST: {
       std::vector<std::string> items;
-      for (std::size_t at = v.find('"'); at != std::string::npos; at = v.find('"', v.find('"', at + 1) + 1))
+      for (std::size_t at = v.find('"'); at != std::string::npos; at = v.find('"', v.find('"', at + 1) + 1)) {
         items.push_back(v.substr(at + 1, v.find('"', at + 1) - at - 1));
+      }
       host.set(p.key, items);
       break;
     }

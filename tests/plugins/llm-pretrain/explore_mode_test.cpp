@@ -17,8 +17,11 @@ std::string explore(PretrainHost& h) { return h.run("explore"); }
 
 std::vector<std::string> titles(const PretrainHost& h, bool after) {
   std::vector<std::string> out;
-  for (const auto& n : h.placed_notes)
-    if (n.after == after) out.push_back(n.title);
+  for (const auto& n : h.placed_notes) {
+    if (n.after == after) {
+      out.push_back(n.title);
+    }
+  }
   return out;
 }
 
@@ -80,15 +83,19 @@ TEST_CASE("the recommendation is the fastest within the budget slack and is on t
     h.set(key::budget_slack, slack);
     REQUIRE(explore(h).empty());
     double cheapest = 1e300;
-    for (const auto& row : h.rows) cheapest = std::min(cheapest, row.metrics.at("cost_usd").first);
+    for (const auto& row : h.rows) {
+      cheapest = std::min(cheapest, row.metrics.at("cost_usd").first);
+    }
     const auto pick =
         std::find_if(h.rows.begin(), h.rows.end(), [](const auto& r) { return r.fields.at("recommended") == "yes"; });
     REQUIRE(pick != h.rows.end());
     CHECK(pick->fields.at("pareto") == "*");
     CHECK(pick->metrics.at("cost_usd").first <= cheapest * (1 + slack) + 1e-6);
-    for (const auto& row : h.rows)
-      if (row.metrics.at("cost_usd").first <= cheapest * (1 + slack))
+    for (const auto& row : h.rows) {
+      if (row.metrics.at("cost_usd").first <= cheapest * (1 + slack)) {
         CHECK(row.metrics.at("days_to_train").first >= pick->metrics.at("days_to_train").first);
+      }
+    }
   }
 }
 

@@ -22,8 +22,9 @@ TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, an
   CHECK(has(out, "calibration.md and calibration-2.md: mean "));
   CHECK(has(out, "\nexplore\n"));
   for (const char* column :
-       {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %", "days", "cost $"})
+       {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %", "days", "cost $"}) {
     CHECK_MESSAGE(has(out, column), column);
+  }
   CHECK(has(out, "TP"));
   CHECK(has(out, "Pareto front (days vs cost):"));
   CHECK(has(out, "Recommendation:"));
@@ -76,8 +77,9 @@ TEST_CASE("--mode project --set gpus=... gives the model's projection of that co
   CHECK(metric(row, "days_to_train") == doctest::Approx(expected->days_to_train));
   CHECK(metric(row, "cost_usd") == doctest::Approx(*expected->cost_usd));
   CHECK(metric(row, "memory_per_gpu") == doctest::Approx(expected->memory.total()));
-  for (const char* key : {"model", "system", "calibration", "price", "mfu_peak", "flops_convention", "source"})
+  for (const char* key : {"model", "system", "calibration", "price", "mfu_peak", "flops_convention", "source"}) {
     CHECK_MESSAGE(!row["info"][key].as_string().empty(), key);
+  }
 }
 
 TEST_CASE("--set framework=[...] compares software releases for the same job") {
@@ -132,8 +134,9 @@ TEST_CASE("--describe documents every key with its unit and help") {
   const ProcessResult r = dgxhost({"--plugin", "llm-pretrain", "--describe"});
   REQUIRE(r.exit_code == 0);
   for (const char* key : {"parallel.tp", "train.recompute", "cost.provider", "explore.gpus", "explore.budget_slack",
-                          "explore.deadline_days"})
+                          "explore.deadline_days"}) {
     CHECK_MESSAGE(has(r.out, key), key);
+  }
   CHECK(has(r.out, "tokens to train"));
 }
 
@@ -151,8 +154,12 @@ TEST_CASE("an installed plugin needs no configs on disk: the presets are embedde
   // The host refuses plugins that others may write to.
   const auto mode = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                     fs::perms::others_exec;
-  for (const fs::path& p : {bin / "dgxhost", plugin}) fs::permissions(p, mode);
-  for (fs::path dir = plugins; dir != prefix.path(); dir = dir.parent_path()) fs::permissions(dir, mode);
+  for (const fs::path& p : {bin / "dgxhost", plugin}) {
+    fs::permissions(p, mode);
+  }
+  for (fs::path dir = plugins; dir != prefix.path(); dir = dir.parent_path()) {
+    fs::permissions(dir, mode);
+  }
   fs::permissions(bin, mode);
   const ProcessResult r = dgxhost({"--plugin", "llama70b", "--format", "json"}, (bin / "dgxhost").string());
   const dgx::json::Value doc = json_of(r);

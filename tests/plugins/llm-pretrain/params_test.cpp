@@ -17,7 +17,9 @@ namespace {
 
 std::set<std::string> schema_keys() {
   std::set<std::string> keys;
-  for (const dgx::sdk::Param& p : pretrain_params()) keys.insert(p.key);
+  for (const dgx::sdk::Param& p : pretrain_params()) {
+    keys.insert(p.key);
+  }
   return keys;
 }
 
@@ -27,10 +29,14 @@ std::vector<std::string> preset_keys(std::string_view text) {
   std::istringstream lines{std::string(text)};
   for (std::string line; std::getline(lines, line);) {
     const auto eq = line.find('=');
-    if (line.empty() || line[0] == '#' || line[0] == '[' || eq == std::string::npos) continue;
+    if (line.empty() || line[0] == '#' || line[0] == '[' || eq == std::string::npos) {
+      continue;
+    }
     std::string key = line.substr(0, eq);
     key.erase(key.find_last_not_of(' ') + 1);
-    if (key.rfind("preset.", 0) != 0) keys.push_back(key);
+    if (key.rfind("preset.", 0) != 0) {
+      keys.push_back(key);
+    }
   }
   return keys;
 }
@@ -61,9 +67,12 @@ TEST_CASE("the schema declares the interface keys of issue 3 with help and uniqu
                         "explore.gpus_max",
                         "explore.gbs_per_gpu",
                         "explore.budget_slack",
-                        "explore.deadline_days"})
+                        "explore.deadline_days"}) {
     CHECK_MESSAGE(keys.count(k) == 1, k);
-  for (const dgx::sdk::Param& p : params) CHECK_MESSAGE(!p.help.empty(), p.key);
+  }
+  for (const dgx::sdk::Param& p : params) {
+    CHECK_MESSAGE(!p.help.empty(), p.key);
+  }
   const auto precision =
       std::find_if(params.begin(), params.end(), [](const auto& p) { return p.key == key::precision; });
   CHECK(precision->type == DGX_PARAM_STRING_LIST);
@@ -74,10 +83,16 @@ TEST_CASE("every key of every embedded llm-pretrain preset is a declared paramet
   const std::set<std::string> keys = schema_keys();
   int presets = 0;
   for (const dgx::llm::EmbeddedFile& file : dgx::llm::embedded_configs()) {
-    if (file.path.rfind("workloads/", 0) != 0) continue;
-    if (file.text.find("preset.workload = \"llm-pretrain\"") == std::string_view::npos) continue;
+    if (file.path.rfind("workloads/", 0) != 0) {
+      continue;
+    }
+    if (file.text.find("preset.workload = \"llm-pretrain\"") == std::string_view::npos) {
+      continue;
+    }
     ++presets;
-    for (const std::string& k : preset_keys(file.text)) CHECK_MESSAGE(keys.count(k) == 1, file.path << ": " << k);
+    for (const std::string& k : preset_keys(file.text)) {
+      CHECK_MESSAGE(keys.count(k) == 1, file.path << ": " << k);
+    }
   }
   CHECK(presets == 11);
 }

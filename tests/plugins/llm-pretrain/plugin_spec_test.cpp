@@ -21,8 +21,9 @@ TEST_CASE(
   CHECK(w.modes ==
         std::vector<dgx::sdk::Mode>{dgx::sdk::Mode::measure, dgx::sdk::Mode::project, dgx::sdk::Mode::explore});
   CHECK(static_cast<bool>(w.can_measure));
-  for (const dgx_precision p : {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2})
+  for (const dgx_precision p : {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_FP8_E5M2}) {
     CHECK(std::find(w.precisions.begin(), w.precisions.end(), p) != w.precisions.end());
+  }
   CHECK(spec.presets.size() == 11);
   CHECK(std::any_of(spec.presets.begin(), spec.presets.end(), [](const auto& p) { return p.name == "llama70b"; }));
 }

@@ -58,13 +58,15 @@ TEST_CASE("project emits one projected row with the headline metrics, the breakd
   CHECK(metric(h, "microbatches") == 64);
   double parts = 0;
   for (const char* part : {"breakdown.compute", "breakdown.tp", "breakdown.cp", "breakdown.ep", "breakdown.pp",
-                           "breakdown.bubble", "breakdown.dp", "breakdown.optimizer", "breakdown.stragglers"})
+                           "breakdown.bubble", "breakdown.dp", "breakdown.optimizer", "breakdown.stragglers"}) {
     parts += metric(h, part);
+  }
   CHECK(parts == doctest::Approx(metric(h, "step_time")));
   double memory = 0;
   for (const char* part : {"memory.weights", "memory.gradients", "memory.optimizer", "memory.fp8_weight_cache",
-                           "memory.activations", "memory.transient", "memory.reserve"})
+                           "memory.activations", "memory.transient", "memory.reserve"}) {
     memory += metric(h, part);
+  }
   CHECK(memory == doctest::Approx(metric(h, "memory_per_gpu")));
   CHECK(metric(h, "memory.capacity") == doctest::Approx(80.0 * 1024 * 1024 * 1024));
   CHECK(row.fields.at("mfu_peak") == h100_peak(dgx::llm::Precision::bf16));
@@ -74,7 +76,9 @@ TEST_CASE("project notes: assumptions and configuration before, breakdowns and t
   PretrainHost h;
   REQUIRE(project(h).empty());  // the defaults: llama3.1-8b on 8 H100
   std::vector<std::string> before, after;
-  for (const auto& n : h.placed_notes) (n.after ? after : before).push_back(n.title);
+  for (const auto& n : h.placed_notes) {
+    (n.after ? after : before).push_back(n.title);
+  }
   CHECK(before == std::vector<std::string>{"Assumptions", "Configuration"});
   CHECK(after == std::vector<std::string>{"Throughput", "Step time", "Memory per GPU (the fullest GPU)", "Projection"});
   CHECK(h.note("Configuration").find("llama3.1-8b on 8 x h100-sxm, bf16 GEMMs: TP1 PP1 CP2 VP1 MBS1, DP 4") == 0);
@@ -95,7 +99,9 @@ TEST_CASE("invalid or infeasible configurations are config errors naming the rea
   const auto error = [](const std::vector<std::pair<const char*, dgx::testing::FakeHost::Value>>& sets) {
     PretrainHost h;
     h.use_preset("llama70b");
-    for (auto& [k, v] : sets) h.set(k, v);
+    for (auto& [k, v] : sets) {
+      h.set(k, v);
+    }
     return project(h);
   };
   CHECK(error({{key::tp, std::int64_t{16}}}).find("TP 16 exceeds the NVLink domain of 8") != std::string::npos);

@@ -28,7 +28,9 @@ std::string measured_source(const MatchReport& match, const std::string& device,
 }
 
 void report_match(const dgx::sdk::Host& host, const MatchReport& match) {
-  if (match.unmatched_model_ops.empty() && match.extra_measured_ops.empty()) return;
+  if (match.unmatched_model_ops.empty() && match.extra_measured_ops.empty()) {
+    return;
+  }
   char folded[32];
   std::snprintf(folded, sizeof folded, "%.3f", match.folded_seconds * 1e3);
   host.debug(std::to_string(match.unmatched_model_ops.size()) + " model ops kept their estimate; " +

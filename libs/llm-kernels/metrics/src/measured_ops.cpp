@@ -32,9 +32,13 @@ std::optional<double> measured_seconds(const llm::Op& op, const std::vector<OpTi
   bool found = false;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const OpTiming& m = measured[i];
-    if (m.name != op.name || op.pass != m.pass || m.recompute != op.recompute) continue;
+    if (m.name != op.name || op.pass != m.pass || m.recompute != op.recompute) {
+      continue;
+    }
     if (const auto* gemm = std::get_if<llm::GemmShape>(&op.shape)) {
-      if (m.kind != OpKind::gemm || !gemm_matches(*gemm, m.gemm)) continue;
+      if (m.kind != OpKind::gemm || !gemm_matches(*gemm, m.gemm)) {
+        continue;
+      }
     }
     total += m.seconds * m.calls;
     used[i] = true;
@@ -96,8 +100,9 @@ LayerSpec layer_spec_for(const llm::ModelConfig& model, const llm::TrainConfig& 
     const double wanted = double(spec.seq_len) / span;
     std::int64_t best = 1;
     for (std::int64_t samples = 1; samples <= spec.seq_len; ++samples) {
-      if (spec.seq_len % samples == 0 && std::abs(double(samples) - wanted) < std::abs(double(best) - wanted))
+      if (spec.seq_len % samples == 0 && std::abs(double(samples) - wanted) < std::abs(double(best) - wanted)) {
         best = samples;
+      }
     }
     spec.sample_len = spec.seq_len / best;
   }
@@ -113,7 +118,9 @@ MatchReport apply_measurements(const std::vector<OpTiming>& measured, const llm:
   std::set<std::string> seen;
   for (const std::vector<llm::Op>* list : {&ops.forward, &ops.backward}) {
     for (const llm::Op& op : *list) {
-      if (op.is_communication()) continue;
+      if (op.is_communication()) {
+        continue;
+      }
       const std::string key = op.key();
       if (!seen.insert(key).second) {
         // A recomputed forward op shares its original's key, hence its time: its measured reruns are accounted
@@ -129,12 +136,16 @@ MatchReport apply_measurements(const std::vector<OpTiming>& measured, const llm:
       }
       ++report.matched;
       overrides.set(key, *seconds);
-      if (is_memory_op(op)) memory_by_pass[std::string(llm::to_string(op.pass))].emplace_back(key, *seconds);
+      if (is_memory_op(op)) {
+        memory_by_pass[std::string(llm::to_string(op.pass))].emplace_back(key, *seconds);
+      }
     }
   }
   std::map<std::string, double> extra_by_pass;
   for (std::size_t i = 0; i < measured.size(); ++i) {
-    if (used[i]) continue;
+    if (used[i]) {
+      continue;
+    }
     const OpTiming& m = measured[i];
     extra_by_pass[std::string(to_string(m.pass))] += m.seconds * m.calls;
     report.extra_measured_ops.push_back(m.name + "." + std::string(to_string(m.pass)));
@@ -142,9 +153,15 @@ MatchReport apply_measurements(const std::vector<OpTiming>& measured, const llm:
   for (const auto& [pass, extra] : extra_by_pass) {
     auto& targets = memory_by_pass[pass];
     double total = 0;
-    for (const auto& [key, seconds] : targets) total += seconds;
-    if (total <= 0) continue;  // nothing to fold into: the time stays out, and extra_measured_ops says so
-    for (const auto& [key, seconds] : targets) overrides.set(key, seconds + extra * seconds / total);
+    for (const auto& [key, seconds] : targets) {
+      total += seconds;
+    }
+    if (total <= 0) {
+      continue;  // nothing to fold into: the time stays out, and extra_measured_ops says so
+    }
+    for (const auto& [key, seconds] : targets) {
+      overrides.set(key, seconds + extra * seconds / total);
+    }
     report.folded_seconds += extra;
   }
   return report;

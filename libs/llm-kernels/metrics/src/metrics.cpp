@@ -17,7 +17,9 @@ llm::Expected<llm::DevicePeak> device_peak(double configured_tflops, std::string
 
 sdk::Param peak_param(std::string key, Precision precision) {
   std::string profiles;
-  for (const std::string& name : llm::system_names()) profiles += (profiles.empty() ? "" : ", ") + name;
+  for (const std::string& name : llm::system_names()) {
+    profiles += (profiles.empty() ? "" : ", ") + name;
+  }
   const std::string format = precision == Precision::fp8 ? "FP8" : "BF16";
   return sdk::Param::floating(std::move(key), 0.0,
                               "dense " + format + " peak for % of peak and MFU; 0: the peak of the system profile " +
@@ -30,11 +32,15 @@ double percent_of_peak(double tflops, const llm::DevicePeak& peak) { return 100.
 void add_peak_fields(const sdk::Host& host, const llm::Expected<llm::DevicePeak>& peak, std::string_view peak_key) {
   if (!peak) {
     std::string text = "none: " + peak.error().message;
-    if (!peak_key.empty()) text += "; set " + std::string(peak_key) + " (TFLOP/s)";
+    if (!peak_key.empty()) {
+      text += "; set " + std::string(peak_key) + " (TFLOP/s)";
+    }
     host.add_field("peak", text);
     return;
   }
-  if (!peak->system.empty()) host.add_field("system", peak->system);
+  if (!peak->system.empty()) {
+    host.add_field("system", peak->system);
+  }
   host.add_field("peak", peak->label());
 }
 
@@ -43,7 +49,9 @@ void add_layer_metrics(const sdk::Host& host, std::string_view prefix, const Lay
   const auto name = [&](const char* metric) { return std::string(prefix) + metric; };
   const double model_tflops = timing.model_flops / step_seconds / 1e12;
   host.add_metric(name("model_tflops"), model_tflops, "TFLOP/s", 0, "layer TFLOP/s");
-  if (peak) host.add_metric(name("mfu"), percent_of_peak(model_tflops, *peak), "%", 0, "layer MFU %");
+  if (peak) {
+    host.add_metric(name("mfu"), percent_of_peak(model_tflops, *peak), "%", 0, "layer MFU %");
+  }
   host.add_metric(name("forward_time"), timing.forward_seconds, "s");
   host.add_metric(name("backward_time"), timing.backward_seconds, "s");
   host.add_metric(name("peak_memory"), static_cast<double>(timing.peak_bytes), "B", 0, "peak mem");

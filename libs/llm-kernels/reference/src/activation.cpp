@@ -27,8 +27,11 @@ Matrix activation_forward(Activation activation, const Matrix& in) {
   if (activation == Activation::swiglu) {
     const std::int64_t f = in.cols / 2;
     Matrix out(in.rows, f);
-    for (std::int64_t i = 0; i < in.rows; ++i)
-      for (std::int64_t j = 0; j < f; ++j) out.at(i, j) = silu(in.at(i, j)) * in.at(i, j + f);
+    for (std::int64_t i = 0; i < in.rows; ++i) {
+      for (std::int64_t j = 0; j < f; ++j) {
+        out.at(i, j) = silu(in.at(i, j)) * in.at(i, j + f);
+      }
+    }
     return out;
   }
   Matrix out(in.rows, in.cols);
@@ -43,12 +46,13 @@ Matrix activation_backward(Activation activation, const Matrix& in, const Matrix
   Matrix din(in.rows, in.cols);
   if (activation == Activation::swiglu) {
     const std::int64_t f = in.cols / 2;
-    for (std::int64_t i = 0; i < in.rows; ++i)
+    for (std::int64_t i = 0; i < in.rows; ++i) {
       for (std::int64_t j = 0; j < f; ++j) {
         const double gate = in.at(i, j), up = in.at(i, j + f), d = dout.at(i, j);
         din.at(i, j) = d * up * silu_grad(gate);
         din.at(i, j + f) = d * silu(gate);
       }
+    }
     return din;
   }
   for (std::size_t i = 0; i < in.v.size(); ++i) {

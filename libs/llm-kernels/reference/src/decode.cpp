@@ -31,7 +31,9 @@ Matrix decode_attention(const Matrix& q, const std::vector<Matrix>& keys, const 
       double top = -std::numeric_limits<double>::infinity();
       for (std::int64_t t = 0; t < k.rows; ++t) {
         double dot = 0;
-        for (std::int64_t i = 0; i < d; ++i) dot += q.at(b, h * d + i) * k.at(t, kv + i);
+        for (std::int64_t i = 0; i < d; ++i) {
+          dot += q.at(b, h * d + i) * k.at(t, kv + i);
+        }
         score[std::size_t(t)] = dot * scale;
         top = std::max(top, dot * scale);
       }
@@ -40,8 +42,11 @@ Matrix decode_attention(const Matrix& q, const std::vector<Matrix>& keys, const 
         x = std::exp(x - top);
         sum += x;
       }
-      for (std::int64_t t = 0; t < k.rows; ++t)
-        for (std::int64_t i = 0; i < d; ++i) out.at(b, h * d + i) += score[std::size_t(t)] / sum * v.at(t, kv + i);
+      for (std::int64_t t = 0; t < k.rows; ++t) {
+        for (std::int64_t i = 0; i < d; ++i) {
+          out.at(b, h * d + i) += score[std::size_t(t)] / sum * v.at(t, kv + i);
+        }
+      }
     }
   }
   return out;

@@ -17,14 +17,20 @@ std::string GemmSampleCheck::describe() const {
 GemmSampleCheck check_gemm_samples(const std::vector<std::vector<double>>& a_rows,
                                    const std::vector<std::vector<double>>& b_rows,
                                    const std::vector<std::vector<double>>& d, double relative, double accumulation) {
-  if (d.size() != a_rows.size()) throw std::invalid_argument("check_gemm_samples: one row of D per row of A");
+  if (d.size() != a_rows.size()) {
+    throw std::invalid_argument("check_gemm_samples: one row of D per row of A");
+  }
   GemmSampleCheck check;
   for (std::size_t i = 0; i < a_rows.size(); ++i) {
-    if (d[i].size() != b_rows.size()) throw std::invalid_argument("check_gemm_samples: one column of D per row of B");
+    if (d[i].size() != b_rows.size()) {
+      throw std::invalid_argument("check_gemm_samples: one column of D per row of B");
+    }
     for (std::size_t j = 0; j < b_rows.size(); ++j) {
       const std::vector<double>& a = a_rows[i];
       const std::vector<double>& b = b_rows[j];
-      if (a.size() != b.size()) throw std::invalid_argument("check_gemm_samples: rows of A and B differ in length");
+      if (a.size() != b.size()) {
+        throw std::invalid_argument("check_gemm_samples: rows of A and B differ in length");
+      }
       double reference = 0, magnitude = 0;
       for (std::size_t k = 0; k < a.size(); ++k) {
         reference += a[k] * b[k];

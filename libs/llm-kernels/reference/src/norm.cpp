@@ -12,11 +12,15 @@ NormResult norm_forward(Norm norm, const Matrix& x, const std::vector<double>& g
   for (std::int64_t i = 0; i < x.rows; ++i) {
     double mean = 0;
     if (layer) {
-      for (std::int64_t j = 0; j < x.cols; ++j) mean += x.at(i, j);
+      for (std::int64_t j = 0; j < x.cols; ++j) {
+        mean += x.at(i, j);
+      }
       mean /= n;
     }
     double second = 0;
-    for (std::int64_t j = 0; j < x.cols; ++j) second += (x.at(i, j) - mean) * (x.at(i, j) - mean);
+    for (std::int64_t j = 0; j < x.cols; ++j) {
+      second += (x.at(i, j) - mean) * (x.at(i, j) - mean);
+    }
     const double rstd = 1.0 / std::sqrt(second / n + kNormEpsilon);
     r.mean[std::size_t(i)] = mean;
     r.rstd[std::size_t(i)] = rstd;
@@ -44,7 +48,9 @@ NormGrads norm_backward(Norm norm, const Matrix& x, const std::vector<double>& g
       sum_g += gj;
       sum_gx += gj * xhat;
       g.dgamma[std::size_t(j)] += dy.at(i, j) * xhat;
-      if (layer) g.dbeta[std::size_t(j)] += dy.at(i, j);
+      if (layer) {
+        g.dbeta[std::size_t(j)] += dy.at(i, j);
+      }
     }
     for (std::int64_t j = 0; j < x.cols; ++j) {
       const double xhat = (x.at(i, j) - mean) * rstd;

@@ -44,16 +44,18 @@ struct SquaredRelu {
 
 /// kWidth BF16 values to floats and back: 16-byte vectors, or one scalar for rows not a multiple of 8.
 template <int kWidth> __device__ __forceinline__ void load(const bf16* p, float (&v)[kWidth]) {
-  if constexpr (kWidth == detail::kVec)
+  if constexpr (kWidth == detail::kVec) {
     detail::load8(p, v);
-  else
+  } else {
     v[0] = __bfloat162float(p[0]);
+  }
 }
 template <int kWidth> __device__ __forceinline__ void store(bf16* p, const float (&v)[kWidth]) {
-  if constexpr (kWidth == detail::kVec)
+  if constexpr (kWidth == detail::kVec) {
     detail::store8(p, v);
-  else
+  } else {
     p[0] = __float2bfloat16(v[0]);
+  }
 }
 
 /// Element (r, j) of the output: input x at in[r · in_cols + j]; the gated "up" half at + f.
@@ -68,9 +70,13 @@ __global__ void activation_forward_kernel(const bf16* __restrict__ in, bf16* __r
     const bf16* x = in + r * in_cols + j;
     float a[kWidth], b[kWidth] = {}, y[kWidth];
     load<kWidth>(x, a);
-    if (Op::kGated) load<kWidth>(x + f, b);
+    if (Op::kGated) {
+      load<kWidth>(x + f, b);
+    }
 #pragma unroll
-    for (int e = 0; e < kWidth; ++e) y[e] = Op::forward(a[e], b[e]);
+    for (int e = 0; e < kWidth; ++e) {
+      y[e] = Op::forward(a[e], b[e]);
+    }
     store<kWidth>(out + r * f + j, y);
   }
 }
@@ -86,7 +92,9 @@ __global__ void activation_backward_kernel(const bf16* __restrict__ in, const bf
     const std::int64_t at = r * in_cols + j;
     float a[kWidth], b[kWidth] = {}, d[kWidth], da[kWidth], db[kWidth];
     load<kWidth>(in + at, a);
-    if (Op::kGated) load<kWidth>(in + at + f, b);
+    if (Op::kGated) {
+      load<kWidth>(in + at + f, b);
+    }
     load<kWidth>(dout + r * f + j, d);
 #pragma unroll
     for (int e = 0; e < kWidth; ++e) {
@@ -95,29 +103,33 @@ __global__ void activation_backward_kernel(const bf16* __restrict__ in, const bf
       db[e] = g.y;
     }
     store<kWidth>(din + at, da);
-    if (Op::kGated) store<kWidth>(din + at + f, db);
+    if (Op::kGated) {
+      store<kWidth>(din + at + f, db);
+    }
   }
 }
 
 constexpr int kThreads = 256;
 
 template <typename Op> void forward(const bf16* in, bf16* out, std::int64_t rows, std::int64_t f, cudaStream_t stream) {
-  if (f % detail::kVec == 0)
+  if (f % detail::kVec == 0) {
     activation_forward_kernel<Op, detail::kVec>
         <<<detail::grid_for(rows * f / detail::kVec, kThreads), kThreads, 0, stream>>>(in, out, rows, f);
-  else
+  } else {
     activation_forward_kernel<Op, 1><<<detail::grid_for(rows * f, kThreads), kThreads, 0, stream>>>(in, out, rows, f);
+  }
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Op>
 void backward(const bf16* in, const bf16* dout, bf16* din, std::int64_t rows, std::int64_t f, cudaStream_t stream) {
-  if (f % detail::kVec == 0)
+  if (f % detail::kVec == 0) {
     activation_backward_kernel<Op, detail::kVec>
         <<<detail::grid_for(rows * f / detail::kVec, kThreads), kThreads, 0, stream>>>(in, dout, din, rows, f);
-  else
+  } else {
     activation_backward_kernel<Op, 1>
         <<<detail::grid_for(rows * f, kThreads), kThreads, 0, stream>>>(in, dout, din, rows, f);
+  }
   DGX_CUDA_CHECK_LAUNCH();
 }
 
@@ -125,7 +137,9 @@ void backward(const bf16* in, const bf16* dout, bf16* din, std::int64_t rows, st
 
 void activation_forward(kernels::Activation activation, const bf16* in, bf16* out, std::int64_t rows, std::int64_t f,
                         cudaStream_t stream) {
-  if (rows * f == 0) return;
+  if (rows * f == 0) {
+    return;
+  }
   switch (activation) {
   case kernels::Activation::swiglu: return forward<Swiglu>(in, out, rows, f, stream);
   case kernels::Activation::gelu: return forward<Gelu>(in, out, rows, f, stream);
@@ -135,7 +149,9 @@ void activation_forward(kernels::Activation activation, const bf16* in, bf16* ou
 
 void activation_backward(kernels::Activation activation, const bf16* in, const bf16* dout, bf16* din, std::int64_t rows,
                          std::int64_t f, cudaStream_t stream) {
-  if (rows * f == 0) return;
+  if (rows * f == 0) {
+    return;
+  }
   switch (activation) {
   case kernels::Activation::swiglu: return backward<Swiglu>(in, dout, din, rows, f, stream);
   case kernels::Activation::gelu: return backward<Gelu>(in, dout, din, rows, f, stream);

@@ -25,15 +25,13 @@ struct Layouts {
   explicit Layouts(const AttentionConfig& c)
       : q_dims{c.batch, c.q_heads, c.q_len, c.head_dim}, q_strides{c.q_len * c.q_stride, c.head_dim, c.q_stride, 1},
         o_strides{c.q_len * c.o_stride, c.head_dim, c.o_stride, 1}, kv_dims{c.batch, c.kv_heads, c.kv_len, c.head_dim},
-        kv_strides{c.kv_len * c.kv_stride, c.head_dim, c.kv_stride, 1}, kv_t_dims{c.batch, c.kv_heads, c.head_dim,
-                                                                                  c.kv_len},
+        kv_strides{c.kv_len * c.kv_stride, c.head_dim, c.kv_stride, 1},
+        kv_t_dims{c.batch, c.kv_heads, c.head_dim, c.kv_len},
         kv_t_strides{c.kv_len * c.kv_stride, c.head_dim, 1, c.kv_stride}, scores{c.batch, c.q_heads, c.q_len, c.kv_len},
-        scores_t{c.batch, c.q_heads, c.kv_len, c.q_len}, scores_t_strides{c.q_heads * c.q_len * c.kv_len,
-                                                                          c.q_len * c.kv_len, 1, c.kv_len},
-        rows{c.batch, c.q_heads, c.q_len, 1}, full_q{c.batch, c.q_heads, c.q_len, c.head_dim}, full_kv{c.batch,
-                                                                                                       c.q_heads,
-                                                                                                       c.kv_len,
-                                                                                                       c.head_dim} {}
+        scores_t{c.batch, c.q_heads, c.kv_len, c.q_len},
+        scores_t_strides{c.q_heads * c.q_len * c.kv_len, c.q_len * c.kv_len, 1, c.kv_len},
+        rows{c.batch, c.q_heads, c.q_len, 1}, full_q{c.batch, c.q_heads, c.q_len, c.head_dim},
+        full_kv{c.batch, c.q_heads, c.kv_len, c.head_dim} {}
 
   Dims q_dims, q_strides, o_strides, kv_dims, kv_strides, kv_t_dims, kv_t_strides;
   Dims scores, scores_t, scores_t_strides, rows, full_q, full_kv;
@@ -64,7 +62,9 @@ std::int64_t scaled_scores(GraphBuilder& g, const Layouts& l, std::int64_t q, st
 /// The causal mask when the configuration has one; `negative_infinity` receives the id of its by-value scalar.
 std::int64_t mask_if_causal(GraphBuilder& g, const Layouts& l, const AttentionConfig& c, std::int64_t scores,
                             std::int64_t& negative_infinity) {
-  if (!c.causal) return scores;
+  if (!c.causal) {
+    return scores;
+  }
   negative_infinity = g.scalar();
   return causal_mask(g, l, scores, negative_infinity);
 }
@@ -191,25 +191,40 @@ BackwardGraph build_backward(cudnnHandle_t handle, const AttentionConfig& c) {
 }
 
 AttentionConfig with_default_strides(AttentionConfig c) {
-  if (c.q_stride == 0) c.q_stride = c.q_heads * c.head_dim;
-  if (c.kv_stride == 0) c.kv_stride = c.kv_heads * c.head_dim;
-  if (c.o_stride == 0) c.o_stride = c.q_heads * c.head_dim;
+  if (c.q_stride == 0) {
+    c.q_stride = c.q_heads * c.head_dim;
+  }
+  if (c.kv_stride == 0) {
+    c.kv_stride = c.kv_heads * c.head_dim;
+  }
+  if (c.o_stride == 0) {
+    c.o_stride = c.q_heads * c.head_dim;
+  }
   return c;
 }
 
 void validate(const AttentionConfig& c) {
   const auto fail = [&](const std::string& why) { throw Error(Error::Kind::unsupported, c.describe() + ": " + why); };
-  if (c.fp8)
+  if (c.fp8) {
     fail("FP8 attention is not implemented here; in dgxhost's FP8 recipe attention runs in BF16 (the Megatron and "
          "Transformer Engine default)");
-  if (c.batch < 1 || c.q_heads < 1 || c.kv_heads < 1 || c.q_len < 1 || c.kv_len < 1)
+  }
+  if (c.batch < 1 || c.q_heads < 1 || c.kv_heads < 1 || c.q_len < 1 || c.kv_len < 1) {
     fail("every size must be positive");
-  if (c.q_heads % c.kv_heads != 0) fail("q_heads must be a multiple of kv_heads");
-  if (c.head_dim % 8 != 0 || c.head_dim > 256) fail("cuDNN needs head_dim a multiple of 8 and at most 256");
-  if (c.q_stride % 8 != 0 || c.kv_stride % 8 != 0 || c.o_stride % 8 != 0) fail("row strides must be multiples of 8");
+  }
+  if (c.q_heads % c.kv_heads != 0) {
+    fail("q_heads must be a multiple of kv_heads");
+  }
+  if (c.head_dim % 8 != 0 || c.head_dim > 256) {
+    fail("cuDNN needs head_dim a multiple of 8 and at most 256");
+  }
+  if (c.q_stride % 8 != 0 || c.kv_stride % 8 != 0 || c.o_stride % 8 != 0) {
+    fail("row strides must be multiples of 8");
+  }
   // cudnn-frontend works around a backward bug of cuDNN <= 9.15 with s_kv % 128 != 0 by a padding mask; we refuse.
-  if (c.kv_len % 128 != 0 && cudnnGetVersion() <= 91500)
+  if (c.kv_len % 128 != 0 && cudnnGetVersion() <= 91500) {
     fail("cuDNN " + std::to_string(cudnnGetVersion()) + " needs s_kv a multiple of 128 (9.16 and later do not)");
+  }
 }
 
 }  // namespace
@@ -243,7 +258,9 @@ Cudnn::Cudnn() {
   handle_ = handle;
 }
 Cudnn::~Cudnn() {
-  if (handle_ != nullptr) cudnnDestroy(static_cast<cudnnHandle_t>(handle_));
+  if (handle_ != nullptr) {
+    cudnnDestroy(static_cast<cudnnHandle_t>(handle_));
+  }
 }
 
 struct FlashAttention::Impl {
@@ -271,7 +288,9 @@ FlashAttention::FlashAttention(const Cudnn& cudnn, const AttentionConfig& config
     impl_.reset(new Impl{cudnn, c, std::move(forward), std::move(backward), scale, 1.0f, masked});
   } catch (const Error& e) {
     const std::string what = e.what();
-    if (what.find(c.describe()) != std::string::npos) throw;  // make_plan named the configuration already
+    if (what.find(c.describe()) != std::string::npos) {
+      throw;  // make_plan named the configuration already
+    }
     throw Error(e.kind(), "building the cuDNN graphs of " + c.describe() + ": " + what);
   }
 }
@@ -299,7 +318,9 @@ void FlashAttention::forward(const void* q, const void* k, const void* v, void* 
   std::vector<std::pair<std::int64_t, void*>> pointers = {
       {f.q, const_cast<void*>(q)}, {f.k, const_cast<void*>(k)}, {f.v, const_cast<void*>(v)}, {f.o, o}, {f.stats, stats},
       {f.scale, &m.scale}};
-  if (f.negative_infinity >= 0) pointers.emplace_back(f.negative_infinity, &m.negative_infinity);
+  if (f.negative_infinity >= 0) {
+    pointers.emplace_back(f.negative_infinity, &m.negative_infinity);
+  }
   detail::execute(raw(m.cudnn), f.plan, pointers, workspace);
 }
 
@@ -307,7 +328,9 @@ void FlashAttention::backward(const void* q, const void* k, const void* v, const
                               const float* stats, void* dq, void* dk, void* dv, void* workspace,
                               cudaStream_t stream) const {
   Impl& m = *impl_;
-  if (m.config.forward_only) throw Error(Error::Kind::runtime, m.config.describe() + ": built forward only");
+  if (m.config.forward_only) {
+    throw Error(Error::Kind::runtime, m.config.describe() + ": built forward only");
+  }
   const BackwardGraph& b = m.backward;
   const AttentionConfig& c = m.config;
   const auto rows = static_cast<std::size_t>(c.batch * c.q_heads * c.q_len);
@@ -332,7 +355,9 @@ void FlashAttention::backward(const void* q, const void* k, const void* v, const
                                                           {b.dq_accum, dq_accum},
                                                           {b.scale, &m.scale},
                                                           {b.one, &m.one}};
-  if (b.negative_infinity >= 0) pointers.emplace_back(b.negative_infinity, &m.negative_infinity);
+  if (b.negative_infinity >= 0) {
+    pointers.emplace_back(b.negative_infinity, &m.negative_infinity);
+  }
   detail::execute(raw(m.cudnn), b.plan, pointers, base);
 }
 

@@ -23,7 +23,9 @@ cudaDataType_t cuda_type(DType type) {
 bool is_fp8(DType type) { return type == DType::fp8_e4m3 || type == DType::fp8_e5m2; }
 
 void require(bool condition, const GemmDesc& desc, const std::string& what) {
-  if (!condition) throw Error(Error::Kind::unsupported, "GEMM " + desc.describe() + ": " + what);
+  if (!condition) {
+    throw Error(Error::Kind::unsupported, "GEMM " + desc.describe() + ": " + what);
+  }
 }
 
 void validate(const GemmDesc& d) {
@@ -94,17 +96,25 @@ std::size_t element_bytes(DType type) {
 
 std::string GemmDesc::describe() const {
   std::string text = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
-  if (batch > 1) text += " batch=" + std::to_string(batch);
+  if (batch > 1) {
+    text += " batch=" + std::to_string(batch);
+  }
   text += std::string(" ") + to_string(a_type) + (a_transposed ? "ᵀ" : "") + "·" + to_string(b_type) +
           (b_transposed ? "ᵀ" : "") + "->" + to_string(d_type);
-  if (alpha != 1.0f) text += " alpha=" + std::to_string(alpha);
-  if (accumulate) text += " (accumulate)";
+  if (alpha != 1.0f) {
+    text += " alpha=" + std::to_string(alpha);
+  }
+  if (accumulate) {
+    text += " (accumulate)";
+  }
   return text;
 }
 
 BlasLt::BlasLt() : workspace_(kWorkspaceBytes) { DGX_CUBLAS_CHECK(cublasLtCreate(&handle_)); }
 BlasLt::~BlasLt() {
-  if (handle_ != nullptr) cublasLtDestroy(handle_);
+  if (handle_ != nullptr) {
+    cublasLtDestroy(handle_);
+  }
 }
 
 Gemm::Gemm(const BlasLt& blas, const GemmDesc& desc, int candidates) : blas_(blas), desc_(desc) {
@@ -121,7 +131,9 @@ Gemm::Gemm(const BlasLt& blas, const GemmDesc& desc, int candidates) : blas_(bla
     const cublasOperation_t trans_b = d.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
     set_desc(op_, CUBLASLT_MATMUL_DESC_TRANSA, trans_a);
     set_desc(op_, CUBLASLT_MATMUL_DESC_TRANSB, trans_b);
-    if (is_fp8(d.a_type) && d.fast_accum) set_desc(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, std::int8_t{1});
+    if (is_fp8(d.a_type) && d.fast_accum) {
+      set_desc(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, std::int8_t{1});
+    }
     layout_a_ = d.b_transposed ? make_layout(d.b_type, d.k, d.n, ldb, d.batch, d.stride_b)
                                : make_layout(d.b_type, d.n, d.k, ldb, d.batch, d.stride_b);
     layout_b_ = d.a_transposed ? make_layout(d.a_type, d.m, d.k, lda, d.batch, d.stride_a)
@@ -136,16 +148,22 @@ Gemm::Gemm(const BlasLt& blas, const GemmDesc& desc, int candidates) : blas_(bla
                                                           sizeof workspace));
     for (const auto attribute :
          {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
       DGX_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(raw, attribute, &d.alignment, sizeof d.alignment));
+    }
 
     std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(std::max(1, candidates)));
     int returned = 0;
     DGX_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(blas_.get(), op_, layout_a_, layout_b_, layout_d_, layout_d_, raw,
                                                     static_cast<int>(results.size()), results.data(), &returned));
-    for (int i = 0; i < returned; ++i)
-      if (results[std::size_t(i)].state == CUBLAS_STATUS_SUCCESS) algos_.push_back(results[std::size_t(i)].algo);
-    if (algos_.empty()) throw Error(Error::Kind::unsupported, "cuBLASLt has no algorithm for the GEMM " + d.describe());
+    for (int i = 0; i < returned; ++i) {
+      if (results[std::size_t(i)].state == CUBLAS_STATUS_SUCCESS) {
+        algos_.push_back(results[std::size_t(i)].algo);
+      }
+    }
+    if (algos_.empty()) {
+      throw Error(Error::Kind::unsupported, "cuBLASLt has no algorithm for the GEMM " + d.describe());
+    }
   } catch (...) {
     release();  // a throwing constructor runs no destructor
     throw;
@@ -155,10 +173,18 @@ Gemm::Gemm(const BlasLt& blas, const GemmDesc& desc, int candidates) : blas_(bla
 Gemm::~Gemm() { release(); }
 
 void Gemm::release() noexcept {
-  if (layout_d_ != nullptr) cublasLtMatrixLayoutDestroy(layout_d_);
-  if (layout_b_ != nullptr) cublasLtMatrixLayoutDestroy(layout_b_);
-  if (layout_a_ != nullptr) cublasLtMatrixLayoutDestroy(layout_a_);
-  if (op_ != nullptr) cublasLtMatmulDescDestroy(op_);
+  if (layout_d_ != nullptr) {
+    cublasLtMatrixLayoutDestroy(layout_d_);
+  }
+  if (layout_b_ != nullptr) {
+    cublasLtMatrixLayoutDestroy(layout_b_);
+  }
+  if (layout_a_ != nullptr) {
+    cublasLtMatrixLayoutDestroy(layout_a_);
+  }
+  if (op_ != nullptr) {
+    cublasLtMatmulDescDestroy(op_);
+  }
   layout_a_ = layout_b_ = layout_d_ = nullptr;
   op_ = nullptr;
 }
@@ -166,10 +192,12 @@ void Gemm::release() noexcept {
 void Gemm::launch(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d, cudaStream_t stream,
                   const float* a_scale, const float* b_scale) const {
   // The algorithm was chosen for this alignment: a less aligned operand would be a silent misuse.
-  for (const void* p : {a, b, static_cast<const void*>(d)})
-    if (reinterpret_cast<std::uintptr_t>(p) % desc_.alignment != 0)
+  for (const void* p : {a, b, static_cast<const void*>(d)}) {
+    if (reinterpret_cast<std::uintptr_t>(p) % desc_.alignment != 0) {
       throw Error(Error::Kind::runtime, "GEMM " + desc_.describe() + ": an operand is not aligned to " +
                                             std::to_string(desc_.alignment) + " bytes");
+    }
+  }
   if (is_fp8(desc_.a_type)) {
     // cuBLAS's A is our B and vice versa; a null pointer means a scale of 1.
     set_desc(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, b_scale);
@@ -202,7 +230,9 @@ float Gemm::time_launches(const cublasLtMatmulAlgo_t& algo, const void* a, const
                           const float* a_scale, const float* b_scale, int launches) const {
   Event start, stop;
   start.record(stream);
-  for (int r = 0; r < launches; ++r) launch(algo, a, b, d, stream, a_scale, b_scale);
+  for (int r = 0; r < launches; ++r) {
+    launch(algo, a, b, d, stream, a_scale, b_scale);
+  }
   stop.record(stream);
   stop.synchronize();
   return stop.milliseconds_since(start);
@@ -211,20 +241,25 @@ float Gemm::time_launches(const cublasLtMatmulAlgo_t& algo, const void* a, const
 void Gemm::warm_up(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d, cudaStream_t stream,
                    const float* a_scale, const float* b_scale) const {
   float elapsed = 0;
-  for (int launches = 1; elapsed < kWarmUpMs && launches <= kMaxWarmUpLaunches; launches *= 2)
+  for (int launches = 1; elapsed < kWarmUpMs && launches <= kMaxWarmUpLaunches; launches *= 2) {
     elapsed += time_launches(algo, a, b, d, stream, a_scale, b_scale, launches);
+  }
 }
 
 void Gemm::tune(const void* a, const void* b, void* d, cudaStream_t stream, const float* a_scale, const float* b_scale,
                 int repeats) {
-  if (algos_.size() < 2) return;
+  if (algos_.size() < 2) {
+    return;
+  }
   std::vector<std::optional<float>> best(algos_.size());
   std::vector<bool> unusable(algos_.size(), false);
   std::optional<Error> first_error;
   bool warm = false;
   for (int round = 0; round < kTuningRounds; ++round) {
     for (std::size_t i = 0; i < algos_.size(); ++i) {
-      if (unusable[i]) continue;
+      if (unusable[i]) {
+        continue;
+      }
       try {
         if (!warm) {
           warm_up(algos_[i], a, b, d, stream, a_scale, b_scale);
@@ -232,18 +267,27 @@ void Gemm::tune(const void* a, const void* b, void* d, cudaStream_t stream, cons
         }
         launch(algos_[i], a, b, d, stream, a_scale, b_scale);  // this candidate's own first run, untimed
         const float ms = time_launches(algos_[i], a, b, d, stream, a_scale, b_scale, repeats);
-        if (!best[i] || ms < *best[i]) best[i] = ms;
+        if (!best[i] || ms < *best[i]) {
+          best[i] = ms;
+        }
       } catch (const Error& e) {  // a heuristic candidate that cannot run this problem: skip it from now on
-        if (!first_error) first_error = e;
+        if (!first_error) {
+          first_error = e;
+        }
         unusable[i] = true;
         DGX_CUDA_CHECK(cudaStreamSynchronize(stream));
       }
     }
   }
   std::optional<std::size_t> best_index;
-  for (std::size_t i = 0; i < algos_.size(); ++i)
-    if (best[i] && (!best_index || *best[i] < *best[*best_index])) best_index = i;
-  if (!best_index) throw *first_error;
+  for (std::size_t i = 0; i < algos_.size(); ++i) {
+    if (best[i] && (!best_index || *best[i] < *best[*best_index])) {
+      best_index = i;
+    }
+  }
+  if (!best_index) {
+    throw *first_error;
+  }
   chosen_ = *best_index;
 }
 

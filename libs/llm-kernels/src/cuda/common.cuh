@@ -30,19 +30,25 @@ __device__ __forceinline__ void load8(const bf16* p, float (&v)[kVec]) {
 __device__ __forceinline__ void store8(bf16* p, const float (&v)[kVec]) {
   Bf16x8 raw;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) raw.h[i] = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+  for (int i = 0; i < 4; ++i) {
+    raw.h[i] = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+  }
   *reinterpret_cast<Bf16x8*>(p) = raw;
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  }
   return v;
 }
 
 __device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
   return v;
 }
 
@@ -51,7 +57,9 @@ __device__ __forceinline__ float block_sum(float v, float* shared) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   v = warp_sum(v);
   __syncthreads();  // shared may still be read by a previous reduction
-  if (lane == 0) shared[warp] = v;
+  if (lane == 0) {
+    shared[warp] = v;
+  }
   __syncthreads();
   v = lane < warps ? shared[lane] : 0.0f;
   return warp_sum(v);
@@ -61,7 +69,9 @@ __device__ __forceinline__ float block_max(float v, float* shared) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   v = warp_max(v);
   __syncthreads();
-  if (lane == 0) shared[warp] = v;
+  if (lane == 0) {
+    shared[warp] = v;
+  }
   __syncthreads();
   v = lane < warps ? shared[lane] : -INFINITY;
   return warp_max(v);

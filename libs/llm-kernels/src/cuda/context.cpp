@@ -7,7 +7,9 @@
 namespace dgx::llm::cuda::detail {
 
 Recorder::Slot& Recorder::next_slot() {
-  if (next_ == slots_.size()) slots_.emplace_back();
+  if (next_ == slots_.size()) {
+    slots_.emplace_back();
+  }
   used_ = std::max(used_, next_ + 1);
   return slots_[next_++];
 }
@@ -24,7 +26,9 @@ std::vector<kernels::OpTiming> Recorder::results() {
   std::vector<kernels::OpTiming> out;
   for (std::size_t i = 0; i < used_; ++i) {
     Slot& slot = slots_[i];
-    if (slot.samples.empty()) continue;
+    if (slot.samples.empty()) {
+      continue;
+    }
     std::vector<double> sorted = slot.samples;
     std::sort(sorted.begin(), sorted.end());
     const std::size_t n = sorted.size();
@@ -42,24 +46,37 @@ Context::Context(const kernels::LayerSpec& layer_spec, int candidates, std::uint
       recorder(stream.get()) {}
 
 int Context::add_scale(bool e5m2) {
-  if (scales_) throw Error(Error::Kind::runtime, "FP8 scales are registered before init_scales");
+  if (scales_) {
+    throw Error(Error::Kind::runtime, "FP8 scales are registered before init_scales");
+  }
   scale_e5m2_.push_back(e5m2);
   return static_cast<int>(scale_e5m2_.size()) - 1;
 }
 
 void Context::init_scales() {
   const int count = static_cast<int>(scale_e5m2_.size());
-  if (count == 0) return;
-  if (count > 64) throw Error(Error::Kind::runtime, "a layer has at most 64 FP8 scales");
+  if (count == 0) {
+    return;
+  }
+  if (count > 64) {
+    throw Error(Error::Kind::runtime, "a layer has at most 64 FP8 scales");
+  }
   std::uint64_t mask = 0;
-  for (int i = 0; i < count; ++i)
-    if (scale_e5m2_[std::size_t(i)]) mask |= std::uint64_t{1} << i;
-  if (!scales_) scales_ = alloc(sizeof(Fp8Scale) * std::size_t(count));
+  for (int i = 0; i < count; ++i) {
+    if (scale_e5m2_[std::size_t(i)]) {
+      mask |= std::uint64_t{1} << i;
+    }
+  }
+  if (!scales_) {
+    scales_ = alloc(sizeof(Fp8Scale) * std::size_t(count));
+  }
   fp8_init_scales(scales_.as<Fp8Scale>(), count, mask, spec.amax_history, s());
 }
 
 void Context::update_scales() {
-  if (fp8() && !current_scaling()) fp8_update_scales(scales_.as<Fp8Scale>(), static_cast<int>(scale_e5m2_.size()), s());
+  if (fp8() && !current_scaling()) {
+    fp8_update_scales(scales_.as<Fp8Scale>(), static_cast<int>(scale_e5m2_.size()), s());
+  }
 }
 
 kernels::OpTiming gemm_op(std::string name, kernels::Pass pass, const GemmDesc& desc) {

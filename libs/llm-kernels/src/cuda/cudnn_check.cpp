@@ -20,7 +20,9 @@ void throw_cudnn(int status, const char* expression, const char* file, int line)
   std::string message = where(file, line) + ": " + expression + " failed: " + cudnnGetErrorString(s);
   char detail[1024] = {};
   cudnnGetLastErrorString(detail, sizeof detail);
-  if (detail[0] != '\0') message += " (" + std::string(detail) + ")";
+  if (detail[0] != '\0') {
+    message += " (" + std::string(detail) + ")";
+  }
   throw Error(kind, message);
 }
 

@@ -11,12 +11,16 @@ BackendDescriptor::BackendDescriptor(cudnnBackendDescriptorType_t type) {
 }
 
 BackendDescriptor::~BackendDescriptor() {
-  if (desc_ != nullptr) cudnnBackendDestroyDescriptor(desc_);
+  if (desc_ != nullptr) {
+    cudnnBackendDestroyDescriptor(desc_);
+  }
 }
 
 BackendDescriptor& BackendDescriptor::operator=(BackendDescriptor&& other) noexcept {
   if (this != &other) {
-    if (desc_ != nullptr) cudnnBackendDestroyDescriptor(desc_);
+    if (desc_ != nullptr) {
+      cudnnBackendDestroyDescriptor(desc_);
+    }
     desc_ = std::exchange(other.desc_, nullptr);
   }
   return *this;
@@ -59,7 +63,9 @@ std::int64_t GraphBuilder::tensor(cudnnDataType_t type, const Dims& dims, const 
   t.set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, std::int64_t{16});
   const bool virtual_flag = is_virtual, by_value_flag = by_value;
   t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virtual_flag);
-  if (by_value) t.set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value_flag);
+  if (by_value) {
+    t.set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value_flag);
+  }
   t.finalize();
   tensors_.emplace(uid, std::move(t));
   return uid;
@@ -67,7 +73,9 @@ std::int64_t GraphBuilder::tensor(cudnnDataType_t type, const Dims& dims, const 
 
 const BackendDescriptor& GraphBuilder::at(std::int64_t uid) const {
   const auto it = tensors_.find(uid);
-  if (it == tensors_.end()) throw std::logic_error("cuDNN graph: unknown tensor id " + std::to_string(uid));
+  if (it == tensors_.end()) {
+    throw std::logic_error("cuDNN graph: unknown tensor id " + std::to_string(uid));
+  }
   return it->second;
 }
 
@@ -90,13 +98,19 @@ void GraphBuilder::pointwise(cudnnPointwiseMode_t mode, std::int64_t x, std::int
   BackendDescriptor desc(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
   desc.set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
   desc.set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &math);
-  if (axis >= 0) desc.set(CUDNN_ATTR_POINTWISE_AXIS, axis);
+  if (axis >= 0) {
+    desc.set(CUDNN_ATTR_POINTWISE_AXIS, axis);
+  }
   desc.finalize();
   BackendDescriptor op(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
   op.set(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, desc);
   op.set(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, at(x));
-  if (b >= 0) op.set(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, at(b));
-  if (t >= 0) op.set(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, at(t));
+  if (b >= 0) {
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, at(b));
+  }
+  if (t >= 0) {
+    op.set(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, at(t));
+  }
   op.set(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, at(y));
   op.finalize();
   nodes_.push_back(std::move(op));
@@ -127,9 +141,13 @@ void GraphBuilder::reshape(std::int64_t x, std::int64_t y) {
 BackendDescriptor GraphBuilder::build() {
   std::vector<cudnnBackendDescriptor_t> ops;
   ops.reserve(nodes_.size());
-  for (const BackendDescriptor& node : nodes_) ops.push_back(node.get());
+  for (const BackendDescriptor& node : nodes_) {
+    ops.push_back(node.get());
+  }
   BackendDescriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  if (handle_ != nullptr) graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
+  if (handle_ != nullptr) {
+    graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_);
+  }
   graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(ops.size()),
             ops.data());
   graph.finalize();
@@ -167,7 +185,9 @@ std::vector<BackendDescriptor> engine_configs(const BackendDescriptor& graph, cu
     reason = "the heuristics' results could not be read: " + cudnn_reason(status);
     return {};
   }
-  if (count <= 0) return {};
+  if (count <= 0) {
+    return {};
+  }
   std::vector<BackendDescriptor> configs;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (std::int64_t i = 0; i < count; ++i) {

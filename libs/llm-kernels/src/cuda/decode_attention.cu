@@ -59,16 +59,24 @@ __global__ void __launch_bounds__(kThreads)
     for (int g = 0; g < G; ++g) {
       float s = 0.0f;
 #pragma unroll
-      for (int i = 0; i < detail::kVec; ++i) s += q[g][i] * k[i];
+      for (int i = 0; i < detail::kVec; ++i) {
+        s += q[g][i] * k[i];
+      }
 #pragma unroll
-      for (int offset = L / 2; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
-      if (!valid) continue;
+      for (int offset = L / 2; offset > 0; offset >>= 1) {
+        s += __shfl_xor_sync(0xffffffffu, s, offset);
+      }
+      if (!valid) {
+        continue;
+      }
       const float m_new = fmaxf(m[g], s);
       const float correction = exp2f(m[g] - m_new);
       const float p = exp2f(s - m_new);
       l[g] = l[g] * correction + p;
 #pragma unroll
-      for (int i = 0; i < detail::kVec; ++i) acc[g][i] = acc[g][i] * correction + p * v[i];
+      for (int i = 0; i < detail::kVec; ++i) {
+        acc[g][i] = acc[g][i] * correction + p * v[i];
+      }
       m[g] = m_new;
     }
   }
@@ -76,7 +84,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int g = 0; g < G; ++g) {
 #pragma unroll
-    for (int i = 0; i < detail::kVec; ++i) s_acc[group][g][d0 + i] = acc[g][i];
+    for (int i = 0; i < detail::kVec; ++i) {
+      s_acc[group][g][d0 + i] = acc[g][i];
+    }
     if (lane == 0) {
       s_m[group][g] = m[g];
       s_l[group][g] = l[g];
@@ -86,7 +96,9 @@ __global__ void __launch_bounds__(kThreads)
   for (int e = threadIdx.x; e < G * D; e += kThreads) {
     const int g = e / D, d = e % D;
     float top = -INFINITY;
-    for (int r = 0; r < GROUPS; ++r) top = fmaxf(top, s_m[r][g]);
+    for (int r = 0; r < GROUPS; ++r) {
+      top = fmaxf(top, s_m[r][g]);
+    }
     float sum = 0.0f, value = 0.0f;
     if (top != -INFINITY) {
       for (int r = 0; r < GROUPS; ++r) {
@@ -115,7 +127,9 @@ template <int D> __global__ void decode_combine_kernel(DecodeAttentionArgs a) {
   const std::int64_t b = row / a.q_heads, head = row % a.q_heads;
   const float* parts = a.workspace + row * a.splits * (D + 2);
   float top = -INFINITY;
-  for (int s = 0; s < a.splits; ++s) top = fmaxf(top, parts[s * (D + 2) + D]);
+  for (int s = 0; s < a.splits; ++s) {
+    top = fmaxf(top, parts[s * (D + 2) + D]);
+  }
   float sum = 0.0f, value = 0.0f;
   if (top != -INFINITY) {
     for (int s = 0; s < a.splits; ++s) {
@@ -161,7 +175,9 @@ template <int D> void dispatch_heads(const DecodeAttentionArgs& a, const PagedKv
 int heads_per_cta(std::int64_t q_heads, std::int64_t kv_heads) {
   const std::int64_t group = q_heads / kv_heads;
   for (const int g : {8, 4, 2}) {
-    if (group % g == 0) return g;
+    if (group % g == 0) {
+      return g;
+    }
   }
   return 1;
 }
@@ -182,11 +198,15 @@ std::size_t decode_attention_workspace_bytes(std::int64_t batch, std::int64_t q_
 }
 
 void decode_attention(const DecodeAttentionArgs& a, const PagedKv& c, cudaStream_t stream) {
-  if (a.batch == 0) return;
-  if (c.kv_heads < 1 || a.q_heads % c.kv_heads != 0)
+  if (a.batch == 0) {
+    return;
+  }
+  if (c.kv_heads < 1 || a.q_heads % c.kv_heads != 0) {
     throw Error(Error::Kind::unsupported, "decode_attention: q_heads must be a multiple of kv_heads");
-  if (a.splits > 1 && a.workspace == nullptr)
+  }
+  if (a.splits > 1 && a.workspace == nullptr) {
     throw Error(Error::Kind::runtime, "decode_attention: a split sequence needs a workspace");
+  }
   const int g = heads_per_cta(a.q_heads, c.kv_heads);
   switch (c.head_dim) {
   case 64: dispatch_heads<64>(a, c, g, stream); break;

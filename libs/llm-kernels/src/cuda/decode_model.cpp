@@ -38,7 +38,9 @@ public:
     } catch (...) {
       cudaGraph_t broken = nullptr;
       cudaStreamEndCapture(stream, &broken);
-      if (broken != nullptr) cudaGraphDestroy(broken);
+      if (broken != nullptr) {
+        cudaGraphDestroy(broken);
+      }
       throw;
     }
     DGX_CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
@@ -46,8 +48,12 @@ public:
   }
   void launch(cudaStream_t stream) const { DGX_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
   void reset() noexcept {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    if (exec_ != nullptr) {
+      cudaGraphExecDestroy(exec_);
+    }
+    if (graph_ != nullptr) {
+      cudaGraphDestroy(graph_);
+    }
     exec_ = nullptr;
     graph_ = nullptr;
   }
@@ -59,8 +65,9 @@ private:
 
 /// Refuses what the decode loop does not run, before anything is allocated.
 const kernels::DecodeModelSpec& supported(const kernels::DecodeModelSpec& spec) {
-  if (spec.arch.activation != kernels::Activation::swiglu || spec.arch.norm != kernels::Norm::rmsnorm)
+  if (spec.arch.activation != kernels::Activation::swiglu || spec.arch.norm != kernels::Norm::rmsnorm) {
     throw Error(Error::Kind::unsupported, "the decode loop runs dense SwiGLU / RMSNorm models (Llama)");
+  }
   return spec;
 }
 
@@ -106,7 +113,9 @@ DecodeModel::Impl::Impl(const kernels::DecodeModelSpec& s, std::uint64_t random_
       kv(dims, spec.kv, spec.max_batch, capacity, spec.layers, 0, 0, stream.get()) {
   const cudaStream_t st = stream.get();
   layers.reserve(std::size_t(spec.layers));
-  for (int l = 0; l < spec.layers; ++l) layers.emplace_back(dims, spec.precision, seed, st);
+  for (int l = 0; l < spec.layers; ++l) {
+    layers.emplace_back(dims, spec.precision, seed, st);
+  }
   const std::int64_t h = dims.h;
   embedding = DeviceBuffer(bf16_bytes(vocab * h));
   fill_uniform(embedding.as<bf16>(), vocab * h, detail::next_seed(seed), 1.0f, st);
@@ -201,9 +210,10 @@ std::string DecodeModel::device_name() const { return impl_->device.name; }
 
 void DecodeModel::prepare(std::int64_t batch) {
   Impl& m = *impl_;
-  if (batch < 1 || batch > m.spec.max_batch)
+  if (batch < 1 || batch > m.spec.max_batch) {
     throw std::invalid_argument("batch " + std::to_string(batch) + " is outside 1.." +
                                 std::to_string(m.spec.max_batch));
+  }
   m.batch = batch;
   m.splits = decode_attention_splits(batch, m.dims.hq, m.dims.hkv, m.capacity);
   m.build_gemms(batch);
@@ -216,14 +226,21 @@ void DecodeModel::prepare(std::int64_t batch) {
 
 double DecodeModel::time_iterations(int iterations) {
   Impl& m = *impl_;
-  if (m.batch == 0) throw std::logic_error("DecodeModel::prepare first");
-  if (iterations < 1 || iterations > m.spec.headroom)
+  if (m.batch == 0) {
+    throw std::logic_error("DecodeModel::prepare first");
+  }
+  if (iterations < 1 || iterations > m.spec.headroom) {
     throw std::invalid_argument("a timed run of the decode loop is 1.." + std::to_string(m.spec.headroom) +
                                 " iterations (the cache's headroom), got " + std::to_string(iterations));
-  if (m.position + iterations > m.capacity) m.reset_lengths();
+  }
+  if (m.position + iterations > m.capacity) {
+    m.reset_lengths();
+  }
   Event start, stop;
   start.record(m.stream.get());
-  for (int i = 0; i < iterations; ++i) m.graph.launch(m.stream.get());
+  for (int i = 0; i < iterations; ++i) {
+    m.graph.launch(m.stream.get());
+  }
   stop.record(m.stream.get());
   stop.synchronize();
   // Iteration i reads position + i + 1 tokens per sequence (the new one included).

@@ -22,14 +22,19 @@ std::string dotted(std::size_t version, std::size_t major_unit, std::size_t mino
 std::optional<std::string> no_device_reason() {
   int count = 0;  // stays 0 when the call fails
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess)
+  if (status != cudaSuccess) {
     return std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
-  if (count == 0) return std::string("the CUDA runtime reports no devices");
+  }
+  if (count == 0) {
+    return std::string("the CUDA runtime reports no devices");
+  }
   return std::nullopt;
 }
 
 DeviceProperties current_device() {
-  if (const auto reason = no_device_reason()) throw Error(Error::Kind::no_device, "no CUDA device found: " + *reason);
+  if (const auto reason = no_device_reason()) {
+    throw Error(Error::Kind::no_device, "no CUDA device found: " + *reason);
+  }
   DeviceProperties p;
   DGX_CUDA_CHECK(cudaGetDevice(&p.index));
   cudaDeviceProp props{};
@@ -47,7 +52,9 @@ std::string software_versions() {
   int runtime = 0, driver = 0;
   std::string text = "CUDA runtime ";
   text += cudaRuntimeGetVersion(&runtime) == cudaSuccess ? cuda_version(runtime) : "?";
-  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) text += ", driver " + cuda_version(driver);
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    text += ", driver " + cuda_version(driver);
+  }
   text += ", cuBLASLt " + dotted(cublasLtGetVersion(), 10000, 100);  // e.g. 130100 -> 13.1.0
   return text;
 }

@@ -35,7 +35,9 @@ __global__ void add_kernel(const bf16* __restrict__ a, const bf16* __restrict__ 
     detail::load8(a + v * detail::kVec, x);
     detail::load8(b + v * detail::kVec, y);
 #pragma unroll
-    for (int e = 0; e < detail::kVec; ++e) x[e] += y[e];
+    for (int e = 0; e < detail::kVec; ++e) {
+      x[e] += y[e];
+    }
     detail::store8(out + v * detail::kVec, x);
   }
   DGX_GRID_STRIDE(i, n - vectors * detail::kVec) {
@@ -47,10 +49,11 @@ __global__ void add_kernel(const bf16* __restrict__ a, const bf16* __restrict__ 
 template <typename T>
 __global__ void fill_uniform_kernel(T* data, std::int64_t n, std::uint64_t seed, float scale, float offset) {
   DGX_GRID_STRIDE(i, n) {
-    if constexpr (sizeof(T) == 2)
+    if constexpr (sizeof(T) == 2) {
       data[i] = __float2bfloat16(offset + scale * uniform(seed, i));
-    else
+    } else {
       data[i] = offset + scale * uniform(seed, i);
+    }
   }
 }
 
@@ -77,7 +80,9 @@ __global__ void gather_rows_kernel(const bf16* __restrict__ in, std::int64_t tok
     float x[detail::kVec];
     detail::load8(in + (r % tokens) * cols + j, x);
 #pragma unroll
-    for (int e = 0; e < detail::kVec; ++e) x[e] *= scale;
+    for (int e = 0; e < detail::kVec; ++e) {
+      x[e] *= scale;
+    }
     detail::store8(out + r * cols + j, x);
   }
 }
@@ -91,18 +96,23 @@ __global__ void sum_rows_kernel(const bf16* __restrict__ in, std::int64_t tokens
     for (std::int64_t c = 0; c < copies; ++c) {
       detail::load8(in + (c * tokens + t) * cols + j, x);
 #pragma unroll
-      for (int e = 0; e < detail::kVec; ++e) sum[e] += x[e];
+      for (int e = 0; e < detail::kVec; ++e) {
+        sum[e] += x[e];
+      }
     }
 #pragma unroll
-    for (int e = 0; e < detail::kVec; ++e) sum[e] *= scale;
+    for (int e = 0; e < detail::kVec; ++e) {
+      sum[e] *= scale;
+    }
     detail::store8(out + t * cols + j, sum);
   }
 }
 
 void check_rows(std::int64_t cols, const char* what) {
-  if (cols % detail::kVec != 0)
+  if (cols % detail::kVec != 0) {
     throw Error(Error::Kind::unsupported,
                 std::string(what) + ": the row length (" + std::to_string(cols) + ") must be a multiple of 8");
+  }
 }
 
 }  // namespace
@@ -113,7 +123,9 @@ int sm_count() {
   static std::array<int, 64> cache{};  // per device ordinal; a benign race writes the same value
   int device = 0;
   DGX_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 0 || device >= static_cast<int>(cache.size())) device = 0;
+  if (device < 0 || device >= static_cast<int>(cache.size())) {
+    device = 0;
+  }
   if (cache[std::size_t(device)] == 0) {
     int count = 0;
     DGX_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
@@ -125,39 +137,53 @@ int sm_count() {
 }  // namespace detail
 
 void add(const bf16* a, const bf16* b, bf16* out, std::int64_t n, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   add_kernel<<<detail::grid_for(std::max<std::int64_t>(n / detail::kVec, 1), kThreads), kThreads, 0, stream>>>(a, b,
                                                                                                                out, n);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void fill_uniform(bf16* data, std::int64_t n, std::uint64_t seed, float scale, cudaStream_t stream, float offset) {
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   fill_uniform_kernel<<<detail::grid_for(n, kThreads), kThreads, 0, stream>>>(data, n, seed, scale, offset);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void fill_uniform(float* data, std::int64_t n, std::uint64_t seed, float scale, cudaStream_t stream, float offset) {
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   fill_uniform_kernel<<<detail::grid_for(n, kThreads), kThreads, 0, stream>>>(data, n, seed, scale, offset);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void fill_indices(std::int32_t* data, std::int64_t n, std::uint64_t seed, std::int32_t limit, cudaStream_t stream) {
-  if (n == 0) return;
-  if (limit < 1) throw Error(Error::Kind::runtime, "fill_indices: the limit must be positive");
+  if (n == 0) {
+    return;
+  }
+  if (limit < 1) {
+    throw Error(Error::Kind::runtime, "fill_indices: the limit must be positive");
+  }
   fill_indices_kernel<<<detail::grid_for(n, kThreads), kThreads, 0, stream>>>(data, n, seed, limit);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void convert(const float* in, bf16* out, std::int64_t n, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   to_bf16_kernel<<<detail::grid_for(n, kThreads), kThreads, 0, stream>>>(in, out, n);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void convert(const bf16* in, float* out, std::int64_t n, cudaStream_t stream) {
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   to_float_kernel<<<detail::grid_for(n, kThreads), kThreads, 0, stream>>>(in, out, n);
   DGX_CUDA_CHECK_LAUNCH();
 }
@@ -165,7 +191,9 @@ void convert(const bf16* in, float* out, std::int64_t n, cudaStream_t stream) {
 void gather_rows(const bf16* in, std::int64_t tokens, std::int64_t cols, bf16* out, std::int64_t routed_rows,
                  float scale, cudaStream_t stream) {
   check_rows(cols, "gather_rows");
-  if (routed_rows * cols == 0) return;
+  if (routed_rows * cols == 0) {
+    return;
+  }
   gather_rows_kernel<<<detail::grid_for(routed_rows * cols / detail::kVec, kThreads), kThreads, 0, stream>>>(
       in, tokens, cols, out, routed_rows, scale);
   DGX_CUDA_CHECK_LAUNCH();
@@ -174,7 +202,9 @@ void gather_rows(const bf16* in, std::int64_t tokens, std::int64_t cols, bf16* o
 void sum_rows(const bf16* in, std::int64_t tokens, std::int64_t cols, std::int64_t copies, float scale, bf16* out,
               cudaStream_t stream) {
   check_rows(cols, "sum_rows");
-  if (tokens * cols == 0) return;
+  if (tokens * cols == 0) {
+    return;
+  }
   sum_rows_kernel<<<detail::grid_for(tokens * cols / detail::kVec, kThreads), kThreads, 0, stream>>>(
       in, tokens, cols, copies, scale, out);
   DGX_CUDA_CHECK_LAUNCH();

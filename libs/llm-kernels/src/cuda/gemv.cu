@@ -29,7 +29,9 @@ __global__ void __launch_bounds__(kWarps * 32)
                 std::int64_t k, float scale) {
   const int lane = threadIdx.x % 32;
   const std::int64_t col = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
-  if (col >= n) return;  // whole warps leave together
+  if (col >= n) {
+    return;  // whole warps leave together
+  }
   float acc[M] = {};
   const std::int64_t row = col * k;
   constexpr std::int64_t step = 32 * detail::kVec;
@@ -42,26 +44,34 @@ __global__ void __launch_bounds__(kWarps * 32)
         load_weights<FP8>(w, row + c, wv[u]);
       } else {
 #pragma unroll
-        for (int i = 0; i < detail::kVec; ++i) wv[u][i] = 0.0f;
+        for (int i = 0; i < detail::kVec; ++i) {
+          wv[u][i] = 0.0f;
+        }
       }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t c = c0 + u * step;
-      if (c >= k) continue;
+      if (c >= k) {
+        continue;
+      }
 #pragma unroll
       for (int r = 0; r < M; ++r) {
         float xv[detail::kVec];
         detail::load8_any<FP8>(x, r * k + c, 1.0f, xv);
 #pragma unroll
-        for (int i = 0; i < detail::kVec; ++i) acc[r] += xv[i] * wv[u][i];
+        for (int i = 0; i < detail::kVec; ++i) {
+          acc[r] += xv[i] * wv[u][i];
+        }
       }
     }
   }
 #pragma unroll
   for (int r = 0; r < M; ++r) {
     const float sum = detail::warp_sum(acc[r]);
-    if (lane == 0) y[r * n + col] = __float2bfloat16(sum * scale);
+    if (lane == 0) {
+      y[r * n + col] = __float2bfloat16(sum * scale);
+    }
   }
 }
 
@@ -91,12 +101,16 @@ void dispatch(const void* x, const void* w, bf16* y, std::int64_t m, std::int64_
 
 void gemv(const void* x, const void* w, bf16* y, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8, float scale,
           cudaStream_t stream) {
-  if (m < 1 || m > kGemvMaxRows)
+  if (m < 1 || m > kGemvMaxRows) {
     throw Error(Error::Kind::unsupported,
                 "gemv: m must be 1.." + std::to_string(kGemvMaxRows) + ", got " + std::to_string(m));
-  if (k % detail::kVec != 0)
+  }
+  if (k % detail::kVec != 0) {
     throw Error(Error::Kind::unsupported, "gemv: k must be a multiple of 8, got " + std::to_string(k));
-  if (n == 0) return;
+  }
+  if (n == 0) {
+    return;
+  }
   if (fp8) {
     dispatch<true>(x, w, y, m, n, k, scale, stream);
   } else {

@@ -35,7 +35,9 @@ __global__ void rope_append_kernel(bf16* __restrict__ qkv, std::int64_t tokens, 
       *reinterpret_cast<__nv_bfloat162*>(head + i) = __floats2bfloat162_rn(a.x, a.y);
       *reinterpret_cast<__nv_bfloat162*>(head + i + half) = __floats2bfloat162_rn(b.x, b.y);
     }
-    if (slot < q_heads) continue;
+    if (slot < q_heads) {
+      continue;
+    }
     const std::int64_t kv_head = (slot - q_heads) % cache.kv_heads;
     const std::int64_t at = detail::kv_index(cache, s, position, kv_head);
     if (cache.format == kernels::KvFormat::fp8) {
@@ -54,8 +56,9 @@ __global__ void rope_append_kernel(bf16* __restrict__ qkv, std::int64_t tokens, 
 
 __global__ void advance_kernel(std::int32_t* lengths, std::int64_t count, int add) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x)
+       i += std::int64_t(gridDim.x) * blockDim.x) {
     lengths[i] += add;
+  }
 }
 
 constexpr int kThreads = 256;
@@ -65,18 +68,23 @@ constexpr int kThreads = 256;
 void rope_append_kv(bf16* qkv, std::int64_t tokens, std::int64_t row_stride, std::int64_t q_heads,
                     const std::int32_t* seq, const std::int32_t* offset, const std::int32_t* lengths,
                     const float2* rope_table, const PagedKv& cache, cudaStream_t stream) {
-  if (cache.head_dim % 4 != 0)
+  if (cache.head_dim % 4 != 0) {
     throw Error(Error::Kind::unsupported,
                 "rope_append_kv: head_dim (" + std::to_string(cache.head_dim) + ") must be a multiple of 4");
+  }
   const std::int64_t work = tokens * (q_heads + 2 * cache.kv_heads) * (cache.head_dim / 4);
-  if (work == 0) return;
+  if (work == 0) {
+    return;
+  }
   rope_append_kernel<<<detail::grid_for(work, kThreads), kThreads, 0, stream>>>(qkv, tokens, row_stride, q_heads, seq,
                                                                                 offset, lengths, rope_table, cache);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void advance_lengths(std::int32_t* lengths, std::int64_t count, int add, cudaStream_t stream) {
-  if (count == 0) return;
+  if (count == 0) {
+    return;
+  }
   advance_kernel<<<detail::grid_for(count, kThreads), kThreads, 0, stream>>>(lengths, count, add);
   DGX_CUDA_CHECK_LAUNCH();
 }

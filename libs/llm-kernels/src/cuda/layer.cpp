@@ -26,7 +26,7 @@ TransformerLayer::Impl::Impl(const kernels::LayerSpec& spec, const LayerOptions&
   const auto linear = [&](std::string name, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t groups,
                           kernels::Precision precision, bool adapted = false, bool column = true) {
     detail::LinearTraining training{.frozen = lora.enabled(), .lora = std::nullopt};
-    if (adapted)
+    if (adapted) {
       training.lora = detail::LoraSpec{.name = name,
                                        .rows = rows,
                                        .in = in,
@@ -35,6 +35,7 @@ TransformerLayer::Impl::Impl(const kernels::LayerSpec& spec, const LayerOptions&
                                        .tp = spec.layout.tp,
                                        .column = column,
                                        .scale = float(lora.scale())};
+    }
     return std::make_unique<Linear>(ctx, LinearSpec{std::move(name), rows, in, out, groups, precision},
                                     std::move(training));
   };
@@ -73,8 +74,11 @@ void TransformerLayer::Impl::allocate_parameters() {
       ctx.gradient_bytes += h * sizeof(float);
     }
   }
-  for (Linear* l : {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()})
-    if (l != nullptr) l->allocate();
+  for (Linear* l : {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()}) {
+    if (l != nullptr) {
+      l->allocate();
+    }
+  }
 }
 
 void TransformerLayer::Impl::allocate_activations() {
@@ -126,7 +130,9 @@ void TransformerLayer::Impl::build_attention() {
     kv_ring = ctx.alloc(bf16_bytes(rows * ring.kv_stride));
     fill_uniform(kv_ring.as<bf16>(), rows * ring.kv_stride, ctx.next_seed(), 1.0f, ctx.s());
     const auto attention = std::make_shared<FlashAttention>(ctx.cudnn, ring);
-    for (int i = 1; i < r.attention_steps; ++i) steps.push_back({ring, attention});
+    for (int i = 1; i < r.attention_steps; ++i) {
+      steps.push_back({ring, attention});
+    }
   }
   std::size_t forward_bytes = 0, backward_bytes = 0;
   for (const AttentionStep& step : steps) {
@@ -139,13 +145,18 @@ void TransformerLayer::Impl::build_attention() {
 
 void TransformerLayer::Impl::tune() {
   for (Linear* l : {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()}) {
-    if (l == nullptr) continue;
+    if (l == nullptr) {
+      continue;
+    }
     l->refresh_fp8_weights();
     l->tune();
   }
   ctx.init_scales();  // tuning cast scratch data with the layer's scales: start their histories afresh
-  for (Linear* l : {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()})
-    if (l != nullptr) l->refresh_fp8_weights();
+  for (Linear* l : {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()}) {
+    if (l != nullptr) {
+      l->refresh_fp8_weights();
+    }
+  }
   ctx.stream.synchronize();
   ctx.pool.reset_peak();
 }
@@ -161,7 +172,9 @@ TransformerLayer::TransformerLayer(const kernels::LayerSpec& spec, const LayerOp
     : impl_(std::make_unique<Impl>(validated(spec), options)) {}
 
 TransformerLayer::~TransformerLayer() {
-  if (impl_) cudaStreamSynchronize(impl_->ctx.s());  // let queued work finish before its buffers go
+  if (impl_) {
+    cudaStreamSynchronize(impl_->ctx.s());  // let queued work finish before its buffers go
+  }
 }
 
 const kernels::LayerSpec& TransformerLayer::spec() const { return impl_->ctx.spec; }
@@ -171,7 +184,9 @@ std::string TransformerLayer::device_name() const { return impl_->device.name; }
 void TransformerLayer::forward() {
   impl_->forward_pass();
   impl_->forward_done = true;
-  if (impl_->ctx.spec.recompute == kernels::Recompute::full) impl_->release_saved();  // keep only the layer input
+  if (impl_->ctx.spec.recompute == kernels::Recompute::full) {
+    impl_->release_saved();  // keep only the layer input
+  }
 }
 
 void TransformerLayer::backward() {
@@ -183,18 +198,23 @@ void TransformerLayer::step() {
   forward();
   backward();
   detail::Context& ctx = impl_->ctx;
-  if (ctx.fp8() && !ctx.current_scaling())
+  if (ctx.fp8() && !ctx.current_scaling()) {
     ctx.recorder.op(detail::memory_op("fp8_scale_update", kernels::Pass::backward, 0.0), [&] { ctx.update_scales(); });
+  }
 }
 
 void TransformerLayer::synchronize() { impl_->ctx.stream.synchronize(); }
 
 double TransformerLayer::time_steps(int steps, bool flush_l2) {
   steps = std::max(1, steps);
-  if (flush_l2) DGX_CUDA_CHECK(cudaMemsetAsync(impl_->l2_flush.get(), 0, impl_->l2_flush.bytes(), impl_->ctx.s()));
+  if (flush_l2) {
+    DGX_CUDA_CHECK(cudaMemsetAsync(impl_->l2_flush.get(), 0, impl_->l2_flush.bytes(), impl_->ctx.s()));
+  }
   Event start, stop;
   start.record(impl_->ctx.s());
-  for (int i = 0; i < steps; ++i) step();
+  for (int i = 0; i < steps; ++i) {
+    step();
+  }
   stop.record(impl_->ctx.s());
   stop.synchronize();
   return double(stop.milliseconds_since(start)) * 1e-3;
@@ -234,9 +254,10 @@ kernels::LayerTiming TransformerLayer::profile(int repeats) {
   ctx.recorder.begin_step(false);
   kernels::LayerTiming timing;
   timing.ops = ctx.recorder.results();
-  for (const kernels::OpTiming& op : timing.ops)
+  for (const kernels::OpTiming& op : timing.ops) {
     (op.pass == kernels::Pass::forward && !op.recompute ? timing.forward_seconds : timing.backward_seconds) +=
         op.seconds;
+  }
   timing.step_seconds = time_steps(repeats, false) / repeats;
   timing.model_flops = model_flops(ctx.spec);
   const MemoryUse memory = measure_memory();
@@ -251,31 +272,51 @@ TransformerLayer::Impl::TensorRef TransformerLayer::Impl::tensor(const std::stri
   Impl& m = *this;
   const kernels::RankShapes& r = m.ctx.shapes;
   const std::int64_t ts = r.sp_tokens, h = r.hidden;
-  if (name == "x") return {m.x.get(), ts * h, false, nullptr};
-  if (name == "y") return {m.y.get(), ts * h, false, nullptr};
-  if (name == "dx") return {m.dx.get(), ts * h, false, nullptr};
-  if (name == "dy") return {m.dy.get(), r.tokens * h, false, nullptr};
+  if (name == "x") {
+    return {m.x.get(), ts * h, false, nullptr};
+  }
+  if (name == "y") {
+    return {m.y.get(), ts * h, false, nullptr};
+  }
+  if (name == "dx") {
+    return {m.dx.get(), ts * h, false, nullptr};
+  }
+  if (name == "dy") {
+    return {m.dy.get(), r.tokens * h, false, nullptr};
+  }
   const bool grad = name.size() > 5 && name.compare(name.size() - 5, 5, ".grad") == 0;
   const std::string base = grad ? name.substr(0, name.size() - 5) : name;
   for (auto* norm : {&m.norm_attn, &m.norm_mlp}) {
     const std::string prefix = norm == &m.norm_attn ? "norm_attn." : "norm_mlp.";
-    if (base == prefix + "gamma") return {grad ? norm->gamma_grad.get() : norm->gamma.get(), h, grad, nullptr};
-    if (base == prefix + "beta" && m.layernorm())
+    if (base == prefix + "gamma") {
+      return {grad ? norm->gamma_grad.get() : norm->gamma.get(), h, grad, nullptr};
+    }
+    if (base == prefix + "beta" && m.layernorm()) {
       return {grad ? norm->beta_grad.get() : norm->beta.get(), h, grad, nullptr};
+    }
   }
   for (Linear* l :
        {m.qkv.get(), m.proj.get(), m.fc1.get(), m.fc2.get(), m.router.get(), m.expert_fc1.get(), m.expert_fc2.get()}) {
-    if (l == nullptr) continue;
-    if (const detail::LoraAdapter* a = l->adapter(); a != nullptr) {
-      if (base == l->spec().name + ".lora_a")
-        return {grad ? a->a_grad() : (void*)a->a(), a->a_elements(), grad, nullptr};
-      if (base == l->spec().name + ".lora_b")
-        return {grad ? a->b_grad() : (void*)a->b(), a->b_elements(), grad, nullptr};
+    if (l == nullptr) {
+      continue;
     }
-    if (base != l->spec().name + ".weight") continue;
-    if (grad && l->gradient() == nullptr)
+    if (const detail::LoraAdapter* a = l->adapter(); a != nullptr) {
+      if (base == l->spec().name + ".lora_a") {
+        return {grad ? a->a_grad() : (void*)a->a(), a->a_elements(), grad, nullptr};
+      }
+      if (base == l->spec().name + ".lora_b") {
+        return {grad ? a->b_grad() : (void*)a->b(), a->b_elements(), grad, nullptr};
+      }
+    }
+    if (base != l->spec().name + ".weight") {
+      continue;
+    }
+    if (grad && l->gradient() == nullptr) {
       throw std::invalid_argument("TransformerLayer: '" + name + "' does not exist: the weight is frozen (LoRA)");
-    if (grad) return {l->gradient(), l->weight_elements(), true, nullptr};
+    }
+    if (grad) {
+      return {l->gradient(), l->weight_elements(), true, nullptr};
+    }
     return {l->weight(), l->weight_elements(), false, l};
   }
   throw std::invalid_argument("TransformerLayer: no tensor named '" + name + "'");
@@ -284,19 +325,26 @@ TransformerLayer::Impl::TensorRef TransformerLayer::Impl::tensor(const std::stri
 std::vector<std::string> TransformerLayer::parameter_names() const {
   if (impl_->ctx.spec.lora.enabled()) {  // the adapters are what trains
     std::vector<std::string> names;
-    for (const detail::Linear* l : {impl_->qkv.get(), impl_->proj.get(), impl_->fc1.get(), impl_->fc2.get()})
-      if (l != nullptr && l->adapter() != nullptr)
+    for (const detail::Linear* l : {impl_->qkv.get(), impl_->proj.get(), impl_->fc1.get(), impl_->fc2.get()}) {
+      if (l != nullptr && l->adapter() != nullptr) {
         names.insert(names.end(), {l->spec().name + ".lora_a", l->spec().name + ".lora_b"});
+      }
+    }
     return names;
   }
   std::vector<std::string> names = {"norm_attn.gamma"};
-  if (impl_->layernorm()) names.emplace_back("norm_attn.beta");
+  if (impl_->layernorm()) {
+    names.emplace_back("norm_attn.beta");
+  }
   names.insert(names.end(), {"qkv.weight", "proj.weight", "norm_mlp.gamma"});
-  if (impl_->layernorm()) names.emplace_back("norm_mlp.beta");
-  if (impl_->ctx.spec.arch.moe())
+  if (impl_->layernorm()) {
+    names.emplace_back("norm_mlp.beta");
+  }
+  if (impl_->ctx.spec.arch.moe()) {
     names.insert(names.end(), {"router.weight", "expert_fc1.weight", "expert_fc2.weight"});
-  else
+  } else {
     names.insert(names.end(), {"fc1.weight", "fc2.weight"});
+  }
   return names;
 }
 
@@ -305,10 +353,11 @@ std::vector<float> TransformerLayer::download(const std::string& name) {
   const Impl::TensorRef t = impl_->tensor(name);
   std::vector<float> host(static_cast<std::size_t>(t.elements));
   DeviceBuffer staging = ctx.alloc(host.size() * sizeof(float));
-  if (t.fp32)
+  if (t.fp32) {
     DGX_CUDA_CHECK(cudaMemcpyAsync(staging.get(), t.data, staging.bytes(), cudaMemcpyDeviceToDevice, ctx.s()));
-  else
+  } else {
     convert(static_cast<const bf16*>(t.data), staging.as<float>(), t.elements, ctx.s());
+  }
   DGX_CUDA_CHECK(cudaMemcpyAsync(host.data(), staging.get(), staging.bytes(), cudaMemcpyDeviceToHost, ctx.s()));
   ctx.stream.synchronize();
   return host;
@@ -317,16 +366,20 @@ std::vector<float> TransformerLayer::download(const std::string& name) {
 void TransformerLayer::upload(const std::string& name, const std::vector<float>& values) {
   detail::Context& ctx = impl_->ctx;
   const Impl::TensorRef t = impl_->tensor(name);
-  if (static_cast<std::int64_t>(values.size()) != t.elements)
+  if (static_cast<std::int64_t>(values.size()) != t.elements) {
     throw std::invalid_argument("TransformerLayer::upload('" + name + "'): " + std::to_string(values.size()) +
                                 " values for " + std::to_string(t.elements) + " elements");
+  }
   DeviceBuffer staging = ctx.alloc(values.size() * sizeof(float));
   DGX_CUDA_CHECK(cudaMemcpyAsync(staging.get(), values.data(), staging.bytes(), cudaMemcpyHostToDevice, ctx.s()));
-  if (t.fp32)
+  if (t.fp32) {
     DGX_CUDA_CHECK(cudaMemcpyAsync(t.data, staging.get(), staging.bytes(), cudaMemcpyDeviceToDevice, ctx.s()));
-  else
+  } else {
     convert(staging.as<float>(), static_cast<bf16*>(t.data), t.elements, ctx.s());
-  if (t.linear != nullptr) t.linear->refresh_fp8_weights();
+  }
+  if (t.linear != nullptr) {
+    t.linear->refresh_fp8_weights();
+  }
   ctx.stream.synchronize();
 }
 

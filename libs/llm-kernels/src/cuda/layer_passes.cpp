@@ -19,7 +19,9 @@ double norm_bytes(std::int64_t rows, std::int64_t cols, bool forward) {
 
 double activation_bytes(kernels::Activation activation, std::int64_t rows, std::int64_t f, bool forward) {
   const double tensor = double(rows * f) * kBf16;
-  if (activation == kernels::Activation::swiglu) return tensor * (forward ? 3.0 : 5.0);
+  if (activation == kernels::Activation::swiglu) {
+    return tensor * (forward ? 3.0 : 5.0);
+  }
   return tensor * (forward ? 2.0 : 3.0);
 }
 
@@ -122,7 +124,9 @@ void TransformerLayer::Impl::mlp_forward(bf16* out) {
   });
   second.forward(saved.act.as<bf16>(), a.moe() ? expert_out.as<bf16>() : out);
   // FP8 wgrad keeps its transposed FP8 copy instead; a frozen fc2 without adapter needs no input at all.
-  if (!second.reads_input()) saved.act.reset();
+  if (!second.reads_input()) {
+    saved.act.reset();
+  }
   if (a.moe()) {
     ctx.recorder.op(memory_op("unpermute", kernels::Pass::forward, 2.0 * double(rows * h) * kBf16),
                     [&] { sum_rows(expert_out.as<bf16>(), t, h, a.top_k, 1.0f / float(a.top_k), out, ctx.s()); });
@@ -130,7 +134,9 @@ void TransformerLayer::Impl::mlp_forward(bf16* out) {
 }
 
 void TransformerLayer::Impl::backward_pass() {
-  if (!forward_done) throw Error(Error::Kind::runtime, "TransformerLayer::backward needs a forward first");
+  if (!forward_done) {
+    throw Error(Error::Kind::runtime, "TransformerLayer::backward needs a forward first");
+  }
   const kernels::RankShapes& r = ctx.shapes;
   const kernels::LayerSpec& spec = ctx.spec;
   const std::int64_t t = r.tokens, ts = r.sp_tokens, h = r.hidden;
@@ -257,8 +263,11 @@ void TransformerLayer::Impl::mlp_backward(bf16* d_in) {
 void TransformerLayer::Impl::release_saved() {
   saved = Saved{};
   for (detail::Linear* linear :
-       {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()})
-    if (linear != nullptr) linear->release_saved();
+       {qkv.get(), proj.get(), fc1.get(), fc2.get(), router.get(), expert_fc1.get(), expert_fc2.get()}) {
+    if (linear != nullptr) {
+      linear->release_saved();
+    }
+  }
 }
 
 }  // namespace dgx::llm::cuda

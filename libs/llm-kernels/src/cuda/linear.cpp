@@ -11,12 +11,16 @@ namespace {
 /// Largest power of two (at most 256) dividing `bytes`: the alignment a batch of operands keeps.
 std::uint32_t alignment_of(std::int64_t bytes) {
   std::uint32_t alignment = 256;
-  while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
+  while (alignment > 1 && bytes % alignment != 0) {
+    alignment /= 2;
+  }
   return alignment;
 }
 
 std::uint32_t batch_alignment(const GemmDesc& d) {
-  if (d.batch == 1) return 256;
+  if (d.batch == 1) {
+    return 256;
+  }
   std::uint32_t a = alignment_of(d.stride_a * std::int64_t(element_bytes(d.a_type)));
   a = std::min(a, alignment_of(d.stride_b * std::int64_t(element_bytes(d.b_type))));
   return std::min(a, alignment_of(d.stride_d * std::int64_t(element_bytes(d.d_type))));
@@ -26,7 +30,9 @@ std::uint32_t batch_alignment(const GemmDesc& d) {
 
 Linear::Linear(Context& ctx, LinearSpec spec, LinearTraining training)
     : ctx_(ctx), spec_(std::move(spec)), frozen_(training.frozen) {
-  if (training.lora) adapter_ = std::make_unique<LoraAdapter>(ctx_, *training.lora);
+  if (training.lora) {
+    adapter_ = std::make_unique<LoraAdapter>(ctx_, *training.lora);
+  }
   if (fp8()) {
     scale_weight_ = ctx_.add_scale(false);
     scale_input_ = ctx_.add_scale(false);
@@ -101,12 +107,18 @@ void Linear::allocate() {
   }
   forward_ = std::make_unique<Gemm>(ctx_.blas, forward_desc(), ctx_.gemm_candidates);
   dgrad_ = std::make_unique<Gemm>(ctx_.blas, dgrad_desc(), ctx_.gemm_candidates);
-  if (!frozen_) wgrad_ = std::make_unique<Gemm>(ctx_.blas, wgrad_desc(), ctx_.gemm_candidates);
-  if (adapter_) adapter_->allocate();
+  if (!frozen_) {
+    wgrad_ = std::make_unique<Gemm>(ctx_.blas, wgrad_desc(), ctx_.gemm_candidates);
+  }
+  if (adapter_) {
+    adapter_->allocate();
+  }
 }
 
 void Linear::refresh_fp8_weights() {
-  if (!fp8()) return;
+  if (!fp8()) {
+    return;
+  }
   const LinearSpec& s = spec_;
   fp8_amax(weight(), weight_elements(), ctx_.scale(scale_weight_), ctx_.s());
   for (std::int64_t g = 0; g < s.groups; ++g) {
@@ -123,11 +135,15 @@ void Linear::tune() {
   DeviceBuffer y = ctx_.alloc(out_elems * sizeof(bf16)), dx = ctx_.alloc(in_elems * sizeof(bf16));
   fill_uniform(x.as<bf16>(), rows * spec_.in, ctx_.next_seed(), 1.0f, ctx_.s());
   fill_uniform(dy.as<bf16>(), rows * spec_.out, ctx_.next_seed(), 1.0f, ctx_.s());
-  if (adapter_) adapter_->tune();
+  if (adapter_) {
+    adapter_->tune();
+  }
   if (!fp8()) {
     forward_->tune(x.get(), weight(), y.get(), ctx_.s());
     dgrad_->tune(dy.get(), weight(), dx.get(), ctx_.s());
-    if (wgrad_) wgrad_->tune(dy.get(), x.get(), gradient(), ctx_.s());
+    if (wgrad_) {
+      wgrad_->tune(dy.get(), x.get(), gradient(), ctx_.s());
+    }
   } else {
     refresh_fp8_weights();
     DeviceBuffer x8 = ctx_.alloc(in_elems), x8t = ctx_.alloc(in_elems);
@@ -143,9 +159,13 @@ void Linear::tune() {
     const float* sg = ctx_.scale_inv(scale_grad_);
     forward_->tune(x8.get(), weight_fp8_.get(), y.get(), ctx_.s(), sx, sw);
     dgrad_->tune(dy8.get(), weight_fp8_t_.get(), dx.get(), ctx_.s(), sg, sw);
-    if (wgrad_) wgrad_->tune(dy8t.get(), x8t.get(), gradient(), ctx_.s(), sg, sx);
+    if (wgrad_) {
+      wgrad_->tune(dy8t.get(), x8t.get(), gradient(), ctx_.s(), sg, sx);
+    }
   }
-  if (wgrad_) DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, std::size_t(weight_elements()) * sizeof(float), ctx_.s()));
+  if (wgrad_) {
+    DGX_CUDA_CHECK(cudaMemsetAsync(gradient(), 0, std::size_t(weight_elements()) * sizeof(float), ctx_.s()));
+  }
 }
 
 void Linear::cast(const std::string& name, kernels::Pass pass, const bf16* x, std::int64_t cols, int scale, bool e5m2,
@@ -156,7 +176,9 @@ void Linear::cast(const std::string& name, kernels::Pass pass, const bf16* x, st
   // Read once (twice with current scaling's amax pass), write the FP8 copy and its transpose.
   const double bytes = elements * (current ? 4.0 : 2.0) + elements * ((out ? 1.0 : 0.0) + (out_t ? 1.0 : 0.0));
   ctx_.recorder.op(memory_op(name, pass, bytes), [&] {
-    if (current) fp8_amax(x, rows * cols, ctx_.scale(scale), ctx_.s());
+    if (current) {
+      fp8_amax(x, rows * cols, ctx_.scale(scale), ctx_.s());
+    }
     fp8_cast_transpose(x, rows, cols, out, out_t, e5m2, ctx_.scale(scale), current, ctx_.s());
   });
 }
@@ -178,21 +200,27 @@ void Linear::forward(const bf16* x, bf16* y) {
                     ctx_.scale_inv(scale_weight_));
     });
   }
-  if (adapter_) adapter_->forward(x, y);
+  if (adapter_) {
+    adapter_->forward(x, y);
+  }
 }
 
 void Linear::backward(const bf16* dy, bf16* dx) {
   if (!fp8()) {
-    if (dx != nullptr)
+    if (dx != nullptr) {
       ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()),
                        [&] { dgrad_->run(dy, weight(), dx, ctx_.s()); });
-    if (wgrad_)
+    }
+    if (wgrad_) {
       ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()),
                        [&] { wgrad_->run(dy, saved_input_, gradient(), ctx_.s()); });
+    }
   } else {
     backward_fp8(dy, dx);
   }
-  if (adapter_) adapter_->backward(dy, saved_input_, dx);
+  if (adapter_) {
+    adapter_->backward(dy, saved_input_, dx);
+  }
   saved_input_ = nullptr;
 }
 
@@ -202,21 +230,25 @@ void Linear::backward_fp8(const bf16* dy, bf16* dx) {
   cast("cast_" + spec_.name + "_grad", kernels::Pass::backward, dy, spec_.out, scale_grad_, true, dy8.get(),
        dy8t.get());
   const float* sg = ctx_.scale_inv(scale_grad_);
-  if (dx != nullptr)
+  if (dx != nullptr) {
     ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::dgrad, dgrad_->desc()), [&] {
       dgrad_->run(dy8.get(), weight_fp8_t_.get(), dx, ctx_.s(), sg, ctx_.scale_inv(scale_weight_));
     });
-  if (wgrad_)
+  }
+  if (wgrad_) {
     ctx_.recorder.op(gemm_op(spec_.name, kernels::Pass::wgrad, wgrad_->desc()), [&] {
       wgrad_->run(dy8t.get(), saved_input_fp8_t_.get(), gradient(), ctx_.s(), sg, ctx_.scale_inv(scale_input_));
     });
+  }
   saved_input_fp8_t_.reset();
 }
 
 void Linear::release_saved() {
   saved_input_ = nullptr;
   saved_input_fp8_t_.reset();
-  if (adapter_) adapter_->release_saved();
+  if (adapter_) {
+    adapter_->release_saved();
+  }
 }
 
 }  // namespace dgx::llm::cuda::detail

@@ -109,9 +109,10 @@ void LoraAdapter::backward(const bf16* dy, const bf16* x, bf16* dx) {
                    [&] { up_wgrad_->run(dy, xa_.get(), b_grad(), ctx_.s()); });
   ctx_.recorder.op(gemm_op(down_name_, kernels::Pass::wgrad, down_wgrad_->desc()),
                    [&] { down_wgrad_->run(dxa.get(), x, a_grad(), ctx_.s()); });
-  if (dx != nullptr)
+  if (dx != nullptr) {
     ctx_.recorder.op(gemm_op(down_name_, kernels::Pass::dgrad, down_dgrad_->desc()),
                      [&] { down_dgrad_->run(dxa.get(), a(), dx, ctx_.s()); });
+  }
   xa_.reset();
 }
 

@@ -17,7 +17,9 @@ __global__ void embedding_forward_kernel(const std::int32_t* __restrict__ ids, s
     const std::int64_t t = v / per_row, j = (v % per_row) * detail::kVec;
     const std::int64_t row = std::int64_t(ids[t]) - first_row;
     float x[detail::kVec] = {};
-    if (row >= 0 && row < rows) detail::load8(table + row * hidden + j, x);
+    if (row >= 0 && row < rows) {
+      detail::load8(table + row * hidden + j, x);
+    }
     detail::store8(out + t * hidden + j, x);
   }
 }
@@ -30,11 +32,15 @@ __global__ void embedding_backward_kernel(const std::int32_t* __restrict__ ids, 
        v += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t t = v / per_row, j = (v % per_row) * detail::kVec;
     const std::int64_t row = std::int64_t(ids[t]) - first_row;
-    if (row < 0 || row >= rows) continue;
+    if (row < 0 || row >= rows) {
+      continue;
+    }
     float x[detail::kVec];
     detail::load8(dout + t * hidden + j, x);
 #pragma unroll
-    for (int e = 0; e < detail::kVec; ++e) atomicAdd(dtable + row * hidden + j + e, x[e]);
+    for (int e = 0; e < detail::kVec; ++e) {
+      atomicAdd(dtable + row * hidden + j + e, x[e]);
+    }
   }
 }
 
@@ -45,10 +51,14 @@ template <typename F> __device__ __forceinline__ void for_each_logit(const bf16*
       float x[detail::kVec];
       detail::load8(row + v * detail::kVec, x);
 #pragma unroll
-      for (int e = 0; e < detail::kVec; ++e) f(v * detail::kVec + e, x[e]);
+      for (int e = 0; e < detail::kVec; ++e) {
+        f(v * detail::kVec + e, x[e]);
+      }
     }
   } else {
-    for (std::int64_t j = threadIdx.x; j < vocab; j += blockDim.x) f(j, __bfloat162float(row[j]));
+    for (std::int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
+      f(j, __bfloat162float(row[j]));
+    }
   }
 }
 
@@ -83,8 +93,9 @@ __global__ void cross_entropy_backward_kernel(const bf16* __restrict__ logits, c
 }
 
 void check_hidden(std::int64_t hidden) {
-  if (hidden % detail::kVec != 0)
+  if (hidden % detail::kVec != 0) {
     throw Error(Error::Kind::unsupported, "embedding: hidden (" + std::to_string(hidden) + ") must be a multiple of 8");
+  }
 }
 
 }  // namespace
@@ -92,7 +103,9 @@ void check_hidden(std::int64_t hidden) {
 void embedding_forward(const std::int32_t* ids, std::int64_t tokens, const bf16* table, std::int64_t first_row,
                        std::int64_t rows, std::int64_t hidden, bf16* out, cudaStream_t stream) {
   check_hidden(hidden);
-  if (tokens == 0) return;
+  if (tokens == 0) {
+    return;
+  }
   embedding_forward_kernel<<<detail::grid_for(tokens * hidden / detail::kVec, kThreads), kThreads, 0, stream>>>(
       ids, tokens, table, first_row, rows, hidden, out);
   DGX_CUDA_CHECK_LAUNCH();
@@ -101,7 +114,9 @@ void embedding_forward(const std::int32_t* ids, std::int64_t tokens, const bf16*
 void embedding_backward(const std::int32_t* ids, std::int64_t tokens, const bf16* dout, std::int64_t first_row,
                         std::int64_t rows, std::int64_t hidden, float* dtable, cudaStream_t stream) {
   check_hidden(hidden);
-  if (tokens == 0) return;
+  if (tokens == 0) {
+    return;
+  }
   embedding_backward_kernel<<<detail::grid_for(tokens * hidden / detail::kVec, kThreads), kThreads, 0, stream>>>(
       ids, tokens, dout, first_row, rows, hidden, dtable);
   DGX_CUDA_CHECK_LAUNCH();
@@ -109,8 +124,12 @@ void embedding_backward(const std::int32_t* ids, std::int64_t tokens, const bf16
 
 void cross_entropy_forward(const bf16* logits, const std::int32_t* targets, std::int64_t tokens, std::int64_t vocab,
                            float* loss, float* lse, cudaStream_t stream) {
-  if (tokens == 0) return;
-  if (tokens > 0x7fffffff) throw Error(Error::Kind::unsupported, "cross_entropy: too many tokens");
+  if (tokens == 0) {
+    return;
+  }
+  if (tokens > 0x7fffffff) {
+    throw Error(Error::Kind::unsupported, "cross_entropy: too many tokens");
+  }
   cross_entropy_forward_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(logits, targets, vocab, loss,
                                                                                        lse);
   DGX_CUDA_CHECK_LAUNCH();
@@ -118,8 +137,12 @@ void cross_entropy_forward(const bf16* logits, const std::int32_t* targets, std:
 
 void cross_entropy_backward(const bf16* logits, const std::int32_t* targets, const float* lse, std::int64_t tokens,
                             std::int64_t vocab, float grad_scale, bf16* dlogits, cudaStream_t stream) {
-  if (tokens == 0) return;
-  if (tokens > 0x7fffffff) throw Error(Error::Kind::unsupported, "cross_entropy: too many tokens");
+  if (tokens == 0) {
+    return;
+  }
+  if (tokens > 0x7fffffff) {
+    throw Error(Error::Kind::unsupported, "cross_entropy: too many tokens");
+  }
   cross_entropy_backward_kernel<<<static_cast<unsigned>(tokens), kThreads, 0, stream>>>(logits, targets, lse, vocab,
                                                                                         grad_scale, dlogits);
   DGX_CUDA_CHECK_LAUNCH();

@@ -27,7 +27,9 @@ __global__ void norm_forward_kernel(const bf16* __restrict__ x, const bf16* __re
     for (std::int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
       detail::load8(xr + i * kVec, v);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) sum += v[e];
+      for (int e = 0; e < kVec; ++e) {
+        sum += v[e];
+      }
     }
     mean = detail::block_sum(sum, shared) / float(cols);
   }
@@ -35,21 +37,29 @@ __global__ void norm_forward_kernel(const bf16* __restrict__ x, const bf16* __re
   for (std::int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
     detail::load8(xr + i * kVec, v);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) squares += (v[e] - mean) * (v[e] - mean);
+    for (int e = 0; e < kVec; ++e) {
+      squares += (v[e] - mean) * (v[e] - mean);
+    }
   }
   const float rstd = rsqrtf(detail::block_sum(squares, shared) / float(cols) + kEpsilon);
   for (std::int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
     float g[kVec], b[kVec];
     detail::load8(xr + i * kVec, v);
     detail::load8(gamma + i * kVec, g);
-    if (kLayer) detail::load8(beta + i * kVec, b);
+    if (kLayer) {
+      detail::load8(beta + i * kVec, b);
+    }
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) v[e] = (v[e] - mean) * rstd * g[e] + (kLayer ? b[e] : 0.0f);
+    for (int e = 0; e < kVec; ++e) {
+      v[e] = (v[e] - mean) * rstd * g[e] + (kLayer ? b[e] : 0.0f);
+    }
     detail::store8(y + row * cols + i * kVec, v);
   }
   if (threadIdx.x == 0) {
     rstd_out[row] = rstd;
-    if (kLayer) mean_out[row] = mean;
+    if (kLayer) {
+      mean_out[row] = mean;
+    }
   }
 }
 
@@ -71,7 +81,9 @@ __global__ void norm_backward_kernel(const bf16* __restrict__ x, const bf16* __r
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       const std::int64_t i = threadIdx.x + std::int64_t(p) * blockDim.x;
-      if (i >= vectors) break;
+      if (i >= vectors) {
+        break;
+      }
       float xv[kVec], dv[kVec], g[kVec];
       detail::load8(xr + i * kVec, xv);
       detail::load8(dyr + i * kVec, dv);
@@ -82,7 +94,9 @@ __global__ void norm_backward_kernel(const bf16* __restrict__ x, const bf16* __r
         sum_g += ge;
         sum_gx += ge * xhat;
         dgamma[p][e] += dv[e] * xhat;
-        if (kLayer) dbeta[p][e] += dv[e];
+        if (kLayer) {
+          dbeta[p][e] += dv[e];
+        }
       }
     }
     const float mean_g = kLayer ? detail::block_sum(sum_g, shared) / float(cols) : 0.0f;
@@ -90,7 +104,9 @@ __global__ void norm_backward_kernel(const bf16* __restrict__ x, const bf16* __r
 #pragma unroll
     for (int p = 0; p < kPerThread; ++p) {
       const std::int64_t i = threadIdx.x + std::int64_t(p) * blockDim.x;
-      if (i >= vectors) break;
+      if (i >= vectors) {
+        break;
+      }
       float xv[kVec], dv[kVec], g[kVec], out[kVec];
       detail::load8(xr + i * kVec, xv);
       detail::load8(dyr + i * kVec, dv);
@@ -107,11 +123,15 @@ __global__ void norm_backward_kernel(const bf16* __restrict__ x, const bf16* __r
 #pragma unroll
   for (int p = 0; p < kPerThread; ++p) {
     const std::int64_t i = threadIdx.x + std::int64_t(p) * blockDim.x;
-    if (i >= vectors) break;
+    if (i >= vectors) {
+      break;
+    }
 #pragma unroll
     for (int e = 0; e < kVec; ++e) {
       partial[blockIdx.x * cols + i * kVec + e] = dgamma[p][e];
-      if (kLayer) partial[(gridDim.x + blockIdx.x) * cols + i * kVec + e] = dbeta[p][e];
+      if (kLayer) {
+        partial[(gridDim.x + blockIdx.x) * cols + i * kVec + e] = dbeta[p][e];
+      }
     }
   }
 }
@@ -121,7 +141,9 @@ __global__ void column_sum_kernel(const float* __restrict__ partial, int blocks,
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < cols;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     float sum = 0.0f;
-    for (int b = 0; b < blocks; ++b) sum += partial[b * cols + j];
+    for (int b = 0; b < blocks; ++b) {
+      sum += partial[b * cols + j];
+    }
     out[j] += sum;
   }
 }
@@ -129,11 +151,13 @@ __global__ void column_sum_kernel(const float* __restrict__ partial, int blocks,
 constexpr int kThreads = 256;
 
 void check_cols(std::int64_t cols) {
-  if (cols % kVec != 0 || cols <= 0)
+  if (cols % kVec != 0 || cols <= 0) {
     throw Error(Error::Kind::unsupported,
                 "norm: the row length (" + std::to_string(cols) + ") must be a multiple of 8");
-  if (cols / kVec > std::int64_t(kThreads) * 8)
+  }
+  if (cols / kVec > std::int64_t(kThreads) * 8) {
     throw Error(Error::Kind::unsupported, "norm: rows longer than 16384 are not supported");
+  }
 }
 
 int backward_blocks(std::int64_t rows) {
@@ -152,12 +176,15 @@ template <bool kLayer>
 void dispatch_backward(const bf16* x, const bf16* gamma, const float* mean, const float* rstd, const bf16* dy, bf16* dx,
                        float* partial, std::int64_t rows, std::int64_t cols, int blocks, cudaStream_t stream) {
   const std::int64_t per_thread = (cols / kVec + kThreads - 1) / kThreads;
-  if (per_thread <= 1)
+  if (per_thread <= 1) {
     return launch_backward<kLayer, 1>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
-  if (per_thread <= 2)
+  }
+  if (per_thread <= 2) {
     return launch_backward<kLayer, 2>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
-  if (per_thread <= 4)
+  }
+  if (per_thread <= 4) {
     return launch_backward<kLayer, 4>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
+  }
   launch_backward<kLayer, 8>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
 }
 
@@ -166,13 +193,16 @@ void dispatch_backward(const bf16* x, const bf16* gamma, const float* mean, cons
 void norm_forward(kernels::Norm norm, const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean,
                   float* rstd, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   check_cols(cols);
-  if (rows == 0) return;
-  if (norm == kernels::Norm::layernorm)
+  if (rows == 0) {
+    return;
+  }
+  if (norm == kernels::Norm::layernorm) {
     norm_forward_kernel<true>
         <<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols);
-  else
+  } else {
     norm_forward_kernel<false>
         <<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols);
+  }
   DGX_CUDA_CHECK_LAUNCH();
 }
 
@@ -185,14 +215,17 @@ void norm_backward(kernels::Norm norm, const bf16* x, const bf16* gamma, const f
                    const bf16* dy, bf16* dx, float* dgamma, float* dbeta, void* workspace, std::int64_t rows,
                    std::int64_t cols, cudaStream_t stream) {
   check_cols(cols);
-  if (rows == 0) return;
+  if (rows == 0) {
+    return;
+  }
   const int blocks = backward_blocks(rows);
   auto* partial = static_cast<float*>(workspace);
   const bool layer = norm == kernels::Norm::layernorm;
-  if (layer)
+  if (layer) {
     dispatch_backward<true>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
-  else
+  } else {
     dispatch_backward<false>(x, gamma, mean, rstd, dy, dx, partial, rows, cols, blocks, stream);
+  }
   const unsigned grid = detail::grid_for(cols, kThreads);
   column_sum_kernel<<<grid, kThreads, 0, stream>>>(partial, blocks, cols, dgamma);
   DGX_CUDA_CHECK_LAUNCH();

@@ -8,17 +8,23 @@ namespace dgx::llm::cuda {
 
 Stream::Stream() { DGX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 Stream::~Stream() {
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  if (stream_ != nullptr) {
+    cudaStreamDestroy(stream_);
+  }
 }
 void Stream::synchronize() const { DGX_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
 Event::Event() { DGX_CUDA_CHECK(cudaEventCreate(&event_)); }
 Event::~Event() {
-  if (event_ != nullptr) cudaEventDestroy(event_);
+  if (event_ != nullptr) {
+    cudaEventDestroy(event_);
+  }
 }
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
-    if (event_ != nullptr) cudaEventDestroy(event_);
+    if (event_ != nullptr) {
+      cudaEventDestroy(event_);
+    }
     event_ = std::exchange(other.event_, nullptr);
   }
   return *this;
@@ -50,7 +56,9 @@ MemoryPool::MemoryPool() {
   }
 }
 MemoryPool::~MemoryPool() {
-  if (pool_ != nullptr) cudaMemPoolDestroy(pool_);  // deferred by the runtime while allocations are outstanding
+  if (pool_ != nullptr) {
+    cudaMemPoolDestroy(pool_);  // deferred by the runtime while allocations are outstanding
+  }
 }
 namespace {
 std::uint64_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attribute) {
@@ -68,11 +76,15 @@ void MemoryPool::reset_peak() {
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) DGX_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  if (bytes > 0) {
+    DGX_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  }
 }
 DeviceBuffer::DeviceBuffer(std::size_t bytes, const MemoryPool& pool, cudaStream_t stream)
     : bytes_(bytes), stream_(stream), pooled_(true) {
-  if (bytes > 0) DGX_CUDA_CHECK(cudaMallocFromPoolAsync(&data_, bytes, pool.get(), stream));
+  if (bytes > 0) {
+    DGX_CUDA_CHECK(cudaMallocFromPoolAsync(&data_, bytes, pool.get(), stream));
+  }
 }
 DeviceBuffer::~DeviceBuffer() { reset(); }
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
@@ -87,10 +99,11 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 }
 void DeviceBuffer::reset() noexcept {
   if (data_ != nullptr) {
-    if (pooled_)
+    if (pooled_) {
       cudaFreeAsync(data_, stream_);  // stream-ordered: after the work already queued that uses it
-    else
+    } else {
       cudaFree(data_);
+    }
   }
   data_ = nullptr;
   bytes_ = 0;

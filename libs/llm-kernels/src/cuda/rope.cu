@@ -48,9 +48,12 @@ void rope_table(float2* table, std::int64_t positions, std::int64_t head_dim, do
 
 void rope_apply(bf16* rows, std::int64_t tokens, std::int64_t row_stride, std::int64_t heads, std::int64_t head_dim,
                 std::int64_t seq_len, const float2* table, bool inverse, cudaStream_t stream) {
-  if (head_dim % 4 != 0)
+  if (head_dim % 4 != 0) {
     throw Error(Error::Kind::unsupported, "rope: head_dim (" + std::to_string(head_dim) + ") must be a multiple of 4");
-  if (tokens * heads == 0) return;
+  }
+  if (tokens * heads == 0) {
+    return;
+  }
   rope_kernel<<<detail::grid_for(tokens * heads * head_dim / 4, kThreads), kThreads, 0, stream>>>(
       rows, tokens, row_stride, heads, head_dim, seq_len, table, inverse ? -1.0f : 1.0f);
   DGX_CUDA_CHECK_LAUNCH();

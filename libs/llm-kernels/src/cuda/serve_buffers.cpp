@@ -63,7 +63,9 @@ PagedKvStorage::PagedKvStorage(const ServeDims& dims, kernels::KvFormat format, 
   const std::int64_t blocks = sequences * base.max_blocks;
   std::vector<std::int32_t> order(static_cast<std::size_t>(blocks));
   std::iota(order.begin(), order.end(), 0);
-  if (shuffle_seed != 0) std::shuffle(order.begin(), order.end(), std::mt19937_64(shuffle_seed));
+  if (shuffle_seed != 0) {
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(shuffle_seed));
+  }
   table = upload_ints(order);
   base.block_table = table.as<std::int32_t>();
   const std::size_t bytes =

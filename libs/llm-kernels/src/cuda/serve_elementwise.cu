@@ -34,11 +34,15 @@ __global__ void add_rmsnorm_kernel(bf16* __restrict__ stream, const bf16* __rest
       float d[detail::kVec];
       detail::load8(delta + row * cols + c, d);
 #pragma unroll
-      for (int i = 0; i < detail::kVec; ++i) v[i] += d[i];
+      for (int i = 0; i < detail::kVec; ++i) {
+        v[i] += d[i];
+      }
       detail::store8(x + c, v);
     }
 #pragma unroll
-    for (int i = 0; i < detail::kVec; ++i) squares += v[i] * v[i];
+    for (int i = 0; i < detail::kVec; ++i) {
+      squares += v[i] * v[i];
+    }
   }
   const float rstd = rsqrtf(detail::block_sum(squares, shared) / float(cols) + kEpsilon);
   for (std::int64_t c = threadIdx.x * detail::kVec; c < cols; c += blockDim.x * detail::kVec) {
@@ -46,7 +50,9 @@ __global__ void add_rmsnorm_kernel(bf16* __restrict__ stream, const bf16* __rest
     detail::load8(x + c, v);  // this thread wrote it: no barrier needed
     detail::load8(gamma + c, g);
 #pragma unroll
-    for (int i = 0; i < detail::kVec; ++i) v[i] *= rstd * g[i];
+    for (int i = 0; i < detail::kVec; ++i) {
+      v[i] *= rstd * g[i];
+    }
     store8_any(out, row * cols + c, out_fp8, scale, v);
   }
 }
@@ -61,7 +67,9 @@ __global__ void swiglu_out_kernel(const bf16* __restrict__ in, void* __restrict_
     detail::load8(in + row * 2 * f + c, gate);
     detail::load8(in + row * 2 * f + f + c, up);
 #pragma unroll
-    for (int i = 0; i < detail::kVec; ++i) v[i] = gate[i] / (1.0f + __expf(-gate[i])) * up[i];
+    for (int i = 0; i < detail::kVec; ++i) {
+      v[i] = gate[i] / (1.0f + __expf(-gate[i])) * up[i];
+    }
     store8_any(out, row * f + c, out_fp8, scale, v);
   }
 }
@@ -104,13 +112,16 @@ __global__ void argmax_kernel(const bf16* __restrict__ logits, std::int64_t cols
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) ids[blockIdx.x] = best_index[0];
+  if (threadIdx.x == 0) {
+    ids[blockIdx.x] = best_index[0];
+  }
 }
 
 void require_vectors(const char* what, std::int64_t n) {
-  if (n % detail::kVec != 0)
+  if (n % detail::kVec != 0) {
     throw Error(Error::Kind::unsupported,
                 std::string(what) + ": sizes must be multiples of 8 (16-byte vectors), got " + std::to_string(n));
+  }
 }
 
 }  // namespace
@@ -118,7 +129,9 @@ void require_vectors(const char* what, std::int64_t n) {
 void add_rmsnorm(bf16* stream, const bf16* delta, const bf16* gamma, void* out, bool out_fp8, float out_scale,
                  std::int64_t rows, std::int64_t cols, cudaStream_t stream_) {
   require_vectors("add_rmsnorm", cols);
-  if (rows == 0) return;
+  if (rows == 0) {
+    return;
+  }
   add_rmsnorm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream_>>>(stream, delta, gamma, out, out_fp8,
                                                                             out_scale, cols);
   DGX_CUDA_CHECK_LAUNCH();
@@ -127,7 +140,9 @@ void add_rmsnorm(bf16* stream, const bf16* delta, const bf16* gamma, void* out, 
 void swiglu_out(const bf16* in, void* out, bool out_fp8, float out_scale, std::int64_t rows, std::int64_t f,
                 cudaStream_t stream) {
   require_vectors("swiglu_out", f);
-  if (rows * f == 0) return;
+  if (rows * f == 0) {
+    return;
+  }
   swiglu_out_kernel<<<detail::grid_for(rows * f / detail::kVec, kThreads), kThreads, 0, stream>>>(in, out, out_fp8,
                                                                                                   out_scale, rows, f);
   DGX_CUDA_CHECK_LAUNCH();
@@ -135,13 +150,17 @@ void swiglu_out(const bf16* in, void* out, bool out_fp8, float out_scale, std::i
 
 void cast_fp8_static(const bf16* x, void* out, float scale, std::int64_t n, cudaStream_t stream) {
   require_vectors("cast_fp8_static", n);
-  if (n == 0) return;
+  if (n == 0) {
+    return;
+  }
   cast_fp8_kernel<<<detail::grid_for(n / detail::kVec, kThreads), kThreads, 0, stream>>>(x, out, scale, n);
   DGX_CUDA_CHECK_LAUNCH();
 }
 
 void argmax_rows(const bf16* logits, std::int64_t rows, std::int64_t cols, std::int32_t* ids, cudaStream_t stream) {
-  if (rows == 0) return;
+  if (rows == 0) {
+    return;
+  }
   argmax_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(logits, cols, ids);
   DGX_CUDA_CHECK_LAUNCH();
 }

@@ -22,9 +22,10 @@ using detail::ServeWeights;
 /// Refuses what the measured serving layer does not run, before anything is allocated.
 const kernels::ServeLayerSpec& supported(const kernels::ServeLayerSpec& spec) {
   const kernels::Architecture& a = spec.arch;
-  if (a.moe() || a.activation != kernels::Activation::swiglu || a.norm != kernels::Norm::rmsnorm)
+  if (a.moe() || a.activation != kernels::Activation::swiglu || a.norm != kernels::Norm::rmsnorm) {
     throw Error(Error::Kind::unsupported, "the measured serving layer is a dense SwiGLU / RMSNorm layer (Llama); " +
                                               kernels::describe(spec) + " is projected only");
+  }
   return spec;
 }
 
@@ -95,7 +96,9 @@ ServeLayer::Impl::Impl(const kernels::ServeLayerSpec& s, std::uint64_t random_se
   }
   splits = decode_attention_splits(spec.decode_batch, hq, hkv, spec.context + 1);
   const std::size_t workspace = decode_attention_workspace_bytes(spec.decode_batch, hq, d, splits);
-  if (workspace > 0) attention_workspace = DeviceBuffer(workspace);
+  if (workspace > 0) {
+    attention_workspace = DeviceBuffer(workspace);
+  }
 
   // The prompt's attention: cuDNN flash attention, causal, reading q, k, v from the QKV rows of the chunk.
   if (spec.prefill_tokens > 0) {
@@ -205,7 +208,9 @@ void ServeLayer::decode() {
 }
 
 void ServeLayer::chunk() {
-  if (impl_->spec.prefill_tokens == 0) throw std::invalid_argument("this serving layer has no prompt chunk");
+  if (impl_->spec.prefill_tokens == 0) {
+    throw std::invalid_argument("this serving layer has no prompt chunk");
+  }
   impl_->recorder.begin_step(false);
   impl_->iteration(true);
 }
@@ -214,10 +219,14 @@ void ServeLayer::synchronize() { impl_->stream.synchronize(); }
 
 double ServeLayer::time_decode(int iterations, bool flush_l2) {
   Impl& m = *impl_;
-  if (flush_l2) DGX_CUDA_CHECK(cudaMemsetAsync(m.l2_flush.get(), 0, m.l2_flush.bytes(), m.stream.get()));
+  if (flush_l2) {
+    DGX_CUDA_CHECK(cudaMemsetAsync(m.l2_flush.get(), 0, m.l2_flush.bytes(), m.stream.get()));
+  }
   Event start, stop;
   start.record(m.stream.get());
-  for (int i = 0; i < iterations; ++i) decode();
+  for (int i = 0; i < iterations; ++i) {
+    decode();
+  }
   stop.record(m.stream.get());
   stop.synchronize();
   return double(stop.milliseconds_since(start)) * 1e-3;
@@ -240,7 +249,9 @@ kernels::ServeLayerTiming ServeLayer::profile(int repeats) {
     m.iteration(with_chunk);  // warm
     Event start, stop;
     start.record(m.stream.get());
-    for (int r = 0; r < repeats; ++r) m.iteration(with_chunk);
+    for (int r = 0; r < repeats; ++r) {
+      m.iteration(with_chunk);
+    }
     stop.record(m.stream.get());
     stop.synchronize();
     return double(stop.milliseconds_since(start)) * 1e-3 / repeats;

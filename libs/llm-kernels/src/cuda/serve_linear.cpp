@@ -27,7 +27,9 @@ template <typename Enqueue> float time_runs(cudaStream_t stream, Enqueue&& enque
   enqueue();
   Event start, stop;
   start.record(stream);
-  for (int i = 0; i < kTuneRuns; ++i) enqueue();
+  for (int i = 0; i < kTuneRuns; ++i) {
+    enqueue();
+  }
   stop.record(stream);
   stop.synchronize();
   return stop.milliseconds_since(start);
@@ -73,7 +75,9 @@ ServeGemm::ServeGemm(const BlasLt& blas, std::int64_t rows, std::int64_t in, std
   try {
     gemm_ = std::make_unique<Gemm>(blas, desc, candidates);
   } catch (const Error& e) {
-    if (e.kind() != Error::Kind::unsupported || rows > kGemvMaxRows) throw;
+    if (e.kind() != Error::Kind::unsupported || rows > kGemvMaxRows) {
+      throw;
+    }
     gemm_.reset();  // the GEMV serves these few rows alone
   }
   device_float(one_, 1.0f);

@@ -35,7 +35,9 @@ struct StageOps::Impl {
     gamma = ctx.alloc(bf16_bytes(r.hidden));
     fill_uniform(gamma.as<bf16>(), r.hidden, ctx.next_seed(), 0.1f, ctx.s(), 1.0f);
     beta = ctx.alloc(spec.arch.norm == kernels::Norm::layernorm ? bf16_bytes(r.hidden) : 0);
-    if (beta) fill_uniform(beta.as<bf16>(), r.hidden, ctx.next_seed(), 0.1f, ctx.s());
+    if (beta) {
+      fill_uniform(beta.as<bf16>(), r.hidden, ctx.next_seed(), 0.1f, ctx.s());
+    }
     gamma_grad = ctx.alloc(f32_bytes(r.hidden));
     beta_grad = ctx.alloc(beta ? f32_bytes(r.hidden) : 0);
     ids = ctx.alloc(std::size_t(r.tokens) * sizeof(std::int32_t));
@@ -111,13 +113,16 @@ void StageOps::Impl::step() {
 
 StageOps::StageOps(const kernels::LayerSpec& spec, const LayerOptions& options) {
   validate(spec);
-  if (spec.arch.vocab <= 0 || spec.arch.vocab % spec.layout.tp != 0)
+  if (spec.arch.vocab <= 0 || spec.arch.vocab % spec.layout.tp != 0) {
     throw std::invalid_argument("stage ops: vocab must be positive and a multiple of tp");
+  }
   impl_ = std::make_unique<Impl>(spec, options);
 }
 
 StageOps::~StageOps() {
-  if (impl_) cudaStreamSynchronize(impl_->ctx.s());
+  if (impl_) {
+    cudaStreamSynchronize(impl_->ctx.s());
+  }
 }
 
 std::vector<kernels::OpTiming> StageOps::profile(int repeats) {

@@ -11,15 +11,21 @@ namespace {
 
 template <typename Enum, std::size_t N>
 std::optional<Enum> parse_enum(std::string_view text, const std::pair<Enum, std::string_view> (&names)[N]) {
-  for (const auto& [value, name] : names)
-    if (name == text) return value;
+  for (const auto& [value, name] : names) {
+    if (name == text) {
+      return value;
+    }
+  }
   return std::nullopt;
 }
 
 template <typename Enum, std::size_t N>
 std::string_view enum_name(Enum value, const std::pair<Enum, std::string_view> (&names)[N]) {
-  for (const auto& [candidate, name] : names)
-    if (candidate == value) return name;
+  for (const auto& [candidate, name] : names) {
+    if (candidate == value) {
+      return name;
+    }
+  }
   return "?";
 }
 
@@ -33,7 +39,9 @@ constexpr std::pair<Recompute, std::string_view> kRecomputes[] = {
     {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}};
 
 void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument(message);
+  if (!condition) {
+    throw std::invalid_argument(message);
+  }
 }
 
 std::string str(std::int64_t value) { return std::to_string(value); }
@@ -101,7 +109,9 @@ void validate_lora(const LayerSpec& s) {
 }
 
 void validate_samples(const LayerSpec& s) {
-  if (s.sample_len == 0) return;
+  if (s.sample_len == 0) {
+    return;
+  }
   require(s.sample_len > 0 && s.seq_len % s.sample_len == 0,
           "samples: sample_len (" + str(s.sample_len) + ") must divide seq_len (" + str(s.seq_len) + ")");
   require(s.layout.cp == 1, "samples: packed samples are run with cp = 1");
@@ -109,14 +119,17 @@ void validate_samples(const LayerSpec& s) {
 
 void validate_precision(const LayerSpec& s) {
   require(s.amax_history >= 1 && s.amax_history <= 1024, "fp8: amax_history must be in 1..1024");
-  if (s.precision != Precision::fp8) return;
+  if (s.precision != Precision::fp8) {
+    return;
+  }
   // cuBLASLt FP8 GEMMs need every dimension a multiple of 16.
   const RankShapes r = rank_shapes(s);
   const std::int64_t rows = s.arch.moe() ? r.rows_per_expert : r.tokens;
   for (const auto& [value, what] :
        {std::pair{rows, "GEMM rows (tokens, or rows per expert)"}, std::pair{r.hidden, "hidden"},
-        std::pair{r.ffn, "ffn / tp"}, std::pair{r.qkv_width, "qkv width / tp"}})
+        std::pair{r.ffn, "ffn / tp"}, std::pair{r.qkv_width, "qkv width / tp"}}) {
     require(value % 16 == 0, std::string("fp8: ") + what + " (" + str(value) + ") must be a multiple of 16");
+  }
 }
 
 }  // namespace
@@ -168,19 +181,27 @@ std::string describe(const LayerSpec& spec) {
   std::ostringstream out;
   out << "h=" << a.hidden << " ffn=" << a.ffn << " heads=" << a.heads << " kv=" << a.kv_groups << " d=" << a.dim()
       << ' ' << to_string(a.activation) << ' ' << to_string(a.norm);
-  if (a.moe()) out << " experts=" << a.experts << " top_k=" << a.top_k;
+  if (a.moe()) {
+    out << " experts=" << a.experts << " top_k=" << a.top_k;
+  }
   out << " seq=" << spec.seq_len << " mbs=" << spec.micro_batch << " tp=" << spec.layout.tp << " cp=" << spec.layout.cp
       << " ep=" << spec.layout.ep << ' ' << to_string(spec.precision);
-  if (spec.precision == Precision::fp8) out << '(' << to_string(spec.scaling) << ')';
+  if (spec.precision == Precision::fp8) {
+    out << '(' << to_string(spec.scaling) << ')';
+  }
   out << " recompute=" << to_string(spec.recompute);
-  if (spec.sample_len > 0) out << " sample=" << spec.sample_len;
+  if (spec.sample_len > 0) {
+    out << " sample=" << spec.sample_len;
+  }
   const Lora& lora = spec.lora;
   if (lora.enabled()) {
     out << " lora=r" << lora.rank << '(';
     const char* sep = "";
     for (const auto& [on, name] : {std::pair{lora.qkv, "qkv"}, std::pair{lora.proj, "proj"}, std::pair{lora.fc1, "fc1"},
                                    std::pair{lora.fc2, "fc2"}}) {
-      if (!on) continue;
+      if (!on) {
+        continue;
+      }
       out << sep << name;
       sep = ",";
     }
@@ -207,8 +228,9 @@ double model_flops(const LayerSpec& spec) {
     const double fc1_width = (a.gated() ? 2.0 : 1.0) * double(a.ffn);
     double adapters = 0;
     for (const auto& [on, in, out] : {std::tuple{lora.qkv, h, q_dim + 2 * kv_dim}, std::tuple{lora.proj, q_dim, h},
-                                      std::tuple{lora.fc1, h, fc1_width}, std::tuple{lora.fc2, double(a.ffn), h}})
+                                      std::tuple{lora.fc1, h, fc1_width}, std::tuple{lora.fc2, double(a.ffn), h}}) {
       adapters += on ? 6.0 * lora.rank * (in + out) : 0.0;
+    }
     per_token = 2 * (projections + mlp) + 3 * core + adapters;
   }
   return per_token * tokens / double(spec.layout.tp * spec.layout.cp);

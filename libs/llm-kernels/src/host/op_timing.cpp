@@ -21,7 +21,9 @@ std::string OpTiming::key() const {
   switch (kind) {
   case OpKind::gemm:
     out << ' ' << precision << " m=" << gemm.m << " n=" << gemm.n << " k=" << gemm.k;
-    if (gemm.groups != 1) out << " groups=" << gemm.groups;
+    if (gemm.groups != 1) {
+      out << " groups=" << gemm.groups;
+    }
     break;
   case OpKind::attention:
     out << ' ' << precision << " b=" << attention.batch << " h=" << attention.heads << " kv=" << attention.kv_heads
@@ -42,8 +44,12 @@ namespace {
 /// Query–key pairs the mask leaves: top-left aligned causal, or all.
 double unmasked_pairs(const AttentionDims& d) {
   const double q = double(d.q_len), k = double(d.kv_len);
-  if (!d.causal) return q * k;
-  if (q <= k) return q * (q + 1) / 2;
+  if (!d.causal) {
+    return q * k;
+  }
+  if (q <= k) {
+    return q * (q + 1) / 2;
+  }
   return k * (k + 1) / 2 + (q - k) * k;
 }
 

@@ -7,7 +7,9 @@ namespace dgx::llm::kernels {
 namespace {
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
+  if (!ok) {
+    throw std::invalid_argument(what);
+  }
 }
 
 double gemm_bytes(Precision p) { return p == Precision::fp8 ? 1.0 : 2.0; }
@@ -42,9 +44,13 @@ std::string describe(const ServeLayerSpec& s) {
   std::string out = "h=" + std::to_string(a.hidden) + " ffn=" + std::to_string(a.ffn) +
                     " heads=" + std::to_string(a.heads) + " kv=" + std::to_string(a.kv_groups) +
                     " d=" + std::to_string(a.dim());
-  if (a.moe()) out += " experts=" + std::to_string(a.experts) + " top" + std::to_string(a.top_k);
+  if (a.moe()) {
+    out += " experts=" + std::to_string(a.experts) + " top" + std::to_string(a.top_k);
+  }
   out += " tp=" + std::to_string(s.tp);
-  if (s.ep > 1) out += " ep=" + std::to_string(s.ep);
+  if (s.ep > 1) {
+    out += " ep=" + std::to_string(s.ep);
+  }
   return out + " " + std::string(to_string(s.precision)) + " kv=" + std::string(to_string(s.kv)) +
          " batch=" + std::to_string(s.decode_batch) + " ctx=" + std::to_string(s.context) +
          " chunk=" + std::to_string(s.prefill_tokens);

@@ -83,8 +83,11 @@ constexpr std::string_view dtype_name(DType t) {
 }
 
 inline std::optional<DType> dtype_from_name(std::string_view name) {
-  for (const DType t : kAllDTypes)
-    if (dtype_name(t) == name) return t;
+  for (const DType t : kAllDTypes) {
+    if (dtype_name(t) == name) {
+      return t;
+    }
+  }
   struct Alias {
     std::string_view name;
     DType type;
@@ -93,8 +96,11 @@ inline std::optional<DType> dtype_from_name(std::string_view name) {
       {"half", DType::fp16},       {"float16", DType::fp16}, {"bfloat16", DType::bf16}, {"float", DType::fp32},
       {"float32", DType::fp32},    {"double", DType::fp64},  {"float64", DType::fp64},  {"f8e4m3", DType::fp8_e4m3},
       {"f8e5m2", DType::fp8_e5m2}, {"char", DType::int8},    {"int", DType::int32}};
-  for (const Alias& a : aliases)
-    if (a.name == name) return a.type;
+  for (const Alias& a : aliases) {
+    if (a.name == name) {
+      return a.type;
+    }
+  }
   return std::nullopt;
 }
 
@@ -115,8 +121,11 @@ constexpr std::string_view op_name(ReduceOp op) {
 }
 
 inline std::optional<ReduceOp> op_from_name(std::string_view name) {
-  for (const ReduceOp op : kAllOps)
-    if (op_name(op) == name) return op;
+  for (const ReduceOp op : kAllOps) {
+    if (op_name(op) == name) {
+      return op;
+    }
+  }
   return std::nullopt;
 }
 
@@ -189,9 +198,10 @@ private:
     std::array<char, 512> message{};
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     const dgx_status status = body(&error);
-    if (status != DGX_OK)
+    if (status != DGX_OK) {
       throw Error(status, std::string(api_->name) + " " + what +
                               " failed: " + (message[0] != '\0' ? message.data() : status_name(status)));
+    }
   }
 
   const dgx_comm_api* api_;

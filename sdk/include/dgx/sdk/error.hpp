@@ -67,16 +67,22 @@ inline constexpr StatusName kStatusNames[] = {
 
 /// What a status code means, for people: "runtime error"; "unknown status" for a code outside the ABI.
 inline const char* status_name(dgx_status status) noexcept {
-  for (const StatusName& s : kStatusNames)
-    if (s.status == status) return s.description;
+  for (const StatusName& s : kStatusNames) {
+    if (s.status == status) {
+      return s.description;
+    }
+  }
   return "unknown status";
 }
 
 /// The status code's name in the ABI header, for messages about the ABI: "DGX_ERR_RUNTIME";
 /// "unknown status 77" for a code outside it.
 inline std::string status_symbol(dgx_status status) {
-  for (const StatusName& s : kStatusNames)
-    if (s.status == status) return s.symbol;
+  for (const StatusName& s : kStatusNames) {
+    if (s.status == status) {
+      return s.symbol;
+    }
+  }
   return "unknown status " + std::to_string(status);
 }
 

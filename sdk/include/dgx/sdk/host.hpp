@@ -136,7 +136,9 @@ public:
   [[nodiscard]] std::optional<double> find_float(const std::string& key) const {
     double value = 0;
     const dgx_status status = api_->config_get_float(api_->ctx, key.c_str(), &value);
-    if (status == DGX_ERR_NOT_FOUND) return std::nullopt;
+    if (status == DGX_ERR_NOT_FOUND) {
+      return std::nullopt;
+    }
     check_config(status, key, "a number");
     return value;
   }
@@ -147,16 +149,20 @@ public:
   void emit(const Row& row) const {
     std::vector<dgx_config_entry> config;
     config.reserve(row.config_.size());
-    for (const auto& e : row.config_)
+    for (const auto& e : row.config_) {
       config.push_back({sizeof(dgx_config_entry), e.key.c_str(), e.value.c_str(), e.flags});
+    }
     std::vector<dgx_metric> metrics;
     metrics.reserve(row.metrics_.size());
-    for (const auto& m : row.metrics_)
+    for (const auto& m : row.metrics_) {
       metrics.push_back({sizeof(dgx_metric), m.name.c_str(), m.value, m.unit.c_str(), m.flags,
                          m.label.empty() ? nullptr : m.label.c_str()});
+    }
     std::vector<dgx_field> fields;
     fields.reserve(row.fields_.size());
-    for (const auto& f : row.fields_) fields.push_back({sizeof(dgx_field), f.key.c_str(), f.value.c_str(), f.flags});
+    for (const auto& f : row.fields_) {
+      fields.push_back({sizeof(dgx_field), f.key.c_str(), f.value.c_str(), f.flags});
+    }
     dgx_result_row c_row{};
     c_row.struct_size = sizeof c_row;
     c_row.workload = row.workload_.empty() ? nullptr : row.workload_.c_str();
@@ -217,23 +223,33 @@ public:
   [[nodiscard]] bool cancelled() const { return api_->cancel_requested(api_->ctx) != 0; }
   /// Throws Cancelled when the host asks to stop (cancelled()).
   void throw_if_cancelled() const {
-    if (cancelled()) throw Cancelled("cancelled by the user");
+    if (cancelled()) {
+      throw Cancelled("cancelled by the user");
+    }
   }
   [[nodiscard]] std::optional<std::string> find_data_file(const std::string& relative_path) const {
     std::string buffer(4096, '\0');
     const dgx_status status = api_->find_data_file(api_->ctx, relative_path.c_str(), buffer.data(), buffer.size());
-    if (status != DGX_OK) return std::nullopt;
+    if (status != DGX_OK) {
+      return std::nullopt;
+    }
     buffer.resize(buffer.find('\0'));
     return buffer;
   }
 
 private:
   static void check(dgx_status status, const char* what) {
-    if (status != DGX_OK) throw Error(status, std::string("host service ") + what + " failed: " + status_name(status));
+    if (status != DGX_OK) {
+      throw Error(status, std::string("host service ") + what + " failed: " + status_name(status));
+    }
   }
   static void check_config(dgx_status status, const std::string& key, const char* expected) {
-    if (status == DGX_OK) return;
-    if (status == DGX_ERR_NOT_FOUND) throw Error(status, "config key '" + key + "' has no value");
+    if (status == DGX_OK) {
+      return;
+    }
+    if (status == DGX_ERR_NOT_FOUND) {
+      throw Error(status, "config key '" + key + "' has no value");
+    }
     throw Error(status, "config key '" + key + "' is not " + expected);
   }
   template <typename T, typename Getter>

@@ -49,15 +49,21 @@ inline std::uint32_t encode(const Minifloat& f, double x) {
   const std::uint32_t exponent_all_ones = static_cast<std::uint32_t>(f.max_exponent_field()) << m_bits;
   const std::uint32_t nan =
       f.ieee_specials ? exponent_all_ones | (1u << (m_bits - 1)) : exponent_all_ones | ((1u << m_bits) - 1);
-  if (std::isnan(x)) return sign | nan;
+  if (std::isnan(x)) {
+    return sign | nan;
+  }
   // Largest finite: E4M3 gives up its all-ones pattern to NaN.
   const int max_field = f.ieee_specials ? f.max_exponent_field() - 1 : f.max_exponent_field();
   const std::uint32_t max_mantissa = f.ieee_specials ? (1u << m_bits) - 1 : (1u << m_bits) - 2;
   const std::uint32_t max_finite = (static_cast<std::uint32_t>(max_field) << m_bits) | max_mantissa;
   const std::uint32_t overflow = f.ieee_specials ? exponent_all_ones : max_finite;
   const double a = std::abs(x);
-  if (std::isinf(a)) return sign | overflow;
-  if (a == 0) return sign;
+  if (std::isinf(a)) {
+    return sign | overflow;
+  }
+  if (a == 0) {
+    return sign;
+  }
 
   int exponent = std::ilogb(a);
   const int min_exponent = 1 - f.bias();
@@ -76,7 +82,9 @@ inline std::uint32_t encode(const Minifloat& f, double x) {
     ++field;
   }
   const std::uint32_t bits = (field << m_bits) | q;
-  if (field > static_cast<std::uint32_t>(max_field) || bits > max_finite) return sign | overflow;
+  if (field > static_cast<std::uint32_t>(max_field) || bits > max_finite) {
+    return sign | overflow;
+  }
   return sign | bits;
 }
 
@@ -90,7 +98,9 @@ inline float bf16_to_float(std::uint16_t bits) {
 inline std::uint16_t float_to_bf16(float f) {
   std::uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  if (std::isnan(f)) {
+    return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  }
   bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
   return static_cast<std::uint16_t>(bits >> 16);
 }

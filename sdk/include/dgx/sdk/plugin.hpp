@@ -94,7 +94,9 @@ struct PluginSpec {
 namespace detail {
 
 inline void write_error(dgx_error* error, const std::string& message) noexcept {
-  if (error == nullptr || error->message == nullptr || error->capacity == 0) return;
+  if (error == nullptr || error->message == nullptr || error->capacity == 0) {
+    return;
+  }
   const std::size_t n = std::min<std::size_t>(message.size(), error->capacity - 1);
   std::memcpy(error->message, message.data(), n);
   error->message[n] = '\0';
@@ -105,7 +107,9 @@ inline std::string type_name(const std::type_info& type) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type.name(), nullptr, nullptr, &status),
                                                    std::free);
-  if (status == 0 && demangled) return demangled.get();
+  if (status == 0 && demangled) {
+    return demangled.get();
+  }
 #endif
   return type.name();
 }
@@ -174,8 +178,9 @@ inline dgx_status begin_case(dgx_instance* instance, std::uint32_t index, dgx_ca
     Instance& self = as_instance(instance);
     self.current_case = self.workload->begin_case(index);
     self.case_entries.clear();
-    for (const auto& [key, value] : self.current_case.config)
+    for (const auto& [key, value] : self.current_case.config) {
       self.case_entries.push_back({sizeof(dgx_config_entry), key.c_str(), value.c_str(), 0});
+    }
     out->label = self.current_case.label.empty() ? nullptr : self.current_case.label.c_str();
     out->config = self.case_entries.data();
     out->config_count = static_cast<std::uint32_t>(self.case_entries.size());
@@ -221,12 +226,15 @@ public:
     params_.resize(spec_.workloads.size());
     for (std::size_t i = 0; i < spec_.workloads.size(); ++i) {
       WorkloadSpec& w = spec_.workloads[i];
-      for (const Param& p : w.params) params_[i].push_back(to_c(p));
+      for (const Param& p : w.params) {
+        params_[i].push_back(to_c(p));
+      }
       workloads_.push_back(to_c(w, params_[i]));
     }
-    for (const PresetSpec& p : spec_.presets)
+    for (const PresetSpec& p : spec_.presets) {
       presets_.push_back(
           {sizeof(dgx_preset_desc), p.name.c_str(), p.workload.c_str(), p.summary.c_str(), p.config_toml.c_str()});
+    }
     desc_ = {};
     desc_.struct_size = sizeof desc_;
     desc_.abi_version = DGX_ABI_VERSION;
@@ -238,9 +246,15 @@ public:
     desc_.workload_count = static_cast<std::uint32_t>(workloads_.size());
     desc_.presets = presets_.data();
     desc_.preset_count = static_cast<std::uint32_t>(presets_.size());
-    if (spec_.init) desc_.init = &PluginAdapter::init;
-    if (spec_.shutdown) desc_.shutdown = &PluginAdapter::shutdown;
-    if (spec_.probe) desc_.probe = &PluginAdapter::probe;
+    if (spec_.init) {
+      desc_.init = &PluginAdapter::init;
+    }
+    if (spec_.shutdown) {
+      desc_.shutdown = &PluginAdapter::shutdown;
+    }
+    if (spec_.probe) {
+      desc_.probe = &PluginAdapter::probe;
+    }
   }
   PluginAdapter(const PluginAdapter&) = delete;
   PluginAdapter& operator=(const PluginAdapter&) = delete;
@@ -297,7 +311,9 @@ private:
     d.precision_count = static_cast<std::uint32_t>(w.precisions.size());
     d.params = params.data();
     d.param_count = static_cast<std::uint32_t>(params.size());
-    for (const Mode mode : w.modes) d.modes |= DGX_MODE_BIT(static_cast<dgx_mode>(mode));
+    for (const Mode mode : w.modes) {
+      d.modes |= DGX_MODE_BIT(static_cast<dgx_mode>(mode));
+    }
     d.user_data = &w;
     d.can_measure = w.can_measure ? &detail::can_measure : nullptr;
     d.create = &detail::create;

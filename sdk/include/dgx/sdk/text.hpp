@@ -31,7 +31,9 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b, Swaps s
       const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
       const bool swapped = i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1];
-      if (swaps == Swaps::one_edit && swapped) current[j] = std::min(current[j], before[j - 2] + 1);
+      if (swaps == Swaps::one_edit && swapped) {
+        current[j] = std::min(current[j], before[j - 2] + 1);
+      }
     }
     std::swap(before, previous);
     std::swap(previous, current);
@@ -44,9 +46,11 @@ namespace detail {
 // A name as users mistype and abbreviate it: lower case letters and digits only ("Llama3.1-70B" -> "llama3170b").
 inline std::string reduced(std::string_view name) {
   std::string out;
-  for (const char c : name)
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0)
+  for (const char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
       out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
   return out;
 }
 
@@ -62,32 +66,48 @@ inline std::string reduced(std::string_view name) {
 inline std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates,
                                               std::size_t limit = 3, Swaps swaps = Swaps::one_edit) {
   const std::string wanted = detail::reduced(name);
-  if (wanted.empty()) return {};
+  if (wanted.empty()) {
+    return {};
+  }
   const std::size_t threshold = std::max<std::size_t>(1, wanted.size() / 3);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const std::string& candidate : candidates) {
     const std::string have = detail::reduced(candidate);
-    if (candidate == name || have.empty()) continue;
+    if (candidate == name || have.empty()) {
+      continue;
+    }
     std::size_t score = edit_distance(wanted, have, swaps);
     const bool related = have.find(wanted) != std::string::npos || wanted.find(have) != std::string::npos;
-    if (related && wanted.size() >= 3) score = std::min<std::size_t>(score, 1);
-    if (score <= threshold) scored.emplace_back(score, candidate);
+    if (related && wanted.size() >= 3) {
+      score = std::min<std::size_t>(score, 1);
+    }
+    if (score <= threshold) {
+      scored.emplace_back(score, candidate);
+    }
   }
   std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> result;
   for (auto& [score, candidate] : scored) {
-    if (result.size() == limit) break;
-    if (std::find(result.begin(), result.end(), candidate) == result.end()) result.push_back(std::move(candidate));
+    if (result.size() == limit) {
+      break;
+    }
+    if (std::find(result.begin(), result.end(), candidate) == result.end()) {
+      result.push_back(std::move(candidate));
+    }
   }
   return result;
 }
 
 /// "did you mean 'a', 'b' or 'c'?", or an empty string when there is nothing to suggest.
 inline std::string did_you_mean(const std::vector<std::string>& matches) {
-  if (matches.empty()) return {};
+  if (matches.empty()) {
+    return {};
+  }
   std::string out = "did you mean ";
   for (std::size_t i = 0; i < matches.size(); ++i) {
-    if (i != 0) out += i + 1 == matches.size() ? " or " : ", ";
+    if (i != 0) {
+      out += i + 1 == matches.size() ? " or " : ", ";
+    }
     out += "'" + matches[i] + "'";
   }
   return out + "?";
@@ -97,7 +117,9 @@ inline std::string did_you_mean(const std::vector<std::string>& matches) {
 inline std::string join(const std::vector<std::string>& parts, std::string_view separator = ", ") {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i != 0) out += separator;
+    if (i != 0) {
+      out += separator;
+    }
     out += parts[i];
   }
   return out;
@@ -110,7 +132,9 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
   while (true) {
     const std::size_t end = text.find(separator, start);
     parts.emplace_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) return parts;
+    if (end == std::string_view::npos) {
+      return parts;
+    }
     start = end + 1;
   }
 }
@@ -118,7 +142,9 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
 /// Without leading and trailing spaces, tabs and line breaks.
 inline std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
+  if (first == std::string_view::npos) {
+    return {};
+  }
   const auto last = text.find_last_not_of(" \t\r\n");
   return std::string(text.substr(first, last - first + 1));
 }
@@ -129,9 +155,15 @@ inline bool starts_with(std::string_view text, std::string_view prefix) {
 
 /// A number with `significant` significant digits, without an exponent for everyday magnitudes (1e-4 to 1e15).
 inline std::string format_number(double value, int significant = 4) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == 0) return "0";
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value > 0 ? "inf" : "-inf";
+  }
+  if (value == 0) {
+    return "0";
+  }
   const double magnitude = std::abs(value);
   char buffer[64];
   if (magnitude >= 1e15 || magnitude < 1e-4) {

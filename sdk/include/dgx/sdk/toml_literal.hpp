@@ -42,26 +42,35 @@ inline std::string toml_literal(const std::string& text) { return toml_literal(s
 inline std::string toml_literal(bool value) { return value ? "true" : "false"; }
 
 template <std::integral T>
-requires(!std::same_as<T, bool> && !std::same_as<T, char>) std::string toml_literal(T value) {
+  requires(!std::same_as<T, bool> && !std::same_as<T, char>)
+std::string toml_literal(T value) {
   return std::to_string(value);
 }
 
 /// The shortest text that reads back as the same double, always with a '.' or an exponent so that TOML reads
 /// a float; nan and inf as TOML spells them.
 inline std::string toml_literal(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value > 0 ? "inf" : "-inf";
+  }
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string text(buffer, result.ptr);
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  if (text.find_first_of(".eE") == std::string::npos) {
+    text += ".0";
+  }
   return text;
 }
 
 template <typename T> std::string toml_literal(const std::vector<T>& values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i != 0) out += ", ";
+    if (i != 0) {
+      out += ", ";
+    }
     out += toml_literal(values[i]);
   }
   out += ']';

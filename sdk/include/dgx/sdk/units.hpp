@@ -43,10 +43,12 @@ inline constexpr UnitRule kUnits[] = {
 namespace detail {
 
 inline bool has_prefix(std::string_view unit, std::string_view base, std::initializer_list<std::string_view> set) {
-  for (const std::string_view prefix : set)
+  for (const std::string_view prefix : set) {
     if (unit.size() == prefix.size() + base.size() && unit.substr(0, prefix.size()) == prefix &&
-        unit.substr(prefix.size()) == base)
+        unit.substr(prefix.size()) == base) {
       return true;
+    }
+  }
   return false;
 }
 
@@ -55,12 +57,22 @@ inline bool has_prefix(std::string_view unit, std::string_view base, std::initia
 /// Whether `unit` is one of kUnits, plain or with a prefix its rule allows ("GB/s", "TFLOP/s", "GiB", "us").
 inline bool is_known_unit(std::string_view unit) {
   for (const UnitRule& rule : kUnits) {
-    if (unit == rule.base) return true;
+    if (unit == rule.base) {
+      return true;
+    }
     const bool bytes = rule.base.front() == 'B';
-    if (rule.multiples && detail::has_prefix(unit, rule.base, {"k", "M", "G", "T", "P", "E"})) return true;
-    if (rule.multiples && bytes && detail::has_prefix(unit, rule.base, {"K"})) return true;
-    if (rule.binary && detail::has_prefix(unit, rule.base, {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"})) return true;
-    if (rule.fractions && detail::has_prefix(unit, rule.base, {"m", "u", "\u00b5", "n", "p"})) return true;
+    if (rule.multiples && detail::has_prefix(unit, rule.base, {"k", "M", "G", "T", "P", "E"})) {
+      return true;
+    }
+    if (rule.multiples && bytes && detail::has_prefix(unit, rule.base, {"K"})) {
+      return true;
+    }
+    if (rule.binary && detail::has_prefix(unit, rule.base, {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"})) {
+      return true;
+    }
+    if (rule.fractions && detail::has_prefix(unit, rule.base, {"m", "u", "\u00b5", "n", "p"})) {
+      return true;
+    }
   }
   return false;
 }
@@ -68,7 +80,9 @@ inline bool is_known_unit(std::string_view unit) {
 /// The accepted units in one line, for messages.
 inline std::string known_units() {
   std::string out;
-  for (const UnitRule& rule : kUnits) out += (out.empty() ? "" : ", ") + std::string(rule.base);
+  for (const UnitRule& rule : kUnits) {
+    out += (out.empty() ? "" : ", ") + std::string(rule.base);
+  }
   return out + " (s with m, u, n, p; B, B/s, FLOP, FLOP/s and tokens/s with k, M, G, T, P, E; bytes also with Ki, "
                "Mi, Gi, Ti, Pi, Ei)";
 }

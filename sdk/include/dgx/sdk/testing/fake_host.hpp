@@ -65,7 +65,9 @@ inline FakeHost& self(void* ctx) { return *static_cast<FakeHost*>(ctx); }
 
 template <typename T> dgx_status get(void* ctx, const char* key, T* out) {
   auto it = self(ctx).config.find(key);
-  if (it == self(ctx).config.end()) return DGX_ERR_NOT_FOUND;
+  if (it == self(ctx).config.end()) {
+    return DGX_ERR_NOT_FOUND;
+  }
   if (const auto* v = std::get_if<T>(&it->second); v != nullptr) {
     *out = *v;
     return DGX_OK;
@@ -76,15 +78,20 @@ template <typename T> dgx_status get(void* ctx, const char* key, T* out) {
 template <typename T, typename Out>
 dgx_status get_list(void* ctx, const char* key, Out* out, std::uint64_t capacity, std::uint64_t* count) {
   auto it = self(ctx).config.find(key);
-  if (it == self(ctx).config.end()) return DGX_ERR_NOT_FOUND;
+  if (it == self(ctx).config.end()) {
+    return DGX_ERR_NOT_FOUND;
+  }
   const auto* v = std::get_if<std::vector<T>>(&it->second);
-  if (v == nullptr) return DGX_ERR_INVALID_ARGUMENT;
+  if (v == nullptr) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   *count = v->size();
   for (std::uint64_t i = 0; i < capacity && i < v->size(); ++i) {
-    if constexpr (std::is_same_v<T, std::string>)
+    if constexpr (std::is_same_v<T, std::string>) {
       out[i] = (*v)[i].c_str();
-    else
+    } else {
       out[i] = (*v)[i];
+    }
   }
   return DGX_OK;
 }
@@ -92,7 +99,9 @@ dgx_status get_list(void* ctx, const char* key, Out* out, std::uint64_t capacity
 // As dgxhost does: a metric in a unit outside <dgx/sdk/units.hpp> is refused.
 inline bool accept_unit(void* ctx, const dgx_metric& m) {
   const std::string unit = m.unit != nullptr ? m.unit : "";
-  if (is_known_unit(unit)) return true;
+  if (is_known_unit(unit)) {
+    return true;
+  }
   self(ctx).logs.push_back("metric '" + std::string(m.name) + "' has unit '" + unit +
                            "', which dgxhost does not accept (expected one of " + known_units() + ")");
   return false;
@@ -100,18 +109,26 @@ inline bool accept_unit(void* ctx, const dgx_metric& m) {
 
 inline dgx_status emit_row(void* ctx, const dgx_result_row* row) {
   FakeHost::Row r{row->mode, {}, {}, {}};
-  for (std::uint32_t i = 0; i < row->config_count; ++i) r.config[row->config[i].key] = row->config[i].value;
+  for (std::uint32_t i = 0; i < row->config_count; ++i) {
+    r.config[row->config[i].key] = row->config[i].value;
+  }
   for (std::uint32_t i = 0; i < row->metric_count; ++i) {
-    if (!accept_unit(ctx, row->metrics[i])) return DGX_ERR_INVALID_ARGUMENT;
+    if (!accept_unit(ctx, row->metrics[i])) {
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
     r.metrics[row->metrics[i].name] = {row->metrics[i].value, row->metrics[i].unit};
   }
-  for (std::uint32_t i = 0; i < row->field_count; ++i) r.fields[row->fields[i].key] = row->fields[i].value;
+  for (std::uint32_t i = 0; i < row->field_count; ++i) {
+    r.fields[row->fields[i].key] = row->fields[i].value;
+  }
   self(ctx).rows.push_back(std::move(r));
   return DGX_OK;
 }
 
 inline dgx_status add_metric(void* ctx, const dgx_metric* m) {
-  if (!accept_unit(ctx, *m)) return DGX_ERR_INVALID_ARGUMENT;
+  if (!accept_unit(ctx, *m)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
   self(ctx).added_metrics[m->name] = {m->value, m->unit};
   return DGX_OK;
 }
@@ -155,9 +172,13 @@ inline FakeHost::FakeHost() {
   };
   api_.config_get_string = [](void* ctx, const char* key, const char** out) -> dgx_status {
     auto it = self(ctx).config.find(key);
-    if (it == self(ctx).config.end()) return DGX_ERR_NOT_FOUND;
+    if (it == self(ctx).config.end()) {
+      return DGX_ERR_NOT_FOUND;
+    }
     const auto* s = std::get_if<std::string>(&it->second);
-    if (s == nullptr) return DGX_ERR_INVALID_ARGUMENT;
+    if (s == nullptr) {
+      return DGX_ERR_INVALID_ARGUMENT;
+    }
     *out = s->c_str();
     return DGX_OK;
   };
@@ -208,7 +229,9 @@ template <typename Call> bool step(Outcome& outcome, const char* name, Call&& ca
   std::array<char, 2048> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
   const dgx_status status = call(&error);
-  if (status == DGX_OK) return true;
+  if (status == DGX_OK) {
+    return true;
+  }
   outcome = {status, name, message.data()};
   return false;
 }
@@ -222,7 +245,9 @@ public:
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
   ~Instance() {
-    if (instance_ != nullptr) w_.destroy(instance_);
+    if (instance_ != nullptr) {
+      w_.destroy(instance_);
+    }
   }
   [[nodiscard]] dgx_instance* get() const { return instance_; }
 
@@ -237,14 +262,17 @@ inline bool measure_case(const dgx_workload_desc& w, dgx_instance* in, std::uint
   dgx_case_desc desc{};
   desc.struct_size = sizeof desc;
   if (w.begin_case != nullptr &&
-      !step(outcome, "begin_case", [&](dgx_error* e) { return w.begin_case(in, index, &desc, e); }))
+      !step(outcome, "begin_case", [&](dgx_error* e) { return w.begin_case(in, index, &desc, e); })) {
     return false;
+  }
   double total = 0;
   for (std::uint32_t s = 0; s < samples; ++s) {
     const dgx_sample_request request{sizeof(dgx_sample_request), index, s, iterations, 0, 0};
     dgx_sample_result result{sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1.0, 0};
     const auto start = std::chrono::steady_clock::now();
-    if (!step(outcome, "run", [&](dgx_error* e) { return w.run(in, &request, &result, e); })) return false;
+    if (!step(outcome, "run", [&](dgx_error* e) { return w.run(in, &request, &result, e); })) {
+      return false;
+    }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     total += (result.timing == DGX_TIMING_HOST_WALL ? wall : result.seconds) / iterations;
   }
@@ -263,16 +291,25 @@ inline Outcome measure(const dgx_workload_desc& w, const dgx_host_api* host, std
   Outcome outcome;
   detail::Instance instance(w, host, outcome);
   dgx_instance* in = instance.get();
-  if (in == nullptr) return outcome;
-  if (w.setup != nullptr && !detail::step(outcome, "setup", [&](dgx_error* e) { return w.setup(in, e); }))
+  if (in == nullptr) {
     return outcome;
+  }
+  if (w.setup != nullptr && !detail::step(outcome, "setup", [&](dgx_error* e) { return w.setup(in, e); })) {
+    return outcome;
+  }
   std::uint32_t cases = 1;
   if (w.case_count != nullptr &&
-      !detail::step(outcome, "case_count", [&](dgx_error* e) { return w.case_count(in, &cases, e); }))
+      !detail::step(outcome, "case_count", [&](dgx_error* e) { return w.case_count(in, &cases, e); })) {
     return outcome;
-  for (std::uint32_t c = 0; c < cases; ++c)
-    if (!detail::measure_case(w, in, c, iterations, samples, outcome)) return outcome;
-  if (w.finalize != nullptr) detail::step(outcome, "finalize", [&](dgx_error* e) { return w.finalize(in, e); });
+  }
+  for (std::uint32_t c = 0; c < cases; ++c) {
+    if (!detail::measure_case(w, in, c, iterations, samples, outcome)) {
+      return outcome;
+    }
+  }
+  if (w.finalize != nullptr) {
+    detail::step(outcome, "finalize", [&](dgx_error* e) { return w.finalize(in, e); });
+  }
   return outcome;
 }
 
@@ -280,8 +317,9 @@ inline Outcome measure(const dgx_workload_desc& w, const dgx_host_api* host, std
 inline Outcome project(const dgx_workload_desc& w, const dgx_host_api* host, dgx_mode mode = DGX_MODE_PROJECT) {
   Outcome outcome;
   detail::Instance instance(w, host, outcome);
-  if (instance.get() != nullptr)
+  if (instance.get() != nullptr) {
     detail::step(outcome, "project", [&](dgx_error* e) { return w.project(instance.get(), mode, e); });
+  }
   return outcome;
 }
 

@@ -16,7 +16,9 @@ template <typename T> const T& strided_element(const T* base, std::uint32_t inde
 /// would make the host read misaligned fields), and a count no honest plugin reaches.
 template <typename T> bool readable_array(const T* base, std::uint32_t count) {
   constexpr std::uint32_t kMaxCount = 1u << 20, kMaxStride = 64u * 1024u;
-  if (count == 0) return true;
+  if (count == 0) {
+    return true;
+  }
   return base != nullptr && count <= kMaxCount && base->struct_size >= sizeof(T) && base->struct_size <= kMaxStride &&
          base->struct_size % alignof(T) == 0;
 }

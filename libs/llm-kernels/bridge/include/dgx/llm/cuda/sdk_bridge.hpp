@@ -33,7 +33,9 @@ template <typename Body> decltype(auto) with_sdk_errors(Body&& body) {
 /// Throws sdk::NoDevice("no CUDA device found: <why>") unless a CUDA device is usable. The first CUDA call of a
 /// plugin: never at load or init, so the plugin loads on a machine without a driver.
 inline void require_cuda_device() {
-  if (const auto reason = no_device_reason()) throw sdk::NoDevice("no CUDA device found: " + *reason);
+  if (const auto reason = no_device_reason()) {
+    throw sdk::NoDevice("no CUDA device found: " + *reason);
+  }
 }
 
 }  // namespace dgx::llm::cuda
