@@ -9,15 +9,7 @@ namespace dgx {
 
 namespace {
 
-std::string duration(double seconds) {
-  if (seconds >= 1) {
-    return text::format_number(seconds, 3) + " s";
-  }
-  if (seconds >= 1e-3) {
-    return text::format_number(seconds * 1e3, 3) + " ms";
-  }
-  return text::format_number(seconds * 1e6, 3) + " us";
-}
+std::string duration(double seconds) { return text::duration(seconds, text::Rounding::significant); }
 
 // The fastest of kProbeSamples samples of `iterations` iterations.
 Expected<double> fastest(const IterationCheck::Timer& time, std::uint32_t iterations) {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "dgx/core/support/quantity.hpp"
+#include "dgx/core/support/text.hpp"
 
 namespace dgx {
 
@@ -23,11 +23,7 @@ std::string integer(double v) {
   return std::isfinite(v) ? std::to_string(static_cast<long long>(std::llround(v))) : "nan";
 }
 
-std::string fixed(double v, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
-}
+using text::fixed;
 
 // nccl-tests' time column: microseconds, 0 decimals from 10 ms, 1 from 100 us, else 2.
 std::string time_us(double seconds) {

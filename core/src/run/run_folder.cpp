@@ -10,21 +10,21 @@
 #include "dgx/core/plugin/crash_report.hpp"
 #include "dgx/core/report/reporters.hpp"
 #include "dgx/core/support/files.hpp"
+#include "dgx/core/support/text.hpp"
 
 namespace dgx {
 
 namespace {
 
+// A progress line's elapsed and remaining time: seconds below 2 minutes, minutes below 2 hours, then hours.
 std::string seconds(double s) {
-  char buffer[32];
   if (s < 120) {
-    std::snprintf(buffer, sizeof buffer, "%.1f s", s);
-  } else if (s < 7200) {
-    std::snprintf(buffer, sizeof buffer, "%.1f min", s / 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.1f h", s / 3600);
+    return text::fixed(s, 1) + " s";
   }
-  return buffer;
+  if (s < 7200) {
+    return text::fixed(s / 60, 1) + " min";
+  }
+  return text::fixed(s / 3600, 1) + " h";
 }
 
 void announce(const RunFolder& folder, const Logger& logger, bool resumed) {

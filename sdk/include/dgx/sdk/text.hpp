@@ -249,7 +249,7 @@ enum class Rounding : unsigned char {
   /// 10 s, one above): "5.2 ms", "850 ms", "2.50 s", "12.3 s", "123.4 s". The LLM plugins' notes.
   decimals,
   /// Three significant digits, down to microseconds: "45.6 us", "5.20 ms", "2.50 s", "123 s". The host's iteration
-  /// check (core/src/iteration_check.cpp).
+  /// check (core/src/measure/iteration_check.cpp).
   significant,
 };
 
