@@ -205,6 +205,19 @@ std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outco
   return stats;
 }
 
+std::string calibration_group(std::string_view framework, std::string_view system, Precision precision) {
+  return std::string(framework) + " " + calibration_class(system, precision);
+}
+
+std::vector<ErrorStats> group_stats(const std::vector<CalibrationOutcome>& outcomes) {
+  auto stats = grouped_stats(outcomes, [](const CalibrationOutcome& o) {
+    return calibration_group(o.row.framework, o.row.system, o.row.train.precision);
+  });
+  std::sort(stats.begin(), stats.end() - 1,
+            [](const ErrorStats& a, const ErrorStats& b) { return a.section < b.section; });
+  return stats;
+}
+
 std::optional<ErrorStats> class_accuracy(std::string_view system, Precision precision) {
   static const std::vector<ErrorStats> classes = [] {
     const auto rows = load_calibration();

@@ -131,3 +131,25 @@ TEST_CASE("the error statistics average absolute errors per section") {
   CHECK(stats[1].failed == 1);
   CHECK(stats[2].rows == 3);
 }
+
+TEST_CASE("the accuracy groups are framework × system × precision, sorted, then all") {
+  const auto outcome = [](std::string framework, std::string system, Precision precision, double error) {
+    CalibrationOutcome o;
+    o.row.framework = std::move(framework);
+    o.row.system = std::move(system);
+    o.row.train.precision = precision;
+    o.error = error;
+    return o;
+  };
+  const std::vector<CalibrationOutcome> made = {outcome("torchtitan", "h100-sxm", Precision::fp8, 0.10),
+                                                outcome("nemo-24.12", "h100-sxm", Precision::fp8, -0.02),
+                                                outcome("nemo-24.12", "h100-sxm", Precision::fp8, 0.04)};
+  const auto groups = group_stats(made);
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0].section == "nemo-24.12 h100-sxm fp8");
+  CHECK(groups[0].rows == 2);
+  CHECK(groups[0].mean_abs == doctest::Approx(0.03));
+  CHECK(groups[1].section == "torchtitan h100-sxm fp8");
+  CHECK(groups[2].section == "all");
+  CHECK(calibration_group("nemo-26.02.01", "gb200-nvl72", Precision::mxfp8) == "nemo-26.02.01 gb200-nvl72 mxfp8");
+}

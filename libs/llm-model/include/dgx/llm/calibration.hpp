@@ -79,6 +79,13 @@ struct ErrorStats {
 /// One entry per class (system × precision), sorted by name, then "all".
 [[nodiscard]] std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outcomes);
 
+/// The group of a row, the unit the accuracy targets are stated for: "<framework> <system> <precision>", e.g.
+/// "nemo-26.02.01 gb200-nvl72 mxfp8".
+[[nodiscard]] std::string calibration_group(std::string_view framework, std::string_view system, Precision precision);
+
+/// One entry per group (framework × system × precision), sorted by name, then "all".
+[[nodiscard]] std::vector<ErrorStats> group_stats(const std::vector<CalibrationOutcome>& outcomes);
+
 /// The stated accuracy of a projection on `system` in `precision`: the error statistics of that class over
 /// both embedded calibration sets (computed once per process), or nullopt when no published run of that class
 /// exists.
