@@ -71,7 +71,8 @@ CalibrationRow read_row(const TomlTable& t) {
                             .pp = t.positive_int("pp"),
                             .cp = t.positive_int("cp"),
                             .vp = t.positive_int("vp"),
-                            .ep = t.contains("ep") ? t.positive_int("ep") : 1};
+                            .ep = t.contains("ep") ? t.positive_int("ep") : 1,
+                            .etp = t.contains("etp") ? t.positive_int("etp") : kAutoEtp};
   row.train.mbs = t.positive_int("mbs");
   row.train.gbs = t.positive_int("gbs");
   row.train.seq_len = t.positive_int("seq_len");
@@ -80,6 +81,18 @@ CalibrationRow read_row(const TomlTable& t) {
   if (t.contains("recompute")) {
     row.train.recompute = detail::parse_enum(t, "recompute", parse_recompute, "none, selective, full");
   }
+  if (t.contains("recompute_modules")) {
+    row.train.recompute_modules = 0;
+    for (const std::string& text : t.strings("recompute_modules")) {
+      const auto module = parse_recompute_module(text);
+      if (!module) {
+        throw ConfigError(t.where("recompute_modules") + " has \"" + text +
+                          "\", expected core_attn, mla_up_proj, moe_act, layernorm, mlp, moe or shared_experts");
+      }
+      row.train.recompute_modules |= module_bit(*module);
+    }
+  }
+  row.train.ep_overlap = t.boolean("ep_overlap", false);
   row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
   row.source = t.string("source");
@@ -110,6 +123,10 @@ Expected<std::vector<CalibrationRow>> load_calibration() {
     all.insert(all.end(), rows->begin(), rows->end());
   }
   return all;
+}
+
+Expected<std::vector<CalibrationRow>> load_calibration_file(std::string_view file) {
+  return detail::parse_embedded(file, parse_calibration);
 }
 
 Expected<std::vector<CalibrationRow>> load_finetune_calibration() {

@@ -164,3 +164,46 @@ TEST_CASE("automatic offloading takes the fewest layers that fit, only over a ho
   run.t.offload_layers = 0;  // never
   CHECK_FALSE(fitting_offload(run.m, run.s, run.t, run.r, per_layer).has_value());
 }
+
+TEST_CASE("expert TP splits expert parameters over its own ranks, and their optimizer over the expert replicas") {
+  const ModelConfig m = catalog_model("qwen3-235b-a22b");
+  const LayerParams tp2 = layer_params_per_gpu(m, 2, 32);
+  const LayerParams etp1 = layer_params_per_gpu(m, 2, 32, false, 1);
+  CHECK(etp1.expert == doctest::Approx(2 * tp2.expert));
+  CHECK(etp1.dense == doctest::Approx(tp2.dense));
+}
+
+TEST_CASE("selective recompute keeps less with more modules; torchtitan's per-op policy keeps its own set") {
+  const ModelConfig ds = catalog_model("deepseek-v3");
+  ShapeKey shape{.tp = 1,
+                 .ep = 32,
+                 .mbs = 1,
+                 .seq_len = 4096,
+                 .precision = Precision::mxfp8,
+                 .recompute = Recompute::selective,
+                 .etp = 1};
+  const double core = layer_activation_bytes(ds, shape);
+  shape.recompute_modules |= module_bit(RecomputeModule::mla_up_proj);
+  const double up = layer_activation_bytes(ds, shape);
+  shape.recompute_modules |= module_bit(RecomputeModule::moe_act);
+  const double act = layer_activation_bytes(ds, shape);
+  shape.recompute_modules = module_bit(RecomputeModule::mla_up_proj) | module_bit(RecomputeModule::moe);
+  const double moe = layer_activation_bytes(ds, shape);
+  CHECK(up < core);
+  CHECK(act < up);
+  CHECK(moe < act);
+  // MLA q, k, v of 128 heads (192 + 192 + 128 wide, BF16) on 4096 tokens: what mla_up_proj drops.
+  CHECK(core - up == doctest::Approx(4096.0 * 128 * (192 + 192 + 128) * 2));
+
+  // Llama 3.1 8B at 2 × 8192 tokens: torchtitan keeps the layer input, wq, wv, attention output (+ LSE), w1 and w2
+  // outputs in BF16 (63.5 KiB per token); in FP8 the input and attention output only.
+  const ModelConfig llama = catalog_model("llama3.1-8b");
+  const ShapeKey bf16{.tp = 1, .mbs = 2, .seq_len = 8192, .recompute = Recompute::selective};
+  const double tokens = 16384;
+  CHECK(layer_activation_bytes(llama, bf16, false, SelectivePolicy::every_other_matmul) ==
+        doctest::Approx(tokens * (2.0 * (4096 + 4096 + 1024 + 4096 + 14336 + 4096) + 4 * 32)));
+  ShapeKey fp8 = bf16;
+  fp8.precision = Precision::fp8;
+  CHECK(layer_activation_bytes(llama, fp8, false, SelectivePolicy::every_other_matmul) ==
+        doctest::Approx(tokens * (2.0 * (4096 + 4096) + 4 * 32)));
+}

@@ -45,6 +45,8 @@ struct CalibrationRow {
                                                                       std::string_view file);
 /// The embedded calibration files, in order: baselines/calibration.toml, then calibration-2.toml.
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration();
+/// Every row of one embedded baseline file, by its path relative to configs/ ("baselines/calibration-3.toml").
+[[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration_file(std::string_view file);
 /// The embedded baselines/finetune.toml: SFT and LoRA runs (finetune.md).
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_finetune_calibration();
 

@@ -55,8 +55,12 @@ struct CollectiveShape {
   GroupPlacement placement;
 };
 
-/// The parallel group a communication runs on (none for compute).
-enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp };
+/// The parallel group a communication runs on (none for compute). etp: the expert tensor-parallel group of MoE
+/// layers (Layout::etp), which Transformer Engine's TP overlap does not cover.
+enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp, etp };
+
+/// The part of a decoder layer an op belongs to: what selective recompute chooses by (layout.hpp RecomputeModule).
+enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_mlp, moe, moe_act, shared_experts };
 
 using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
 
@@ -67,6 +71,7 @@ struct Op {
   CommGroup group = CommGroup::none;
   OpShape shape;
   bool recompute = false;  ///< a forward op rerun in the backward pass (same key as the original)
+  OpPart part = OpPart::other;
 
   [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
 
