@@ -173,7 +173,7 @@ TEST_CASE("expert TP splits expert parameters over its own ranks, and their opti
   CHECK(etp1.dense == doctest::Approx(tp2.dense));
 }
 
-TEST_CASE("selective recompute keeps less with more modules; torchtitan's per-op policy keeps its own set") {
+TEST_CASE("selective recompute keeps less with more modules, torchtitan's per-op policy keeps its own set") {
   const ModelConfig ds = catalog_model("deepseek-v3");
   ShapeKey shape{.tp = 1,
                  .ep = 32,
