@@ -69,9 +69,9 @@ double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shap
 }
 
 /// torchtitan's per-op selective recompute (Software::selective_policy every_other_matmul), per TP rank: the
-/// layer input, the attention kernel's output and statistics, the outputs of the TP reduce-scatters, and in BF16
-/// the outputs of every other aten.mm (wq, wv, w1 and the local w2); torchao's FP8 GEMMs are not aten.mm, so FP8
-/// keeps none of them.
+/// layer input, the attention kernel's output and statistics, the outputs of the TP reduce-scatters and of every
+/// other aten.mm (wq, wv, w1 and the local w2), in BF16. torchao's float8 GEMMs are aten.mm on its Float8Tensor
+/// subclass, which the policy sees: FP8 keeps the same.
 double every_other_matmul_bytes(const ModelConfig& model, const ShapeKey& shape) {
   const double t = static_cast<double>(shape.local_tokens());
   const double tp = shape.tp;
@@ -80,9 +80,6 @@ double every_other_matmul_bytes(const ModelConfig& model, const ShapeKey& shape)
   const double attention = t * static_cast<double>(model.attention_out_width()) / tp * kBf16 +
                            t * static_cast<double>(model.heads) / tp * kFp32;
   const double scattered = shape.tp > 1 ? 2 * t / tp * h * kBf16 : 0.0;  // after wo and w2
-  if (casts_gemm_inputs(shape.precision)) {
-    return input + attention + scattered;
-  }
   const double wq = t * static_cast<double>(model.q_width()) / tp;
   const double wv = t * static_cast<double>(model.value_dim() * model.kv_groups) / tp;
   const double w1 = t * static_cast<double>(model.dense_mlp_ffn()) / tp;

@@ -481,11 +481,11 @@ bool selectively_rerun(const Op& op, const ShapeKey& shape, SelectivePolicy poli
   return false;
 }
 
-/// The share of a GEMM torchtitan's per-op policy reruns in BF16 (its separate wq, wk, wv, wo, w1, w3, w2 are one
-/// fused GEMM each here: qkv, fc1): every other aten.mm is kept, so wk of qkv, wo, w3 of fc1 are rerun and fc2 (w2)
-/// is not. torchao's FP8 GEMMs are no aten.mm: all of them are rerun.
-double rerun_share(const Op& op, const ModelConfig& model, Precision precision) {
-  if (!std::holds_alternative<GemmShape>(op.shape) || casts_gemm_inputs(precision)) {
+/// The share of a GEMM torchtitan's per-op policy reruns (its separate wq, wk, wv, wo, w1, w3, w2 are one fused
+/// GEMM each here: qkv, fc1): every other aten.mm is kept, so wk of qkv, wo, w3 of fc1 are rerun and fc2 (w2) is
+/// not. torchao's float8 GEMMs are aten.mm on its Float8Tensor subclass: the same in FP8.
+double rerun_share(const Op& op, const ModelConfig& model) {
+  if (!std::holds_alternative<GemmShape>(op.shape)) {
     return 1;
   }
   if (op.name == "qkv") {
@@ -508,7 +508,7 @@ void add_recompute(OpList& ops, const ShapeKey& shape, const ModelConfig& model,
     if (shape.recompute == Recompute::full) {
       rerun.push_back(op);
     } else if (selectively_rerun(op, shape, policy)) {
-      const double share = policy == SelectivePolicy::every_other_matmul ? rerun_share(op, model, shape.precision) : 1;
+      const double share = policy == SelectivePolicy::every_other_matmul ? rerun_share(op, model) : 1;
       if (share <= 0) {
         continue;
       }

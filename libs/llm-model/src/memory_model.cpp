@@ -143,7 +143,10 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
     if (parts.output) {
       // BF16 logits of one microbatch (and of each MTP head), vocabulary-parallel, and the FP32 softmax beside
       // them unless the loss writes its gradient in place.
-      const double per_logit = system.software.in_place_cross_entropy ? kBf16 : kBf16 + kFp32;
+      // torchtitan's loss upcasts them first: the FP32 copy and its FP32 log-softmax beside the BF16 logits.
+      const double per_logit = system.software.fp32_logits              ? kBf16 + 2 * kFp32
+                               : system.software.in_place_cross_entropy ? kBf16
+                                                                        : kBf16 + kFp32;
       m.transient += (1 + parts.mtp_layers) * tokens * static_cast<double>(model.vocab) / l.tp * per_logit;
     }
     m.capacity = system.hbm_bytes();

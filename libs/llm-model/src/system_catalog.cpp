@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <optional>
 
 namespace dgx::llm {
@@ -117,10 +118,21 @@ SystemProfile read_system(const TomlTable& own) {
       network.contains("host_link_gb_s") ? bounded(network, "host_link_gb_s", 1, 1e5) : kPcie5HostLinkGbS;
 
   s.efficiency = read_efficiency(t.table("efficiency"));
+  if (gpu.contains("power_cap_w")) {
+    s.power_cap_w = bounded(gpu, "power_cap_w", 1, s.tdp_w);
+    s.efficiency.sustained_compute *= power_clock_scale(s.power_cap_w, s.tdp_w);
+  }
   return s;
 }
 
 }  // namespace
+
+double power_clock_scale(double power_cap_w, double tdp_w) {
+  if (power_cap_w <= 0 || tdp_w <= 0 || power_cap_w >= tdp_w) {
+    return 1;
+  }
+  return std::cbrt(power_cap_w / tdp_w);
+}
 
 Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file) {
   return detail::read_toml(toml_text, file, read_system);

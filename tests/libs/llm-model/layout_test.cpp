@@ -150,3 +150,35 @@ TEST_CASE("the expert all-to-all overlap needs an MoE model and a pipeline of on
   dense.ep_overlap = true;
   CHECK(error_of("llama3.1-70b", "h100-sxm", 64, dense).find("ep_overlap hides the expert all-to-all") == 0);
 }
+
+TEST_CASE("a layout the framework cannot express names the framework, the key and why") {
+  const SystemProfile titan = apply_framework(catalog_system("h100-sxm"), find_framework("torchtitan").value());
+  const auto error = [&](std::string_view model, const TrainConfig& t, int gpus, const SystemProfile& s) {
+    const auto r = resolve_layout(catalog_model(model), s, gpus, t);
+    return r ? std::string("(valid)") : r.error().message;
+  };
+  const std::string head = "framework torchtitan cannot express this configuration: ";
+  CHECK(error("mixtral-8x7b", train({.ep = 8}, 1, 64, 4096), 8, titan)
+            .find(head + "model mixtral-8x7b is a mixture-of-experts model") == 0);
+  TrainConfig zero1 = train({.tp = 8}, 1, 64, 8192);  // distributed optimizer, the default
+  CHECK(error("llama3.1-70b", zero1, 64, titan).find(head + "parallel.distributed_optimizer") == 0);
+  zero1.fsdp = true;
+  CHECK(error("llama3.1-70b", zero1, 64, titan) == "(valid)");
+  TrainConfig offload = zero1;
+  offload.offload_layers = 4;
+  CHECK(error("llama3.1-70b", offload, 64, titan).find(head + "train.offload_layers 4") == 0);
+  TrainConfig modules = zero1;
+  modules.recompute = Recompute::selective;
+  modules.recompute_modules = module_bit(RecomputeModule::mlp);
+  CHECK(error("llama3.1-70b", modules, 64, titan).find(head + "train.recompute_modules mlp") == 0);
+  const SystemProfile b200 = apply_framework(catalog_system("b200"), find_framework("torchtitan").value());
+  TrainConfig mx = zero1;
+  mx.precision = Precision::mxfp8;
+  CHECK(error("llama3.1-70b", mx, 64, b200).find(head + "precision mxfp8") == 0);
+  // Its looped pipeline schedule (Interleaved 1F1B) is expressible: vp is its stages per rank.
+  TrainConfig looped = train({.tp = 8, .pp = 8, .vp = 2}, 4, 256, 8192, Precision::fp8);
+  looped.fsdp = true;
+  CHECK(error("llama3.1-405b", looped, 512, titan) == "(valid)");
+  // A single replica needs no sharding: the default optimizer setting is fine there.
+  CHECK(error("llama3.1-8b", train({.tp = 8}, 1, 8, 8192), 8, titan) == "(valid)");
+}

@@ -196,7 +196,7 @@ TEST_CASE("selective recompute keeps less with more modules, torchtitan's per-op
   CHECK(core - up == doctest::Approx(4096.0 * 128 * (192 + 192 + 128) * 2));
 
   // Llama 3.1 8B at 2 × 8192 tokens: torchtitan keeps the layer input, wq, wv, attention output (+ LSE), w1 and w2
-  // outputs in BF16 (63.5 KiB per token); in FP8 the input and attention output only.
+  // outputs in BF16 (63.5 KiB per token), in FP8 as well (torchao's float8 GEMMs are aten.mm to the policy).
   const ModelConfig llama = catalog_model("llama3.1-8b");
   const ShapeKey bf16{.tp = 1, .mbs = 2, .seq_len = 8192, .recompute = Recompute::selective};
   const double tokens = 16384;
@@ -205,5 +205,21 @@ TEST_CASE("selective recompute keeps less with more modules, torchtitan's per-op
   ShapeKey fp8 = bf16;
   fp8.precision = Precision::fp8;
   CHECK(layer_activation_bytes(llama, fp8, false, SelectivePolicy::every_other_matmul) ==
-        doctest::Approx(tokens * (2.0 * (4096 + 4096) + 4 * 32)));
+        doctest::Approx(tokens * (2.0 * (4096 + 4096 + 1024 + 4096 + 14336 + 4096) + 4 * 32)));
+}
+
+TEST_CASE("FSDP2 under PP keeps the stage's parameters gathered for the step, FP32 shards beside them") {
+  const ModelConfig m = catalog_model("llama3.1-405b");
+  SystemProfile titan =
+      apply_framework(testing::catalog_system("h100-sxm-96gb-hbm2e-500w"), find_framework("torchtitan").value());
+  TrainConfig t = train({.tp = 8, .pp = 8}, 4, 256, 8192, Precision::fp8);
+  t.fsdp = true;
+  const auto r = resolve_layout(m, titan, 512, t);
+  REQUIRE(r.has_value());
+  const StageMemory fsdp2 = memory_per_gpu(m, titan, t, *r);
+  titan.software.fsdp = FsdpKind::megatron;
+  const StageMemory megatron = memory_per_gpu(m, titan, t, *r);
+  // 405B / (tp 8 · pp 8) ≈ 6.3B parameters a GPU gathers: BF16, 12 GiB and more, beside 16 B per parameter / dp 8.
+  CHECK(fsdp2.middle.weights > megatron.middle.weights + 9.0 * kGiB);
+  CHECK(fsdp2.middle.optimizer == doctest::Approx(8.0 / 12.0 * megatron.middle.optimizer).epsilon(0.01));
 }

@@ -254,3 +254,19 @@ TEST_CASE("b300: Blackwell Ultra in an 8-GPU node, its architecture, host link a
   CHECK(find_system("h100-sxm")->host_link_gb_s == 64);      // PCIe 5.0 x16 unless the file names one
   CHECK(find_system("gb200-nvl72")->host_link_gb_s == 225);  // NVLink-C2C
 }
+
+TEST_CASE("a power limit below the TDP slows the sustained compute clock by the cube root of the power ratio") {
+  CHECK(power_clock_scale(700, 700) == 1);
+  CHECK(power_clock_scale(800, 700) == 1);
+  CHECK(power_clock_scale(500, 700) == doctest::Approx(0.8939).epsilon(1e-3));
+  const SystemProfile meta = find_system("h100-sxm-96gb-hbm2e-500w").value();
+  const SystemProfile h100 = find_system("h100-sxm").value();
+  CHECK(meta.power_cap_w == 500);
+  CHECK(meta.tdp_w == 700);
+  CHECK(meta.efficiency.sustained_compute ==
+        doctest::Approx(h100.efficiency.sustained_compute * power_clock_scale(500, 700)));
+  CHECK(meta.hbm_gib == 95);
+  CHECK(meta.hbm_tb_s == 2.4);
+  CHECK(meta.peak_bf16_tflops == h100.peak_bf16_tflops);  // the same GH100 compute
+  CHECK(meta.efficiency.memory_bw == h100.efficiency.memory_bw);
+}

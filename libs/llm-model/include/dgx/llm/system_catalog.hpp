@@ -19,6 +19,12 @@ namespace dgx::llm {
 /// the key (and line:column for syntax errors).
 [[nodiscard]] Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file);
 
+/// The sustained compute clock of a GPU held at `power_cap_w` instead of its TDP, relative to the TDP's: under a
+/// training step's GEMMs the GPU runs at its power limit, dynamic power goes as f·V² and the voltage follows the
+/// clock along the DVFS curve, so P ~ f³ and f scales by (cap / tdp)^(1/3); 1 at or above the TDP. A system file's
+/// gpu.power_cap_w multiplies its sustained_compute by this (memory-bound ops and links keep their speed).
+[[nodiscard]] double power_clock_scale(double power_cap_w, double tdp_w);
+
 /// A system of the embedded catalog by name ("h100-sxm").
 [[nodiscard]] Expected<SystemProfile> find_system(std::string_view name);
 

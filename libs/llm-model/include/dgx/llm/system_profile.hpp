@@ -62,8 +62,8 @@ enum class FsdpKind : std::uint8_t { megatron, fsdp2 };
 /// - modules: Megatron's selective recompute of TrainConfig::recompute_modules.
 /// - every_other_matmul: torchtitan's per-op policy (selective_ac_option "op"): of each layer's forward it keeps the
 ///   outputs of the attention kernel, of the TP reduce-scatters and of every other aten.mm (the 1st, 3rd, ... of wq,
-///   wk, wv, wo, w1, w3, w2: wq, wv, w1, w2) and reruns everything else. torchao's float8 GEMMs are not aten.mm,
-///   so in FP8 runs every linear layer is rerun and only the attention output is kept.
+///   wk, wv, wo, w1, w3, w2: wq, wv, w1, w2) and reruns everything else; torchao's float8 GEMMs count as aten.mm
+///   (they dispatch as aten.mm on its Float8Tensor subclass).
 enum class SelectivePolicy : std::uint8_t { modules, every_other_matmul };
 
 /// What the training software does, set from a framework profile (configs/frameworks/, framework.hpp); the
