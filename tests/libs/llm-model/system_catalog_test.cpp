@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -269,4 +271,90 @@ TEST_CASE("a power limit below the TDP slows the sustained compute clock by the 
   CHECK(meta.hbm_tb_s == 2.4);
   CHECK(meta.peak_bf16_tflops == h100.peak_bf16_tflops);  // the same GH100 compute
   CHECK(meta.efficiency.memory_bw == h100.efficiency.memory_bw);
+}
+
+namespace {
+/// A folder of user system files under the test's temporary directory, removed at the end.
+struct SystemFolder {
+  std::filesystem::path dir;
+  explicit SystemFolder(std::string_view name)
+      : dir(std::filesystem::temp_directory_path() / ("dgx-systems-" + std::string(name))) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~SystemFolder() { std::filesystem::remove_all(dir); }
+  SystemFolder(const SystemFolder&) = delete;
+  SystemFolder& operator=(const SystemFolder&) = delete;
+  std::filesystem::path write(std::string_view file, std::string_view text) const {
+    const std::filesystem::path path = dir / file;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+constexpr std::string_view kVariant = R"(name = "h100-mine"
+inherits = "h100-sxm"
+display = "our H100 at 600 W with 200 Gb/s per GPU"
+source = "our datasheet"
+[gpu]
+tdp_w = 700
+power_cap_w = 600
+[network]
+nic_gb_s = 25
+)";
+}  // namespace
+
+TEST_CASE("a user's system file inherits a catalog system and changes what differs") {
+  const SystemFolder folder("variant");
+  const auto path = folder.write("h100-mine.toml", kVariant);
+  const auto mine = load_system_file(path);
+  REQUIRE_MESSAGE(mine.has_value(), (mine ? "" : mine.error().message));
+  CHECK(mine->nic_gb_s == 25);
+  CHECK(mine->hbm_gib == 80);  // H100 SXM's
+  CHECK(mine->efficiency.sustained_compute ==
+        doctest::Approx(find_system("h100-sxm")->efficiency.sustained_compute * power_clock_scale(600, 700)));
+  // By name from the folder, by path, and a sibling inheriting it; catalog names still resolve.
+  CHECK(find_system("h100-mine", {folder.dir})->name == "h100-mine");
+  CHECK(find_system(path.string(), {})->name == "h100-mine");
+  folder.write("h100-mine-400w.toml", "name = \"h100-mine-400w\"\ninherits = \"h100-mine\"\ndisplay = \"x\"\n"
+                                      "source = \"x\"\n[gpu]\npower_cap_w = 400\n");
+  const auto sibling = find_system("h100-mine-400w", {folder.dir});
+  REQUIRE_MESSAGE(sibling.has_value(), (sibling ? "" : sibling.error().message));
+  CHECK(sibling->nic_gb_s == 25);
+  CHECK(find_system("b200", {folder.dir})->name == "b200");
+  CHECK(user_system_names(folder.dir) == std::vector<std::string>{"h100-mine", "h100-mine-400w"});
+}
+
+TEST_CASE("a user's system file with a missing field or a non-physical value is an error naming file and key") {
+  const SystemFolder folder("bad");
+  const std::string head = (folder.dir / "h100-mine.toml").string();
+  const auto error_of = [&](const std::string& text) {
+    const auto s = load_system_file(folder.write("h100-mine.toml", text));
+    REQUIRE_FALSE(s.has_value());
+    return s.error().message;
+  };
+  CHECK(error_of(replaced(std::string(kVariant), "nic_gb_s = 25", "nic_gb_s = -50")) ==
+        head + ": key 'network.nic_gb_s' is -50, outside its physical range [0.1, 100000] (a non-physical value: it "
+               "must be positive)");
+  CHECK(error_of(replaced(std::string(kVariant), "power_cap_w = 600", "hbm_gib = 0")) ==
+        head + ": key 'gpu.hbm_gib' is 0, outside its physical range [1, 100000] (a non-physical value: it must be "
+               "positive)");
+  CHECK(error_of(replaced(std::string(kVariant), "power_cap_w = 600", "power_cap_w = 900")) ==
+        head + ": key 'gpu.power_cap_w' is 900, outside its physical range [1, 700]");
+  // Without a base every section must be there.
+  CHECK(error_of("name = \"h100-mine\"\ndisplay = \"x\"\nsource = \"x\"\n[peak_tflops]\nbf16 = 989\nfp8 = 1979\n"
+                 "fp4 = 0\n") == head + ": key 'gpu' is missing");
+  CHECK(error_of(replaced(std::string(kVariant), "name = \"h100-mine\"", "name = \"other\"")) ==
+        head + ": key 'name' is \"other\", expected \"h100-mine\" (the file name)");
+  CHECK(error_of(replaced(std::string(kVariant), "\"h100-sxm\"", "\"h100-sxn\""))
+            .find(head + ": key 'inherits': unknown system 'h100-sxn'; did you mean 'h100-sxm'") == 0);
+  const auto missing = load_system_file(folder.dir / "none.toml");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message == (folder.dir / "none.toml").string() + ": cannot be read (no such file, or not "
+                                                                         "readable)");
+}
+
+TEST_CASE("an unknown catalog name suggests the close ones") {
+  CHECK(find_system("h100").error().message.find("unknown system 'h100'; did you mean 'h100-nvl'") == 0);
+  const std::string gb200 = find_system("gb200").error().message;
+  CHECK(gb200.find("'gb200-nvl72'") < gb200.find("the catalog has"));
 }

@@ -9,6 +9,7 @@
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/system_profile.hpp"
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,21 @@ namespace dgx::llm {
 
 /// A system of the embedded catalog by name ("h100-sxm").
 [[nodiscard]] Expected<SystemProfile> find_system(std::string_view name);
+
+/// A user's own system file on disk (a variant of a catalog system: other memory, bandwidth, power limit,
+/// interconnect), validated as the catalog's are: every required key present after inheritance, every value in its
+/// physical range; `inherits` may name a file in the same folder or a catalog system. The file's stem must equal
+/// its `name`. Errors name the file, the key and why ("h100-mine.toml: key 'gpu.hbm_tb_s' is -2, outside its
+/// physical range [0.1, 1000] (a non-physical value: it must be positive)").
+[[nodiscard]] Expected<SystemProfile> load_system_file(const std::filesystem::path& path);
+
+/// A system by name, from the first of `dirs` (folders of user system files) holding `<name>.toml`, else from the
+/// embedded catalog; a name ending in ".toml" is a file path (load_system_file). Unknown names list both.
+[[nodiscard]] Expected<SystemProfile> find_system(std::string_view name,
+                                                  const std::vector<std::filesystem::path>& dirs);
+
+/// The system names (file stems) of a folder of user system files, sorted; empty when it cannot be read.
+[[nodiscard]] std::vector<std::string> user_system_names(const std::filesystem::path& dir);
 
 /// Names of the embedded systems, sorted.
 [[nodiscard]] std::vector<std::string> system_names();
