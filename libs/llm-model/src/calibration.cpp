@@ -93,6 +93,9 @@ CalibrationRow read_row(const TomlTable& t) {
     }
   }
   row.train.ep_overlap = t.boolean("ep_overlap", false);
+  if (t.contains("moe_dispatcher")) {
+    row.train.moe_dispatcher = detail::parse_enum(t, "moe_dispatcher", parse_moe_dispatcher, "alltoall, flex");
+  }
   row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
   row.source = t.string("source");

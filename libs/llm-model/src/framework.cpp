@@ -92,6 +92,9 @@ void read_kernels(const TomlTable& t, KernelEfficiency& k) {
   if (t.contains("attention")) {
     k.attention = bounded(t, "attention", 0.05, 2);
   }
+  if (t.contains("grouped_gemm")) {
+    k.grouped_gemm = bounded(t, "grouped_gemm", 0.05, 1);
+  }
 }
 
 FrameworkProfile read_framework(const TomlTable& t, FrameworkProfile profile) {
@@ -203,6 +206,7 @@ SystemProfile apply_framework(SystemProfile system, const FrameworkProfile& fram
   for (std::size_t p = 0; p < k.gemm.size(); ++p) {
     system.efficiency.gemm_software[p] = k.gemm[p].value_or(1.0);
   }
+  system.efficiency.grouped_gemm = k.grouped_gemm.value_or(1.0);
   const double attention = k.attention.value_or(1.0);
   system.efficiency.attention_fwd = std::min(1.0, system.efficiency.attention_fwd * attention);
   system.efficiency.attention_bwd = std::min(1.0, system.efficiency.attention_bwd * attention);

@@ -385,6 +385,10 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
   const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
   const auto all_to_all = [&](bool f, std::string_view name) {
     b.collective(f, name, CommGroup::ep, Collective::all_to_all, shard_copies * h * kBf16);
+    if (shape.moe_dispatcher == MoeDispatcher::flex && !b.list(f).empty() && b.list(f).back().name == name) {
+      auto& c = std::get<CollectiveShape>(b.list(f).back().shape);
+      c.offdomain_share = flex_offdomain_share(c.placement, model.top_k);
+    }
   };
   const std::function<void(bool)> steps[] = {
       [&](bool f) {
@@ -536,7 +540,8 @@ ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved) {
                   .precision = train.precision,
                   .recompute = train.recompute,
                   .etp = resolved.layout.etp,
-                  .recompute_modules = train.recompute_modules};
+                  .recompute_modules = train.recompute_modules,
+                  .moe_dispatcher = train.moe_dispatcher};
 }
 
 OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,

@@ -36,6 +36,13 @@ std::optional<RecomputeModule> parse_recompute_module(std::string_view text) {
   return detail::parse_by_name(text, kAllRecomputeModules);
 }
 
+std::string_view to_string(MoeDispatcher dispatcher) { return dispatcher == MoeDispatcher::flex ? "flex" : "alltoall"; }
+
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text) {
+  constexpr MoeDispatcher kAll[] = {MoeDispatcher::alltoall, MoeDispatcher::flex};
+  return detail::parse_by_name(text, kAll);
+}
+
 std::string modules_label(RecomputeModules modules) {
   std::string out;
   for (const RecomputeModule m : kAllRecomputeModules) {

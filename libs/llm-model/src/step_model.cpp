@@ -52,7 +52,8 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, c
 PackedShape pack(const ShapeKey& k) {
   const auto u = [](auto v) { return static_cast<std::uint64_t>(v); };
   const std::uint64_t first = u(k.tp) << 48 | u(k.expert_tp()) << 40 | u(k.cp) << 32 | u(k.ep) << 16 | u(k.mbs);
-  const std::uint64_t second = u(k.seq_len) << 32 | u(k.precision) << 24 | u(k.recompute) << 16 | u(k.modules());
+  const std::uint64_t second =
+      u(k.seq_len) << 32 | u(k.moe_dispatcher) << 28 | u(k.precision) << 24 | u(k.recompute) << 16 | u(k.modules());
   return PackedShape{.first = first, .second = second};
 }
 

@@ -103,3 +103,29 @@ TEST_CASE("with split-K a small-M decode GEMM streams its weights at the memory 
   // Large GEMMs fill the GPU either way: the option changes nothing there.
   CHECK(split.seconds(gemm(8192, 8192, 8192)) == tiles.seconds(gemm(8192, 8192, 8192)));
 }
+
+TEST_CASE("flash attention runs slower per FLOP at a narrow head dimension, faster at a wide one") {
+  const RooflineProvider roofline(catalog_system("h100-sxm"));
+  const auto rate = [&](std::int64_t head_dim) {
+    const AttentionShape shape{
+        .batch = 1, .heads = 64, .kv_heads = 8, .q_len = 8192, .kv_len = 8192, .head_dim = head_dim, .steps = 1};
+    return static_cast<double>(head_dim) / roofline.seconds(Op{.name = "attention", .shape = shape});
+  };
+  // FlashAttention-3's H100 forward: about 0.77 of the head-dim-128 rate at 64 and 1.15 at 256.
+  CHECK(rate(64) / rate(128) == doctest::Approx(0.77).epsilon(0.02));
+  CHECK(rate(256) / rate(128) == doctest::Approx(1.17).epsilon(0.02));
+}
+
+TEST_CASE("the routed experts' grouped GEMMs run at the release's grouped-GEMM fraction, other GEMMs do not") {
+  SystemProfile h100 = catalog_system("h100-sxm");
+  h100.efficiency.grouped_gemm = 0.5;
+  const RooflineProvider roofline(h100);
+  Op expert = gemm(8192, 8192, 8192);
+  expert.name = "expert_fc1";
+  expert.part = OpPart::moe;
+  Op dense = gemm(8192, 8192, 8192);
+  CHECK(roofline.seconds(expert) == doctest::Approx(2 * roofline.seconds(dense)));
+  Op router = expert;
+  router.name = "router";
+  CHECK(roofline.seconds(router) == doctest::Approx(roofline.seconds(dense)));
+}

@@ -24,6 +24,8 @@ struct KernelEfficiency {
   std::array<std::optional<double>, 4> gemm;
   /// Multiplies the system's flash-attention fractions (attention_fwd, attention_bwd).
   std::optional<double> attention;
+  /// Efficiency::grouped_gemm: the experts' grouped GEMMs against a dense GEMM.
+  std::optional<double> grouped_gemm;
 };
 
 struct FrameworkProfile {

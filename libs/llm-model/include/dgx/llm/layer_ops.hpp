@@ -24,6 +24,7 @@ struct ShapeKey {
   Recompute recompute = Recompute::none;
   int etp = 0;                                                    ///< expert tensor parallelism (Layout::etp); 0: tp
   RecomputeModules recompute_modules = kDefaultRecomputeModules;  ///< under Recompute::selective
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
 
   [[nodiscard]] std::int64_t local_tokens() const { return std::int64_t{mbs} * seq_len / cp; }
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }

@@ -80,6 +80,11 @@ struct Layout {
 /// Layout::etp: chosen by the folding rule.
 inline constexpr int kAutoEtp = 0;
 
+/// Megatron's MoE token dispatchers (moe_token_dispatcher_type alltoall; flex with a DeepEP / HybridEP backend).
+enum class MoeDispatcher : std::uint8_t { alltoall, flex };
+[[nodiscard]] std::string_view to_string(MoeDispatcher dispatcher);
+[[nodiscard]] std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text);
+
 /// TrainConfig::offload_layers: offload only where a layout needs it to fit and the host link is fast.
 inline constexpr int kAutoOffload = -1;
 
@@ -96,6 +101,9 @@ struct TrainConfig {
   /// Hide the EP all-to-all of one microbatch behind the compute of another (Megatron-core
   /// overlap_moe_expert_parallel_comm, the recipes' moe_a2a_overlap): needs a pipeline of one stage or interleaved.
   bool ep_overlap = false;
+  /// The MoE token dispatcher: Megatron's flat all-to-all, or its flex dispatcher (DeepEP / HybridEP), which sends
+  /// a token once per remote NVLink domain and fans it out there (communication.hpp flex_offdomain_share).
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;

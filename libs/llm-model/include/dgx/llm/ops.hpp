@@ -53,6 +53,9 @@ struct CollectiveShape {
   Collective collective = Collective::all_gather;
   double bytes = 0;
   GroupPlacement placement;
+  /// all_to_all only: the share of the off-domain bytes that cross the NICs (1: every copy; a hierarchical
+  /// dispatcher that sends a token once per remote domain and fans it out over NVLink there sends less).
+  double offdomain_share = 1;
 };
 
 /// The parallel group a communication runs on (none for compute). etp: the expert tensor-parallel group of MoE
