@@ -40,7 +40,8 @@ StageParams stage_params(const ModelConfig& model, const SystemProfile& system, 
                          output,
                 .expert = main_layers * layer.expert,
                 .linear = main_layers * layer.linear + parts.leading_dense * dense_layer.linear};
-  const double linear_bytes = parameter_bytes(train.precision, system.software.low_precision_params).linear;
+  const double linear_bytes =
+      parameter_bytes(train.precision, system.software.low_precision_params, system.any_layout_fp8()).linear;
   p.gather_bytes = (p.linear * linear_bytes + (p.dense + p.expert - p.linear) * kBf16) / (p.dense + p.expert);
   return p;
 }

@@ -91,7 +91,8 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
   const LayerParams& dense_layer = per_layer.dense_layer;
   const double activation = per_layer.activation;
   const double dense_activation = per_layer.dense_activation;
-  const ParameterBytes bytes = parameter_bytes(train.precision, system.software.low_precision_params);
+  const ParameterBytes bytes =
+      parameter_bytes(train.precision, system.software.low_precision_params, system.any_layout_fp8());
   const Shards shards = shards_of(train, resolved);
   const double tokens = static_cast<double>(train.mbs) * resolved.seq_len / l.cp;
   const double mtp_projection = 2.0 * static_cast<double>(model.hidden) * static_cast<double>(model.hidden) / l.tp;
@@ -160,15 +161,17 @@ StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system
   return out;
 }
 
-ParameterBytes parameter_bytes(Precision precision, bool low_precision_params) {
+ParameterBytes parameter_bytes(Precision precision, bool low_precision_params, bool any_layout_fp8) {
   if (!casts_gemm_inputs(precision)) {
     return ParameterBytes{.linear = kBf16, .cache = 0};
   }
   // Each low-precision GEMM weight exists twice: row-wise for the forward and column-wise (the transpose, with
-  // its own block scales) for dgrad.
+  // its own block scales) for dgrad. Per-tensor FP8 on a GPU whose FP8 GEMMs take any operand layout (Blackwell)
+  // needs no transpose: one copy (Transformer Engine skips it where non-TN FP8 GEMMs are supported).
   const double copy = gemm_operand_bytes(precision);
-  return low_precision_params ? ParameterBytes{.linear = copy, .cache = copy}
-                              : ParameterBytes{.linear = kBf16, .cache = 2 * copy};
+  const double transpose = precision == Precision::fp8 && any_layout_fp8 ? 0.0 : copy;
+  return low_precision_params ? ParameterBytes{.linear = copy, .cache = transpose}
+                              : ParameterBytes{.linear = kBf16, .cache = copy + transpose};
 }
 
 std::optional<int> fitting_offload(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train,

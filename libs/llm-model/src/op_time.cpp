@@ -29,6 +29,15 @@ double head_dim_factor(double head_dim) {
 /// Fraction of the SMs a kernel with `tiles` independent output tiles keeps busy.
 double sm_fill(double tiles, int sms) { return std::min(1.0, tiles / sms); }
 
+/// Fraction of the SM-time a GEMM of `tiles` output tiles uses when its tiles run in waves of one per SM: the last
+/// wave is partly empty (wave quantization: 320 tiles on 148 SMs run as 3 waves, 72 %). Below one wave, sm_fill.
+double wave_fill(double tiles, int sms) {
+  if (tiles <= sms) {
+    return sm_fill(tiles, sms);
+  }
+  return tiles / (std::ceil(tiles / sms) * sms);
+}
+
 struct RooflineTimer {
   const SystemProfile& system;
   Precision precision;
@@ -48,7 +57,7 @@ struct RooflineTimer {
       tiles *= std::max(1.0, std::min(std::ceil(system.sms / tiles), std::floor(g.k / RooflineProvider::kSplitKMin)));
     }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
-                        sm_fill(tiles, system.sms);
+                        wave_fill(tiles, system.sms);
     const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
     return std::max(flops / rate, memory_seconds(operands + output)) + overhead(1);

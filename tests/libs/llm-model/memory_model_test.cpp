@@ -93,6 +93,11 @@ TEST_CASE("low-precision parameters replace the BF16 weights instead of adding a
   CHECK(parameter_bytes(Precision::mxfp8, true).cache == doctest::Approx(1 + 1.0 / 32));
   CHECK(parameter_bytes(Precision::nvfp4, true).linear == doctest::Approx(0.5 + 1.0 / 16));
   CHECK(parameter_bytes(Precision::bf16, true).cache == 0);
+  // Blackwell's FP8 GEMMs take any layout: per-tensor FP8 keeps no transpose; block-scaled formats still need
+  // their column-wise copy (the scales run along K).
+  CHECK(parameter_bytes(Precision::fp8, true, true).cache == 0);
+  CHECK(parameter_bytes(Precision::fp8, false, true).cache == 1);
+  CHECK(parameter_bytes(Precision::mxfp8, true, true).cache == doctest::Approx(1 + 1.0 / 32));
   SystemProfile bf16_weights = catalog_system("h100-sxm");
   bf16_weights.software.low_precision_params = false;
   const ModelConfig m = catalog_model("llama3.1-70b");

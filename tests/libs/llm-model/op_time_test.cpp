@@ -21,7 +21,8 @@ TEST_CASE("a large GEMM runs at the ceiling times the sustained fraction, below 
   const SystemProfile h100 = catalog_system("h100-sxm");
   const RooflineProvider roofline(h100);
   const Efficiency& e = h100.efficiency;
-  CHECK(tflops(roofline, gemm(8192, 8192, 8192)) ==
+  // 66 × 32 tiles of 128 × 256: 16 full waves on 132 SMs, no partly empty last wave.
+  CHECK(tflops(roofline, gemm(128 * 66, 256 * 32, 8192)) ==
         doctest::Approx(h100.peak_bf16_tflops * e.gemm_ceiling_bf16 * e.sustained_compute).epsilon(0.01));
   // Section D: no GEMM beats the measured maxima, 794.5 (BF16) and 1402.6 (FP8) TFLOP/s.
   CHECK(tflops(roofline, gemm(16384, 16384, 16384)) <= 794.5);
@@ -128,4 +129,14 @@ TEST_CASE("the routed experts' grouped GEMMs run at the release's grouped-GEMM f
   Op router = expert;
   router.name = "router";
   CHECK(roofline.seconds(router) == doctest::Approx(roofline.seconds(dense)));
+}
+
+TEST_CASE("a GEMM whose tiles leave the last wave partly empty pays for the whole wave") {
+  const SystemProfile gb200 = catalog_system("gb200-nvl72");
+  const RooflineProvider roofline(gb200);
+  // 1024 tokens × 10240 outputs: 8 × 40 = 320 tiles of 128 × 256 on 148 SMs run as 3 waves (72 %); 4440 tiles
+  // (30 waves exactly) run full.
+  const double partial = tflops(roofline, gemm(1024, 10240, 8192, Precision::fp8));
+  const double full = tflops(roofline, gemm(128 * 148, 256 * 30, 8192, Precision::fp8));
+  CHECK(partial / full == doctest::Approx(320.0 / (3 * 148)).epsilon(0.03));
 }

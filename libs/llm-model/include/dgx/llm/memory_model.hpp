@@ -51,7 +51,10 @@ struct ParameterBytes {
   double linear = 0;
   double cache = 0;
 };
-[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params);
+/// `any_layout_fp8`: the GPU's FP8 GEMMs take any operand layout (SystemProfile::any_layout_fp8), so per-tensor FP8
+/// weights need no transposed copy.
+[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params,
+                                             bool any_layout_fp8 = false);
 
 /// Everything the memory of a stage needs that depends only on the per-layer shape (ShapeKey): parameters one
 /// GPU holds of a layer and the activations it saves, for the model's layers and the leading dense layers of an

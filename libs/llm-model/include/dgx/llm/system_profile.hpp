@@ -155,6 +155,8 @@ struct SystemProfile {
   /// Largest achievable fraction of that peak for a large GEMM, with the framework's kernel efficiency.
   [[nodiscard]] double gemm_ceiling(Precision precision) const;
   [[nodiscard]] bool supports(Precision precision) const;
+  /// FP8 GEMMs take any operand layout (Blackwell; Hopper's need the TN layout, hence transposed copies).
+  [[nodiscard]] bool any_layout_fp8() const { return architecture.rfind("blackwell", 0) == 0; }
   [[nodiscard]] double hbm_bytes() const;
   [[nodiscard]] double hbm_bytes_per_s() const { return hbm_tb_s * 1e12; }
 };
