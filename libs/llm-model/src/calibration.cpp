@@ -23,7 +23,8 @@ namespace {
 using detail::ConfigError;
 using detail::TomlTable;
 
-constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml"};
+constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml",
+                                                  "baselines/calibration-3.toml"};
 constexpr std::string_view kFinetuneFile = "baselines/finetune.toml";
 
 std::optional<FineTune> read_finetune(const TomlTable& t) {
@@ -116,24 +117,42 @@ Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_te
   return detail::read_baseline_rows(toml_text, file, read_row);
 }
 
-Expected<std::vector<CalibrationRow>> load_calibration() {
+namespace {
+/// The rows of the calibration files that are (`finetune`) or are not fine-tuning rows, in file order.
+Expected<std::vector<CalibrationRow>> rows_of_kind(bool finetune) {
   std::vector<CalibrationRow> all;
   for (const std::string_view file : kCalibrationFiles) {
     auto rows = detail::parse_embedded(file, parse_calibration);
     if (!rows) {
       return rows.error();
     }
-    all.insert(all.end(), rows->begin(), rows->end());
+    for (CalibrationRow& row : *rows) {
+      if (row.finetune.has_value() == finetune) {
+        all.push_back(std::move(row));
+      }
+    }
   }
   return all;
 }
+}  // namespace
+
+Expected<std::vector<CalibrationRow>> load_calibration() { return rows_of_kind(false); }
 
 Expected<std::vector<CalibrationRow>> load_calibration_file(std::string_view file) {
   return detail::parse_embedded(file, parse_calibration);
 }
 
 Expected<std::vector<CalibrationRow>> load_finetune_calibration() {
-  return detail::parse_embedded(kFinetuneFile, parse_calibration);
+  auto rows = detail::parse_embedded(kFinetuneFile, parse_calibration);
+  if (!rows) {
+    return rows;
+  }
+  auto lora = rows_of_kind(true);  // the LoRA rows of the pretraining files (calibration-3.toml's MLPerf runs)
+  if (!lora) {
+    return lora.error();
+  }
+  rows->insert(rows->end(), lora->begin(), lora->end());
+  return rows;
 }
 
 std::vector<std::string> calibration_files() {
@@ -147,7 +166,13 @@ std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
     outcome.row = row;
-    const std::string method = row.finetune ? "/" + std::string(to_string(row.finetune->method)) : "";
+    // Rows share a model only when their fine-tuning is the same (method, adapters, samples): the shape cache
+    // holds the method's ops.
+    const std::string method =
+        row.finetune ? "/" + std::string(to_string(row.finetune->method)) + "/" + targets_label(row.finetune->lora) +
+                           "/" + std::to_string(row.finetune->lora.rank) + "/" +
+                           std::to_string(row.finetune->avg_tokens_per_sample) + (row.finetune->packed ? "/p" : "")
+                     : "";
     const std::string key = row.model + "@" + row.system + "@" + row.framework + method;
     if (!models.contains(key)) {
       auto model = find_model(row.model);

@@ -27,16 +27,9 @@ struct Coverage {
 
 Coverage gather() {
   Coverage c;
-  auto rows = load_calibration();
+  const auto rows = load_calibration();
   if (!rows) {
     return c;
-  }
-  if (auto third = load_calibration_file("baselines/calibration-3.toml")) {
-    for (CalibrationRow& row : *third) {
-      if (!row.finetune) {
-        rows->push_back(std::move(row));
-      }
-    }
   }
   for (const CalibrationRow& row : *rows) {
     c.systems.insert(row.system);
