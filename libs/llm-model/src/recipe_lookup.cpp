@@ -72,8 +72,19 @@ std::optional<CalibrationRow> find_recipe(std::string_view model, std::string_vi
   return rows ? find_recipe(*rows, model, system, gpus, precision) : std::nullopt;
 }
 
+std::optional<double> recipe_residual_of(const CalibrationRow& recipe,
+                                         const std::vector<CalibrationOutcome>& outcomes) {
+  for (const CalibrationOutcome& o : outcomes) {
+    if (o.failure.empty() && o.row.label == recipe.label && o.row.section == recipe.section) {
+      // A step-time row's error is in step time: as throughput it is 1 / (1 + e) − 1.
+      return o.row.metric == CalibrationMetric::step_time_s ? 1 / (1 + o.error) - 1 : o.error;
+    }
+  }
+  return std::nullopt;
+}
+
 Expected<RecipeComparison> compare_with_recipe(StepModel& model, const ExplorePoint& pick, const CalibrationRow& recipe,
-                                               const AccuracyBand& band) {
+                                               const AccuracyBand& band, std::optional<double> recipe_residual) {
   RecipeComparison c;
   c.recipe = recipe;
   c.band = band;
@@ -98,7 +109,11 @@ Expected<RecipeComparison> compare_with_recipe(StepModel& model, const ExplorePo
   const double recipe_per_token = projected->step_time_s / static_cast<double>(train.gbs);
   c.recipe_step_s = projected->step_time_s;
   c.advantage = recipe_per_token / pick_per_token - 1;
-  c.tie = is_tie(c.advantage, band);
+  c.recipe_residual = recipe_residual;
+  // The published recipe ran at 1 / (1 + residual) of its projected speed: its time per token is that much shorter.
+  c.corrected_advantage =
+      recipe_residual ? (recipe_per_token * (1 + *recipe_residual)) / pick_per_token - 1 : c.advantage;
+  c.tie = is_tie(c.corrected_advantage, band);
   const std::string pick_label = layout_label(pick.train);
   const std::string published = "the published " + layout_label(recipe.train) + " (" + publisher(recipe) + ", " +
                                 std::to_string(recipe.gpus) + " GPUs)";
@@ -106,10 +121,14 @@ Expected<RecipeComparison> compare_with_recipe(StepModel& model, const ExplorePo
     c.line = pick_label + ": the published recipe itself (" + publisher(recipe) + ")";
     return c;
   }
-  c.line = pick_label + ": " + percent(c.advantage) + " over " + published + ", " +
+  const std::string corrected = recipe_residual ? " (" + percent(c.advantage) +
+                                                      " as projected; the model projects the recipe's run " +
+                                                      percent(*recipe_residual) + " from its published speed)"
+                                                : "";
+  c.line = pick_label + ": " + percent(c.corrected_advantage) + " over " + published + corrected + ", " +
            (c.tie ? "inside the " + band.label() + " band: a tie; the recipe is the safer choice"
                   : "beyond the " + band.label() + " band: the pick is expected to be " +
-                        (c.advantage > 0 ? "faster" : "slower"));
+                        (c.corrected_advantage > 0 ? "faster" : "slower"));
   return c;
 }
 

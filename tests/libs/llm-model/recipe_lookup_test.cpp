@@ -51,6 +51,28 @@ TEST_CASE("the pick is compared with the recipe projected the same way: a tie in
   CHECK(beyond->line.find("beyond the ±0.1% band: the pick is expected to be slower") != std::string::npos);
 }
 
+TEST_CASE("the comparison is with the recipe as it ran: the model's own error on its published run corrects it") {
+  StepModel model(catalog_model("llama3.1-70b"), released_system("h100-sxm"));
+  const auto recipe = find_recipe("llama3.1-70b", "h100-sxm", 64, Precision::fp8);
+  REQUIRE(recipe.has_value());
+  const auto residual = recipe_residual_of(*recipe, AccuracyModel::embedded().outcomes());
+  REQUIRE(residual.has_value());
+  const auto projection = model.project(64, recipe->train);
+  REQUIRE(projection.has_value());
+  ExplorePoint pick;
+  pick.gpus = 64;
+  pick.train = projection->train;
+  pick.train.layout.tp = 2;  // a different label, the same step: only the correction separates them
+  pick.step_time_s = projection->step_time_s;
+  AccuracyBand band;
+  band.width = 0.01;
+  const auto c = compare_with_recipe(model, pick, *recipe, band, residual);
+  REQUIRE(c.has_value());
+  CHECK(c->advantage == doctest::Approx(0).epsilon(1e-9));
+  CHECK(c->corrected_advantage == doctest::Approx(*residual));
+  CHECK(c->line.find("the model projects the recipe's run") != std::string::npos);
+}
+
 TEST_CASE("the tied alternatives of a pick are the points whose days lie inside its band") {
   ExploreResult result;
   for (const double days : {10.0, 10.4, 12.0}) {

@@ -33,17 +33,29 @@ struct RecipeComparison {
   TrainConfig recipe_train;  ///< the recipe as projected: its layout at the pick's GPU count and global batch
   double recipe_step_s = 0;  ///< its projected step time
   double pick_step_s = 0;
-  double advantage = 0;  ///< recipe step / pick step − 1: > 0, the pick is faster
-  AccuracyBand band;     ///< the pick's
-  bool tie = false;      ///< the advantage lies inside the band
-  std::string line;      ///< the sentence for the explore output
+  double advantage = 0;  ///< recipe step / pick step − 1 as projected (per token): > 0, the pick is faster
+  /// The model's own error on the recipe's published run (its calibration outcome: projected throughput vs
+  /// published), when known; nullopt otherwise.
+  std::optional<double> recipe_residual;
+  /// The advantage over the recipe as published: the recipe's projection corrected by its residual (the published
+  /// run went 1 / (1 + residual) times the projected speed); = advantage without a residual.
+  double corrected_advantage = 0;
+  AccuracyBand band;  ///< the pick's
+  bool tie = false;   ///< the corrected advantage lies inside the band
+  std::string line;   ///< the sentence for the explore output
 };
 
 /// The recipe projected with `model` at the pick's GPU count and global batch (its own batch where the layout
-/// cannot take the pick's), compared with the pick. An error when the recipe's layout is not valid at that GPU
-/// count or does not fit.
+/// cannot take the pick's), compared with the pick; where the model's error on the recipe's published run is known
+/// (`recipe_residual`, e.g. from AccuracyModel::embedded()'s outcomes: recipe_residual_of), the comparison is with
+/// the recipe as it ran. An error when the recipe's layout is not valid at that GPU count or does not fit.
 [[nodiscard]] Expected<RecipeComparison> compare_with_recipe(StepModel& model, const ExplorePoint& pick,
-                                                             const CalibrationRow& recipe, const AccuracyBand& band);
+                                                             const CalibrationRow& recipe, const AccuracyBand& band,
+                                                             std::optional<double> recipe_residual = std::nullopt);
+
+/// The calibration error (projected vs published throughput) of the published run `recipe` among `outcomes`.
+[[nodiscard]] std::optional<double> recipe_residual_of(const CalibrationRow& recipe,
+                                                       const std::vector<CalibrationOutcome>& outcomes);
 
 /// The points of `result` whose days to train lie within the band of point `pick` (the pick excluded): the
 /// alternatives a recommendation ties with.
