@@ -118,6 +118,8 @@ public:
     train.offload_layers = space_.offload_layers;
     train.pipeline_split = space_.pipeline_split;
     train.flops_convention = space_.flops_convention;
+    train.recompute_modules = space_.recompute_modules;
+    train.moe_dispatcher = space_.moe_dispatcher;
     for (const Recompute recompute : space_.recomputes) {
       train.recompute = recompute;
       for (const int tp : tp_) {
@@ -165,6 +167,7 @@ private:
         for (const int vp : vp_by_pp_[p]) {
           train.layout.pp = pp;
           train.layout.vp = vp;
+          train.ep_overlap = space_.ep_overlap && m.moe() && (pp == 1 || vp > 1);
           if (detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
             continue;
           }

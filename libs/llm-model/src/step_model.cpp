@@ -273,7 +273,8 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, 
   p.provenance = std::string("projected: ") + constants::kModelVersion + ", system " + system_.name +
                  (system_.software.framework.empty() ? std::string() : ", framework " + system_.software.framework) +
                  ", op times: " + op_times +
-                 " (efficiencies calibrated on configs/baselines/calibration.toml, calibration-2.toml and calibration-3.toml), MFU "
+                 " (efficiencies calibrated on configs/baselines/calibration.toml, calibration-2.toml and "
+                 "calibration-3.toml), MFU "
                  "against the dense " +
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";

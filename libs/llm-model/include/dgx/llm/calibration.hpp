@@ -92,8 +92,8 @@ struct ErrorStats {
 [[nodiscard]] std::vector<ErrorStats> group_stats(const std::vector<CalibrationOutcome>& outcomes);
 
 /// The stated accuracy of a projection on `system` in `precision`: the error statistics of that class over
-/// the embedded pretraining calibration sets (computed once per process), or nullopt when no published run of that class
-/// exists.
+/// the embedded pretraining calibration sets (computed once per process), or nullopt when no published run of that
+/// class exists.
 [[nodiscard]] std::optional<ErrorStats> class_accuracy(std::string_view system, Precision precision);
 
 }  // namespace dgx::llm

@@ -49,6 +49,12 @@ struct ExploreSpace {
   /// for dense models.
   std::vector<int> etp;
   std::vector<Recompute> recomputes{Recompute::none, Recompute::selective, Recompute::full};
+  /// What selective recompute reruns under Megatron (TrainConfig::recompute_modules).
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
+  /// MoE: hide the expert all-to-all where the layout allows it (pp 1 or interleaved; TrainConfig::ep_overlap),
+  /// and the token dispatcher.
+  bool ep_overlap = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   BatchRule batch;
   int seq_len = 0;  ///< 0: the model's default
   double tokens = 1e12;
