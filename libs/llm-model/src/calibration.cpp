@@ -23,7 +23,8 @@ namespace {
 using detail::ConfigError;
 using detail::TomlTable;
 
-constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml"};
+constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml",
+                                                  "baselines/calibration-3.toml"};
 constexpr std::string_view kFinetuneFile = "baselines/finetune.toml";
 
 std::optional<FineTune> read_finetune(const TomlTable& t) {
@@ -71,7 +72,8 @@ CalibrationRow read_row(const TomlTable& t) {
                             .pp = t.positive_int("pp"),
                             .cp = t.positive_int("cp"),
                             .vp = t.positive_int("vp"),
-                            .ep = t.contains("ep") ? t.positive_int("ep") : 1};
+                            .ep = t.contains("ep") ? t.positive_int("ep") : 1,
+                            .etp = t.contains("etp") ? t.positive_int("etp") : kAutoEtp};
   row.train.mbs = t.positive_int("mbs");
   row.train.gbs = t.positive_int("gbs");
   row.train.seq_len = t.positive_int("seq_len");
@@ -79,6 +81,21 @@ CalibrationRow read_row(const TomlTable& t) {
   row.train.offload_layers = t.contains("offload_layers") ? t.positive_int("offload_layers") : 0;
   if (t.contains("recompute")) {
     row.train.recompute = detail::parse_enum(t, "recompute", parse_recompute, "none, selective, full");
+  }
+  if (t.contains("recompute_modules")) {
+    row.train.recompute_modules = 0;
+    for (const std::string& text : t.strings("recompute_modules")) {
+      const auto module = parse_recompute_module(text);
+      if (!module) {
+        throw ConfigError(t.where("recompute_modules") + " has \"" + text +
+                          "\", expected core_attn, mla_up_proj, moe_act, layernorm, mlp, moe or shared_experts");
+      }
+      row.train.recompute_modules |= module_bit(*module);
+    }
+  }
+  row.train.ep_overlap = t.boolean("ep_overlap", false);
+  if (t.contains("moe_dispatcher")) {
+    row.train.moe_dispatcher = detail::parse_enum(t, "moe_dispatcher", parse_moe_dispatcher, "alltoall, flex");
   }
   row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
@@ -100,20 +117,42 @@ Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_te
   return detail::read_baseline_rows(toml_text, file, read_row);
 }
 
-Expected<std::vector<CalibrationRow>> load_calibration() {
+namespace {
+/// The rows of the calibration files that are (`finetune`) or are not fine-tuning rows, in file order.
+Expected<std::vector<CalibrationRow>> rows_of_kind(bool finetune) {
   std::vector<CalibrationRow> all;
   for (const std::string_view file : kCalibrationFiles) {
     auto rows = detail::parse_embedded(file, parse_calibration);
     if (!rows) {
       return rows.error();
     }
-    all.insert(all.end(), rows->begin(), rows->end());
+    for (CalibrationRow& row : *rows) {
+      if (row.finetune.has_value() == finetune) {
+        all.push_back(std::move(row));
+      }
+    }
   }
   return all;
 }
+}  // namespace
+
+Expected<std::vector<CalibrationRow>> load_calibration() { return rows_of_kind(false); }
+
+Expected<std::vector<CalibrationRow>> load_calibration_file(std::string_view file) {
+  return detail::parse_embedded(file, parse_calibration);
+}
 
 Expected<std::vector<CalibrationRow>> load_finetune_calibration() {
-  return detail::parse_embedded(kFinetuneFile, parse_calibration);
+  auto rows = detail::parse_embedded(kFinetuneFile, parse_calibration);
+  if (!rows) {
+    return rows;
+  }
+  auto lora = rows_of_kind(true);  // the LoRA rows of the pretraining files (calibration-3.toml's MLPerf runs)
+  if (!lora) {
+    return lora.error();
+  }
+  rows->insert(rows->end(), lora->begin(), lora->end());
+  return rows;
 }
 
 std::vector<std::string> calibration_files() {
@@ -127,7 +166,13 @@ std::vector<CalibrationOutcome> run_calibration(const std::vector<CalibrationRow
   for (const CalibrationRow& row : rows) {
     CalibrationOutcome outcome;
     outcome.row = row;
-    const std::string method = row.finetune ? "/" + std::string(to_string(row.finetune->method)) : "";
+    // Rows share a model only when their fine-tuning is the same (method, adapters, samples): the shape cache
+    // holds the method's ops.
+    const std::string method =
+        row.finetune ? "/" + std::string(to_string(row.finetune->method)) + "/" + targets_label(row.finetune->lora) +
+                           "/" + std::to_string(row.finetune->lora.rank) + "/" +
+                           std::to_string(row.finetune->avg_tokens_per_sample) + (row.finetune->packed ? "/p" : "")
+                     : "";
     const std::string key = row.model + "@" + row.system + "@" + row.framework + method;
     if (!models.contains(key)) {
       auto model = find_model(row.model);
@@ -200,6 +245,19 @@ std::string calibration_class(std::string_view system, Precision precision) {
 std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outcomes) {
   auto stats = grouped_stats(
       outcomes, [](const CalibrationOutcome& o) { return calibration_class(o.row.system, o.row.train.precision); });
+  std::sort(stats.begin(), stats.end() - 1,
+            [](const ErrorStats& a, const ErrorStats& b) { return a.section < b.section; });
+  return stats;
+}
+
+std::string calibration_group(std::string_view framework, std::string_view system, Precision precision) {
+  return std::string(framework) + " " + calibration_class(system, precision);
+}
+
+std::vector<ErrorStats> group_stats(const std::vector<CalibrationOutcome>& outcomes) {
+  auto stats = grouped_stats(outcomes, [](const CalibrationOutcome& o) {
+    return calibration_group(o.row.framework, o.row.system, o.row.train.precision);
+  });
   std::sort(stats.begin(), stats.end() - 1,
             [](const ErrorStats& a, const ErrorStats& b) { return a.section < b.section; });
   return stats;

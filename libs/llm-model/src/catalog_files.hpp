@@ -10,6 +10,15 @@
 
 namespace dgx::llm::detail {
 
+/// Up to `limit` names of `candidates` close to `name`, best first: by edit distance of the names reduced to
+/// lower-case letters and digits, about one edit in three characters (at least one), or one containing the other.
+[[nodiscard]] std::vector<std::string> close_names(std::string_view name, const std::vector<std::string>& candidates,
+                                                   std::size_t limit = 3);
+
+/// "unknown <noun> 'name'; did you mean 'a' or 'b'? the catalog has: ...".
+[[nodiscard]] std::string unknown_entry(std::string_view noun, std::string_view name,
+                                        const std::vector<std::string>& known);
+
 /// Entry names (file stems) of the .toml files directly under `folder` ("models"), sorted.
 [[nodiscard]] std::vector<std::string> catalog_names(std::string_view folder);
 

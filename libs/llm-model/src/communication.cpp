@@ -1,6 +1,7 @@
 #include "dgx/llm/communication.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dgx::llm {
 
@@ -38,7 +39,8 @@ GroupPlacement place_group(int stride, int ranks, int domain) {
   return GroupPlacement{.ranks = ranks, .ranks_per_domain = std::min(ranks, per_domain)};
 }
 
-double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement) {
+double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement,
+                     double offdomain_share) {
   const Efficiency& e = system.efficiency;
   const double nvlink_ring = system.nvlink_gb_s * 1e9 * e.nvlink_bus;
   const double nvlink_p2p = system.nvlink_gb_s * 1e9 * e.nvlink_p2p;
@@ -52,7 +54,7 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
     // Off-domain peers over the GPU's own NIC, on-domain peers over NVLink, at the same time.
     const double n = placement.ranks;
     const double local = placement.ranks_per_domain;
-    const double seconds_per_byte = std::max((local - 1) / n / nvlink_ring, (n - local) / n / nic);
+    const double seconds_per_byte = std::max((local - 1) / n / nvlink_ring, offdomain_share * (n - local) / n / nic);
     return (n - 1) / n / seconds_per_byte;
   }
   case Collective::all_reduce:
@@ -62,14 +64,29 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
   return nic;
 }
 
-double collective_seconds(const SystemProfile& system, Collective collective, double bytes, GroupPlacement placement) {
+double collective_seconds(const SystemProfile& system, Collective collective, double bytes, GroupPlacement placement,
+                          double offdomain_share) {
   if (placement.ranks <= 1 || bytes <= 0) {
     return 0;
   }
   const double hop_us =
       placement.spans_domains() ? system.efficiency.network_hop_latency_us : system.efficiency.nvlink_hop_latency_us;
   const double latency = latency_steps(collective, placement.ranks) * hop_us * 1e-6;
-  return latency + bytes * bus_factor(collective, placement.ranks) / bus_bandwidth(system, collective, placement);
+  return latency + bytes * bus_factor(collective, placement.ranks) /
+                       bus_bandwidth(system, collective, placement, offdomain_share);
+}
+
+double flex_offdomain_share(GroupPlacement placement, int top_k) {
+  if (!placement.spans_domains() || top_k < 1) {
+    return 1;
+  }
+  const double domains = static_cast<double>(placement.ranks) / placement.ranks_per_domain;
+  const double k = top_k;
+  // Of a token's k copies, k·(D − 1)/D land in other domains; the distinct remote domains among them number
+  // (D − 1)·(1 − (1 − 1/D)^k) (k experts drawn uniformly, as under balanced routing).
+  const double copies = k * (domains - 1) / domains;
+  const double distinct = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
+  return copies > 0 ? std::min(1.0, distinct / copies) : 1.0;
 }
 
 }  // namespace dgx::llm

@@ -40,7 +40,8 @@ StageParams stage_params(const ModelConfig& model, const SystemProfile& system, 
                          output,
                 .expert = main_layers * layer.expert,
                 .linear = main_layers * layer.linear + parts.leading_dense * dense_layer.linear};
-  const double linear_bytes = parameter_bytes(train.precision, system.software.low_precision_params).linear;
+  const double linear_bytes =
+      parameter_bytes(train.precision, system.software.low_precision_params, system.any_layout_fp8()).linear;
   p.gather_bytes = (p.linear * linear_bytes + (p.dense + p.expert - p.linear) * kBf16) / (p.dense + p.expert);
   return p;
 }
@@ -60,7 +61,8 @@ struct GroupComm {
       const GroupPlacement placement = place_group(stride, ranks, system.nvlink_domain);
       return pieces * collective_seconds(system, kind, params * bytes_per_param / pieces, placement);
     };
-    return one(p.dense, dense_ranks, layout.tp) + one(p.expert, expert_ranks, layout.tp * layout.ep);
+    const int etp = layout.etp > 0 ? layout.etp : layout.tp;
+    return one(p.dense, dense_ranks, layout.tp) + one(p.expert, expert_ranks, etp * layout.ep);
   }
 };
 
@@ -94,7 +96,7 @@ DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& sy
   const Layout& l = r.layout;
   const StageParams p = stage_params(model, system, r, train, per_layer, finetune);
   const int dense_ranks = r.dp * l.cp;
-  const int expert_ranks = dense_ranks / l.ep;
+  const int expert_ranks = expert_replicas(r);
   const GroupComm comm{.system = system, .layout = l, .dense_ranks = dense_ranks, .expert_ranks = expert_ranks};
   const double slowdown = system.software.overlap_slowdown;
   const double window_fwd = stage.forward.total();
@@ -102,10 +104,18 @@ DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& sy
 
   DataParallelCost out;
   out.optimizer = optimizer_seconds(system, r, train, p, dense_ranks, expert_ranks);
+  const double grad_bytes = system.software.grad_reduce_bytes;
   if (train.fsdp) {
     const double units = std::max(1, r.stages.first);  // one gather / reduce-scatter per layer
     const double gather = comm(p, Collective::all_gather, p.gather_bytes, units);
-    const double scatter = comm(p, Collective::reduce_scatter, constants::kGradBytes, units);
+    const double scatter = comm(p, Collective::reduce_scatter, grad_bytes, units);
+    if (system.software.fsdp == FsdpKind::fsdp2 && l.pp > 1) {
+      // FSDP2 under PP: gathered once, under the first microbatch's forward; reduced once, under the last one's
+      // backward (the first gather and the last reduce-scatter exposed).
+      out.comm = overlapped(gather, window_fwd, gather / units, slowdown) +
+                 overlapped(scatter, window_bwd, scatter / units, slowdown);
+      return out;
+    }
     const double forward = overlapped(gather, window_fwd, gather / units, slowdown);
     const double backward = overlapped(gather + scatter, window_bwd, scatter / units, slowdown);
     out.comm = r.microbatches * (forward + backward);
@@ -114,7 +124,7 @@ DataParallelCost data_parallel(const ModelConfig& model, const SystemProfile& sy
   const double bucket = std::max(constants::kBucketMinParams, constants::kBucketParamsPerDpRank * dense_ranks);
   const double buckets = std::ceil(std::max(p.dense + p.expert, 1.0) / bucket);
   const Collective grad_kind = train.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
-  const double grads = comm(p, grad_kind, constants::kGradBytes, buckets);
+  const double grads = comm(p, grad_kind, grad_bytes, buckets);
   out.comm = overlapped(grads, window_bwd, grads / buckets, slowdown);
   if (train.distributed_optimizer) {
     const double params = comm(p, Collective::all_gather, p.gather_bytes, buckets);

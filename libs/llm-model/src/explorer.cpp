@@ -54,8 +54,9 @@ std::string describe_point(const ExplorePoint& p, const std::string& unit) {
   const std::string cost = unit == "USD" ? format("$%.3gM", p.cost / 1e6) : format("%.3g GPU-hours", p.cost);
   return std::to_string(p.gpus) + " GPUs " + std::string(to_string(p.train.precision)) + " (tp" + std::to_string(l.tp) +
          " pp" + std::to_string(l.pp) + " cp" + std::to_string(l.cp) + " vp" + std::to_string(l.vp) + " ep" +
-         std::to_string(l.ep) + " mbs" + std::to_string(p.train.mbs) + " gbs" + std::to_string(p.train.gbs) +
-         " recompute " + std::string(to_string(p.train.recompute)) + "): " + format("%.1f days, ", p.days) + cost;
+         std::to_string(l.ep) + (l.etp > 0 ? " etp" + std::to_string(l.etp) : std::string()) + " mbs" +
+         std::to_string(p.train.mbs) + " gbs" + std::to_string(p.train.gbs) + " recompute " +
+         std::string(to_string(p.train.recompute)) + "): " + format("%.1f days, ", p.days) + cost;
 }
 
 /// The sweep: per (precision, shape) the per-layer costs are looked up once; the loops over GPU counts, pp and
@@ -71,6 +72,17 @@ public:
     vp_ = or_default(space.vp, range(1, m.layers));
     ep_ = or_default(space.ep, range(1, m.experts));
     mbs_ = or_default(space.mbs, range(1, max_mbs));
+    if (!m.moe()) {
+      etp_ = {kAutoEtp};  // no experts: nothing to split
+    } else if (!space.etp.empty()) {
+      etp_ = space.etp;
+    } else {
+      for (const int etp : {1, 2, 4, 8}) {
+        if (etp <= domain) {
+          etp_.push_back(etp);
+        }
+      }
+    }
     gpus_ = gpu_counts(space);
     // The pipeline split depends on pp and vp only: keep, per pp, the vp values the split rule accepts.
     for (const int pp : pp_) {
@@ -106,18 +118,22 @@ public:
     train.offload_layers = space_.offload_layers;
     train.pipeline_split = space_.pipeline_split;
     train.flops_convention = space_.flops_convention;
+    train.recompute_modules = space_.recompute_modules;
+    train.moe_dispatcher = space_.moe_dispatcher;
     for (const Recompute recompute : space_.recomputes) {
       train.recompute = recompute;
       for (const int tp : tp_) {
         for (const int cp : cp_) {
           for (const int ep : ep_) {
-            for (const int mbs : mbs_) {
-              if (cancelled && cancelled()) {
-                return {};
+            for (const int etp : etp_) {
+              for (const int mbs : mbs_) {
+                if (cancelled && cancelled()) {
+                  return {};
+                }
+                train.layout = Layout{.tp = tp, .pp = 1, .cp = cp, .vp = 1, .ep = ep, .etp = etp};
+                train.mbs = mbs;
+                sweep_shape(train, best, evaluated, feasible);
               }
-              train.layout = Layout{.tp = tp, .pp = 1, .cp = cp, .vp = 1, .ep = ep};
-              train.mbs = mbs;
-              sweep_shape(train, best, evaluated, feasible);
             }
           }
         }
@@ -151,17 +167,12 @@ private:
         for (const int vp : vp_by_pp_[p]) {
           train.layout.pp = pp;
           train.layout.vp = vp;
+          train.ep_overlap = space_.ep_overlap && m.moe() && (pp == 1 || vp > 1);
           if (detail::check_layout(m, system, gpus_[g], train, resolved) != detail::LayoutIssue::none) {
             continue;
           }
           if (cost == nullptr) {
-            cost = &model_.shape_cost(ShapeKey{.tp = train.layout.tp,
-                                               .cp = train.layout.cp,
-                                               .ep = train.layout.ep,
-                                               .mbs = train.mbs,
-                                               .seq_len = resolved.seq_len,
-                                               .precision = train.precision,
-                                               .recompute = train.recompute});
+            cost = &model_.shape_cost(shape_key(train, resolved));
           }
           evaluate(g, train, resolved, *cost, best, evaluated, feasible);
         }
@@ -202,7 +213,7 @@ private:
 
   StepModel& model_;
   const ExploreSpace& space_;
-  std::vector<int> tp_, pp_, cp_, vp_, ep_, mbs_, gpus_;
+  std::vector<int> tp_, pp_, cp_, vp_, ep_, etp_, mbs_, gpus_;
   std::vector<std::vector<int>> vp_by_pp_;  ///< per entry of pp_: the vp values its pipeline split accepts
   std::vector<std::uint64_t> valid_;        ///< per GPU count: layouts evaluated
   std::vector<double> leanest_;             ///< per GPU count: least memory per GPU among them
@@ -325,7 +336,14 @@ Expected<ExploreResult> explore(StepModel& model, const ExploreSpace& space, con
   }
   ExploreResult result;
   result.cost_unit = options.price ? "USD" : "GPU-hours";
-  Sweep sweep(model, space);
+  ExploreSpace swept = space;
+  const Software& software = model.system().software;
+  if (!space.fsdp && space.distributed_optimizer && !software.distributed_optimizer) {
+    swept.fsdp = true;
+    result.notes.push_back("framework " + software.framework +
+                           " has no Megatron distributed optimizer: layouts are swept with FSDP (parallel.fsdp)");
+  }
+  Sweep sweep(model, swept);
   std::vector<std::vector<ExplorePoint>> per_precision;
   for (const Precision precision : space.precisions) {
     if (!model.system().supports(precision)) {

@@ -7,8 +7,13 @@ namespace dgx::llm {
 namespace {
 
 constexpr double kBf16 = 2;
-/// A frozen FP8 linear weight: the FP8 copy and its transpose, one byte each.
-constexpr double kFrozenFp8Bytes = 2;
+/// A frozen FP8 linear weight: the FP8 copy and its transpose, one byte each; the copy alone where the GPU's FP8
+/// GEMMs take any operand layout (Blackwell: no transpose for dgrad). The frozen base has no BF16 master: nothing
+/// updates it, so its FP8 copies are all it holds.
+double frozen_fp8_bytes(const SystemProfile& system, Precision precision) {
+  const double copy = gemm_operand_bytes(precision);
+  return precision == Precision::fp8 && system.any_layout_fp8() ? copy : 2 * copy;
+}
 
 /// The LoRA form of stage `index` (memory_model.hpp's breakdown of the same stage as input, without FSDP: every
 /// GPU of the stage holds its whole frozen base).
@@ -21,11 +26,12 @@ MemoryBreakdown lora_stage(MemoryBreakdown m, int index, const ModelConfig& mode
                         parts.leading_dense * per_layer.dense_layer.linear;
   // What memory_model.hpp keeps beside the GEMM weights (embedding, norms, router, LM head) stays as it is.
   const double other_weights =
-      m.weights - linear * parameter_bytes(train.precision, system.software.low_precision_params).linear;
+      m.weights -
+      linear * parameter_bytes(train.precision, system.software.low_precision_params, system.any_layout_fp8()).linear;
   const double adapters = parts.layers * adapter_parameters_per_gpu(model, finetune.lora, l.tp);
   const bool fp8 = casts_gemm_inputs(train.precision);
   m.weights = other_weights + (fp8 ? 0.0 : linear * kBf16) + adapters * kBf16;
-  m.fp8_weight_cache = fp8 ? linear * kFrozenFp8Bytes : 0.0;
+  m.fp8_weight_cache = fp8 ? linear * frozen_fp8_bytes(system, train.precision) : 0.0;
   m.gradients = adapters * constants::kGradBytes;
   const double shards = train.distributed_optimizer ? 1.0 * resolved.dp * l.cp : 1.0;
   m.optimizer = constants::kOptimizerBytes * adapters / shards;

@@ -18,8 +18,46 @@ constexpr std::string_view kFolder = "frameworks";
 /// Inheritance deeper than this is a cycle.
 constexpr int kMaxInheritance = 16;
 
+std::optional<FsdpKind> parse_fsdp(std::string_view text) {
+  if (text == "megatron") {
+    return FsdpKind::megatron;
+  }
+  if (text == "fsdp2") {
+    return FsdpKind::fsdp2;
+  }
+  return std::nullopt;
+}
+
+std::optional<SelectivePolicy> parse_selective(std::string_view text) {
+  if (text == "modules") {
+    return SelectivePolicy::modules;
+  }
+  if (text == "every-other-matmul") {
+    return SelectivePolicy::every_other_matmul;
+  }
+  return std::nullopt;
+}
+
 void read_software(const TomlTable& t, Software& s) {
   s.low_precision_params = t.boolean("low_precision_params", s.low_precision_params);
+  if (t.contains("fsdp")) {
+    s.fsdp = detail::parse_enum(t, "fsdp", parse_fsdp, "megatron, fsdp2");
+  }
+  if (t.contains("selective_recompute")) {
+    s.selective = detail::parse_enum(t, "selective_recompute", parse_selective, "modules, every-other-matmul");
+  }
+  if (t.contains("elementwise_traffic")) {
+    s.elementwise_traffic = bounded(t, "elementwise_traffic", 1, 10);
+  }
+  if (t.contains("grad_reduce_bytes")) {
+    s.grad_reduce_bytes = bounded(t, "grad_reduce_bytes", 1, 4);
+  }
+  if (t.contains("fp8_weight_cast_bytes")) {
+    s.fp8_weight_cast_bytes = bounded(t, "fp8_weight_cast_bytes", 0, 32);
+  }
+  s.fp8_amax_pass = t.boolean("fp8_amax_pass", s.fp8_amax_pass);
+  s.fused_norm_cast = t.boolean("fused_norm_cast", s.fused_norm_cast);
+  s.fp32_logits = t.boolean("fp32_logits", s.fp32_logits);
   if (t.contains("tp_overlap")) {
     s.tp_overlap.fill(bounded(t, "tp_overlap", 0, 1));
   }
@@ -35,6 +73,15 @@ void read_software(const TomlTable& t, Software& s) {
   }
 }
 
+void read_capabilities(const TomlTable& t, Software& s) {
+  s.expert_parallel = t.boolean("expert_parallel", s.expert_parallel);
+  s.distributed_optimizer = t.boolean("distributed_optimizer", s.distributed_optimizer);
+  s.activation_offload = t.boolean("activation_offload", s.activation_offload);
+  s.block_scaled_formats = t.boolean("block_scaled_formats", s.block_scaled_formats);
+  s.recompute_modules = t.boolean("recompute_modules", s.recompute_modules);
+  s.ep_overlap = t.boolean("ep_overlap", s.ep_overlap);
+}
+
 void read_kernels(const TomlTable& t, KernelEfficiency& k) {
   for (const Precision p : kAllPrecisions) {
     const std::string key = "gemm_" + std::string(to_string(p));
@@ -45,6 +92,9 @@ void read_kernels(const TomlTable& t, KernelEfficiency& k) {
   if (t.contains("attention")) {
     k.attention = bounded(t, "attention", 0.05, 2);
   }
+  if (t.contains("grouped_gemm")) {
+    k.grouped_gemm = bounded(t, "grouped_gemm", 0.05, 1);
+  }
 }
 
 FrameworkProfile read_framework(const TomlTable& t, FrameworkProfile profile) {
@@ -53,8 +103,13 @@ FrameworkProfile read_framework(const TomlTable& t, FrameworkProfile profile) {
   profile.released = t.string("released");
   profile.source = t.string("source");
   profile.inherits = t.optional_string("inherits").value_or("");
+  profile.family = t.optional_string("family").value_or(profile.family.empty() ? "nemo" : profile.family);
+  profile.software.family = profile.family;
   if (t.contains("software")) {
     read_software(t.table("software"), profile.software);
+  }
+  if (t.contains("capabilities")) {
+    read_capabilities(t.table("capabilities"), profile.software);
   }
   if (t.contains("kernels")) {
     const TomlTable kernels = t.table("kernels");
@@ -126,8 +181,14 @@ std::vector<std::string> framework_names() {
 }
 
 std::string default_framework() {
-  const std::vector<std::string> names = framework_names();
-  return names.empty() ? std::string() : names.back();
+  std::string newest;
+  for (const std::string& name : framework_names()) {  // oldest first
+    auto profile = find_framework(name);
+    if (profile && profile->family == kDefaultFamily) {
+      newest = name;
+    }
+  }
+  return newest;
 }
 
 SystemProfile apply_framework(SystemProfile system, const FrameworkProfile& framework) {
@@ -145,6 +206,7 @@ SystemProfile apply_framework(SystemProfile system, const FrameworkProfile& fram
   for (std::size_t p = 0; p < k.gemm.size(); ++p) {
     system.efficiency.gemm_software[p] = k.gemm[p].value_or(1.0);
   }
+  system.efficiency.grouped_gemm = k.grouped_gemm.value_or(1.0);
   const double attention = k.attention.value_or(1.0);
   system.efficiency.attention_fwd = std::min(1.0, system.efficiency.attention_fwd * attention);
   system.efficiency.attention_bwd = std::min(1.0, system.efficiency.attention_bwd * attention);

@@ -12,30 +12,41 @@ constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 
 /// Saved tensors of an MLP of inner size `ffn` (dense, an expert's routed copies, shared experts) for `rows`
-/// rows, per TP rank: fc1 input (SP shard, re-gathered for wgrad), activation input, squared ReLU's intermediate
-/// relu output, fc2 input.
-double mlp_activation_bytes(const ModelConfig& model, double rows, int tp, double gemm_input, double ffn_size) {
+/// rows, per TP rank: the fc1 input (SP shard, re-gathered for wgrad) and what follows it: the fc1 output, squared
+/// ReLU's intermediate relu output, the fc2 input (the activation's output).
+struct MlpSaved {
+  double input = 0, fc1_out = 0, relu_out = 0, fc2_input = 0;
+  [[nodiscard]] double total() const { return input + fc1_out + relu_out + fc2_input; }
+  [[nodiscard]] double after_input() const { return fc1_out + relu_out + fc2_input; }
+};
+
+MlpSaved mlp_saved(const ModelConfig& model, double rows, int tp, double gemm_input, double ffn_size) {
   const double h = static_cast<double>(model.hidden);
   const double ffn = ffn_size / tp;
-  const double fc1_out = ffn * (model.mlp_matrices() - 1);
-  const double relu_out = model.activation == Activation::squared_relu ? ffn * kBf16 : 0.0;
-  return rows * (h / tp * gemm_input + fc1_out * kBf16 + relu_out + ffn * gemm_input);
+  return MlpSaved{.input = rows * h / tp * gemm_input,
+                  .fc1_out = rows * ffn * (model.mlp_matrices() - 1) * kBf16,
+                  .relu_out = model.activation == Activation::squared_relu ? rows * ffn * kBf16 : 0.0,
+                  .fc2_input = rows * ffn * gemm_input};
 }
 
 /// The projections' saved inputs before the attention core, per TP rank: GQA keeps the norm output; MLA keeps
 /// it, the latents' norm inputs and normed latents (SP shards, re-gathered for wgrad) and the shared rotary key.
-double projection_inputs(const ModelConfig& model, double t, int tp, double gemm_input) {
+/// `norm_output`: whether the norm's output (the first term) is kept (not under layernorm recompute).
+double projection_inputs(const ModelConfig& model, double t, int tp, double gemm_input, bool norm_output) {
   const double h = static_cast<double>(model.hidden);
   const double shard = t / tp;
+  const double normed = norm_output ? shard * h * gemm_input : 0.0;
   if (!model.mla()) {
-    return shard * h * gemm_input;
+    return normed;
   }
   const double latents = model.q_lora_rank + model.kv_lora_rank;
-  return shard * (h * gemm_input + latents * (kBf16 + gemm_input) + model.qk_rope_head_dim * kBf16);
+  return normed + shard * (latents * (kBf16 + gemm_input) + model.qk_rope_head_dim * kBf16);
 }
 
-/// Saved tensors of the attention block and its norm, per TP rank.
-double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shape, double gemm_input) {
+/// Saved tensors of the attention block and its norm, per TP rank, under Megatron's selective recompute of
+/// `modules` (0: none).
+double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shape, double gemm_input,
+                                  RecomputeModules modules) {
   const double t = static_cast<double>(shape.local_tokens());
   const int tp = shape.tp;
   const bool low_precision = casts_gemm_inputs(shape.precision);
@@ -46,16 +57,40 @@ double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shap
   const double core_output = t * out * kBf16;      // attention output (proj input in BF16)
   const double softmax_stats = t * heads * kFp32;  // log-sum-exp per query and head
   const double proj_input = low_precision ? t * out * gemm_input : 0.0;
-  // Selective recompute drops what only the attention core keeps: its statistics, and in FP8 its BF16 output
-  // (the projection keeps its own FP8 copy). With flash attention there is no s×s matrix to drop.
+  // Recomputing the attention core drops what only it keeps: its statistics, and in FP8 its BF16 output (the
+  // projection keeps its own FP8 copy). With flash attention there is no s×s matrix to drop. Recomputing MLA's up
+  // projections and rotary drops their outputs, the core's q, k, v.
   const double core_only = softmax_stats + (low_precision ? core_output : 0.0);
-  const double dropped = shape.recompute == Recompute::selective ? core_only : 0.0;
-  return projection_inputs(model, t, tp, gemm_input) + qkv + core_output + softmax_stats + proj_input - dropped;
+  const double dropped = (has_module(modules, RecomputeModule::core_attn) ? core_only : 0.0) +
+                         (model.mla() && has_module(modules, RecomputeModule::mla_up_proj) ? qkv : 0.0);
+  const bool norm_output = !has_module(modules, RecomputeModule::layernorm);
+  return projection_inputs(model, t, tp, gemm_input, norm_output) + qkv + core_output + softmax_stats + proj_input -
+         dropped;
+}
+
+/// torchtitan's per-op selective recompute (Software::selective_policy every_other_matmul), per TP rank: the
+/// layer input, the attention kernel's output and statistics, the outputs of the TP reduce-scatters and of every
+/// other aten.mm (wq, wv, w1 and the local w2), in BF16. torchao's float8 GEMMs are aten.mm on its Float8Tensor
+/// subclass, which the policy sees: FP8 keeps the same.
+double every_other_matmul_bytes(const ModelConfig& model, const ShapeKey& shape) {
+  const double t = static_cast<double>(shape.local_tokens());
+  const double tp = shape.tp;
+  const double h = static_cast<double>(model.hidden);
+  const double input = t / tp * h * kBf16;
+  const double attention = t * static_cast<double>(model.attention_out_width()) / tp * kBf16 +
+                           t * static_cast<double>(model.heads) / tp * kFp32;
+  const double scattered = shape.tp > 1 ? 2 * t / tp * h * kBf16 : 0.0;  // after wo and w2
+  const double wq = t * static_cast<double>(model.q_width()) / tp;
+  const double wv = t * static_cast<double>(model.value_dim() * model.kv_groups) / tp;
+  const double w1 = t * static_cast<double>(model.dense_mlp_ffn()) / tp;
+  const double w2 = t * h;  // the local product before the reduce-scatter
+  return input + attention + scattered + (wq + wv + w1 + w2) * kBf16;
 }
 
 }  // namespace
 
-double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer) {
+double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer,
+                              SelectivePolicy policy) {
   const double t = static_cast<double>(shape.local_tokens());
   const int tp = shape.tp;
   const double h = static_cast<double>(model.hidden);
@@ -65,22 +100,37 @@ double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, b
   if (shape.recompute == Recompute::full) {
     return t / tp * h * kBf16;
   }
+  if (shape.recompute == Recompute::selective && policy == SelectivePolicy::every_other_matmul) {
+    return every_other_matmul_bytes(model, shape);
+  }
+  const RecomputeModules modules = shape.modules();
+  const bool norm_output = !has_module(modules, RecomputeModule::layernorm);
   const double norms = 2 * t / tp * h * kBf16;  // inputs of both norms (residual stream)
-  const double attention = attention_activation_bytes(model, shape, gemm_input);
+  const double attention = attention_activation_bytes(model, shape, gemm_input, modules);
   if (!model.moe() || dense_layer) {
-    return norms + attention +
-           mlp_activation_bytes(model, t, tp, gemm_input, static_cast<double>(model.dense_mlp_ffn()));
+    const MlpSaved mlp = mlp_saved(model, t, tp, gemm_input, static_cast<double>(model.dense_mlp_ffn()));
+    const double kept =
+        (norm_output ? mlp.input : 0.0) + (has_module(modules, RecomputeModule::mlp) ? 0.0 : mlp.after_input());
+    return norms + attention + kept;
   }
   const double ffn = static_cast<double>(model.ffn);
-  const double fc1_input_shard = t / tp * h * gemm_input;  // norm_mlp output (routed copies counted below)
+  const double fc1_input_shard = norm_output ? t / tp * h * gemm_input : 0.0;  // norm_mlp output
+  if (has_module(modules, RecomputeModule::moe)) {
+    return norms + attention + fc1_input_shard;  // the MoE block keeps only its input
+  }
   const double router = t / tp * model.experts * kFp32;
-  const double routed = mlp_activation_bytes(model, t * model.top_k, tp, gemm_input, ffn);
-  const double shared =
-      model.shared_experts > 0 ? mlp_activation_bytes(model, t, tp, gemm_input, ffn * model.shared_experts) : 0.0;
-  return norms + attention + fc1_input_shard + router + routed + shared;
+  const MlpSaved routed = mlp_saved(model, t * model.top_k, tp, gemm_input, ffn);
+  const double routed_kept =
+      routed.total() - (has_module(modules, RecomputeModule::moe_act) ? routed.fc2_input + routed.relu_out : 0.0);
+  double shared = 0;
+  if (model.shared_experts > 0) {
+    const MlpSaved s = mlp_saved(model, t, tp, gemm_input, ffn * model.shared_experts);
+    shared = has_module(modules, RecomputeModule::shared_experts) ? s.input : s.total();
+  }
+  return norms + attention + fc1_input_shard + router + routed_kept + shared;
 }
 
-LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer) {
+LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer, int etp) {
   const ParameterCount count = count_parameters(model);
   const double h = static_cast<double>(model.hidden);
   // MLA's down-projections (to the latents and the shared rotary key) are replicated over TP, the rest sharded.
@@ -95,7 +145,7 @@ LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool 
   }
   const double router = h * model.experts;
   const double per_expert = (count.mlp_per_layer - router) / (model.experts + model.shared_experts);
-  p.expert = per_expert * model.experts / ep / tp;
+  p.expert = per_expert * model.experts / ep / (etp > 0 ? etp : tp);
   // Shared experts are TP-sharded like a dense MLP and replicated over EP.
   p.dense = attention + per_expert * model.shared_experts / tp + router + count.norms_per_layer;
   p.linear = p.dense - count.norms_per_layer - router + p.expert;

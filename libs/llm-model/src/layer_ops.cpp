@@ -1,6 +1,7 @@
 #include "dgx/llm/layer_ops.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/model_constants.hpp"
 
 #include <algorithm>
@@ -27,16 +28,25 @@ struct LinearNames {
   std::string_view scatter;       ///< reduce-scatter of the output (row) or of the input gradient (column)
 };
 
+/// How one linear layer is split: over the TP group (dense layers, attention, shared experts) or over the expert
+/// tensor-parallel group (routed experts, Layout::etp).
+struct Split {
+  CommGroup group = CommGroup::tp;
+  int ways = 1;
+};
+
 /// Builds the op lists of one chunk at the exact per-rank shapes. Methods taking `forward` append the forward
 /// ops of a step to the forward list, or its backward ops to the backward list; a block's backward is its
-/// steps' backwards in reverse order.
+/// steps' backwards in reverse order. Ops carry the part of the layer they belong to (set_part), which is what
+/// selective recompute chooses by.
 class Builder {
 public:
   Builder(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape)
-      : model_(model), shape_(shape), tokens_(static_cast<double>(shape.local_tokens())),
+      : model_(model), software_(system.software), shape_(shape), tokens_(static_cast<double>(shape.local_tokens())),
         tp_group_(place_group(1, shape.tp, system.nvlink_domain)),
         cp_group_(place_group(shape.tp, shape.cp, system.nvlink_domain)),
-        ep_group_(place_group(shape.tp, shape.ep, system.nvlink_domain)), fp8_(casts_gemm_inputs(shape.precision)),
+        ep_group_(place_group(shape.expert_tp(), shape.ep, system.nvlink_domain)),
+        etp_group_(place_group(1, shape.expert_tp(), system.nvlink_domain)), fp8_(casts_gemm_inputs(shape.precision)),
         input_bytes_(gemm_operand_bytes(shape.precision)) {
     // A layer has a few dozen ops each way; reserving also keeps GCC 12's -Wstringop-overflow false positive
     // on vector<variant> growth quiet.
@@ -49,11 +59,26 @@ public:
   [[nodiscard]] double tokens() const { return tokens_; }
   [[nodiscard]] double sp_tokens() const { return tokens_ / shape_.tp; }
   [[nodiscard]] int tp() const { return shape_.tp; }
+  [[nodiscard]] Split tp_split() const { return Split{.group = CommGroup::tp, .ways = shape_.tp}; }
+  [[nodiscard]] Split expert_split() const { return Split{.group = CommGroup::etp, .ways = shape_.expert_tp()}; }
   [[nodiscard]] double hidden() const { return static_cast<double>(model_.hidden); }
+  [[nodiscard]] const Software& software() const { return software_; }
+  [[nodiscard]] bool fp8() const { return fp8_; }
   /// Output width of fc1 of an MLP of inner size `ffn`: gate and up for a gated MLP.
   [[nodiscard]] double fc1_out(double ffn) const { return ffn * (model_.mlp_matrices() - 1); }
-  /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel).
-  [[nodiscard]] double norm_output_bytes() const { return fp8_ ? input_bytes_ : kBf16; }
+  /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel), else BF16.
+  [[nodiscard]] double norm_output_bytes() const { return fp8_ && software_.fused_norm_cast ? input_bytes_ : kBf16; }
+  /// Builds `build()`'s ops as ops of `part` (then the enclosing part again).
+  template <class Build> void in_part(OpPart part, Build&& build) {
+    const OpPart outer = part_;
+    part_ = part;
+    build();
+    part_ = outer;
+  }
+  /// From now on memory-bound ops are elementwise ops of a decoder layer: the framework's elementwise traffic
+  /// factor applies to them (eager PyTorch runs each step unfused; the embedding and the loss run the same
+  /// kernels either way).
+  void decoder_layer_traffic() { traffic_ = software_.elementwise_traffic; }
 
   void gemm(bool forward_list, std::string_view name, Pass pass, double m, double n, double k, Precision precision,
             double groups = 1) {
@@ -66,60 +91,81 @@ public:
                                          .n = std::int64_t(n),
                                          .k = std::int64_t(k),
                                          .groups = std::int64_t(groups),
-                                         .accumulate_bytes = accumulate}});
+                                         .accumulate_bytes = accumulate},
+                      .part = part_});
   }
   void memory(bool forward, std::string_view name, double bytes, int kernels = 1) {
     list(forward).push_back(Op{.name = name,
                                .pass = forward ? Pass::forward : Pass::backward,
-                               .shape = MemoryShape{.bytes = bytes, .kernels = kernels}});
+                               .shape = MemoryShape{.bytes = bytes * traffic_, .kernels = kernels},
+                               .part = part_});
   }
   void collective(bool forward, std::string_view name, CommGroup group, Collective kind, double bytes) {
-    const GroupPlacement placement = group == CommGroup::tp   ? tp_group_
-                                     : group == CommGroup::cp ? cp_group_
-                                                              : ep_group_;
+    const GroupPlacement placement = group == CommGroup::tp    ? tp_group_
+                                     : group == CommGroup::cp  ? cp_group_
+                                     : group == CommGroup::etp ? etp_group_
+                                                               : ep_group_;
     if (placement.ranks > 1 && bytes > 0) {
       list(forward).push_back(Op{.name = name,
                                  .pass = forward ? Pass::forward : Pass::backward,
                                  .group = group,
-                                 .shape = CollectiveShape{.collective = kind, .bytes = bytes, .placement = placement}});
+                                 .shape = CollectiveShape{.collective = kind, .bytes = bytes, .placement = placement},
+                                 .part = part_});
     }
   }
-  /// FP8 cast (+ transpose for the wgrad GEMM) of `elements` BF16 values: read 2, write 1 + 1.
+  /// FP8 cast (+ transpose for the wgrad GEMM) of `elements` BF16 values: read 2, write 1 + 1; with dynamic
+  /// per-tensor scales the amax reduction reads the tensor once more.
   void fp8_cast(bool forward, std::string_view name, double elements) {
     if (fp8_) {
-      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_));
+      const double amax = software_.fp8_amax_pass ? kBf16 : 0.0;
+      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_ + amax));
+    }
+  }
+  /// The cast of a norm's output to the GEMM input type where the norm does not fuse it (torchao's Float8Linear
+  /// casts its input itself).
+  void norm_cast(bool forward, std::string_view name) {
+    if (forward && !software_.fused_norm_cast) {
+      fp8_cast(true, name, sp_tokens() * hidden());
     }
   }
 
   /// Column-parallel linear on `tokens` rows (all-gather of the norm-fused, already cast input; GEMM with
   /// out/tp columns). Backward: cast grad, dgrad, re-gather of the input for wgrad, wgrad, reduce-scatter.
   void column(bool forward, const LinearNames& n, double tokens, double in, double out, double groups = 1) {
+    column(forward, n, tokens, in, out, groups, tp_split());
+  }
+  void column(bool forward, const LinearNames& n, double tokens, double in, double out, double groups, Split split) {
     const Precision p = shape_.precision;
+    const double ways = split.ways;
     if (forward) {
-      collective(true, n.gather, CommGroup::tp, Collective::all_gather, tokens * in * input_bytes_);
-      gemm(true, n.gemm, Pass::forward, tokens / groups, out / tp(), in, p, groups);
+      collective(true, n.gather, split.group, Collective::all_gather, tokens * in * input_bytes_);
+      gemm(true, n.gemm, Pass::forward, tokens / groups, out / ways, in, p, groups);
       return;
     }
-    fp8_cast(false, n.cast_grad, tokens * out / tp());
-    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in, out / tp(), p, groups);
-    collective(false, n.gather_wgrad, CommGroup::tp, Collective::all_gather, tokens * in * input_bytes_);
-    gemm(false, n.gemm, Pass::wgrad, out / tp(), in, tokens / groups, p, groups);
-    collective(false, n.scatter, CommGroup::tp, Collective::reduce_scatter, tokens * in * kBf16);
+    fp8_cast(false, n.cast_grad, tokens * out / ways);
+    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in, out / ways, p, groups);
+    collective(false, n.gather_wgrad, split.group, Collective::all_gather, tokens * in * input_bytes_);
+    gemm(false, n.gemm, Pass::wgrad, out / ways, in, tokens / groups, p, groups);
+    collective(false, n.scatter, split.group, Collective::reduce_scatter, tokens * in * kBf16);
   }
   /// Row-parallel linear (cast of its input, GEMM with in/tp weight rows, reduce-scatter of the output).
   /// Backward: all-gather of the output gradient, cast grad, dgrad, wgrad.
   void row(bool forward, const LinearNames& n, double tokens, double in, double out, double groups = 1) {
+    row(forward, n, tokens, in, out, groups, tp_split());
+  }
+  void row(bool forward, const LinearNames& n, double tokens, double in, double out, double groups, Split split) {
     const Precision p = shape_.precision;
+    const double ways = split.ways;
     if (forward) {
-      fp8_cast(true, n.cast_input, tokens * in / tp());
-      gemm(true, n.gemm, Pass::forward, tokens / groups, out, in / tp(), p, groups);
-      collective(true, n.scatter, CommGroup::tp, Collective::reduce_scatter, tokens * out * kBf16);
+      fp8_cast(true, n.cast_input, tokens * in / ways);
+      gemm(true, n.gemm, Pass::forward, tokens / groups, out, in / ways, p, groups);
+      collective(true, n.scatter, split.group, Collective::reduce_scatter, tokens * out * kBf16);
       return;
     }
-    collective(false, n.gather, CommGroup::tp, Collective::all_gather, tokens * out * kBf16);
+    collective(false, n.gather, split.group, Collective::all_gather, tokens * out * kBf16);
     fp8_cast(false, n.cast_grad, tokens * out);
-    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in / tp(), out, p, groups);
-    gemm(false, n.gemm, Pass::wgrad, in / tp(), out, tokens / groups, p, groups);
+    gemm(false, n.gemm, Pass::dgrad, tokens / groups, in / ways, out, p, groups);
+    gemm(false, n.gemm, Pass::wgrad, in / ways, out, tokens / groups, p, groups);
   }
 
   /// A norm on the sequence-parallel shard: forward reads BF16 and writes `out_bytes`; backward reads x and
@@ -133,8 +179,8 @@ public:
   /// MLP activation on `tokens` rows of ffn/tp at the passes Megatron runs: SwiGLU and GELU are fused
   /// (bias_swiglu / bias_gelu: read input, write output; backward reads input and gradient, writes the input
   /// gradient), squared ReLU is relu then pow, unfused, two kernels each way.
-  void activation(bool forward, double tokens, double ffn) {
-    const double tensor = tokens * ffn / tp() * kBf16;
+  void activation(bool forward, double tokens, double ffn, int ways = 0) {
+    const double tensor = tokens * ffn / (ways > 0 ? ways : tp()) * kBf16;
     switch (model_.activation) {
     case Activation::swiglu: memory(forward, "swiglu", tensor * (forward ? 3 : 5)); break;
     case Activation::gelu: memory(forward, "gelu", tensor * (forward ? 2 : 3)); break;
@@ -179,7 +225,8 @@ public:
                                .head_dim = (model_.head_dim() + model_.value_dim()) / 2,
                                .mask_fraction = mask_fraction(q_len),
                                .steps = shape_.cp};
-    list(forward).push_back(Op{.name = "attention", .pass = forward ? Pass::forward : Pass::backward, .shape = shape});
+    list(forward).push_back(
+        Op{.name = "attention", .pass = forward ? Pass::forward : Pass::backward, .shape = shape, .part = part_});
     const double kv_block =
         tokens_ * static_cast<double>(model_.head_dim() + model_.value_dim()) * model_.kv_heads() / tp() * kBf16;
     collective(forward, "cp_kv_exchange", CommGroup::cp, Collective::send_recv,
@@ -206,11 +253,14 @@ public:
 
 private:
   const ModelConfig& model_;
+  const Software& software_;
   const ShapeKey& shape_;
   double tokens_;
-  GroupPlacement tp_group_, cp_group_, ep_group_;
+  GroupPlacement tp_group_, cp_group_, ep_group_, etp_group_;
   bool fp8_;
   double input_bytes_;
+  double traffic_ = 1;
+  OpPart part_ = OpPart::other;
   OpList ops_;
 };
 
@@ -261,7 +311,7 @@ void attention_block(Builder& b, const ModelConfig& model, bool forward) {
   const std::function<void(bool)> steps[] = {
       [&](bool f) { b.column(f, kQkv, t, h, static_cast<double>(model.qkv_width())); },
       [&](bool f) { b.rope(f); },
-      [&](bool f) { b.attention_core(f); },
+      [&](bool f) { b.in_part(OpPart::attention_core, [&] { b.attention_core(f); }); },
       [&](bool f) { b.row(f, kProj, t, out_width, h); },
   };
   Builder::run(forward, steps);
@@ -292,11 +342,17 @@ void mla_block(Builder& b, const ModelConfig& model, bool forward) {
       [&](bool f) { b.narrow_norm(f, "kv_norm", model.kv_lora_rank); },
       [&](bool f) {
         // Without a query latent the queries come from the hidden state directly, column-parallel.
-        b.column(f, kQUp, t, q_lora > 0 ? q_lora : h, heads * static_cast<double>(model.head_dim()));
+        b.in_part(OpPart::mla_up, [&] {
+          b.column(f, kQUp, t, q_lora > 0 ? q_lora : h, heads * static_cast<double>(model.head_dim()));
+        });
       },
-      [&](bool f) { b.column(f, kKvUp, t, model.kv_lora_rank, heads * (model.qk_nope_head_dim + model.v_head_dim)); },
-      [&](bool f) { b.rope(f); },
-      [&](bool f) { b.attention_core(f); },
+      [&](bool f) {
+        b.in_part(OpPart::mla_up, [&] {
+          b.column(f, kKvUp, t, model.kv_lora_rank, heads * (model.qk_nope_head_dim + model.v_head_dim));
+        });
+      },
+      [&](bool f) { b.in_part(OpPart::mla_up, [&] { b.rope(f); }); },
+      [&](bool f) { b.in_part(OpPart::attention_core, [&] { b.attention_core(f); }); },
       [&](bool f) { b.row(f, kProj, t, static_cast<double>(model.attention_out_width()), h); },
   };
   Builder::run(forward, steps);
@@ -314,19 +370,25 @@ void dense_mlp(Builder& b, bool forward, double ffn, const LinearNames& fc1 = kF
   Builder::run(forward, steps);
 }
 
-/// MoE MLP with Megatron's all-to-all dispatcher: router on the SP shard, permute, all-to-all over EP, gather
-/// over TP (expert tensor parallelism = tp), grouped expert GEMMs (experts/ep per rank, balanced routing), and
-/// back.
+/// MoE MLP with Megatron's all-to-all dispatcher: router on the SP shard, permute, all-to-all over the EP group
+/// (folded over the stage's TP·CP·DP ranks), gather over the expert-TP group, grouped expert GEMMs (experts/ep per
+/// rank, ffn/etp each, balanced routing), and back. Its communication is exposed: Transformer Engine's TP overlap
+/// covers the dense linear layers only.
 void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
   const double h = b.hidden();
   const double shard_copies = b.sp_tokens() * model.top_k;  // routed token copies leaving this rank
-  const double copies = b.tokens() * model.top_k;           // after the TP gather
+  const double copies = shard_copies * shape.expert_tp();   // after the expert-TP gather
+  const Split experts_split = b.expert_split();
   const double groups = static_cast<double>(model.experts) / shape.ep;
   const double experts = model.experts;
   const double ffn = static_cast<double>(model.ffn);
   const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
   const auto all_to_all = [&](bool f, std::string_view name) {
     b.collective(f, name, CommGroup::ep, Collective::all_to_all, shard_copies * h * kBf16);
+    if (shape.moe_dispatcher == MoeDispatcher::flex && !b.list(f).empty() && b.list(f).back().name == name) {
+      auto& c = std::get<CollectiveShape>(b.list(f).back().shape);
+      c.offdomain_share = flex_offdomain_share(c.placement, model.top_k);
+    }
   };
   const std::function<void(bool)> steps[] = {
       [&](bool f) {
@@ -343,48 +405,126 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
       // the TP gather; the transpose for wgrad comes with it).
       [&](bool f) {
         if (f) {
-          b.fp8_cast(true, "cast_expert_fc1_input", copies * h / b.tp());
+          b.fp8_cast(true, "cast_expert_fc1_input", shard_copies * h);
         }
       },
-      [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(ffn), groups); },
-      [&](bool f) { b.activation(f, copies, ffn); },
-      [&](bool f) { b.row(f, kExpertFc2, copies, ffn, h, groups); },
+      [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(ffn), groups, experts_split); },
+      [&](bool f) { b.in_part(OpPart::moe_act, [&] { b.activation(f, copies, ffn, experts_split.ways); }); },
+      [&](bool f) { b.row(f, kExpertFc2, copies, ffn, h, groups, experts_split); },
       [&](bool f) { all_to_all(f, "ep_combine"); },
       [&](bool f) { permute(f, "unpermute"); },
       // Shared experts: a dense MLP on every token (overlapped with the all-to-all in Megatron, here in series).
       [&](bool f) {
         if (model.shared_experts > 0) {
-          dense_mlp(b, f, ffn * model.shared_experts, kSharedFc1, kSharedFc2);
+          b.in_part(OpPart::shared_experts,
+                    [&] { dense_mlp(b, f, ffn * model.shared_experts, kSharedFc1, kSharedFc2); });
         }
       },
   };
   Builder::run(forward, steps);
 }
 
+/// torchao's Float8Linear casts the layer's weights to FP8 in every forward (and again, transposed, in the
+/// backward): `fp8_weight_cast_bytes` per GEMM weight parameter the GPU holds, every microbatch.
+void weight_casts(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool dense_layer, bool forward) {
+  const double bytes = b.software().fp8_weight_cast_bytes;
+  if (!forward || !b.fp8() || bytes <= 0) {
+    return;
+  }
+  const double params = layer_params_per_gpu(model, shape.tp, shape.ep, dense_layer, shape.expert_tp()).linear;
+  b.memory(true, "cast_weights", params * bytes);
+}
+
 void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool dense_layer, bool forward) {
   const double norm_out = b.norm_output_bytes();
   const bool moe = model.moe() && !dense_layer;
+  const double ffn = static_cast<double>(model.dense_mlp_ffn());
   const std::function<void(bool)> steps[] = {
-      [&](bool f) { b.norm(f, "norm_attn", norm_out); },
+      [&](bool f) { weight_casts(b, model, shape, dense_layer, f); },
+      [&](bool f) { b.in_part(OpPart::norm, [&] { b.norm(f, "norm_attn", norm_out); }); },
+      [&](bool f) { b.norm_cast(f, "cast_norm_attn_output"); },
       [&](bool f) { model.mla() ? mla_block(b, model, f) : attention_block(b, model, f); },
       [&](bool f) { b.residual(f, "residual_attn"); },
-      [&](bool f) { b.norm(f, "norm_mlp", norm_out); },
-      [&](bool f) { moe ? moe_mlp(b, model, shape, f) : dense_mlp(b, f, static_cast<double>(model.dense_mlp_ffn())); },
+      [&](bool f) { b.in_part(OpPart::norm, [&] { b.norm(f, "norm_mlp", norm_out); }); },
+      [&](bool f) {
+        b.in_part(moe ? OpPart::moe : OpPart::dense_mlp, [&] { b.norm_cast(f, "cast_norm_mlp_output"); });
+      },
+      [&](bool f) {
+        if (moe) {
+          b.in_part(OpPart::moe, [&] { moe_mlp(b, model, shape, f); });
+        } else {
+          b.in_part(OpPart::dense_mlp, [&] { dense_mlp(b, f, ffn); });
+        }
+      },
       [&](bool f) { b.residual(f, "residual_mlp"); },
   };
   Builder::run(forward, steps);
 }
 
-/// Prepends the recomputed forward ops to the backward list: the attention core (and its CP ring) for
-/// selective, the whole forward for full.
-void add_recompute(OpList& ops, Recompute recompute) {
+/// Does selective recompute rerun `op` (a forward op of a decoder layer)? Megatron: the ops of the chosen
+/// submodules (the MoE block's include its activation and shared experts); torchtitan's per-op policy: everything
+/// but the attention kernel and the TP reduce-scatters (their outputs are kept).
+bool selectively_rerun(const Op& op, const ShapeKey& shape, SelectivePolicy policy) {
+  if (policy == SelectivePolicy::every_other_matmul) {
+    const bool reduce_scatter = op.group == CommGroup::tp && std::holds_alternative<CollectiveShape>(op.shape) &&
+                                std::get<CollectiveShape>(op.shape).collective == Collective::reduce_scatter;
+    return op.part != OpPart::attention_core && !reduce_scatter;
+  }
+  const RecomputeModules m = shape.modules();
+  const bool whole_moe = has_module(m, RecomputeModule::moe);
+  switch (op.part) {
+  case OpPart::attention_core: return has_module(m, RecomputeModule::core_attn);
+  case OpPart::mla_up: return has_module(m, RecomputeModule::mla_up_proj);
+  case OpPart::norm: return has_module(m, RecomputeModule::layernorm);
+  case OpPart::dense_mlp: return has_module(m, RecomputeModule::mlp);
+  case OpPart::moe: return whole_moe;
+  case OpPart::moe_act: return whole_moe || has_module(m, RecomputeModule::moe_act);
+  case OpPart::shared_experts: return whole_moe || has_module(m, RecomputeModule::shared_experts);
+  case OpPart::other: break;
+  }
+  return false;
+}
+
+/// The share of a GEMM torchtitan's per-op policy reruns (its separate wq, wk, wv, wo, w1, w3, w2 are one fused
+/// GEMM each here: qkv, fc1): every other aten.mm is kept, so wk of qkv, wo, w3 of fc1 are rerun and fc2 (w2) is
+/// not. torchao's float8 GEMMs are aten.mm on its Float8Tensor subclass: the same in FP8.
+double rerun_share(const Op& op, const ModelConfig& model) {
+  if (!std::holds_alternative<GemmShape>(op.shape)) {
+    return 1;
+  }
+  if (op.name == "qkv") {
+    return static_cast<double>(model.head_dim() * model.kv_groups) / static_cast<double>(model.qkv_width());
+  }
+  if (op.name == "fc1") {
+    return model.gated() ? 0.5 : 0.0;
+  }
+  return op.name == "fc2" ? 0.0 : 1.0;
+}
+
+/// Prepends the recomputed forward ops to the backward list: the whole forward for full, the selectively rerun
+/// ones (selectively_rerun, at their rerun_share) for selective.
+void add_recompute(OpList& ops, const ShapeKey& shape, const ModelConfig& model, SelectivePolicy policy) {
+  if (shape.recompute == Recompute::none) {
+    return;
+  }
   std::vector<Op> rerun;
   for (const Op& op : ops.forward) {
-    const bool core = op.name == "attention" || op.name == "cp_kv_exchange";
-    if (recompute == Recompute::full || (recompute == Recompute::selective && core)) {
+    if (shape.recompute == Recompute::full) {
       rerun.push_back(op);
-      rerun.back().recompute = true;
+    } else if (selectively_rerun(op, shape, policy)) {
+      const double share = policy == SelectivePolicy::every_other_matmul ? rerun_share(op, model) : 1;
+      if (share <= 0) {
+        continue;
+      }
+      rerun.push_back(op);
+      if (share < 1) {
+        auto& gemm = std::get<GemmShape>(rerun.back().shape);
+        gemm.n = std::max<std::int64_t>(1, std::int64_t(static_cast<double>(gemm.n) * share));
+      }
+    } else {
+      continue;
     }
+    rerun.back().recompute = true;
   }
   ops.backward.insert(ops.backward.begin(), rerun.begin(), rerun.end());
 }
@@ -398,16 +538,20 @@ ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved) {
                   .mbs = train.mbs,
                   .seq_len = resolved.seq_len,
                   .precision = train.precision,
-                  .recompute = train.recompute};
+                  .recompute = train.recompute,
+                  .etp = resolved.layout.etp,
+                  .recompute_modules = train.recompute_modules,
+                  .moe_dispatcher = train.moe_dispatcher};
 }
 
 OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,
                              bool dense_layer) {
   Builder b(model, system, shape);
+  b.decoder_layer_traffic();
   decoder_layer(b, model, shape, dense_layer, true);
   decoder_layer(b, model, shape, dense_layer, false);
   OpList ops = b.take();
-  add_recompute(ops, shape.recompute);
+  add_recompute(ops, shape, model, system.software.selective);
   return ops;
 }
 

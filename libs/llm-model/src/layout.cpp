@@ -19,6 +19,40 @@ std::string_view to_string(Recompute recompute) {
 
 std::optional<Recompute> parse_recompute(std::string_view text) { return detail::parse_by_name(text, kAllRecomputes); }
 
+std::string_view to_string(RecomputeModule module) {
+  switch (module) {
+  case RecomputeModule::core_attn: return "core_attn";
+  case RecomputeModule::mla_up_proj: return "mla_up_proj";
+  case RecomputeModule::moe_act: return "moe_act";
+  case RecomputeModule::layernorm: return "layernorm";
+  case RecomputeModule::mlp: return "mlp";
+  case RecomputeModule::moe: return "moe";
+  case RecomputeModule::shared_experts: return "shared_experts";
+  }
+  return "?";
+}
+
+std::optional<RecomputeModule> parse_recompute_module(std::string_view text) {
+  return detail::parse_by_name(text, kAllRecomputeModules);
+}
+
+std::string_view to_string(MoeDispatcher dispatcher) { return dispatcher == MoeDispatcher::flex ? "flex" : "alltoall"; }
+
+std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text) {
+  constexpr MoeDispatcher kAll[] = {MoeDispatcher::alltoall, MoeDispatcher::flex};
+  return detail::parse_by_name(text, kAll);
+}
+
+std::string modules_label(RecomputeModules modules) {
+  std::string out;
+  for (const RecomputeModule m : kAllRecomputeModules) {
+    if (has_module(modules, m)) {
+      out += (out.empty() ? "" : ", ") + std::string(to_string(m));
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
 StageParts stage_parts(const ModelConfig& model, const TrainConfig& train, const ResolvedLayout& resolved, int stage) {
   const int pp = resolved.layout.pp;
   const bool first = stage == 0;
@@ -85,15 +119,40 @@ std::string split_rule(PipelineSplit split) {
 
 }  // namespace
 
+int folded_etp(const Layout& l, int dp) {
+  const long long ranks = 1LL * l.tp * l.cp * dp;  // the ranks of a stage the experts fold over
+  if (l.etp > 0) {
+    return divisible(ranks, 1LL * l.ep * l.etp) ? l.etp : 0;
+  }
+  for (int etp = l.tp; etp >= 1; --etp) {
+    if (l.tp % etp == 0 && divisible(ranks, 1LL * l.ep * etp)) {
+      return etp;
+    }
+  }
+  return 0;
+}
+
 LayoutIssue check_shape(const ModelConfig& model, const SystemProfile& system, const TrainConfig& train) {
   const Layout& l = train.layout;
-  if (l.tp < 1 || l.pp < 1 || l.cp < 1 || l.vp < 1 || l.ep < 1 || train.mbs < 1 || train.gbs < 1) {
+  if (l.tp < 1 || l.pp < 1 || l.cp < 1 || l.vp < 1 || l.ep < 1 || l.etp < 0 || train.mbs < 1 || train.gbs < 1) {
     return LayoutIssue::non_positive;
   }
   const int seq = effective_seq(model, train);
+  const Software& sw = system.software;
+  const bool block_scaled = train.precision == Precision::mxfp8 || train.precision == Precision::nvfp4;
+  const bool modules_chosen =
+      train.recompute == Recompute::selective && train.recompute_modules != kDefaultRecomputeModules;
   // In order: the first rule broken is reported.
   const std::pair<bool, LayoutIssue> rules[] = {
       {!system.supports(train.precision), LayoutIssue::precision_unsupported},
+      {block_scaled && !sw.block_scaled_formats, LayoutIssue::framework_precision},
+      {model.moe() && !sw.expert_parallel, LayoutIssue::framework_moe},
+      {modules_chosen && !sw.recompute_modules, LayoutIssue::framework_recompute_modules},
+      {train.offload_layers > 0 && !sw.activation_offload, LayoutIssue::framework_offload},
+      {train.ep_overlap && !sw.ep_overlap, LayoutIssue::framework_ep_overlap},
+      {train.ep_overlap && !model.moe(), LayoutIssue::ep_overlap_on_dense},
+      {model.moe() && l.etp > system.nvlink_domain, LayoutIssue::etp_exceeds_domain},
+      {model.moe() && l.etp > 0 && !divisible(model.ffn, l.etp), LayoutIssue::ffn_not_divisible_etp},
       {l.tp > system.nvlink_domain, LayoutIssue::tp_exceeds_domain},
       {!divisible(model.heads, l.tp), LayoutIssue::heads_not_divisible},
       {!divisible(model.kv_groups, l.tp), LayoutIssue::kv_groups_not_divisible},
@@ -124,8 +183,15 @@ LayoutIssue check_layout(const ModelConfig& model, const SystemProfile& system, 
     return LayoutIssue::gpus_not_divisible;
   }
   const int dp = static_cast<int>(gpus / model_parallel);
-  if (!divisible(1LL * dp * l.cp, l.ep)) {
-    return LayoutIssue::ep_not_dividing_dp;
+  const int etp = model.moe() ? folded_etp(l, dp) : 0;
+  if (model.moe() && etp == 0) {
+    return LayoutIssue::ep_not_folding;
+  }
+  if (dp * l.cp > 1 && !train.fsdp && train.distributed_optimizer && !system.software.distributed_optimizer) {
+    return LayoutIssue::framework_distributed_optimizer;
+  }
+  if (train.ep_overlap && l.pp > 1 && l.vp == 1) {
+    return LayoutIssue::ep_overlap_needs_interleaving;
   }
   if (const LayoutIssue issue = check_layers(model, train, out); issue != LayoutIssue::none) {
     return issue;
@@ -138,11 +204,44 @@ LayoutIssue check_layout(const ModelConfig& model, const SystemProfile& system, 
     return LayoutIssue::microbatches_not_divisible_pp;
   }
   out.layout = l;
+  out.layout.etp = etp;
   out.gpus = gpus;
   out.dp = dp;
+  out.edp = model.moe() ? l.tp * l.cp * dp / (etp * l.ep) : dp * l.cp;
   out.microbatches = microbatches;
   out.seq_len = effective_seq(model, train);
   return LayoutIssue::none;
+}
+
+std::string framework_limit(LayoutIssue issue, const ModelConfig& model, const SystemProfile& system,
+                            const TrainConfig& train) {
+  const std::string framework = system.software.framework.empty() ? "the framework" : system.software.framework;
+  const std::string head = "framework " + framework + " cannot express this configuration: ";
+  switch (issue) {
+  case LayoutIssue::framework_precision:
+    return head + "precision " + std::string(to_string(train.precision)) +
+           " needs block-scaled MXFP8 / NVFP4 recipes, which it has no recipe for (its FP8 is per-tensor; use fp8 or "
+           "bf16)";
+  case LayoutIssue::framework_moe:
+    return head + "model " + model.name +
+           " is a mixture-of-experts model, and it has no MoE layers or expert "
+           "parallelism (parallel.ep)";
+  case LayoutIssue::framework_recompute_modules:
+    return head + "train.recompute_modules " + modules_label(train.recompute_modules) +
+           " chooses Megatron submodules to recompute; its selective recompute is a fixed per-op policy (leave "
+           "recompute_modules at its default, core_attn)";
+  case LayoutIssue::framework_offload:
+    return head + "train.offload_layers " + std::to_string(train.offload_layers) +
+           " is Megatron's activation offloading (cpu_offloading_num_layers), which it does not have";
+  case LayoutIssue::framework_ep_overlap:
+    return head + "parallel.ep_overlap is Megatron's overlap_moe_expert_parallel_comm, which it does not have";
+  case LayoutIssue::framework_distributed_optimizer:
+    return head + "parallel.distributed_optimizer (Megatron's ZeRO-1, the default without parallel.fsdp) is not how "
+                  "it shards data-parallel state: it shards with FSDP (set parallel.fsdp = true) or replicates (DDP, "
+                  "parallel.distributed_optimizer = false)";
+  default: break;
+  }
+  return head + "unsupported";
 }
 
 std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemProfile& system, int gpus,
@@ -174,7 +273,27 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   case LayoutIssue::seq_not_divisible_tp:
     return "sequence parallelism needs seq_len/cp = " + s(seq / l.cp) + " divisible by tp " + s(l.tp);
   case LayoutIssue::gpus_not_divisible: return "gpus " + s(gpus) + " not divisible by tp×pp×cp = " + s(model_parallel);
-  case LayoutIssue::ep_not_dividing_dp: return "ep " + s(l.ep) + " does not divide cp×dp = " + s(dp * l.cp);
+  case LayoutIssue::ep_not_folding:
+    return l.etp > 0 ? "ep " + s(l.ep) + " × etp " + s(l.etp) + " = " + s(1LL * l.ep * l.etp) +
+                           " does not divide tp×cp×dp = " + s(dp * l.cp * l.tp) +
+                           " (the experts fold their EP and expert-TP groups over the TP, CP and DP ranks of a stage)"
+                     : "ep " + s(l.ep) + " does not divide tp×cp×dp = " + s(dp * l.cp * l.tp) +
+                           " (the experts fold their EP groups over the TP, CP and DP ranks of a stage)";
+  case LayoutIssue::etp_exceeds_domain:
+    return "etp " + s(l.etp) + " exceeds the NVLink domain of " + s(system.nvlink_domain) + " on " + system.name;
+  case LayoutIssue::ffn_not_divisible_etp: return "expert ffn " + s(model.ffn) + " not divisible by etp " + s(l.etp);
+  case LayoutIssue::ep_overlap_on_dense:
+    return "ep_overlap hides the expert all-to-all of a mixture-of-experts model; " + model.name + " is dense";
+  case LayoutIssue::ep_overlap_needs_interleaving:
+    return "ep_overlap (Megatron's overlap_moe_expert_parallel_comm) needs pp 1 or an interleaved pipeline (vp > 1); "
+           "got pp " +
+           s(l.pp) + " vp 1";
+  case LayoutIssue::framework_precision:
+  case LayoutIssue::framework_moe:
+  case LayoutIssue::framework_recompute_modules:
+  case LayoutIssue::framework_offload:
+  case LayoutIssue::framework_ep_overlap:
+  case LayoutIssue::framework_distributed_optimizer: return framework_limit(issue, model, system, train);
   case LayoutIssue::pp_exceeds_layers: return "pp " + s(l.pp) + " exceeds the " + s(model.layers) + " layers";
   case LayoutIssue::layers_not_splittable:
     return "layers " + s(model.layers) + " cannot be split over pp " + s(l.pp) + " (" +

@@ -16,8 +16,27 @@ constexpr double kAttentionBackwardFactor = 2.5;
 /// Output written by GEMMs in BF16.
 constexpr double kGemmOutputBytes = 2;
 
+/// Flash-attention rate against head dimension: the exponentials (one per score) and the online-softmax rescaling
+/// are fixed work per query-key pair, the matmuls grow with d, so the sustained rate follows d / (d + d0). d0 = 54.5
+/// matches FlashAttention-3's published H100 forward rates at head dim 64, 128 and 256 (about 0.77 and 1.15 of the
+/// rate at 128; Shah et al., arXiv 2407.08608); the systems' attention fractions are stated at 128.
+constexpr double kAttentionHeadDimHalf = 54.5;
+double head_dim_factor(double head_dim) {
+  const auto rate = [](double d) { return d / (d + kAttentionHeadDimHalf); };
+  return head_dim > 0 ? rate(head_dim) / rate(128) : 1.0;
+}
+
 /// Fraction of the SMs a kernel with `tiles` independent output tiles keeps busy.
 double sm_fill(double tiles, int sms) { return std::min(1.0, tiles / sms); }
+
+/// Fraction of the SM-time a GEMM of `tiles` output tiles uses when its tiles run in waves of one per SM: the last
+/// wave is partly empty (wave quantization: 320 tiles on 148 SMs run as 3 waves, 72 %). Below one wave, sm_fill.
+double wave_fill(double tiles, int sms) {
+  if (tiles <= sms) {
+    return sm_fill(tiles, sms);
+  }
+  return tiles / (std::ceil(tiles / sms) * sms);
+}
 
 struct RooflineTimer {
   const SystemProfile& system;
@@ -38,7 +57,7 @@ struct RooflineTimer {
       tiles *= std::max(1.0, std::min(std::ceil(system.sms / tiles), std::floor(g.k / RooflineProvider::kSplitKMin)));
     }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
-                        sm_fill(tiles, system.sms);
+                        wave_fill(tiles, system.sms);
     const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
     return std::max(flops / rate, memory_seconds(operands + output)) + overhead(1);
@@ -51,21 +70,25 @@ struct RooflineTimer {
     const double flops = forward ? forward_flops : kAttentionBackwardFactor * forward_flops;
     const double tiles = a.batch * a.heads * std::ceil(a.q_len / kAttentionQueryTile);
     const double rate = system.peak_bf16_tflops * 1e12 * (forward ? e.attention_fwd : e.attention_bwd) *
-                        e.sustained_compute * sm_fill(tiles, system.sms);
+                        e.sustained_compute * sm_fill(tiles, system.sms) *
+                        head_dim_factor(static_cast<double>(a.head_dim));
     return flops / rate + overhead(a.steps);
   }
 
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }
 
   double operator()(const CollectiveShape& c) const {
-    return collective_seconds(system, c.collective, c.bytes, c.placement);
+    return collective_seconds(system, c.collective, c.bytes, c.placement, c.offdomain_share);
   }
 };
 
 }  // namespace
 
 double RooflineProvider::seconds(const Op& op) const {
-  return std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
+  const double t = std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
+  // The routed experts' grouped GEMMs run at the release's grouped-GEMM fraction of a dense GEMM's rate.
+  const bool expert_gemm = op.part == OpPart::moe && std::holds_alternative<GemmShape>(op.shape) && op.name != "router";
+  return expert_gemm ? t / system_.efficiency.grouped_gemm : t;
 }
 
 double MeasuredOverrides::seconds(const Op& op) const {

@@ -31,7 +31,8 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, c
     switch (op.group) {
     case CommGroup::tp: cost.tp += t; break;
     case CommGroup::cp: cost.cp += t; break;
-    case CommGroup::ep: cost.ep += t; break;
+    case CommGroup::ep:
+    case CommGroup::etp: cost.ep += t; break;
     default:
       cost.compute += t;
       attention += std::holds_alternative<AttentionShape>(op.shape) ? t : 0.0;
@@ -46,14 +47,13 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, c
   return cost;
 }
 
-std::uint64_t pack(const ShapeKey& k) {
-  std::uint64_t key = static_cast<std::uint64_t>(k.tp);
-  key = key << 8 | static_cast<std::uint64_t>(k.cp);
-  key = key << 8 | static_cast<std::uint64_t>(k.ep);
-  key = key << 8 | static_cast<std::uint64_t>(k.mbs);
-  key = key << 24 | static_cast<std::uint64_t>(k.seq_len);
-  key = key << 4 | static_cast<std::uint64_t>(k.precision);
-  return key << 4 | static_cast<std::uint64_t>(k.recompute);
+/// The shape in two words: tp, etp, cp, ep, mbs | seq_len, precision, recompute, recompute modules.
+PackedShape pack(const ShapeKey& k) {
+  const auto u = [](auto v) { return static_cast<std::uint64_t>(v); };
+  const std::uint64_t first = u(k.tp) << 48 | u(k.expert_tp()) << 40 | u(k.cp) << 32 | u(k.ep) << 16 | u(k.mbs);
+  const std::uint64_t second =
+      u(k.seq_len) << 32 | u(k.moe_dispatcher) << 28 | u(k.precision) << 24 | u(k.recompute) << 16 | u(k.modules());
+  return PackedShape{.first = first, .second = second};
 }
 
 using dgx::sdk::text::gib_number;
@@ -101,7 +101,7 @@ StepModel::StepModel(ModelConfig model, SystemProfile system, const OpTimeProvid
 }
 
 const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
-  const std::uint64_t packed = pack(key);
+  const PackedShape packed = pack(key);
   if (const auto found = cache_.find(packed); found != cache_.end()) {
     return found->second;
   }
@@ -128,7 +128,7 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
                  .output = chunk(output),
                  .dense_layer = leading_dense ? chunk(dense_layer) : layer_cost,
                  .mtp = chunk(mtp),
-                 .memory = shape_memory(model_, key)};
+                 .memory = shape_memory(model_, key, system_.software.selective)};
   for (const OpList* list : {&layer, &embedding, &output, &dense_layer, &mtp}) {
     for (const auto* ops : {&list->forward, &list->backward}) {
       for (const Op& op : *ops) {
@@ -170,6 +170,11 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
     add(c.embedding, parts.embedding ? 1.0 : 0.0);
     add(c.output, parts.output ? 1.0 : 0.0);
     add(c.mtp, parts.mtp_layers);
+    if (train.ep_overlap) {
+      // Megatron's overlap_moe_expert_parallel_comm: the expert all-to-all of one microbatch runs under the compute
+      // of the microbatch it is scheduled with (the forward of one beside the backward of another).
+      out.cost.ep = detail::overlapped(out.cost.ep, out.cost.compute, 0, system_.software.overlap_slowdown);
+    }
     out.total = out.cost.total() + pp_comm;
     return out;
   };
@@ -191,6 +196,7 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   b.tp_comm = m * slowest->cost.tp;
   b.cp_comm = m * slowest->cost.cp;
   b.ep_comm = m * slowest->cost.ep;
+
   b.pp_comm = m * pp_comm;
   b.bubble = pipeline_seconds(l.pp, l.vp, r.microbatches, slowest->total, mean) - m * slowest->total;
 
@@ -263,7 +269,8 @@ Expected<Projection> StepModel::project(int gpus, const TrainConfig& requested, 
   p.provenance = std::string("projected: ") + constants::kModelVersion + ", system " + system_.name +
                  (system_.software.framework.empty() ? std::string() : ", framework " + system_.software.framework) +
                  ", op times: " + op_times +
-                 " (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml), MFU "
+                 " (efficiencies calibrated on configs/baselines/calibration.toml, calibration-2.toml and "
+                 "calibration-3.toml), MFU "
                  "against the dense " +
                  std::string(to_string(train.precision)) + " peak, model FLOPs with " +
                  std::string(to_string(train.flops_convention)) + " attention";

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace dgx::llm {
 
@@ -23,8 +26,48 @@ std::string joined(const std::vector<std::string>& names, std::string_view separ
   return out;
 }
 
-/// `own` with the systems it inherits from underneath, nearest first; `chain` holds the names seen so far.
-TomlTable with_inherited(const TomlTable& own, std::vector<std::string>& chain) {
+/// A system file's text and the path messages name it by.
+struct SystemText {
+  std::string text;
+  std::string path;
+};
+
+std::optional<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The file of system `name`: `<dir>/<name>.toml` in the first of `dirs` that has it, else the embedded catalog.
+Expected<SystemText> system_text(std::string_view name, const std::vector<std::filesystem::path>& dirs) {
+  for (const std::filesystem::path& dir : dirs) {
+    const std::filesystem::path path = dir / (std::string(name) + ".toml");
+    if (auto text = read_text(path)) {
+      return SystemText{.text = std::move(*text), .path = path.string()};
+    }
+  }
+  auto file = detail::catalog_file("systems", "system", name);
+  if (!file) {
+    std::vector<std::string> known = detail::catalog_names("systems");
+    for (const std::filesystem::path& dir : dirs) {
+      for (const std::string& entry : user_system_names(dir)) {
+        known.push_back(entry);
+      }
+    }
+    std::sort(known.begin(), known.end());
+    return Error{detail::unknown_entry("system", name, known)};
+  }
+  return SystemText{.text = std::string(file->text), .path = "configs/" + std::string(file->path)};
+}
+
+/// `own` with the systems it inherits from underneath, nearest first; `chain` holds the names seen so far. A base
+/// is looked up in `dirs` (a user's folder of system files) before the catalog.
+TomlTable with_inherited(const TomlTable& own, std::vector<std::string>& chain,
+                         const std::vector<std::filesystem::path>& dirs) {
   const std::optional<std::string> base_name = own.optional_string("inherits");
   if (!base_name) {
     return own;
@@ -33,13 +76,13 @@ TomlTable with_inherited(const TomlTable& own, std::vector<std::string>& chain) 
     throw ConfigError(own.where("inherits") + " is \"" + *base_name +
                       "\", which inherits back: " + joined(chain, " -> ") + " -> " + *base_name);
   }
-  const auto file = detail::catalog_file("systems", "system", *base_name);
+  const auto file = system_text(*base_name, dirs);
   if (!file) {
     throw ConfigError(own.where("inherits") + ": " + file.error().message);
   }
   chain.push_back(*base_name);
-  const TomlTable base = TomlTable::parse(file->text, "configs/" + std::string(file->path));
-  return own.over(with_inherited(base, chain));
+  const TomlTable base = TomlTable::parse(file->text, file->path);
+  return own.over(with_inherited(base, chain, dirs));
 }
 
 std::vector<std::string> read_device_names(const TomlTable& t) {
@@ -87,14 +130,14 @@ std::string derived_architecture(const SystemProfile& s) {
   return s.block_scaled_formats ? "blackwell" : "hopper";
 }
 
-SystemProfile read_system(const TomlTable& own) {
+SystemProfile read_system(const TomlTable& own, const std::vector<std::filesystem::path>& dirs) {
   SystemProfile s;
   s.name = own.string("name");
   s.display = own.string("display");
   s.source = own.string("source");
   s.device_names = read_device_names(own);
   std::vector<std::string> chain{s.name};
-  const TomlTable t = with_inherited(own, chain);
+  const TomlTable t = with_inherited(own, chain, dirs);
 
   const TomlTable peak = t.table("peak_tflops");
   s.peak_bf16_tflops = bounded(peak, "bf16", 1, 1e6);
@@ -117,17 +160,69 @@ SystemProfile read_system(const TomlTable& own) {
       network.contains("host_link_gb_s") ? bounded(network, "host_link_gb_s", 1, 1e5) : kPcie5HostLinkGbS;
 
   s.efficiency = read_efficiency(t.table("efficiency"));
+  if (gpu.contains("power_cap_w")) {
+    s.power_cap_w = bounded(gpu, "power_cap_w", 1, s.tdp_w);
+    s.efficiency.sustained_compute *= power_clock_scale(s.power_cap_w, s.tdp_w);
+  }
   return s;
 }
 
 }  // namespace
 
+double power_clock_scale(double power_cap_w, double tdp_w) {
+  if (power_cap_w <= 0 || tdp_w <= 0 || power_cap_w >= tdp_w) {
+    return 1;
+  }
+  return std::cbrt(power_cap_w / tdp_w);
+}
+
 Expected<SystemProfile> parse_system(std::string_view toml_text, std::string_view file) {
-  return detail::read_toml(toml_text, file, read_system);
+  return detail::read_toml(toml_text, file, [](const TomlTable& t) { return read_system(t, {}); });
 }
 
 Expected<SystemProfile> find_system(std::string_view name) {
   return detail::load_catalog_entry("systems", "system", name, parse_system);
+}
+
+std::vector<std::string> user_system_names(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".toml") {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Expected<SystemProfile> load_system_file(const std::filesystem::path& path) {
+  const auto text = read_text(path);
+  if (!text) {
+    return Error{path.string() + ": cannot be read (no such file, or not readable)"};
+  }
+  const std::vector<std::filesystem::path> dirs{path.parent_path().empty() ? "." : path.parent_path()};
+  auto system = detail::read_toml(*text, path.string(), [&](const TomlTable& t) { return read_system(t, dirs); });
+  if (system && system->name != path.stem().string()) {
+    return Error{path.string() + ": key 'name' is \"" + system->name + "\", expected \"" + path.stem().string() +
+                 "\" (the file name)"};
+  }
+  return system;
+}
+
+Expected<SystemProfile> find_system(std::string_view name, const std::vector<std::filesystem::path>& dirs) {
+  const std::filesystem::path as_path(name);
+  if (as_path.extension() == ".toml") {
+    return load_system_file(as_path);  // a file named directly
+  }
+  auto file = system_text(name, dirs);
+  if (!file) {
+    return file.error();
+  }
+  if (file->path.starts_with("configs/")) {
+    return find_system(name);
+  }
+  return load_system_file(file->path);
 }
 
 std::vector<std::string> system_names() { return detail::catalog_names("systems"); }

@@ -199,11 +199,22 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
   return out;
 }
 
+namespace {
+std::string shortest(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+}  // namespace
+
 double bounded(const TomlTable& table, std::string_view key, double low, double high) {
   const double value = table.number(key);
   if (!(value >= low && value <= high)) {
-    throw ConfigError(table.where(key) + " is " + std::to_string(value) + ", expected a value in [" +
-                      std::to_string(low) + ", " + std::to_string(high) + "]");
+    // A quantity that must be positive (a bandwidth, a capacity, a peak) given as zero or less is not a small
+    // mistake in a fraction: say so.
+    const std::string why = low > 0 && value <= 0 ? " (a non-physical value: it must be positive)" : "";
+    throw ConfigError(table.where(key) + " is " + shortest(value) + ", outside its physical range [" + shortest(low) +
+                      ", " + shortest(high) + "]" + why);
   }
   return value;
 }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 
 using namespace dgx::llm;
@@ -16,6 +17,24 @@ const std::vector<CalibrationOutcome>& outcomes() {
   }();
   return all;
 }
+/// The rows of calibration.toml and calibration-2.toml (NeMo / Megatron-Bridge dense pretraining, sets 1 and 2).
+bool first_two_sets(const CalibrationRow& row) {
+  for (const char* section : {"A", "B", "25.09", "25.11", "26.02", "26.02.01"}) {
+    if (row.section == section) {
+      return true;
+    }
+  }
+  return false;
+}
+std::vector<CalibrationOutcome> of_first_two_sets() {
+  std::vector<CalibrationOutcome> kept;
+  for (const CalibrationOutcome& o : outcomes()) {
+    if (first_two_sets(o.row)) {
+      kept.push_back(o);
+    }
+  }
+  return kept;
+}
 }  // namespace
 
 TEST_CASE("the calibration sets hold every row of calibration.md and calibration-2.md, each with its release") {
@@ -24,14 +43,19 @@ TEST_CASE("the calibration sets hold every row of calibration.md and calibration
   for (const CalibrationOutcome& o : outcomes()) {
     ++per_section[o.row.section];
     CHECK_FALSE(o.row.source.empty());
-    CHECK(o.row.framework.find("nemo-") == 0);
+    CHECK((o.row.framework.find("nemo-") == 0 || o.row.framework.find("torchtitan") == 0));
+    CHECK_FALSE(o.row.finetune.has_value());
     fsdp += o.row.train.fsdp ? 1 : 0;
   }
   CHECK(per_section["A"] == 10);
   CHECK(per_section["B"] == 7);
   CHECK(per_section["25.09"] + per_section["25.11"] + per_section["26.02"] + per_section["26.02.01"] == 55);
-  CHECK(fsdp == 10);
-  CHECK(outcomes().size() == 72);
+  // calibration-3.toml's pretraining rows: 18 torchtitan (all FSDP2), 9 MLPerf 405B, 11 Megatron-Bridge MoE.
+  CHECK(per_section["torchtitan 2024-12"] == 18);
+  CHECK(per_section["MLPerf v5.0"] == 9);
+  CHECK(per_section["26.04.01"] == 11);
+  CHECK(fsdp == 10 + 18);
+  CHECK(outcomes().size() == 72 + 38);
 }
 
 TEST_CASE("every published layout is projected (valid and fitting in memory)") {
@@ -73,7 +97,7 @@ TEST_CASE("two corrected rows: as printed they fit only by offloading and projec
 }
 
 TEST_CASE("calibration error over both sets: mean at most 5%, every row within 12%") {
-  const std::vector<ErrorStats> stats = error_stats(outcomes());
+  const std::vector<ErrorStats> stats = error_stats(of_first_two_sets());
   REQUIRE(stats.back().section == "all");
   for (const ErrorStats& s : stats) {
     CAPTURE(s.section);
@@ -84,16 +108,52 @@ TEST_CASE("calibration error over both sets: mean at most 5%, every row within 1
 }
 
 TEST_CASE("every class (system × precision) of the calibration sets is within 10% on average") {
-  const std::vector<ErrorStats> classes = class_stats(outcomes());
+  // Sets 1 and 2 (calibration-3's classes are checked by the set-3 tests below).
+  const std::vector<ErrorStats> classes = class_stats(of_first_two_sets());
   REQUIRE(classes.size() == 11);  // 10 classes and "all"
   for (const ErrorStats& s : classes) {
     CAPTURE(s.section);
     CHECK(s.mean_abs <= 0.10);
   }
+  // class_accuracy covers every pretraining set: H100 FP8 has 21 rows in sets 1-2, 5 MLPerf and 2 MoE in set 3.
   const auto h100 = class_accuracy("h100-sxm", Precision::fp8);
   REQUIRE(h100.has_value());
-  CHECK(h100->rows == 21);
-  CHECK_FALSE(class_accuracy("gb200-nvl72", Precision::bf16).has_value());
+  CHECK(h100->rows == 28);
+  CHECK_FALSE(class_accuracy("gb300-nvl72", Precision::bf16).has_value());
+}
+
+TEST_CASE("set 3: MLPerf 405B within 8%, torchtitan within 5% without context parallelism and 16% with it") {
+  int mlperf = 0, titan = 0;
+  for (const CalibrationOutcome& o : outcomes()) {
+    CAPTURE(o.row.label);
+    if (o.row.section == "MLPerf v5.0") {
+      ++mlperf;
+      CHECK(std::abs(o.error) <= 0.08);
+    }
+    if (o.row.section == "torchtitan 2024-12") {
+      ++titan;
+      CHECK(std::abs(o.error) <= (o.row.train.layout.cp > 1 || o.row.train.seq_len > 8192 ? 0.16 : 0.05));
+    }
+  }
+  CHECK(mlperf == 9);
+  CHECK(titan == 18);
+}
+
+TEST_CASE("set 3: the MoE rows project within 55% (the open gap: libs/llm-model/README.md, Accuracy)") {
+  // Megatron-Bridge 26.04.01 MoE pretraining: GPT-OSS and EP across 8-GPU nodes run slower than projected,
+  // DeepSeek-V3 and Qwen3-235B on GB200 faster; this bound guards the mechanisms in place against regressions.
+  double sum = 0;
+  int rows = 0;
+  for (const CalibrationOutcome& o : outcomes()) {
+    if (o.row.section == "26.04.01") {
+      CAPTURE(o.row.label);
+      CHECK(std::abs(o.error) <= 0.55);
+      sum += std::abs(o.error);
+      ++rows;
+    }
+  }
+  REQUIRE(rows == 11);
+  CHECK(sum / rows <= 0.25);
 }
 
 TEST_CASE("weak scaling of section C: Llama 3.1 8B loses 1-6% of per-GPU throughput from 8 to 128 GPUs") {
@@ -130,4 +190,26 @@ TEST_CASE("the error statistics average absolute errors per section") {
   CHECK(stats[0].max_abs == doctest::Approx(0.06));
   CHECK(stats[1].failed == 1);
   CHECK(stats[2].rows == 3);
+}
+
+TEST_CASE("the accuracy groups are framework × system × precision, sorted, then all") {
+  const auto outcome = [](std::string framework, std::string system, Precision precision, double error) {
+    CalibrationOutcome o;
+    o.row.framework = std::move(framework);
+    o.row.system = std::move(system);
+    o.row.train.precision = precision;
+    o.error = error;
+    return o;
+  };
+  const std::vector<CalibrationOutcome> made = {outcome("torchtitan", "h100-sxm", Precision::fp8, 0.10),
+                                                outcome("nemo-24.12", "h100-sxm", Precision::fp8, -0.02),
+                                                outcome("nemo-24.12", "h100-sxm", Precision::fp8, 0.04)};
+  const auto groups = group_stats(made);
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0].section == "nemo-24.12 h100-sxm fp8");
+  CHECK(groups[0].rows == 2);
+  CHECK(groups[0].mean_abs == doctest::Approx(0.03));
+  CHECK(groups[1].section == "torchtitan h100-sxm fp8");
+  CHECK(groups[2].section == "all");
+  CHECK(calibration_group("nemo-26.02.01", "gb200-nvl72", Precision::mxfp8) == "nemo-26.02.01 gb200-nvl72 mxfp8");
 }

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 using namespace dgx::llm;
 using dgx::llm::testing::catalog_system;
 
@@ -73,4 +75,17 @@ TEST_CASE("an EP all-to-all stays on NVLink inside an NVL72 rack and goes over t
   const double nvl72 = collective_seconds(gb200, Collective::all_to_all, bytes, rack);
   const double ib = collective_seconds(b200, Collective::all_to_all, bytes, nodes);
   CHECK(ib > 10 * nvl72);  // 7/8 of the buffer over a 400 Gb/s NIC instead of NVLink 5
+}
+
+TEST_CASE("a flex dispatcher sends a token once per remote NVLink domain") {
+  // 32 EP ranks over 4 nodes of 8, top-8: 6 of a token's 8 copies leave the node, to 2.7 distinct nodes.
+  const GroupPlacement four_nodes{.ranks = 32, .ranks_per_domain = 8};
+  CHECK(flex_offdomain_share(four_nodes, 8) == doctest::Approx(3 * (1 - std::pow(0.75, 8)) / 6));
+  CHECK(flex_offdomain_share(GroupPlacement{.ranks = 64, .ranks_per_domain = 64}, 8) == 1);  // one NVL72 rack
+  CHECK(flex_offdomain_share(four_nodes, 1) == 1);  // one copy per token: nothing to deduplicate
+  const SystemProfile h100 = dgx::llm::testing::catalog_system("h100-sxm");
+  const double flat = collective_seconds(h100, Collective::all_to_all, 1e9, four_nodes);
+  const double flex =
+      collective_seconds(h100, Collective::all_to_all, 1e9, four_nodes, flex_offdomain_share(four_nodes, 8));
+  CHECK(flex < 0.5 * flat);
 }

@@ -146,3 +146,38 @@ TEST_CASE("exploring a fine-tuning method: LoRA of a 70B model fits from 4 GPUs,
   CHECK(smallest(FineTuneMethod::lora) <= 4);
   CHECK(smallest(FineTuneMethod::sft) >= 16);
 }
+
+TEST_CASE("exploring an MoE model sweeps expert TP, folding EP over the TP ranks") {
+  // Qwen3-235B on 256 H100 at TP 2 PP 8: EP 32 needs all 32 ranks of a stage, so only expert TP 1 folds.
+  StepModel model(catalog_model("qwen3-235b-a22b"), testing::released_system("h100-sxm"));
+  ExploreSpace space;
+  space.gpu_counts = {256};
+  space.precisions = {Precision::fp8};
+  space.batch = BatchRule{.kind = BatchRule::Kind::fixed, .value = 8192};
+  space.tp = {2};
+  space.pp = {8};
+  space.cp = {1};
+  space.vp = {4};
+  space.ep = {32};
+  space.mbs = {1};
+  space.recomputes = {Recompute::none};
+  space.ep_overlap = true;
+  const auto result = explore(model, space);
+  REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
+  REQUIRE(result->points.size() == 1);
+  CHECK(result->points.front().layout.layout.etp == 1);
+  CHECK(result->points.front().layout.edp == 1);
+  CHECK(result->points.front().train.ep_overlap);  // interleaved: the overlap applies
+}
+
+TEST_CASE("a framework without Megatron's distributed optimizer is explored with FSDP, and a note says so") {
+  StepModel model(catalog_model("llama3.1-8b"),
+                  apply_framework(catalog_system("h100-sxm"), find_framework("torchtitan").value()));
+  ExploreSpace space = fixed_batch_2048_without_recompute();
+  space.gpu_counts = {64};
+  const auto result = explore(model, space);
+  REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
+  CHECK(result->points.front().train.fsdp);
+  REQUIRE(result->notes.size() == 1);
+  CHECK(result->notes.front().find("framework torchtitan has no Megatron distributed optimizer") == 0);
+}

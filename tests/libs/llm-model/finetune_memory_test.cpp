@@ -68,3 +68,23 @@ TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU H100 node, 70B SFT does not") {
   CHECK(adapters.fits());
   CHECK_FALSE(peak("llama3.1-70b", t, 8, FineTune{}).fits());
 }
+
+TEST_CASE("a frozen FP8 base holds its FP8 copy, and its transpose only where FP8 GEMMs need the TN layout") {
+  // MLPerf's Llama 2 70B LoRA at TP 1 CP 8 on GB200: 64 B of linear weights in FP8, no transpose on Blackwell.
+  const ModelConfig m = catalog_model("llama2-70b");
+  FineTune lora;
+  lora.method = FineTuneMethod::lora;
+  lora.lora.targets = {LoraTarget::qkv, LoraTarget::proj};
+  TrainConfig t = train({.tp = 1, .cp = 8}, 1, 9, 8192, Precision::fp8);
+  const auto memory = [&](std::string_view system_name) {
+    const SystemProfile s = testing::released_system(system_name);
+    const auto r = resolve_layout(m, s, 72, t);
+    REQUIRE(r.has_value());
+    return finetune_memory_per_gpu(m, s, t, *r, shape_memory(m, shape_key(t, *r)), lora).peak();
+  };
+  const MemoryBreakdown gb200 = memory("gb200-nvl72");
+  CHECK(gb200.fp8_weight_cache / kGiB == doctest::Approx(count_parameters(m).total / kGiB).epsilon(0.06));
+  CHECK(gb200.fits());
+  const MemoryBreakdown h100 = memory("h100-sxm");
+  CHECK(h100.fp8_weight_cache == doctest::Approx(2 * gb200.fp8_weight_cache));
+}

@@ -186,3 +186,69 @@ TEST_CASE("an MTP module adds a layer, its projection and a second LM head and l
   CHECK(count(mtp.forward, "router") == 1);
   CHECK(count(mtp.backward, "cross_entropy") == 1);
 }
+
+TEST_CASE("expert tensor parallelism splits the expert GEMMs over its own group, whose collectives are exposed") {
+  const ModelConfig m = catalog_model("mixtral-8x7b");
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const ShapeKey etp1{.tp = 2, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1};
+  const OpList folded = transformer_layer_ops(m, h100, etp1);
+  const auto& fc1 = std::get<GemmShape>(find(folded.forward, "expert_fc1", Pass::forward)->shape);
+  CHECK(fc1.n == 2 * m.ffn);              // gate and up, whole: etp 1
+  CHECK(fc1.m * fc1.groups == 2048 * 2);  // the rank's 2048 SP tokens × top-2, no expert-TP gather
+  CHECK(count(folded.forward, "tp_all_gather_experts") == 0);
+  CHECK(count(folded.forward, "tp_all_gather_qkv") == 1);  // attention keeps TP 2
+  const OpList shared = transformer_layer_ops(m, h100, ShapeKey{.tp = 2, .ep = 4, .mbs = 1, .seq_len = 4096});
+  const Op* gather = find(shared.forward, "tp_all_gather_experts", Pass::forward);
+  REQUIRE(gather != nullptr);
+  CHECK(gather->group == CommGroup::etp);
+  CHECK(std::get<GemmShape>(find(shared.forward, "expert_fc1", Pass::forward)->shape).n == m.ffn);  // 2·ffn / etp 2
+  // The same expert FLOPs per rank either way: etp 1 holds whole experts for half the tokens.
+  CHECK(gemm_flops(folded.forward) == doctest::Approx(gemm_flops(shared.forward) - 0).epsilon(0.35));
+}
+
+TEST_CASE("selective recompute reruns the chosen Megatron modules, torchtitan's per-op policy its own set") {
+  const ModelConfig ds = catalog_model("deepseek-v3");
+  const SystemProfile b200 = catalog_system("b200");
+  ShapeKey shape{.tp = 1,
+                 .ep = 32,
+                 .mbs = 1,
+                 .seq_len = 4096,
+                 .precision = Precision::mxfp8,
+                 .recompute = Recompute::selective,
+                 .etp = 1};
+  shape.recompute_modules = module_bit(RecomputeModule::mla_up_proj) | module_bit(RecomputeModule::moe_act);
+  const OpList ops = transformer_layer_ops(ds, b200, shape);
+  const auto rerun = [&](std::string_view name) {
+    return std::any_of(ops.backward.begin(), ops.backward.end(),
+                       [&](const Op& op) { return op.recompute && op.name == name; });
+  };
+  CHECK(rerun("q_up"));
+  CHECK(rerun("kv_up"));
+  CHECK(rerun("rope"));
+  CHECK(rerun("swiglu"));  // the experts' activation
+  CHECK_FALSE(rerun("attention"));
+  CHECK_FALSE(rerun("expert_fc1"));
+
+  SystemProfile titan = catalog_system("h100-sxm");
+  titan.software.selective = SelectivePolicy::every_other_matmul;
+  const ModelConfig llama = catalog_model("llama3.1-8b");
+  const ShapeKey bf16{.tp = 1, .mbs = 2, .seq_len = 8192, .recompute = Recompute::selective};
+  const OpList per_op = transformer_layer_ops(llama, titan, bf16);
+  const auto rerun_n = [&](const OpList& list, std::string_view name) -> std::int64_t {
+    for (const Op& op : list.backward) {
+      if (op.recompute && op.name == name) {
+        return std::get<GemmShape>(op.shape).n;
+      }
+    }
+    return 0;
+  };
+  CHECK(rerun_n(per_op, "qkv") == 1024);   // wk of wq, wk, wv (the 2nd aten.mm)
+  CHECK(rerun_n(per_op, "proj") == 4096);  // wo (4th)
+  CHECK(rerun_n(per_op, "fc1") == 14336);  // w3 of w1, w3 (6th)
+  CHECK(rerun_n(per_op, "fc2") == 0);      // w2 (7th) is kept
+  ShapeKey fp8 = bf16;
+  fp8.precision = Precision::fp8;
+  const OpList float8 = transformer_layer_ops(llama, titan, fp8);
+  CHECK(rerun_n(float8, "fc2") == 0);               // torchao's FP8 GEMMs dispatch as aten.mm: the same policy
+  CHECK(count(float8.backward, "attention") == 1);  // the attention kernel's output is kept
+}

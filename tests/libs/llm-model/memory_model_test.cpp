@@ -93,6 +93,11 @@ TEST_CASE("low-precision parameters replace the BF16 weights instead of adding a
   CHECK(parameter_bytes(Precision::mxfp8, true).cache == doctest::Approx(1 + 1.0 / 32));
   CHECK(parameter_bytes(Precision::nvfp4, true).linear == doctest::Approx(0.5 + 1.0 / 16));
   CHECK(parameter_bytes(Precision::bf16, true).cache == 0);
+  // Blackwell's FP8 GEMMs take any layout: per-tensor FP8 keeps no transpose; block-scaled formats still need
+  // their column-wise copy (the scales run along K).
+  CHECK(parameter_bytes(Precision::fp8, true, true).cache == 0);
+  CHECK(parameter_bytes(Precision::fp8, false, true).cache == 1);
+  CHECK(parameter_bytes(Precision::mxfp8, true, true).cache == doctest::Approx(1 + 1.0 / 32));
   SystemProfile bf16_weights = catalog_system("h100-sxm");
   bf16_weights.software.low_precision_params = false;
   const ModelConfig m = catalog_model("llama3.1-70b");
@@ -163,4 +168,63 @@ TEST_CASE("automatic offloading takes the fewest layers that fit, only over a ho
   CHECK_FALSE(fitting_offload(run.m, pcie, run.t, run.r, per_layer).has_value());
   run.t.offload_layers = 0;  // never
   CHECK_FALSE(fitting_offload(run.m, run.s, run.t, run.r, per_layer).has_value());
+}
+
+TEST_CASE("expert TP splits expert parameters over its own ranks, and their optimizer over the expert replicas") {
+  const ModelConfig m = catalog_model("qwen3-235b-a22b");
+  const LayerParams tp2 = layer_params_per_gpu(m, 2, 32);
+  const LayerParams etp1 = layer_params_per_gpu(m, 2, 32, false, 1);
+  CHECK(etp1.expert == doctest::Approx(2 * tp2.expert));
+  CHECK(etp1.dense == doctest::Approx(tp2.dense));
+}
+
+TEST_CASE("selective recompute keeps less with more modules, torchtitan's per-op policy keeps its own set") {
+  const ModelConfig ds = catalog_model("deepseek-v3");
+  ShapeKey shape{.tp = 1,
+                 .ep = 32,
+                 .mbs = 1,
+                 .seq_len = 4096,
+                 .precision = Precision::mxfp8,
+                 .recompute = Recompute::selective,
+                 .etp = 1};
+  const double core = layer_activation_bytes(ds, shape);
+  shape.recompute_modules |= module_bit(RecomputeModule::mla_up_proj);
+  const double up = layer_activation_bytes(ds, shape);
+  shape.recompute_modules |= module_bit(RecomputeModule::moe_act);
+  const double act = layer_activation_bytes(ds, shape);
+  shape.recompute_modules = module_bit(RecomputeModule::mla_up_proj) | module_bit(RecomputeModule::moe);
+  const double moe = layer_activation_bytes(ds, shape);
+  CHECK(up < core);
+  CHECK(act < up);
+  CHECK(moe < act);
+  // MLA q, k, v of 128 heads (192 + 192 + 128 wide, BF16) on 4096 tokens: what mla_up_proj drops.
+  CHECK(core - up == doctest::Approx(4096.0 * 128 * (192 + 192 + 128) * 2));
+
+  // Llama 3.1 8B at 2 × 8192 tokens: torchtitan keeps the layer input, wq, wv, attention output (+ LSE), w1 and w2
+  // outputs in BF16 (63.5 KiB per token), in FP8 as well (torchao's float8 GEMMs are aten.mm to the policy).
+  const ModelConfig llama = catalog_model("llama3.1-8b");
+  const ShapeKey bf16{.tp = 1, .mbs = 2, .seq_len = 8192, .recompute = Recompute::selective};
+  const double tokens = 16384;
+  CHECK(layer_activation_bytes(llama, bf16, false, SelectivePolicy::every_other_matmul) ==
+        doctest::Approx(tokens * (2.0 * (4096 + 4096 + 1024 + 4096 + 14336 + 4096) + 4 * 32)));
+  ShapeKey fp8 = bf16;
+  fp8.precision = Precision::fp8;
+  CHECK(layer_activation_bytes(llama, fp8, false, SelectivePolicy::every_other_matmul) ==
+        doctest::Approx(tokens * (2.0 * (4096 + 4096 + 1024 + 4096 + 14336 + 4096) + 4 * 32)));
+}
+
+TEST_CASE("FSDP2 under PP keeps the stage's parameters gathered for the step, FP32 shards beside them") {
+  const ModelConfig m = catalog_model("llama3.1-405b");
+  SystemProfile titan =
+      apply_framework(testing::catalog_system("h100-sxm-96gb-hbm2e-500w"), find_framework("torchtitan").value());
+  TrainConfig t = train({.tp = 8, .pp = 8}, 4, 256, 8192, Precision::fp8);
+  t.fsdp = true;
+  const auto r = resolve_layout(m, titan, 512, t);
+  REQUIRE(r.has_value());
+  const StageMemory fsdp2 = memory_per_gpu(m, titan, t, *r);
+  titan.software.fsdp = FsdpKind::megatron;
+  const StageMemory megatron = memory_per_gpu(m, titan, t, *r);
+  // 405B / (tp 8 · pp 8) ≈ 6.3B parameters a GPU gathers: BF16, 12 GiB and more, beside 16 B per parameter / dp 8.
+  CHECK(fsdp2.middle.weights > megatron.middle.weights + 9.0 * kGiB);
+  CHECK(fsdp2.middle.optimizer == doctest::Approx(8.0 / 12.0 * megatron.middle.optimizer).epsilon(0.01));
 }

@@ -21,7 +21,8 @@ TEST_CASE("a large GEMM runs at the ceiling times the sustained fraction, below 
   const SystemProfile h100 = catalog_system("h100-sxm");
   const RooflineProvider roofline(h100);
   const Efficiency& e = h100.efficiency;
-  CHECK(tflops(roofline, gemm(8192, 8192, 8192)) ==
+  // 66 × 32 tiles of 128 × 256: 16 full waves on 132 SMs, no partly empty last wave.
+  CHECK(tflops(roofline, gemm(128 * 66, 256 * 32, 8192)) ==
         doctest::Approx(h100.peak_bf16_tflops * e.gemm_ceiling_bf16 * e.sustained_compute).epsilon(0.01));
   // Section D: no GEMM beats the measured maxima, 794.5 (BF16) and 1402.6 (FP8) TFLOP/s.
   CHECK(tflops(roofline, gemm(16384, 16384, 16384)) <= 794.5);
@@ -102,4 +103,40 @@ TEST_CASE("with split-K a small-M decode GEMM streams its weights at the memory 
   CHECK(tiles.seconds(decode) > 2 * split.seconds(decode));
   // Large GEMMs fill the GPU either way: the option changes nothing there.
   CHECK(split.seconds(gemm(8192, 8192, 8192)) == tiles.seconds(gemm(8192, 8192, 8192)));
+}
+
+TEST_CASE("flash attention runs slower per FLOP at a narrow head dimension, faster at a wide one") {
+  const RooflineProvider roofline(catalog_system("h100-sxm"));
+  const auto rate = [&](std::int64_t head_dim) {
+    const AttentionShape shape{
+        .batch = 1, .heads = 64, .kv_heads = 8, .q_len = 8192, .kv_len = 8192, .head_dim = head_dim, .steps = 1};
+    return static_cast<double>(head_dim) / roofline.seconds(Op{.name = "attention", .shape = shape});
+  };
+  // FlashAttention-3's H100 forward: about 0.77 of the head-dim-128 rate at 64 and 1.15 at 256.
+  CHECK(rate(64) / rate(128) == doctest::Approx(0.77).epsilon(0.02));
+  CHECK(rate(256) / rate(128) == doctest::Approx(1.17).epsilon(0.02));
+}
+
+TEST_CASE("the routed experts' grouped GEMMs run at the release's grouped-GEMM fraction, other GEMMs do not") {
+  SystemProfile h100 = catalog_system("h100-sxm");
+  h100.efficiency.grouped_gemm = 0.5;
+  const RooflineProvider roofline(h100);
+  Op expert = gemm(8192, 8192, 8192);
+  expert.name = "expert_fc1";
+  expert.part = OpPart::moe;
+  Op dense = gemm(8192, 8192, 8192);
+  CHECK(roofline.seconds(expert) == doctest::Approx(2 * roofline.seconds(dense)));
+  Op router = expert;
+  router.name = "router";
+  CHECK(roofline.seconds(router) == doctest::Approx(roofline.seconds(dense)));
+}
+
+TEST_CASE("a GEMM whose tiles leave the last wave partly empty pays for the whole wave") {
+  const SystemProfile gb200 = catalog_system("gb200-nvl72");
+  const RooflineProvider roofline(gb200);
+  // 1024 tokens × 10240 outputs: 8 × 40 = 320 tiles of 128 × 256 on 148 SMs run as 3 waves (72 %); 4440 tiles
+  // (30 waves exactly) run full.
+  const double partial = tflops(roofline, gemm(1024, 10240, 8192, Precision::fp8));
+  const double full = tflops(roofline, gemm(128 * 148, 256 * 30, 8192, Precision::fp8));
+  CHECK(partial / full == doctest::Approx(320.0 / (3 * 148)).epsilon(0.03));
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -56,9 +58,13 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }  // namespace
 
 TEST_CASE("the embedded system catalog holds every system with its required fields and device names") {
-  const std::vector<std::string> expected = {"a100-sxm-80gb", "b200",     "b300",     "gb200-nvl72",
-                                             "gb300-nvl72",   "gh200",    "h100-nvl", "h100-pcie",
-                                             "h100-sxm",      "h200-sxm", "h800"};
+  const std::vector<std::string> expected = {
+      "a100-sxm-80gb", "b200",     "b300",      "gb200-nvl72", "gb300-nvl72",
+      "gh200",         "h100-nvl", "h100-pcie", "h100-sxm",    "h100-sxm-96gb-hbm2e-500w",
+      "h200-sxm",      "h800"};
+  // A variant of a product run differently (a power limit) reports its product's CUDA device name, so device-name
+  // matching cannot tell it apart: it names no device and is chosen by name.
+  const std::vector<std::string> variants = {"h100-sxm-96gb-hbm2e-500w"};
   CHECK(system_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
@@ -66,7 +72,8 @@ TEST_CASE("the embedded system catalog holds every system with its required fiel
     REQUIRE_MESSAGE(s.has_value(), (s ? "" : s.error().message));
     CHECK(s->name == name);
     CHECK_FALSE(s->source.empty());
-    CHECK_FALSE(s->device_names.empty());
+    const bool variant = std::find(variants.begin(), variants.end(), name) != variants.end();
+    CHECK(s->device_names.empty() == variant);
     CHECK(s->peak_bf16_tflops > 0);
     CHECK(s->hbm_gib > 0);
     CHECK(s->hbm_tb_s > 0);
@@ -250,4 +257,106 @@ TEST_CASE("b300: Blackwell Ultra in an 8-GPU node, its architecture, host link a
   CHECK(find_system("h100-sxm")->architecture == "hopper");  // derived from the formats it supports
   CHECK(find_system("h100-sxm")->host_link_gb_s == 64);      // PCIe 5.0 x16 unless the file names one
   CHECK(find_system("gb200-nvl72")->host_link_gb_s == 225);  // NVLink-C2C
+}
+
+TEST_CASE("a power limit below the TDP slows the sustained compute clock by the cube root of the power ratio") {
+  CHECK(power_clock_scale(700, 700) == 1);
+  CHECK(power_clock_scale(800, 700) == 1);
+  CHECK(power_clock_scale(500, 700) == doctest::Approx(0.8939).epsilon(1e-3));
+  const SystemProfile meta = find_system("h100-sxm-96gb-hbm2e-500w").value();
+  const SystemProfile h100 = find_system("h100-sxm").value();
+  CHECK(meta.power_cap_w == 500);
+  CHECK(meta.tdp_w == 700);
+  CHECK(meta.efficiency.sustained_compute ==
+        doctest::Approx(h100.efficiency.sustained_compute * power_clock_scale(500, 700)));
+  CHECK(meta.hbm_gib == 95);
+  CHECK(meta.hbm_tb_s == 2.4);
+  CHECK(meta.peak_bf16_tflops == h100.peak_bf16_tflops);  // the same GH100 compute
+  CHECK(meta.efficiency.memory_bw == h100.efficiency.memory_bw);
+}
+
+namespace {
+/// A folder of user system files under the test's temporary directory, removed at the end.
+struct SystemFolder {
+  std::filesystem::path dir;
+  explicit SystemFolder(std::string_view name)
+      : dir(std::filesystem::temp_directory_path() / ("dgx-systems-" + std::string(name))) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~SystemFolder() { std::filesystem::remove_all(dir); }
+  SystemFolder(const SystemFolder&) = delete;
+  SystemFolder& operator=(const SystemFolder&) = delete;
+  std::filesystem::path write(std::string_view file, std::string_view text) const {
+    const std::filesystem::path path = dir / file;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+constexpr std::string_view kVariant = R"(name = "h100-mine"
+inherits = "h100-sxm"
+display = "our H100 at 600 W with 200 Gb/s per GPU"
+source = "our datasheet"
+[gpu]
+tdp_w = 700
+power_cap_w = 600
+[network]
+nic_gb_s = 25
+)";
+}  // namespace
+
+TEST_CASE("a user's system file inherits a catalog system and changes what differs") {
+  const SystemFolder folder("variant");
+  const auto path = folder.write("h100-mine.toml", kVariant);
+  const auto mine = load_system_file(path);
+  REQUIRE_MESSAGE(mine.has_value(), (mine ? "" : mine.error().message));
+  CHECK(mine->nic_gb_s == 25);
+  CHECK(mine->hbm_gib == 80);  // H100 SXM's
+  CHECK(mine->efficiency.sustained_compute ==
+        doctest::Approx(find_system("h100-sxm")->efficiency.sustained_compute * power_clock_scale(600, 700)));
+  // By name from the folder, by path, and a sibling inheriting it; catalog names still resolve.
+  CHECK(find_system("h100-mine", {folder.dir})->name == "h100-mine");
+  CHECK(find_system(path.string(), {})->name == "h100-mine");
+  folder.write("h100-mine-400w.toml", "name = \"h100-mine-400w\"\ninherits = \"h100-mine\"\ndisplay = \"x\"\n"
+                                      "source = \"x\"\n[gpu]\npower_cap_w = 400\n");
+  const auto sibling = find_system("h100-mine-400w", {folder.dir});
+  REQUIRE_MESSAGE(sibling.has_value(), (sibling ? "" : sibling.error().message));
+  CHECK(sibling->nic_gb_s == 25);
+  CHECK(find_system("b200", {folder.dir})->name == "b200");
+  CHECK(user_system_names(folder.dir) == std::vector<std::string>{"h100-mine", "h100-mine-400w"});
+}
+
+TEST_CASE("a user's system file with a missing field or a non-physical value is an error naming file and key") {
+  const SystemFolder folder("bad");
+  const std::string head = (folder.dir / "h100-mine.toml").string();
+  const auto error_of = [&](const std::string& text) {
+    const auto s = load_system_file(folder.write("h100-mine.toml", text));
+    REQUIRE_FALSE(s.has_value());
+    return s.error().message;
+  };
+  CHECK(error_of(replaced(std::string(kVariant), "nic_gb_s = 25", "nic_gb_s = -50")) ==
+        head + ": key 'network.nic_gb_s' is -50, outside its physical range [0.1, 100000] (a non-physical value: it "
+               "must be positive)");
+  CHECK(error_of(replaced(std::string(kVariant), "power_cap_w = 600", "hbm_gib = 0")) ==
+        head + ": key 'gpu.hbm_gib' is 0, outside its physical range [1, 100000] (a non-physical value: it must be "
+               "positive)");
+  CHECK(error_of(replaced(std::string(kVariant), "power_cap_w = 600", "power_cap_w = 900")) ==
+        head + ": key 'gpu.power_cap_w' is 900, outside its physical range [1, 700]");
+  // Without a base every section must be there.
+  CHECK(error_of("name = \"h100-mine\"\ndisplay = \"x\"\nsource = \"x\"\n[peak_tflops]\nbf16 = 989\nfp8 = 1979\n"
+                 "fp4 = 0\n") == head + ": key 'gpu' is missing");
+  CHECK(error_of(replaced(std::string(kVariant), "name = \"h100-mine\"", "name = \"other\"")) ==
+        head + ": key 'name' is \"other\", expected \"h100-mine\" (the file name)");
+  CHECK(error_of(replaced(std::string(kVariant), "\"h100-sxm\"", "\"h100-sxn\""))
+            .find(head + ": key 'inherits': unknown system 'h100-sxn'; did you mean 'h100-sxm'") == 0);
+  const auto missing = load_system_file(folder.dir / "none.toml");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message == (folder.dir / "none.toml").string() + ": cannot be read (no such file, or not "
+                                                                         "readable)");
+}
+
+TEST_CASE("an unknown catalog name suggests the close ones") {
+  CHECK(find_system("h100").error().message.find("unknown system 'h100'; did you mean 'h100-nvl'") == 0);
+  const std::string gb200 = find_system("gb200").error().message;
+  CHECK(gb200.find("'gb200-nvl72'") < gb200.find("the catalog has"));
 }

@@ -1,7 +1,8 @@
-// The calibration sets (configs/baselines/calibration.toml and calibration-2.toml, encoded from the .md files
-// beside them): published NeMo / Megatron-Bridge measurements the model is checked against, each projected with
-// the framework profile of its release, and the projection error per row, per section (release) and per class
-// (system × precision).
+// The calibration sets (configs/baselines/calibration.toml, calibration-2.toml, calibration-3.toml and finetune.toml,
+// encoded from the .md files beside them): published NeMo / Megatron-Bridge, torchtitan and MLPerf measurements the
+// model is checked against, each projected with the framework profile of its release, and the projection error per
+// row, per section (release or source), per class (system × precision) and per group (framework × system ×
+// precision).
 #pragma once
 
 #include "dgx/llm/expected.hpp"
@@ -43,12 +44,16 @@ struct CalibrationRow {
 
 [[nodiscard]] Expected<std::vector<CalibrationRow>> parse_calibration(std::string_view toml_text,
                                                                       std::string_view file);
-/// The embedded calibration files, in order: baselines/calibration.toml, then calibration-2.toml.
+/// The pretraining rows of the embedded calibration files, in order: baselines/calibration.toml, calibration-2.toml,
+/// calibration-3.toml (its LoRA rows go with the fine-tuning set).
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration();
-/// The embedded baselines/finetune.toml: SFT and LoRA runs (finetune.md).
+/// Every row of one embedded baseline file, by its path relative to configs/ ("baselines/calibration-3.toml").
+[[nodiscard]] Expected<std::vector<CalibrationRow>> load_calibration_file(std::string_view file);
+/// The fine-tuning rows: baselines/finetune.toml (SFT and LoRA runs, finetune.md), then the LoRA rows of the
+/// calibration files (calibration-3.toml: MLPerf's Llama 2 70B LoRA).
 [[nodiscard]] Expected<std::vector<CalibrationRow>> load_finetune_calibration();
 
-/// The embedded calibration files, relative to configs/.
+/// The embedded calibration files of load_calibration(), relative to configs/.
 [[nodiscard]] std::vector<std::string> calibration_files();
 
 struct CalibrationOutcome {
@@ -79,9 +84,16 @@ struct ErrorStats {
 /// One entry per class (system × precision), sorted by name, then "all".
 [[nodiscard]] std::vector<ErrorStats> class_stats(const std::vector<CalibrationOutcome>& outcomes);
 
+/// The group of a row, the unit the accuracy targets are stated for: "<framework> <system> <precision>", e.g.
+/// "nemo-26.02.01 gb200-nvl72 mxfp8".
+[[nodiscard]] std::string calibration_group(std::string_view framework, std::string_view system, Precision precision);
+
+/// One entry per group (framework × system × precision), sorted by name, then "all".
+[[nodiscard]] std::vector<ErrorStats> group_stats(const std::vector<CalibrationOutcome>& outcomes);
+
 /// The stated accuracy of a projection on `system` in `precision`: the error statistics of that class over
-/// both embedded calibration sets (computed once per process), or nullopt when no published run of that class
-/// exists.
+/// the embedded pretraining calibration sets (computed once per process), or nullopt when no published run of that
+/// class exists.
 [[nodiscard]] std::optional<ErrorStats> class_accuracy(std::string_view system, Precision precision);
 
 }  // namespace dgx::llm

@@ -16,7 +16,7 @@ namespace dgx::llm {
 /// A model this far (as a ratio of total parameters) from the nearest calibrated model size is "far" from them.
 inline constexpr double kFarModelSizeRatio = 3.0;
 
-/// Reasons the configuration lies outside the calibrated runs of both embedded calibration sets, one sentence
+/// Reasons the configuration lies outside the calibrated runs of the embedded pretraining sets, one sentence
 /// each; empty when it lies inside. `system` as the framework release runs it (SystemProfile::software names
 /// the release).
 [[nodiscard]] std::vector<std::string> outside_calibration(const ModelConfig& model, const SystemProfile& system,

@@ -23,11 +23,19 @@ namespace dgx::llm {
 /// Placement of a group of `ranks` ranks spaced `stride` apart on a system whose NVLink domain has `domain` GPUs.
 [[nodiscard]] GroupPlacement place_group(int stride, int ranks, int domain);
 
-/// Bus bandwidth in bytes/s of a collective on a placed group.
-[[nodiscard]] double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement);
+/// Bus bandwidth in bytes/s of a collective on a placed group; an all_to_all sends `offdomain_share` of its
+/// off-domain bytes over the NICs (CollectiveShape::offdomain_share).
+[[nodiscard]] double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement,
+                                   double offdomain_share = 1);
 
 /// Seconds of one collective: latency_steps × hop latency + bytes × bus_factor / bus_bandwidth.
 [[nodiscard]] double collective_seconds(const SystemProfile& system, Collective collective, double bytes,
-                                        GroupPlacement placement);
+                                        GroupPlacement placement, double offdomain_share = 1);
+
+/// The share of an MoE all-to-all's off-domain copies a hierarchical dispatcher (DeepEP, HybridEP: Megatron's
+/// flex dispatcher) sends over the NICs: it ships a token once to each remote NVLink domain holding one of its
+/// top_k experts and fans it out over NVLink there, so (D − 1)(1 − (1 − 1/D)^k) transfers replace the k(D − 1)/D
+/// copies of a flat all-to-all over D domains (1 within one domain).
+[[nodiscard]] double flex_offdomain_share(GroupPlacement placement, int top_k);
 
 }  // namespace dgx::llm

@@ -36,15 +36,25 @@ inline constexpr int max_mbs = 8;
 }  // namespace explore_limits
 
 /// The space to sweep. Empty candidate lists take the defaults: TP 1..8 (1..domain on larger NVLink domains,
-/// up to 72), PP 1..16, CP 1..8, VP 1..8, EP 1..experts (1 for dense), MBS 1..8. Invalid combinations are skipped
-/// (resolve_layout's rules).
+/// up to 72), PP 1..16, CP 1..8, VP 1..8, EP 1..experts (1 for dense), ETP 1, 2, 4, 8 (MoE), MBS 1..8. Invalid
+/// combinations are skipped (resolve_layout's rules, the framework's among them). A framework without Megatron's
+/// distributed optimizer (torchtitan) is swept with FSDP, and a note says so.
 struct ExploreSpace {
   std::vector<int> gpu_counts;  ///< explicit list; empty: powers of two from gpus_min to gpus_max
   int gpus_min = 1;
   int gpus_max = 16384;
   std::vector<Precision> precisions{Precision::bf16};
   std::vector<int> tp, pp, cp, vp, ep, mbs;
+  /// Expert tensor parallelism of MoE models (Layout::etp); empty: 1, 2, 4, 8 within the NVLink domain. Ignored
+  /// for dense models.
+  std::vector<int> etp;
   std::vector<Recompute> recomputes{Recompute::none, Recompute::selective, Recompute::full};
+  /// What selective recompute reruns under Megatron (TrainConfig::recompute_modules).
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
+  /// MoE: hide the expert all-to-all where the layout allows it (pp 1 or interleaved; TrainConfig::ep_overlap),
+  /// and the token dispatcher.
+  bool ep_overlap = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   BatchRule batch;
   int seq_len = 0;  ///< 0: the model's default
   double tokens = 1e12;

@@ -24,6 +24,8 @@ struct KernelEfficiency {
   std::array<std::optional<double>, 4> gemm;
   /// Multiplies the system's flash-attention fractions (attention_fwd, attention_bwd).
   std::optional<double> attention;
+  /// Efficiency::grouped_gemm: the experts' grouped GEMMs against a dense GEMM.
+  std::optional<double> grouped_gemm;
 };
 
 struct FrameworkProfile {
@@ -32,6 +34,9 @@ struct FrameworkProfile {
   std::string released;  ///< "YYYY-MM", orders the releases
   std::string inherits;  ///< the profile this one starts from; empty for the base
   std::string source;    ///< the published runs its parameters were fitted to
+  /// The framework the release belongs to ("nemo", "torchtitan"); a profile inherits its parent's, the base is
+  /// "nemo". Releases of one family are compared as upgrades; the default projection uses the newest "nemo" one.
+  std::string family;
   Software software;
   std::map<std::string, KernelEfficiency, std::less<>> kernels;  ///< by SystemProfile::architecture
 };
@@ -46,7 +51,11 @@ struct FrameworkProfile {
 /// Names of the embedded profiles, oldest release first.
 [[nodiscard]] std::vector<std::string> framework_names();
 
-/// The newest release of the catalog: what a projection uses unless told otherwise.
+/// The family whose newest release a projection uses unless told otherwise: NeMo / Megatron-Bridge, the framework
+/// the systems' hardware fractions were calibrated with.
+inline constexpr std::string_view kDefaultFamily = "nemo";
+
+/// The newest release of the default family: what a projection uses unless told otherwise.
 [[nodiscard]] std::string default_framework();
 
 /// The system as this release runs it: the release's kernel efficiencies for the system's architecture (or its

@@ -16,13 +16,20 @@
 
 namespace dgx::llm {
 
-/// Everything the per-layer op shapes depend on; the rest of a layout (pp, vp, dp) only composes them.
+/// Everything the per-layer op shapes depend on; the rest of a layout (pp, vp, dp) only composes them. (Fields
+/// added after `recompute` keep positional initialisers of the first seven valid.)
 struct ShapeKey {
   int tp = 1, cp = 1, ep = 1, mbs = 1, seq_len = 0;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  int etp = 0;                                                    ///< expert tensor parallelism (Layout::etp); 0: tp
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  ///< under Recompute::selective
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
 
   [[nodiscard]] std::int64_t local_tokens() const { return std::int64_t{mbs} * seq_len / cp; }
+  [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// The recompute modules in force: the set under Megatron's selective recompute, none otherwise.
+  [[nodiscard]] RecomputeModules modules() const { return recompute == Recompute::selective ? recompute_modules : 0; }
 };
 
 /// The per-layer shape of a resolved configuration.

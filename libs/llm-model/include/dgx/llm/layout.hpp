@@ -1,10 +1,12 @@
 // A training configuration (parallel layout, batch, precision, recompute) and its validation.
 //
 // Rank order (Megatron-core RankGenerator default "tp-cp-ep-dp-pp"): TP innermost, then CP, then DP, PP
-// outermost. Dense parameters are replicated over the cp·dp ranks that share a (tp rank, stage); expert layers
-// use the expert order "tp-ep-edp-pp" over the same ranks: EP groups are ep consecutive tp-strided ranks of the
-// cp·dp block and expert gradients are reduced over the edp = cp·dp/ep ranks that hold the same experts.
-// Sequence parallelism is always on when tp > 1 (as in every NeMo recipe).
+// outermost. Dense parameters are replicated over the cp·dp ranks that share a (tp rank, stage). Expert layers
+// fold their own grid over the same tp·cp·dp ranks of a stage (Megatron-core "MoE parallel folding", expert order
+// "etp-ep-edp-pp"): expert tensor parallelism (etp) innermost, EP groups of ep etp-strided ranks, and expert
+// gradients reduced over the edp = tp·cp·dp / (etp·ep) ranks that hold the same expert shards. EP may so span TP
+// ranks (Qwen3-235B at TP 2 EP 32 on 16 ranks per stage: etp 1). Sequence parallelism is always on when tp > 1
+// (as in every NeMo recipe).
 #pragma once
 
 #include "dgx/llm/expected.hpp"
@@ -22,8 +24,10 @@ namespace dgx::llm {
 
 /// Activation recomputation in the backward pass.
 /// - none: every activation the backward needs is kept.
-/// - selective: the attention core is recomputed (Megatron --recompute-granularity selective); with flash
-///   attention this only saves the core's output and softmax statistics and costs one more attention forward.
+/// - selective: what the framework recomputes selectively. Megatron (--recompute-granularity selective) reruns the
+///   submodules of TrainConfig::recompute_modules, by default the attention core (with flash attention that only
+///   saves the core's output and softmax statistics and costs one more attention forward); torchtitan's per-op
+///   policy is the framework's own (Software::selective_policy).
 /// - full: only each layer's input is kept and the whole layer forward (with its TP communication) is rerun.
 enum class Recompute : std::uint8_t { none, selective, full };
 
@@ -32,13 +36,54 @@ inline constexpr Recompute kAllRecomputes[] = {Recompute::none, Recompute::selec
 [[nodiscard]] std::string_view to_string(Recompute recompute);
 [[nodiscard]] std::optional<Recompute> parse_recompute(std::string_view text);
 
+/// The submodules Megatron's selective recompute reruns (TransformerConfig.recompute_modules), one bit each:
+/// core_attn the attention core; mla_up_proj MLA's up projections and rotary (their q, k, v outputs are not kept);
+/// moe_act the experts' activation function (its output, the fc2 input, is not kept); layernorm both norms (their
+/// outputs, the GEMM inputs, are not kept); mlp the MLP of dense layers (only its input is kept); moe the whole MoE
+/// block of MoE layers (only its input is kept); shared_experts the shared experts' MLP.
+enum class RecomputeModule : std::uint8_t { core_attn, mla_up_proj, moe_act, layernorm, mlp, moe, shared_experts };
+
+inline constexpr RecomputeModule kAllRecomputeModules[] = {RecomputeModule::core_attn,     RecomputeModule::mla_up_proj,
+                                                           RecomputeModule::moe_act,       RecomputeModule::layernorm,
+                                                           RecomputeModule::mlp,           RecomputeModule::moe,
+                                                           RecomputeModule::shared_experts};
+
+[[nodiscard]] std::string_view to_string(RecomputeModule module);
+[[nodiscard]] std::optional<RecomputeModule> parse_recompute_module(std::string_view text);
+
+/// A set of RecomputeModule bits.
+using RecomputeModules = std::uint8_t;
+[[nodiscard]] constexpr RecomputeModules module_bit(RecomputeModule module) {
+  return static_cast<RecomputeModules>(1U << static_cast<unsigned>(module));
+}
+[[nodiscard]] constexpr bool has_module(RecomputeModules set, RecomputeModule module) {
+  return (set & module_bit(module)) != 0;
+}
+/// Megatron's default when recompute_modules is not given: the attention core.
+inline constexpr RecomputeModules kDefaultRecomputeModules = module_bit(RecomputeModule::core_attn);
+/// "core_attn, mlp" for messages.
+[[nodiscard]] std::string modules_label(RecomputeModules modules);
+
 struct Layout {
   int tp = 1;  ///< tensor parallel (with sequence parallelism)
   int pp = 1;  ///< pipeline stages
   int cp = 1;  ///< context parallel (ring attention over the sequence)
   int vp = 1;  ///< virtual pipeline chunks per stage (interleaved 1F1B when > 1)
-  int ep = 1;  ///< expert parallel (MoE only)
+  int ep = 1;  ///< expert parallel (MoE only), folded over tp·cp·dp
+  /// Expert tensor parallel (MoE only; Megatron's expert_tensor_parallel_size): each expert's GEMMs split over etp
+  /// ranks. kAutoEtp: the widest the folding allows, at most tp: tp (Megatron's default) where ep·tp divides
+  /// tp·cp·dp, else the largest divisor of tp that folds (NVIDIA's MoE recipes set 1). Resolved layouts hold the
+  /// value used.
+  int etp = 0;
 };
+
+/// Layout::etp: chosen by the folding rule.
+inline constexpr int kAutoEtp = 0;
+
+/// Megatron's MoE token dispatchers (moe_token_dispatcher_type alltoall; flex with a DeepEP / HybridEP backend).
+enum class MoeDispatcher : std::uint8_t { alltoall, flex };
+[[nodiscard]] std::string_view to_string(MoeDispatcher dispatcher);
+[[nodiscard]] std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text);
 
 /// TrainConfig::offload_layers: offload only where a layout needs it to fit and the host link is fast.
 inline constexpr int kAutoOffload = -1;
@@ -51,6 +96,14 @@ struct TrainConfig {
   int seq_len = 0;       ///< 0: the model's default
   double tokens = 1e12;  ///< tokens to train, for days / GPU-hours / cost
   Recompute recompute = Recompute::none;
+  /// With recompute == selective on a framework whose selective recompute is Megatron's: the submodules rerun.
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
+  /// Hide the EP all-to-all of one microbatch behind the compute of another (Megatron-core
+  /// overlap_moe_expert_parallel_comm, the recipes' moe_a2a_overlap): needs a pipeline of one stage or interleaved.
+  bool ep_overlap = false;
+  /// The MoE token dispatcher: Megatron's flat all-to-all, or its flex dispatcher (DeepEP / HybridEP), which sends
+  /// a token once per remote NVLink domain and fans it out there (communication.hpp flex_offdomain_share).
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;
@@ -75,6 +128,7 @@ struct ResolvedLayout {
   Layout layout;
   int gpus = 0;
   int dp = 0;            ///< data-parallel replicas: gpus / (tp·pp·cp)
+  int edp = 0;           ///< expert data-parallel replicas: tp·cp·dp / (etp·ep) (MoE; dp·cp for dense models)
   int microbatches = 0;  ///< per pipeline per step: gbs / (dp·mbs)
   int seq_len = 0;
   StageLayers stages;

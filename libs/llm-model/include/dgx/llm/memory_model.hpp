@@ -29,16 +29,20 @@ struct MemoryBreakdown {
 };
 
 /// Activation bytes one layer saves for its backward pass, one microbatch, one GPU: the model's layer, or with
-/// `dense_layer` one of the leading dense layers of an MoE model.
-[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer = false);
+/// `dense_layer` one of the leading dense layers of an MoE model. Selective recompute keeps what `policy` keeps
+/// (system_profile.hpp SelectivePolicy: Megatron's recompute modules of the shape, or torchtitan's per-op policy).
+[[nodiscard]] double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, bool dense_layer = false,
+                                            SelectivePolicy policy = SelectivePolicy::modules);
 
-/// Parameters one GPU holds of one layer: dense part (replicated over cp·dp) and expert part (over edp).
+/// Parameters one GPU holds of one layer: dense part (replicated over cp·dp) and expert part (over edp; each
+/// expert split over `etp` ranks, 0: tp).
 struct LayerParams {
   double dense = 0;
   double expert = 0;
   double linear = 0;  ///< GEMM weights among them (FP8-cached in FP8 runs)
 };
-[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer = false);
+[[nodiscard]] LayerParams layer_params_per_gpu(const ModelConfig& model, int tp, int ep, bool dense_layer = false,
+                                               int etp = 0);
 
 /// Bytes per GEMM weight parameter: the parameter itself (BF16, or the low-precision row-wise copy when the
 /// framework keeps parameters in FP8 / FP4, Megatron's fp8_param_gather) and the low-precision copies cached
@@ -47,7 +51,10 @@ struct ParameterBytes {
   double linear = 0;
   double cache = 0;
 };
-[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params);
+/// `any_layout_fp8`: the GPU's FP8 GEMMs take any operand layout (SystemProfile::any_layout_fp8), so per-tensor FP8
+/// weights need no transposed copy.
+[[nodiscard]] ParameterBytes parameter_bytes(Precision precision, bool low_precision_params,
+                                             bool any_layout_fp8 = false);
 
 /// Everything the memory of a stage needs that depends only on the per-layer shape (ShapeKey): parameters one
 /// GPU holds of a layer and the activations it saves, for the model's layers and the leading dense layers of an
@@ -56,9 +63,10 @@ struct ShapeMemory {
   ParameterCount count;
   LayerParams layer, dense_layer;
   double activation = 0, dense_activation = 0;
-  double recomputed_layer = 0;  ///< one layer's activations rebuilt at a time under full recompute
+  double recomputed_layer = 0;  ///< one layer's activations rebuilt at a time (full, or torchtitan's per-op policy)
 };
-[[nodiscard]] ShapeMemory shape_memory(const ModelConfig& model, const ShapeKey& shape);
+[[nodiscard]] ShapeMemory shape_memory(const ModelConfig& model, const ShapeKey& shape,
+                                       SelectivePolicy policy = SelectivePolicy::modules);
 
 /// The memory of the first stage, of the second (the fullest of the middle stages; equal to the last when
 /// pp ≤ 2) and of the last stage; the largest decides feasibility.
@@ -74,6 +82,10 @@ struct StageMemory {
 
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved);
+
+/// The expert data-parallel replicas of a layout (ResolvedLayout::edp, or derived from its etp and ep where a
+/// hand-made layout leaves it 0).
+[[nodiscard]] int expert_replicas(const ResolvedLayout& resolved);
 /// The same with the shape's per-layer numbers already computed (shape_memory of the layout's shape).
 [[nodiscard]] StageMemory memory_per_gpu(const ModelConfig& model, const SystemProfile& system,
                                          const TrainConfig& train, const ResolvedLayout& resolved,

@@ -53,10 +53,17 @@ struct CollectiveShape {
   Collective collective = Collective::all_gather;
   double bytes = 0;
   GroupPlacement placement;
+  /// all_to_all only: the share of the off-domain bytes that cross the NICs (1: every copy; a hierarchical
+  /// dispatcher that sends a token once per remote domain and fans it out over NVLink there sends less).
+  double offdomain_share = 1;
 };
 
-/// The parallel group a communication runs on (none for compute).
-enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp };
+/// The parallel group a communication runs on (none for compute). etp: the expert tensor-parallel group of MoE
+/// layers (Layout::etp), which Transformer Engine's TP overlap does not cover.
+enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp, etp };
+
+/// The part of a decoder layer an op belongs to: what selective recompute chooses by (layout.hpp RecomputeModule).
+enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_mlp, moe, moe_act, shared_experts };
 
 using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
 
@@ -67,6 +74,7 @@ struct Op {
   CommGroup group = CommGroup::none;
   OpShape shape;
   bool recompute = false;  ///< a forward op rerun in the backward pass (same key as the original)
+  OpPart part = OpPart::other;
 
   [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
 

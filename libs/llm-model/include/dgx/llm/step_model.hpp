@@ -34,7 +34,7 @@ struct StepBreakdown {
   double compute = 0;     ///< GEMMs, attention, memory-bound ops (incl. recompute) of the slowest stage
   double tp_comm = 0;     ///< exposed TP/SP all-gather / reduce-scatter
   double cp_comm = 0;     ///< exposed CP K/V ring exchange
-  double ep_comm = 0;     ///< exposed EP all-to-all
+  double ep_comm = 0;     ///< exposed EP all-to-all and expert-TP collectives
   double pp_comm = 0;     ///< exposed pipeline send/recv
   double bubble = 0;      ///< pipeline warm-up / cool-down
   double dp_comm = 0;     ///< exposed gradient reduce-scatter + parameter all-gather
@@ -56,6 +56,17 @@ struct PassCost {
 struct ChunkCost {
   PassCost forward, backward;
   [[nodiscard]] double total() const { return forward.total() + backward.total(); }
+};
+
+/// A ShapeKey packed into two words, the key of StepModel's shape cache.
+struct PackedShape {
+  std::uint64_t first = 0, second = 0;
+  bool operator==(const PackedShape&) const = default;
+};
+struct PackedShapeHash {
+  std::size_t operator()(const PackedShape& p) const noexcept {
+    return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ULL ^ (p.second + 0x632BE59BD9B4E019ULL));
+  }
 };
 
 /// Per-shape costs, computed once per ShapeKey and reused across pp / vp / dp / GPU counts.
@@ -146,7 +157,7 @@ private:
   SystemProfile system_;
   std::unique_ptr<RooflineProvider> own_provider_;
   const OpTimeProvider* provider_;
-  std::unordered_map<std::uint64_t, ShapeCost> cache_;
+  std::unordered_map<PackedShape, ShapeCost, PackedShapeHash> cache_;
   std::optional<FineTune> finetune_;
 };
 

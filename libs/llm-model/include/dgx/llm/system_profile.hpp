@@ -5,6 +5,7 @@
 #include "dgx/llm/precision.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,12 +46,34 @@ struct Efficiency {
   /// Fraction of the hardware GEMM rate (ceiling · sustained) that the framework release's kernels and
   /// quantization recipes reach, per precision (indexed by Precision). 1 until a framework profile sets it.
   std::array<double, 4> gemm_software{1, 1, 1, 1};
+  /// Fraction of a dense GEMM's rate the routed experts' grouped GEMMs reach under the framework release (TE's
+  /// grouped GEMM: one GEMM per local expert with its own quantization and padding). 1 until a profile sets it.
+  double grouped_gemm = 1;
 };
 
+/// How a framework shards data-parallel state under TrainConfig::fsdp.
+/// - megatron: Megatron FSDP ("optim_grads_params"): every microbatch gathers each layer's parameters before its
+///   forward and again before its backward and reduce-scatters its gradients.
+/// - fsdp2: PyTorch FSDP2 (fully_shard per decoder layer, as torchtitan applies it): without pipeline parallelism
+///   the same per-layer traffic (torchtitan runs one microbatch per step there); with it the parameters stay
+///   gathered from the first microbatch's forward to the last one's backward (reshard_after_forward off) and the
+///   gradients are reduce-scattered once, after the last backward (gradient sync only on the last microbatch), so
+///   the stage's whole parameters and gradients sit unsharded on the GPU for the step.
+enum class FsdpKind : std::uint8_t { megatron, fsdp2 };
+
+/// What Recompute::selective reruns.
+/// - modules: Megatron's selective recompute of TrainConfig::recompute_modules.
+/// - every_other_matmul: torchtitan's per-op policy (selective_ac_option "op"): of each layer's forward it keeps the
+///   outputs of the attention kernel, of the TP reduce-scatters and of every other aten.mm (the 1st, 3rd, ... of wq,
+///   wk, wv, wo, w1, w3, w2: wq, wv, w1, w2) and reruns everything else; torchao's float8 GEMMs count as aten.mm
+///   (they dispatch as aten.mm on its Float8Tensor subclass).
+enum class SelectivePolicy : std::uint8_t { modules, every_other_matmul };
+
 /// What the training software does, set from a framework profile (configs/frameworks/, framework.hpp); the
-/// defaults are the model's behaviour without one.
+/// defaults are the model's behaviour without one (Megatron-core with Transformer Engine, as NeMo runs it).
 struct Software {
-  std::string framework;  ///< the profile's name, e.g. "nemo-26.02"; empty: none applied
+  std::string framework;        ///< the profile's name, e.g. "nemo-26.02"; empty: none applied
+  std::string family = "nemo";  ///< the profile's family: "nemo", "torchtitan"
   /// FP8 / FP4 runs keep the parameters in the low-precision format (Megatron fp8_param_gather, with the
   /// row- and column-wise copies the GEMMs need) instead of BF16 weights plus a low-precision cache.
   bool low_precision_params = true;
@@ -64,6 +87,36 @@ struct Software {
   /// The loss writes its gradient into the BF16 logits (Transformer Engine's fused parallel cross entropy)
   /// instead of keeping an FP32 softmax beside them.
   bool in_place_cross_entropy = false;
+
+  // What layouts the framework can express (resolve_layout refuses the others, naming the framework and the key).
+  bool expert_parallel = true;        ///< MoE layers with expert parallelism
+  bool distributed_optimizer = true;  ///< Megatron's distributed optimizer (ZeRO-1); else FSDP or plain DDP
+  bool activation_offload = true;     ///< Megatron's cpu_offloading_num_layers
+  bool block_scaled_formats = true;   ///< MXFP8 / NVFP4 recipes
+  bool recompute_modules = true;      ///< a choice of Megatron recompute_modules
+  bool ep_overlap = true;             ///< overlap_moe_expert_parallel_comm
+
+  FsdpKind fsdp = FsdpKind::megatron;
+  SelectivePolicy selective = SelectivePolicy::modules;
+  /// Memory-bound elementwise traffic (norms, activations, rotary, residuals, casts) relative to fused kernels:
+  /// 1 for Transformer Engine's / torch.compile's fused kernels; eager PyTorch runs each elementwise step as its
+  /// own kernel, reading and writing the tensor again (and in FP32 where the module upcasts).
+  double elementwise_traffic = 1;
+  /// Bytes per element of the data-parallel gradient reduction: 2 (BF16, Megatron with grad_reduce_in_fp32 off),
+  /// 4 (FP32: torchtitan's mixed_precision_reduce default).
+  double grad_reduce_bytes = 2;
+  /// FP8 activations and gradients are cast with dynamic per-tensor scales (torchao tensorwise, Transformer
+  /// Engine's current scaling): the amax is a reduction over the whole tensor before the cast, one more read.
+  bool fp8_amax_pass = false;
+  /// The norm before a column-parallel GEMM writes the GEMM's input type itself (Transformer Engine's
+  /// LayerNormLinear); false: the FP8 cast of the normed input is a kernel of its own.
+  bool fused_norm_cast = true;
+  /// Bytes moved per GEMM weight parameter per microbatch to cast the weights to FP8 (torchao's Float8Linear casts
+  /// them in every forward and again, transposed, in the backward); 0 where the FP8 weights are kept or cached.
+  double fp8_weight_cast_bytes = 0;
+  /// The loss upcasts the logits to FP32 before the cross entropy (torchtitan's loss: pred.float()): the FP32 copy
+  /// and the FP32 log-softmax beside the BF16 logits.
+  bool fp32_logits = false;
 };
 
 struct SystemProfile {
@@ -85,6 +138,9 @@ struct SystemProfile {
   int nvlink_domain = 0;   ///< GPUs that share one NVLink fabric
   double nic_gb_s = 0;     ///< scale-out bandwidth per GPU, 1e9 bytes/s
   double tdp_w = 0;
+  /// Power limit the GPUs run at (gpu.power_cap_w; 0: the TDP). Below the TDP the sustained compute clock scales
+  /// by (power_cap_w / tdp_w)^(1/3) (dynamic power ~ f·V², V ~ f): efficiency.sustained_compute already holds it.
+  double power_cap_w = 0;
   /// GPU generation the framework profiles key their kernel efficiencies by: "ampere", "hopper", "blackwell",
   /// "blackwell-ultra" (the TOML's gpu.architecture, else derived from the formats the GPU supports).
   std::string architecture;
@@ -99,6 +155,8 @@ struct SystemProfile {
   /// Largest achievable fraction of that peak for a large GEMM, with the framework's kernel efficiency.
   [[nodiscard]] double gemm_ceiling(Precision precision) const;
   [[nodiscard]] bool supports(Precision precision) const;
+  /// FP8 GEMMs take any operand layout (Blackwell; Hopper's need the TN layout, hence transposed copies).
+  [[nodiscard]] bool any_layout_fp8() const { return architecture.rfind("blackwell", 0) == 0; }
   [[nodiscard]] double hbm_bytes() const;
   [[nodiscard]] double hbm_bytes_per_s() const { return hbm_tb_s * 1e12; }
 };
