@@ -14,11 +14,14 @@ using namespace dgx::testing;
 
 namespace {
 
-// Llama 3.1 70B on 64 H100 SXM in FP8, TP4 PP8 VP5, GBS 256: a Megatron-Bridge published configuration.
+// Llama 3.1 70B on 64 H100 SXM in FP8, TP4 PP8 VP5, GBS 256: a Megatron-Bridge 26.02.01 published configuration,
+// projected with the release that ran it (the default is the newest release, whose nearest published row is
+// another).
 std::vector<std::string> published_70b() {
-  return {"--plugin", "llama70b",      "--mode", "project",       "--set", "gpus=64",
-          "--set",    "precision=fp8", "--set",  "parallel.tp=4", "--set", "parallel.pp=8",
-          "--set",    "parallel.cp=1", "--set",  "parallel.vp=5", "--set", "train.gbs=256"};
+  return {"--plugin",      "llama70b",      "--mode",        "project",       "--set",
+          "gpus=64",       "--set",         "precision=fp8", "--set",         "parallel.tp=4",
+          "--set",         "parallel.pp=8", "--set",         "parallel.cp=1", "--set",
+          "parallel.vp=5", "--set",         "train.gbs=256", "--set",         "framework=nemo-26.02.01"};
 }
 
 const json::Value* row_with_mode(const json::Value& doc, const std::string& mode) {

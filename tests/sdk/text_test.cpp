@@ -104,3 +104,11 @@ TEST_CASE("join separates with a comma by default, and close matches can count a
   CHECK(text::close_matches("psin", names) == std::vector<std::string>{"spin"});  // one swap: one edit
   CHECK(text::close_matches("psin", names, 3, text::Swaps::two_edits).empty());   // two edits: above the threshold
 }
+
+TEST_CASE("display width counts code points, so signs and units such as ± and µ take one column") {
+  CHECK(text::display_width("") == 0);
+  CHECK(text::display_width("band") == 4);
+  CHECK(text::display_width("±8.8%") == 5);
+  CHECK(text::display_width("12 µs") == 5);
+  CHECK(text::display_width("8192³") == 5);
+}

@@ -204,10 +204,11 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
 namespace {
 
 std::string pad(const std::string& s, std::size_t width, bool right) {
-  if (s.size() >= width) {
+  const std::size_t columns = text::display_width(s);
+  if (columns >= width) {
     return s;
   }
-  const std::string fill(width - s.size(), ' ');
+  const std::string fill(width - columns, ' ');
   return right ? fill + s : s + fill;
 }
 
@@ -234,9 +235,9 @@ std::string column_groups_line(const Table& t, const std::vector<std::size_t>& w
 std::string render_text_table(const Table& t) {
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < t.headers.size(); ++c) {
-    std::size_t w = t.headers[c].size();
+    std::size_t w = text::display_width(t.headers[c]);
     for (const auto& row : t.cells) {
-      w = std::max(w, row[c].size());
+      w = std::max(w, text::display_width(row[c]));
     }
     widths.push_back(w);
   }

@@ -30,7 +30,7 @@ FrameworkProfile lookup_framework(const std::string& name) {
 
 void resolve_price(const TrainingSettings& s, Assumptions& a) {
   PriceResolution price =
-      workload::resolve_price(s.system, s.provider, s.usd_per_gpu_hour,
+      workload::resolve_price(a.system.name, s.provider, s.usd_per_gpu_hour,
                               PriceKeys{.provider = key::provider, .usd_per_gpu_hour = key::usd_per_gpu_hour});
   a.price = std::move(price.price);
   a.price_reason = std::move(price.reason);
@@ -47,6 +47,7 @@ Assumptions resolve_assumptions(const TrainingSettings& settings) {
   Assumptions a;
   a.model = lookup_model(settings.model, key::model);
   a.framework = lookup_framework(framework_names_of(settings).front());
+  a.system_source = settings.system;
   a.system = apply_framework(lookup_system(settings.system, key::system), a.framework);
   for (const std::string& name : settings.frameworks) {  // unknown names fail before any work is done
     (void)lookup_framework(name);
@@ -59,7 +60,7 @@ Assumptions resolve_assumptions(const TrainingSettings& settings) {
 Assumptions with_framework(const Assumptions& assumptions, const std::string& framework) {
   Assumptions a = assumptions;
   a.framework = lookup_framework(framework);
-  a.system = apply_framework(lookup_system(assumptions.system.name, key::system), a.framework);
+  a.system = apply_framework(lookup_system(assumptions.system_source, key::system), a.framework);
   return a;
 }
 

@@ -66,20 +66,36 @@ Summary summarize_serving() {
 }  // namespace
 
 std::string calibration_summary() {
-  static const Summary summary =
-      summarize(load_calibration(), "configs/baselines/calibration.md and calibration-2.md", "published runs");
+  static const Summary summary = summarize(
+      load_calibration(), "configs/baselines/calibration.md, calibration-2.md and calibration-3.md", "published runs");
   return summary.line;
 }
 
-std::string class_accuracy_text(const SystemProfile& system, Precision precision) {
-  const std::string name = calibration_class(system.name, precision);
-  const auto stats = class_accuracy(system.name, precision);
-  if (!stats) {
-    return name + ": no published run (uncalibrated)";
+AccuracyBand projection_band(const ModelConfig& model, const SystemProfile& system, Precision precision, int gpus,
+                             bool finetune) {
+  return AccuracyModel::embedded().band(band_query(model, system, precision, gpus, finetune));
+}
+
+std::string band_text(const AccuracyBand& band, const SystemProfile& system, Precision precision, int gpus) {
+  std::string out = calibration_class(system.name, precision) + " at " + std::to_string(gpus) + " GPUs: ±" +
+                    text::fixed(100 * band.width, 1) + "% (9 in 10 published runs like it fall within; " +
+                    text::fixed(band.effective_rows, 1) + " runs' worth of evidence)";
+  if (band.outside) {
+    out += "; outside calibration: " + text::join(band.reasons, "; ");
   }
-  const int runs = stats->rows - stats->failed;
-  return name + ": mean " + text::fixed(100 * stats->mean_abs, 1) + "%, max " + text::fixed(100 * stats->max_abs, 1) +
-         "% over " + std::to_string(runs) + " published run" + (runs == 1 ? "" : "s");
+  return out;
+}
+
+std::string bands_sentence(const ModelConfig& model, const SystemProfile& system,
+                           const std::vector<Precision>& precisions, int gpus, bool finetune) {
+  std::vector<std::string> bands;
+  for (const Precision precision : precisions) {
+    bands.push_back(band_text(projection_band(model, system, precision, gpus, finetune), system, precision, gpus));
+  }
+  return "each row's band ± column is how far off it is expected to be: the 90% band of the model's errors on the "
+         "published runs most like it (system, framework, precision, model size, scale), wider outside the "
+         "calibrated domain; for " +
+         text::join(bands, "; for ");
 }
 
 std::vector<std::string> calibration_scope(const ModelConfig& model, const SystemProfile& system,
@@ -97,7 +113,8 @@ std::vector<std::string> calibration_scope(const ModelConfig& model, const Syste
 
 std::string finetune_calibration_summary(const SystemProfile& system) {
   static const Summary summary =
-      summarize(load_finetune_calibration(), "configs/baselines/finetune.md", "published SFT and LoRA runs");
+      summarize(load_finetune_calibration(), "configs/baselines/finetune.md and calibration-3.md's LoRA rows",
+                "published SFT and LoRA runs");
   if (summary.systems.empty() || summary.systems.count(system.name) != 0) {
     return summary.line;
   }

@@ -53,11 +53,28 @@ ModelConfig lookup_model(const std::string& name, std::string_view key) {
 }
 
 SystemProfile lookup_system(const std::string& name, std::string_view key) {
+  if (name.size() > 5 && name.ends_with(".toml")) {  // a user's own system file
+    auto system = find_system(name, {});
+    if (!system) {
+      throw InvalidArgument(std::string(key) + ": " + system.error().message);
+    }
+    return std::move(system).value();
+  }
   auto system = find_system(name);
   if (system) {
     return std::move(system).value();
   }
-  throw InvalidArgument(unknown_name_message("system", name, key, system_names()));
+  throw InvalidArgument(unknown_name_message("system", name, key, system_names()) +
+                        "; a system of your own: a TOML file (see configs/systems/README.md), named by its path "
+                        "or as systems/NAME.toml in a config directory (--config-dir, DGX_CONFIG_PATH)");
+}
+
+std::string system_spec(const dgx::sdk::Host& host, const std::string& name) {
+  if (name.ends_with(".toml") || find_system(name)) {
+    return name;
+  }
+  const auto file = host.find_data_file("systems/" + name + ".toml");
+  return file ? *file : name;
 }
 
 std::optional<double> read_usd_per_gpu_hour(const dgx::sdk::Host& host, const char* key) {

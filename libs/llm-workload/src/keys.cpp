@@ -4,6 +4,9 @@
 #include <string>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
+
+#include "dgx/llm/system_catalog.hpp"
 
 namespace dgx::llm::workload {
 
@@ -12,6 +15,13 @@ namespace {
 using dgx::sdk::InvalidArgument;
 
 }  // namespace
+
+std::string system_help() {
+  return "GPU system projected for (not this machine's GPUs), from the system catalog: " +
+         dgx::sdk::text::join(system_names()) +
+         "; or your own: a system file's path (NAME.toml), or NAME for systems/NAME.toml in a config directory "
+         "(configs/systems/README.md)";
+}
 
 int bounded_int(const char* key, std::int64_t value, std::int64_t min) {
   if (value < min) {

@@ -13,7 +13,7 @@ ServeAssumptions resolve_serve_assumptions(const std::string& model, const std::
   ServeAssumptions a;
   a.model = lookup_model(model, key::model);
   a.system = lookup_system(system, key::system);
-  PriceResolution price = resolve_price(system, provider, usd_per_gpu_hour,
+  PriceResolution price = resolve_price(a.system.name, provider, usd_per_gpu_hour,
                                         {.provider = key::provider, .usd_per_gpu_hour = key::usd_per_gpu_hour});
   a.price = price.price;
   a.price_reason = std::move(price.reason);

@@ -9,6 +9,7 @@
 
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/framework.hpp"
+#include "dgx/llm/recipe_lookup.hpp"
 #include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
@@ -189,6 +190,41 @@ std::string recommended_mark(const ExploreResult& r, std::size_t i) {
   return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
 }
 
+std::optional<std::size_t> recommended_point(const ExploreResult& r) {
+  return r.fastest_within_budget ? r.fastest_within_budget : r.cheapest_meeting_deadline;
+}
+
+std::string ties_text(const ExploreResult& r, std::size_t pick, const AccuracyBand& band,
+                      const DescribePoint& describe) {
+  const std::vector<std::size_t> tied = tied_points(r, pick, band);
+  if (tied.empty()) {
+    return "Its band is " + band.label() + ": no other kept configuration trains within it, so the pick is not a tie.";
+  }
+  std::string out = "Its band is " + band.label() +
+                    ", and these train within it: a tie, the model cannot tell them "
+                    "apart from the pick (choose by what else matters: cost, GPUs free, the layout you know):";
+  for (const std::size_t i : tied) {
+    out += "\n" + describe(i);
+  }
+  return out;
+}
+
+std::string recipe_text(StepModel& model, const ExploreResult& r, std::size_t pick, const Assumptions& a,
+                        const AccuracyBand& band) {
+  const ExplorePoint& p = r.points[pick];
+  const auto recipe = find_recipe(a.model.name, a.system.name, p.gpus, p.train.precision);
+  if (!recipe) {
+    return "configs/baselines holds no published run of " + a.model.name + " on " + a.system.name +
+           " to hold the pick against.";
+  }
+  const auto compared =
+      compare_with_recipe(model, p, *recipe, band, recipe_residual_of(*recipe, AccuracyModel::embedded().outcomes()));
+  if (!compared) {
+    return compared.error().message + ".";
+  }
+  return compared->line + ".";
+}
+
 std::string scope_note(const TrainingSettings& settings, const Assumptions& assumptions) {
   const int seq = settings.train.seq_len > 0 ? settings.train.seq_len : assumptions.model.seq_len;
   const std::vector<std::string> reasons =
@@ -197,7 +233,9 @@ std::string scope_note(const TrainingSettings& settings, const Assumptions& assu
   for (const std::string& reason : reasons) {
     out += (out.empty() ? "" : "\n") + reason + ".";
   }
-  return out.empty() ? out : out + "\nThe stated accuracy was measured on calibrated runs; expect larger errors here.";
+  return out.empty() ? out
+                     : out + "\nThe stated accuracy was measured on calibrated runs; expect larger errors here; each "
+                             "row's band says how much, and its JSON accuracy field why.";
 }
 
 std::string sweep_text(const TrainingSettings& s, const Assumptions& a, const SweepParts& parts) {

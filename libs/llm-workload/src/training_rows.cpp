@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <utility>
 
+#include <dgx/sdk/text.hpp>
+
 #include "dgx/llm/device_peak.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
@@ -11,6 +13,8 @@
 namespace dgx::llm::workload {
 
 namespace {
+
+namespace text = dgx::sdk::text;
 
 constexpr std::uint32_t kHiddenMetric = DGX_METRIC_HIDDEN;
 constexpr std::uint32_t kHiddenField = DGX_FIELD_HIDDEN;
@@ -114,12 +118,15 @@ void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, con
       .config(key::flops_convention, std::string(to_string(t.flops_convention)), hidden);
 }
 
-void add_provenance(dgx::sdk::Row& row, const Assumptions& a, const TrainConfig& t) {
+void add_provenance(dgx::sdk::Row& row, const Assumptions& a, const TrainConfig& t, int gpus, bool finetune) {
+  const AccuracyBand band = projection_band(a.model, a.system, t.precision, gpus, finetune);
   row.field("model", constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)
       .field("framework", a.framework.name + " (" + a.framework.display + ")", kHiddenField)
       .field("calibration", a.calibration, kHiddenField)
-      .field("accuracy", class_accuracy_text(a.system, t.precision), kHiddenField)
+      .field("band", "±" + text::fixed(100 * band.width, 1) + "%")
+      .metric("accuracy_band", 100 * band.width, "%", kHiddenMetric)
+      .field("accuracy", band_text(band, a.system, t.precision, gpus), kHiddenField)
       .field("price", a.price_reason, kHiddenField)
       .field("mfu_peak", mfu_peak_label(a.system, t.precision), kHiddenField)
       .field("flops_convention",
@@ -160,7 +167,8 @@ std::string mfu_peak_label(const SystemProfile& system, Precision precision) {
 std::string source_label(const SystemProfile& system) {
   return std::string("projected: ") + constants::kModelVersion + ", system " + system.name + ", framework " +
          system.software.framework +
-         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml and calibration-2.toml)";
+         ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml, calibration-2.toml and "
+         "calibration-3.toml)";
 }
 
 void add_explore_fields(dgx::sdk::Row& row, const ExploreResult& r, std::size_t index, bool moe) {

@@ -31,6 +31,27 @@ AttentionFlops read_flops_convention(const dgx::sdk::Host& host) {
   throw InvalidArgument(std::string(key::flops_convention) + ": '" + text + "' is not one of full, causal");
 }
 
+RecomputeModules read_recompute_modules(const dgx::sdk::Host& host) {
+  RecomputeModules modules = 0;
+  for (const std::string& name : host.get_string_list(key::recompute_modules)) {
+    const auto module = parse_recompute_module(name);
+    if (!module) {
+      std::vector<std::string> known;
+      for (const RecomputeModule m : kAllRecomputeModules) {
+        known.emplace_back(to_string(m));
+      }
+      throw InvalidArgument(std::string(key::recompute_modules) + ": '" + name + "' is not one of " +
+                            text::join(known));
+    }
+    modules |= module_bit(*module);
+  }
+  if (modules == 0) {
+    throw InvalidArgument(std::string(key::recompute_modules) +
+                          " is empty: name at least one submodule (the default is core_attn)");
+  }
+  return modules;
+}
+
 TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
   TrainConfig t;
   t.precision = precision;
@@ -38,7 +59,8 @@ TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
                     .pp = read_int(host, key::pp, 1),
                     .cp = read_int(host, key::cp, 1),
                     .vp = read_int(host, key::vp, 1),
-                    .ep = read_int(host, key::ep, 1)};
+                    .ep = read_int(host, key::ep, 1),
+                    .etp = read_int(host, key::etp, 0)};
   t.mbs = read_int(host, key::mbs, 1);
   t.gbs = read_int(host, key::gbs, 1);
   t.seq_len = read_int(host, key::seq_len, 0);
@@ -48,6 +70,14 @@ TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
     throw InvalidArgument(std::string(key::recompute) + ": '" + recompute + "' is not one of none, selective, full");
   }
   t.recompute = *parsed;
+  t.recompute_modules = read_recompute_modules(host);
+  t.ep_overlap = host.get_bool(key::ep_overlap);
+  const std::string dispatcher = host.get_string(key::moe_dispatcher);
+  const auto parsed_dispatcher = parse_moe_dispatcher(dispatcher);
+  if (!parsed_dispatcher) {
+    throw InvalidArgument(std::string(key::moe_dispatcher) + ": '" + dispatcher + "' is not one of alltoall, flex");
+  }
+  t.moe_dispatcher = *parsed_dispatcher;
   t.distributed_optimizer = host.get_bool(key::distributed_optimizer);
   t.fsdp = host.get_bool(key::fsdp);
   t.offload_layers = read_int(host, key::offload_layers, kAutoOffload);
@@ -71,6 +101,9 @@ void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
   for (const std::int64_t g : host.get_int_list(key::explore_gpus)) {
     s.explore_gpus.push_back(bounded_int(key::explore_gpus, g, 1));
   }
+  for (const std::int64_t etp : host.get_int_list(key::explore_etp)) {
+    s.explore_etp.push_back(bounded_int(key::explore_etp, etp, 1));
+  }
   s.gpus_min = read_int(host, key::gpus_min, 1);
   s.gpus_max = read_int(host, key::gpus_max, 1);
   if (s.gpus_min > s.gpus_max) {
@@ -91,9 +124,7 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
   // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
   return {
       Param::string(key::model, d.model, "model to train, from the model catalog: " + text::join(model_names())),
-      Param::string(key::system, "h100-sxm",
-                    "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        text::join(system_names())),
+      Param::string(key::system, "h100-sxm", system_help()),
       Param::string_list(key::framework, {},
                          "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +
                              text::join(framework_names()) +
@@ -110,7 +141,20 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
                      "context-parallel GPUs splitting each sequence, ring attention (--mode project)"),
       Param::integer(key::vp, d.layout.vp,
                      "virtual pipeline chunks per stage; > 1 runs interleaved 1F1B (--mode project)"),
-      Param::integer(key::ep, d.layout.ep, "expert-parallel GPUs, mixture-of-experts models only (--mode project)"),
+      Param::integer(key::ep, d.layout.ep,
+                     "expert-parallel GPUs, mixture-of-experts models only, folded over TP x CP x DP as Megatron's MoE "
+                     "parallel folding does (--mode project)"),
+      Param::integer(key::etp, 0,
+                     "expert tensor parallel (MoE): each expert's GEMMs over etp ranks; 0: tp where ep x tp divides "
+                     "tp x cp x dp, else the widest divisor of tp that does (--mode project; explore sweeps "
+                     "explore.etp)"),
+      Param::boolean(key::ep_overlap, false,
+                     "MoE: hide the expert all-to-all of one microbatch behind another's compute (Megatron's "
+                     "overlap_moe_expert_parallel_comm); needs pp 1 or vp > 1"),
+      Param::string(key::moe_dispatcher, "alltoall",
+                    "MoE token dispatcher: alltoall (Megatron's flat all-to-all) or flex (DeepEP / HybridEP: a token "
+                    "crosses to each remote NVLink domain once)",
+                    "alltoall|flex"),
       Param::boolean(key::fsdp, false,
                      "Megatron FSDP: parameters, gradients and optimizer state sharded over the data-parallel GPUs, "
                      "each layer gathered and its gradients reduce-scattered per microbatch (explore sweeps FSDP "
@@ -130,6 +174,10 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
       Param::string(key::recompute, "none",
                     "activation recompute in the backward pass (--mode project; explore sweeps all three)",
                     "none|selective|full"),
+      Param::string_list(key::recompute_modules, {"core_attn"},
+                         "what selective recompute reruns under Megatron (recompute_modules): core_attn, mla_up_proj, "
+                         "moe_act, layernorm, mlp, moe, shared_experts (torchtitan's selective recompute is its own "
+                         "per-op policy)"),
       Param::integer(key::offload_layers, -1,
                      "decoder layers per stage whose activations are offloaded to host memory (Megatron's "
                      "cpu_offloading_num_layers); -1: automatic, the fewest that make a layout fit, only on systems "
@@ -150,6 +198,9 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
           .without_default(),
       Param::int_list(key::explore_gpus, {},
                       "GPU counts to explore; empty: powers of two from explore.gpus_min to explore.gpus_max", "GPUs"),
+      Param::int_list(key::explore_etp, {},
+                      "expert tensor-parallel sizes explore sweeps for MoE models; empty: 1, 2, 4, 8 within the "
+                      "NVLink domain"),
       Param::integer(key::gpus_min, d.gpus_min, "smallest GPU count of the default sweep", "GPUs"),
       Param::integer(key::gpus_max, d.gpus_max, "largest GPU count of the default sweep", "GPUs"),
       Param::integer(key::gbs_per_gpu, d.gbs_per_gpu,
@@ -172,6 +223,10 @@ ExploreSpace explore_space(const TrainingSettings& s) {
   space.seq_len = s.train.seq_len;
   space.distributed_optimizer = s.train.distributed_optimizer;
   space.fsdp = s.train.fsdp;
+  space.etp = s.explore_etp;
+  space.recompute_modules = s.train.recompute_modules;
+  space.ep_overlap = s.train.ep_overlap;
+  space.moe_dispatcher = s.train.moe_dispatcher;
   space.pipeline_split = s.train.pipeline_split;
   space.flops_convention = s.train.flops_convention;
   return space;
@@ -180,7 +235,7 @@ ExploreSpace explore_space(const TrainingSettings& s) {
 TrainingSettings read_training_settings(const dgx::sdk::Host& host) {
   TrainingSettings s;
   s.model = host.get_string(key::model);
-  s.system = host.get_string(key::system);
+  s.system = system_spec(host, host.get_string(key::system));
   s.system_configured = host.is_set(key::system);
   for (const std::string& name : host.get_string_list(key::framework)) {
     if (std::find(s.frameworks.begin(), s.frameworks.end(), name) == s.frameworks.end()) {

@@ -22,9 +22,7 @@ std::string unknown_name_message(std::string_view noun, std::string_view name, s
   for (std::string& m : matches) {
     m = "'" + m + "'";
   }
-  if (!matches.empty()) {
-    message += "; did you mean " + text::join(matches, " or ") + "?";
-  }
+  message += matches.empty() ? "." : "; did you mean " + text::join(matches, " or ") + "?";
   return message + " The catalog has: " + text::join(candidates, ", ");
 }
 

@@ -130,7 +130,8 @@ std::string FineTuning::assumptions_note() const {
          ", per-op rooflines of the system profile with calibrated efficiencies; fine-tuning changes the op lists, "
          "memory and optimizer of pretraining's model, nothing is fitted to fine-tuning rows; accuracy on published "
          "runs: " +
-         a.calibration + ".";
+         a.calibration + "; " +
+         workload::bands_sentence(a.model, a.system, settings_.precisions, settings_.gpus, true) + ".";
 }
 
 std::string FineTuning::configuration_note(const llm::Projection& p) const {

@@ -60,13 +60,13 @@ Row FineTuning::projected_row(const std::string& table, llm::FineTuneMethod meth
   Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
   add_config(row, *this, method, headline.gpus, train);
-  workload::add_provenance(row, assumptions_, train);
   row.field("finetune_flops",
             f.lora_method() ? "executed: frozen weights' forward and dgrad GEMMs (2/3 of SFT's), the attention core "
                               "whole, the adapters' GEMMs"
                             : "executed: every GEMM's forward, dgrad and wgrad, the attention core within samples",
             DGX_FIELD_HIDDEN);
   workload::add_headline_metrics(row, headline, workload::RunTime::hours_to_finetune);
+  workload::add_provenance(row, assumptions_, train, headline.gpus, /*finetune=*/true);
   const double executed = llm::finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   const double published = llm::published_finetune_flops_per_sequence(m, train.seq_len, f, train.flops_convention);
   row.metric("trainable_parameters", llm::trainable_parameters(m, f), "count", DGX_METRIC_HIDDEN)

@@ -7,12 +7,14 @@
 #include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/workload/keys.hpp"
 
 namespace dgx::plugins::llm_inference {
 
 namespace {
 
 using dgx::sdk::Param;
+namespace workload = llm::workload;
 
 }  // namespace
 
@@ -21,9 +23,7 @@ std::vector<Param> inference_params() {
   return {
       Param::string(key::model, "llama3.1-8b",
                     "model to serve, from the model catalog: " + dgx::sdk::text::join(llm::model_names())),
-      Param::string(key::system, "h100-sxm",
-                    "GPU system projected for (not this machine's GPUs), from the system catalog: " +
-                        dgx::sdk::text::join(llm::system_names())),
+      Param::string(key::system, "h100-sxm", workload::system_help()),
       Param::integer(key::gpus, 8,
                      "GPUs of the fleet: replicas = gpus / (TP x PP); explore keeps replicas within it (metrics are "
                      "per replica; output_tokens_per_s_fleet multiplies)",

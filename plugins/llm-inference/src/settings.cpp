@@ -87,7 +87,7 @@ llm::Precision InferenceSettings::kv_precision_for(llm::Precision weights) const
 InferenceSettings read_settings(const dgx::sdk::Host& host) {
   InferenceSettings s;
   s.model = host.get_string(key::model);
-  s.system = host.get_string(key::system);
+  s.system = workload::system_spec(host, host.get_string(key::system));
   s.system_configured = host.is_set(key::system);
   s.gpus = workload::read_int(host, key::gpus, 1);
   s.precisions = workload::read_precisions(host);

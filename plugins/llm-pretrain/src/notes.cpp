@@ -27,13 +27,9 @@ std::string model_line(const PretrainSettings& s, const workload::Assumptions& a
 }
 
 std::string accuracy_line(const PretrainSettings& s, const workload::Assumptions& a) {
-  std::vector<std::string> classes;
-  for (const llm::Precision p : s.precisions) {
-    classes.push_back(workload::class_accuracy_text(a.system, p));
-  }
   return "Performance model: " + std::string(llm::constants::kModelVersion) +
          ", per-op rooflines of the system profile with calibrated efficiencies; accuracy on published runs: " +
-         a.calibration + "; for this system: " + text::join(classes) + ".";
+         a.calibration + "; " + workload::bands_sentence(a.model, a.system, s.precisions, s.gpus) + ".";
 }
 
 /// "layers split 15/16/.../16/15 over 8 stages (embedding-loss)".
@@ -166,6 +162,25 @@ std::string Pretraining::recommendation_note(const llm::ExploreResult& r) const 
                                        [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
 }
 
+namespace {
+
+llm::AccuracyBand pick_band(const llm::ExploreResult& r, std::size_t pick, const workload::Assumptions& a) {
+  const llm::ExplorePoint& p = r.points[pick];
+  return workload::projection_band(a.model, a.system, p.train.precision, p.gpus);
+}
+
+}  // namespace
+
+std::string Pretraining::confidence_note(const llm::ExploreResult& r, std::size_t pick) const {
+  return workload::ties_text(r, pick, pick_band(r, pick, assumptions_),
+                             [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
+}
+
+std::string Pretraining::recipe_note(const llm::ExploreResult& r, std::size_t pick) const {
+  llm::StepModel model(assumptions_.model, assumptions_.system);
+  return workload::recipe_text(model, r, pick, assumptions_, pick_band(r, pick, assumptions_));
+}
+
 std::string upgrade_note(const std::vector<ReleaseOutcome>& releases) {
   std::vector<ReleaseOutcome> sorted = releases;
   std::sort(sorted.begin(), sorted.end(), [](const ReleaseOutcome& x, const ReleaseOutcome& y) {
@@ -203,7 +218,10 @@ std::string upgrade_note(const std::vector<ReleaseOutcome>& releases) {
   const std::string money = newest.assumptions->price
                                 ? text::usd(std::abs(saved))
                                 : text::grouped(static_cast<long long>(std::abs(saved))) + " GPU-hours";
-  out += "\nUpgrading from " + oldest_assumptions->framework.name + " to " + newest.assumptions->framework.name +
+  // Releases of one family are an upgrade; another family (torchtitan beside NeMo) is a switch of framework.
+  const bool upgrade = oldest_assumptions->framework.family == newest.assumptions->framework.family;
+  out += std::string(upgrade ? "\nUpgrading from " : "\nSwitching framework from ") +
+         oldest_assumptions->framework.name + " to " + newest.assumptions->framework.name +
          (days >= 0 ? " saves " : " costs ") + text::fixed(std::abs(days), 1) + " days (" +
          percent_change(oldest->days, job.days) + ") and " + (saved >= 0 ? "saves " : "costs ") + money + " (" +
          workload::cost_text(*oldest, *oldest_assumptions) + " -> " + workload::cost_text(job, *newest.assumptions) +

@@ -104,12 +104,19 @@ void Pretraining::explore(const dgx::sdk::Host& host) const {
   }
   host.note(NotePlacement::after, "Pareto front (days vs cost)", lead.pareto_note(newest->result));
   host.note(NotePlacement::after, "Recommendation", lead.recommendation_note(newest->result));
+  if (const auto pick = workload::recommended_point(newest->result)) {
+    host.note(NotePlacement::after, "How sure", lead.confidence_note(newest->result, *pick));
+    host.note(NotePlacement::after, "Published recipe", lead.recipe_note(newest->result, *pick));
+  }
   if (compare) {
     std::vector<ReleaseOutcome> outcomes;
     for (const ReleaseRun& run : runs) {
       outcomes.push_back(ReleaseOutcome{.assumptions = &run.assumptions, .result = &run.result});
     }
-    host.note(NotePlacement::after, "Framework upgrade", upgrade_note(outcomes));
+    const bool one_family = std::all_of(runs.begin(), runs.end(), [&](const ReleaseRun& run) {
+      return run.assumptions.framework.family == newest->assumptions.framework.family;
+    });
+    host.note(NotePlacement::after, one_family ? "Framework upgrade" : "Framework comparison", upgrade_note(outcomes));
   }
   if (const std::string dropped = workload::dropped_note(newest->result, lead.assumptions()); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);

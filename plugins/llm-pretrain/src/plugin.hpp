@@ -74,6 +74,10 @@ public:
   [[nodiscard]] std::string pareto_note(const llm::ExploreResult& result) const;
   /// The fastest point within the budget slack of the cheapest, and with a deadline the cheapest meeting it.
   [[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result) const;
+  /// How sure the recommendation is: its band and the points tied with it (notes.cpp).
+  [[nodiscard]] std::string confidence_note(const llm::ExploreResult& result, std::size_t pick) const;
+  /// The published recipe of the model on the system beside the recommendation (notes.cpp).
+  [[nodiscard]] std::string recipe_note(const llm::ExploreResult& result, std::size_t pick) const;
 
   // Explore (plugin.cpp).
 
@@ -91,8 +95,9 @@ private:
 /// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M", under `assumptions` (a release's).
 [[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const llm::workload::Assumptions& assumptions);
 
-/// What upgrading the framework buys for the same job: at the newest release's recommended GPU count and precision,
-/// each release's best layout, its days and cost, and the days and dollars saved from the oldest to the newest.
+/// What upgrading (or, across families, switching) the framework buys for the same job: at the newest release's
+/// recommended GPU count and precision, each release's best layout, its days and cost, and the days and dollars
+/// saved from the oldest to the newest.
 [[nodiscard]] std::string upgrade_note(const std::vector<ReleaseOutcome>& releases);
 
 using PretrainWorkload = llm::workload::Workload<Pretraining>;

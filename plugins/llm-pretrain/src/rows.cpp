@@ -19,8 +19,8 @@ dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::Tr
   row.table(table);
   workload::add_training_config(row, assumptions_, headline.gpus, train, framework_column);
   row.config(key::tokens, train.tokens, DGX_CONFIG_HIDDEN);
-  workload::add_provenance(row, assumptions_, train);
   workload::add_headline_metrics(row, headline, workload::RunTime::days_to_train);
+  workload::add_provenance(row, assumptions_, train, headline.gpus);
   workload::add_breakdown_metrics(row, breakdown);
   return row;
 }

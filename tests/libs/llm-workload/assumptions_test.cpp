@@ -32,7 +32,7 @@ TEST_CASE("the catalogs give the model, the system and the cheapest on-demand pr
   CHECK(a.price_reason.find("cheapest") != std::string::npos);
   CHECK(a.price_reason == a.price->label);
   CHECK(std::find(a.providers.begin(), a.providers.end(), "owned") != a.providers.end());
-  CHECK(a.calibration.find("calibration.md and calibration-2.md: mean") != std::string::npos);
+  CHECK(a.calibration.find("calibration.md, calibration-2.md and calibration-3.md: mean") != std::string::npos);
 }
 
 TEST_CASE("a named provider or an explicit price replaces the default") {

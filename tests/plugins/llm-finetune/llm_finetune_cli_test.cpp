@@ -14,7 +14,7 @@ TEST_CASE("dgxhost --plugin llama70b-lora answers on a machine without GPUs, fas
   CHECK(has(out, "Assumptions:\n  Model: Llama 3.1 70B (llama3.1-70b)"));
   CHECK(has(out, "Job: 154M sample tokens"));
   CHECK(has(out, "Methods: LoRA r16 qkv"));
-  CHECK(has(out, "finetune.md: mean "));
+  CHECK(has(out, "finetune.md and calibration-3.md's LoRA rows: mean "));
   for (const char* column : {"finetune.method", "gpus", "precision", "layout", "pareto", "recommended", "step",
                              "tok/s/GPU", "MFU %", "hours", "cost $"}) {
     CHECK_MESSAGE(has(out, column), column);

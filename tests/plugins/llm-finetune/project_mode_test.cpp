@@ -34,7 +34,8 @@ TEST_CASE("a 70B LoRA in BF16 fits on one 8-GPU node and projects one row with h
   }
   CHECK(h.note("Assumptions").find("Job: 154M sample tokens (100,000 samples x 512 tokens x 3 epochs)") !=
         std::string::npos);
-  CHECK(h.note("Assumptions").find("configs/baselines/finetune.md: mean ") != std::string::npos);
+  CHECK(h.note("Assumptions").find("configs/baselines/finetune.md and calibration-3.md's LoRA rows: mean ") !=
+        std::string::npos);
 }
 
 TEST_CASE("the same job in SFT: slower, every parameter trains, and it needs more GPUs to fit") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dgx/llm/framework.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"
 
@@ -67,8 +68,8 @@ TEST_CASE("explore emits the best layout per GPU count and precision, marked, be
   CHECK(pareto >= 2);
   CHECK(recommended == 1);
   CHECK(titles(h, false) == std::vector<std::string>{"Assumptions", "Sweep"});
-  CHECK(titles(h, true) ==
-        std::vector<std::string>{"Pareto front (days vs cost)", "Recommendation", "Dropped", "Projection"});
+  CHECK(titles(h, true) == std::vector<std::string>{"Pareto front (days vs cost)", "Recommendation", "How sure",
+                                                    "Published recipe", "Dropped", "Projection"});
   CHECK(h.note("Recommendation").find("(recommended = yes)") != std::string::npos);
   CHECK(h.note("Recommendation").find("explore.deadline_days=DAYS") != std::string::npos);
   CHECK(h.note("Dropped").find("valid layouts need more than the 80.0 GiB of h100-sxm per GPU") != std::string::npos);
@@ -178,15 +179,17 @@ TEST_CASE("one release is a hidden config key and every row states its class's c
   CHECK(h.visibility.front().hidden_config.count("framework") == 1);
   for (const auto& row : h.rows) {
     CHECK(row.fields.at("accuracy").find("h100-sxm ") == 0);
-    CHECK(row.fields.at("accuracy").find(" published runs") != std::string::npos);
-    CHECK(row.fields.at("framework").find("nemo-26.02.01") == 0);
+    CHECK(row.fields.at("accuracy").find(" published runs like it") != std::string::npos);
+    CHECK(row.fields.at("band").find("±") == 0);
+    CHECK(row.metrics.at("accuracy_band").first > 1);
+    CHECK(row.fields.at("framework").find(dgx::llm::default_framework()) == 0);
   }
   CHECK(h.note("Outside calibration").empty());
 }
 
 TEST_CASE("an uncalibrated system or model is named before the table") {
   PretrainHost h;
-  h.use_preset("gpt-oss-120b");
+  h.use_preset("mixtral8x7b");
   h.set(key::system, std::string("b300"));
   h.set(key::explore_gpus, std::vector<std::int64_t>{64});
   REQUIRE(explore(h).empty());
@@ -194,6 +197,6 @@ TEST_CASE("an uncalibrated system or model is named before the table") {
   CHECK(scope.find("b300 has no published run") != std::string::npos);
   CHECK(scope.find("mixture-of-experts") != std::string::npos);
   for (const auto& row : h.rows) {
-    CHECK(row.fields.at("accuracy").find("no published run (uncalibrated)") != std::string::npos);
+    CHECK(row.fields.at("accuracy").find("outside calibration: b300 has no published run") != std::string::npos);
   }
 }

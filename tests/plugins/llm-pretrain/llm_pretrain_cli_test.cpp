@@ -19,17 +19,17 @@ TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, an
   CHECK(has(out, "System: h100-sxm"));
   CHECK(has(out, "Price: "));
   CHECK(has(out, "the cheapest of"));
-  CHECK(has(out, "calibration.md and calibration-2.md: mean "));
+  CHECK(has(out, "calibration.md, calibration-2.md and calibration-3.md: mean "));
   CHECK(has(out, "\nexplore\n"));
-  for (const char* column :
-       {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %", "days", "cost $"}) {
+  for (const char* column : {"gpus", "precision", "layout", "pareto", "recommended", "step [s]", "tok/s/GPU", "MFU %",
+                             "days", "cost $", "band"}) {
     CHECK_MESSAGE(has(out, column), column);
   }
   CHECK(has(out, "TP"));
   CHECK(has(out, "Pareto front (days vs cost):"));
   CHECK(has(out, "Recommendation:"));
   CHECK(has(out, "(recommended = yes)"));
-  CHECK(has(out, "These numbers are projections of dgx-llm-model 2 for h100-sxm, not measurements"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-model 3 for h100-sxm, not measurements"));
   CHECK(out.find("Assumptions:") < out.find("\nexplore\n"));
   CHECK(out.find("\nexplore\n") < out.find("Recommendation:"));
 }
@@ -43,7 +43,7 @@ TEST_CASE("--format json holds the same rows, each projected, with its provenanc
   for (const dgx::json::Value& row : rows) {
     CHECK(row["mode"].as_string() == "projected");
     CHECK(row["table"].as_string() == "explore");
-    CHECK(row["info"]["model"].as_string() == "dgx-llm-model 2");
+    CHECK(row["info"]["model"].as_string() == "dgx-llm-model 3");
     CHECK(has(row["info"]["source"].as_string(), "projected"));
     CHECK(metric(row, "step_time") > 0);
     CHECK(metric(row, "breakdown.compute") > 0);

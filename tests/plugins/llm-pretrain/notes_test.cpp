@@ -21,7 +21,7 @@ TEST_CASE("the assumptions say which model, system and price, why, and how accur
   CHECK(text.find("not for this machine's GPUs") != std::string::npos);
   CHECK(text.find("Price: " + a.price_reason) != std::string::npos);
   CHECK(text.find("--set cost.provider=NAME") != std::string::npos);
-  CHECK(text.find("Performance model: dgx-llm-model 2") != std::string::npos);
+  CHECK(text.find("Performance model: dgx-llm-model 3") != std::string::npos);
   CHECK(text.find(a.calibration) != std::string::npos);
   s.system_configured = true;
   CHECK(Pretraining(s, a).assumptions_note().find("the configuration names it") != std::string::npos);
@@ -31,7 +31,7 @@ TEST_CASE("the projection note says these are projections and how to measure ins
   Assumptions a;
   a.system.name = "b200";
   const std::string text = Pretraining({}, a).projection_note();
-  CHECK(text.find("projections of dgx-llm-model 2 for b200, not measurements") != std::string::npos);
+  CHECK(text.find("projections of dgx-llm-model 3 for b200, not measurements") != std::string::npos);
   CHECK(text.find("--plugin gemm") != std::string::npos);
   CHECK(text.find("--plugin llm-layer") != std::string::npos);
   CHECK(text.find("--mode measure") != std::string::npos);

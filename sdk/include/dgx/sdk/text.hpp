@@ -125,6 +125,16 @@ inline std::string join(const std::vector<std::string>& parts, std::string_view 
   return out;
 }
 
+/// The columns a UTF-8 string takes in a terminal: its code points ("±8.8%" is 5, not 6 bytes' worth), so tables
+/// with units and signs such as µ, ± and ³ stay aligned. Every code point counts as one column (no wide CJK).
+inline std::size_t display_width(std::string_view utf8) {
+  std::size_t width = 0;
+  for (const char c : utf8) {
+    width += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;  // continuation bytes add no column
+  }
+  return width;
+}
+
 /// "a,b,,c" -> {"a", "b", "", "c"}: empty parts are kept.
 inline std::vector<std::string> split(std::string_view text, char separator) {
   std::vector<std::string> parts;

@@ -6,7 +6,7 @@
 namespace dgx::llm::constants {
 
 /// Version of the performance model, printed with every projection.
-inline constexpr const char* kModelVersion = "dgx-llm-model 2";
+inline constexpr const char* kModelVersion = "dgx-llm-model 3";
 
 // --- bytes per parameter (Megatron mixed precision, docs "distributed optimizer") ---------------------------
 // BF16 model weights, or the low-precision format's row- and column-wise copies (memory_model.hpp

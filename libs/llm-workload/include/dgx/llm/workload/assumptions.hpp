@@ -19,6 +19,7 @@ struct Assumptions {
   ModelConfig model;
   FrameworkProfile framework;          ///< the software release the projection assumes
   SystemProfile system;                ///< the hardware profile as that release runs it (apply_framework)
+  std::string system_source;           ///< what it was looked up by: a catalog name or a system file's path
   std::optional<Price> price;          ///< nullopt: no price known, costs are GPU-hours
   std::string price_reason;            ///< which price and why, or why there is none
   std::string calibration;             ///< calibration_summary(): the model's errors on every published run

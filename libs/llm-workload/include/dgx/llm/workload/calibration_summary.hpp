@@ -5,27 +5,41 @@
 #include <string>
 #include <vector>
 
+#include "dgx/llm/accuracy_band.hpp"
 #include "dgx/llm/model_config.hpp"
 #include "dgx/llm/precision.hpp"
 #include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm::workload {
 
-/// E.g. "configs/baselines/calibration.md and calibration-2.md: mean 2.9%, max 9.7% over 72 published runs on
-/// b200, gb200-nvl72, gb300-nvl72, h100-sxm".
+/// E.g. "configs/baselines/calibration.md, calibration-2.md and calibration-3.md: mean 5.4%, max 50.2% over 110
+/// published runs on b200, gb200-nvl72, ...".
 [[nodiscard]] std::string calibration_summary();
 
-/// The calibration error of a projection's class (system × precision), e.g. "h100-sxm fp8: mean 2.6%, max 6.6%
-/// over 21 published runs", or "gb200-nvl72 bf16: no published run (uncalibrated)".
-[[nodiscard]] std::string class_accuracy_text(const SystemProfile& system, Precision precision);
+/// How far off one projected configuration is expected to be: the 90 % band of the calibration residuals of the
+/// published runs most like it (dgx/llm/accuracy_band.hpp; system as its framework release runs it, precision, model
+/// size and kind, scale, pretraining or fine-tuning), widened and flagged outside the calibrated domain.
+[[nodiscard]] AccuracyBand projection_band(const ModelConfig& model, const SystemProfile& system, Precision precision,
+                                           int gpus, bool finetune = false);
+
+/// The band in words, e.g. "h100-sxm fp8 at 512 GPUs: ±5.1% (9 in 10 published runs like it fall within; 14.2
+/// runs' worth of evidence)", with "; outside calibration: <reasons>" where it applies.
+[[nodiscard]] std::string band_text(const AccuracyBand& band, const SystemProfile& system, Precision precision,
+                                    int gpus);
+
+/// The sentence of the assumptions note: "every row's band ± column is its 90 % band ...; at gpus GPUs: " and
+/// band_text of each precision.
+[[nodiscard]] std::string bands_sentence(const ModelConfig& model, const SystemProfile& system,
+                                         const std::vector<Precision>& precisions, int gpus, bool finetune = false);
 
 /// Where a configuration lies outside what was calibrated (outside_calibration), over the precisions of
 /// the run, each reason once; empty when everything was calibrated.
 [[nodiscard]] std::vector<std::string> calibration_scope(const ModelConfig& model, const SystemProfile& system,
                                                          const std::vector<Precision>& precisions, int seq_len);
 
-/// The same for the fine-tuning set: "configs/baselines/finetune.md: mean 4.7%, max 20.7% over 18 published SFT
-/// and LoRA runs on h100-sxm", followed, for a system no run was on, by "; b200 is uncalibrated for fine-tuning".
+/// The same for the fine-tuning rows: "configs/baselines/finetune.md and calibration-3.md's LoRA rows: mean 3.9%,
+/// max 10.5% over 23 published SFT and LoRA runs on gb200-nvl72, h100-sxm", followed, for a system no run was on, by ";
+/// b200 is uncalibrated for fine-tuning".
 [[nodiscard]] std::string finetune_calibration_summary(const SystemProfile& system);
 
 /// The serving model's accuracy: "configs/baselines/inference.md: mean 5.0%, max 6.3% over 7 published TensorRT-LLM

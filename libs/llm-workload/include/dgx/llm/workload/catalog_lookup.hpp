@@ -18,8 +18,14 @@ namespace dgx::llm::workload {
 
 /// A model of the catalog. A training preset's name given as the model ("llama70b") suggests that preset's model.
 [[nodiscard]] ModelConfig lookup_model(const std::string& name, std::string_view key);
-/// A system of the catalog.
+/// A system of the catalog, or of a user's own system file when `name` is its path (ends in ".toml"): unknown
+/// names and invalid files are configuration errors naming the key, the file and why.
 [[nodiscard]] SystemProfile lookup_system(const std::string& name, std::string_view key);
+
+/// What a configured system name resolves to: a catalog name as it is, else the path of `systems/<name>.toml` in
+/// the host's config directories (--config-dir, DGX_CONFIG_PATH) when one holds it, else the name (lookup_system
+/// then refuses it with the close matches).
+[[nodiscard]] std::string system_spec(const dgx::sdk::Host& host, const std::string& name);
 
 /// The price a projection assumes and why, or why there is none (costs are then GPU-hours).
 struct PriceResolution {

@@ -29,6 +29,8 @@ inline constexpr const char* usd_per_gpu_hour = "cost.usd_per_gpu_hour";
 [[nodiscard]] int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min);
 /// `value` checked the same way (an element of a list key).
 [[nodiscard]] int bounded_int(const char* key, std::int64_t value, std::int64_t min);
+/// The help of the `system` key: the catalog's systems, and how to name one's own system file.
+[[nodiscard]] std::string system_help();
 /// The `precision` list, duplicates dropped. Throws dgx::sdk::InvalidArgument for an unknown name or an empty list.
 [[nodiscard]] std::vector<Precision> read_precisions(const dgx::sdk::Host& host);
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dgx/llm/accuracy_band.hpp"
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/memory_model.hpp"
 #include "dgx/llm/step_model.hpp"
@@ -104,6 +105,20 @@ struct RecommendationWords {
 /// deadline)"), that none does and the fastest, or how to give a deadline.
 [[nodiscard]] std::string recommendation_text(const ExploreResult& result, bool priced,
                                               const RecommendationWords& words, const DescribePoint& describe);
+
+/// The recommended point of `result`: the fastest within the budget, else the cheapest meeting the deadline.
+[[nodiscard]] std::optional<std::size_t> recommended_point(const ExploreResult& result);
+
+/// How sure the recommendation is: its band, and the other kept points whose days to train lie inside it
+/// ("a tie within ±5.1%: <described points>"), or that none does.
+[[nodiscard]] std::string ties_text(const ExploreResult& result, std::size_t pick, const AccuracyBand& band,
+                                    const DescribePoint& describe);
+
+/// The published recipe beside the pick (dgx/llm/recipe_lookup.hpp): the layout a published run of the same model
+/// on the same system used at the nearest scale, projected at the pick's GPU count and batch, and whether the pick
+/// beats it by more than the band; or why no recipe applies. `model` is the step model the sweep used.
+[[nodiscard]] std::string recipe_text(StepModel& model, const ExploreResult& result, std::size_t pick,
+                                      const Assumptions& assumptions, const AccuracyBand& band);
 
 /// "This sweep evaluated 1,234 layouts in 850 ms."
 [[nodiscard]] std::string sweep_summary(std::uint64_t layouts, double seconds);

@@ -57,9 +57,12 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& headline, RunTime 
 void add_training_config(dgx::sdk::Row& row, const Assumptions& assumptions, int gpus, const TrainConfig& train,
                          bool framework_column = false);
 
-/// Fields model, system, framework, calibration, accuracy (of the row's class: system x precision), price,
-/// mfu_peak, flops_convention and source (hidden).
-void add_provenance(dgx::sdk::Row& row, const Assumptions& assumptions, const TrainConfig& train);
+/// Fields model, system, framework, calibration, price, mfu_peak, flops_convention and source (hidden), and how
+/// far off the row is expected to be: field `band` ("±5.1%", shown), metric `accuracy_band` (the same in %) and
+/// field `accuracy` (the band in words, what it rests on, why it is outside calibration), from projection_band of
+/// the row's configuration.
+void add_provenance(dgx::sdk::Row& row, const Assumptions& assumptions, const TrainConfig& train, int gpus,
+                    bool finetune = false);
 
 /// Metrics breakdown.{compute, tp, cp, ep, pp, bubble, dp, optimizer, stragglers, offload} (s, hidden).
 void add_breakdown_metrics(dgx::sdk::Row& row, const StepBreakdown& breakdown);
@@ -70,7 +73,7 @@ void add_memory_metrics(dgx::sdk::Row& row, const MemoryBreakdown& memory);
 /// The peak MFU is measured against and its system profile (DevicePeak::label).
 [[nodiscard]] std::string mfu_peak_label(const SystemProfile& system, Precision precision);
 
-/// "projected: dgx-llm-model 2, system h100-sxm, framework nemo-26.02.01, op times: roofline (...)": where every
+/// "projected: dgx-llm-model 3, system h100-sxm, framework nemo-26.02.01, op times: roofline (...)": where every
 /// number comes from.
 [[nodiscard]] std::string source_label(const SystemProfile& system);
 

@@ -24,16 +24,21 @@ namespace key {
 inline constexpr const char* framework = "framework";
 inline constexpr const char* cp = "parallel.cp";
 inline constexpr const char* vp = "parallel.vp";
+inline constexpr const char* etp = "parallel.etp";
+inline constexpr const char* ep_overlap = "parallel.ep_overlap";
+inline constexpr const char* moe_dispatcher = "parallel.moe_dispatcher";
 inline constexpr const char* fsdp = "parallel.fsdp";
 inline constexpr const char* pipeline_split = "parallel.pipeline_split";
 inline constexpr const char* mbs = "train.mbs";
 inline constexpr const char* gbs = "train.gbs";
 inline constexpr const char* seq_len = "train.seq_len";
 inline constexpr const char* recompute = "train.recompute";
+inline constexpr const char* recompute_modules = "train.recompute_modules";
 inline constexpr const char* offload_layers = "train.offload_layers";
 inline constexpr const char* distributed_optimizer = "train.distributed_optimizer";
 inline constexpr const char* flops_convention = "train.flops_convention";
 inline constexpr const char* explore_gpus = "explore.gpus";
+inline constexpr const char* explore_etp = "explore.etp";
 inline constexpr const char* gpus_min = "explore.gpus_min";
 inline constexpr const char* gpus_max = "explore.gpus_max";
 inline constexpr const char* gbs_per_gpu = "explore.gbs_per_gpu";
@@ -70,6 +75,7 @@ struct TrainingSettings {
   std::optional<double> usd_per_gpu_hour;  ///< overrides the catalog
 
   std::vector<int> explore_gpus;  ///< empty: powers of two from gpus_min to gpus_max
+  std::vector<int> explore_etp;   ///< MoE expert TP sizes to sweep; empty: 1, 2, 4, 8 within the NVLink domain
   int gpus_min = 1;
   int gpus_max = 16384;
   int gbs_per_gpu = 0;  ///< 0: train.gbs at every GPU count
