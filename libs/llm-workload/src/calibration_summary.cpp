@@ -1,6 +1,7 @@
 #include "dgx/llm/workload/calibration_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <dgx/sdk/text.hpp>
@@ -127,6 +128,45 @@ std::string serving_calibration_summary(const SystemProfile& system) {
     return summary.line;
   }
   return summary.line + "; " + system.name + " is uncalibrated (it shares the calibrated systems' efficiencies)";
+}
+
+AccuracyBand serving_band(const SystemProfile& system, Precision precision) {
+  static const std::vector<ServeCalibrationOutcome> outcomes = [] {
+    const auto rows = load_serve_calibration();
+    return rows ? run_serve_calibration(*rows) : std::vector<ServeCalibrationOutcome>{};
+  }();
+  constexpr double kZ90 = 1.645, kPriorRows = 2, kOutsideWidening = 1.5;
+  double all = 0, local = 0;
+  int n_all = 0, n_local = 0;
+  for (const ServeCalibrationOutcome& o : outcomes) {
+    if (!o.failure.empty()) {
+      continue;
+    }
+    all += o.error * o.error;
+    ++n_all;
+    if (o.row.system == system.name && o.row.config.precision == precision) {
+      local += o.error * o.error;
+      ++n_local;
+    }
+  }
+  AccuracyBand band;
+  if (n_all == 0) {
+    band.outside = true;
+    band.reasons.push_back("no serving calibration row could be projected");
+    band.width = kZ90 * 0.10;
+    return band;
+  }
+  const double prior = all / n_all;
+  band.rms = std::sqrt((local + kPriorRows * prior) / (n_local + kPriorRows));
+  band.effective_rows = n_local;
+  band.width = std::max(kMinimumBand, kZ90 * band.rms);
+  if (n_local == 0) {
+    band.width *= kOutsideWidening;
+    band.outside = true;
+    band.reasons.push_back("no published serving run on " + system.name + " in " + std::string(to_string(precision)) +
+                           ": the band is the serving set's, widened");
+  }
+  return band;
 }
 
 std::string projection_disclaimer(const std::string& model_version, const std::string& system,

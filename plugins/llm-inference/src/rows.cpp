@@ -7,6 +7,7 @@
 #include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "params.hpp"
 #include "plugin.hpp"
 
@@ -48,7 +49,18 @@ void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeP
       .field("load", load_label(p))
       .field("model", llm::serve_constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)
-      .field("calibration", a.calibration, kHiddenField)
+      .field("calibration", a.calibration, kHiddenField);
+  const llm::AccuracyBand band = workload::serving_band(a.system, p.config.precision);
+  row.field("band", "±" + text::fixed(100 * band.width, 1) + "%")
+      .field("accuracy",
+             "output throughput ±" + text::fixed(100 * band.width, 1) +
+                 "% (9 in 10 published serving runs like it "
+                 "fall within; from " +
+                 std::to_string(static_cast<int>(band.effective_rows)) + " on " + a.system.name + " " +
+                 std::string(llm::to_string(p.config.precision)) + ")" +
+                 (band.outside ? "; outside calibration: " + text::join(band.reasons, "; ") : std::string()) +
+                 "; latencies under load (TTFT, TPOT at a concurrency) are less certain than offline throughput",
+             kHiddenField)
       .field("price", a.price_reason, kHiddenField)
       .field("mbu_peak", mbu_peak_label(a.system), kHiddenField)
       .field("mfu_peak",

@@ -169,3 +169,83 @@ TEST_CASE("an installed plugin needs no configs on disk: the presets are embedde
   const ProcessResult list = dgxhost({"--list"}, (bin / "dgxhost").string());
   CHECK(has(list.out, "llama405b"));
 }
+
+TEST_CASE("every projected row states its band, and explore holds the pick against the published recipe") {
+  const dgx::json::Value doc =
+      json_of(dgxhost({"--plugin", "llama70b", "--set", "explore.gpus=[64,1024]", "--format", "json"}));
+  for (const dgx::json::Value& row : doc["results"].as_array()) {
+    CHECK(row["info"]["band"].as_string().find("±") == 0);
+    CHECK(metric(row, "accuracy_band") > 1);
+    CHECK(metric(row, "accuracy_band") < 15);
+    CHECK(row["info"]["accuracy"].as_string().find(" published runs like it") != std::string::npos);
+  }
+  std::string recipe, sure;
+  for (const dgx::json::Value& note : doc["notes"].as_array()) {
+    if (note["title"].as_string() == "Published recipe") {
+      recipe = note["text"].as_string();
+    }
+    if (note["title"].as_string() == "How sure") {
+      sure = note["text"].as_string();
+    }
+  }
+  CHECK(has(recipe, " over the published TP"));
+  CHECK((has(recipe, "band: a tie; the recipe is the safer choice") || has(recipe, "band: the pick is expected")));
+  CHECK(has(sure, "Its band is ±"));
+}
+
+TEST_CASE("torchtitan beside NeMo: one explore, and the switch of framework in days and dollars") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--set", "framework=nemo-26.02.01,torchtitan", "--set",
+                                   "precision=fp8", "--set", "explore.gpus=[512]"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "Framework comparison:"));
+  CHECK(has(r.out, "Switching framework from torchtitan to nemo-26.02.01 "));
+  CHECK(has(r.out, " FSDP"));  // torchtitan shards with FSDP2
+  check_config_errors(
+      "llama70b",
+      {{{"--mode", "project", "--set", "framework=torchtitan"},
+        "framework torchtitan cannot express this configuration: parallel.distributed_optimizer"},
+       {{"--mode", "project", "--set", "model=mixtral-8x7b", "--set", "framework=torchtitan", "--set",
+         "parallel.fsdp=true"},
+        "framework torchtitan cannot express this configuration: model mixtral-8x7b is a mixture-of-experts model"},
+       {{"--set", "framework=torchtitn"}, "did you mean 'torchtitan'"}});
+}
+
+TEST_CASE("a system of one's own: by its path or from a config directory, checked like the catalog's") {
+  const TempDir dir;
+  const auto file = dir.write("systems/h100-mine.toml",
+                              "name = \"h100-mine\"\ninherits = \"h100-sxm\"\ndisplay = \"our H100 at 600 W\"\n"
+                              "source = \"our datasheet\"\n[gpu]\npower_cap_w = 600\n[network]\nnic_gb_s = 25\n");
+  const dgx::json::Value by_path = json_of(
+      dgxhost({"--plugin", "llama70b", "--mode", "project", "--format", "json", "--set", "system=" + file.string()}));
+  const dgx::json::Value catalog = json_of(dgxhost({"--plugin", "llama70b", "--mode", "project", "--format", "json"}));
+  const dgx::json::Value& mine = by_path["results"][0];
+  const dgx::json::Value& h100 = catalog["results"][0];
+  CHECK(mine["info"]["system"].as_string() == "h100-mine");
+  CHECK(has(mine["info"]["accuracy"].as_string(), "outside calibration: h100-mine has no published run"));
+  CHECK(metric(mine, "accuracy_band") > metric(h100, "accuracy_band"));
+  CHECK(metric(mine, "step_time") > metric(h100, "step_time"));  // a lower clock and a thinner network
+
+  const ProcessResult by_name = dgxhost(
+      {"--plugin", "llama70b", "--mode", "project", "--config-dir", dir.path().string(), "--set", "system=h100-mine"});
+  REQUIRE_MESSAGE(by_name.exit_code == 0, by_name.err);
+  CHECK(has(by_name.out, "System: h100-mine, our H100 at 600 W"));
+
+  (void)dir.write("systems/h100-mine.toml", "name = \"h100-mine\"\ninherits = \"h100-sxm\"\ndisplay = \"d\"\n"
+                                            "source = \"s\"\n[network]\nnic_gb_s = -50\n");
+  const ProcessResult bad = dgxhost({"--plugin", "llama70b", "--set", "system=" + file.string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(has(bad.err, "h100-mine.toml: key 'network.nic_gb_s' is -50"));
+}
+
+TEST_CASE("MoE parallel folding: EP drawn from TP x CP x DP, and the MoE keys checked") {
+  const ProcessResult folded =
+      dgxhost({"--plugin", "qwen3-235b",     "--mode", "project",        "--set", "system=h100-sxm",
+               "--set",    "gpus=256",       "--set",  "precision=fp8",  "--set", "parallel.tp=2",
+               "--set",    "parallel.pp=8",  "--set",  "parallel.cp=1",  "--set", "parallel.vp=4",
+               "--set",    "parallel.ep=32", "--set",  "train.gbs=8192", "--set", "train.seq_len=4096"});
+  CHECK_MESSAGE(folded.exit_code == 0, folded.err);
+  check_config_errors("qwen3-235b",
+                      {{{"--set", "train.recompute_modules=[\"attention\"]"}, "train.recompute_modules: 'attention'"},
+                       {{"--set", "parallel.moe_dispatcher=deepep"}, "'deepep' is not one of alltoall, flex"},
+                       {{"--set", "explore.etp=[0]"}, "explore.etp must be at least 1"}});
+}

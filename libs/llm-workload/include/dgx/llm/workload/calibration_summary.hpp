@@ -46,6 +46,12 @@ namespace dgx::llm::workload {
 /// offline throughputs on h100-sxm", with "; b200 is uncalibrated ..." for a system none ran on.
 [[nodiscard]] std::string serving_calibration_summary(const SystemProfile& system);
 
+/// The band of a serving projection's throughput: 1.645 × the RMS error of the published serving runs (TensorRT-LLM
+/// offline throughputs, configs/baselines/inference.md) on the same system and precision, shrunk toward the whole
+/// set's with two rows' worth of weight; widened 1.5× and flagged outside calibration for a system or precision no
+/// published run used. Latencies under load are less certain than offline throughput (the field says so).
+[[nodiscard]] AccuracyBand serving_band(const SystemProfile& system, Precision precision);
+
 /// What every projection note begins with: "These numbers are projections of <model_version> for <system>, not
 /// measurements on this machine (...); JSON carries the provenance). ", then `how_to_measure`.
 [[nodiscard]] std::string projection_disclaimer(const std::string& model_version, const std::string& system,
