@@ -23,7 +23,7 @@ struct Similarity {
   double other_kind = 0.3;            ///< pretraining vs fine-tuning
   double gpu_scale = std::log(16.0);  ///< a GPU-count ratio of 16 weighs 1/e
 };
-constexpr Similarity kSimilarity;
+const Similarity kSimilarity{};  // not constexpr: std::log is not constexpr before C++26
 
 /// 90 % of a normal error lies within ±1.645 σ.
 constexpr double kZ90 = 1.645;
