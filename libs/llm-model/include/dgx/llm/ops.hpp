@@ -65,6 +65,13 @@ enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp, etp };
 /// The part of a decoder layer an op belongs to: what selective recompute chooses by (layout.hpp RecomputeModule).
 enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_mlp, moe, moe_act, shared_experts };
 
+/// The submodule of a decoder layer a CUDA graph can capture (Megatron's cuda_graph_scope with Transformer Engine's
+/// make_graphed_callables, forward and backward): attn the attention block (input norm, attention, output
+/// projection, residual), mlp a dense layer's MLP block, moe_router the pre-MLP norm and the router, moe_preprocess
+/// the token dispatcher's preprocessing and permutation; none what stays eager (the all-to-all, the experts, the
+/// combine, which the dropless dispatcher's host synchronisation keeps out of graphs).
+enum class GraphScope : std::uint8_t { none, attn, mlp, moe_router, moe_preprocess };
+
 using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
 
 struct Op {
@@ -75,6 +82,7 @@ struct Op {
   OpShape shape;
   bool recompute = false;  ///< a forward op rerun in the backward pass (same key as the original)
   OpPart part = OpPart::other;
+  GraphScope scope = GraphScope::none;  ///< the CUDA-graph scope it belongs to (launched eagerly when not captured)
 
   [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
 
