@@ -66,8 +66,14 @@ public:
   [[nodiscard]] bool fp8() const { return fp8_; }
   /// Output width of fc1 of an MLP of inner size `ffn`: gate and up for a gated MLP.
   [[nodiscard]] double fc1_out(double ffn) const { return ffn * (model_.mlp_matrices() - 1); }
+  /// Whether the norm before a column-parallel GEMM writes the GEMM's input type itself (Transformer Engine's
+  /// LayerNormLinear for FP8 and MXFP8). NVFP4 cannot be written by the norm: its two-level scaling needs the whole
+  /// tensor's amax before any block is quantized, so the norm writes BF16 and a quantization kernel follows.
+  [[nodiscard]] bool norm_fuses_cast() const {
+    return software_.fused_norm_cast && shape_.precision != Precision::nvfp4;
+  }
   /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel), else BF16.
-  [[nodiscard]] double norm_output_bytes() const { return fp8_ && software_.fused_norm_cast ? input_bytes_ : kBf16; }
+  [[nodiscard]] double norm_output_bytes() const { return fp8_ && norm_fuses_cast() ? input_bytes_ : kBf16; }
   /// Builds `build()`'s ops as ops of `part` (then the enclosing part again).
   template <class Build> void in_part(OpPart part, Build&& build) {
     const OpPart outer = part_;
@@ -124,18 +130,22 @@ public:
     }
   }
   /// FP8 cast (+ transpose for the wgrad GEMM) of `elements` BF16 values: read 2, write 1 + 1; with dynamic
-  /// per-tensor scales the amax reduction reads the tensor once more. A grouped GEMM's input is quantized per group
-  /// (Transformer Engine's split quantize: one kernel per local expert).
+  /// per-tensor scales the amax reduction reads the tensor once more. NVFP4 (Transformer Engine's recipe) always
+  /// reduces the amax first (its per-tensor FP32 scale above the FP8 block scales), and quantizes the column-wise
+  /// copy the wgrad GEMM reads in a pass of its own, through the random Hadamard transform: one more read. A grouped
+  /// GEMM's input is quantized per group (Transformer Engine's split quantize: one kernel per local expert).
   void fp8_cast(bool forward, std::string_view name, double elements, double groups = 1) {
     if (fp8_) {
-      const double amax = software_.fp8_amax_pass ? kBf16 : 0.0;
-      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_ + amax), static_cast<int>(groups));
+      const bool nvfp4 = shape_.precision == Precision::nvfp4;
+      const double amax = software_.fp8_amax_pass || nvfp4 ? kBf16 : 0.0;
+      const double hadamard = nvfp4 ? kBf16 : 0.0;
+      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_ + amax + hadamard), static_cast<int>(groups));
     }
   }
   /// The cast of a norm's output to the GEMM input type where the norm does not fuse it (torchao's Float8Linear
-  /// casts its input itself).
+  /// casts its input itself; NVFP4 everywhere).
   void norm_cast(bool forward, std::string_view name) {
-    if (forward && !software_.fused_norm_cast) {
+    if (forward && !norm_fuses_cast()) {
       fp8_cast(true, name, sp_tokens() * hidden());
     }
   }
