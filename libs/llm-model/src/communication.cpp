@@ -51,10 +51,13 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
   switch (collective) {
   case Collective::send_recv: return nic;
   case Collective::all_to_all: {
-    // Off-domain peers over the GPU's own NIC, on-domain peers over NVLink, at the same time.
+    // Off-domain peers over the GPU's own NIC (at the all-to-all's rate of it), on-domain peers over NVLink, at the
+    // same time.
     const double n = placement.ranks;
     const double local = placement.ranks_per_domain;
-    const double seconds_per_byte = std::max((local - 1) / n / nvlink_ring, offdomain_share * (n - local) / n / nic);
+    const double nic_a2a = system.nic_gb_s * 1e9 * e.nic_all_to_all;
+    const double seconds_per_byte =
+        std::max((local - 1) / n / nvlink_ring, offdomain_share * (n - local) / n / nic_a2a);
     return (n - 1) / n / seconds_per_byte;
   }
   case Collective::all_reduce:

@@ -40,6 +40,9 @@ struct Efficiency {
   double nvlink_p2p = 0;
   /// Achieved fraction of the NIC line rate.
   double nic = 0;
+  /// Achieved fraction of the NIC line rate in an all-to-all across the scale-out network (every NIC sending to and
+  /// receiving from all the others at once); a file without it: `nic`.
+  double nic_all_to_all = 0;
   /// Latency of one ring step (one hop) inside the NVLink domain / across the scale-out network, microseconds.
   double nvlink_hop_latency_us = 0;
   double network_hop_latency_us = 0;
