@@ -430,6 +430,7 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
     if (shape.moe_dispatcher == MoeDispatcher::flex && !b.list(f).empty() && b.list(f).back().name == name) {
       auto& c = std::get<CollectiveShape>(b.list(f).back().shape);
       c.offdomain_share = flex_offdomain_share(c.placement, model.top_k);
+      c.one_sided = true;
     }
   };
   // FP8 / FP4 grouped GEMMs need each expert's rows in whole quantization blocks: Megatron pads the routed tokens

@@ -80,7 +80,7 @@ struct RooflineTimer {
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }
 
   double operator()(const CollectiveShape& c) const {
-    return collective_seconds(system, c.collective, c.bytes, c.placement, c.offdomain_share);
+    return collective_seconds(system, c.collective, c.bytes, c.placement, c.offdomain_share, c.one_sided);
   }
 };
 

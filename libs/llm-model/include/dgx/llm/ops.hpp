@@ -56,6 +56,9 @@ struct CollectiveShape {
   /// all_to_all only: the share of the off-domain bytes that cross the NICs (1: every copy; a hierarchical
   /// dispatcher that sends a token once per remote domain and fans it out over NVLink there sends less).
   double offdomain_share = 1;
+  /// all_to_all only: the tokens are written straight into the peers' buffers (DeepEP / HybridEP kernels: one-sided
+  /// NVLink stores), so the NVLink part runs at the point-to-point rate instead of NCCL's ring rate.
+  bool one_sided = false;
 };
 
 /// The parallel group a communication runs on (none for compute). etp: the expert tensor-parallel group of MoE
