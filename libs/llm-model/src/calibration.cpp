@@ -94,6 +94,14 @@ CalibrationRow read_row(const TomlTable& t) {
     }
   }
   row.train.ep_overlap = t.boolean("ep_overlap", false);
+  for (const std::string& text : t.contains("cuda_graphs") ? t.strings("cuda_graphs") : std::vector<std::string>{}) {
+    const auto scope = parse_graph_scope(text);
+    if (!scope) {
+      throw ConfigError(t.where("cuda_graphs") + " has \"" + text +
+                        "\", expected attn, mlp, moe_router or moe_preprocess");
+    }
+    row.train.cuda_graphs |= scope_bit(*scope);
+  }
   if (t.contains("moe_dispatcher")) {
     row.train.moe_dispatcher = detail::parse_enum(t, "moe_dispatcher", parse_moe_dispatcher, "alltoall, flex");
   }

@@ -40,21 +40,26 @@ GroupPlacement place_group(int stride, int ranks, int domain) {
 }
 
 double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement,
-                     double offdomain_share) {
+                     double offdomain_share, bool one_sided) {
   const Efficiency& e = system.efficiency;
   const double nvlink_ring = system.nvlink_gb_s * 1e9 * e.nvlink_bus;
   const double nvlink_p2p = system.nvlink_gb_s * 1e9 * e.nvlink_p2p;
   const double nic = system.nic_gb_s * 1e9 * e.nic;
+  const bool point_to_point =
+      collective == Collective::send_recv || (collective == Collective::all_to_all && one_sided);
   if (!placement.spans_domains()) {
-    return collective == Collective::send_recv ? nvlink_p2p : nvlink_ring;
+    return point_to_point ? nvlink_p2p : nvlink_ring;
   }
   switch (collective) {
   case Collective::send_recv: return nic;
   case Collective::all_to_all: {
-    // Off-domain peers over the GPU's own NIC, on-domain peers over NVLink, at the same time.
+    // Off-domain peers over the GPU's own NIC (at the all-to-all's rate of it), on-domain peers over NVLink, at the
+    // same time.
     const double n = placement.ranks;
     const double local = placement.ranks_per_domain;
-    const double seconds_per_byte = std::max((local - 1) / n / nvlink_ring, offdomain_share * (n - local) / n / nic);
+    const double nic_a2a = system.nic_gb_s * 1e9 * e.nic_all_to_all;
+    const double nvlink = one_sided ? nvlink_p2p : nvlink_ring;
+    const double seconds_per_byte = std::max((local - 1) / n / nvlink, offdomain_share * (n - local) / n / nic_a2a);
     return (n - 1) / n / seconds_per_byte;
   }
   case Collective::all_reduce:
@@ -65,7 +70,7 @@ double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPl
 }
 
 double collective_seconds(const SystemProfile& system, Collective collective, double bytes, GroupPlacement placement,
-                          double offdomain_share) {
+                          double offdomain_share, bool one_sided) {
   if (placement.ranks <= 1 || bytes <= 0) {
     return 0;
   }
@@ -73,7 +78,7 @@ double collective_seconds(const SystemProfile& system, Collective collective, do
       placement.spans_domains() ? system.efficiency.network_hop_latency_us : system.efficiency.nvlink_hop_latency_us;
   const double latency = latency_steps(collective, placement.ranks) * hop_us * 1e-6;
   return latency + bytes * bus_factor(collective, placement.ranks) /
-                       bus_bandwidth(system, collective, placement, offdomain_share);
+                       bus_bandwidth(system, collective, placement, offdomain_share, one_sided);
 }
 
 double flex_offdomain_share(GroupPlacement placement, int top_k) {

@@ -120,6 +120,7 @@ public:
     train.flops_convention = space_.flops_convention;
     train.recompute_modules = space_.recompute_modules;
     train.moe_dispatcher = space_.moe_dispatcher;
+    train.cuda_graphs = space_.cuda_graphs;
     for (const Recompute recompute : space_.recomputes) {
       train.recompute = recompute;
       for (const int tp : tp_) {

@@ -71,6 +71,9 @@ void read_software(const TomlTable& t, Software& s) {
   if (t.contains("overlap_slowdown")) {
     s.overlap_slowdown = bounded(t, "overlap_slowdown", 0, 1);
   }
+  if (t.contains("host_op_us")) {
+    s.host_op_us = bounded(t, "host_op_us", 0, 1000);
+  }
 }
 
 void read_capabilities(const TomlTable& t, Software& s) {
@@ -94,6 +97,9 @@ void read_kernels(const TomlTable& t, KernelEfficiency& k) {
   }
   if (t.contains("grouped_gemm")) {
     k.grouped_gemm = bounded(t, "grouped_gemm", 0.05, 1);
+  }
+  if (t.contains("grouped_gemm_tokens")) {
+    k.grouped_gemm_tokens = bounded(t, "grouped_gemm_tokens", 0, 65536);
   }
 }
 
@@ -207,6 +213,7 @@ SystemProfile apply_framework(SystemProfile system, const FrameworkProfile& fram
     system.efficiency.gemm_software[p] = k.gemm[p].value_or(1.0);
   }
   system.efficiency.grouped_gemm = k.grouped_gemm.value_or(1.0);
+  system.efficiency.grouped_gemm_tokens = k.grouped_gemm_tokens.value_or(0.0);
   const double attention = k.attention.value_or(1.0);
   system.efficiency.attention_fwd = std::min(1.0, system.efficiency.attention_fwd * attention);
   system.efficiency.attention_bwd = std::min(1.0, system.efficiency.attention_bwd * attention);

@@ -66,14 +66,27 @@ public:
   [[nodiscard]] bool fp8() const { return fp8_; }
   /// Output width of fc1 of an MLP of inner size `ffn`: gate and up for a gated MLP.
   [[nodiscard]] double fc1_out(double ffn) const { return ffn * (model_.mlp_matrices() - 1); }
+  /// Whether the norm before a column-parallel GEMM writes the GEMM's input type itself (Transformer Engine's
+  /// LayerNormLinear for FP8 and MXFP8). NVFP4 cannot be written by the norm: its two-level scaling needs the whole
+  /// tensor's amax before any block is quantized, so the norm writes BF16 and a quantization kernel follows.
+  [[nodiscard]] bool norm_fuses_cast() const {
+    return software_.fused_norm_cast && shape_.precision != Precision::nvfp4;
+  }
   /// What a fused norm writes: the GEMM input type (TE LayerNormLinear casts to FP8 in the norm kernel), else BF16.
-  [[nodiscard]] double norm_output_bytes() const { return fp8_ && software_.fused_norm_cast ? input_bytes_ : kBf16; }
+  [[nodiscard]] double norm_output_bytes() const { return fp8_ && norm_fuses_cast() ? input_bytes_ : kBf16; }
   /// Builds `build()`'s ops as ops of `part` (then the enclosing part again).
   template <class Build> void in_part(OpPart part, Build&& build) {
     const OpPart outer = part_;
     part_ = part;
     build();
     part_ = outer;
+  }
+  /// Builds `build()`'s ops as ops of the CUDA-graph scope `scope` (then the enclosing scope again).
+  template <class Build> void in_scope(GraphScope scope, Build&& build) {
+    const GraphScope outer = scope_;
+    scope_ = scope;
+    build();
+    scope_ = outer;
   }
   /// From now on memory-bound ops are elementwise ops of a decoder layer: the framework's elementwise traffic
   /// factor applies to them (eager PyTorch runs each step unfused; the embedding and the loss run the same
@@ -92,13 +105,15 @@ public:
                                          .k = std::int64_t(k),
                                          .groups = std::int64_t(groups),
                                          .accumulate_bytes = accumulate},
-                      .part = part_});
+                      .part = part_,
+                      .scope = scope_});
   }
   void memory(bool forward, std::string_view name, double bytes, int kernels = 1) {
     list(forward).push_back(Op{.name = name,
                                .pass = forward ? Pass::forward : Pass::backward,
                                .shape = MemoryShape{.bytes = bytes * traffic_, .kernels = kernels},
-                               .part = part_});
+                               .part = part_,
+                               .scope = scope_});
   }
   void collective(bool forward, std::string_view name, CommGroup group, Collective kind, double bytes) {
     const GroupPlacement placement = group == CommGroup::tp    ? tp_group_
@@ -110,21 +125,27 @@ public:
                                  .pass = forward ? Pass::forward : Pass::backward,
                                  .group = group,
                                  .shape = CollectiveShape{.collective = kind, .bytes = bytes, .placement = placement},
-                                 .part = part_});
+                                 .part = part_,
+                                 .scope = scope_});
     }
   }
   /// FP8 cast (+ transpose for the wgrad GEMM) of `elements` BF16 values: read 2, write 1 + 1; with dynamic
-  /// per-tensor scales the amax reduction reads the tensor once more.
-  void fp8_cast(bool forward, std::string_view name, double elements) {
+  /// per-tensor scales the amax reduction reads the tensor once more. NVFP4 (Transformer Engine's recipe) always
+  /// reduces the amax first (its per-tensor FP32 scale above the FP8 block scales), and quantizes the column-wise
+  /// copy the wgrad GEMM reads in a pass of its own, through the random Hadamard transform: one more read. A grouped
+  /// GEMM's input is quantized per group (Transformer Engine's split quantize: one kernel per local expert).
+  void fp8_cast(bool forward, std::string_view name, double elements, double groups = 1) {
     if (fp8_) {
-      const double amax = software_.fp8_amax_pass ? kBf16 : 0.0;
-      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_ + amax));
+      const bool nvfp4 = shape_.precision == Precision::nvfp4;
+      const double amax = software_.fp8_amax_pass || nvfp4 ? kBf16 : 0.0;
+      const double hadamard = nvfp4 ? kBf16 : 0.0;
+      memory(forward, name, elements * (kBf16 + 2.0 * input_bytes_ + amax + hadamard), static_cast<int>(groups));
     }
   }
   /// The cast of a norm's output to the GEMM input type where the norm does not fuse it (torchao's Float8Linear
-  /// casts its input itself).
+  /// casts its input itself; NVFP4 everywhere).
   void norm_cast(bool forward, std::string_view name) {
-    if (forward && !software_.fused_norm_cast) {
+    if (forward && !norm_fuses_cast()) {
       fp8_cast(true, name, sp_tokens() * hidden());
     }
   }
@@ -142,7 +163,7 @@ public:
       gemm(true, n.gemm, Pass::forward, tokens / groups, out / ways, in, p, groups);
       return;
     }
-    fp8_cast(false, n.cast_grad, tokens * out / ways);
+    fp8_cast(false, n.cast_grad, tokens * out / ways, groups);
     gemm(false, n.gemm, Pass::dgrad, tokens / groups, in, out / ways, p, groups);
     collective(false, n.gather_wgrad, split.group, Collective::all_gather, tokens * in * input_bytes_);
     gemm(false, n.gemm, Pass::wgrad, out / ways, in, tokens / groups, p, groups);
@@ -157,13 +178,13 @@ public:
     const Precision p = shape_.precision;
     const double ways = split.ways;
     if (forward) {
-      fp8_cast(true, n.cast_input, tokens * in / ways);
+      fp8_cast(true, n.cast_input, tokens * in / ways, groups);
       gemm(true, n.gemm, Pass::forward, tokens / groups, out, in / ways, p, groups);
       collective(true, n.scatter, split.group, Collective::reduce_scatter, tokens * out * kBf16);
       return;
     }
     collective(false, n.gather, split.group, Collective::all_gather, tokens * out * kBf16);
-    fp8_cast(false, n.cast_grad, tokens * out);
+    fp8_cast(false, n.cast_grad, tokens * out, groups);
     gemm(false, n.gemm, Pass::dgrad, tokens / groups, in / ways, out, p, groups);
     gemm(false, n.gemm, Pass::wgrad, in / ways, out, tokens / groups, p, groups);
   }
@@ -181,6 +202,12 @@ public:
   /// gradient), squared ReLU is relu then pow, unfused, two kernels each way.
   void activation(bool forward, double tokens, double ffn, int ways = 0) {
     const double tensor = tokens * ffn / (ways > 0 ? ways : tp()) * kBf16;
+    if (model_.glu_clamp > 0) {
+      // Megatron clamps the fc1 output outside the fused GLU kernel: chunk, clamp both halves (read and write the
+      // 2·ffn input) and concatenate them again (read and write once more); the backward runs the two clamps'
+      // gradients (read the gradient and the saved input, write the input gradient).
+      memory(forward, "glu_clamp", 2 * tensor * (forward ? 4 : 3), forward ? 3 : 2);
+    }
     switch (model_.activation) {
     case Activation::swiglu: memory(forward, "swiglu", tensor * (forward ? 3 : 5)); break;
     case Activation::gelu: memory(forward, "gelu", tensor * (forward ? 2 : 3)); break;
@@ -225,8 +252,11 @@ public:
                                .head_dim = (model_.head_dim() + model_.value_dim()) / 2,
                                .mask_fraction = mask_fraction(q_len),
                                .steps = shape_.cp};
-    list(forward).push_back(
-        Op{.name = "attention", .pass = forward ? Pass::forward : Pass::backward, .shape = shape, .part = part_});
+    list(forward).push_back(Op{.name = "attention",
+                               .pass = forward ? Pass::forward : Pass::backward,
+                               .shape = shape,
+                               .part = part_,
+                               .scope = scope_});
     const double kv_block =
         tokens_ * static_cast<double>(model_.head_dim() + model_.value_dim()) * model_.kv_heads() / tp() * kBf16;
     collective(forward, "cp_kv_exchange", CommGroup::cp, Collective::send_recv,
@@ -261,6 +291,7 @@ private:
   double input_bytes_;
   double traffic_ = 1;
   OpPart part_ = OpPart::other;
+  GraphScope scope_ = GraphScope::none;
   OpList ops_;
 };
 
@@ -310,6 +341,14 @@ void attention_block(Builder& b, const ModelConfig& model, bool forward) {
   const double out_width = static_cast<double>(model.attention_out_width());
   const std::function<void(bool)> steps[] = {
       [&](bool f) { b.column(f, kQkv, t, h, static_cast<double>(model.qkv_width())); },
+      [&](bool f) {
+        if (model.qk_norm) {
+          // Per-head RMSNorm of the queries and keys (two kernels): read and write them; backward reads the input
+          // and the gradient and writes the input gradient.
+          const double qk = t * static_cast<double>(model.q_width() + model.head_dim() * model.kv_groups) / b.tp();
+          b.memory(f, "qk_norm", qk * kBf16 * (f ? 2 : 3), 2);
+        }
+      },
       [&](bool f) { b.rope(f); },
       [&](bool f) { b.in_part(OpPart::attention_core, [&] { b.attention_core(f); }); },
       [&](bool f) { b.row(f, kProj, t, out_width, h); },
@@ -373,7 +412,9 @@ void dense_mlp(Builder& b, bool forward, double ffn, const LinearNames& fc1 = kF
 /// MoE MLP with Megatron's all-to-all dispatcher: router on the SP shard, permute, all-to-all over the EP group
 /// (folded over the stage's TP·CP·DP ranks), gather over the expert-TP group, grouped expert GEMMs (experts/ep per
 /// rank, ffn/etp each, balanced routing), and back. Its communication is exposed: Transformer Engine's TP overlap
-/// covers the dense linear layers only.
+/// covers the dense linear layers only. The router (with the pre-MLP norm) and the permutation are the parts a CUDA
+/// graph can capture (scopes moe_router, moe_preprocess); the rest runs eagerly after the dispatcher's host
+/// synchronisation on the tokens each local expert receives.
 void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool forward) {
   const double h = b.hidden();
   const double shard_copies = b.sp_tokens() * model.top_k;  // routed token copies leaving this rank
@@ -382,35 +423,58 @@ void moe_mlp(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool f
   const double groups = static_cast<double>(model.experts) / shape.ep;
   const double experts = model.experts;
   const double ffn = static_cast<double>(model.ffn);
+  const double expert_tokens = copies * h * kBf16;  // the BF16 token copies the local experts see
   const auto permute = [&](bool f, std::string_view name) { b.memory(f, name, shard_copies * h * 2 * kBf16); };
   const auto all_to_all = [&](bool f, std::string_view name) {
     b.collective(f, name, CommGroup::ep, Collective::all_to_all, shard_copies * h * kBf16);
     if (shape.moe_dispatcher == MoeDispatcher::flex && !b.list(f).empty() && b.list(f).back().name == name) {
       auto& c = std::get<CollectiveShape>(b.list(f).back().shape);
       c.offdomain_share = flex_offdomain_share(c.placement, model.top_k);
+      c.one_sided = true;
+    }
+  };
+  // FP8 / FP4 grouped GEMMs need each expert's rows in whole quantization blocks: Megatron pads the routed tokens
+  // expert by expert before fc1 and strips the padding after fc2 (Fp8Padding / Fp8Unpadding, one fused copy each,
+  // and their mirrors in the backward) unless the router pads the routing map (moe_router_padding_for_fp8, off in
+  // every recipe).
+  const auto padding = [&](bool f, std::string_view name) {
+    if (b.fp8()) {
+      b.memory(f, name, 2 * expert_tokens);
     }
   };
   const std::function<void(bool)> steps[] = {
       [&](bool f) {
-        if (f) {
-          b.gemm(true, "router", Pass::forward, b.sp_tokens(), experts, h, Precision::bf16);
-        } else {
-          b.gemm(false, "router", Pass::dgrad, b.sp_tokens(), h, experts, Precision::bf16);
-          b.gemm(false, "router", Pass::wgrad, experts, h, b.sp_tokens(), Precision::bf16);
-        }
+        b.in_scope(GraphScope::moe_router, [&] {
+          if (f) {
+            b.gemm(true, "router", Pass::forward, b.sp_tokens(), experts, h, Precision::bf16);
+          } else {
+            b.gemm(false, "router", Pass::dgrad, b.sp_tokens(), h, experts, Precision::bf16);
+            b.gemm(false, "router", Pass::wgrad, experts, h, b.sp_tokens(), Precision::bf16);
+          }
+        });
       },
-      [&](bool f) { permute(f, "permute"); },
+      [&](bool f) { b.in_scope(GraphScope::moe_preprocess, [&] { permute(f, "permute"); }); },
       [&](bool f) { all_to_all(f, "ep_dispatch"); },
-      // The routed tokens reach the experts unnormalized: their FP8 cast is a kernel of its own (shard, before
-      // the TP gather; the transpose for wgrad comes with it).
+      [&](bool f) { padding(f, "pad_expert_input"); },
+      // The routed tokens reach the experts unnormalized: their FP8 cast is a kernel of its own per local expert
+      // (shard, before the TP gather; the transpose for wgrad comes with it).
       [&](bool f) {
         if (f) {
-          b.fp8_cast(true, "cast_expert_fc1_input", shard_copies * h);
+          b.fp8_cast(true, "cast_expert_fc1_input", shard_copies * h, groups);
         }
       },
       [&](bool f) { b.column(f, kExpertFc1, copies, h, b.fc1_out(ffn), groups, experts_split); },
       [&](bool f) { b.in_part(OpPart::moe_act, [&] { b.activation(f, copies, ffn, experts_split.ways); }); },
       [&](bool f) { b.row(f, kExpertFc2, copies, ffn, h, groups, experts_split); },
+      [&](bool f) {
+        if (model.linear_bias) {
+          // The fc2 bias, weighted by each copy's routing probability, is added expert by expert outside the GEMM
+          // (Megatron's TEGroupedMLP._apply_bias): per expert a product and a sum (write, read two, write) and a
+          // concatenation (read, write); the backward forms both products with the gradient and reduces them.
+          b.memory(f, "expert_fc2_bias", 6 * expert_tokens, static_cast<int>((f ? 2 : 4) * groups) + (f ? 1 : 0));
+        }
+      },
+      [&](bool f) { padding(f, "unpad_expert_output"); },
       [&](bool f) { all_to_all(f, "ep_combine"); },
       [&](bool f) { permute(f, "unpermute"); },
       // Shared experts: a dense MLP on every token (overlapped with the all-to-all in Megatron, here in series).
@@ -439,24 +503,36 @@ void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, 
   const double norm_out = b.norm_output_bytes();
   const bool moe = model.moe() && !dense_layer;
   const double ffn = static_cast<double>(model.dense_mlp_ffn());
+  // CUDA-graph scopes as Megatron's TransformerLayer draws them: attn is the attention half (input norm to its
+  // residual), mlp a dense layer's MLP half, moe_router the pre-MLP norm and the router of an MoE layer (the rest of
+  // the MoE half is tagged inside moe_mlp).
+  const GraphScope mlp_half = moe ? GraphScope::moe_router : GraphScope::mlp;
   const std::function<void(bool)> steps[] = {
       [&](bool f) { weight_casts(b, model, shape, dense_layer, f); },
-      [&](bool f) { b.in_part(OpPart::norm, [&] { b.norm(f, "norm_attn", norm_out); }); },
-      [&](bool f) { b.norm_cast(f, "cast_norm_attn_output"); },
-      [&](bool f) { model.mla() ? mla_block(b, model, f) : attention_block(b, model, f); },
-      [&](bool f) { b.residual(f, "residual_attn"); },
-      [&](bool f) { b.in_part(OpPart::norm, [&] { b.norm(f, "norm_mlp", norm_out); }); },
       [&](bool f) {
-        b.in_part(moe ? OpPart::moe : OpPart::dense_mlp, [&] { b.norm_cast(f, "cast_norm_mlp_output"); });
+        b.in_scope(GraphScope::attn, [&] {
+          b.in_part(OpPart::norm, [&] { b.norm(f, "norm_attn", norm_out); });
+          b.norm_cast(f, "cast_norm_attn_output");
+        });
+      },
+      [&](bool f) {
+        b.in_scope(GraphScope::attn, [&] { model.mla() ? mla_block(b, model, f) : attention_block(b, model, f); });
+      },
+      [&](bool f) { b.in_scope(GraphScope::attn, [&] { b.residual(f, "residual_attn"); }); },
+      [&](bool f) {
+        b.in_scope(mlp_half, [&] {
+          b.in_part(OpPart::norm, [&] { b.norm(f, "norm_mlp", norm_out); });
+          b.in_part(moe ? OpPart::moe : OpPart::dense_mlp, [&] { b.norm_cast(f, "cast_norm_mlp_output"); });
+        });
       },
       [&](bool f) {
         if (moe) {
           b.in_part(OpPart::moe, [&] { moe_mlp(b, model, shape, f); });
         } else {
-          b.in_part(OpPart::dense_mlp, [&] { dense_mlp(b, f, ffn); });
+          b.in_scope(GraphScope::mlp, [&] { b.in_part(OpPart::dense_mlp, [&] { dense_mlp(b, f, ffn); }); });
         }
       },
-      [&](bool f) { b.residual(f, "residual_mlp"); },
+      [&](bool f) { b.in_scope(moe ? GraphScope::none : GraphScope::mlp, [&] { b.residual(f, "residual_mlp"); }); },
   };
   Builder::run(forward, steps);
 }
@@ -541,7 +617,8 @@ ShapeKey shape_key(const TrainConfig& train, const ResolvedLayout& resolved) {
                   .recompute = train.recompute,
                   .etp = resolved.layout.etp,
                   .recompute_modules = train.recompute_modules,
-                  .moe_dispatcher = train.moe_dispatcher};
+                  .moe_dispatcher = train.moe_dispatcher,
+                  .cuda_graphs = train.cuda_graphs};
 }
 
 OpList transformer_layer_ops(const ModelConfig& model, const SystemProfile& system, const ShapeKey& shape,

@@ -43,6 +43,31 @@ std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text) {
   return detail::parse_by_name(text, kAll);
 }
 
+std::string_view to_string(GraphScope scope) {
+  switch (scope) {
+  case GraphScope::none: return "none";
+  case GraphScope::attn: return "attn";
+  case GraphScope::mlp: return "mlp";
+  case GraphScope::moe_router: return "moe_router";
+  case GraphScope::moe_preprocess: return "moe_preprocess";
+  }
+  return "?";
+}
+
+std::optional<GraphScope> parse_graph_scope(std::string_view text) {
+  return detail::parse_by_name(text, kCapturableScopes);
+}
+
+std::string scopes_label(GraphScopes scopes) {
+  std::string out;
+  for (const GraphScope s : kCapturableScopes) {
+    if (has_scope(scopes, s)) {
+      out += (out.empty() ? "" : ", ") + std::string(to_string(s));
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
 std::string modules_label(RecomputeModules modules) {
   std::string out;
   for (const RecomputeModule m : kAllRecomputeModules) {

@@ -44,6 +44,9 @@ void read_extensions(const TomlTable& t, ModelConfig& m) {
   m.mtp_layers = optional_count(t, "mtp_layers");
   m.sliding_window = optional_count(t, "sliding_window");
   m.sliding_window_layers = t.optional_number("sliding_window_layers").value_or(m.sliding_window > 0 ? 1.0 : 0.0);
+  m.qk_norm = t.boolean("qk_norm", false);
+  m.glu_clamp = t.optional_number("glu_clamp").value_or(0.0);
+  require(m.glu_clamp >= 0, t, "glu_clamp", "must be positive (0: no clamp)");
   if (m.mla()) {
     require(m.kv_lora_rank > 0 && m.qk_nope_head_dim > 0 && m.qk_rope_head_dim > 0 && m.v_head_dim > 0, t, "attention",
             "mla needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim");

@@ -60,7 +60,9 @@ struct RooflineTimer {
                         wave_fill(tiles, system.sms);
     const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
-    return std::max(flops / rate, memory_seconds(operands + output)) + overhead(1);
+    // A grouped GEMM launches one GEMM per group (Transformer Engine's per-expert cuBLAS calls), each with its own
+    // ramp-up and tail.
+    return std::max(flops / rate, memory_seconds(operands + output)) + overhead(static_cast<int>(g.groups));
   }
 
   double operator()(const AttentionShape& a) const {
@@ -78,7 +80,7 @@ struct RooflineTimer {
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }
 
   double operator()(const CollectiveShape& c) const {
-    return collective_seconds(system, c.collective, c.bytes, c.placement, c.offdomain_share);
+    return collective_seconds(system, c.collective, c.bytes, c.placement, c.offdomain_share, c.one_sided);
   }
 };
 
@@ -86,9 +88,16 @@ struct RooflineTimer {
 
 double RooflineProvider::seconds(const Op& op) const {
   const double t = std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
-  // The routed experts' grouped GEMMs run at the release's grouped-GEMM fraction of a dense GEMM's rate.
+  // The routed experts' grouped GEMMs run at the release's grouped-GEMM fraction of a dense GEMM's rate, less at
+  // few tokens per expert (the rows of the forward and dgrad GEMMs, the reduction depth of the wgrad GEMM).
   const bool expert_gemm = op.part == OpPart::moe && std::holds_alternative<GemmShape>(op.shape) && op.name != "router";
-  return expert_gemm ? t / system_.efficiency.grouped_gemm : t;
+  if (!expert_gemm) {
+    return t;
+  }
+  const GemmShape& g = std::get<GemmShape>(op.shape);
+  const double tokens = static_cast<double>(op.pass == Pass::wgrad ? g.k : g.m);
+  const double t0 = system_.efficiency.grouped_gemm_tokens;
+  return t / system_.efficiency.grouped_gemm * (tokens + t0) / tokens;
 }
 
 double MeasuredOverrides::seconds(const Op& op) const {

@@ -1,6 +1,7 @@
 #include "dgx/llm/step_model.hpp"
 
 #include "data_parallel.hpp"
+#include "host_bound.hpp"
 
 #include "dgx/llm/communication.hpp"
 #include "dgx/llm/finetune_memory.hpp"
@@ -23,11 +24,16 @@ namespace dgx::llm {
 namespace {
 
 PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, const Software& software,
-                   Precision precision) {
+                   Precision precision, GraphScopes graphs, bool forward) {
   PassCost cost;
   double attention = 0;
+  bool moe = false;
+  std::vector<double> seconds;
+  seconds.reserve(ops.size());
   for (const Op& op : ops) {
     const double t = provider.seconds(op);
+    seconds.push_back(t);
+    moe = moe || op.part == OpPart::moe;
     switch (op.group) {
     case CommGroup::tp: cost.tp += t; break;
     case CommGroup::cp: cost.cp += t; break;
@@ -44,15 +50,20 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, c
   const double tp_hidden = cost.tp * software.tp_overlap[static_cast<std::size_t>(precision)];
   cost.tp = detail::overlapped(cost.tp, tp_hidden, 0, software.overlap_slowdown);
   cost.cp = detail::overlapped(cost.cp, attention, 0, software.overlap_slowdown);
+  // A dropless MoE layer synchronises the host with the GPU every forward (host_bound.hpp); elsewhere the host
+  // keeps ahead of the GPU.
+  if (moe) {
+    cost.host = detail::host_bound_seconds(ops, seconds, software, graphs, forward);
+  }
   return cost;
 }
 
-/// The shape in two words: tp, etp, cp, ep, mbs | seq_len, precision, recompute, recompute modules.
+/// The shape in two words: tp, etp, cp, ep, mbs | seq_len, dispatcher, precision, recompute, graphs, recompute modules.
 PackedShape pack(const ShapeKey& k) {
   const auto u = [](auto v) { return static_cast<std::uint64_t>(v); };
   const std::uint64_t first = u(k.tp) << 48 | u(k.expert_tp()) << 40 | u(k.cp) << 32 | u(k.ep) << 16 | u(k.mbs);
-  const std::uint64_t second =
-      u(k.seq_len) << 32 | u(k.moe_dispatcher) << 28 | u(k.precision) << 24 | u(k.recompute) << 16 | u(k.modules());
+  const std::uint64_t second = u(k.seq_len) << 32 | u(k.moe_dispatcher) << 28 | u(k.precision) << 24 |
+                               u(k.recompute) << 16 | u(k.cuda_graphs) << 8 | u(k.modules());
   return PackedShape{.first = first, .second = second};
 }
 
@@ -86,9 +97,10 @@ double pipeline_comm(const ModelConfig& model, const SystemProfile& system, cons
 
 }  // namespace
 
-ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software, Precision precision) {
-  return ChunkCost{.forward = pass_cost(ops.forward, provider, software, precision),
-                   .backward = pass_cost(ops.backward, provider, software, precision)};
+ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software, Precision precision,
+                  GraphScopes graphs) {
+  return ChunkCost{.forward = pass_cost(ops.forward, provider, software, precision, graphs, true),
+                   .backward = pass_cost(ops.backward, provider, software, precision, graphs, false)};
 }
 
 StepModel::StepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
@@ -121,7 +133,9 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
       apply_finetune(dense_layer, StepChunk::layer, model_, system_, key, *finetune_);
     }
   }
-  const auto chunk = [&](const OpList& ops) { return cost_of(ops, *provider_, system_.software, key.precision); };
+  const auto chunk = [&](const OpList& ops) {
+    return cost_of(ops, *provider_, system_.software, key.precision, key.cuda_graphs);
+  };
   const ChunkCost layer_cost = chunk(layer);
   ShapeCost cost{.layer = layer_cost,
                  .embedding = chunk(embedding),
@@ -161,6 +175,7 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
         out.cost.tp += times * pass->tp;
         out.cost.cp += times * pass->cp;
         out.cost.ep += times * pass->ep;
+        out.cost.host += times * pass->host;
       }
       out.forward += times * chunk.forward.total();
       out.backward += times * chunk.backward.total();
@@ -196,6 +211,7 @@ StepBreakdown StepModel::step_breakdown(const ResolvedLayout& r, const TrainConf
   b.tp_comm = m * slowest->cost.tp;
   b.cp_comm = m * slowest->cost.cp;
   b.ep_comm = m * slowest->cost.ep;
+  b.host = m * slowest->cost.host;
 
   b.pp_comm = m * pp_comm;
   b.bubble = pipeline_seconds(l.pp, l.vp, r.microbatches, slowest->total, mean) - m * slowest->total;

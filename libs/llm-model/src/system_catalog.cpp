@@ -114,6 +114,7 @@ Efficiency read_efficiency(const TomlTable& t) {
   e.nvlink_bus = bounded(t, "nvlink_bus", 0.05, 1);
   e.nvlink_p2p = bounded(t, "nvlink_p2p", 0.05, 1);
   e.nic = bounded(t, "nic", 0.05, 1);
+  e.nic_all_to_all = t.contains("nic_all_to_all") ? bounded(t, "nic_all_to_all", 0.05, 1) : e.nic;
   e.nvlink_hop_latency_us = bounded(t, "nvlink_hop_latency_us", 0, 1000);
   e.network_hop_latency_us = bounded(t, "network_hop_latency_us", 0, 1000);
   return e;

@@ -89,3 +89,16 @@ TEST_CASE("a flex dispatcher sends a token once per remote NVLink domain") {
       collective_seconds(h100, Collective::all_to_all, 1e9, four_nodes, flex_offdomain_share(four_nodes, 8));
   CHECK(flex < 0.5 * flat);
 }
+
+TEST_CASE("a one-sided all-to-all (DeepEP, HybridEP) runs its NVLink part at the point-to-point rate") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const GroupPlacement node = place_group(1, 8, 8);
+  const double ring = bus_bandwidth(h100, Collective::all_to_all, node);
+  const double one_sided = bus_bandwidth(h100, Collective::all_to_all, node, 1, true);
+  CHECK(one_sided == doctest::Approx(ring * h100.efficiency.nvlink_p2p / h100.efficiency.nvlink_bus));
+  // Across nodes the NICs bind (at the all-to-all's rate of them), whoever writes the NVLink part.
+  const GroupPlacement nodes = place_group(1, 32, 8);
+  CHECK(bus_bandwidth(h100, Collective::all_to_all, nodes, 1, true) ==
+        doctest::Approx(bus_bandwidth(h100, Collective::all_to_all, nodes)));
+  CHECK(h100.efficiency.nic_all_to_all < h100.efficiency.nic);
+}

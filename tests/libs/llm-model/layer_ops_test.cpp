@@ -252,3 +252,48 @@ TEST_CASE("selective recompute reruns the chosen Megatron modules, torchtitan's 
   CHECK(rerun_n(float8, "fc2") == 0);               // torchao's FP8 GEMMs dispatch as aten.mm: the same policy
   CHECK(count(float8.backward, "attention") == 1);  // the attention kernel's output is kept
 }
+
+TEST_CASE("CUDA-graph scopes: the attention half, the router and the permutation can be captured, the experts not") {
+  const ModelConfig m = catalog_model("qwen3-30b-a3b");
+  const OpList ops =
+      transformer_layer_ops(m, catalog_system("b200"), ShapeKey{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1});
+  CHECK(find(ops.forward, "qkv", Pass::forward)->scope == GraphScope::attn);
+  CHECK(find(ops.forward, "attention", Pass::forward)->scope == GraphScope::attn);
+  CHECK(find(ops.forward, "norm_mlp", Pass::forward)->scope == GraphScope::moe_router);
+  CHECK(find(ops.forward, "router", Pass::forward)->scope == GraphScope::moe_router);
+  CHECK(find(ops.forward, "permute", Pass::forward)->scope == GraphScope::moe_preprocess);
+  CHECK(find(ops.forward, "ep_dispatch", Pass::forward)->scope == GraphScope::none);
+  CHECK(find(ops.forward, "expert_fc1", Pass::forward)->scope == GraphScope::none);
+  const OpList dense = transformer_layer_ops(catalog_model("llama3.1-8b"), catalog_system("b200"),
+                                             ShapeKey{.tp = 1, .mbs = 1, .seq_len = 8192});
+  CHECK(find(dense.forward, "fc1", Pass::forward)->scope == GraphScope::mlp);
+}
+
+TEST_CASE("FP8 expert GEMMs pad each expert's tokens to whole blocks and quantize them expert by expert") {
+  const ModelConfig m = catalog_model("qwen3-30b-a3b");
+  const SystemProfile b200 = catalog_system("b200");
+  const ShapeKey shape{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .precision = Precision::mxfp8, .etp = 1};
+  const OpList fp8 = transformer_layer_ops(m, b200, shape);
+  CHECK(count(fp8.forward, "pad_expert_input") == 1);
+  CHECK(count(fp8.forward, "unpad_expert_output") == 1);
+  CHECK(count(fp8.backward, "pad_expert_input") == 1);
+  const auto& cast = std::get<MemoryShape>(find(fp8.forward, "cast_expert_fc1_input", Pass::forward)->shape);
+  CHECK(cast.kernels == m.experts / 8);  // one quantization kernel per local expert
+  CHECK(std::get<MemoryShape>(find(fp8.forward, "cast_proj_input", Pass::forward)->shape).kernels == 1);
+  const OpList bf16 = transformer_layer_ops(m, b200, ShapeKey{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1});
+  CHECK(count(bf16.forward, "pad_expert_input") == 0);
+}
+
+TEST_CASE("gpt-oss clamps its GLU input and adds its experts' fc2 bias outside the GEMMs; Qwen3 norms q and k") {
+  const ShapeKey shape{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1};
+  const OpList oss = transformer_layer_ops(catalog_model("gpt-oss-120b"), catalog_system("h100-sxm"), shape);
+  CHECK(count(oss.forward, "glu_clamp") == 1);
+  CHECK(count(oss.backward, "glu_clamp") == 1);
+  CHECK(count(oss.forward, "expert_fc2_bias") == 1);
+  CHECK(count(oss.forward, "qk_norm") == 0);
+  const OpList qwen = transformer_layer_ops(catalog_model("qwen3-235b-a22b"), catalog_system("h100-sxm"), shape);
+  CHECK(count(qwen.forward, "glu_clamp") == 0);
+  CHECK(count(qwen.forward, "expert_fc2_bias") == 0);
+  CHECK(count(qwen.forward, "qk_norm") == 1);
+  CHECK(count(qwen.backward, "qk_norm") == 1);
+}

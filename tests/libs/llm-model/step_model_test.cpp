@@ -1,6 +1,7 @@
 #include "dgx/llm/step_model.hpp"
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/framework.hpp"
 
 #include "catalog_fixtures.hpp"
 
@@ -214,4 +215,27 @@ TEST_CASE("activation offloading over PCIe shows where NVLink-C2C hides it") {
   REQUIRE(fast.has_value());
   CHECK(slow->breakdown.offload > 10 * fast->breakdown.offload);
   CHECK(slow->step_time_s > fast->step_time_s);
+}
+
+TEST_CASE("an eager MoE layer waits for the host where its kernels are shorter than their launches; graphs help") {
+  const auto framework = find_framework("nemo-26.04.01");
+  REQUIRE(framework.has_value());
+  const SystemProfile b200 = apply_framework(catalog_system("b200"), *framework);
+  REQUIRE(b200.software.host_op_us > 0);
+  StepModel m(catalog_model("qwen3-235b-a22b"), b200);
+  TrainConfig t = train(Layout{.tp = 1, .pp = 8, .ep = 8, .etp = 1}, 1, 8192, 4096);
+  t.precision = Precision::mxfp8;
+  const Projection eager = project_ok(m, 256, t);
+  CHECK(eager.breakdown.host > 0);  // 16 local experts: a GEMM and a quantization launched for each
+  CHECK(eager.breakdown.total() == doctest::Approx(eager.step_time_s));
+  t.cuda_graphs =
+      scope_bit(GraphScope::attn) | scope_bit(GraphScope::moe_router) | scope_bit(GraphScope::moe_preprocess);
+  const Projection graphed = project_ok(m, 256, t);
+  CHECK(graphed.breakdown.host < eager.breakdown.host);
+  t.layout.ep = 32;  // 4 local experts of 4x the tokens each: fewer launches, the GPU's kernels longer
+  const Projection wide = project_ok(m, 256, t);
+  CHECK(wide.breakdown.host < graphed.breakdown.host);
+  // A dense model is never host-bound: without the dispatcher's synchronisation the host runs ahead.
+  StepModel dense(catalog_model("llama3.1-8b"), b200);
+  CHECK(project_ok(dense, 8, train(Layout{}, 1, 128, 8192)).breakdown.host == 0);
 }

@@ -24,13 +24,14 @@ namespace dgx::llm {
 [[nodiscard]] GroupPlacement place_group(int stride, int ranks, int domain);
 
 /// Bus bandwidth in bytes/s of a collective on a placed group; an all_to_all sends `offdomain_share` of its
-/// off-domain bytes over the NICs (CollectiveShape::offdomain_share).
+/// off-domain bytes over the NICs (CollectiveShape::offdomain_share), and its NVLink part runs at the ring's rate or,
+/// `one_sided` (CollectiveShape::one_sided), at the point-to-point rate.
 [[nodiscard]] double bus_bandwidth(const SystemProfile& system, Collective collective, GroupPlacement placement,
-                                   double offdomain_share = 1);
+                                   double offdomain_share = 1, bool one_sided = false);
 
 /// Seconds of one collective: latency_steps × hop latency + bytes × bus_factor / bus_bandwidth.
 [[nodiscard]] double collective_seconds(const SystemProfile& system, Collective collective, double bytes,
-                                        GroupPlacement placement, double offdomain_share = 1);
+                                        GroupPlacement placement, double offdomain_share = 1, bool one_sided = false);
 
 /// The share of an MoE all-to-all's off-domain copies a hierarchical dispatcher (DeepEP, HybridEP: Megatron's
 /// flex dispatcher) sends over the NICs: it ships a token once to each remote NVLink domain holding one of its

@@ -55,6 +55,8 @@ struct ExploreSpace {
   /// and the token dispatcher.
   bool ep_overlap = false;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// The submodules captured in CUDA graphs at every point (TrainConfig::cuda_graphs).
+  GraphScopes cuda_graphs = 0;
   BatchRule batch;
   int seq_len = 0;  ///< 0: the model's default
   double tokens = 1e12;

@@ -26,6 +26,8 @@ struct KernelEfficiency {
   std::optional<double> attention;
   /// Efficiency::grouped_gemm: the experts' grouped GEMMs against a dense GEMM.
   std::optional<double> grouped_gemm;
+  /// Efficiency::grouped_gemm_tokens: the tokens per expert at which a grouped GEMM reaches half its fraction.
+  std::optional<double> grouped_gemm_tokens;
 };
 
 struct FrameworkProfile {

@@ -25,6 +25,7 @@ struct ShapeKey {
   int etp = 0;                                                    ///< expert tensor parallelism (Layout::etp); 0: tp
   RecomputeModules recompute_modules = kDefaultRecomputeModules;  ///< under Recompute::selective
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  GraphScopes cuda_graphs = 0;  ///< TrainConfig::cuda_graphs
 
   [[nodiscard]] std::int64_t local_tokens() const { return std::int64_t{mbs} * seq_len / cp; }
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }

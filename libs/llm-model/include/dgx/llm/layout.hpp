@@ -12,6 +12,7 @@
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/model_config.hpp"
+#include "dgx/llm/ops.hpp"
 #include "dgx/llm/pipeline_split.hpp"
 #include "dgx/llm/precision.hpp"
 #include "dgx/llm/system_profile.hpp"
@@ -64,6 +65,23 @@ inline constexpr RecomputeModules kDefaultRecomputeModules = module_bit(Recomput
 /// "core_attn, mlp" for messages.
 [[nodiscard]] std::string modules_label(RecomputeModules modules);
 
+/// A set of GraphScope bits (ops.hpp): the decoder submodules a recipe captures in CUDA graphs (Megatron
+/// cuda_graph_impl "transformer_engine" with cuda_graph_scope, e.g. attn, moe_router, moe_preprocess); 0: eager.
+using GraphScopes = std::uint8_t;
+inline constexpr GraphScope kCapturableScopes[] = {GraphScope::attn, GraphScope::mlp, GraphScope::moe_router,
+                                                   GraphScope::moe_preprocess};
+[[nodiscard]] constexpr GraphScopes scope_bit(GraphScope scope) {
+  return static_cast<GraphScopes>(1U << static_cast<unsigned>(scope));
+}
+[[nodiscard]] constexpr bool has_scope(GraphScopes set, GraphScope scope) {
+  return scope != GraphScope::none && (set & scope_bit(scope)) != 0;
+}
+[[nodiscard]] std::string_view to_string(GraphScope scope);
+/// "attn", "mlp", "moe_router", "moe_preprocess" (Megatron's names); "none" is not a scope that can be captured.
+[[nodiscard]] std::optional<GraphScope> parse_graph_scope(std::string_view text);
+/// "attn, moe_router" for messages; "none" for the empty set.
+[[nodiscard]] std::string scopes_label(GraphScopes scopes);
+
 struct Layout {
   int tp = 1;  ///< tensor parallel (with sequence parallelism)
   int pp = 1;  ///< pipeline stages
@@ -104,6 +122,9 @@ struct TrainConfig {
   /// The MoE token dispatcher: Megatron's flat all-to-all, or its flex dispatcher (DeepEP / HybridEP), which sends
   /// a token once per remote NVLink domain and fans it out there (communication.hpp flex_offdomain_share).
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// The submodules captured in CUDA graphs (the recipe's cuda_graph_scope): their kernels are replayed without
+  /// host work, so they cannot leave the GPU waiting for the host (step_model.hpp, host-bound time).
+  GraphScopes cuda_graphs = 0;
   /// Megatron distributed optimizer (ZeRO-1): FP32 master weights and Adam moments sharded over the data
   /// parallel ranks; gradients reduce-scattered and parameters all-gathered instead of all-reduced.
   bool distributed_optimizer = true;

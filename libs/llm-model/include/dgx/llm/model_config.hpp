@@ -57,6 +57,10 @@ struct ModelConfig {
   int mtp_layers = 0;          ///< multi-token-prediction modules trained with the model (DeepSeek-V3: 1)
   int sliding_window = 0;      ///< local attention window of the sliding-window layers (tokens); 0: none
   double sliding_window_layers = 0;  ///< fraction of the layers that use it (gpt-oss: every other layer, 0.5)
+  bool qk_norm = false;              ///< per-head RMSNorm of queries and keys before rotary (Qwen3's q_norm / k_norm)
+  /// The gated activation's inputs are clamped (gpt-oss: the gate at +glu_clamp, the linear part to ±glu_clamp,
+  /// then GLU with a +1 offset on the linear part); 0: no clamp.
+  double glu_clamp = 0;
 
   [[nodiscard]] bool gated() const { return activation == Activation::swiglu; }
   [[nodiscard]] bool moe() const { return experts > 1; }

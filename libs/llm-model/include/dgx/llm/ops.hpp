@@ -56,6 +56,9 @@ struct CollectiveShape {
   /// all_to_all only: the share of the off-domain bytes that cross the NICs (1: every copy; a hierarchical
   /// dispatcher that sends a token once per remote domain and fans it out over NVLink there sends less).
   double offdomain_share = 1;
+  /// all_to_all only: the tokens are written straight into the peers' buffers (DeepEP / HybridEP kernels: one-sided
+  /// NVLink stores), so the NVLink part runs at the point-to-point rate instead of NCCL's ring rate.
+  bool one_sided = false;
 };
 
 /// The parallel group a communication runs on (none for compute). etp: the expert tensor-parallel group of MoE
@@ -64,6 +67,13 @@ enum class CommGroup : std::uint8_t { none, tp, cp, ep, pp, dp, etp };
 
 /// The part of a decoder layer an op belongs to: what selective recompute chooses by (layout.hpp RecomputeModule).
 enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_mlp, moe, moe_act, shared_experts };
+
+/// The submodule of a decoder layer a CUDA graph can capture (Megatron's cuda_graph_scope with Transformer Engine's
+/// make_graphed_callables, forward and backward): attn the attention block (input norm, attention, output
+/// projection, residual), mlp a dense layer's MLP block, moe_router the pre-MLP norm and the router, moe_preprocess
+/// the token dispatcher's preprocessing and permutation; none what stays eager (the all-to-all, the experts, the
+/// combine, which the dropless dispatcher's host synchronisation keeps out of graphs).
+enum class GraphScope : std::uint8_t { none, attn, mlp, moe_router, moe_preprocess };
 
 using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
 
@@ -75,6 +85,7 @@ struct Op {
   OpShape shape;
   bool recompute = false;  ///< a forward op rerun in the backward pass (same key as the original)
   OpPart part = OpPart::other;
+  GraphScope scope = GraphScope::none;  ///< the CUDA-graph scope it belongs to (launched eagerly when not captured)
 
   [[nodiscard]] bool is_communication() const { return std::holds_alternative<CollectiveShape>(shape); }
 

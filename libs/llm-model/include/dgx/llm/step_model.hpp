@@ -41,16 +41,20 @@ struct StepBreakdown {
   double optimizer = 0;   ///< Adam step, grad-norm, zeroing, FP8 re-cast
   double stragglers = 0;  ///< the slowest GPU's extra time on the compute-paced part (stragglers.hpp)
   double offload = 0;     ///< exposed activation offloading to the host (train.offload_layers)
+  double host = 0;        ///< the GPU waiting for the host: MoE layers whose eager host work exceeds their GPU work
 
   [[nodiscard]] double total() const {
-    return compute + tp_comm + cp_comm + ep_comm + pp_comm + bubble + dp_comm + optimizer + stragglers + offload;
+    return compute + tp_comm + cp_comm + ep_comm + pp_comm + bubble + dp_comm + optimizer + stragglers + offload + host;
   }
 };
 
-/// Time of one pass of a chunk of ops, split into compute and exposed communication.
+/// Time of one pass of a chunk of ops, split into compute, exposed communication and host-bound time.
 struct PassCost {
   double compute = 0, tp = 0, cp = 0, ep = 0;
-  [[nodiscard]] double total() const { return compute + tp + cp + ep; }
+  /// Host-bound time: the pass's eager host work beyond its GPU time, where a host synchronisation keeps the host
+  /// from running ahead (MoE layers, Software::host_op_us).
+  double host = 0;
+  [[nodiscard]] double total() const { return compute + tp + cp + ep + host; }
 };
 
 struct ChunkCost {
@@ -163,8 +167,12 @@ private:
 
 /// Sums a chunk of ops into compute and exposed communication (the overlap rules above, with the software's
 /// overlap fractions for the run's GEMM precision).
+/// `graphs`: the CUDA-graph scopes of the run (their ops cost the host nothing). A chunk with MoE ops is host-bound
+/// where its eager host work (Software::host_op_us per kernel) exceeds its GPU time: the dispatcher's host
+/// synchronisation in every MoE layer's forward empties the launch queue, so the host cannot run ahead across
+/// layers; PassCost::host holds the excess.
 [[nodiscard]] ChunkCost cost_of(const OpList& ops, const OpTimeProvider& provider, const Software& software,
-                                Precision precision);
+                                Precision precision, GraphScopes graphs = 0);
 
 /// The convenience entry point: catalog names, the system as the framework release runs it, the default price of
 /// the system.

@@ -40,6 +40,9 @@ struct Efficiency {
   double nvlink_p2p = 0;
   /// Achieved fraction of the NIC line rate.
   double nic = 0;
+  /// Achieved fraction of the NIC line rate in an all-to-all across the scale-out network (every NIC sending to and
+  /// receiving from all the others at once); a file without it: `nic`.
+  double nic_all_to_all = 0;
   /// Latency of one ring step (one hop) inside the NVLink domain / across the scale-out network, microseconds.
   double nvlink_hop_latency_us = 0;
   double network_hop_latency_us = 0;
@@ -49,6 +52,10 @@ struct Efficiency {
   /// Fraction of a dense GEMM's rate the routed experts' grouped GEMMs reach under the framework release (TE's
   /// grouped GEMM: one GEMM per local expert with its own quantization and padding). 1 until a profile sets it.
   double grouped_gemm = 1;
+  /// Tokens per local expert at which the grouped GEMMs reach half of grouped_gemm: each expert's GEMM streams its
+  /// whole weight for its few rows (forward, dgrad) or reduces over them (wgrad), so its fixed per-tile prologue and
+  /// epilogue weigh as t0 / (t + t0) of the tile's time at t tokens. 0: no such loss.
+  double grouped_gemm_tokens = 0;
 };
 
 /// How a framework shards data-parallel state under TrainConfig::fsdp.
@@ -117,6 +124,12 @@ struct Software {
   /// The loss upcasts the logits to FP32 before the cross entropy (torchtitan's loss: pred.float()): the FP32 copy
   /// and the FP32 log-softmax beside the BF16 logits.
   bool fp32_logits = false;
+  /// Host time to issue one kernel of an op outside CUDA graphs, microseconds: the Python of the module
+  /// (Megatron, Transformer Engine), PyTorch's dispatch and the launch itself. Where the GPU waits for the host,
+  /// this is what it waits for: in MoE layers, whose dropless dispatcher synchronises the host with the GPU every
+  /// forward (the tokens each local expert receives size the grouped GEMMs), a layer whose host work exceeds its
+  /// GPU work runs at the host's pace (step_model.hpp, host-bound time). 0: the host always keeps ahead.
+  double host_op_us = 0;
 };
 
 struct SystemProfile {
