@@ -284,7 +284,7 @@ TEST_CASE("FP8 expert GEMMs pad each expert's tokens to whole blocks and quantiz
   CHECK(count(bf16.forward, "pad_expert_input") == 0);
 }
 
-TEST_CASE("gpt-oss clamps its GLU input and adds its experts' fc2 bias outside the GEMMs; Qwen3 norms q and k") {
+TEST_CASE("gpt-oss clamps its GLU input and adds its experts' fc2 bias outside the GEMMs, Qwen3 norms q and k") {
   const ShapeKey shape{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1};
   const OpList oss = transformer_layer_ops(catalog_model("gpt-oss-120b"), catalog_system("h100-sxm"), shape);
   CHECK(count(oss.forward, "glu_clamp") == 1);

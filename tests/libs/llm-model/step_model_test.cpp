@@ -217,7 +217,7 @@ TEST_CASE("activation offloading over PCIe shows where NVLink-C2C hides it") {
   CHECK(slow->step_time_s > fast->step_time_s);
 }
 
-TEST_CASE("an eager MoE layer waits for the host where its kernels are shorter than their launches; graphs help") {
+TEST_CASE("an eager MoE layer waits for the host where its kernels are shorter than their launches, graphs help") {
   const auto framework = find_framework("nemo-26.04.01");
   REQUIRE(framework.has_value());
   const SystemProfile b200 = apply_framework(catalog_system("b200"), *framework);
