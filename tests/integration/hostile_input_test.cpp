@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,56 @@ TEST_CASE("-c with a FIFO, a directory or /dev/zero is refused at once") {
     CHECK_MESSAGE(r.err.find("not a regular file") != std::string::npos, r.err);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   }
+}
+
+TEST_CASE("compare and --baseline refuse a FIFO, /dev/zero and a document nested 100,000 deep at once, exit 2") {
+  TempDir dir;
+  const auto good = dir.path() / "a.json";
+  REQUIRE(dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=100", "-o", good.string()} + kQuick)
+              .exit_code == 0);
+  const auto fifo = dir.path() / "fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto deep = dir.write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  const std::map<std::string, std::string> expected = {
+      {fifo.string(), "results file " + fifo.string() + ": is a FIFO, not a regular file"},
+      {"/dev/zero", "results file /dev/zero: is a character device, not a regular file"},
+      {deep.string(), deep.string() + ": line 1: arrays or objects nest more than 32 deep; dgxhost refuses documents "
+                                      "nested this deeply"}};
+  for (const auto& [path, message] : expected) {
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult r = dgxhost({"compare", good.string(), path});
+    CHECK_MESSAGE(r.exit_code == 2, path);
+    CHECK_MESSAGE(r.err.find("dgxhost: compare: " + message) != std::string::npos, r.err);
+    r = dgxhost({"--plugin", "spin", "--baseline", path});
+    CHECK_MESSAGE(r.exit_code == 2, path);
+    CHECK_MESSAGE(r.err.find("--baseline " + path + ": " + message) != std::string::npos, r.err);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  }
+}
+
+TEST_CASE("a mistyped results file names the file, the JSON path and what was expected") {
+  TempDir dir;
+  const auto good = dir.path() / "a.json";
+  REQUIRE(dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=100", "-o", good.string()} + kQuick)
+              .exit_code == 0);
+  json::Value doc = json::parse([&] {
+    std::ifstream in(good);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }());
+  json::Object& row = doc.as_object().find("results")->as_array()[0].as_object();
+  row.find("metrics")->as_object().find("time.median")->as_object().set("value", "fast");
+  const auto fast = dir.write("fast.json", json::write(doc));
+  ProcessResult r = dgxhost({"compare", good.string(), fast.string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(fast.string() + R"(: $.results[0].metrics["time.median"].value: expected a number or null, found a )"
+                                   R"(string ("fast"))") != std::string::npos);
+  CHECK(r.err.find("std::") == std::string::npos);
+  const auto top = dir.write("top.json", "[1, 2]");
+  r = dgxhost({"compare", good.string(), top.string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(top.string() + ": $: expected an object, found an array") != std::string::npos);
 }
 
 TEST_CASE("range errors give the value and where it came from") {

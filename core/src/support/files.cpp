@@ -69,7 +69,8 @@ Expected<std::string> read_regular_file(const std::string& path, std::size_t max
     return failure(std::string("is ") + file_kind(st.st_mode) + ", not a regular file");
   }
   if (static_cast<std::size_t>(st.st_size) > max_bytes) {
-    return failure("is " + std::to_string(st.st_size) + " bytes; dgxhost reads at most " + std::to_string(max_bytes));
+    return failure("is " + std::to_string(st.st_size) + " bytes; dgxhost reads at most " + std::to_string(max_bytes) +
+                   " bytes");
   }
   std::string content;
   char buffer[65536];

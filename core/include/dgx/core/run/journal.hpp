@@ -19,6 +19,7 @@
 #include "dgx/core/support/expected.hpp"
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/json.hpp"
+#include "dgx/core/support/json_cursor.hpp"
 
 namespace dgx {
 
@@ -33,7 +34,8 @@ std::filesystem::path default_run_dir(const std::string& workload);
 
 /// A row as the journal keeps it: everything ResultRow holds, so a resumed run reports it unchanged.
 json::Value row_to_journal(const ResultRow& row);
-ResultRow row_from_journal(const json::Value& value);  // throws std::exception on a malformed row
+/// The inverse of row_to_journal; throws json::ReadError naming the member of a malformed row by its path.
+ResultRow row_from_journal(const json::Cursor& value);
 
 class Journal {
 public:
