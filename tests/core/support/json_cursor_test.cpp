@@ -11,9 +11,10 @@ TEST_CASE("a value of the wrong type names its JSON path, what was expected and 
   const json::Cursor root(doc);
   const json::Cursor value = root["results"].elements()[0]["metrics"]["time.median"]["value"];
   CHECK(value.path() == R"($.results[0].metrics["time.median"].value)");
-  CHECK_THROWS_WITH_AS((void)value.number_or_null(),
-                       R"($.results[0].metrics["time.median"].value: expected a number or null, found a string ("fast"))",
-                       json::ReadError);
+  CHECK_THROWS_WITH_AS(
+      (void)value.number_or_null(),
+      R"($.results[0].metrics["time.median"].value: expected a number or null, found a string ("fast"))",
+      json::ReadError);
   CHECK_THROWS_WITH_AS((void)root["results"].string(), "$.results: expected a string, found an array", json::ReadError);
   CHECK_THROWS_WITH_AS((void)root["missing"], R"($: expected a member "missing", found none)", json::ReadError);
   CHECK_THROWS_WITH_AS((void)root["results"][""], "$.results: expected an object, found an array", json::ReadError);

@@ -20,7 +20,8 @@ inline std::string nests_too_deep(std::string_view what) {
 /// Every reader's refusal, after the document's name: "line <line>: <problem>; dgxhost refuses documents nested
 /// this deeply".
 inline std::string nesting_refusal(std::size_t line, std::string_view problem) {
-  return "line " + std::to_string(line) + ": " + std::string(problem) + "; dgxhost refuses documents nested this deeply";
+  return "line " + std::to_string(line) + ": " + std::string(problem) +
+         "; dgxhost refuses documents nested this deeply";
 }
 
 }  // namespace dgx
