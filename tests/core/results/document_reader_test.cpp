@@ -120,7 +120,7 @@ TEST_CASE("only a regular file is read as results, at once: a FIFO, a directory 
     CHECK(read.error().code == ExitCode::usage);
     CHECK_MESSAGE(read.error().message.find("results file " + path + ": is ") == 0, read.error().message);
     CHECK(read.error().message.find(", not a regular file") != std::string::npos);
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));  // a FIFO would block for ever
   }
 }
 
