@@ -271,7 +271,27 @@ std::string run_difference(const json::Object& a, const json::Object& b, const s
   return {};
 }
 
+namespace {
+
+// "2 ranks (mpi)" from a header's {"world_size": 2, "transport": "mpi"}.
+std::string ranks_text(const json::Value& ranks) {
+  const json::Object* o = ranks.is_object() ? &ranks.as_object() : nullptr;
+  const json::Value* size = o != nullptr ? o->find("world_size") : nullptr;
+  const json::Value* transport = o != nullptr ? o->find("transport") : nullptr;
+  const std::string n = size != nullptr ? json::write(*size, 0) : "?";
+  return n + (n == "1" ? " rank" : " ranks") + " (" +
+         (transport != nullptr && transport->is_string() ? transport->as_string() : "?") + ")";
+}
+
+}  // namespace
+
 std::string resume_mismatch(const json::Object& header, const json::Object& now) {
+  // A journal written before the header named its ranks says nothing about them: nothing to compare.
+  const json::Value* then = header.find("ranks");
+  const json::Value* here = now.find("ranks");
+  if (then != nullptr && here != nullptr && !(*then == *here)) {
+    return "ranks: the journal's run had " + ranks_text(*then) + ", this run has " + ranks_text(*here);
+  }
   return run_difference(header, now, "the journal's", "this run's");
 }
 
