@@ -227,6 +227,17 @@ TEST_CASE("Ctrl-C stops an explore at once: exit 130, a JSON document saying so"
   CHECK(doc["status"]["exit_code"].as_int() == 130);
 }
 
+TEST_CASE("a comm sweep whose buffers exceed the machine's memory is a config error naming the key and the need") {
+  const ProcessResult r = dgxhost({"--plugin", "all_reduce", "--set", "comm.max_bytes=1e18"});
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("comm:all_reduce: invalid configuration: comm.max_bytes (-e) 1000000000000000000: the "
+                           "largest case needs ") != std::string::npos,
+                r.err);
+  CHECK(r.err.find(" GiB of host memory") != std::string::npos);
+  CHECK(r.err.find("more than this machine's ") != std::string::npos);
+  CHECK(r.err.find("bad_alloc") == std::string::npos);
+}
+
 TEST_CASE("counts are range-checked before they become an int: comm -w and -r, spin.us") {
   ProcessResult r = dgxhost({"--plugin", "all_reduce", "-w", "99999999999"});
   CHECK(r.exit_code == 2);

@@ -25,6 +25,23 @@ TEST_CASE("-o into a missing folder fails in under a second with exit 2") {
   CHECK(r.cpu_seconds < 1);
 }
 
+TEST_CASE("-o with an empty file name is refused like --output=, for a run and for compare") {
+  TempDir dir;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--plugin", "spin", "-o", ""},
+                                               std::vector<std::string>{"--plugin", "spin", "--output", ""},
+                                               std::vector<std::string>{"--plugin", "spin", "--output="}}) {
+    const ProcessResult r = dgxhost(args, {{"DGX_RUNS_DIR", (dir.path() / "runs").string()}});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // refused before any work
+  }
+  CHECK(dgxhost({"--plugin", "spin", "-o", ""}).err.find("--output needs a file name (or - for stdout)") !=
+        std::string::npos);
+  const ProcessResult compare = dgxhost({"compare", "a.json", "b.json", "-o", ""});
+  CHECK(compare.exit_code == 2);
+  CHECK(compare.err.find("compare: --output needs a file name") != std::string::npos);
+}
+
 TEST_CASE("-o with an extension no reporter writes is a usage error, not a silent table") {
   TempDir dir;
   const ProcessResult r = dgxhost({"--plugin", "spin", "-o", (dir.path() / "r.pdf").string()});
