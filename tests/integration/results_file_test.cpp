@@ -2,9 +2,6 @@
 // and a file that cannot be written is a failed run that stdout admits.
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <thread>
-
 #include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
@@ -72,14 +69,22 @@ TEST_CASE("-o - writes the results to stdout") {
 TEST_CASE("a results file that cannot be written fails the run, and the JSON on stdout says so") {
   TempDir dir;
   const auto target = dir.path() / "r.json";
-  // The check before the run passes; then the target becomes a folder, which the writer must not replace.
-  std::thread sabotage([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    std::filesystem::create_directory(target);
-  });
-  const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=1000", "--set", "runner.min_time=1", "--set",
-                                   "runner.noise=0", "--format", "json", "-o", target.string()});
-  sabotage.join();
+  // The check before the run passes; then the target becomes a folder, which the writer must not replace. It does
+  // once the run folder is announced (after the check), not after a delay a loaded machine may spend starting:
+  // the run then spins for a second at least (runner.min_time is of busy-waited samples), long enough for the
+  // folder to appear. (Signal 0 sends nothing: run_process_signalled only asks when.)
+  TempDir runs;
+  const ProcessResult r =
+      run_process_signalled(DGX_TEST_DGXHOST,
+                            {"--plugin", "spin", "--set", "spin.us=1000", "--set", "runner.min_time=1", "--set",
+                             "runner.noise=0", "--format", "json", "-o", target.string()},
+                            {{"DGX_RUNS_DIR", runs.path().string()}}, 0, [&](const std::string& err, double) {
+                              if (err.find("run folder: ") == std::string::npos) {
+                                return false;
+                              }
+                              std::filesystem::create_directory(target);
+                              return true;
+                            });
   CHECK(r.exit_code == 1);
   const json::Value doc = json::parse(r.out);
   CHECK(doc["status"]["exit_code"].as_int() == 1);
