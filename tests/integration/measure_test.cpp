@@ -1,6 +1,8 @@
 // Acceptance: measuring through the executable, with JSON on stdout and the schema users' scripts rely on.
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
@@ -9,7 +11,9 @@ using namespace dgx;
 using namespace dgx::testing;
 
 TEST_CASE("spin.us=2000 measures a 2 ms median, with the schema id and the context block") {
+  const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = dgxhost({"--plugin", "spin", "--set", "spin.us=2000", "--format", "json"});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(r.exit_code == 0);
   const json::Value doc = json::parse(r.out);  // stdout holds only the JSON document
   CHECK(doc["schema"].as_string() == "dgx.results/1");
@@ -30,7 +34,14 @@ TEST_CASE("spin.us=2000 measures a 2 ms median, with the schema id and the conte
   CHECK(row["mode"].as_string() == "measured");
   CHECK(row["config"]["spin.us"].as_int() == 2000);
   const json::Value& metrics = row["metrics"];
-  CHECK(metrics["time.median"]["value"].as_number() == doctest::Approx(0.002).epsilon(0.05));
+  // However loaded the machine: a 2 ms busy-wait never measures less, and the samples fit in the process's life.
+  CHECK(metrics["time.min"]["value"].as_number() >= 0.002);
+  CHECK(metrics["time.median"]["value"].as_number() >= metrics["time.min"]["value"].as_number());
+  double sampled = 0;
+  for (const json::Value& t : row["sample_times"].as_array()) {
+    sampled += t.as_number();
+  }
+  CHECK(sampled <= wall);
   CHECK(metrics["time.median"]["unit"].as_string() == "s");
   for (const char* name : {"time.mean", "time.min", "time.max", "time.stdev", "time.cv", "samples"}) {
     CHECK(metrics.as_object().contains(name));

@@ -147,3 +147,71 @@ TEST_CASE("a platform check over two ranks: every step on every rank, one merged
     CHECK(row["info"]["verdict"].as_string() == "no reference");
   }
 }
+
+TEST_CASE("SIGTERM or SIGINT to rank 0 of a 2-rank mpirun writes the -o file and results.json, exit code 130") {
+  // SIGTERM is what Slurm and Kubernetes send before they kill a job. Each rank records its pid, rank 0 gets the
+  // signal once the journal holds a finished case, and both files must say 130 with the finished cases.
+  for (const char* signal : {"TERM", "INT"}) {
+    TempDir dir;
+    const std::string script =
+        std::string("d=\"$1\"; DGX_RUNS_DIR=\"$d/runs\" \"$2\" --oversubscribe -np 2 /bin/sh -c ") +
+        "'echo $$ > \"$0/pid.$OMPI_COMM_WORLD_RANK\"; exe=\"$1\"; shift; exec \"$exe\" \"$@\"' \"$d\" \"$3\" " +
+        "--plugin all_reduce --format json -o \"$d/r.json\" --set runner.min_time=0.3 >/dev/null 2>\"$d/err\" & "
+        "pid=$!\n"
+        "for i in $(seq 600); do\n"
+        "  n=$(cat \"$d\"/runs/*/journal.jsonl 2>/dev/null | wc -l); [ \"$n\" -ge 3 ] && break; sleep 0.1\n"
+        "done\n"
+        "kill -" +
+        signal + " $(cat \"$d/pid.0\"); wait $pid; echo \"mpirun exit $?\"\n";
+    const ProcessResult r =
+        run_process("/usr/bin/timeout",
+                    {"120", "/bin/bash", "-c", script, "bash", dir.path().string(), DGX_TEST_MPIEXEC, DGX_TEST_DGXHOST},
+                    {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}});
+    REQUIRE(r.exit_code == 0);
+    const std::string context = std::string(signal) + ": " + r.out;
+    INFO(context);
+    CHECK(r.out.find("mpirun exit 0\n") == std::string::npos);
+    const auto read = [](const std::filesystem::path& file) {
+      std::ifstream in(file);
+      REQUIRE_MESSAGE(in, file.string());
+      std::stringstream text;
+      text << in.rdbuf();
+      return json::parse(text.str());
+    };
+    std::filesystem::path folder;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "runs")) {
+      folder = entry.path();
+    }
+    for (const auto& file : {dir.path() / "r.json", folder / "results.json"}) {
+      const json::Value doc = read(file);
+      CHECK(doc["status"]["exit_code"].as_int() == 130);
+      CHECK(doc["results"].as_array().size() >= 2);
+    }
+  }
+}
+
+TEST_CASE("a 2-rank run's journal resumed without mpirun is refused naming the ranks, with mpirun it completes") {
+  TempDir dir;
+  const auto run = dir.path() / "run";
+  REQUIRE(mpirun(2, {"--plugin", "spin", "--set", "spin.us=500", "--set", "spin.cases=3", "--set",
+                     "runner.min_time=0.02", "--run-dir", run.string()})
+              .exit_code == 0);
+  const auto journal = run / "journal.jsonl";
+  std::string text = [&] {
+    std::ifstream in(journal);
+    std::stringstream all;
+    all << in.rdbuf();
+    return all.str();
+  }();
+  text.erase(text.rfind('\n', text.size() - 2) + 1);  // the last case, as if the job had been killed in it
+  std::ofstream(journal, std::ios::trunc) << text;
+  const ProcessResult alone = dgxhost({"--resume", run.string()});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("this run differs from the journal's: ranks: the journal's run had 2 ranks (mpi), this run "
+                       "has 1 rank (local)") != std::string::npos);
+  const ProcessResult resumed = mpirun(2, {"--resume", run.string(), "--format", "json"});
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  const json::Value doc = json::parse(resumed.out);
+  CHECK(doc["results"].as_array().size() == 3);
+  CHECK(doc["context"]["ranks"]["world_size"].as_int() == 2);
+}

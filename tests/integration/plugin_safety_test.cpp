@@ -1,7 +1,15 @@
 // Acceptance: broken plugins are reported one line each and never take the host or the other plugins down.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <thread>
 
 #include "broken_fixtures.hpp"
 #include "dgxhost.hpp"
@@ -67,6 +75,63 @@ TEST_CASE("a plugin directory writable by others is refused unless --allow-insec
   r = dgxhost({"--plugin-dir", dir.path().string(), "--allow-insecure-plugins", "--list"});
   CHECK(r.out.find("cplain 1.0.0") != std::string::npos);
   ::chmod(dir.path().c_str(), 0755);
+}
+
+TEST_CASE("a --plugin-dir that is a symlink in a folder others can write is refused like a file symlink") {
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const auto safe = dir.path() / "safe";
+  std::filesystem::create_directory(safe);
+  ::chmod(safe.c_str(), 0755);
+  std::filesystem::copy_file(fixture_dir("good") + "/libdgx-cplain.so", safe / "libdgx-cplain.so");
+  const auto open_folder = dir.path() / "w";
+  std::filesystem::create_directory(open_folder);
+  ::chmod(open_folder.c_str(), 0777);
+  std::filesystem::create_directory_symlink(safe, open_folder / "link");
+  std::filesystem::create_symlink(safe / "libdgx-cplain.so", open_folder / "libdgx-cplain.so");
+  for (const auto& path : {open_folder / "link", open_folder / "libdgx-cplain.so"}) {
+    const ProcessResult r = dgxhost({"--plugin-dir", path.string(), "--list"});
+    CHECK(r.exit_code == 0);
+    CHECK_MESSAGE(r.out.find("its folder " + open_folder.string() + " (which holds the symlink " +
+                             (open_folder / path.filename()).string() + ") is writable by group or others") !=
+                      std::string::npos,
+                  r.out);
+    CHECK(r.out.find("cplain 1.0.0") == std::string::npos);
+  }
+  const ProcessResult safe_link = dgxhost({"--plugin-dir", safe.string(), "--list"});
+  CHECK(safe_link.out.find("cplain 1.0.0") != std::string::npos);
+  ::chmod(open_folder.c_str(), 0755);
+}
+
+TEST_CASE("a plugin rewritten in place with its size and modification time kept is checked again, spin still runs") {
+  TempDir dir;
+  TempDir cache;
+  ::chmod(dir.path().c_str(), 0755);
+  const auto plugin = dir.path() / "libdgx-cplain.so";
+  const auto read = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string good = read(fixture_dir("good") + "/libdgx-cplain.so");
+  std::string bad = read(fixture_dir("broken") + "/libdgx-init-segfault.so");
+  const std::size_t size = std::max(good.size(), bad.size());  // the loader ignores bytes past the section table
+  good.resize(size, '\0');
+  bad.resize(size, '\0');
+  std::ofstream(plugin, std::ios::binary) << good;
+  const std::map<std::string, std::string> env{{"DGX_CACHE_DIR", cache.path().string()}};
+  REQUIRE(dgxhost({"--plugin-dir", dir.path().string(), "--list"}, env).out.find("cplain 1.0.0") != std::string::npos);
+  struct stat before {};
+  REQUIRE(::stat(plugin.c_str(), &before) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));     // a change time the file system tells apart
+  std::ofstream(plugin, std::ios::binary | std::ios::in) << bad;  // the same inode
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, plugin.c_str(), times, 0) == 0);
+  const ProcessResult r = dgxhost(
+      std::vector<std::string>{"--plugin-dir", dir.path().string(), "--plugin", "spin", "--set", "spin.us=10"} + kQuick,
+      env);
+  CHECK(r.exit_code == 0);
+  const ProcessResult list = dgxhost({"--plugin-dir", dir.path().string(), "--list"}, env);
+  CHECK(list.out.find(plugin.string() + ": crashed while loading or initialising, with SIGSEGV") != std::string::npos);
 }
 
 TEST_CASE("two plugins of the same name: the first wins, the second is reported") {

@@ -2,7 +2,11 @@
 // reference row and a verdict, a slowed run fails against a faster one, compare tells noise from a regression.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
@@ -22,6 +26,58 @@ std::vector<std::string> published_70b() {
           "gpus=64",       "--set",         "precision=fp8", "--set",         "parallel.tp=4",
           "--set",         "parallel.pp=8", "--set",         "parallel.cp=1", "--set",
           "parallel.vp=5", "--set",         "train.gbs=256", "--set",         "framework=nemo-26.02.01"};
+}
+
+std::string read(const std::string& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A recorded run with its timing replaced: every time metric and sample of each row set by `time(i)` for sample i
+// (the median is the median of what it sets). What `dgxhost compare` and --baseline judge, without a second run
+// whose speed would depend on the machine's load.
+template <typename Time> std::string with_times(const std::string& recorded, const std::string& out, Time time) {
+  json::Value doc = json::parse(read(recorded));
+  for (json::Value& row : doc.as_object().find("results")->as_array()) {
+    json::Object& r = row.as_object();
+    json::Array samples;
+    std::vector<double> sorted;
+    for (std::size_t i = 0; i < r.find("sample_times")->as_array().size(); ++i) {
+      samples.emplace_back(time(i));
+      sorted.push_back(time(i));
+    }
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.size() % 2 == 1 ? sorted[sorted.size() / 2]
+                                                 : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+    json::Object& metrics = r.find("metrics")->as_object();
+    std::vector<std::string> times;
+    for (const auto& member : metrics) {
+      if (member.first.rfind("time.", 0) == 0 && member.first != "time.cv") {
+        times.push_back(member.first);
+      }
+    }
+    for (const std::string& name : times) {
+      metrics.find(name)->as_object().set("value", median);
+    }
+    r.set("sample_times", std::move(samples));
+  }
+  std::ofstream(out) << json::write(doc);
+  return out;
+}
+
+// Samples around `center`, spread by +-`spread` (a fraction), the same for the same `seed`: a deterministic stand-in
+// for a machine's noise.
+auto noisy(double center, double spread, unsigned seed) {
+  return [=](std::size_t i) {
+    unsigned x = seed * 2654435761U + static_cast<unsigned>(i) * 40503U;
+    x ^= x >> 13;
+    x *= 1274126177U;
+    x ^= x >> 16;
+    const double unit = static_cast<double>(x % 10001) / 10000.0;  // 0 .. 1
+    return center * (1 + spread * (2 * unit - 1));
+  };
 }
 
 const json::Value* row_with_mode(const json::Value& doc, const std::string& mode) {
@@ -71,12 +127,13 @@ TEST_CASE("a configuration nobody published has no reference and passes through"
 
 TEST_CASE("a deliberately slowed spin fails against the baseline file of a faster run, with exit 5") {
   TempDir dir;
-  const std::string fast = (dir.path() / "fast.json").string();
-  REQUIRE(
-      dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=1000", "-o", fast} + kQuick).exit_code ==
-      0);
-  const ProcessResult slow =
-      dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=1100", "--baseline", fast} + kQuick);
+  const std::string recorded = (dir.path() / "recorded.json").string();
+  const std::vector<std::string> slow_spin{"--plugin", "spin", "--set", "spin.us=1100"};
+  REQUIRE(dgxhost(slow_spin + std::vector<std::string>{"-o", recorded} + kQuick).exit_code == 0);
+  // The faster run's file: the same configuration, timed as a 1000 us spin. The live run below spins 1100 us,
+  // which no load can make it measure less than: 1000/1100 is below verdict.threshold (0.95) on any machine.
+  const std::string fast = with_times(recorded, (dir.path() / "fast.json").string(), noisy(1000e-6, 0.01, 1));
+  const ProcessResult slow = dgxhost(slow_spin + std::vector<std::string>{"--baseline", fast} + kQuick);
   CHECK(slow.exit_code == 5);
   CHECK(slow.out.find("reference") != std::string::npos);
   CHECK(slow.out.find("fail: spin 1100 us") != std::string::npos);
@@ -86,23 +143,48 @@ TEST_CASE("a deliberately slowed spin fails against the baseline file of a faste
 
 TEST_CASE("dgxhost compare: the same workload twice is no significant difference, 10% slower is a regression") {
   TempDir dir;
-  auto run = [&](const std::string& name, int us) {
-    std::string file = (dir.path() / name).string();
-    const std::vector<std::string> args{
-        "--plugin", "spin", "--set", "spin.us=" + std::to_string(us), "--set", "runner.min_samples=9", "-o", file};
-    REQUIRE(dgxhost(args + kQuick).exit_code == 0);
-    return file;
-  };
-  const std::string a = run("a.json", 1000), b = run("b.json", 1000), slow = run("slow.json", 1100);
-  // Two runs of the same spin differ only by scheduling noise, which a loaded 2-core CI machine makes a few per
-  // cent: the same-run check allows 8 %, the regression below is 10 % against the default 5 %.
-  const ProcessResult same = dgxhost({"compare", a, b, "--threshold", "0.08"});
+  // One live run: the end-to-end path (a real results file); every judgement below is of recorded samples.
+  const std::string a = (dir.path() / "a.json").string();
+  REQUIRE(dgxhost(std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=1000", "--set",
+                                           "runner.min_samples=30", "-o", a} +
+                  kQuick)
+              .exit_code == 0);
+  const ProcessResult itself = dgxhost({"compare", a, a});
+  CHECK(itself.exit_code == 0);
+  CHECK(itself.out.find("no significant difference") != std::string::npos);
+  const auto recorded = [&](const char* name, auto time) { return with_times(a, (dir.path() / name).string(), time); };
+  // The same workload twice: two draws of the same noise.
+  const std::string one = recorded("one.json", noisy(1000e-6, 0.03, 1));
+  const std::string two = recorded("two.json", noisy(1000e-6, 0.03, 2));
+  const ProcessResult same = dgxhost({"compare", one, two});
   CHECK(same.exit_code == 0);
   CHECK(same.out.find("no significant difference") != std::string::npos);
-  const ProcessResult regressed = dgxhost({"compare", a, slow, "--format", "json"});
+  // 10% slower, noise alike: beyond the 5% threshold and far beyond the noise.
+  const std::string slow = recorded("slow.json", noisy(1100e-6, 0.03, 3));
+  const ProcessResult regressed = dgxhost({"compare", one, slow, "--format", "json"});
   CHECK(regressed.exit_code == 5);
   const json::Value doc = json::parse(regressed.out);
   CHECK(doc["results"][0]["info"]["verdict"].as_string() == "regression");
+  const ProcessResult faster = dgxhost({"compare", slow, one, "--format", "json"});
+  CHECK(faster.exit_code == 0);
+  CHECK(json::parse(faster.out)["results"][0]["info"]["verdict"].as_string() == "improvement");
+  // 10% slower within noise of +-40%: the threshold alone would call it a regression, the U test does not.
+  const std::string wild_a = recorded("wild_a.json", noisy(1000e-6, 0.4, 4));
+  const std::string wild_b = recorded("wild_b.json", noisy(1100e-6, 0.4, 5));
+  const ProcessResult noise = dgxhost({"compare", wild_a, wild_b, "--format", "json"});
+  CHECK(noise.exit_code == 0);
+  CHECK(json::parse(noise.out)["results"][0]["info"]["verdict"].as_string() == "no significant difference");
+  // And the live run against itself slowed past its own slowest sample: every sample of B above every sample of A,
+  // a regression whatever the machine's load did to A's spread (a mere 10% on a noisy A could rightly be noise).
+  const json::Value live = json::parse(read(a));
+  double slowest = 0;
+  for (const json::Value& t : live["results"][0]["sample_times"].as_array()) {
+    slowest = std::max(slowest, t.as_number());
+  }
+  const std::string live_slow = recorded("live_slow.json", [&](std::size_t i) {
+    return live["results"][0]["sample_times"][i].as_number() + 1.1 * slowest;
+  });
+  CHECK(dgxhost({"compare", a, live_slow}).exit_code == 5);
   CHECK(dgxhost({"compare", a}).exit_code == 2);
 }
 

@@ -3,16 +3,50 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 namespace dgx::testing {
 
+namespace {
+
+// utime + stime of a running process, from /proc/<pid>/stat (fields 14 and 15, after the command in parentheses).
+double cpu_seconds_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const std::size_t end = stat.rfind(')');
+  if (end == std::string::npos) {
+    return 0;
+  }
+  std::istringstream fields(stat.substr(end + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) {
+      ticks += std::stod(field);
+    }
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
                           const std::map<std::string, std::string>& env) {
+  return run_process_signalled(program, args, env, 0, nullptr);
+}
+
+ProcessResult run_process_signalled(const std::string& program, const std::vector<std::string>& args,
+                                    const std::map<std::string, std::string>& env, int signal_number,
+                                    const SignalWhen& when) {
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
     throw std::runtime_error("pipe failed");
@@ -69,8 +103,17 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   std::string* sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
   char buffer[65536];
+  bool signalled = !when;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    if (!signalled) {
+      const double cpu = cpu_seconds_of(pid);
+      if (when(result.err, cpu)) {
+        kill(pid, signal_number);
+        result.signal_cpu_seconds = cpu;
+        signalled = true;
+      }
+    }
+    if (poll(fds, 2, signalled ? -1 : 20) < 0) {
       break;
     }
     for (int i = 0; i < 2; ++i) {
@@ -88,7 +131,10 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     }
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }

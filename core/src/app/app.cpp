@@ -7,10 +7,12 @@
 #include "compare_command.hpp"
 #include "dgx/core/app/launch_command.hpp"
 #include "dgx/core/app/plugin_option.hpp"
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/crash_report.hpp"
 #include "dgx/core/report/listing.hpp"
 #include "dgx/core/support/build_info.hpp"
+#include "dgx/core/support/files.hpp"
 #include "platform_check_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
@@ -64,11 +66,14 @@ int usage_failure(int argc, const char* const* argv, const Failure& failure) {
 }  // namespace
 
 int run_app(int argc, const char* const* argv) {
+  keep_standard_fds_open();
   if (argc >= 2 && std::string(argv[1]) == "launch") {
-    return run_launch(argc - 1, argv + 1);
+    install_crash_handlers();  // launch loads the plugins to check what the ranks will run
+    install_call_guards(nullptr);
+    return finish_stdout(nullptr, run_launch(argc - 1, argv + 1));
   }
   if (argc >= 2 && std::string(argv[1]) == "compare") {
-    return run_compare(argc - 1, argv + 1);
+    return finish_stdout(nullptr, run_compare(argc - 1, argv + 1));
   }
   auto options = parse_or_resume(argc, argv);
   if (!options) {
@@ -78,10 +83,10 @@ int run_app(int argc, const char* const* argv) {
   s.options = std::move(options.value());
   if (s.options.help) {
     std::cout << cli_help();
-    return 0;
+    return finish_stdout(nullptr, 0);
   }
   if (s.options.version) {
-    return print_version();
+    return finish_stdout(nullptr, print_version());
   }
   if (auto failure = join_ranks(s)) {
     return fail(s, *failure);
@@ -89,18 +94,28 @@ int run_app(int argc, const char* const* argv) {
   if (auto code = agree_or_exit(s, check_outputs(s.options))) {
     return *code;
   }
+  // After MPI_Init, which installs handlers of its own: the host's are the ones every plugin call gets back.
   install_cancellation_handlers();
   install_crash_handlers();
-  if (auto code = agree_or_exit(s, discover_plugins(s))) {
-    return *code;
+  install_call_guards(&s.logger);
+  if (s.comm->ranks().world_size == 1 && std::string_view(s.comm->name()) == "local") {
+    allow_restart(argc, argv);  // a rank of an MPI job cannot start again on its own
   }
+  if (auto failed = agree_or_exit(s, discover_plugins(s))) {
+    s.registry.shutdown(*failed);  // the plugins loaded before the failure: their shutdown() keeps this code
+    return *failed;
+  }
+  int code = 0;
   if (s.options.list) {
-    return list(s);
+    code = list(s);
+  } else if (names_platform_check(s.options.plugin)) {
+    code = s.options.describe ? describe_platform_check(s) : run_platform_check(s);
+  } else {
+    code = run_command(s);
   }
-  if (names_platform_check(s.options.plugin)) {
-    return s.options.describe ? describe_platform_check(s) : run_platform_check(s);
-  }
-  return run_command(s);
+  code = finish_stdout(&s.logger, code);
+  s.registry.shutdown(code);
+  return code;
 }
 
 }  // namespace dgx

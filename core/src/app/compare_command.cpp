@@ -51,6 +51,9 @@ Expected<CompareCli> parse(int argc, const char* const* argv) {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
     po::notify(vm);
+    if (vm.count("output") != 0 && c.output.empty()) {
+      return Failure{ExitCode::usage, "compare: --output needs a file name (or - for stdout)"};
+    }
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string("compare: ") + e.what() + " (dgxhost compare --help)"};
   }

@@ -1,11 +1,14 @@
 #include "run_command.hpp"
 
+#include <chrono>
 #include <iostream>
+#include <thread>
 
 #include "dgx/core/app/platform_check.hpp"
 #include "dgx/core/app/plugin_option.hpp"
 #include "dgx/core/distributed/comm.hpp"
 #include "dgx/core/measure/runner.hpp"
+#include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/workload_instance.hpp"
 #include "dgx/core/report/listing.hpp"
 #include "dgx/core/results/output_path.hpp"
@@ -85,7 +88,10 @@ std::optional<int> run_mode(Session& s, HostServices& services, const WorkloadIn
 }
 
 // A failure on one of several ranks: other ranks may be waiting in a collective for this one, so rank 0 reports
-// what there is and every rank ends at once (HostComm::abort does not return).
+// what there is and every rank ends at once (HostComm::abort does not return). An interruption (Ctrl-C, SIGTERM)
+// reaches every rank at the same sample, and rank 0 then writes what finished before it ends the job: another
+// rank that ended the job first would cut that short, so it leaves the end to rank 0 and ends the job itself
+// only if rank 0 has not within the grace period.
 void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFacts& facts, const RunFolder* folder) {
   s.logger.error(failure.message);
   report.exit_code = to_int(failure.code);
@@ -93,6 +99,8 @@ void abort_ranks(Session& s, const Failure& failure, Report& report, const RunFa
   if (s.comm->ranks().rank == 0) {
     report.context = run_context(context_sources(s), facts, false);
     emit_report(s, report, folder);
+  } else if (failure.code == ExitCode::interrupted) {
+    std::this_thread::sleep_for(std::chrono::seconds(interrupt_grace_seconds()));
   }
   s.comm->abort(report.exit_code);
 }
@@ -112,7 +120,7 @@ Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Tar
   if (s.comm->ranks().rank != 0) {
     return std::unique_ptr<RunFolder>();
   }
-  return RunFolder::open(s.options, target, config, s.logger);
+  return RunFolder::open(s.options, target, config, *s.comm, s.logger);
 }
 
 }  // namespace

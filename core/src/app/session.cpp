@@ -1,8 +1,10 @@
 #include "session.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -52,6 +54,30 @@ std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>&
     print_error_document(s, *agreed);
   }
   return to_int(agreed->code);
+}
+
+int finish_stdout(const Logger* logger, int code) {
+  errno = 0;
+  std::cout.flush();
+  int error = errno;
+  if (std::fflush(stdout) != 0) {
+    error = errno;
+  }
+  if (!std::cout.fail() && std::ferror(stdout) == 0) {
+    return code;
+  }
+  if (error == 0 && ::write(STDOUT_FILENO, "", 0) < 0) {  // the failed write's errno is gone; ask again
+    error = errno;
+  }
+  const std::string message =
+      "cannot write to stdout: " + (error != 0 ? os_reason(error) : std::string("the write failed")) +
+      (code == 0 ? "; what this command printed is incomplete (exit code 1)" : "");
+  if (logger != nullptr) {
+    logger->error(message);
+  } else {
+    std::cerr << "dgxhost: error: " << message << "\n";
+  }
+  return code == 0 ? to_int(ExitCode::run_failed) : code;
 }
 
 std::optional<Failure> check_outputs(const CliOptions& o) {

@@ -51,6 +51,11 @@ int fail(const Session& s, const Failure& failure);
 /// rank where it happened. nullopt when every rank may go on. Collective.
 std::optional<int> agree_or_exit(const Session& s, const std::optional<Failure>& local);
 
+/// Flushes stdout and checks that everything written to it got there (a closed fd 1, a full disk, a pipe whose
+/// reader is gone): when not, an error on stderr (through `logger`, or directly when null) and exit code 1 instead
+/// of 0, so that no command reports success without its output. Returns the exit code.
+int finish_stdout(const Logger* logger, int code);
+
 /// Whether --output can be written, before any work: a typo must not cost a run.
 std::optional<Failure> check_outputs(const CliOptions& o);
 

@@ -196,6 +196,9 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
                   .run(),
               vm);
     po::notify(vm);
+    if (vm.count("output") != 0 && options.output.empty()) {  // -o "": as --output= is refused by the parser
+      return Failure{ExitCode::usage, "--output needs a file name (or - for stdout)"};
+    }
   } catch (const po::unknown_option& e) {
     std::string message = std::string(e.what());
     std::string name = e.get_option_name();

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "dgx/core/support/files.hpp"
+#include "dgx/core/support/nesting.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {
@@ -26,14 +27,15 @@ Failure usage_error(std::string message) { return {ExitCode::usage, std::move(me
 // the nesting of brackets. The scan only needs to be conservative: every '.' outside strings and comments counts
 // until a character that cannot be part of a key ('=', ',', a bracket, a newline) starts a new count. Real
 // configs stay far below both limits.
-constexpr int kMaxKeySegments = 32;
-constexpr std::size_t kMaxBrackets = 32;
+// Both limits are the one every reader has (nesting.hpp).
+constexpr std::size_t kMaxKeySegments = kMaxNesting;
+constexpr std::size_t kMaxBrackets = kMaxNesting;
 
 class NestingScan {
 public:
   explicit NestingScan(std::string_view text) : text_(text) {}
 
-  // "line N: ..." when the document nests too deeply; nullopt otherwise.
+  // What nests too deeply (the line is line()); nullopt when nothing does.
   std::optional<std::string> run() {
     while (i_ < text_.size()) {
       const char c = text_[i_];
@@ -44,7 +46,7 @@ public:
       } else if (c == '.') {
         ++i_;
         if (++segments_ > kMaxKeySegments) {
-          return where() + "a dotted key has more than " + std::to_string(kMaxKeySegments) + " parts";
+          return "a dotted key has more than " + std::to_string(kMaxKeySegments) + " parts";
         }
       } else {
         if (auto problem = structure(c)) {
@@ -56,9 +58,9 @@ public:
     return std::nullopt;
   }
 
-private:
-  std::string where() const { return "line " + std::to_string(line_) + ": "; }
+  [[nodiscard]] std::size_t line() const { return line_; }
 
+private:
   std::optional<std::string> structure(char c) {
     switch (c) {
     case '\n': ++line_; [[fallthrough]];
@@ -68,7 +70,7 @@ private:
     case '{':
       segments_ = 1;
       if (++depth_ > kMaxBrackets) {
-        return where() + "arrays, tables or inline tables nest more than " + std::to_string(kMaxBrackets) + " deep";
+        return nests_too_deep("arrays, tables or inline tables");
       }
       break;
     case ']':
@@ -136,15 +138,16 @@ private:
 
   std::string_view text_;
   std::size_t i_ = 0;
-  int line_ = 1;
-  int segments_ = 1;
+  std::size_t line_ = 1;
+  std::size_t segments_ = 1;
   std::size_t depth_ = 0;
 };
 
 // Parses a whole document after the nesting check; `name` is what errors call it (a file, or an origin).
 Expected<toml::table> parse_document(std::string_view text, const std::string& name) {
-  if (auto problem = NestingScan(text).run()) {
-    return usage_error(name + ": " + *problem + "; dgxhost refuses documents nested this deeply");
+  NestingScan scan(text);
+  if (auto problem = scan.run()) {
+    return usage_error(name + ": " + nesting_refusal(scan.line(), *problem));
   }
   try {
     return toml::parse(text, name);

@@ -52,6 +52,12 @@ Failure cut_failure(const CaseRun& run, const std::string& phase) {
                      " iteration(s) takes longer. Raise runner.max_time, or lower runner.batch or the case's size"};
 }
 
+// How the watchdog names the limit when a call outlives it (call_guard.hpp).
+std::string max_time_reason(const CaseRun& run) {
+  return "after runner.max_time (" + text::format_number(run.settings.max_time, 3) +
+         " s) ran out: run() must return, or poll cancel_requested, by then";
+}
+
 dgx_sample_request first_request(const CaseRun& run, bool warmup) {
   return {sizeof(dgx_sample_request), run.index, 0, run.settings.batch, warmup ? 1 : 0, run.settings.cold ? 1 : 0};
 }
@@ -59,7 +65,8 @@ dgx_sample_request first_request(const CaseRun& run, bool warmup) {
 // Refuses a workload whose run() ignores request.iterations (iteration_check.hpp). Its samples are warm-up
 // samples, numbered from `index` on.
 CallResult check_iterations(const CaseRun& run, std::uint64_t& index) {
-  const CallDeadline deadline(detail::now() + run.settings.max_time);  // bounds one sample too, if run() polls
+  const CallDeadline deadline(detail::now() + run.settings.max_time,
+                              max_time_reason(run));  // bounds one sample too, if run() polls
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const IterationCheck::Timer time = [&](std::uint32_t iterations) -> Expected<double> {
@@ -102,7 +109,8 @@ CallResult warm_up(const CaseRun& run) {
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
-  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
+  const CallDeadline deadline(start + run.settings.max_time,
+                              max_time_reason(run));  // bounds one sample too, if run() polls
   for (std::uint64_t i = 0;; ++i) {
     const double elapsed = detail::now() - start;
     const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
@@ -128,7 +136,8 @@ CallResult warm_up(const CaseRun& run) {
 CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_result& result) {
   dgx_sample_request request = first_request(run, false);
   const double start = detail::now();
-  const CallDeadline deadline(start + run.settings.max_time);  // bounds one sample too, if run() polls
+  const CallDeadline deadline(start + run.settings.max_time,
+                              max_time_reason(run));  // bounds one sample too, if run() polls
   bool stop = false;
   while (!stop) {
     request.sample_index = criterion.samples().size();

@@ -16,8 +16,8 @@ Expected<std::optional<double>> take_sample(WorkloadInstance& instance, HostComm
     comm.barrier();
   }
   result = {sizeof(dgx_sample_result), DGX_TIMING_HOST_WALL, -1.0, 0};
-  const double start = now();
-  const CallResult failure = instance.run(request, result);
+  double seconds = 0;
+  const CallResult failure = instance.run(request, result, seconds);
   // Stopped early at the user's Ctrl-C or at the deadline: the sample is cut short, so its time means nothing.
   const bool cut = failure && failure->code == ExitCode::interrupted && (call_deadline_passed() || cancel_requested());
   if (failure && !cut) {
@@ -33,7 +33,6 @@ Expected<std::optional<double>> take_sample(WorkloadInstance& instance, HostComm
     }
     return std::optional<double>();
   }
-  double seconds = now() - start;
   if (result.timing != DGX_TIMING_HOST_WALL) {
     if (!(result.seconds > 0) || !std::isfinite(result.seconds)) {
       return Failure{ExitCode::run_failed, instance.workload().plugin->name + ":" + instance.workload().name +

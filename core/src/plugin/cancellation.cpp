@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <string>
+#include <cstring>
 
 #include "dgx/core/plugin/crash_report.hpp"
 
@@ -16,15 +18,24 @@ namespace {
 
 std::atomic<bool> g_cancel{false};
 std::atomic<double> g_call_deadline{0};  // steady-clock seconds; 0: none
-unsigned g_grace_s = kInterruptGraceSeconds;
+std::array<char, 256> g_deadline_reason{};
+std::atomic<unsigned> g_grace_s{kInterruptGraceSeconds};
 
+// The first SIGINT or SIGTERM asks the run to stop and starts the grace period. The handler stays installed (a
+// plugin call that replaces it gets it back: call_guard.hpp), so what follows is decided here: a second Ctrl-C
+// ends the process at once, by SIGINT as a shell expects; another SIGTERM is the same request again.
 extern "C" void on_signal(int signal_number) {
-  g_cancel.store(true);
-  std::signal(signal_number, SIG_DFL);  // a second signal ends the process
-  ::alarm(g_grace_s);                   // and so does a plugin that does not return in time
+  if (!g_cancel.exchange(true)) {
+    ::alarm(g_grace_s.load());
+    return;
+  }
+  if (signal_number == SIGINT) {
+    std::signal(SIGINT, SIG_DFL);
+    ::raise(SIGINT);
+  }
 }
 
-extern "C" void on_deadline(int) { end_after_interrupt(g_grace_s); }
+extern "C" void on_deadline(int) { end_after_interrupt(g_grace_s.load()); }
 
 }  // namespace
 
@@ -33,19 +44,34 @@ void install_cancellation_handlers() {
     char* end = nullptr;
     const unsigned long value = std::strtoul(grace, &end, 10);
     if (*end == '\0' && value >= 1 && value <= 3600) {
-      g_grace_s = static_cast<unsigned>(value);
+      g_grace_s.store(static_cast<unsigned>(value));
     }
   }
-  std::signal(SIGALRM, on_deadline);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  struct sigaction action {};
+  sigemptyset(&action.sa_mask);
+  action.sa_handler = on_deadline;
+  ::sigaction(SIGALRM, &action, nullptr);
+  action.sa_handler = on_signal;
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
 }
 
 bool cancel_requested() { return g_cancel.load(); }
 void request_cancel() { g_cancel.store(true); }
 void reset_cancel() { g_cancel.store(false); }
+unsigned interrupt_grace_seconds() { return g_grace_s.load(); }
 
-void set_call_deadline(double steady_seconds) { g_call_deadline.store(steady_seconds); }
+void set_call_deadline(double steady_seconds, const std::string& what) {
+  g_call_deadline.store(0);
+  const std::size_t n = std::min(what.size(), g_deadline_reason.size() - 1);
+  std::memcpy(g_deadline_reason.data(), what.data(), n);
+  g_deadline_reason[n] = '\0';
+  g_call_deadline.store(steady_seconds);
+}
+
+double call_deadline() { return g_call_deadline.load(); }
+const char* call_deadline_reason() { return g_deadline_reason.data(); }
 
 bool call_deadline_passed() {
   const double deadline = g_call_deadline.load();

@@ -4,7 +4,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/core/plugin/crash_report.hpp"
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/plugin/descriptor_adapter.hpp"
 #include "dgx/core/plugin/plugin_probe.hpp"
 #include "dgx/core/support/text.hpp"
@@ -55,14 +55,18 @@ namespace {
 Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reason)}; }
 
 // A v1 plugin's optional init(): called once after loading, with the services for init and probe.
-std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api* host) {
+std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api* host,
+                                 const detail::LoadRecovery& recovery) {
   if (plugin.desc->init == nullptr) {
     return std::nullopt;
   }
   std::array<char, 1024> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
-  const CrashScope scope(plugin.file.string() + ": init()");
-  const dgx_status status = plugin.desc->init(host, &error);
+  dgx_status status = DGX_OK;
+  {
+    const CallGuard guard(plugin.file.string() + ": init()", recovery);
+    status = plugin.desc->init(host, &error);
+  }
   if (status == DGX_OK) {
     return std::nullopt;
   }
@@ -72,16 +76,9 @@ std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api*
 
 }  // namespace
 
-Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path& file, const LoadOptions& options) {
-  if (options.probe) {
-    if (auto problem = check_plugin_file(file, options.allow_insecure)) {
-      return *problem;  // before any of its code runs
-    }
-    if (auto rejection = probe_plugin(file, options).rejection) {
-      return reject(*rejection);
-    }
-  }
-  auto opened = open_plugin(file, options.allow_insecure);
+Expected<std::unique_ptr<LoadedPlugin>> load_checked_plugin(const CheckedFile& file, const LoadOptions& options,
+                                                            const detail::LoadRecovery& recovery) {
+  auto opened = open_plugin(file, recovery);
   if (!opened) {
     return opened.error();
   }
@@ -90,11 +87,15 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
   if (adapter == nullptr) {  // open_plugin accepts only versions this host speaks: a missing adapter is our bug
     return reject("ABI major version " + std::to_string(major) + " has no adapter in this dgxhost (internal error)");
   }
-  auto plugin = adapter(opened.value());
+  Expected<LoadedPlugin> plugin = Failure{};
+  {
+    const CallGuard guard(file.file.string() + ": reading its descriptor", recovery);  // the plugin's memory
+    plugin = adapter(opened.value());
+  }
   if (!plugin) {
     return plugin.error();
   }
-  if (auto failure = call_init(plugin.value(), options.init_host)) {
+  if (auto failure = call_init(plugin.value(), options.init_host, recovery)) {
     return *failure;
   }
   auto owned = std::make_unique<LoadedPlugin>(std::move(plugin.value()));
@@ -102,6 +103,21 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
     w.plugin = owned.get();
   }
   return owned;
+}
+
+Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path& file, const LoadOptions& options) {
+  auto checked = check_plugin_file(file, options.allow_insecure);  // before any of its code runs
+  if (!checked) {
+    return checked.error();
+  }
+  if (!options.probe) {
+    return load_checked_plugin(checked.value(), options);
+  }
+  ProbeVerdict verdict = probe_plugin(checked.value(), options);
+  if (verdict.rejection) {
+    return reject(*verdict.rejection);
+  }
+  return load_checked_plugin(checked.value(), options, verdict.recovery);
 }
 
 }  // namespace dgx

@@ -1,20 +1,24 @@
 #include "dgx/core/plugin/plugin_open.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include <boost/dll/shared_library.hpp>
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/plugin/secure_path.hpp"
 #include "dgx/core/support/build_info.hpp"
+#include "dgx/core/support/files.hpp"
 
 namespace dgx {
 
@@ -34,37 +38,73 @@ std::vector<boost::dll::shared_library>& retained_libraries() {
   return *libraries;
 }
 
-std::string describe_non_elf(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::array<char, 16> head{};
-  in.read(head.data(), head.size());
-  const auto n = static_cast<std::size_t>(in.gcount());
-  if (n == 0) {
+std::string describe_non_elf(std::string_view head) {
+  if (head.empty()) {
     return "an empty file";
   }
   std::string printable;
-  for (std::size_t i = 0; i < std::min<std::size_t>(n, 8); ++i) {
+  for (std::size_t i = 0; i < std::min<std::size_t>(head.size(), 8); ++i) {
     printable += (head[i] >= 0x20 && head[i] < 0x7f) ? head[i] : '.';
   }
   return "a file starting with \"" + printable + "\"";
 }
 
-bool is_elf(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+bool is_elf(std::string_view head) {
+  return head.size() >= 4 && head.substr(0, 4) == "\x7f"
+                                                  "ELF";
 }
 
-Expected<boost::dll::shared_library> open_library(const std::filesystem::path& file) {
+// Up to `size` bytes at `offset`.
+std::string read_at(int fd, std::size_t size, off_t offset) {
+  std::string out(size, '\0');
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, out.data() + done, size - done, offset + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  out.resize(done);
+  return out;
+}
+
+std::uint64_t fnv1a(std::uint64_t hash, std::string_view bytes) {
+  for (const unsigned char c : bytes) {
+    hash = (hash ^ c) * 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::int64_t nanoseconds(const struct timespec& t) {
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+Expected<boost::dll::shared_library> open_library(const CheckedFile& file, const detail::LoadRecovery& recovery) {
   boost::dll::shared_library library;
   boost::dll::fs::error_code load_error;
-  library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, load_error);
+  {
+    const CallGuard guard(file.file.string() + ": opening the library (its static constructors)", recovery);
+    library.load(file.resolved.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local,
+                 load_error);
+  }
   if (load_error) {
     const char* reason = ::dlerror();  // Boost.DLL keeps only a generic code; the loader's reason is better
     return reject("cannot be loaded: " + (reason != nullptr ? std::string(reason) : load_error.message()));
   }
   retained_libraries().push_back(library);
+  register_plugin_library(file.file, library.native());
+  // What was loaded must be what was checked: the resolved path's folders are safe, so only root or this user
+  // could have swapped the file since, but a rebuild in between would otherwise go unnoticed.
+  struct stat st {};
+  if (::stat(file.resolved.c_str(), &st) != 0 || st.st_dev != file.identity.device ||
+      st.st_ino != file.identity.inode) {
+    return reject("was replaced between its check and its loading (" + file.resolved.string() +
+                  " is another file now): not loaded; run the command again");
+  }
   return library;
 }
 
@@ -94,10 +134,15 @@ struct DescriptorHead {
   std::uint32_t abi_version;
 };
 
-Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_entry_fn entry) {
+Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_entry_fn entry,
+                                 const detail::LoadRecovery& recovery) {
   const dgx_host_offer offer{sizeof(dgx_host_offer), kHostAbiMin, kHostAbiMax, "dgxhost", build_info::version()};
   const dgx_plugin_desc* desc = nullptr;
-  const dgx_status status = entry(&offer, &desc);
+  dgx_status status = DGX_OK;
+  {
+    const CallGuard guard(file.string() + ": " + DGX_PLUGIN_ENTRY_SYMBOL + "()", recovery);
+    status = entry(&offer, &desc);
+  }
   if (desc == nullptr) {
     return reject("dgx_plugin_entry returned no descriptor and " + sdk::status_symbol(status) +
                   " (expected DGX_OK and a descriptor)");
@@ -118,27 +163,44 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
 
 }  // namespace
 
-std::optional<Failure> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    return reject("not a regular file (expected a shared library)");
-  }
-  if (!allow_insecure) {
-    if (std::string problem = insecure_permissions(file); !problem.empty()) {
-      return reject(problem);
-    }
-  }
-  if (!is_elf(file)) {
-    return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(file));
-  }
-  return std::nullopt;
+std::string FileIdentity::key() const {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return "dev " + std::to_string(device) + " ino " + std::to_string(inode) + " size " + std::to_string(size) +
+         " mtime " + std::to_string(mtime_ns) + " ctime " + std::to_string(ctime_ns) + " hash " + hex;
 }
 
-Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
-  if (auto problem = check_plugin_file(file, allow_insecure)) {
-    return *problem;
+Expected<CheckedFile> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
+  const ResolvedPath path = resolve_plugin_path(file, !allow_insecure);
+  if (!path.problem.empty()) {
+    return reject(path.problem);
   }
-  auto library = open_library(file);
+  const UniqueFd fd(::open(path.resolved.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0) {
+    return reject("cannot be read: " + os_reason(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return reject("not a regular file (expected a shared library)");
+  }
+  constexpr std::size_t kEnds = std::size_t{64} * 1024;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  const std::string head = read_at(fd.get(), std::min(size, kEnds), 0);
+  if (!is_elf(head)) {
+    return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(head));
+  }
+  const std::string tail = size > kEnds ? read_at(fd.get(), kEnds, static_cast<off_t>(size - kEnds)) : std::string();
+  const FileIdentity identity{static_cast<std::uint64_t>(st.st_dev),
+                              static_cast<std::uint64_t>(st.st_ino),
+                              static_cast<std::uint64_t>(st.st_size),
+                              nanoseconds(st.st_mtim),
+                              nanoseconds(st.st_ctim),
+                              fnv1a(fnv1a(1469598103934665603ULL, head), tail)};
+  return CheckedFile{file, path.resolved, identity};
+}
+
+Expected<OpenedPlugin> open_plugin(const CheckedFile& file, const detail::LoadRecovery& recovery) {
+  auto library = open_library(file, recovery);
   if (!library) {
     return library.error();
   }
@@ -151,7 +213,15 @@ Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow
     return reject(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
                   " (expected a function); calling it would crash");
   }
-  return negotiate(file, reinterpret_cast<dgx_plugin_entry_fn>(entry));
+  return negotiate(file.file, reinterpret_cast<dgx_plugin_entry_fn>(entry), recovery);
+}
+
+Expected<OpenedPlugin> open_plugin(const std::filesystem::path& file, bool allow_insecure) {
+  auto checked = check_plugin_file(file, allow_insecure);
+  if (!checked) {
+    return checked.error();
+  }
+  return open_plugin(checked.value());
 }
 
 }  // namespace dgx

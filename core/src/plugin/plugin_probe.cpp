@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/plugin/plugin_loader.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
@@ -26,25 +27,15 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOk = "ok\n";
 constexpr std::string_view kRejected = "rejected\n";
+constexpr std::string_view kCachedOk = "ok";
+constexpr std::string_view kCachedRejected = "rejected ";
 
 // The cache ---------------------------------------------------------------------------------------------------
 
-// One line that changes whenever the file or the host that judged it changes.
-std::optional<std::string> identity(const fs::path& file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) {
-    return std::nullopt;
-  }
-  std::error_code ec;
-  const fs::path canonical = fs::canonical(file, ec);
-  if (ec) {
-    return std::nullopt;
-  }
-  std::ostringstream out;
-  out << "dev " << st.st_dev << " ino " << st.st_ino << " size " << st.st_size << " mtime " << st.st_mtim.tv_sec << "."
-      << st.st_mtim.tv_nsec << " host " << build_info::version() << "/" << build_info::git_revision() << " file "
-      << canonical.string();
-  return out.str();
+// One line that changes whenever the file, the time limit or the host that judged it changes.
+std::string cache_key(const CheckedFile& file) {
+  return file.identity.key() + " timeout " + std::to_string(probe_timeout().count()) + " host " +
+         build_info::version() + "/" + build_info::git_revision() + " file " + file.resolved.string();
 }
 
 fs::path cache_entry(const fs::path& dir, const std::string& key) {
@@ -53,40 +44,66 @@ fs::path cache_entry(const fs::path& dir, const std::string& key) {
     hash = (hash ^ c) * 1099511628211ULL;
   }
   char name[32];
-  std::snprintf(name, sizeof name, "plugin-ok-%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(name, sizeof name, "plugin-%016llx", static_cast<unsigned long long>(hash));
   return dir / name;
 }
 
-bool known_good(const fs::path& dir, const std::string& key) {
-  std::ifstream in(cache_entry(dir, key));
-  std::string line;
-  return std::getline(in, line) && line == key;
+// What an entry says: line 1 the key, line 2 "ok" or "rejected <reason>".
+struct Remembered {
+  bool ok = false;
+  std::string reason;
+};
+
+std::optional<Remembered> remembered(const fs::path& entry, const std::string& key) {
+  auto text = read_regular_file(entry.string(), 64 * 1024, "verdict");
+  if (!text) {
+    return std::nullopt;
+  }
+  const std::size_t eol = text->find('\n');
+  if (eol == std::string::npos || text->compare(0, eol, key) != 0) {
+    return std::nullopt;
+  }
+  std::string verdict = text->substr(eol + 1);
+  while (!verdict.empty() && verdict.back() == '\n') {
+    verdict.pop_back();
+  }
+  if (verdict == kCachedOk) {
+    return Remembered{true, {}};
+  }
+  if (verdict.compare(0, kCachedRejected.size(), kCachedRejected) == 0) {
+    return Remembered{false, verdict.substr(kCachedRejected.size())};
+  }
+  return std::nullopt;
 }
 
 // Best effort: a cache that cannot be written only means the next run checks the file again.
-void remember_good(const fs::path& dir, const std::string& key) {
+void remember(const fs::path& dir, const fs::path& entry, const std::string& content) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     return;
   }
-  const fs::path target = cache_entry(dir, key);
-  std::string temp = (dir / ".plugin-ok-XXXXXX").string();
+  std::string temp = (dir / ".plugin-XXXXXX").string();
   UniqueFd fd(::mkstemp(temp.data()));
   if (!fd) {
     return;
   }
-  const std::string line = key + "\n";
-  const bool written = write_all(fd.get(), line.data(), line.size()) == 0;
+  const bool written = write_all(fd.get(), content.data(), content.size()) == 0;
   ::close(fd.release());
-  if (!written || ::rename(temp.c_str(), target.c_str()) != 0) {
+  if (!written || ::rename(temp.c_str(), entry.c_str()) != 0) {
     ::unlink(temp.c_str());
   }
 }
 
+std::string cached_note(const fs::path& entry) {
+  return " (remembered from an earlier check, " + entry.string() +
+         "; checked again when the file changes or that entry is removed)";
+}
+
 // The child ---------------------------------------------------------------------------------------------------
 
-[[noreturn]] void child_main(int verdict_fd, const fs::path& file, const LoadOptions& options) {
+[[noreturn]] void child_main(int verdict_fd, const CheckedFile& file, const LoadOptions& options) {
+  disable_call_guards();  // how the plugin ends here is the verdict
   for (const int s : {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
     std::signal(s, SIG_DFL);
   }
@@ -98,10 +115,10 @@ void remember_good(const fs::path& dir, const std::string& key) {
   }
   LoadOptions direct = options;
   direct.probe = false;
-  auto loaded = load_plugin(file, direct);
+  auto loaded = load_checked_plugin(file, direct);
   const std::string verdict = loaded ? std::string(kOk) : std::string(kRejected) + loaded.error().message;
   write_all(verdict_fd, verdict.data(), verdict.size());
-  ::_exit(0);  // no destructors, no atexit handlers: they belong to the parent
+  exit_now(0);  // no destructors, no atexit handlers: they belong to the parent
 }
 
 std::string signal_text(int signal_number) {
@@ -120,7 +137,7 @@ struct ChildEnd {
 
 ChildEnd await_child(pid_t pid, int verdict_fd) {
   ChildEnd end;
-  const auto deadline = std::chrono::steady_clock::now() + kProbeTimeout;
+  const auto deadline = std::chrono::steady_clock::now() + probe_timeout();
   bool pipe_open = true;
   for (;;) {
     bool drained = true;
@@ -154,26 +171,57 @@ ChildEnd await_child(pid_t pid, int verdict_fd) {
   return end;
 }
 
-std::optional<std::string> judge(const ChildEnd& end) {
+// The child's verdict, and whether it is one to remember: a clean load, or a death (crash, hang, exit) that would
+// cost as much to find again, but not a refusal in words (init failed: maybe a server that is back later).
+struct Judgement {
+  std::optional<std::string> rejection;
+  bool remember = true;
+};
+
+Judgement judge(const ChildEnd& end) {
   if (end.timed_out) {
-    return "did not finish loading and initialising within " + std::to_string(kProbeTimeout.count()) +
-           " s in the child that checks new plugins (expected init to return): not loaded";
+    return {"did not finish loading and initialising within " + std::to_string(probe_timeout().count()) +
+                " s in the child that checks new plugins (expected init to return): not loaded",
+            true};
   }
   if (WIFSIGNALED(end.status)) {
-    return "crashed while loading or initialising, with " + signal_text(WTERMSIG(end.status)) +
-           ", in the child that checks new plugins (expected to load and return): not loaded";
+    return {"crashed while loading or initialising, with " + signal_text(WTERMSIG(end.status)) +
+                ", in the child that checks new plugins (expected to load and return): not loaded",
+            true};
   }
   if (end.verdict == kOk) {
-    return std::nullopt;
+    return {std::nullopt, true};
   }
   if (end.verdict.compare(0, kRejected.size(), kRejected) == 0) {
-    return end.verdict.substr(kRejected.size());
+    return {end.verdict.substr(kRejected.size()), false};
   }
-  return "ended the process with exit status " + std::to_string(WIFEXITED(end.status) ? WEXITSTATUS(end.status) : -1) +
-         " while loading or initialising (expected to return to the host): not loaded";
+  return {"ended the process with exit status " + std::to_string(WIFEXITED(end.status) ? WEXITSTATUS(end.status) : -1) +
+              " while loading or initialising (expected to return to the host): not loaded",
+          true};
+}
+
+// What a file that passed leaves behind should it fail in this process after all: a refusal in its entry.
+detail::LoadRecovery recovery_for(const fs::path& entry, const std::string& key) {
+  if (entry.empty()) {
+    return {};
+  }
+  return {entry.string(), key + "\n" + std::string(kCachedRejected) +
+                              "loaded cleanly in the child that checks new plugins, then failed when dgxhost itself "
+                              "loaded it (it behaves differently there): not loaded\n"};
 }
 
 }  // namespace
+
+std::chrono::seconds probe_timeout() {
+  if (const char* limit = std::getenv("DGX_PROBE_TIMEOUT_S"); limit != nullptr && *limit != '\0') {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(limit, &end, 10);
+    if (*end == '\0' && value >= 1 && value <= 3600) {
+      return std::chrono::seconds(value);
+    }
+  }
+  return kProbeTimeout;
+}
 
 fs::path probe_cache_dir() {
   if (const char* dir = std::getenv("DGX_CACHE_DIR"); dir != nullptr && *dir != '\0') {
@@ -188,11 +236,17 @@ fs::path probe_cache_dir() {
   return {};
 }
 
-ProbeVerdict probe_plugin(const fs::path& file, const LoadOptions& options) {
+ProbeVerdict probe_plugin(const CheckedFile& file, const LoadOptions& options) {
   const fs::path cache = probe_cache_dir();
-  const std::optional<std::string> key = identity(file);
-  if (!cache.empty() && key && known_good(cache, *key)) {
-    return {std::nullopt, true};
+  const std::string key = cache_key(file);
+  const fs::path entry = cache.empty() ? fs::path() : cache_entry(cache, key);
+  if (!entry.empty()) {
+    if (const auto known = remembered(entry, key)) {
+      if (known->ok) {
+        return {std::nullopt, true, recovery_for(entry, key)};
+      }
+      return {known->reason + cached_note(entry), true, {}};
+    }
   }
 
   int fds[2];
@@ -213,11 +267,12 @@ ProbeVerdict probe_plugin(const fs::path& file, const LoadOptions& options) {
     child_main(write_end.get(), file, options);
   }
   write_end = UniqueFd();
-  ProbeVerdict verdict{judge(await_child(pid, read_end.get())), false};
-  if (!verdict.rejection && !cache.empty() && key) {
-    remember_good(cache, *key);
+  const Judgement judgement = judge(await_child(pid, read_end.get()));
+  if (!entry.empty() && judgement.remember) {
+    remember(cache, entry,
+             key + "\n" + (judgement.rejection ? std::string(kCachedRejected) + *judgement.rejection : "ok") + "\n");
   }
-  return verdict;
+  return {judgement.rejection, false, judgement.rejection ? detail::LoadRecovery{} : recovery_for(entry, key)};
 }
 
 }  // namespace dgx

@@ -1,9 +1,14 @@
 #include "dgx/core/plugin/plugin_registry.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/toml_reader.hpp"
+#include "dgx/core/plugin/call_guard.hpp"
+#include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace dgx {
@@ -16,12 +21,32 @@ bool is_plugin_file_name(const std::string& name) {
 
 }  // namespace
 
-PluginRegistry::~PluginRegistry() {
+PluginRegistry::~PluginRegistry() { shutdown(); }
+
+void PluginRegistry::shutdown(std::optional<int> exit_code) {
+  if (shut_down_) {
+    return;
+  }
+  shut_down_ = true;
+  if (exit_code) {
+    // What the run reported is out before a plugin's shutdown() can end the process, and a shutdown() that
+    // crashes, exits or hangs then keeps the run's exit code (crash_report.hpp).
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    set_final_exit_code(*exit_code);
+  }
   // Last loaded first, as a stack unwinds. (An index: clang 14 cannot compile libstdc++ 12's reverse_view.)
   for (std::size_t i = plugins_.size(); i-- > 0;) {
-    if (plugins_[i]->desc != nullptr && plugins_[i]->desc->shutdown != nullptr) {
-      plugins_[i]->desc->shutdown();
+    const LoadedPlugin& plugin = *plugins_[i];
+    if (plugin.desc == nullptr || plugin.desc->shutdown == nullptr) {
+      continue;
     }
+    const std::string call = plugin.name + ": shutdown()";
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    const CallDeadline deadline(now, "of being called, as dgxhost was exiting");
+    const CallGuard guard(call);
+    plugin.desc->shutdown();
   }
 }
 

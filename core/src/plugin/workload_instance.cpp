@@ -1,10 +1,11 @@
 #include "dgx/core/plugin/workload_instance.hpp"
 
+#include <chrono>
 #include <utility>
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/core/plugin/crash_report.hpp"
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/support/printable.hpp"
 
 namespace dgx {
@@ -44,7 +45,11 @@ CallResult can_measure(const WorkloadInfo& workload, const dgx_host_api* host) {
   }
   std::array<char, 2048> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
-  const dgx_status status = workload.desc->can_measure(workload.desc, host, &error);
+  dgx_status status = DGX_OK;
+  {
+    const CallGuard guard(who(workload) + ": can_measure()");
+    status = workload.desc->can_measure(workload.desc, host, &error);
+  }
   if (status == DGX_OK) {
     return std::nullopt;
   }
@@ -58,7 +63,7 @@ Expected<WorkloadInstance> WorkloadInstance::create(const WorkloadInfo& workload
   std::array<char, 2048> message{};
   dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
   dgx_instance* instance = nullptr;
-  const CrashScope scope(who(workload) + ": create()");
+  const CallGuard guard(who(workload) + ": create()");
   const dgx_status status = workload.desc->create(workload.desc, host, &instance, &error);
   if (status != DGX_OK) {
     return make_failure(workload, "create", status, message.data());
@@ -76,7 +81,7 @@ WorkloadInstance::~WorkloadInstance() {
   if (instance_ == nullptr) {
     return;
   }
-  const CrashScope scope(where("destroy"));
+  const CallGuard guard(where("destroy"));
   workload_->desc->destroy(instance_);
 }
 
@@ -108,7 +113,7 @@ CallResult WorkloadInstance::setup() {
   if (workload_->desc->setup == nullptr) {
     return std::nullopt;
   }
-  const CrashScope scope(where("setup"));
+  const CallGuard guard(where("setup"));
   const dgx_status s = workload_->desc->setup(instance_, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("setup", s);
 }
@@ -118,7 +123,7 @@ Expected<std::uint32_t> WorkloadInstance::case_count() {
     return case_total_ = 1u;
   }
   std::uint32_t count = 0;
-  const CrashScope scope(where("case_count"));
+  const CallGuard guard(where("case_count"));
   const dgx_status s = workload_->desc->case_count(instance_, &count, fresh_error());
   if (s != DGX_OK) {
     return failure("case_count", s);
@@ -135,14 +140,20 @@ CallResult WorkloadInstance::begin_case(std::uint32_t index, dgx_case_desc& out)
   if (workload_->desc->begin_case == nullptr) {
     return std::nullopt;
   }
-  const CrashScope scope(where("begin_case"));
+  const CallGuard guard(where("begin_case"));
   const dgx_status s = workload_->desc->begin_case(instance_, index, &out, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("begin_case", s);
 }
 
-CallResult WorkloadInstance::run(const dgx_sample_request& request, dgx_sample_result& result) {
-  const CrashScope scope(where("run"));
-  const dgx_status s = workload_->desc->run(instance_, &request, &result, fresh_error());
+CallResult WorkloadInstance::run(const dgx_sample_request& request, dgx_sample_result& result, double& seconds) {
+  dgx_error* error = fresh_error();
+  dgx_status s = DGX_OK;
+  {
+    const CallGuard guard(where("run"));  // what the guard does on the way in and out is not timed
+    const auto start = std::chrono::steady_clock::now();
+    s = workload_->desc->run(instance_, &request, &result, error);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   return s == DGX_OK ? CallResult{} : failure("run", s);
 }
 
@@ -150,7 +161,7 @@ CallResult WorkloadInstance::end_case(std::uint32_t index, const dgx_sample_stat
   if (workload_->desc->end_case == nullptr) {
     return std::nullopt;
   }
-  const CrashScope scope(where("end_case"));
+  const CallGuard guard(where("end_case"));
   const dgx_status s = workload_->desc->end_case(instance_, index, &stats, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("end_case", s);
 }
@@ -159,13 +170,13 @@ CallResult WorkloadInstance::finalize() {
   if (workload_->desc->finalize == nullptr) {
     return std::nullopt;
   }
-  const CrashScope scope(where("finalize"));
+  const CallGuard guard(where("finalize"));
   const dgx_status s = workload_->desc->finalize(instance_, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("finalize", s);
 }
 
 CallResult WorkloadInstance::project(dgx_mode mode) {
-  const CrashScope scope(where("project"));
+  const CallGuard guard(where("project"));
   const dgx_status s = workload_->desc->project(instance_, mode, fresh_error());
   return s == DGX_OK ? CallResult{} : failure("project", s);
 }

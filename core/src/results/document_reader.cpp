@@ -1,111 +1,94 @@
 #include "dgx/core/results/document_reader.hpp"
 
-#include <cmath>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include "dgx/core/support/files.hpp"
+#include "dgx/core/support/json_cursor.hpp"
 
 namespace dgx {
 
 namespace {
 
-ResultMode mode_from(const std::string& name) {
-  if (name == "projected") {
-    return ResultMode::projected;
+using json::Cursor;
+
+ResultMode mode_from(const Cursor& mode) {
+  const std::string& name = mode.string();
+  for (const ResultMode m : {ResultMode::measured, ResultMode::projected, ResultMode::reference}) {
+    if (to_string(m) == name) {
+      return m;
+    }
   }
-  if (name == "reference") {
-    return ResultMode::reference;
-  }
-  if (name == "measured") {
-    return ResultMode::measured;
-  }
-  throw std::runtime_error("unknown mode '" + name + "'");
+  mode.fail("\"measured\", \"projected\" or \"reference\"");
 }
 
-std::string string_member(const json::Object& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  return v != nullptr && v->is_string() ? v->as_string() : std::string();
-}
-
-ResultRow row_from(const json::Object& o) {
+// Every member a row may have is checked for its type when present: a metric whose value is "fast", or samples
+// that are not numbers, would otherwise become made-up numbers in a verdict.
+ResultRow row_from(const Cursor& r) {
   ResultRow row;
-  row.workload = o.at("workload").as_string();
-  row.plugin = string_member(o, "plugin");
-  row.mode = mode_from(o.at("mode").as_string());
-  row.table = string_member(o, "table");
-  row.label = string_member(o, "label");
-  if (const json::Value* c = o.find("config"); c != nullptr && c->is_object()) {
-    row.config = c->as_object();
+  row.workload = r["workload"].string();
+  row.plugin = r.string_or("plugin");
+  row.mode = mode_from(r["mode"]);
+  row.table = r.string_or("table");
+  row.label = r.string_or("label");
+  if (const auto config = r.find("config")) {
+    row.config = config->object();
   }
-  if (const json::Value* m = o.find("metrics"); m != nullptr && m->is_object()) {
-    for (const auto& [name, metric] : m->as_object()) {
-      const json::Value& value = metric["value"];
-      row.metrics.push_back({name, value.is_number() ? value.as_number() : NAN, metric["unit"].as_string(), false, {}});
+  if (const auto metrics = r.find("metrics")) {
+    for (const auto& [name, metric] : metrics->members()) {
+      row.metrics.push_back({name, metric["value"].number_or_null(), metric["unit"].string(), false, {}});
     }
   }
-  if (const json::Value* info = o.find("info"); info != nullptr && info->is_object()) {
-    for (const auto& [key, value] : info->as_object()) {
-      if (value.is_string()) {
-        row.fields.push_back({key, value.as_string(), false});
-      }
+  if (const auto info = r.find("info")) {
+    for (const auto& [key, value] : info->members()) {
+      row.fields.push_back({key, value.string(), false});
     }
   }
-  if (const json::Value* samples = o.find("sample_times"); samples != nullptr && samples->is_array()) {
-    for (const json::Value& t : samples->as_array()) {
-      if (t.is_number()) {
-        row.sample_times.push_back(t.as_number());
-      }
-    }
+  if (const auto samples = r.find("sample_times")) {
+    row.sample_times = samples->numbers();
   }
   return row;
 }
 
-Report report_from(const json::Value& doc) {
-  const json::Object& top = doc.as_object();
-  if (string_member(top, "schema") != kResultsSchema) {
-    throw std::runtime_error("not a " + std::string(kResultsSchema) + " document (schema '" +
-                             string_member(top, "schema") + "')");
+}  // namespace
+
+Report read_results(const Cursor& doc) {
+  const std::string schema = doc.string_or("schema");
+  if (schema != kResultsSchema) {
+    throw json::ReadError("not a " + std::string(kResultsSchema) + " document ($.schema is '" + schema + "')");
   }
   Report report;
-  if (const json::Value* c = top.find("context"); c != nullptr && c->is_object()) {
-    report.context = c->as_object();
+  if (const auto context = doc.find("context")) {
+    report.context = context->object();
   }
-  if (const json::Value* status = top.find("status"); status != nullptr && status->is_object()) {
-    const json::Value* code = status->as_object().find("exit_code");
-    report.exit_code = code != nullptr && code->is_int() ? static_cast<int>(code->as_int()) : 0;
-    report.error = string_member(status->as_object(), "error");
+  if (const auto status = doc.find("status")) {
+    const auto code = status->find("exit_code");
+    report.exit_code = code ? static_cast<int>(code->integer()) : 0;
+    report.error = status->string_or("error");
   }
-  for (const json::Value& r : top.at("results").as_array()) {
-    report.rows.push_back(row_from(r.as_object()));
+  for (const Cursor& r : doc["results"].elements()) {
+    report.rows.push_back(row_from(r));
   }
-  if (const json::Value* notes = top.find("notes"); notes != nullptr && notes->is_array()) {
-    for (const json::Value& n : notes->as_array()) {
-      const json::Object& o = n.as_object();
-      report.notes.push_back(
-          {string_member(o, "placement") == "before", string_member(o, "title"), string_member(o, "text")});
+  if (const auto notes = doc.find("notes")) {
+    for (const Cursor& n : notes->elements()) {
+      report.notes.push_back({n.string_or("placement") == "before", n.string_or("title"), n.string_or("text")});
     }
   }
   return report;
 }
 
-}  // namespace
-
 Expected<Report> parse_results(std::string_view text, const std::string& origin) {
   try {
-    return report_from(json::parse(text));
+    const json::Value doc = json::parse(text);
+    return read_results(Cursor(doc));
   } catch (const std::exception& e) {
     return Failure{ExitCode::usage, origin + ": " + e.what()};
   }
 }
 
 Expected<Report> read_results_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Failure{ExitCode::usage, path + ": cannot open the results file"};
+  auto text = read_regular_file(path, kMaxResultsFileBytes, "results file");
+  if (!text) {
+    return text.error();
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_results(text.str(), path);
+  return parse_results(text.value(), path);
 }
 
 std::string describe_run(const Report& report) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "dgx/core/plugin/call_guard.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/printable.hpp"
 
@@ -165,7 +166,12 @@ DeviceReport probe_devices(const PluginRegistry& registry, const dgx_host_api* h
     std::array<char, 1024> message{};
     dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
     report.probed_by.push_back(plugin->name);
-    if (plugin->desc->probe(host, &sink, &error) != DGX_OK) {
+    dgx_status status = DGX_OK;
+    {
+      const CallGuard guard(plugin->name + ": probe()");
+      status = plugin->desc->probe(host, &sink, &error);
+    }
+    if (status != DGX_OK) {
       logger.warn("device probe of plugin '" + plugin->name + "' failed: " + printable(message.data()));
     }
   }

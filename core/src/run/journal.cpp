@@ -53,25 +53,18 @@ json::Value metric_json(const Metric& m) {
   return o;
 }
 
-const std::string& str(const json::Value& v, std::string_view key) { return v[key].as_string(); }
-
-std::string optional_str(const json::Object& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  return v != nullptr ? v->as_string() : std::string();
-}
-
-bool optional_bool(const json::Object& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  return v != nullptr && v->as_bool();
-}
-
-ResultMode mode_from(const std::string& text) {
+ResultMode mode_from(const json::Cursor& mode) {
   for (const ResultMode m : {ResultMode::measured, ResultMode::projected, ResultMode::reference}) {
-    if (to_string(m) == text) {
+    if (to_string(m) == mode.string()) {
       return m;
     }
   }
-  throw std::runtime_error("unknown row mode '" + text + "'");
+  mode.fail("\"measured\", \"projected\" or \"reference\"");
+}
+
+bool optional_bool(const json::Cursor& o, std::string_view key) {
+  const auto member = o.find(key);
+  return member && member->boolean();
 }
 
 }  // namespace
@@ -120,30 +113,26 @@ json::Value row_to_journal(const ResultRow& row) {
   return o;
 }
 
-ResultRow row_from_journal(const json::Value& v) {
+ResultRow row_from_journal(const json::Cursor& v) {
   ResultRow row;
-  row.workload = str(v, "workload");
-  row.plugin = str(v, "plugin");
-  row.mode = mode_from(str(v, "mode"));
-  row.table = str(v, "table");
-  row.label = str(v, "label");
-  row.config = v["config"].as_object();
-  for (const json::Value& k : v["hidden_config"].as_array()) {
-    row.hidden_config.push_back(k.as_string());
+  row.workload = v["workload"].string();
+  row.plugin = v["plugin"].string();
+  row.mode = mode_from(v["mode"]);
+  row.table = v["table"].string();
+  row.label = v["label"].string();
+  row.config = v["config"].object();
+  for (const json::Cursor& k : v["hidden_config"].elements()) {
+    row.hidden_config.push_back(k.string());
   }
-  for (const json::Value& m : v["metrics"].as_array()) {
-    const json::Object& o = m.as_object();
+  for (const json::Cursor& m : v["metrics"].elements()) {
     // A non-finite value was written as null: it reads back as NaN, as it was.
-    const double value = o.at("value").is_null() ? std::nan("") : o.at("value").as_number();
-    row.metrics.push_back(
-        {str(m, "name"), value, str(m, "unit"), optional_bool(o, "hidden"), optional_str(o, "label")});
+    row.metrics.push_back({m["name"].string(), m["value"].number_or_null(), m["unit"].string(),
+                           optional_bool(m, "hidden"), m.string_or("label")});
   }
-  for (const json::Value& f : v["fields"].as_array()) {
-    row.fields.push_back({str(f, "key"), str(f, "value"), optional_bool(f.as_object(), "hidden")});
+  for (const json::Cursor& f : v["fields"].elements()) {
+    row.fields.push_back({f["key"].string(), f["value"].string(), optional_bool(f, "hidden")});
   }
-  for (const json::Value& t : v["sample_times"].as_array()) {
-    row.sample_times.push_back(t.as_number());
-  }
+  row.sample_times = v["sample_times"].numbers();
   return row;
 }
 
@@ -218,10 +207,11 @@ Expected<Journal> Journal::resume(const fs::path& dir) {
     const std::string_view line(text->data() + start, end - start);
     start = end + 1;
     try {
-      const json::Value entry = json::parse(line);
-      const std::int64_t index = entry["case"].as_int();
+      const json::Value value = json::parse(line);
+      const json::Cursor entry(value);
+      const std::int64_t index = entry["case"].integer();
       if (index < 0 || index > UINT32_MAX) {
-        throw std::runtime_error("case index out of range");
+        entry["case"].fail("a case index in 0.." + std::to_string(UINT32_MAX));
       }
       journal.finished_[static_cast<std::uint32_t>(index)] = row_from_journal(entry["row"]);
     } catch (const std::exception& e) {
@@ -281,7 +271,27 @@ std::string run_difference(const json::Object& a, const json::Object& b, const s
   return {};
 }
 
+namespace {
+
+// "2 ranks (mpi)" from a header's {"world_size": 2, "transport": "mpi"}.
+std::string ranks_text(const json::Value& ranks) {
+  const json::Object* o = ranks.is_object() ? &ranks.as_object() : nullptr;
+  const json::Value* size = o != nullptr ? o->find("world_size") : nullptr;
+  const json::Value* transport = o != nullptr ? o->find("transport") : nullptr;
+  const std::string n = size != nullptr ? json::write(*size, 0) : "?";
+  return n + (n == "1" ? " rank" : " ranks") + " (" +
+         (transport != nullptr && transport->is_string() ? transport->as_string() : "?") + ")";
+}
+
+}  // namespace
+
 std::string resume_mismatch(const json::Object& header, const json::Object& now) {
+  // A journal written before the header named its ranks says nothing about them: nothing to compare.
+  const json::Value* then = header.find("ranks");
+  const json::Value* here = now.find("ranks");
+  if (then != nullptr && here != nullptr && !(*then == *here)) {
+    return "ranks: the journal's run had " + ranks_text(*then) + ", this run has " + ranks_text(*here);
+  }
   return run_difference(header, now, "the journal's", "this run's");
 }
 

@@ -36,7 +36,8 @@ void announce(const RunFolder& folder, const Logger& logger, bool resumed) {
 
 }  // namespace
 
-json::Object journal_header(const CliOptions& options, const Target& target, const ResolvedConfig& config) {
+json::Object journal_header(const CliOptions& options, const Target& target, const ResolvedConfig& config,
+                            const HostComm& comm) {
   json::Object header;
   header.set("schema", kJournalSchema);
   json::Array argv;
@@ -46,6 +47,10 @@ json::Object journal_header(const CliOptions& options, const Target& target, con
   header.set("argv", std::move(argv));
   header.set("workload", target.plugin->name + ":" + target.workload->name);
   header.set("mode", "measure");
+  json::Object ranks;
+  ranks.set("world_size", comm.ranks().world_size);
+  ranks.set("transport", comm.name());
+  header.set("ranks", std::move(ranks));
   header.set("config", config.to_json());
   return header;
 }
@@ -103,16 +108,21 @@ RunFolder::~RunFolder() {
 }
 
 Expected<std::unique_ptr<RunFolder>> RunFolder::open(const CliOptions& options, const Target& target,
-                                                     const ResolvedConfig& config, const Logger& logger) {
-  const json::Object header = journal_header(options, target, config);
+                                                     const ResolvedConfig& config, const HostComm& comm,
+                                                     const Logger& logger) {
+  const json::Object header = journal_header(options, target, config, comm);
   if (!options.resume.empty()) {
     auto journal = Journal::resume(options.resume);
     if (!journal) {
       return journal.error();
     }
     if (const std::string difference = resume_mismatch(journal->header(), header); !difference.empty()) {
-      return Failure{ExitCode::usage, "--resume " + options.resume + ": this run differs from the journal's: " +
-                                          difference + " (a resumed run must resolve to the same configuration)"};
+      const bool ranks = text::starts_with(difference, "ranks:");
+      return Failure{ExitCode::usage, "--resume " + options.resume +
+                                          ": this run differs from the journal's: " + difference +
+                                          (ranks ? " (resume a run with as many ranks, under the same launcher, as it "
+                                                   "was started with)"
+                                                 : " (a resumed run must resolve to the same configuration)")};
     }
     auto folder = std::make_unique<RunFolder>(std::move(journal.value()), logger);
     announce(*folder, logger, true);

@@ -69,7 +69,8 @@ Expected<std::string> read_regular_file(const std::string& path, std::size_t max
     return failure(std::string("is ") + file_kind(st.st_mode) + ", not a regular file");
   }
   if (static_cast<std::size_t>(st.st_size) > max_bytes) {
-    return failure("is " + std::to_string(st.st_size) + " bytes; dgxhost reads at most " + std::to_string(max_bytes));
+    return failure("is " + std::to_string(st.st_size) + " bytes; dgxhost reads at most " + std::to_string(max_bytes) +
+                   " bytes");
   }
   std::string content;
   char buffer[65536];
@@ -90,6 +91,18 @@ Expected<std::string> read_regular_file(const std::string& path, std::size_t max
     }
   }
   return content;
+}
+
+void keep_standard_fds_open() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", O_RDWR);  // the lowest free descriptor: this one
+      if (opened >= 0 && opened != fd) {
+        ::dup2(opened, fd);
+        ::close(opened);
+      }
+    }
+  }
 }
 
 int write_all(int fd, const char* data, std::size_t size) {

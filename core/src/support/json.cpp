@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dgx/core/support/nesting.hpp"
+
 namespace dgx::json {
 
 // Object ----------------------------------------------------------------------------------------------------
@@ -97,38 +99,6 @@ struct ToJson {
 
 Json to_json(const Value& value) { return std::visit(ToJson{}, value.storage()); }
 
-Value from_json(const Json& j) {
-  switch (j.type()) {
-  case Json::value_t::boolean: return j.get<bool>();
-  case Json::value_t::number_integer: return j.get<std::int64_t>();
-  case Json::value_t::number_unsigned: {
-    const auto u = j.get<std::uint64_t>();  // beyond int64: kept as a double, as any JSON reader would
-    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return static_cast<std::int64_t>(u);
-    }
-    return static_cast<double>(u);
-  }
-  case Json::value_t::number_float: return j.get<double>();
-  case Json::value_t::string: return j.get<std::string>();
-  case Json::value_t::array: {
-    Array a;
-    a.reserve(j.size());
-    for (const Json& element : j) {
-      a.push_back(from_json(element));
-    }
-    return a;
-  }
-  case Json::value_t::object: {
-    Object o;
-    for (const auto& [key, element] : j.items()) {
-      o.set(key, from_json(element));
-    }
-    return o;
-  }
-  default: return nullptr;
-  }
-}
-
 // Plugin strings, host names and argv are not guaranteed UTF-8: write U+FFFD for invalid bytes instead of failing
 // the whole report.
 std::string dump(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
@@ -209,6 +179,115 @@ std::string position(std::string_view text, std::size_t byte) {
   return std::to_string(line) + ":" + std::to_string(column);
 }
 
+// Reading --------------------------------------------------------------------------------------------------
+
+struct TooDeep {};
+
+// Builds a Value straight from nlohmann's SAX events: one tree in memory instead of two (a 300 MB results file
+// must still be read), and the nesting limit checked as the document opens a container, before anything deep is
+// built. nlohmann's SAX parser keeps its own state in a vector, so nothing here recurses.
+class Builder {
+public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool b) { return put(b); }
+  bool number_integer(number_integer_t i) { return put(static_cast<std::int64_t>(i)); }
+  bool number_unsigned(number_unsigned_t u) {
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return put(static_cast<std::int64_t>(u));
+    }
+    return put(static_cast<double>(u));  // beyond int64: kept as a double, as any JSON reader would
+  }
+  bool number_float(number_float_t d, const string_t& /*text*/) { return put(d); }
+  bool string(string_t& s) { return put(std::move(s)); }
+  bool binary(binary_t& /*b*/) { return put(nullptr); }  // not produced by the JSON text parser
+  bool start_object(std::size_t /*elements*/) { return open(Object()); }
+  bool key(string_t& k) {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t /*elements*/) { return open(Array()); }
+  bool end_array() { return close(); }
+  [[noreturn]] bool parse_error(std::size_t byte, const std::string& /*token*/, const nlohmann::detail::exception& e) {
+    // nlohmann's what() is "[json.exception.parse_error.101] parse error at line 2, column 8: <reason>".
+    const std::string what = e.what();
+    const auto colon = what.find(": ");
+    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw std::runtime_error("JSON parse error at " + position(text_, byte) + ": " + reason);
+  }
+
+  explicit Builder(std::string_view text) : text_(text) {}
+  Value take() { return std::move(root_); }
+
+private:
+  // Where the next value goes: the root, the end of the innermost array, or the innermost object's current key.
+  Value* slot() {
+    if (open_.empty()) {
+      return &root_;
+    }
+    Value& container = *open_.back();
+    if (container.is_array()) {
+      return &container.as_array().emplace_back();
+    }
+    return &container.as_object().set(std::move(key_), Value());
+  }
+  bool put(Value v) {
+    *slot() = std::move(v);
+    return true;
+  }
+  bool open(Value container) {
+    if (open_.size() >= kMaxNesting) {
+      throw TooDeep{};
+    }
+    Value* at = slot();
+    *at = std::move(container);
+    open_.push_back(at);  // stable: a container's elements move only when it grows, and it is not the innermost then
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  std::string_view text_;
+  Value root_;
+  std::vector<Value*> open_;
+  std::string key_;
+};
+
+// The line of the first bracket that opens more than kMaxNesting containers, outside strings.
+std::size_t too_deep_line(std::string_view text) {
+  std::size_t line = 1, depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) {
+        return line;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return line;
+}
+
 }  // namespace
 
 std::string write(const Value& value, int indent) {
@@ -222,15 +301,13 @@ std::string write(const Value& value, int indent) {
 }
 
 Value parse(std::string_view text) {
+  Builder builder(text);
   try {
-    return from_json(Json::parse(text));
-  } catch (const Json::parse_error& e) {
-    // nlohmann's what() is "[json.exception.parse_error.101] parse error at line 2, column 8: <reason>".
-    const std::string what = e.what();
-    const auto colon = what.find(": ");
-    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw std::runtime_error("JSON parse error at " + position(text, e.byte) + ": " + reason);
+    Json::sax_parse(text, &builder);
+  } catch (const TooDeep&) {
+    throw std::runtime_error(nesting_refusal(too_deep_line(text), nests_too_deep("arrays or objects")));
   }
+  return builder.take();
 }
 
 }  // namespace dgx::json

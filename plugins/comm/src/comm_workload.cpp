@@ -1,7 +1,11 @@
 #include "comm_workload.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+
+#include <dgx/sdk/text.hpp>
 
 namespace dgx::plugins::comm {
 
@@ -153,6 +157,41 @@ CommWorkload::CommWorkload(sdk::Host& host, const std::vector<Collective>& colle
                                std::string(sdk::dtype_name(config_.type)) + " element per rank");
   }
   summaries_.resize(std::size(kAllCollectives));
+  check_host_memory(host.get_int("comm.max_bytes"));
+}
+
+// The largest send and receive buffers any case needs, in bytes.
+std::pair<std::size_t, std::size_t> CommWorkload::largest_buffers() const {
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  const std::size_t element = sdk::dtype_size(config_.type);
+  for (const CaseSpec& c : cases_) {
+    send_bytes = std::max(send_bytes, c.shape.send_elems * element);
+    recv_bytes = std::max(recv_bytes, c.shape.recv_elems * element);
+  }
+  return {send_bytes, recv_bytes};
+}
+
+// A sweep whose buffers cannot fit in this machine's memory is a configuration error, named before any work:
+// the host images of the send and receive buffers (what the check compares) always live in host memory, and
+// with the host transport the buffers themselves too.
+void CommWorkload::check_host_memory(std::int64_t max_bytes) const {
+  const auto [send_bytes, recv_bytes] = largest_buffers();
+  const bool host_buffers =
+      config_.transport == "host" || (config_.transport == "auto" && !nccl_unavailable_reason().empty());
+  const double needed =
+      (host_buffers ? 2.0 : 1.0) * (static_cast<double>(send_bytes) + static_cast<double>(recv_bytes));
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) {
+    return;
+  }
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  if (needed > memory) {
+    throw sdk::InvalidArgument("comm.max_bytes (-e) " + std::to_string(max_bytes) + ": the largest case needs " +
+                               sdk::text::gib(needed) + " of host memory (its send and receive buffers" +
+                               (host_buffers ? " and their copies for the check" : "' copies for the check") +
+                               "), more than this machine's " + sdk::text::gib(memory) + "; lower comm.max_bytes");
+  }
 }
 
 void CommWorkload::setup() {
@@ -162,12 +201,7 @@ void CommWorkload::setup() {
     throw sdk::NoDevice("comm.transport = nccl: " + unavailable);
   }
   backend_ = nccl ? make_nccl_backend(host_) : make_host_backend(host_);
-  std::size_t send_bytes = 0, recv_bytes = 0;
-  const std::size_t element = sdk::dtype_size(config_.type);
-  for (const CaseSpec& c : cases_) {
-    send_bytes = std::max(send_bytes, c.shape.send_elems * element);
-    recv_bytes = std::max(recv_bytes, c.shape.recv_elems * element);
-  }
+  const auto [send_bytes, recv_bytes] = largest_buffers();
   send_ = backend_->allocate(send_bytes);
   recv_ = backend_->allocate(recv_bytes);
   send_image_.resize(send_bytes);

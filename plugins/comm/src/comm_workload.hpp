@@ -64,6 +64,8 @@ private:
     int cases = 0;
   };
 
+  [[nodiscard]] std::pair<std::size_t, std::size_t> largest_buffers() const;
+  void check_host_memory(std::int64_t max_bytes) const;
   void prepare_buffers(const CaseSpec& c, const Pattern& pattern);
   Buffers buffers(const CaseSpec& c);
   std::string check(const CaseSpec& c, std::uint64_t& wrong);

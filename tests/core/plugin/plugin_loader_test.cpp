@@ -160,6 +160,40 @@ TEST_CASE("the whole chain of the resolved path is checked, not only the link an
   }
 }
 
+TEST_CASE("a folder reached through a symlink is checked where the link is, as a file's symlink is") {
+  testing::TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const auto safe = dir.path() / "safe";
+  std::filesystem::create_directory(safe);
+  ::chmod(safe.c_str(), 0755);
+  const auto target = safe / "libdgx-spin.so";
+  std::filesystem::copy_file(testing::spin_plugin(), target);
+  const auto open_folder = dir.path() / "w";
+  std::filesystem::create_directory(open_folder);
+  ::chmod(open_folder.c_str(), 0777);
+  std::filesystem::create_directory_symlink(safe, open_folder / "link");
+  const std::string reason = rejection(open_folder / "link" / "libdgx-spin.so");
+  CHECK(reason.find("its folder " + open_folder.string() + " (which holds the symlink " +
+                    (open_folder / "link").string() + ") is writable by group or others") == 0);
+  SUBCASE("a link to a link: each is checked where it is") {
+    ::chmod(open_folder.c_str(), 0755);
+    const auto second = dir.path() / "second";
+    std::filesystem::create_directory(second);
+    ::chmod(second.c_str(), 0777);
+    std::filesystem::create_directory_symlink(open_folder / "link", second / "again");
+    CHECK(rejection(second / "again" / "libdgx-spin.so").find("its folder " + second.string()) == 0);
+    CHECK(load_plugin(open_folder / "link" / "libdgx-spin.so", {false, nullptr}));
+  }
+  SUBCASE("the file is loaded by the path it resolves to, whatever the link says later") {
+    ::chmod(open_folder.c_str(), 0755);
+    auto checked = check_plugin_file(open_folder / "link" / "libdgx-spin.so", false);
+    REQUIRE(checked);
+    CHECK(checked->resolved == std::filesystem::canonical(target));
+    CHECK(checked->file == open_folder / "link" / "libdgx-spin.so");
+  }
+  ::chmod(open_folder.c_str(), 0755);
+}
+
 TEST_CASE("a path that is not a file is rejected") {
   CHECK(rejection(fixture("good")).find("not a regular file") == 0);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dgx/core/support/json.hpp"
+#include "dgx/core/support/nesting.hpp"
 
 using namespace dgx;
 
@@ -67,4 +68,23 @@ TEST_CASE("unicode escapes decode to UTF-8") {
 TEST_CASE("missing keys throw naming the key") {
   json::Object o;
   CHECK_THROWS_WITH((void)o.at("nope"), doctest::Contains("'nope'"));
+}
+
+TEST_CASE("a document nested deeper than every reader allows is refused with its line, not a stack overflow") {
+  const auto nested = [](std::size_t depth, const std::string& open, const std::string& close) {
+    std::string text;
+    for (std::size_t i = 0; i < depth; ++i) {
+      text += open;
+    }
+    for (std::size_t i = 0; i < depth; ++i) {
+      text += close;
+    }
+    return text;
+  };
+  CHECK(json::parse(nested(kMaxNesting, "[", "]")).is_array());  // the limit itself is read
+  CHECK_THROWS_WITH(json::parse(nested(kMaxNesting + 1, "[", "]")),
+                    "line 1: arrays or objects nest more than 32 deep; dgxhost refuses documents nested this deeply");
+  CHECK_THROWS_WITH(json::parse("{\"a\": \"[[[[\",\n\"b\": " + nested(100000, "{\"k\":", "}") + "}"),
+                    doctest::Contains("line 2: arrays or objects nest more than 32 deep"));
+  CHECK_THROWS_WITH(json::parse(nested(100000, "[", "]")), doctest::Contains("nest more than 32 deep"));
 }

@@ -1,9 +1,12 @@
-// Ctrl-C and SIGTERM ask the running workload to stop; results gathered so far are still reported. A second
-// Ctrl-C terminates at once (the default action is restored after the first), and so does the end of a grace
-// period (kInterruptGraceSeconds, or $DGX_INTERRUPT_GRACE_S) when a plugin call does not return: the process
-// then ends with exit code 130 and one line naming the call it was waiting for; finished cases are in the
-// journal.
+// Ctrl-C and SIGTERM ask the running workload to stop; results gathered so far are still reported. SIGTERM is what
+// Slurm, Kubernetes and mpirun send before they kill a job, so it is Ctrl-C too, handled once: a later SIGTERM
+// (mpirun and the launchers repeat it to every process) changes nothing, while a second Ctrl-C terminates at once.
+// So does the end of a grace period (kInterruptGraceSeconds, or $DGX_INTERRUPT_GRACE_S) when a plugin call does
+// not return: the process then ends with exit code 130 and one line naming the call it was waiting for; finished
+// cases are in the journal.
 #pragma once
+
+#include <string>
 
 namespace dgx {
 
@@ -14,16 +17,24 @@ void install_cancellation_handlers();
 void request_cancel();  // what the signal handler does; for tests
 void reset_cancel();    // for tests
 
+/// The grace period: kInterruptGraceSeconds, or $DGX_INTERRUPT_GRACE_S (1..3600) once the handlers are installed.
+[[nodiscard]] unsigned interrupt_grace_seconds();
+
 /// A time limit on the plugin call in progress (runner.max_time for a sample), on the steady clock in seconds
 /// since its epoch; 0 clears it. Once it has passed, a plugin asking whether to stop (the host API's
-/// cancel_requested) is told yes, so that a plugin that polls ends an over-long sample at the limit.
-void set_call_deadline(double steady_seconds);
+/// cancel_requested) is told yes, so that a plugin that polls ends an over-long sample at the limit; a call still
+/// running the grace period later is ended by the watchdog (call_guard.hpp), which names the limit with `what`
+/// ("after runner.max_time (2.000 s)").
+void set_call_deadline(double steady_seconds, const std::string& what = {});
 [[nodiscard]] bool call_deadline_passed();
+/// The deadline in force (0: none) and what it is, for the watchdog. Thread-safe.
+[[nodiscard]] double call_deadline();
+[[nodiscard]] const char* call_deadline_reason();
 
 /// Sets a call deadline for its lifetime.
 class CallDeadline {
 public:
-  explicit CallDeadline(double steady_seconds) { set_call_deadline(steady_seconds); }
+  CallDeadline(double steady_seconds, const std::string& what) { set_call_deadline(steady_seconds, what); }
   ~CallDeadline() { set_call_deadline(0); }
   CallDeadline(const CallDeadline&) = delete;
   CallDeadline& operator=(const CallDeadline&) = delete;

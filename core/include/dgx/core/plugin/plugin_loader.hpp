@@ -70,8 +70,15 @@ struct LoadOptions {
   bool probe = true;
 };
 
-/// Loads and validates `file`. On failure the message is the reason only; the caller prefixes the file name.
-/// The library is never unloaded, even when rejected after opening (its code may still be referenced).
+/// Loads and validates `file`: checked and resolved once (plugin_open.hpp), checked in a child unless
+/// `options.probe` is false, then opened by its resolved path and initialised. On failure the message is the reason
+/// only; the caller prefixes the file name. The library is never unloaded, even when rejected after opening (its
+/// code may still be referenced).
 Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path& file, const LoadOptions& options);
+
+/// The part after the checks (and the child's): open, lift and init. `recovery` is for a file that passed the
+/// child's check (crash_report.hpp).
+Expected<std::unique_ptr<LoadedPlugin>> load_checked_plugin(const CheckedFile& file, const LoadOptions& options,
+                                                            const detail::LoadRecovery& recovery = {});
 
 }  // namespace dgx

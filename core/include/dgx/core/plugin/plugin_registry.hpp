@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,13 @@ public:
   PluginRegistry& operator=(const PluginRegistry&) = delete;
   PluginRegistry(PluginRegistry&&) = default;  // the moved-from registry holds no plugins to shut down
   PluginRegistry& operator=(PluginRegistry&&) = delete;
-  /// Calls every loaded plugin's shutdown(), last loaded first, as abi/v1.h promises ("called once before exit").
+  /// Calls shutdown() unless it was called.
   ~PluginRegistry();
+
+  /// Calls every loaded plugin's shutdown() once, last loaded first, as abi/v1.h promises ("called once before
+  /// exit"), each inside a CallGuard with a deadline of the grace period. With the run's `exit_code`, stdout is
+  /// flushed first and a plugin that crashes, exits or hangs there cannot change that code (it is warned about).
+  void shutdown(std::optional<int> exit_code = std::nullopt);
 
   /// Loads every libdgx-*.so on `paths` (in order; the first plugin of a name wins).
   void discover(const std::vector<SearchPath>& paths, const LoadOptions& options);
@@ -60,6 +66,7 @@ private:
   std::vector<std::string> warnings_;
   std::vector<std::filesystem::path> seen_files_;
   std::vector<PresetInfo> file_presets_;
+  bool shut_down_ = false;
 };
 
 }  // namespace dgx

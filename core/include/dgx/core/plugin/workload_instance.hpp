@@ -1,5 +1,6 @@
-// RAII ownership of one plugin workload instance, and checked calls into it: every call gets a host-owned error
-// buffer, and a failing status becomes a Failure naming the plugin, the workload and the function.
+// RAII ownership of one plugin workload instance, and checked calls into it: every call runs inside a CallGuard
+// (call_guard.hpp) and gets a host-owned error buffer, and a failing status becomes a Failure naming the plugin,
+// the workload and the function.
 #pragma once
 
 #include <array>
@@ -37,7 +38,8 @@ public:
   CallResult setup();
   Expected<std::uint32_t> case_count();
   CallResult begin_case(std::uint32_t index, dgx_case_desc& out);
-  CallResult run(const dgx_sample_request& request, dgx_sample_result& result);
+  /// One sample; `seconds` gets the steady clock's time around the plugin's run() alone.
+  CallResult run(const dgx_sample_request& request, dgx_sample_result& result, double& seconds);
   CallResult end_case(std::uint32_t index, const dgx_sample_stats& stats);
   CallResult finalize();
   CallResult project(dgx_mode mode);

@@ -4,7 +4,8 @@
 // journal lacks and reports the rows a full run would have. The folder also receives the final results.json.
 //
 // journal.jsonl: line 1 is the header {"schema": "dgx.journal/1", "argv": [...], "workload": "plugin:workload",
-// "config": {every resolved key: value}}; then one line per finished case {"case": index, "row": {...}}, the row
+// "mode": "measure", "ranks": {"world_size": N, "transport": "local" | "mpi"}, "config": {every resolved key:
+// value}}; then one line per finished case {"case": index, "row": {...}}, the row
 // in a lossless form (row_to_journal). A last line cut short by a crash is ignored.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include "dgx/core/support/expected.hpp"
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/json.hpp"
+#include "dgx/core/support/json_cursor.hpp"
 
 namespace dgx {
 
@@ -33,7 +35,8 @@ std::filesystem::path default_run_dir(const std::string& workload);
 
 /// A row as the journal keeps it: everything ResultRow holds, so a resumed run reports it unchanged.
 json::Value row_to_journal(const ResultRow& row);
-ResultRow row_from_journal(const json::Value& value);  // throws std::exception on a malformed row
+/// The inverse of row_to_journal; throws json::ReadError naming the member of a malformed row by its path.
+ResultRow row_from_journal(const json::Cursor& value);
 
 class Journal {
 public:
@@ -60,8 +63,9 @@ private:
   std::map<std::uint32_t, ResultRow> finished_;
 };
 
-/// The first difference between a journal's header and this run's ("config key spin.us: journal 100, now 200"),
-/// or empty when the run continues the journal's.
+/// The first difference between a journal's header and this run's: its ranks (world size and transport: a
+/// 2-rank run's rows do not mix with one rank's), then workload, mode and config ("config key spin.us: the
+/// journal's is 100, this run's 200"); empty when the run continues the journal's.
 std::string resume_mismatch(const json::Object& header, const json::Object& now);
 
 /// The first difference in workload, mode or a config key between two run descriptions {"workload", "mode",

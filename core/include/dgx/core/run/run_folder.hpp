@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "dgx/core/config/cli.hpp"
+#include "dgx/core/distributed/comm.hpp"
 #include "dgx/core/measure/runner.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
 #include "dgx/core/run/journal.hpp"
@@ -50,7 +51,8 @@ public:
   /// The folder for this run: --resume DIR (its journal must match this run's configuration), --run-dir DIR, or
   /// the default folder; null when there is none (DGX_RUNS_DIR=off, or the default cannot be created: a warning).
   static Expected<std::unique_ptr<RunFolder>> open(const CliOptions& options, const Target& target,
-                                                   const ResolvedConfig& config, const Logger& logger);
+                                                   const ResolvedConfig& config, const HostComm& comm,
+                                                   const Logger& logger);
 
   [[nodiscard]] const ResultRow* finished(std::uint32_t index) const override;
   void record(std::uint32_t index, std::uint32_t count, const ResultRow& row) override;
@@ -78,7 +80,8 @@ private:
 };
 
 /// The header a journal of this run starts with; what --resume compares.
-json::Object journal_header(const CliOptions& options, const Target& target, const ResolvedConfig& config);
+json::Object journal_header(const CliOptions& options, const Target& target, const ResolvedConfig& config,
+                            const HostComm& comm);
 
 /// The command line a bare `--resume DIR` repeats: the journal's, with --resume DIR, without --run-dir and
 /// without the options in `replaced` (which take a value, except --quiet/-q), whose new values follow.

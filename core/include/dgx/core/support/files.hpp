@@ -46,6 +46,10 @@ private:
 /// path and the reason otherwise.
 Expected<std::string> read_regular_file(const std::string& path, std::size_t max_bytes, const std::string& what);
 
+/// Opens /dev/null on whichever of stdin, stdout and stderr the process was started without, so that no file it
+/// opens later (a journal, a results file) becomes fd 1 and receives what is printed.
+void keep_standard_fds_open();
+
 /// Writes all of `text` to `fd`, retrying short writes and EINTR; 0 or the errno.
 int write_all(int fd, const char* data, std::size_t size);
 

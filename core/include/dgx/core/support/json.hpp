@@ -1,6 +1,7 @@
 // The host's JSON value: insertion-ordered objects (so "schema" comes first and keys keep the order a reader
 // expects), integers apart from floats. Results are built with it; write() and parse() are nlohmann::json's
-// reader and writer (json.cpp), and tests read results back with them.
+// reader and writer (json.cpp), and tests read results back with them. Reading a document someone else may have
+// written goes through json_cursor.hpp, which says where a value of the wrong type is.
 #pragma once
 
 #include <cstdint>
@@ -122,7 +123,8 @@ bool operator==(const Member& a, const Member& b);
 /// strings is written as U+FFFD.
 std::string write(const Value& value, int indent = 2);
 
-/// Parses a JSON document; throws std::runtime_error with the line and column where reading stopped and why.
+/// Parses a JSON document; throws std::runtime_error with the line and column where reading stopped and why, or
+/// with the line where arrays and objects nest deeper than every reader allows (kMaxNesting, nesting.hpp).
 Value parse(std::string_view text);
 
 }  // namespace dgx::json
