@@ -179,6 +179,7 @@ std::uintptr_t fault_pc(const void* context) {
 // The plugin whose code crashed: the faulting instruction's library, else the first plugin frame on the stack
 // (abort() and std::terminate fault in libc, called from the plugin). backtrace() was warmed up at install.
 const char* crashed_plugin(const void* context) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the saved program counter is an address, read back as one
   if (const char* file = plugin_library_at(reinterpret_cast<const void*>(fault_pc(context)))) {
     return file;
   }

@@ -15,7 +15,7 @@ namespace {
 
 using ExitFunction = void (*)(int);
 
-ExitFunction libc(const char* name) { return reinterpret_cast<ExitFunction>(::dlsym(RTLD_NEXT, name)); }
+ExitFunction libc(const char* name) noexcept { return reinterpret_cast<ExitFunction>(::dlsym(RTLD_NEXT, name)); }
 
 // Looked up before main, not while the process is ending.
 const ExitFunction g_exit = libc("exit");

@@ -55,7 +55,7 @@ struct Remembered {
 };
 
 std::optional<Remembered> remembered(const fs::path& entry, const std::string& key) {
-  auto text = read_regular_file(entry.string(), 64 * 1024, "verdict");
+  auto text = read_regular_file(entry.string(), std::size_t{64} * 1024, "verdict");
   if (!text) {
     return std::nullopt;
   }

@@ -184,7 +184,7 @@ AccuracyBand AccuracyModel::compute(const BandQuery& q, std::optional<std::size_
   if (sum_w <= 0) {
     b.width = kZ90 * prior_rms_;
     b.outside = true;
-    b.reasons.push_back("no calibration row applies");
+    b.reasons.emplace_back("no calibration row applies");
     return b;
   }
   b.rms = std::sqrt(sum_we2 / sum_w);
@@ -210,7 +210,7 @@ AccuracyBand AccuracyModel::compute(const BandQuery& q, std::optional<std::size_
     width *= kFewRowsWidening;
     char text[96];
     std::snprintf(text, sizeof text, "only %.1f calibration rows' worth resemble it", n);
-    b.reasons.push_back(text);
+    b.reasons.emplace_back(text);
   }
   if (largest > 0 && q.gpus > kFarScaleRatio * largest) {
     width *= kFarScaleWidening;
