@@ -1,9 +1,8 @@
 // The measurement loop, checked against a workload of known duration (the spin fixture busy-waits).
 #include <doctest/doctest.h>
 
-#include <time.h>
-
 #include <chrono>
+#include <ctime>
 #include <numeric>
 #include <thread>
 
