@@ -33,7 +33,8 @@ std::vector<std::string> providers_of(const PricingCatalog& catalog, const std::
 PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> providers) {
   return PriceResolution{.price = Price{.usd_per_gpu_hour = choice.entry.usd_per_gpu_hour, .label = choice.reason},
                          .reason = choice.reason,
-                         .providers = std::move(providers)};
+                         .providers = std::move(providers),
+                         .provider = choice.entry.provider};
 }
 
 }  // namespace
@@ -97,7 +98,8 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
         "$" + text::fixed(*usd_per_gpu_hour, 2) + "/GPU-h given by " + std::string(keys.usd_per_gpu_hour);
     return PriceResolution{.price = Price{.usd_per_gpu_hour = *usd_per_gpu_hour, .label = label},
                            .reason = label,
-                           .providers = std::move(providers)};
+                           .providers = std::move(providers),
+                           .provider = {}};
   }
   if (!provider.empty()) {
     auto choice = catalog->find(provider, system);
@@ -113,7 +115,8 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
   if (!choice) {
     return PriceResolution{.price = std::nullopt,
                            .reason = choice.error().message + "; costs are in GPU-hours",
-                           .providers = std::move(providers)};
+                           .providers = std::move(providers),
+                           .provider = {}};
   }
   return chosen(*choice, std::move(providers));
 }

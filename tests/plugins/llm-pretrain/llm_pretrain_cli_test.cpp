@@ -249,3 +249,27 @@ TEST_CASE("MoE parallel folding: EP drawn from TP x CP x DP, and the MoE keys ch
                        {{"--set", "parallel.moe_dispatcher=deepep"}, "'deepep' is not one of alltoall, flex"},
                        {{"--set", "explore.etp=[0]"}, "explore.etp must be at least 1"}});
 }
+
+TEST_CASE("cost.provider=aws,gcp,...: the seven clouds priced in one explore, the recommendation naming one") {
+  const ProcessResult r =
+      dgxhost({"--plugin", "llama70b", "--set", "cost.provider=aws,gcp,azure,oracle,coreweave,crusoe,nebius", "--set",
+               "precision=fp8", "--set", "explore.gpus=[1024]"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "cost.provider"));  // the column
+  for (const char* provider : {"aws $", "gcp $", "azure $", "oracle $", "coreweave $", "crusoe $", "nebius $"}) {
+    CHECK_MESSAGE(has(r.out, provider), provider);
+  }
+  CHECK(has(r.out, "Provider comparison:"));
+  CHECK(has(r.out, "1024 GPUs fp8, TP2 PP4 CP2 VP20 MBS1 on nebius: "));
+  CHECK(has(r.out, "(recommended = yes)"));
+}
+
+TEST_CASE("the main job's summary: scaling, FP8 against BF16, the batch rule, and TFLOP/s/GPU beside MFU") {
+  const std::string out = fast_answer({"--plugin", "llama70b"});
+  CHECK(has(out, "TFLOP/s/GPU"));
+  CHECK(has(out, "Summary:\n  Scaling (fp8): 64 -> "));
+  CHECK(has(out, "FP8 vs BF16 at "));
+  CHECK(has(out, "Batch rule: this run uses a fixed global batch of 1024 sequences"));
+  CHECK(has(out, "Under weak scaling"));
+  CHECK(has(out, "MFU divides each row's model FLOP/s per GPU by the dense peak of the row's own precision"));
+}
