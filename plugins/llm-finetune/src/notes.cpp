@@ -226,7 +226,8 @@ std::string FineTuning::recommendation_note(const MethodsExplored& e) const {
        .deadline = settings_.deadline_hours,
        .deadline_key = key::deadline_hours,
        .deadline_unit = "hours",
-       .verb = "fine-tunes"},
+       .verb = "fine-tunes",
+       .budget = settings_.budget_usd},
       [&](std::size_t i) { return describe_method_point(e, i, settings_, assumptions_); });
 }
 

@@ -15,6 +15,7 @@
 #include "dgx/llm/workload/training_measure.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
+#include "fixed_cost.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_finetune {
@@ -154,6 +155,7 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
   const llm::ExploreOptions options{.price = a.price,
                                     .budget_slack = s.budget_slack,
                                     .deadline_days = std::nullopt,
+                                    .budget_usd = std::nullopt,  // picked over every method's points
                                     .cancelled = [&host] { return host.cancelled(); }};
   const llm::ExploreSpace space = explore_space();
   MethodsExplored out;
@@ -165,6 +167,9 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
     auto result = llm::explore(model, space, options);
     host.throw_if_cancelled();  // Ctrl-C ends the sweep early: no rows from half a space
     if (result) {
+      for (llm::ExplorePoint& p : result->points) {  // the job's fixed time, before any pick is made
+        add_fixed_cost(p, fixed_cost(s.fixed, a.model, finetune_of(s, method), p.train, p.layout.dp), s.fixed, a.price);
+      }
       merge(out, method, *result);
       sweep.result = std::move(result).value();
     } else {
@@ -185,7 +190,8 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
   }
   order(out, s);
   workload::recommend(out.merged, s.budget_slack,
-                      s.deadline_hours ? std::optional<double>(*s.deadline_hours / 24) : std::nullopt);
+                      s.deadline_hours ? std::optional<double>(*s.deadline_hours / 24) : std::nullopt,
+                      a.price ? s.budget_usd : std::nullopt);
   return out;
 }
 
@@ -206,6 +212,14 @@ void FineTuning::explore(const dgx::sdk::Host& host) const {
   host.note(NotePlacement::after, "Recommendation", recommendation_note(explored));
   if (settings_.methods.size() > 1 || settings_.methods.front() == llm::FineTuneMethod::lora) {
     host.note(NotePlacement::after, "Trade", trade_note(comparison_text(explored)));
+  }
+  if (const auto pick = workload::recommended_point(r)) {
+    const llm::ExplorePoint& p = r.points[*pick];
+    host.note(NotePlacement::after, "Fixed cost per job",
+              fixed_cost_note(settings_.fixed,
+                              fixed_cost(settings_.fixed, assumptions_.model,
+                                         finetune_of(settings_, explored.methods[*pick]), p.train, p.layout.dp),
+                              p));
   }
   host.note(NotePlacement::after, "FLOPs", flops_note());
   if (const std::string dropped = dropped_note(explored); !dropped.empty()) {
