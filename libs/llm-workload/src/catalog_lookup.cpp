@@ -42,11 +42,18 @@ PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> provi
 ModelConfig lookup_model(const std::string& name, std::string_view key) {
   auto model = find_model(name);
   if (model) {
+    if (model->name != name) {  // an alias: the notes say which model stands for it
+      model->display += ", the architecture of " + name;
+    }
     return std::move(model).value();
   }
   // A preset name given as the model ("llama70b") most likely means that preset's model.
   const auto preset = find_workload_preset(name);
-  std::string message = unknown_name_message("model", name, key, model_names(), preset ? preset->model : std::string());
+  std::vector<std::string> names = model_names();  // the aliases are names users type too
+  const std::vector<std::string> aliases = model_aliases();
+  names.insert(names.end(), aliases.begin(), aliases.end());
+  std::sort(names.begin(), names.end());
+  std::string message = unknown_name_message("model", name, key, names, preset ? preset->model : std::string());
   if (preset) {
     message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
   }

@@ -273,3 +273,15 @@ TEST_CASE("the main job's summary: scaling, FP8 against BF16, the batch rule, an
   CHECK(has(out, "Under weak scaling"));
   CHECK(has(out, "MFU divides each row's model FLOP/s per GPU by the dense peak of the row's own precision"));
 }
+
+TEST_CASE("model names users type: llama3.3-70b and llama3-70b answer, a near miss ranks the release typed first") {
+  const ProcessResult alias = dgxhost({"--plugin", "llama70b", "--set", "model=llama3.3-70b", "--set",
+                                       "explore.gpus=[1024]", "--set", "precision=fp8"});
+  REQUIRE_MESSAGE(alias.exit_code == 0, alias.err);
+  CHECK(has(alias.out, "Model: Llama 3.1 70B, the architecture of llama3.3-70b (llama3.1-70b): 80 layers"));
+  const ProcessResult llama3 = dgxhost(
+      {"--plugin", "llama70b", "--set", "model=llama3-70b", "--set", "explore.gpus=[1024]", "--set", "precision=fp8"});
+  REQUIRE_MESSAGE(llama3.exit_code == 0, llama3.err);
+  CHECK(has(llama3.out, "Model: Llama 3 70B (llama3-70b): 80 layers"));
+  check_config_errors("llama70b", {{{"--set", "model=llama3-8b"}, "did you mean 'llama3.1-8b' or "}});
+}
