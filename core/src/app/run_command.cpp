@@ -144,7 +144,11 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
       }
     }
   }
-  std::cout << render(report, stdout_format(s.options)) << std::flush;
+  const Format shown = stdout_format(s.options);
+  if (report.exit_code == to_int(ExitCode::usage) && report.rows.empty() && shown == Format::table) {
+    return report.exit_code;  // a config error is the whole answer, as when it is found before the run: no banner
+  }
+  std::cout << render(report, shown) << std::flush;
   return report.exit_code;
 }
 

@@ -285,3 +285,11 @@ TEST_CASE("model names users type: llama3.3-70b and llama3-70b answer, a near mi
   CHECK(has(llama3.out, "Model: Llama 3 70B (llama3-70b): 80 layers"));
   check_config_errors("llama70b", {{{"--set", "model=llama3-8b"}, "did you mean 'llama3.1-8b' or "}});
 }
+
+TEST_CASE("a configuration error found while projecting prints no banner after it: the error is the answer") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--mode", "project", "--set", "gpus=7"});
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.err, "dgxhost: error: llm-pretrain:llm-pretrain: invalid configuration: llama3.1-70b on 7 x h100-sxm"));
+  CHECK_FALSE(has(r.out, "dgxhost 0.1.0"));
+  CHECK(r.out.empty());
+}
