@@ -161,7 +161,10 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Series> days, cost, all;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
   for (const ResultRow* r : rows) {
-    const std::string precision = r->config_text("precision");
+    // One line per series: the precision, and the framework release and the price provider when an explore compares
+    // them (its "series" field); merging them made one zig-zagging line per precision.
+    const std::string series = field(*r, "series");
+    const std::string precision = series.empty() ? r->config_text("precision") : series;
     const double gpus = r->config.at("gpus").as_number(), d = *metric(*r, "days_to_train");
     days[precision].label = cost[precision].label = all[precision].label = precision;
     days[precision].points.push_back(json::Array{gpus, d});
@@ -175,7 +178,7 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
     if (field(*r, "pareto") == "*") {
       front.points.push_back(json::Array{*usd, d});
     }
-    if (field(*r, "recommended") == "yes") {
+    if (field(*r, "recommended").rfind("yes", 0) == 0) {  // "yes", "yes, deadline": the one recommendation
       recommended.points.push_back(json::Array{*usd, d});
     }
   }
