@@ -354,10 +354,10 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
   std::vector<std::string> names, verdicts;
   std::vector<double> goodness;
   for (const ResultRow& r : report.rows) {
-    if (text::starts_with(r.table, "compare ") && metric(r, "change")) {
+    if (text::starts_with(r.table, "compare ") && metric(r, "relative")) {
       const Rows same = rows_where(report, [&](const ResultRow& o) { return o.table == r.table; });
       names.push_back(field(r, "metric") + " " + row_name(r, same));
-      goodness.push_back(1 + *metric(r, "change") / 100);
+      goodness.push_back(*metric(r, "relative"));  // the table's "B vs A" column: one definition
       verdicts.push_back(field(r, "verdict"));
     }
   }
@@ -368,13 +368,13 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
   if (const json::Value* c = report.context.find("compare"); c != nullptr && c->is_object()) {
     threshold = c->as_object().at("threshold").as_number();
   }
-  out.push_back(bar_chart(
-      "B against A", "metric and case", axis("B relative to A (above 1: B better)"), names, "B relative to A", goodness,
-      "Red: a significant regression; green: a significant improvement; grey: no significant "
-      "difference.",
-      json::Array{json::Value(hline("-" + text::format_number(100 * threshold, 3) + "%", 1 - threshold)),
-                  json::Value(hline("+" + text::format_number(100 * threshold, 3) + "%", 1 + threshold))},
-      verdicts));
+  out.push_back(
+      bar_chart("B against A", "metric and case", axis("B vs A (above 1: B better)"), names, "B vs A", goodness,
+                "Red: a significant regression; green: a significant improvement; grey: no significant "
+                "difference.",
+                json::Array{json::Value(hline("-" + text::format_number(100 * threshold, 3) + "%", 1 - threshold)),
+                            json::Value(hline("+" + text::format_number(100 * threshold, 3) + "%", 1 + threshold))},
+                verdicts));
 }
 
 // Anything else: one bar chart per table of its first judged metric ------------------------------------------------
