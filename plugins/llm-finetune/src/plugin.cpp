@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/finetune_memory.hpp"
 #include "dgx/llm/finetune_ops.hpp"
@@ -24,6 +25,7 @@ namespace {
 
 namespace kernels = llm::kernels;
 namespace workload = llm::workload;
+namespace text = dgx::sdk::text;
 using dgx::sdk::NotePlacement;
 
 constexpr int kFrozenBaseSteps = 10;  // the frozen layer without adapters: steps timed back to back
@@ -221,12 +223,38 @@ void FineTuning::explore(const dgx::sdk::Host& host) const {
                                          finetune_of(settings_, explored.methods[*pick]), p.train, p.layout.dp),
                               p));
   }
+  if (settings_.providers.size() > 1) {
+    host.note(NotePlacement::after, "Provider comparison", provider_note(r));
+  }
   host.note(NotePlacement::after, "FLOPs", flops_note());
   if (const std::string dropped = dropped_note(explored); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Projection",
             projection_note() + " " + workload::sweep_summary(r.evaluated, explored.seconds));
+}
+
+std::string FineTuning::provider_note(const llm::ExploreResult& r) const {
+  const auto pick = workload::recommended_point(r);
+  if (!pick) {
+    return "No recommended configuration to compare the providers on.";
+  }
+  const llm::ExplorePoint& p = r.points[*pick];
+  std::vector<workload::Assumptions> priced = workload::priced_by_providers(assumptions_, settings_);
+  std::stable_sort(priced.begin(), priced.end(),
+                   [](const auto& x, const auto& y) { return x.price->usd_per_gpu_hour < y.price->usd_per_gpu_hour; });
+  // One price for every GPU-hour: each provider ranks the configurations alike, so the pick is the same at each.
+  std::string out = "The table is priced at " + assumptions_.provider +
+                    "'s rate; one rate per GPU-hour ranks every configuration alike, so the recommended one (" +
+                    std::to_string(p.gpus) + " GPUs " + std::string(llm::to_string(p.train.precision)) + ", " +
+                    text::fixed(24 * p.days, 2) + " hours, " + text::grouped(static_cast<long long>(p.gpu_hours)) +
+                    " GPU-hours billed) is the same at each provider, cheapest first:";
+  for (const workload::Assumptions& a : priced) {
+    const double usd = p.gpu_hours * a.price->usd_per_gpu_hour;
+    out += "\n" + a.provider + " $" + text::fixed(a.price->usd_per_gpu_hour, 2) + "/GPU-h: $" +
+           text::fixed(usd, usd < 100 ? 2 : 0) + (&a == &priced.front() ? " (cheapest)" : "");
+  }
+  return out;
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

@@ -84,3 +84,14 @@ TEST_CASE("a 70B LoRA fits on 2 H100s and no fewer, as the README says") {
   CHECK(h.rows.front().config.at("gpus") == "2");
   CHECK(h.note("Dropped").find("No layout fits at 1 GPUs") != std::string::npos);
 }
+
+TEST_CASE("several providers: the recommended job's cost at each provider's price, cheapest first") {
+  FinetuneHost h;
+  h.use_preset("llama70b-lora");
+  h.set(key::provider, std::vector<std::string>{"aws", "nebius"});
+  REQUIRE(h.run("explore") == "");
+  const std::string note = h.note("Provider comparison");
+  CAPTURE(note);
+  CHECK(note.find("is the same at each provider, cheapest first:\nnebius $2.95/GPU-h: $") != std::string::npos);
+  CHECK(note.find("(cheapest)\naws $6.88/GPU-h: $") != std::string::npos);
+}
