@@ -128,7 +128,7 @@ std::string Pretraining::summary_note(const dgx::sdk::Host& host, const llm::Exp
       "Batch rule: this run uses " + rule_text(space.batch) + " (" +
       (space.batch.kind == llm::BatchRule::Kind::fixed ? std::string(key::gbs) + "; " + key::gbs_per_gpu + " = 0"
                                                        : std::string(key::gbs_per_gpu)) +
-      "). ";
+      ").";
   if (line.size() > 1) {
     llm::ExploreSpace alternative = space;
     alternative.gpu_counts = {first.gpus, last.gpus};
@@ -140,7 +140,7 @@ std::string Pretraining::summary_note(const dgx::sdk::Host& host, const llm::Exp
     host.throw_if_cancelled();
     const llm::ExplorePoint* a = result ? at(*result, first.gpus, rec.train.precision) : nullptr;
     const llm::ExplorePoint* b = result ? at(*result, last.gpus, rec.train.precision) : nullptr;
-    batch += "Under " + rule_text(other) + " (" + rule_setting(other) + ", the same batch at " +
+    batch += " Under " + rule_text(other) + " (" + rule_setting(other) + ", the same batch at " +
              std::to_string(first.gpus) + " GPUs) " +
              (a != nullptr && b != nullptr ? scaling_text(*a, *b)
                                            : "no layout fits at both " + std::to_string(first.gpus) + " and " +

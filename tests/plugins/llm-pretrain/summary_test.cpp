@@ -52,6 +52,18 @@ TEST_CASE("under weak scaling the summary names the rule and offers the fixed gl
   CHECK_FALSE(has(summary, "vs BF16"));  // one precision: nothing to hold against BF16
 }
 
+TEST_CASE("at one GPU count the summary holds the precisions against each other and names the batch rule alone") {
+  PretrainHost h;
+  h.use_preset("llama70b");
+  h.set(key::explore_gpus, std::vector<std::int64_t>{1024});
+  REQUIRE(h.run("explore").empty());
+  const std::string summary = h.note("Summary");
+  CAPTURE(summary);
+  CHECK_FALSE(has(summary, "Scaling"));
+  CHECK(has(summary, "Batch rule: this run uses a fixed global batch of 1024 sequences at every GPU count "
+                     "(train.gbs; explore.gbs_per_gpu = 0).\n"));
+}
+
 TEST_CASE("the layout labels say what VP counts and how layers and the embedding and loss stages are counted") {
   PretrainHost h;
   h.use_preset("mixtral8x22b");
