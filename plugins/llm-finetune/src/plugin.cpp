@@ -244,7 +244,7 @@ std::string FineTuning::provider_note(const llm::ExploreResult& r) const {
   std::stable_sort(priced.begin(), priced.end(),
                    [](const auto& x, const auto& y) { return x.price->usd_per_gpu_hour < y.price->usd_per_gpu_hour; });
   // One price for every GPU-hour: each provider ranks the configurations alike, so the pick is the same at each.
-  std::string out = "The table is priced at " + assumptions_.provider +
+  std::string out = "Projected: the table is priced at " + assumptions_.provider +
                     "'s rate; one rate per GPU-hour ranks every configuration alike, so the recommended one (" +
                     std::to_string(p.gpus) + " GPUs " + std::string(llm::to_string(p.train.precision)) + ", " +
                     text::fixed(24 * p.days, 2) + " hours, " + text::grouped(static_cast<long long>(p.gpu_hours)) +

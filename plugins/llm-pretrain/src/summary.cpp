@@ -12,7 +12,9 @@
 
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/pipeline_split.hpp"
+#include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
@@ -152,6 +154,17 @@ std::string Pretraining::summary_note(const dgx::sdk::Host& host, const llm::Exp
                   : "the batch stays small at large counts, so each GPU gets less work and efficiency falls.");
   }
   lines.push_back(batch);
+  // Every number above is a projection: say so, and how far off its rows are expected to be.
+  double low = 1e300, high = 0;
+  for (const llm::ExplorePoint& p : r.points) {
+    const double width =
+        workload::projection_band(assumptions_.model, assumptions_.system, p.train.precision, p.gpus).width;
+    low = std::min(low, width);
+    high = std::max(high, width);
+  }
+  lines.insert(lines.begin(), "Projected (" + std::string(llm::constants::kModelVersion) +
+                                  "; ratios of projected rows, each within its band: ±" + text::fixed(100 * low, 1) +
+                                  "% to ±" + text::fixed(100 * high, 1) + "% here):");
   lines.push_back("MFU divides each row's model FLOP/s per GPU by the dense peak of the row's own precision (" +
                   assumptions_.system.name + ": " + workload::peaks_text(assumptions_.system) +
                   "), so an FP8 row reads a lower MFU while it trains faster; the TFLOP/s/GPU column compares "
@@ -231,7 +244,7 @@ std::string provider_note(const std::vector<SeriesRun>& series, const LeadResult
   }
   std::stable_sort(quotes.begin(), quotes.end(),
                    [](const Quote& x, const Quote& y) { return x.point->cost < y.point->cost; });
-  std::string out = "The recommended configuration (" + std::to_string(job.gpus) + " GPUs " +
+  std::string out = "Projected: the recommended configuration (" + std::to_string(job.gpus) + " GPUs " +
                     std::string(llm::to_string(job.train.precision)) + ", " +
                     workload::layout_label(job.train, chosen.model.moe()) + ": " +
                     text::fixed(job.days, job.days < 10 ? 2 : 1) +

@@ -267,7 +267,8 @@ TEST_CASE("cost.provider=aws,gcp,...: the seven clouds priced in one explore, th
 TEST_CASE("the main job's summary: scaling, FP8 against BF16, the batch rule, and TFLOP/s/GPU beside MFU") {
   const std::string out = fast_answer({"--plugin", "llama70b"});
   CHECK(has(out, "TFLOP/s/GPU"));
-  CHECK(has(out, "Summary:\n  Scaling (fp8): 64 -> "));
+  CHECK(has(out, "Summary:\n  Projected (dgx-llm-model 3; ratios of projected rows, each within its band: ±"));
+  CHECK(has(out, "\n  Scaling (fp8): 64 -> "));
   CHECK(has(out, "FP8 vs BF16 at "));
   CHECK(has(out, "Batch rule: this run uses a fixed global batch of 1024 sequences"));
   CHECK(has(out, "Under weak scaling"));

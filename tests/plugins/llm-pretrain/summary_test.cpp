@@ -25,6 +25,7 @@ TEST_CASE("the summary gives scaling, FP8 against BF16, the batch rule and the o
   REQUIRE(h.run("explore").empty());
   const std::string summary = h.note("Summary");
   CAPTURE(summary);
+  CHECK(summary.find("Projected (dgx-llm-model 3; ratios of projected rows, each within its band: ±") == 0);
   CHECK(has(summary, "Scaling (fp8): 64 -> 1024 GPUs: -94% days for +"));
   CHECK(has(summary, "64 -> 2048 GPUs: -97% days for +"));
   CHECK(has(summary, "% scaling efficiency"));
