@@ -66,6 +66,15 @@ std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
 
 std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }
 
+std::string price_line(const TrainingSettings& s, const Assumptions& a) {
+  std::string line = price_line(a);
+  if (s.providers.size() > 1) {
+    line += " Compared in explore: " + text::join(s.providers) + " (" + key::provider + "), each at its own list " +
+            "price for " + a.system.name + "; the Provider comparison note after the table sets them side by side.";
+  }
+  return line;
+}
+
 std::string breakdown_text(const StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"compute", b.compute}, {"TP", b.tp_comm},          {"CP", b.cp_comm},

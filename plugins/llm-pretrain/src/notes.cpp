@@ -79,7 +79,7 @@ std::string percent_change(double from, double to) {
 
 std::string Pretraining::assumptions_note() const {
   return model_line(settings_, assumptions_) + "\n" + workload::system_line(settings_, assumptions_) + "\n" +
-         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(assumptions_) + "\n" +
+         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(settings_, assumptions_) + "\n" +
          accuracy_line(settings_, assumptions_);
 }
 

@@ -115,6 +115,8 @@ TEST_CASE("several providers are compared in one explore: a column, a series eac
   CHECK(recommended == 1);
   const std::string recommendation = h.note("Recommendation");
   CHECK(has(recommendation, " on nebius: "));  // the cheapest list price wins at equal days
+  CHECK(
+      has(h.note("Assumptions"), "Compared in explore: aws, gcp, nebius (cost.provider), each at its own list price"));
   const std::string providers = h.note("Provider comparison");
   CAPTURE(providers);
   CHECK(has(providers, "at each provider's price, cheapest first:\nnebius $2.95/GPU-h: "));

@@ -33,6 +33,8 @@ namespace dgx::llm::workload {
 
 /// "Price: <which and why>. Other prices: --set cost.provider=NAME (...) or --set cost.usd_per_gpu_hour=USD."
 [[nodiscard]] std::string price_line(const Assumptions& assumptions);
+/// The same, and with several providers (cost.provider) which ones explore compares.
+[[nodiscard]] std::string price_line(const TrainingSettings& settings, const Assumptions& assumptions);
 
 /// "12.3 s = compute 9.9 s + TP 0.12 s + ... + stragglers 0.30 s", the parts that are not zero.
 [[nodiscard]] std::string breakdown_text(const StepBreakdown& breakdown);
