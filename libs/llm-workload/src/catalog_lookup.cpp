@@ -114,6 +114,15 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
       if (providers.empty()) {
         throw InvalidArgument(choice.error().message);
       }
+      const bool known = std::any_of(catalog->entries().begin(), catalog->entries().end(),
+                                     [&](const PriceEntry& e) { return e.provider == provider; });
+      if (known) {  // a provider the catalog has, without this system: say so, not "unknown"
+        throw InvalidArgument("price provider '" + provider + "' (config key " + std::string(keys.provider) +
+                              ") lists no price for " + system +
+                              " (configs/pricing names the gaps). The providers "
+                              "that price " +
+                              system + ": " + text::join(providers) + ".");
+      }
       throw InvalidArgument(unknown_name_message("price provider for " + system, provider, keys.provider, providers));
     }
     return chosen(*choice, std::move(providers));

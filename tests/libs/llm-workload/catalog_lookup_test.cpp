@@ -79,3 +79,22 @@ TEST_CASE("an unknown price provider is a sentence of its own before the catalog
   const std::string unknown = config_error_of([&] { (void)resolve_price("h100-sxm", "gpc", std::nullopt, keys); });
   CHECK(unknown.find("unknown price provider for h100-sxm 'gpc' (config key cost.provider). The catalog has: ") == 0);
 }
+
+TEST_CASE("a provider without a price for the system says so, with a full stop before the providers that have one") {
+  const PriceKeys keys{"cost.provider", "cost.usd_per_gpu_hour"};
+  try {
+    (void)resolve_price("gb200-nvl72", "gcp", std::nullopt, keys);
+    FAIL("gcp has no GB200 price");
+  } catch (const dgx::sdk::InvalidArgument& e) {
+    CHECK(std::string(e.what()) ==
+          "price provider 'gcp' (config key cost.provider) lists no price for gb200-nvl72 (configs/pricing names the "
+          "gaps). The providers that price gb200-nvl72: oracle, coreweave.");
+  }
+  try {
+    (void)resolve_price("h100-sxm", "zzz", std::nullopt, keys);
+    FAIL("no provider zzz");
+  } catch (const dgx::sdk::InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("unknown price provider for h100-sxm 'zzz' (config key cost.provider). The "
+                                     "catalog has: ") == 0);
+  }
+}
