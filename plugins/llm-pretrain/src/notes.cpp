@@ -79,8 +79,8 @@ std::string percent_change(double from, double to) {
 
 std::string Pretraining::assumptions_note() const {
   return model_line(settings_, assumptions_) + "\n" + workload::system_line(settings_, assumptions_) + "\n" +
-         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(settings_, assumptions_) + "\n" +
-         accuracy_line(settings_, assumptions_);
+         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(settings_, assumptions_) +
+         "\n" + accuracy_line(settings_, assumptions_);
 }
 
 std::string Pretraining::scope_note() const { return workload::scope_note(settings_, assumptions_); }
