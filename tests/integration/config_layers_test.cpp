@@ -46,6 +46,16 @@ TEST_CASE("a config file's type error names file:line:col, the key and the expec
         std::string::npos);
 }
 
+TEST_CASE("every error of a config file is a line of its own with the error prefix, the second key's too") {
+  TempDir dir;
+  const auto file = dir.write("bad.toml", "spin.us = \"fast\"\nspin.nope = 3\n");
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--config", file.string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("dgxhost: error: config key 'spin.us' expects an integer") != std::string::npos);
+  CHECK(r.err.find("\ndgxhost: error: unknown config key 'spin.nope' (" + file.string() + ":2:") != std::string::npos);
+  CHECK(r.out.empty());  // no banner after a configuration error
+}
+
 TEST_CASE("a config file with a [preset] workload needs no --plugin") {
   TempDir dir;
   const auto file = dir.write(

@@ -1,6 +1,8 @@
 // The command line as users meet it: help, version, listing, describing, unknown names, exit codes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "broken_fixtures.hpp"
 #include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
@@ -53,6 +55,22 @@ TEST_CASE("--describe shows parameters with types, defaults and help") {
   CHECK(r.out.find("busy-wait time per iteration [us]") != std::string::npos);
   CHECK(r.out.find("7 (--set spin.us=7)") != std::string::npos);
   CHECK(r.out.find("runner.min_time") != std::string::npos);
+}
+
+TEST_CASE("--describe wraps its help column to the terminal's width, and the notes of a run wrap too") {
+  const ProcessResult r =
+      dgxhost({"--plugin", "all_reduce", "--describe", "--set", "comm.max_bytes=1M"}, {{"COLUMNS", "100"}});
+  CHECK(r.exit_code == 0);
+  std::size_t widest = 0;
+  for (std::size_t start = 0; start < r.out.size();) {
+    const std::size_t end = std::min(r.out.find('\n', start), r.out.size());
+    widest = std::max(widest, end - start);
+    start = end + 1;
+  }
+  CHECK(widest <= 100);
+  CHECK(r.out.find("[set by --set comm.max_bytes=1M]") != std::string::npos);
+  const ProcessResult piped = dgxhost({"--plugin", "all_reduce", "--describe"});  // a pipe, no COLUMNS: one line
+  CHECK(piped.out.find("largest message size (nccl-tests -e) [B] (64K, 1M, 2G, 1T accepted)") != std::string::npos);
 }
 
 TEST_CASE("--describe says which keys take size suffixes, and a suffix elsewhere says how sizes work") {

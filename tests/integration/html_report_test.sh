@@ -22,6 +22,11 @@ echo "== writing the reports"
 "$dgxhost" --plugin llama70b --mode project --set gpus=64 --set precision=fp8 --set parallel.tp=4 \
   --set parallel.pp=8 --set parallel.cp=1 --set parallel.vp=5 --set train.gbs=256 --baseline published -q \
   -o "$work/baseline.html" > /dev/null
+# Frameworks and providers compared: each framework (and provider) is its own series, one recommendation.
+"$dgxhost" --plugin llama70b --set framework=nemo-24.07,nemo-26.02.01 --set precision=fp8 \
+  --set explore.gpus=512,1024,2048 -q -o "$work/frameworks.html" > /dev/null
+"$dgxhost" --plugin llama70b --set cost.provider=aws,gcp,nebius --set precision=fp8 \
+  --set explore.gpus=512,1024,2048 -q -o "$work/providers.html" > /dev/null
 quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_time=2 -q)
 "$dgxhost" --plugin spin --set spin.us=500 "${quick[@]}" -o "$work/a.json" > /dev/null
 "$dgxhost" --plugin spin --set spin.us=600 "${quick[@]}" -o "$work/b.json" > /dev/null
@@ -41,7 +46,16 @@ chrome() {
 }
 
 failed=0
-for page in explore comm baseline compare check; do
+# The series each compared page must draw in its days chart, and a single recommended star.
+expected_series() {
+  case $1 in
+    frameworks) echo '["fp8 nemo-24.07", "fp8 nemo-26.02.01"]' ;;
+    providers) echo '["fp8 aws", "fp8 gcp", "fp8 nebius"]' ;;
+    *) echo '' ;;
+  esac
+}
+
+for page in explore comm baseline compare check frameworks providers; do
   html="$work/$page.html"
   chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
   result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")
@@ -57,6 +71,21 @@ sys.exit(0 if ok else 1)
 PY
   then
     echo "  not every chart was drawn, or the page reported errors"; failed=1
+  fi
+  expected=$(expected_series "$page")
+  if [ -n "$expected" ] && ! python3 - "$result" "$expected" <<'PY'
+import json, sys
+r, expected = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+days = next(c for c in r["datasets"] if c["title"] == "Days to train against GPU count")
+labels = [s["label"] for s in days["series"]]
+stars = sum(s["points"] for c in r["datasets"] for s in c["series"] if s["label"] == "recommended")
+ok = labels == expected and all(s["points"] == 3 for s in days["series"]) and stars == 1
+if not ok:
+    print("  days chart series", days["series"], "recommended points", stars, "expected", expected)
+sys.exit(0 if ok else 1)
+PY
+  then
+    echo "  the compared series are not one line each, or there is not exactly one recommendation"; failed=1
   fi
   if [ "$console" != "0" ]; then grep ':CONSOLE' "$work/$page.log"; failed=1; fi
   chrome --window-size=1400,1800 --screenshot="$artifacts/$page.png" "file://$html" > /dev/null 2>&1 || true

@@ -40,6 +40,13 @@ TEST_CASE("close matches ignore case and punctuation, so abbreviated catalog nam
   CHECK(text::close_matches("--plugn", {"--plugin", "--plugin-dir", "--list"}) == std::vector<std::string>{"--plugin"});
 }
 
+TEST_CASE("close matches at the same distance rank the longer common prefix first") {
+  // "llama3-8b" is one edit from llama3.1-8b and from llama2-8b: the release the user typed (3) ranks first.
+  const std::vector<std::string> models = {"llama2-8b", "llama3.1-8b"};
+  CHECK(text::close_matches("llama3-8b", models).front() == "llama3.1-8b");
+  CHECK(text::close_matches("llama2.1-8b", models).front() == "llama2-8b");
+}
+
 TEST_CASE("did_you_mean lists candidates in readable English") {
   CHECK(text::did_you_mean({}).empty());
   CHECK(text::did_you_mean({"a"}) == "did you mean 'a'?");

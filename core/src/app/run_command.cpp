@@ -11,6 +11,7 @@
 #include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/workload_instance.hpp"
 #include "dgx/core/report/listing.hpp"
+#include "dgx/core/report/wrap.hpp"
 #include "dgx/core/results/output_path.hpp"
 #include "dgx/core/run/context.hpp"
 #include "dgx/core/run/journal.hpp"
@@ -152,7 +153,11 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
       }
     }
   }
-  std::cout << render(report, stdout_format(s.options)) << std::flush;
+  const Format shown = stdout_format(s.options);
+  if (report.exit_code == to_int(ExitCode::usage) && report.rows.empty() && shown == Format::table) {
+    return report.exit_code;  // a config error is the whole answer, as when it is found before the run: no banner
+  }
+  std::cout << render(report, shown, stdout_width()) << std::flush;
   return report.exit_code;
 }
 

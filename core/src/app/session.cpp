@@ -192,7 +192,7 @@ Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const Conf
     if (s.options.describe && s.reports()) {
       std::cout << describe_text(target.value(), resolution.config);
     }
-    return Failure{ExitCode::usage, text::join(resolution.errors, "\n")};
+    return Failure{ExitCode::usage, join_errors(resolution.errors)};
   }
   return std::pair{target.value(), std::move(resolution)};
 }

@@ -443,4 +443,12 @@ ConfigResolution resolve_config(const std::vector<ParamSpec>& schema, const std:
   return ConfigResolver::run(schema, layers, describe_hint);
 }
 
+std::string join_errors(const std::vector<std::string>& errors) {
+  std::string out;
+  for (const std::string& e : errors) {
+    out += (out.empty() ? "" : "\ndgxhost: error: ") + e;
+  }
+  return out;
+}
+
 }  // namespace dgx

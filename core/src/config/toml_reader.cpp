@@ -3,6 +3,8 @@
 // only when they are small regular files (files.hpp).
 #include "dgx/core/config/toml_reader.hpp"
 
+#include "dgx/core/config/layered_config.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -268,7 +270,7 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
   Flattener flattener{origin, file, result.layer, {}};
   flattener.table(root.value(), "");
   if (!flattener.errors.empty()) {
-    return usage_error(text::join(flattener.errors, "\n"));
+    return usage_error(join_errors(flattener.errors));
   }
   // toml++ keeps tables sorted by key; file order reads better in listings and errors.
   std::stable_sort(result.layer.entries.begin(), result.layer.entries.end(), [](const auto& a, const auto& b) {

@@ -161,7 +161,10 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
   std::map<std::string, Series> days, cost, all;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
   for (const ResultRow* r : rows) {
-    const std::string precision = r->config_text("precision");
+    // One line per series: the precision, and the framework release and the price provider when an explore compares
+    // them (its "series" field); merging them made one zig-zagging line per precision.
+    const std::string series = field(*r, "series");
+    const std::string precision = series.empty() ? r->config_text("precision") : series;
     const double gpus = r->config.at("gpus").as_number(), d = *metric(*r, "days_to_train");
     days[precision].label = cost[precision].label = all[precision].label = precision;
     days[precision].points.push_back(json::Array{gpus, d});
@@ -175,7 +178,7 @@ void explore_charts(const Report& report, std::vector<json::Object>& out) {
     if (field(*r, "pareto") == "*") {
       front.points.push_back(json::Array{*usd, d});
     }
-    if (field(*r, "recommended") == "yes") {
+    if (field(*r, "recommended").rfind("yes", 0) == 0) {  // "yes", "yes, deadline": the one recommendation
       recommended.points.push_back(json::Array{*usd, d});
     }
   }
@@ -351,10 +354,10 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
   std::vector<std::string> names, verdicts;
   std::vector<double> goodness;
   for (const ResultRow& r : report.rows) {
-    if (text::starts_with(r.table, "compare ") && metric(r, "change")) {
+    if (text::starts_with(r.table, "compare ") && metric(r, "relative")) {
       const Rows same = rows_where(report, [&](const ResultRow& o) { return o.table == r.table; });
       names.push_back(field(r, "metric") + " " + row_name(r, same));
-      goodness.push_back(1 + *metric(r, "change") / 100);
+      goodness.push_back(*metric(r, "relative"));  // the table's "B vs A" column: one definition
       verdicts.push_back(field(r, "verdict"));
     }
   }
@@ -365,13 +368,13 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
   if (const json::Value* c = report.context.find("compare"); c != nullptr && c->is_object()) {
     threshold = c->as_object().at("threshold").as_number();
   }
-  out.push_back(bar_chart(
-      "B against A", "metric and case", axis("B relative to A (above 1: B better)"), names, "B relative to A", goodness,
-      "Red: a significant regression; green: a significant improvement; grey: no significant "
-      "difference.",
-      json::Array{json::Value(hline("-" + text::format_number(100 * threshold, 3) + "%", 1 - threshold)),
-                  json::Value(hline("+" + text::format_number(100 * threshold, 3) + "%", 1 + threshold))},
-      verdicts));
+  out.push_back(
+      bar_chart("B against A", "metric and case", axis("B vs A (above 1: B better)"), names, "B vs A", goodness,
+                "Red: a significant regression; green: a significant improvement; grey: no significant "
+                "difference.",
+                json::Array{json::Value(hline("-" + text::format_number(100 * threshold, 3) + "%", 1 - threshold)),
+                            json::Value(hline("+" + text::format_number(100 * threshold, 3) + "%", 1 + threshold))},
+                verdicts));
 }
 
 // Anything else: one bar chart per table of its first judged metric ------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/report/table.hpp"
+#include "dgx/core/report/wrap.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "dgx/core/support/text.hpp"
 
@@ -133,6 +134,39 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
   return doc;
 }
 
+namespace {
+
+/// `t` with its last column (help) wrapped into the columns `width` leaves it (at least 40), a wrapped cell
+/// continuing on rows of its own; `width` 0: unchanged.
+Table wrap_last_column(const Table& t, std::size_t width) {
+  if (width == 0 || t.headers.empty()) {
+    return t;
+  }
+  const std::size_t last = t.headers.size() - 1;
+  std::size_t used = 0;
+  for (std::size_t c = 0; c < last; ++c) {
+    std::size_t w = text::display_width(t.headers[c]);
+    for (const auto& row : t.cells) {
+      w = std::max(w, text::display_width(row[c]));
+    }
+    used += w + 2;  // the column and the two spaces after it
+  }
+  const std::size_t room = width > used + 40 ? width - used : 40;
+  Table out = t;
+  out.cells.clear();
+  for (const auto& row : t.cells) {
+    const std::vector<std::string> lines = wrap_words(row[last], room);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      std::vector<std::string> cells = i == 0 ? row : std::vector<std::string>(row.size());
+      cells[last] = lines[i];
+      out.cells.push_back(std::move(cells));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
   std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
@@ -144,6 +178,7 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
   out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
          (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")) + "\n";
 
+  const std::size_t width = stdout_width();
   Table t;
   t.headers = {"key", "type", "default", "value", "help"};
   t.right_aligned.assign(5, false);
@@ -163,10 +198,14 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
     if (s.required) {
       help += " (required)";
     }
+    // Wrapped to a terminal, where a value came from (a path, often long) joins the help column.
+    const std::string where = e.is_set ? " (" + e.where.describe() + ")" : "";
     t.cells.push_back({s.key, std::string(to_string(s.type)), s.default_value ? to_toml_literal(*s.default_value) : "-",
-                       e.is_set ? to_toml_literal(e.value) + " (" + e.where.describe() + ")" : "", help});
+                       e.is_set ? to_toml_literal(e.value) + (width == 0 ? where : "") : "",
+                       width == 0 || where.empty() ? help : help + " [set by " + e.where.describe() + "]"});
   }
-  return out + "\nParameters (runner.* are the host's measurement settings):\n" + render_text_table(t);
+  return out + "\nParameters (runner.* are the host's measurement settings):\n" +
+         render_text_table(wrap_last_column(t, width));
 }
 
 json::Value describe_json(const Target& target, const ResolvedConfig& config) {

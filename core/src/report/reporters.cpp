@@ -4,7 +4,7 @@
 
 namespace dgx {
 
-std::string render(const Report& report, Format format) {
+std::string render(const Report& report, Format format, std::size_t width) {
   switch (format) {
   case Format::json: return render_json(report);
   case Format::csv: return render_csv(report);
@@ -12,7 +12,7 @@ std::string render(const Report& report, Format format) {
   case Format::html: return render_html(report);
   case Format::table: break;
   }
-  return render_table(report);
+  return render_table(report, width);
 }
 
 std::optional<std::string> write_report(const Report& report, Format format, const std::string& path) {

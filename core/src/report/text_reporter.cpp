@@ -1,10 +1,13 @@
 // The terminal table and Markdown reporters: one layout (the header lines, the notes before, a table per row group,
 // the provenance lines, the notes after, the failure), in two table syntaxes.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "dgx/core/report/reporters.hpp"
 #include "dgx/core/report/table.hpp"
+#include "dgx/core/report/wrap.hpp"
+#include "dgx/core/support/text.hpp"
 
 namespace dgx {
 
@@ -35,34 +38,44 @@ std::string markdown_table(const Table& t) {
   return out;
 }
 
-std::string render_notes(const Report& report, bool before, bool markdown) {
+/// A note's text under its title, each line indented by two and wrapped to `width` (0: not), the continuation of a
+/// wrapped line by four.
+std::string indented(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::vector<std::string> lines = wrap_words(text.substr(start, end - start), width > 4 ? width - 4 : 0);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      out += (i == 0 ? "  " : "\n    ") + lines[i];
+    }
+    if (end == text.size()) {
+      break;
+    }
+    out += "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string render_notes(const Report& report, bool before, bool markdown, std::size_t width) {
   std::string out;
   for (const Note& n : report.notes) {
     if (n.before != before) {
       continue;
     }
-    if (markdown) {
-      out += "**" + n.title + "**\n\n" + n.text + "\n\n";
-    } else {
-      out += n.title + ":\n  " + [&] {
-        std::string indented;
-        for (const char c : n.text) {
-          indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
-        }
-        return indented;
-      }() + "\n\n";
-    }
+    out += markdown ? "**" + n.title + "**\n\n" + n.text + "\n\n" : n.title + ":\n" + indented(n.text, width) + "\n\n";
   }
   return out;
 }
 
-std::string render_text(const Report& report, bool markdown) {
+std::string render_text(const Report& report, bool markdown, std::size_t width) {
   std::string out;
   for (const std::string& line : header_lines(report)) {
-    out += markdown ? line + "  \n" : line + "\n";
+    out += markdown ? line + "  \n" : text::join(wrap_words(line, width), "\n    ") + "\n";
   }
   out += "\n";
-  out += render_notes(report, true, markdown);
+  out += render_notes(report, true, markdown, width);
   for (const Table& t : tabulate(report.rows, false)) {
     if (markdown) {
       out += "### " + t.title + "\n\n" + markdown_table(t) + "\n";
@@ -74,12 +87,12 @@ std::string render_text(const Report& report, bool markdown) {
     out += "(no results)\n\n";
   }
   for (const std::string& line : provenance_lines(report.rows)) {
-    out += (markdown ? "- " : "") + line + "\n";
+    out += markdown ? "- " + line + "\n" : text::join(wrap_words(line, width), "\n    ") + "\n";
   }
   if (!provenance_lines(report.rows).empty()) {
     out += "\n";
   }
-  out += render_notes(report, false, markdown);
+  out += render_notes(report, false, markdown, width);
   if (report.exit_code != 0) {
     out += "run failed: " + report.error + "\n";
   }
@@ -88,7 +101,7 @@ std::string render_text(const Report& report, bool markdown) {
 
 }  // namespace
 
-std::string render_table(const Report& report) { return render_text(report, false); }
-std::string render_markdown(const Report& report) { return render_text(report, true); }
+std::string render_table(const Report& report, std::size_t width) { return render_text(report, false, width); }
+std::string render_markdown(const Report& report) { return render_text(report, true, 0); }
 
 }  // namespace dgx

@@ -164,6 +164,11 @@ void RunFolder::record(std::uint32_t index, std::uint32_t count, const ResultRow
 void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_t done, const ResultRow& row) {
   ++done_here_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const Metric* size = row.find_metric("size");
+  const Field* stop = row.find_field("stop");  // "max_time 5 s reached": the runner's cap on a case
+  time_left_.add(elapsed - last_, size != nullptr && size->unit == "B" ? size->value : 0.0,
+                 stop != nullptr && stop->value.rfind("max_time", 0) == 0);
+  last_ = elapsed;
   const std::size_t left = count > done ? count - done : 0;
   std::string line = "case " + std::to_string(index + 1) + "/" + std::to_string(count) + " done";
   if (!row.label.empty()) {
@@ -171,7 +176,7 @@ void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_
   }
   line += "; " + std::to_string(done) + "/" + std::to_string(count) + " finished, " + seconds(elapsed) + " elapsed";
   if (left > 0) {
-    line += ", about " + seconds(elapsed / done_here_ * static_cast<double>(left)) + " left";
+    line += ", about " + seconds(time_left_.estimate(left)) + " left";
   }
   if (::isatty(STDERR_FILENO) != 0) {
     logger_.info_to_file(line);  // a terminal has the progress bar

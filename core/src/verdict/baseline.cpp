@@ -179,6 +179,14 @@ Judgement judge(ResultRow& row, const std::optional<ReferenceMatch>& match, doub
     row.add_field({"reference", "none: no reference of this workload matches its configuration", true});
     return {"no reference", {}};
   }
+  if (!match->comparable()) {
+    row.add_field({"verdict", "no comparable reference", false});
+    row.add_field({"reference",
+                   "none comparable: the nearest, " + match->reference->origin + ", differs in " +
+                       match->describe_differences() + "; " + match->incomparable,
+                   true});
+    return {"no reference", row_name(row) + ": no comparable reference (" + match->incomparable + ")"};
+  }
   const auto c = headline_comparison(row, *match);
   if (!c) {
     row.add_field({"verdict", "no reference", false});
@@ -219,7 +227,7 @@ std::string summary_text(const VerdictCounts& n, const std::vector<std::string>&
 
 VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double threshold) {
   VerdictCounts counts;
-  std::vector<std::string> failed;
+  std::vector<std::string> failed, passed, unmatched;
   bool model_check = false;
   std::vector<ResultRow> rows;
   std::map<const Reference*, bool> inserted;
@@ -232,6 +240,9 @@ VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double th
     const Judgement j = judge(row, match, threshold);
     if (j.verdict == "no reference") {
       ++counts.none;
+      if (!j.line.empty()) {
+        unmatched.push_back(j.line);
+      }
     } else {
       model_check |= row.mode == ResultMode::projected || match->reference->kind == "projected";
       if (!inserted[match->reference]) {
@@ -240,6 +251,9 @@ VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double th
       inserted[match->reference] = true;
       if (j.verdict == "pass") {
         ++counts.pass;
+        if (!match->exact()) {  // a pass against a nearest reference names what differs
+          passed.push_back(j.line);
+        }
       }
       if (j.verdict == "fail") {
         ++counts.fail;
@@ -249,7 +263,14 @@ VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double th
     rows.push_back(std::move(row));
   }
   report.rows = std::move(rows);
-  report.notes.push_back({false, "Verdict", summary_text(counts, failed, model_check, baseline, threshold)});
+  std::string summary = summary_text(counts, failed, model_check, baseline, threshold);
+  for (const std::string& line : passed) {
+    summary += "\npass: " + line;
+  }
+  for (const std::string& line : unmatched) {
+    summary += "\nnot judged: " + line;
+  }
+  report.notes.push_back({false, "Verdict", summary});
   if (counts.fail > 0 && report.exit_code == 0) {
     report.exit_code = to_int(ExitCode::check_failed);
     report.error = std::to_string(counts.fail) + " row(s) below verdict.threshold " +

@@ -93,7 +93,10 @@ ResultRow compare_row(const Pair& p, const Metric& mb, const Metric& ma_in_b_uni
   row.config = identity(p);
   row.add_metric({"a", ma_in_b_unit.value, mb.unit, false, "A"});
   row.add_metric({"b", mb.value, mb.unit, false, "B"});
-  row.add_metric({"ratio", ma_in_b_unit.value != 0 ? mb.value / ma_in_b_unit.value : NAN, "1", false, "B/A"});
+  // One ratio in the table, the HTML chart and the verdict: B relative to A, above 1 when B is better (A/B for a
+  // time, B/A for a throughput). The raw B/A stays in JSON for scripts.
+  row.add_metric({"ratio", ma_in_b_unit.value != 0 ? mb.value / ma_in_b_unit.value : NAN, "1", true, "B/A"});
+  row.add_metric({"relative", goodness, "1", false, "B vs A"});
   row.add_metric({"change", 100 * (goodness - 1), "%", false, "better by %"});
   if (p.test) {
     row.add_metric({"p_value", p.test->p_value, "1", false, "p"});
@@ -153,7 +156,10 @@ std::string summary(const Counts& c, const CompareOptions& o, int unmatched_a, i
   out += std::to_string(c.compared) + " metric(s) compared; a change counts when B is more than " +
          text::format_number(100 * o.threshold, 3) + "% better or worse than A (--threshold) and, where both rows " +
          "carry their timed samples, a Mann-Whitney U test puts it beyond noise (p < " +
-         text::format_number(o.alpha, 3) + ", --alpha).";
+         text::format_number(o.alpha, 3) +
+         ", --alpha). B vs A is B relative to A, turned so that above 1 means B "
+         "is better (A/B for a time, B/A for a throughput); better by % = 100 x (B vs A - 1); the HTML chart shows "
+         "the same ratio (JSON keeps the raw B/A as metric ratio).";
   for (const std::string& r : c.regressed) {
     out += "\nregression: " + r;
   }

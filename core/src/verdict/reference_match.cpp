@@ -51,6 +51,33 @@ Distance distance(const ResultRow& row, const Reference& ref, std::vector<Differ
   return d;
 }
 
+bool scale_column(const RowKey& key) {
+  const std::string& p = key.path;
+  return p == "gpus" || p == "gbs" || (p.size() > 4 && p.compare(p.size() - 4, 4, ".gbs") == 0);
+}
+
+// Why `ref` is not comparable with `row`: the first scale column beyond kComparableScale either way; empty if none.
+std::string incomparable(const ResultRow& row, const Reference& ref) {
+  for (const Constraint& c : ref.near) {
+    const json::Value value = c.key.read(row);
+    if (!scale_column(c.key) || !value.is_number() || !c.expected.is_number() || c.accepts(value)) {
+      continue;
+    }
+    const double have = value.as_number();
+    const double want = c.expected.as_number();
+    if (have <= 0 || want <= 0) {
+      continue;
+    }
+    const double factor = std::max(have / want, want / have);
+    if (factor > kComparableScale) {
+      return c.key.path + " " + value_text(value) + " is " + text::format_number(have / want, 3) +
+             "x the reference's " + c.describe() + " (comparable within " + text::format_number(kComparableScale, 3) +
+             "x)";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string ReferenceMatch::describe_differences(const std::string& other) const {
@@ -64,20 +91,23 @@ std::string ReferenceMatch::describe_differences(const std::string& other) const
 std::optional<ReferenceMatch> find_reference(const ResultRow& row, const std::vector<Reference>& references) {
   const Reference* best = nullptr;
   Distance best_distance;
+  bool best_comparable = false;
   for (const Reference& ref : references) {
     if (!exact_holds(row, ref)) {
       continue;
     }
     const Distance d = distance(row, ref, nullptr);
-    if (best == nullptr || d < best_distance) {
+    const bool comparable = incomparable(row, ref).empty();  // a comparable reference beats any that is not
+    if (best == nullptr || (comparable && !best_comparable) || (comparable == best_comparable && d < best_distance)) {
       best = &ref;
       best_distance = d;
+      best_comparable = comparable;
     }
   }
   if (best == nullptr) {
     return std::nullopt;
   }
-  ReferenceMatch match{best, {}};
+  ReferenceMatch match{best, {}, incomparable(row, *best)};
   distance(row, *best, &match.differences);
   return match;
 }

@@ -274,6 +274,14 @@ void recommend(ExploreResult& result, const ExploreOptions& options) {
                   describe_point(result.points[*result.cheapest_meeting_deadline], result.cost_unit)
             : "; no configuration meets the deadline of " + format("%.1f days", *options.deadline_days);
   }
+  if (options.budget_usd) {
+    result.fastest_within_budget_usd = fastest_within_cost(costs, *options.budget_usd);
+    result.recommendation +=
+        result.fastest_within_budget_usd
+            ? "; fastest within the budget of " + format("%.4g: ", *options.budget_usd) +
+                  describe_point(result.points[*result.fastest_within_budget_usd], result.cost_unit)
+            : "; no configuration costs at most " + format("%.4g", *options.budget_usd);
+  }
   if (!options.price) {
     result.recommendation += " (no price given: cost is GPU-hours)";
   }
@@ -318,6 +326,12 @@ std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> poin
                           })->cost;
   return best_index(
       points, [&](const CostPoint& p) { return p.cost <= cheapest * (1 + slack); },
+      [](const CostPoint& p) { return std::pair(p.days, p.cost); });
+}
+
+std::optional<std::size_t> fastest_within_cost(std::span<const CostPoint> points, double max_cost) {
+  return best_index(
+      points, [&](const CostPoint& p) { return p.cost <= max_cost; },
       [](const CostPoint& p) { return std::pair(p.days, p.cost); });
 }
 

@@ -1,5 +1,7 @@
 #include "dgx/llm/model_catalog.hpp"
 
+#include <algorithm>
+
 #include "catalog_files.hpp"
 #include "toml_reader.hpp"
 
@@ -61,6 +63,9 @@ ModelConfig read_model(const TomlTable& t) {
   m.name = t.string("name");
   m.display = t.string("display");
   m.source = t.string("source");
+  if (t.contains("aliases")) {
+    m.aliases = t.strings("aliases");
+  }
   m.layers = t.positive_int("layers");
   m.hidden = t.positive_int("hidden");
   m.ffn = t.positive_int("ffn");
@@ -92,7 +97,29 @@ Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view f
 }
 
 Expected<ModelConfig> find_model(std::string_view name) {
-  return detail::load_catalog_entry("models", "model", name, parse_model);
+  auto model = detail::load_catalog_entry("models", "model", name, parse_model);
+  if (model) {
+    return model;
+  }
+  for (const std::string& other : model_names()) {  // an alias: the model whose file lists the name
+    auto candidate = detail::load_catalog_entry("models", "model", other, parse_model);
+    if (candidate &&
+        std::find(candidate->aliases.begin(), candidate->aliases.end(), name) != candidate->aliases.end()) {
+      return candidate;
+    }
+  }
+  return model;
+}
+
+std::vector<std::string> model_aliases() {
+  std::vector<std::string> out;
+  for (const std::string& name : model_names()) {
+    if (auto model = find_model(name)) {
+      out.insert(out.end(), model->aliases.begin(), model->aliases.end());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<std::string> model_names() { return detail::catalog_names("models"); }

@@ -28,13 +28,14 @@ FrameworkProfile lookup_framework(const std::string& name) {
   throw InvalidArgument(unknown_name_message("framework", name, key::framework, known));
 }
 
-void resolve_price(const TrainingSettings& s, Assumptions& a) {
+void resolve_price(const std::string& provider, std::optional<double> usd_per_gpu_hour, Assumptions& a) {
   PriceResolution price =
-      workload::resolve_price(a.system.name, s.provider, s.usd_per_gpu_hour,
+      workload::resolve_price(a.system.name, provider, usd_per_gpu_hour,
                               PriceKeys{.provider = key::provider, .usd_per_gpu_hour = key::usd_per_gpu_hour});
   a.price = std::move(price.price);
   a.price_reason = std::move(price.reason);
   a.providers = std::move(price.providers);
+  a.provider = std::move(price.provider);
 }
 
 }  // namespace
@@ -52,9 +53,26 @@ Assumptions resolve_assumptions(const TrainingSettings& settings) {
   for (const std::string& name : settings.frameworks) {  // unknown names fail before any work is done
     (void)lookup_framework(name);
   }
-  resolve_price(settings, a);
+  resolve_price(settings.provider, settings.usd_per_gpu_hour, a);
+  for (std::size_t i = 1; i < settings.providers.size(); ++i) {  // every provider compared is priced before any work
+    Assumptions other = a;
+    resolve_price(settings.providers[i], std::nullopt, other);
+  }
   a.calibration = calibration_summary();
   return a;
+}
+
+std::vector<Assumptions> priced_by_providers(const Assumptions& assumptions, const TrainingSettings& settings) {
+  if (settings.providers.size() < 2) {
+    return {assumptions};
+  }
+  std::vector<Assumptions> out;
+  for (const std::string& provider : settings.providers) {
+    Assumptions a = assumptions;
+    resolve_price(provider, std::nullopt, a);
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 Assumptions with_framework(const Assumptions& assumptions, const std::string& framework) {

@@ -33,7 +33,8 @@ std::vector<std::string> providers_of(const PricingCatalog& catalog, const std::
 PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> providers) {
   return PriceResolution{.price = Price{.usd_per_gpu_hour = choice.entry.usd_per_gpu_hour, .label = choice.reason},
                          .reason = choice.reason,
-                         .providers = std::move(providers)};
+                         .providers = std::move(providers),
+                         .provider = choice.entry.provider};
 }
 
 }  // namespace
@@ -41,11 +42,18 @@ PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> provi
 ModelConfig lookup_model(const std::string& name, std::string_view key) {
   auto model = find_model(name);
   if (model) {
+    if (model->name != name) {  // an alias: the notes say which model stands for it
+      model->display += ", the architecture of " + name;
+    }
     return std::move(model).value();
   }
   // A preset name given as the model ("llama70b") most likely means that preset's model.
   const auto preset = find_workload_preset(name);
-  std::string message = unknown_name_message("model", name, key, model_names(), preset ? preset->model : std::string());
+  std::vector<std::string> names = model_names();  // the aliases are names users type too
+  const std::vector<std::string> aliases = model_aliases();
+  names.insert(names.end(), aliases.begin(), aliases.end());
+  std::sort(names.begin(), names.end());
+  std::string message = unknown_name_message("model", name, key, names, preset ? preset->model : std::string());
   if (preset) {
     message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
   }
@@ -97,13 +105,23 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
         "$" + text::fixed(*usd_per_gpu_hour, 2) + "/GPU-h given by " + std::string(keys.usd_per_gpu_hour);
     return PriceResolution{.price = Price{.usd_per_gpu_hour = *usd_per_gpu_hour, .label = label},
                            .reason = label,
-                           .providers = std::move(providers)};
+                           .providers = std::move(providers),
+                           .provider = {}};
   }
   if (!provider.empty()) {
     auto choice = catalog->find(provider, system);
     if (!choice) {
       if (providers.empty()) {
         throw InvalidArgument(choice.error().message);
+      }
+      const bool known = std::any_of(catalog->entries().begin(), catalog->entries().end(),
+                                     [&](const PriceEntry& e) { return e.provider == provider; });
+      if (known) {  // a provider the catalog has, without this system: say so, not "unknown"
+        throw InvalidArgument("price provider '" + provider + "' (config key " + std::string(keys.provider) +
+                              ") lists no price for " + system +
+                              " (configs/pricing names the gaps). The providers "
+                              "that price " +
+                              system + ": " + text::join(providers) + ".");
       }
       throw InvalidArgument(unknown_name_message("price provider for " + system, provider, keys.provider, providers));
     }
@@ -113,7 +131,8 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
   if (!choice) {
     return PriceResolution{.price = std::nullopt,
                            .reason = choice.error().message + "; costs are in GPU-hours",
-                           .providers = std::move(providers)};
+                           .providers = std::move(providers),
+                           .provider = {}};
   }
   return chosen(*choice, std::move(providers));
 }

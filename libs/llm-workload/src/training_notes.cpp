@@ -66,6 +66,15 @@ std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
 
 std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }
 
+std::string price_line(const TrainingSettings& s, const Assumptions& a) {
+  std::string line = price_line(a);
+  if (s.providers.size() > 1) {
+    line += " Compared in explore: " + text::join(s.providers) + " (" + key::provider + "), each at its own list " +
+            "price for " + a.system.name + "; the Provider comparison note after the table sets them side by side.";
+  }
+  return line;
+}
+
 std::string breakdown_text(const StepBreakdown& b) {
   const std::pair<const char*, double> parts[] = {
       {"compute", b.compute}, {"TP", b.tp_comm},          {"CP", b.cp_comm},
@@ -185,9 +194,17 @@ std::size_t fastest(const std::vector<ExplorePoint>& points) {
 }
 
 std::string recommended_mark(const ExploreResult& r, std::size_t i) {
-  const bool budget = r.fastest_within_budget == i;
-  const bool deadline = r.cheapest_meeting_deadline == i;
-  return budget && deadline ? "yes, deadline" : budget ? "yes" : deadline ? "deadline" : "";
+  std::vector<std::string> marks;
+  if (r.fastest_within_budget == i) {
+    marks.emplace_back("yes");
+  }
+  if (r.cheapest_meeting_deadline == i) {
+    marks.emplace_back("deadline");
+  }
+  if (r.fastest_within_budget_usd == i) {
+    marks.emplace_back("budget");
+  }
+  return text::join(marks);
 }
 
 std::optional<std::size_t> recommended_point(const ExploreResult& r) {
@@ -269,6 +286,35 @@ std::string pareto_front_text(const std::vector<ExplorePoint>& points, const std
   return out;
 }
 
+namespace {
+
+/// The budget's lines of a recommendation: the fastest within it, or that none is; with a deadline, both at once.
+std::string budget_text(const ExploreResult& r, bool priced, const RecommendationWords& words,
+                        const DescribePoint& describe) {
+  if (!words.budget) {
+    return {};
+  }
+  const std::string budget = text::usd(*words.budget) + " (" + words.budget_key + ")";
+  if (!priced) {
+    return "\nNo price is known, so the budget of " + budget + " cannot be held against the costs (GPU-hours).";
+  }
+  std::string out =
+      r.fastest_within_budget_usd
+          ? "\nWithin the budget of " + budget + ", the fastest is " + describe(*r.fastest_within_budget_usd) +
+                " (recommended = budget)."
+          : "\nNo configuration costs at most " + budget + "; the cheapest is " + describe(cheapest(r.points)) + ".";
+  if (!words.deadline) {
+    return out;
+  }
+  if (r.cheapest_meeting_deadline && r.points[*r.cheapest_meeting_deadline].cost <= *words.budget) {
+    return out + "\nBoth: " + describe(*r.cheapest_meeting_deadline) + " meets the deadline within the budget.";
+  }
+  return out + "\nNo configuration meets both the deadline and the budget" +
+         (r.cheapest_meeting_deadline ? ": the cheapest that " + words.verb + " within the deadline costs more." : ".");
+}
+
+}  // namespace
+
 std::string recommendation_text(const ExploreResult& r, bool priced, const RecommendationWords& words,
                                 const DescribePoint& describe) {
   std::string out;
@@ -289,16 +335,19 @@ std::string recommendation_text(const ExploreResult& r, bool priced, const Recom
     std::transform(placeholder.begin(), placeholder.end(), placeholder.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     return out + "\nGive a deadline with --set " + words.deadline_key + "=" + placeholder +
-           " to also get the cheapest configuration that meets it.";
+           " to also get the cheapest configuration that meets it" +
+           (words.budget ? "." : ", or a budget with --set " + words.budget_key + "=USD for the fastest within it.") +
+           budget_text(r, priced, words, describe);
   }
   const std::string deadline =
       text::fixed(*words.deadline, 1) + " " + words.deadline_unit + " (" + words.deadline_key + ")";
   if (r.cheapest_meeting_deadline) {
     return out + "\nWithin the deadline of " + deadline + ", the cheapest is " +
-           describe(*r.cheapest_meeting_deadline) + " (recommended = deadline).";
+           describe(*r.cheapest_meeting_deadline) + " (recommended = deadline)." +
+           budget_text(r, priced, words, describe);
   }
   return out + "\nNo configuration " + words.verb + " within " + deadline + "; the fastest is " +
-         describe(fastest(r.points)) + ".";
+         describe(fastest(r.points)) + "." + budget_text(r, priced, words, describe);
 }
 
 std::string sweep_summary(std::uint64_t layouts, double seconds) {
@@ -306,7 +355,8 @@ std::string sweep_summary(std::uint64_t layouts, double seconds) {
          text::duration(seconds) + ".";
 }
 
-void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days) {
+void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days,
+               std::optional<double> budget_usd) {
   std::vector<CostPoint> costs;
   for (const ExplorePoint& p : result.points) {
     costs.push_back({.days = p.days, .cost = p.cost});
@@ -317,6 +367,7 @@ void recommend(ExploreResult& result, double budget_slack, std::optional<double>
   }
   result.fastest_within_budget = fastest_within_budget(costs, budget_slack);
   result.cheapest_meeting_deadline = deadline_days ? cheapest_meeting_deadline(costs, *deadline_days) : std::nullopt;
+  result.fastest_within_budget_usd = budget_usd ? fastest_within_cost(costs, *budget_usd) : std::nullopt;
 }
 
 }  // namespace dgx::llm::workload

@@ -79,7 +79,7 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& h, RunTime run_tim
   row.metric("step_time", h.step_time_s, "s", 0, "step")
       .metric("tokens_per_s", h.tokens_per_s, "tokens/s", kHiddenMetric)
       .metric("tokens_per_s_per_gpu", h.tokens_per_s_per_gpu, "tokens/s", 0, "tok/s/GPU")
-      .metric("model_tflops_per_gpu", h.model_tflops_per_gpu, "TFLOP/s", kHiddenMetric)
+      .metric("model_tflops_per_gpu", h.model_tflops_per_gpu, "TFLOP/s", 0, "TFLOP/s/GPU")
       .metric("mfu", 100 * h.mfu, "%", 0, "MFU %")
       .metric("memory_per_gpu", h.memory_bytes, "B", kHiddenMetric);
   if (run_time == RunTime::days_to_train) {
@@ -94,13 +94,15 @@ void add_headline_metrics(dgx::sdk::Row& row, const Headline& h, RunTime run_tim
   row.metric("dp", h.dp, "count", kHiddenMetric).metric("microbatches", h.microbatches, "count", kHiddenMetric);
 }
 
-void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, const TrainConfig& t,
-                         bool framework_column) {
+void add_training_config(dgx::sdk::Row& row, const Assumptions& a, int gpus, const TrainConfig& t, Compared compared) {
   constexpr std::uint32_t hidden = DGX_CONFIG_HIDDEN;
   row.config(key::model, a.model.name, hidden)
       .config(key::system, a.system.name, hidden)
-      .config(key::framework, a.framework.name, framework_column ? 0 : hidden)
-      .config(key::gpus, gpus)
+      .config(key::framework, a.framework.name, compared.framework ? 0 : hidden);
+  if (compared.provider) {
+    row.config(key::provider, a.provider);
+  }
+  row.config(key::gpus, gpus)
       .config(key::precision, std::string(to_string(t.precision)))
       .config(key::tp, t.layout.tp, hidden)
       .config(key::pp, t.layout.pp, hidden)
@@ -134,7 +136,7 @@ void add_provenance(dgx::sdk::Row& row, const Assumptions& a, const TrainConfig&
                  ? "full attention: s/h term counted whole (NVIDIA's published MFU convention)"
                  : "causal attention: s/h term halved (the work a causal kernel needs)",
              kHiddenField)
-      .field("source", source_label(a.system), kHiddenField);
+      .field("source", source_label(a.system, a.frameworks_used), kHiddenField);
 }
 
 void add_breakdown_metrics(dgx::sdk::Row& row, const StepBreakdown& b) {
@@ -164,18 +166,36 @@ std::string mfu_peak_label(const SystemProfile& system, Precision precision) {
   return peak ? peak->label() : peak.error().message;
 }
 
-std::string source_label(const SystemProfile& system) {
-  return std::string("projected: ") + constants::kModelVersion + ", system " + system.name + ", framework " +
-         system.software.framework +
+std::string source_label(const SystemProfile& system, const std::vector<std::string>& frameworks) {
+  const std::string framework =
+      frameworks.size() > 1 ? "frameworks " + text::join(frameworks) : "framework " + system.software.framework;
+  return std::string("projected: ") + constants::kModelVersion + ", system " + system.name + ", " + framework +
          ", op times: roofline (efficiencies calibrated on configs/baselines/calibration.toml, calibration-2.toml and "
          "calibration-3.toml)";
 }
 
 void add_explore_fields(dgx::sdk::Row& row, const ExploreResult& r, std::size_t index, bool moe) {
   const ExplorePoint& p = r.points[index];
+  add_explore_fields(row, p, moe, p.pareto, recommended_mark(r, index), std::string(to_string(p.train.precision)));
+}
+
+void add_explore_fields(dgx::sdk::Row& row, const ExplorePoint& p, bool moe, bool on_front,
+                        const std::string& recommended, const std::string& series) {
   row.field("layout", layout_label(p.train, moe))
-      .field("pareto", p.pareto ? "*" : "")
-      .field("recommended", recommended_mark(r, index));
+      .field("pareto", on_front ? "*" : "")
+      .field("recommended", recommended)
+      .field("series", series, kHiddenField);
+}
+
+std::string series_label(Precision precision, const Assumptions& a, Compared compared) {
+  std::string label(to_string(precision));
+  if (compared.framework) {
+    label += " " + a.framework.name;
+  }
+  if (compared.provider) {
+    label += " " + (a.provider.empty() ? std::string("price") : a.provider);
+  }
+  return label;
 }
 
 }  // namespace dgx::llm::workload

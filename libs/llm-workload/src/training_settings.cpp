@@ -93,8 +93,18 @@ TrainConfig read_train(const dgx::sdk::Host& host, Precision precision) {
 }
 
 void read_cost(const dgx::sdk::Host& host, TrainingSettings& s) {
-  s.provider = host.get_string(key::provider);
+  for (const std::string& name : host.get_string_list(key::provider)) {
+    if (!name.empty() && std::find(s.providers.begin(), s.providers.end(), name) == s.providers.end()) {
+      s.providers.push_back(name);
+    }
+  }
+  s.provider = s.providers.empty() ? std::string() : s.providers.front();
   s.usd_per_gpu_hour = read_usd_per_gpu_hour(host, key::usd_per_gpu_hour);
+  if (s.usd_per_gpu_hour && s.providers.size() > 1) {
+    throw InvalidArgument(std::string(key::usd_per_gpu_hour) + " gives one price for every row, and " + key::provider +
+                          " lists " + std::to_string(s.providers.size()) +
+                          " providers to compare: set one or the other");
+  }
 }
 
 void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
@@ -111,6 +121,11 @@ void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
                           " " + std::to_string(s.gpus_max));
   }
   s.gbs_per_gpu = read_int(host, key::gbs_per_gpu, 0);
+  s.budget_usd = host.find_float(key::budget_usd);
+  if (s.budget_usd && !(*s.budget_usd > 0)) {
+    throw InvalidArgument(std::string(key::budget_usd) + " must be a positive number of dollars, got " +
+                          text::fixed(*s.budget_usd, 2));
+  }
   s.budget_slack = host.get_float(key::budget_slack);
   if (!(s.budget_slack >= 0) || !std::isfinite(s.budget_slack)) {
     throw InvalidArgument(std::string(key::budget_slack) + " must be a fraction >= 0 (0.05 is +5%), got " +
@@ -190,9 +205,12 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
                     "model FLOPs for MFU: full attention (NVIDIA's published convention) or causal (half the "
                     "attention-score term)",
                     "full|causal"),
-      Param::string(key::provider, "",
-                    "price from this provider of configs/pricing (e.g. aws, aws-3yr, nebius, owned); empty: the "
-                    "cheapest on-demand list price for the system"),
+      Param::string_list(
+          key::provider, {},
+          "price from this provider of configs/pricing (e.g. aws, gcp, azure, oracle, coreweave, crusoe, "
+          "nebius, lambda, aws-3yr, owned); several (aws,gcp,azure): explore compares them, a column and "
+          "a series each, and the recommendation names the provider (project uses the first); empty: "
+          "the cheapest on-demand list price for the system"),
       Param::floating(key::usd_per_gpu_hour, 0, "an explicit price instead of the catalog's, e.g. a negotiated rate",
                       "USD/GPU-h")
           .without_default(),
@@ -209,6 +227,11 @@ std::vector<Param> training_params(const TrainingDefaults& d) {
                      "sequences"),
       Param::floating(key::budget_slack, 0.05,
                       "recommend the fastest configuration costing at most (1 + slack) x the cheapest"),
+      Param::floating(key::budget_usd, 0,
+                      "also recommend the fastest configuration costing at most this (with a deadline too: whether "
+                      "one meets both)",
+                      "USD")
+          .without_default(),
   };
 }
 

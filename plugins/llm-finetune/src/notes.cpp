@@ -125,7 +125,7 @@ std::string FineTuning::assumptions_note() const {
   const workload::Assumptions& a = assumptions_;
   return "Model: " + workload::model_text(a.model) + ".\n" + job_line(settings_, job_) + "\n" +
          methods_line(settings_, a.model) + "\n" + workload::system_line(settings_, a) + "\n" +
-         workload::framework_line(settings_, a) + "\n" + workload::price_line(a) +
+         workload::framework_line(settings_, a) + "\n" + workload::price_line(settings_, a) +
          "\nPerformance model: " + llm::constants::kModelVersion +
          ", per-op rooflines of the system profile with calibrated efficiencies; fine-tuning changes the op lists, "
          "memory and optimizer of pretraining's model, nothing is fitted to fine-tuning rows; accuracy on published "
@@ -226,7 +226,8 @@ std::string FineTuning::recommendation_note(const MethodsExplored& e) const {
        .deadline = settings_.deadline_hours,
        .deadline_key = key::deadline_hours,
        .deadline_unit = "hours",
-       .verb = "fine-tunes"},
+       .verb = "fine-tunes",
+       .budget = settings_.budget_usd},
       [&](std::size_t i) { return describe_method_point(e, i, settings_, assumptions_); });
 }
 

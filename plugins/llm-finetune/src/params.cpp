@@ -43,6 +43,20 @@ std::vector<dgx::sdk::Param> finetune_params() {
                       "average tokens per sample, prompt and answer (packing waste, padding, attention span)",
                       "tokens"),
       Param::floating(key::epochs, 3, "passes over the data set", "epochs"),
+      // The job's fixed time (fixed_cost.hpp): estimates, documented as such in the explore note.
+      Param::floating(key::startup_minutes, 10,
+                      "fixed time of each job before its first step: scheduling, container start, NCCL initialisation "
+                      "(an estimate; 0: none)",
+                      "min"),
+      Param::floating(key::eval_minutes, 5, "fixed time of each job to evaluate the result once (0: none)", "min"),
+      Param::floating(key::storage_gb_s, 0.25,
+                      "checkpoint bandwidth per GPU: loading the base weights each GPU holds and saving the result "
+                      "(0.25: 2 GB/s of shared storage per 8-GPU node)",
+                      "GB/s"),
+      Param::floating(key::min_billing_minutes, 1,
+                      "the least time each GPU of a job is billed for (1: per-second billing with a one-minute "
+                      "minimum; 60 for hourly billing)",
+                      "min"),
       Param::floating(key::deadline_hours, 0, "also recommend the cheapest configuration that fine-tunes within this",
                       "hours")
           .without_default(),

@@ -25,6 +25,10 @@ inline constexpr const char* samples = "finetune.samples";
 inline constexpr const char* avg_tokens_per_sample = "finetune.avg_tokens_per_sample";
 inline constexpr const char* epochs = "finetune.epochs";
 inline constexpr const char* deadline_hours = "explore.deadline_hours";
+inline constexpr const char* startup_minutes = "finetune.startup_minutes";
+inline constexpr const char* eval_minutes = "finetune.eval_minutes";
+inline constexpr const char* storage_gb_s = "finetune.storage_gb_s";
+inline constexpr const char* min_billing_minutes = "cost.min_billing_minutes";
 }  // namespace key
 
 /// Every parameter of the workload, with its default, unit and help.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/finetune_memory.hpp"
 #include "dgx/llm/finetune_ops.hpp"
@@ -15,6 +16,7 @@
 #include "dgx/llm/workload/training_measure.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/training_rows.hpp"
+#include "fixed_cost.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_finetune {
@@ -23,6 +25,7 @@ namespace {
 
 namespace kernels = llm::kernels;
 namespace workload = llm::workload;
+namespace text = dgx::sdk::text;
 using dgx::sdk::NotePlacement;
 
 constexpr int kFrozenBaseSteps = 10;  // the frozen layer without adapters: steps timed back to back
@@ -154,6 +157,7 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
   const llm::ExploreOptions options{.price = a.price,
                                     .budget_slack = s.budget_slack,
                                     .deadline_days = std::nullopt,
+                                    .budget_usd = std::nullopt,  // picked over every method's points
                                     .cancelled = [&host] { return host.cancelled(); }};
   const llm::ExploreSpace space = explore_space();
   MethodsExplored out;
@@ -165,6 +169,9 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
     auto result = llm::explore(model, space, options);
     host.throw_if_cancelled();  // Ctrl-C ends the sweep early: no rows from half a space
     if (result) {
+      for (llm::ExplorePoint& p : result->points) {  // the job's fixed time, before any pick is made
+        add_fixed_cost(p, fixed_cost(s.fixed, a.model, finetune_of(s, method), p.train, p.layout.dp), s.fixed, a.price);
+      }
       merge(out, method, *result);
       sweep.result = std::move(result).value();
     } else {
@@ -185,7 +192,8 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
   }
   order(out, s);
   workload::recommend(out.merged, s.budget_slack,
-                      s.deadline_hours ? std::optional<double>(*s.deadline_hours / 24) : std::nullopt);
+                      s.deadline_hours ? std::optional<double>(*s.deadline_hours / 24) : std::nullopt,
+                      a.price ? s.budget_usd : std::nullopt);
   return out;
 }
 
@@ -207,12 +215,46 @@ void FineTuning::explore(const dgx::sdk::Host& host) const {
   if (settings_.methods.size() > 1 || settings_.methods.front() == llm::FineTuneMethod::lora) {
     host.note(NotePlacement::after, "Trade", trade_note(comparison_text(explored)));
   }
+  if (const auto pick = workload::recommended_point(r)) {
+    const llm::ExplorePoint& p = r.points[*pick];
+    host.note(NotePlacement::after, "Fixed cost per job",
+              fixed_cost_note(settings_.fixed,
+                              fixed_cost(settings_.fixed, assumptions_.model,
+                                         finetune_of(settings_, explored.methods[*pick]), p.train, p.layout.dp),
+                              p));
+  }
+  if (settings_.providers.size() > 1) {
+    host.note(NotePlacement::after, "Provider comparison", provider_note(r));
+  }
   host.note(NotePlacement::after, "FLOPs", flops_note());
   if (const std::string dropped = dropped_note(explored); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Projection",
             projection_note() + " " + workload::sweep_summary(r.evaluated, explored.seconds));
+}
+
+std::string FineTuning::provider_note(const llm::ExploreResult& r) const {
+  const auto pick = workload::recommended_point(r);
+  if (!pick) {
+    return "No recommended configuration to compare the providers on.";
+  }
+  const llm::ExplorePoint& p = r.points[*pick];
+  std::vector<workload::Assumptions> priced = workload::priced_by_providers(assumptions_, settings_);
+  std::stable_sort(priced.begin(), priced.end(),
+                   [](const auto& x, const auto& y) { return x.price->usd_per_gpu_hour < y.price->usd_per_gpu_hour; });
+  // One price for every GPU-hour: each provider ranks the configurations alike, so the pick is the same at each.
+  std::string out = "Projected: the table is priced at " + assumptions_.provider +
+                    "'s rate; one rate per GPU-hour ranks every configuration alike, so the recommended one (" +
+                    std::to_string(p.gpus) + " GPUs " + std::string(llm::to_string(p.train.precision)) + ", " +
+                    text::fixed(24 * p.days, 2) + " hours, " + text::grouped(static_cast<long long>(p.gpu_hours)) +
+                    " GPU-hours billed) is the same at each provider, cheapest first:";
+  for (const workload::Assumptions& a : priced) {
+    const double usd = p.gpu_hours * a.price->usd_per_gpu_hour;
+    out += "\n" + a.provider + " $" + text::fixed(a.price->usd_per_gpu_hour, 2) + "/GPU-h: $" +
+           text::fixed(usd, usd < 100 ? 2 : 0) + (&a == &priced.front() ? " (cheapest)" : "");
+  }
+  return out;
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

@@ -110,6 +110,8 @@ public:
   /// The methods side by side at the recommended GPU count and precision, or where each fits first; empty with one.
   [[nodiscard]] std::string comparison_text(const MethodsExplored& explored) const;
   /// Per method: what the explorer dropped, and the methods that fit nowhere. Empty when nothing was dropped.
+  /// With several providers (cost.provider): the recommended configuration's cost at each provider's price.
+  [[nodiscard]] std::string provider_note(const llm::ExploreResult& result) const;
   [[nodiscard]] std::string dropped_note(const MethodsExplored& explored) const;
 
   // Explore (plugin.cpp).

@@ -77,7 +77,14 @@ Row FineTuning::projected_row(const std::string& table, llm::FineTuneMethod meth
 
 Row FineTuning::projected_row(const std::string& table, const llm::TrainConfig& train,
                               const workload::Headline& headline, const llm::StepBreakdown& breakdown) const {
-  return projected_row(table, settings_.finetune.method, train, headline, breakdown);
+  // Project and measure mode: one job at one configuration, its fixed time included as explore includes it.
+  workload::Headline job = headline;
+  const FixedCost fixed = fixed_cost(settings_.fixed, assumptions_.model, settings_.finetune, train, headline.dp);
+  const BilledRun run = billed_run(headline.days, headline.gpus, fixed, settings_.fixed, assumptions_.price);
+  job.days = run.days;
+  job.gpu_hours = run.gpu_hours;
+  job.cost_usd = assumptions_.price ? std::optional<double>(run.cost) : std::nullopt;
+  return projected_row(table, settings_.finetune.method, train, job, breakdown);
 }
 
 }  // namespace dgx::plugins::llm_finetune

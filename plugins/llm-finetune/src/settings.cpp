@@ -108,6 +108,7 @@ FinetuneSettings read_settings(const dgx::sdk::Host& host) {
     throw InvalidArgument(std::string(key::deadline_hours) + " must be a positive number of hours, got " +
                           text::fixed(*s.deadline_hours, 1));
   }
+  s.fixed = read_fixed_cost(host);
   return s;
 }
 

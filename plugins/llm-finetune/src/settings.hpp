@@ -12,6 +12,7 @@
 
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/workload/training_settings.hpp"
+#include "fixed_cost.hpp"
 
 namespace dgx::plugins::llm_finetune {
 
@@ -29,6 +30,7 @@ struct FinetuneSettings : llm::workload::TrainingSettings {
   llm::FineTune finetune;                    ///< method = methods.front()
   Dataset dataset;
   std::optional<double> deadline_hours;
+  FixedCostSettings fixed;  ///< the job's fixed time and minimum billing
 };
 
 /// Reads every key of params.hpp. Throws dgx::sdk::InvalidArgument naming the key and the value when one is

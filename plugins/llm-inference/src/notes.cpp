@@ -201,6 +201,28 @@ std::string Serving::utilisation_note(const llm::ServeProjection& p) const {
          std::string(llm::to_string(p.config.precision)) + " peak.";
 }
 
+std::string Serving::rows_note(const llm::ServeExploreResult& r, const std::vector<std::size_t>& shown) const {
+  std::vector<std::string> unseen;  // precisions explored without a row in the table
+  for (const llm::Precision p : settings_.precisions) {
+    const bool seen = std::any_of(shown.begin(), shown.end(),
+                                  [&](std::size_t i) { return r.points[i].projection.config.precision == p; });
+    const bool explored = std::any_of(r.points.begin(), r.points.end(),
+                                      [&](const llm::ServePoint& x) { return x.projection.config.precision == p; });
+    if (explored && !seen) {
+      unseen.emplace_back(llm::to_string(p));
+    }
+  }
+  const std::size_t hidden = r.points.size() - shown.size();
+  const auto on_front = std::count_if(shown.begin(), shown.end(), [&](std::size_t i) { return r.points[i].pareto; });
+  std::string out = "The table shows the " + std::to_string(on_front) + " configurations on the front" +
+                    (static_cast<std::size_t>(on_front) < shown.size() ? " and the recommendation" : "") + "; the " +
+                    text::grouped(static_cast<long long>(hidden)) + " dominated ones are left out";
+  if (!unseen.empty()) {
+    out += ", every " + text::join(unseen, " and every ") + " configuration among them (none is on the front)";
+  }
+  return out + ". --set " + key::explore_rows + "=all shows every configuration explored.";
+}
+
 std::string Serving::sweep_note() const {
   const InferenceSettings& s = settings_;
   const workload::ServeAssumptions& a = assumptions_;

@@ -109,6 +109,9 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   }
   host.note(NotePlacement::after, "Pareto front (tokens/s per GPU vs per user)",
             workload::serve_pareto_note(result, front, assumptions_.model.moe()));
+  if (!settings_.explore_all_rows) {
+    host.note(NotePlacement::after, "Rows", rows_note(result, shown));
+  }
   host.note(NotePlacement::after, "Recommendation",
             workload::serve_recommendation_note(result, assumptions_.price.has_value()));
   if (const std::string dropped = workload::serve_dropped_note(result); !dropped.empty()) {

@@ -84,6 +84,10 @@ public:
   [[nodiscard]] std::string projection_note() const;
   /// Layouts, precisions, concurrency, request lengths, engine limits and SLOs of the sweep.
   [[nodiscard]] std::string sweep_note() const;
+  /// What the table leaves out (the `shown` points are the front and the recommendation): how many dominated
+  /// configurations, each precision with no row shown, and that explore.rows=all shows them.
+  [[nodiscard]] std::string rows_note(const llm::ServeExploreResult& result,
+                                      const std::vector<std::size_t>& shown) const;
   /// "what" failed: "llama3.1-70b on h100-sxm at TP2 PP1 in fp8".
   [[nodiscard]] std::string configuration_label() const;
 

@@ -28,7 +28,7 @@ void add_config(Row& row, const workload::ServeAssumptions& a, const InferenceSe
   row.config(key::model, a.model.name, kHiddenConfig)
       .config(key::system, a.system.name, kHiddenConfig)
       .config(key::gpus, s.gpus, kHiddenConfig)
-      .config(key::precision, std::string(llm::to_string(c.precision)))
+      .config(key::precision, std::string(llm::to_string(c.precision)), kHiddenConfig)  // the precision field shows it
       .config(key::kv_precision, std::string(llm::to_string(c.kv_precision)), kHiddenConfig)
       .config(key::tp, c.layout.tp, kHiddenConfig)
       .config(key::pp, c.layout.pp, kHiddenConfig)
@@ -45,7 +45,10 @@ void add_config(Row& row, const workload::ServeAssumptions& a, const InferenceSe
 
 void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeProjection& p) {
   const auto peak = a.system.dense_peak_flops(p.config.precision) / 1e12;
+  // A column even when every row shown has one precision: the table must say which it is (with the front alone
+  // BF16 rows are often all dominated, and an unnamed precision read as BF16).
   row.field("layout", llm::layout_label(p.config.layout, a.model.moe()))
+      .field("precision", std::string(llm::to_string(p.config.precision)))
       .field("load", load_label(p))
       .field("model", llm::serve_constants::kModelVersion, kHiddenField)
       .field("system", a.system.name, kHiddenField)

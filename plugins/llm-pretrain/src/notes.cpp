@@ -79,8 +79,8 @@ std::string percent_change(double from, double to) {
 
 std::string Pretraining::assumptions_note() const {
   return model_line(settings_, assumptions_) + "\n" + workload::system_line(settings_, assumptions_) + "\n" +
-         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(assumptions_) + "\n" +
-         accuracy_line(settings_, assumptions_);
+         workload::framework_line(settings_, assumptions_) + "\n" + workload::price_line(settings_, assumptions_) +
+         "\n" + accuracy_line(settings_, assumptions_);
 }
 
 std::string Pretraining::scope_note() const { return workload::scope_note(settings_, assumptions_); }
@@ -125,10 +125,12 @@ std::string Pretraining::measured_note(const std::string& device, const llm::ker
          "(\"measured-calibrated\"); everything else is the model's.";
 }
 
-std::string describe_point(const llm::ExplorePoint& p, const workload::Assumptions& a) {
+std::string describe_point(const llm::ExplorePoint& p, const workload::Assumptions& a, bool name_provider) {
+  const std::string provider =
+      name_provider ? " on " + (a.provider.empty() ? std::string("the given price") : a.provider) : std::string();
   return std::to_string(p.gpus) + " GPUs " + std::string(llm::to_string(p.train.precision)) + ", " +
-         workload::layout_label(p.train, a.model.moe()) + ": " + text::fixed(p.days, p.days < 10 ? 2 : 1) + " days, " +
-         workload::cost_text(p, a);
+         workload::layout_label(p.train, a.model.moe()) + provider + ": " + text::fixed(p.days, p.days < 10 ? 2 : 1) +
+         " days, " + workload::cost_text(p, a);
 }
 
 std::string Pretraining::sweep_note() const {
@@ -143,12 +145,21 @@ std::string Pretraining::sweep_note() const {
 }
 
 std::string Pretraining::pareto_note(const llm::ExploreResult& r) const {
+  return pareto_note(r, [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
+}
+
+std::string Pretraining::pareto_note(const llm::ExploreResult& r, const workload::DescribePoint& describe) const {
   return workload::pareto_front_text(
-      r.points, "Marked * in the pareto column: no other configuration trains both faster and cheaper. Fastest first:",
-      [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
+      r.points,
+      "Marked * in the pareto column: no other configuration trains both faster and cheaper. Fastest first:", describe);
 }
 
 std::string Pretraining::recommendation_note(const llm::ExploreResult& r) const {
+  return recommendation_note(r, [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
+}
+
+std::string Pretraining::recommendation_note(const llm::ExploreResult& r,
+                                             const workload::DescribePoint& describe) const {
   const double percent = 100 * settings_.budget_slack;
   const bool whole = percent == std::round(percent);
   return workload::recommendation_text(r, assumptions_.price.has_value(),
@@ -158,8 +169,9 @@ std::string Pretraining::recommendation_note(const llm::ExploreResult& r) const 
                                         .deadline = settings_.deadline_days,
                                         .deadline_key = key::deadline_days,
                                         .deadline_unit = "days",
-                                        .verb = "trains"},
-                                       [&](std::size_t i) { return describe_point(r.points[i], assumptions_); });
+                                        .verb = "trains",
+                                        .budget = settings_.budget_usd},
+                                       describe);
 }
 
 namespace {

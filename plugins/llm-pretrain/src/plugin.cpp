@@ -32,6 +32,7 @@ ReleaseRun explore_release(const dgx::sdk::Host& host, const Pretraining& job, w
   const llm::ExploreOptions options{.price = assumptions.price,
                                     .budget_slack = s.budget_slack,
                                     .deadline_days = s.deadline_days,
+                                    .budget_usd = assumptions.price ? s.budget_usd : std::nullopt,
                                     .cancelled = [&host] { return host.cancelled(); }};
   const double start = host.now();
   auto result = llm::explore(model, job.explore_space(), options);
@@ -44,15 +45,33 @@ ReleaseRun explore_release(const dgx::sdk::Host& host, const Pretraining& job, w
   return ReleaseRun{.assumptions = std::move(assumptions), .result = std::move(result).value(), .seconds = elapsed};
 }
 
-/// The rows of one release's sweep, `release` the job under that release's assumptions.
-void emit_rows(const dgx::sdk::Host& host, const Pretraining& release, const llm::ExploreResult& r,
-               bool framework_column) {
+/// A release's sweep priced at `price` (a provider's): costs, the front and the picks of that price alone. Step
+/// times do not depend on the price, so one sweep per release serves every provider.
+llm::ExploreResult repriced(const llm::ExploreResult& r, const std::optional<llm::Price>& price,
+                            const PretrainSettings& s) {
+  llm::ExploreResult out = r;
+  out.cost_unit = price ? "USD" : "GPU-hours";
+  for (llm::ExplorePoint& p : out.points) {
+    p.cost = price ? p.gpu_hours * price->usd_per_gpu_hour : p.gpu_hours;
+  }
+  workload::recommend(out, s.budget_slack, s.deadline_days, price ? s.budget_usd : std::nullopt);
+  return out;
+}
+
+/// The rows of one series (a release priced by a provider), `release` the job under its assumptions. Only the lead's
+/// series carry the front and the recommendation (`lead` its merged result, `offset` the series' first point in
+/// it): one front and one recommendation per explore, however many series the table compares.
+void emit_rows(const dgx::sdk::Host& host, const Pretraining& release, const SeriesRun& run, const LeadResult* lead,
+               std::size_t offset, workload::Compared compared) {
   const workload::Assumptions& a = release.assumptions();
+  const llm::ExploreResult& r = run.result;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const llm::ExplorePoint& p = r.points[i];
-    dgx::sdk::Row row =
-        release.projected_row("explore", p.train, workload::headline_of(p, a), p.breakdown, framework_column);
-    workload::add_explore_fields(row, r, i, a.model.moe());
+    dgx::sdk::Row row = release.projected_row("explore", p.train, workload::headline_of(p, a), p.breakdown, compared);
+    const bool on_front = lead != nullptr && lead->result.points[offset + i].pareto;
+    const std::string mark = lead != nullptr ? workload::recommended_mark(lead->result, offset + i) : std::string();
+    workload::add_explore_fields(row, p, a.model.moe(), on_front, mark,
+                                 workload::series_label(p.train.precision, a, compared));
     host.emit(row);
   }
 }
@@ -77,52 +96,114 @@ llm::ExploreSpace Pretraining::explore_space() const {
   return space;
 }
 
-void Pretraining::explore(const dgx::sdk::Host& host) const {
-  std::vector<ReleaseRun> runs;
-  for (const std::string& name : workload::framework_names_of(settings_)) {
-    runs.push_back(explore_release(host, *this,
-                                   name == assumptions_.framework.name ? assumptions_
-                                                                       : workload::with_framework(assumptions_, name)));
+std::vector<SeriesRun> Pretraining::explore_series(const dgx::sdk::Host& host, double& seconds,
+                                                   std::uint64_t& evaluated) const {
+  const std::vector<std::string> frameworks = workload::framework_names_of(settings_);
+  std::vector<SeriesRun> series;
+  for (std::size_t f = 0; f < frameworks.size(); ++f) {
+    workload::Assumptions release = frameworks[f] == assumptions_.framework.name
+                                        ? assumptions_
+                                        : workload::with_framework(assumptions_, frameworks[f]);
+    if (frameworks.size() > 1) {
+      release.frameworks_used = frameworks;  // one source line naming every release
+    }
+    const ReleaseRun run = explore_release(host, *this, release);
+    seconds += run.seconds;
+    evaluated += run.result.evaluated;
+    for (workload::Assumptions& priced : workload::priced_by_providers(run.assumptions, settings_)) {
+      llm::ExploreResult result = repriced(run.result, priced.price, settings_);
+      series.push_back(SeriesRun{.assumptions = std::move(priced), .result = std::move(result), .release = f});
+    }
   }
-  const bool compare = runs.size() > 1;
-  // The newest release compared leads: its front and recommendation are the answer, the others its history.
-  const auto newest = std::max_element(runs.begin(), runs.end(), [](const ReleaseRun& x, const ReleaseRun& y) {
+  return series;
+}
+
+LeadResult lead_of(const std::vector<SeriesRun>& series, std::size_t release, const PretrainSettings& settings) {
+  LeadResult lead;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    if (series[k].release != release) {
+      continue;
+    }
+    for (const llm::ExplorePoint& p : series[k].result.points) {
+      lead.result.points.push_back(p);
+      lead.series.push_back(k);
+    }
+    lead.result.cost_unit = series[k].result.cost_unit;
+    lead.result.evaluated = series[k].result.evaluated;
+    lead.result.feasible = series[k].result.feasible;
+    lead.result.notes = series[k].result.notes;
+    lead.result.infeasible = series[k].result.infeasible;
+  }
+  const bool priced = series.front().assumptions.price.has_value();
+  workload::recommend(lead.result, settings.budget_slack, settings.deadline_days,
+                      priced ? settings.budget_usd : std::nullopt);
+  return lead;
+}
+
+void Pretraining::explore(const dgx::sdk::Host& host) const {
+  double seconds = 0;
+  std::uint64_t evaluated = 0;
+  const std::vector<SeriesRun> series = explore_series(host, seconds, evaluated);
+  const std::size_t releases = series.back().release + 1;
+  const workload::Compared compared{.framework = releases > 1, .provider = settings_.providers.size() > 1};
+  // The newest release compared leads: its front and recommendation are the answer, the others its history; with
+  // several providers the lead's front and recommendation are over all of them (the cheapest price wins).
+  const auto newest = std::max_element(series.begin(), series.end(), [](const SeriesRun& x, const SeriesRun& y) {
     return x.assumptions.framework.released < y.assumptions.framework.released;
   });
-  const Pretraining lead(settings_, newest->assumptions);
-  host.note(NotePlacement::before, "Assumptions", lead.assumptions_note());
-  host.note(NotePlacement::before, "Sweep", lead.sweep_note());
-  if (const std::string scope = lead.scope_note(); !scope.empty()) {
+  const LeadResult lead = lead_of(series, newest->release, settings_);
+  const Pretraining notes(settings_, newest->assumptions);
+  host.note(NotePlacement::before, "Assumptions", notes.assumptions_note());
+  host.note(NotePlacement::before, "Sweep", notes.sweep_note());
+  if (const std::string scope = notes.scope_note(); !scope.empty()) {
     host.note(NotePlacement::before, "Outside calibration", scope);
   }
-  std::uint64_t evaluated = 0;
-  double seconds = 0;
-  for (const ReleaseRun& run : runs) {
-    emit_rows(host, Pretraining(settings_, run.assumptions), run.result, compare);
-    evaluated += run.result.evaluated;
-    seconds += run.seconds;
+  std::size_t offset = 0;
+  for (const SeriesRun& run : series) {
+    const bool leads = run.release == newest->release;
+    emit_rows(host, Pretraining(settings_, run.assumptions), run, leads ? &lead : nullptr, offset, compared);
+    offset += leads ? run.result.points.size() : 0;
   }
-  host.note(NotePlacement::after, "Pareto front (days vs cost)", lead.pareto_note(newest->result));
-  host.note(NotePlacement::after, "Recommendation", lead.recommendation_note(newest->result));
-  if (const auto pick = workload::recommended_point(newest->result)) {
-    host.note(NotePlacement::after, "How sure", lead.confidence_note(newest->result, *pick));
-    host.note(NotePlacement::after, "Published recipe", lead.recipe_note(newest->result, *pick));
+  const auto describe = [&](std::size_t i) {
+    return describe_point(lead.result.points[i], series[lead.series[i]].assumptions, compared.provider);
+  };
+  const auto pick = workload::recommended_point(lead.result);
+  // The pick's own series (its provider's price alone): what the notes about one configuration hold it against.
+  const SeriesRun& chosen = pick ? series[lead.series[*pick]] : *newest;
+  const Pretraining picked(settings_, chosen.assumptions);
+  if (const std::string summary = picked.summary_note(host, chosen.result); !summary.empty()) {
+    host.note(NotePlacement::after, "Summary", summary);
   }
-  if (compare) {
+  host.note(NotePlacement::after, "Pareto front (days vs cost)", notes.pareto_note(lead.result, describe));
+  host.note(NotePlacement::after, "Recommendation", notes.recommendation_note(lead.result, describe));
+  if (pick) {
+    const std::size_t local = static_cast<std::size_t>(
+        std::find(lead.series.begin(), lead.series.end(), lead.series[*pick]) - lead.series.begin());
+    host.note(NotePlacement::after, "How sure", picked.confidence_note(chosen.result, *pick - local));
+    host.note(NotePlacement::after, "Published recipe", picked.recipe_note(chosen.result, *pick - local));
+  }
+  if (const std::string layouts = notes.layout_note(lead.result); !layouts.empty()) {
+    host.note(NotePlacement::after, "Layout labels", layouts);
+  }
+  if (compared.provider) {
+    host.note(NotePlacement::after, "Provider comparison", provider_note(series, lead, newest->release));
+  }
+  if (compared.framework) {
     std::vector<ReleaseOutcome> outcomes;
-    for (const ReleaseRun& run : runs) {
-      outcomes.push_back(ReleaseOutcome{.assumptions = &run.assumptions, .result = &run.result});
+    bool one_family = true;
+    for (const SeriesRun& run : series) {  // each release under the price of the pick's provider
+      if (run.assumptions.provider == chosen.assumptions.provider) {
+        outcomes.push_back(ReleaseOutcome{.assumptions = &run.assumptions, .result = &run.result});
+        one_family = one_family && run.assumptions.framework.family == newest->assumptions.framework.family;
+      }
     }
-    const bool one_family = std::all_of(runs.begin(), runs.end(), [&](const ReleaseRun& run) {
-      return run.assumptions.framework.family == newest->assumptions.framework.family;
-    });
     host.note(NotePlacement::after, one_family ? "Framework upgrade" : "Framework comparison", upgrade_note(outcomes));
   }
-  if (const std::string dropped = workload::dropped_note(newest->result, lead.assumptions()); !dropped.empty()) {
+  if (const std::string dropped = workload::dropped_note(newest->result, notes.assumptions()); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Projection",
-            lead.projection_note() + " " + workload::sweep_summary(evaluated, seconds));
+            notes.projection_note() + " " + workload::sweep_summary(evaluated, seconds));
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

@@ -1,9 +1,11 @@
 // The llm-pretrain plugin: pretraining a model on a number of tokens, as a job of the LLM workload skeleton
 // (libs/llm-workload, Training), and its spec, which the generated entry point exports. What is its own: the
 // settings (settings.hpp), its notes (notes.cpp), its rows (rows.cpp), and explore's comparison of framework
-// releases (plugin.cpp); project and measure mode and the explore notes' structure are the skeleton's.
+// releases and price providers (plugin.cpp); project and measure mode and the explore notes' structure are the
+// skeleton's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,8 @@
 #include "dgx/llm/workload/assumptions.hpp"
 #include "dgx/llm/workload/training.hpp"
 #include "dgx/llm/workload/training_measure.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
+#include "dgx/llm/workload/training_rows.hpp"
 #include "dgx/llm/workload/workload.hpp"
 #include "settings.hpp"
 
@@ -26,6 +30,25 @@ struct ReleaseOutcome {
   const llm::workload::Assumptions* assumptions = nullptr;
   const llm::ExploreResult* result = nullptr;
 };
+
+/// One series of an explore: a framework release's sweep priced by one provider (the assumptions name both), with
+/// its own front and picks (result), and the index of its release among those compared.
+struct SeriesRun {
+  llm::workload::Assumptions assumptions;
+  llm::ExploreResult result;
+  std::size_t release = 0;
+};
+
+/// The lead release's points under every provider compared, in series order, marked with one front and one
+/// recommendation over all of them; `series` is each point's series (index into the SeriesRun list).
+struct LeadResult {
+  llm::ExploreResult result;
+  std::vector<std::size_t> series;
+};
+
+/// The lead release's points of `series` merged and recommended (lead.series says whose each point is).
+[[nodiscard]] LeadResult lead_of(const std::vector<SeriesRun>& series, std::size_t release,
+                                 const PretrainSettings& settings);
 
 class Pretraining final : public llm::workload::Training {
 public:
@@ -41,12 +64,13 @@ public:
   // Rows (rows.cpp).
 
   /// A projected row of `table`: the configuration it describes (gpus and precision as table columns, the
-  /// framework too when `framework_column`, the other keys JSON-only), the provenance fields, the headline metrics
-  /// with days_to_train and the step-time breakdown. Shown in the table: step_time, tokens_per_s_per_gpu, mfu,
-  /// days_to_train and cost_usd (gpu_hours when there is no price).
+  /// framework and the provider too when they are `compared`, the other keys JSON-only), the provenance fields, the
+  /// headline metrics with days_to_train and the step-time breakdown. Shown in the table: step_time,
+  /// tokens_per_s_per_gpu, mfu, days_to_train and cost_usd (gpu_hours when there is no price).
   [[nodiscard]] dgx::sdk::Row projected_row(const std::string& table, const llm::TrainConfig& train,
                                             const llm::workload::Headline& headline,
-                                            const llm::StepBreakdown& breakdown, bool framework_column) const;
+                                            const llm::StepBreakdown& breakdown,
+                                            llm::workload::Compared compared) const;
   /// The same without the framework column.
   [[nodiscard]] dgx::sdk::Row projected_row(const std::string& table, const llm::TrainConfig& train,
                                             const llm::workload::Headline& headline,
@@ -72,8 +96,21 @@ public:
   [[nodiscard]] std::string sweep_note() const;
   /// One line per point on the (days, cost) front, fastest first.
   [[nodiscard]] std::string pareto_note(const llm::ExploreResult& result) const;
-  /// The fastest point within the budget slack of the cheapest, and with a deadline the cheapest meeting it.
+  [[nodiscard]] std::string pareto_note(const llm::ExploreResult& result,
+                                        const llm::workload::DescribePoint& describe) const;
+  /// The fastest point within the budget slack of the cheapest, with a deadline the cheapest meeting it, with a
+  /// budget (explore.budget_usd) the fastest within it.
   [[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result) const;
+  [[nodiscard]] std::string recommendation_note(const llm::ExploreResult& result,
+                                                const llm::workload::DescribePoint& describe) const;
+  /// The headline trade-offs of a sweep (its points under one price), one line each: scaling from the smallest GPU
+  /// count to the recommended and the largest one (days, cost, scaling efficiency), each precision against BF16 at
+  /// the recommended count (tokens/s/GPU, cost), the batch rule this run used and what the other gives (a second,
+  /// small sweep), and which peak MFU divides by. Empty with a single point.
+  [[nodiscard]] std::string summary_note(const dgx::sdk::Host& host, const llm::ExploreResult& result) const;
+  /// What the layout labels of `result` mean: VP chunks, how layers (and the embedding and the loss) are counted
+  /// into them, EP folded into the data-parallel GPUs.
+  [[nodiscard]] std::string layout_note(const llm::ExploreResult& result) const;
   /// How sure the recommendation is: its band and the points tied with it (notes.cpp).
   [[nodiscard]] std::string confidence_note(const llm::ExploreResult& result, std::size_t pick) const;
   /// The published recipe of the model on the system beside the recommendation (notes.cpp).
@@ -83,7 +120,12 @@ public:
 
   /// The space the settings describe: explore.* keys, the precisions, the sequence and token counts.
   [[nodiscard]] llm::ExploreSpace explore_space() const;
-  /// Sweeps the space under each framework release asked for; rows of table "explore" between the notes. Throws
+  /// One series per framework release x price provider asked for: one sweep per release, repriced per provider.
+  /// Adds the sweeps' time and layout count to `seconds` and `evaluated`.
+  [[nodiscard]] std::vector<SeriesRun> explore_series(const dgx::sdk::Host& host, double& seconds,
+                                                      std::uint64_t& evaluated) const;
+  /// Sweeps the space under each framework release and provider asked for; rows of table "explore" between the
+  /// notes, one front and one recommendation (the newest release's, over every provider). Throws
   /// dgx::sdk::InvalidArgument when no configuration is feasible, naming why.
   void explore(const dgx::sdk::Host& host) const override;
 
@@ -92,8 +134,15 @@ private:
   llm::workload::Assumptions assumptions_;
 };
 
-/// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M", under `assumptions` (a release's).
-[[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const llm::workload::Assumptions& assumptions);
+/// "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1: 12.3 days, $1.23M", under `assumptions` (a release's); with
+/// `name_provider`, "512 GPUs fp8, TP4 PP4 CP2 VP5 MBS1 on nebius: ...".
+[[nodiscard]] std::string describe_point(const llm::ExplorePoint& point, const llm::workload::Assumptions& assumptions,
+                                         bool name_provider = false);
+
+/// Each provider's price and cost at the recommended GPU count and precision of the lead release (the same layout
+/// and days: the price does not change them), cheapest first, with the difference to the recommended provider.
+[[nodiscard]] std::string provider_note(const std::vector<SeriesRun>& series, const LeadResult& lead,
+                                        std::size_t release);
 
 /// What upgrading (or, across families, switching) the framework buys for the same job: at the newest release's
 /// recommended GPU count and precision, each release's best layout, its days and cost, and the days and dollars

@@ -14,10 +14,10 @@ namespace workload = llm::workload;
 
 dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
                                          const workload::Headline& headline, const llm::StepBreakdown& breakdown,
-                                         bool framework_column) const {
+                                         workload::Compared compared) const {
   dgx::sdk::Row row(dgx::sdk::ResultMode::projected);
   row.table(table);
-  workload::add_training_config(row, assumptions_, headline.gpus, train, framework_column);
+  workload::add_training_config(row, assumptions_, headline.gpus, train, compared);
   row.config(key::tokens, train.tokens, DGX_CONFIG_HIDDEN);
   workload::add_headline_metrics(row, headline, workload::RunTime::days_to_train);
   workload::add_provenance(row, assumptions_, train, headline.gpus);
@@ -28,7 +28,7 @@ dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::Tr
 dgx::sdk::Row Pretraining::projected_row(const std::string& table, const llm::TrainConfig& train,
                                          const workload::Headline& headline,
                                          const llm::StepBreakdown& breakdown) const {
-  return projected_row(table, train, headline, breakdown, false);
+  return projected_row(table, train, headline, breakdown, workload::Compared{});
 }
 
 }  // namespace dgx::plugins::llm_pretrain

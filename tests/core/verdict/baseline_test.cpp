@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "dgx/core/verdict/baseline.hpp"
+#include "dgx/core/verdict/reference_store.hpp"
 
 using namespace dgx;
 
@@ -63,6 +64,57 @@ TEST_CASE("rows without a reference say so and do not fail the run") {
   CHECK(report.rows.size() == 1);
   CHECK(report.rows[0].find_field("verdict")->value == "no reference");
   CHECK(report.exit_code == 0);
+}
+
+TEST_CASE("a row far from every reference's scale is not judged: no comparable reference, named, no failure") {
+  const auto refs = parse_references(R"(
+[[reference]]
+workload = "train"
+match = ["model"]
+near = ["gpus", "gbs"]
+keys = { gbs = "train.gbs" }
+values = [{ column = "published", metric = "tokens_per_s_per_gpu", unit = "tokens/s", per_gpu = true }]
+
+[[row]]
+label = "64 GPUs"
+model = "m"
+gpus = 64
+gbs = 512
+published = 1000.0
+)",
+                                     "published.toml");
+  REQUIRE(refs);
+  const auto row = [](int gpus, int gbs, double tokens) {
+    ResultRow r;
+    r.workload = "train";
+    r.mode = ResultMode::projected;
+    r.config.set("model", "m");
+    r.config.set("gpus", gpus);
+    r.config.set("train.gbs", gbs);
+    r.add_metric({"tokens_per_s_per_gpu", tokens, "tokens/s", false, {}});
+    return r;
+  };
+  Report report;
+  report.rows = {row(8192, 512, 500), row(64, 4096, 1000), row(128, 1024, 990)};
+  const VerdictCounts n = apply_baseline(report, {"published references", *refs}, 0.95);
+  CHECK(n.fail == 0);  // 8192 GPUs at half the 64-GPU per-GPU rate is not a failure: nothing comparable
+  CHECK(n.pass == 1);
+  CHECK(report.exit_code == 0);
+  int incomparable = 0;
+  for (const ResultRow& r : report.rows) {
+    if (const Field* v = r.find_field("verdict"); v != nullptr && v->value == "no comparable reference") {
+      ++incomparable;
+    }
+  }
+  CHECK(incomparable == 2);  // the GPU count (128x) and the global batch (8x) beyond 4x
+  const std::string& note = report.notes.back().text;
+  CAPTURE(note);
+  CHECK(note.find("not judged: ") != std::string::npos);
+  CHECK(note.find("gpus 8192 is 128x the reference's 64") != std::string::npos);
+  CHECK(note.find("train.gbs 4096 is 8.00x the reference's 512") != std::string::npos);
+  // A pass against a reference that differs names the differences.
+  CHECK(note.find("pass: ") != std::string::npos);
+  CHECK(note.find("differs in gpus 128 (reference 64), train.gbs 1024 (reference 512)") != std::string::npos);
 }
 
 TEST_CASE("a projected row against a measurement is labelled a model check") {

@@ -51,7 +51,14 @@ TEST_CASE("a run 10% slower is a significant regression and exits 5") {
   CHECK(out.exit_code == 5);
   const ResultRow* median = row_of(out, "time.median");
   CHECK(median->find_field("verdict")->value == "regression");
-  CHECK(median->find_metric("ratio")->value == doctest::Approx(1.1));
+  CHECK(median->find_metric("ratio")->value == doctest::Approx(1.1));  // raw B/A, JSON only
+  CHECK(median->find_metric("ratio")->hidden);
+  // The shown ratio is the chart's: above 1 when B is better, so a 10% slower B reads 1/1.1, better by -9.09%.
+  CHECK(median->find_metric("relative")->value == doctest::Approx(1 / 1.1));
+  CHECK_FALSE(median->find_metric("relative")->hidden);
+  CHECK(median->find_metric("change")->value == doctest::Approx(100 * (1 / 1.1 - 1)));
+  CHECK(out.notes.back().text.find("B vs A is B relative to A, turned so that above 1 means B is better") !=
+        std::string::npos);
   CHECK(median->find_metric("p_value")->value < 0.05);
   CHECK(out.notes.back().text.find("regression: spin time.median") != std::string::npos);
 }

@@ -106,6 +106,21 @@ TEST_CASE("the exact reference wins, otherwise the nearest, with its differences
   CHECK_FALSE(find_reference(other, *refs));
 }
 
+TEST_CASE(
+    "a reference beyond 4x the row's GPU count is not comparable, and a comparable one wins over a nearer layout") {
+  const auto refs = parse_references(kBaseline, "test.toml");
+  REQUIRE(refs);
+  const auto scaled = find_reference(train_row(128, 1), *refs);  // 8 GPUs agrees in tp but is 16x away
+  REQUIRE(scaled);
+  CHECK(scaled->reference->label == "64 GPUs");
+  CHECK(scaled->comparable());
+  CHECK(scaled->describe_differences() == "gpus 128 (reference 64), parallel.tp 1 (reference 4)");
+  const auto far = find_reference(train_row(512, 4), *refs);
+  REQUIRE(far);
+  CHECK_FALSE(far->comparable());
+  CHECK(far->incomparable == "gpus 512 is 8.00x the reference's 64 (comparable within 4.00x)");
+}
+
 TEST_CASE("an exact match compares the first value, a nearest one only per-GPU values, in the row's unit") {
   const auto refs = parse_references(kBaseline, "test.toml");
   REQUIRE(refs);

@@ -6,12 +6,12 @@
 
 using namespace dgx::llm;
 
-TEST_CASE("the embedded model catalog holds all 19 models with their required fields") {
-  const std::vector<std::string> expected = {"deepseek-v3",    "gpt-oss-120b",    "gpt3-175b",    "gpt3-20b",
-                                             "gpt3-5b",        "llama2-13b",      "llama2-70b",   "llama2-7b",
-                                             "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",  "mixtral-8x22b",
-                                             "mixtral-8x7b",   "nemotron-22b",    "nemotron-8b",  "nemotron4-15b",
-                                             "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b"};
+TEST_CASE("the embedded model catalog holds all 20 models with their required fields") {
+  const std::vector<std::string> expected = {"deepseek-v3",   "gpt-oss-120b",   "gpt3-175b",       "gpt3-20b",
+                                             "gpt3-5b",       "llama2-13b",     "llama2-70b",      "llama2-7b",
+                                             "llama3-70b",    "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",
+                                             "mixtral-8x22b", "mixtral-8x7b",   "nemotron-22b",    "nemotron-8b",
+                                             "nemotron4-15b", "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b"};
   CHECK(model_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
@@ -126,4 +126,22 @@ TEST_CASE("a malformed model file reports the file and the key") {
     REQUIRE_FALSE(m.has_value());
     CHECK(m.error().message.find("key 'kv_groups' must divide heads 4") != std::string::npos);
   }
+}
+
+TEST_CASE("the names users type: llama3.3-70b is an alias of llama3.1-70b, llama3-70b its own 8K-context entry") {
+  const auto llama33 = find_model("llama3.3-70b");
+  REQUIRE(llama33.has_value());
+  CHECK(llama33->name == "llama3.1-70b");  // the model keeps its name; the alias finds it
+  CHECK(model_aliases() == std::vector<std::string>{"llama3.3-70b"});
+  const auto llama3 = find_model("llama3-70b");
+  const auto llama31 = find_model("llama3.1-70b");
+  REQUIRE(llama3.has_value());
+  REQUIRE(llama31.has_value());
+  CHECK(llama3->layers == llama31->layers);
+  CHECK(llama3->hidden == llama31->hidden);
+  CHECK(llama3->ffn == llama31->ffn);
+  CHECK(llama3->kv_groups == llama31->kv_groups);
+  CHECK(llama3->vocab == llama31->vocab);
+  CHECK(llama3->context == 8192);
+  CHECK(llama31->context == 131072);
 }

@@ -30,7 +30,7 @@ TEST_CASE("the default price is the cheapest on-demand list price and says why")
   REQUIRE(choice.has_value());
   CHECK(choice->entry.provider == "nebius");
   CHECK(choice->entry.usd_per_gpu_hour == doctest::Approx(2.95));
-  CHECK(choice->reason.find("cheapest of 4 on-demand list prices for h100-sxm") != std::string::npos);
+  CHECK(choice->reason.find("cheapest of 8 on-demand list prices for h100-sxm") != std::string::npos);
   CHECK(catalog().default_price("gb300-nvl72")->entry.usd_per_gpu_hour == doctest::Approx(18.0));
 }
 

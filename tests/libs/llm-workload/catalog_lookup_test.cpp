@@ -47,3 +47,54 @@ TEST_CASE("the notes' catalog lines: the price and how to change it, a system's 
   CHECK(std::find(others.begin(), others.end(), "h100-sxm") == others.end());
   CHECK(std::find(others.begin(), others.end(), "h200-sxm") != others.end());
 }
+
+TEST_CASE("the seven clouds of the seed price their systems, each from a public source") {
+  const PriceKeys keys{"cost.provider", "cost.usd_per_gpu_hour"};
+  const auto rate = [&](const char* provider, const char* system) {
+    const PriceResolution r = resolve_price(system, provider, std::nullopt, keys);
+    REQUIRE(r.price.has_value());
+    CHECK(r.reason.find("reference/") == std::string::npos);  // the original source, not a notes file
+    return r.price->usd_per_gpu_hour;
+  };
+  CHECK(rate("gcp", "h100-sxm") == doctest::Approx((9.46006 + 78.37241) / 8));
+  CHECK(rate("gcp", "h200-sxm") == doctest::Approx((12.266 + 74.49392) / 8).epsilon(1e-4));
+  CHECK(rate("gcp", "b200") == doctest::Approx(64.44 / 8));
+  CHECK(rate("azure", "h100-sxm") == doctest::Approx(98.32 / 8).epsilon(1e-3));
+  CHECK(rate("coreweave", "h100-sxm") == doctest::Approx(49.24 / 8));
+  CHECK(rate("coreweave", "h200-sxm") == doctest::Approx(50.44 / 8));
+  CHECK(rate("coreweave", "b200") == doctest::Approx(68.80 / 8));
+  CHECK(rate("coreweave", "gb200-nvl72") == doctest::Approx(42.00 / 4));
+  CHECK(rate("crusoe", "h100-sxm") == doctest::Approx(3.90));
+  CHECK(rate("crusoe", "h200-sxm") == doctest::Approx(4.29));
+  for (const char* provider : {"aws", "gcp", "azure", "oracle", "coreweave", "crusoe", "nebius"}) {
+    CAPTURE(provider);
+    CHECK(rate(provider, "h100-sxm") > 0);
+  }
+  // GB200 has a second price now, and the default is the cheaper of the two.
+  CHECK(resolve_price("gb200-nvl72", "", std::nullopt, keys).price->usd_per_gpu_hour == doctest::Approx(10.50));
+}
+
+TEST_CASE("an unknown price provider is a sentence of its own before the catalog's list") {
+  const PriceKeys keys{"cost.provider", "cost.usd_per_gpu_hour"};
+  const std::string unknown = config_error_of([&] { (void)resolve_price("h100-sxm", "gpc", std::nullopt, keys); });
+  CHECK(unknown.find("unknown price provider for h100-sxm 'gpc' (config key cost.provider). The catalog has: ") == 0);
+}
+
+TEST_CASE("a provider without a price for the system says so, with a full stop before the providers that have one") {
+  const PriceKeys keys{"cost.provider", "cost.usd_per_gpu_hour"};
+  try {
+    (void)resolve_price("gb200-nvl72", "gcp", std::nullopt, keys);
+    FAIL("gcp has no GB200 price");
+  } catch (const dgx::sdk::InvalidArgument& e) {
+    CHECK(std::string(e.what()) ==
+          "price provider 'gcp' (config key cost.provider) lists no price for gb200-nvl72 (configs/pricing names the "
+          "gaps). The providers that price gb200-nvl72: oracle, coreweave.");
+  }
+  try {
+    (void)resolve_price("h100-sxm", "zzz", std::nullopt, keys);
+    FAIL("no provider zzz");
+  } catch (const dgx::sdk::InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("unknown price provider for h100-sxm 'zzz' (config key cost.provider). The "
+                                     "catalog has: ") == 0);
+  }
+}

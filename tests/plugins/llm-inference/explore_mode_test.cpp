@@ -29,6 +29,30 @@ TEST_CASE("explore prints the Pareto front and recommends the cheapest configura
   CHECK(h.note("Projection").find("This sweep projected") != std::string::npos);
 }
 
+TEST_CASE("the explore table names each row's precision and says which configurations it leaves out") {
+  InferenceHost h;
+  h.use_preset("llama70b-serve");
+  h.project(dgx::sdk::Mode::explore);
+  REQUIRE(!h.rows.empty());
+  for (std::size_t i = 0; i < h.rows.size(); ++i) {
+    CHECK(h.visibility[i].hidden_fields.count("precision") == 0);  // shown even when every front row is fp8
+    CHECK(h.rows[i].fields.at("precision") == "fp8");
+  }
+  const std::string rows = h.note("Rows");
+  CAPTURE(rows);
+  CHECK(rows.find(" dominated ones are left out, every bf16 configuration among them (none is on the front)") !=
+        std::string::npos);
+  CHECK(rows.find("--set explore.rows=all shows every configuration explored.") != std::string::npos);
+
+  InferenceHost all;
+  all.use_preset("llama70b-serve");
+  all.set(key::explore_rows, std::string("all"));
+  all.project(dgx::sdk::Mode::explore);
+  CHECK(
+      std::any_of(all.rows.begin(), all.rows.end(), [](const auto& r) { return r.fields.at("precision") == "bf16"; }));
+  CHECK(all.note("Rows").empty());
+}
+
 TEST_CASE("explore.rows = all prints every configuration, an SLO nothing meets is named") {
   InferenceHost h;
   h.use_preset("llama8b-serve");

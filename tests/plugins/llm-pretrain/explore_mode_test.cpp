@@ -68,8 +68,9 @@ TEST_CASE("explore emits the best layout per GPU count and precision, marked, be
   CHECK(pareto >= 2);
   CHECK(recommended == 1);
   CHECK(titles(h, false) == std::vector<std::string>{"Assumptions", "Sweep"});
-  CHECK(titles(h, true) == std::vector<std::string>{"Pareto front (days vs cost)", "Recommendation", "How sure",
-                                                    "Published recipe", "Dropped", "Projection"});
+  CHECK(titles(h, true) == std::vector<std::string>{"Summary", "Pareto front (days vs cost)", "Recommendation",
+                                                    "How sure", "Published recipe", "Layout labels", "Dropped",
+                                                    "Projection"});
   CHECK(h.note("Recommendation").find("(recommended = yes)") != std::string::npos);
   CHECK(h.note("Recommendation").find("explore.deadline_days=DAYS") != std::string::npos);
   CHECK(h.note("Dropped").find("valid layouts need more than the 80.0 GiB of h100-sxm per GPU") != std::string::npos);
@@ -166,6 +167,17 @@ TEST_CASE("a list of framework releases is compared for the same job, with what 
   CHECK(h.rows.front().config.at("framework") == "\"nemo-24.07\"");
   CHECK(h.rows.back().config.at("framework") == "\"nemo-26.02.01\"");
   CHECK(h.visibility.front().hidden_config.count("framework") == 0);  // a column while releases are compared
+  // Only the lead (newest) release carries the front and the recommendation; each release is its own series, and
+  // every row names both releases in its one source line.
+  int marked = 0;
+  for (std::size_t i = 0; i < h.rows.size(); ++i) {
+    const bool lead = h.rows[i].config.at("framework") == "\"nemo-26.02.01\"";
+    marked += !h.rows[i].fields.at("recommended").empty();
+    CHECK((lead || h.rows[i].fields.at("pareto").empty()));
+    CHECK(h.rows[i].fields.at("series") == (lead ? "fp8 nemo-26.02.01" : "fp8 nemo-24.07"));
+    CHECK(h.rows[i].fields.at("source").find("frameworks nemo-24.07, nemo-26.02.01") != std::string::npos);
+  }
+  CHECK(marked == 1);
   const std::string upgrade = h.note("Framework upgrade");
   CHECK(upgrade.find("The same job (llama3.1-70b") == 0);
   CHECK(upgrade.find("Upgrading from nemo-24.07 to nemo-26.02.01 saves ") != std::string::npos);

@@ -249,3 +249,48 @@ TEST_CASE("MoE parallel folding: EP drawn from TP x CP x DP, and the MoE keys ch
                        {{"--set", "parallel.moe_dispatcher=deepep"}, "'deepep' is not one of alltoall, flex"},
                        {{"--set", "explore.etp=[0]"}, "explore.etp must be at least 1"}});
 }
+
+TEST_CASE("cost.provider=aws,gcp,...: the seven clouds priced in one explore, the recommendation naming one") {
+  const ProcessResult r =
+      dgxhost({"--plugin", "llama70b", "--set", "cost.provider=aws,gcp,azure,oracle,coreweave,crusoe,nebius", "--set",
+               "precision=fp8", "--set", "explore.gpus=[1024]"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "cost.provider"));  // the column
+  for (const char* provider : {"aws $", "gcp $", "azure $", "oracle $", "coreweave $", "crusoe $", "nebius $"}) {
+    CHECK_MESSAGE(has(r.out, provider), provider);
+  }
+  CHECK(has(r.out, "Provider comparison:"));
+  CHECK(has(r.out, "1024 GPUs fp8, TP2 PP4 CP2 VP20 MBS1 on nebius: "));
+  CHECK(has(r.out, "(recommended = yes)"));
+}
+
+TEST_CASE("the main job's summary: scaling, FP8 against BF16, the batch rule, and TFLOP/s/GPU beside MFU") {
+  const std::string out = fast_answer({"--plugin", "llama70b"});
+  CHECK(has(out, "TFLOP/s/GPU"));
+  CHECK(has(out, "Summary:\n  Projected (dgx-llm-model 3; ratios of projected rows, each within its band: ±"));
+  CHECK(has(out, "\n  Scaling (fp8): 64 -> "));
+  CHECK(has(out, "FP8 vs BF16 at "));
+  CHECK(has(out, "Batch rule: this run uses a fixed global batch of 1024 sequences"));
+  CHECK(has(out, "Under weak scaling"));
+  CHECK(has(out, "MFU divides each row's model FLOP/s per GPU by the dense peak of the row's own precision"));
+}
+
+TEST_CASE("model names users type: llama3.3-70b and llama3-70b answer, a near miss ranks the release typed first") {
+  const ProcessResult alias = dgxhost({"--plugin", "llama70b", "--set", "model=llama3.3-70b", "--set",
+                                       "explore.gpus=[1024]", "--set", "precision=fp8"});
+  REQUIRE_MESSAGE(alias.exit_code == 0, alias.err);
+  CHECK(has(alias.out, "Model: Llama 3.1 70B, the architecture of llama3.3-70b (llama3.1-70b): 80 layers"));
+  const ProcessResult llama3 = dgxhost(
+      {"--plugin", "llama70b", "--set", "model=llama3-70b", "--set", "explore.gpus=[1024]", "--set", "precision=fp8"});
+  REQUIRE_MESSAGE(llama3.exit_code == 0, llama3.err);
+  CHECK(has(llama3.out, "Model: Llama 3 70B (llama3-70b): 80 layers"));
+  check_config_errors("llama70b", {{{"--set", "model=llama3-8b"}, "did you mean 'llama3.1-8b' or "}});
+}
+
+TEST_CASE("a configuration error found while projecting prints no banner after it: the error is the answer") {
+  const ProcessResult r = dgxhost({"--plugin", "llama70b", "--mode", "project", "--set", "gpus=7"});
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.err, "dgxhost: error: llm-pretrain:llm-pretrain: invalid configuration: llama3.1-70b on 7 x h100-sxm"));
+  CHECK_FALSE(has(r.out, "dgxhost 0.1.0"));
+  CHECK(r.out.empty());
+}

@@ -1,6 +1,7 @@
 // dgxhost HTML report: draws the charts that html_charts.cpp described in #dgx-charts with Chart.js (embedded
 // in the page at build time: no network). With #selftest in the URL it records, in #dgx-selftest, how many charts
-// were drawn, whether each canvas holds drawn pixels, and every error: the headless-browser test reads it.
+// were drawn, whether each canvas holds drawn pixels, each chart's datasets (label, points) and every error: the
+// headless-browser test reads it.
 (function () {
   'use strict';
   const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
@@ -89,7 +90,8 @@
   }
 
   function main() {
-    const result = { charts: 0, drawn: 0, blank: [], errors: window.dgxErrors || [] };
+    // datasets: what each chart drew, label and point count per dataset, so a test can check the series.
+    const result = { charts: 0, drawn: 0, blank: [], errors: window.dgxErrors || [], datasets: [] };
     const specs = JSON.parse(document.getElementById('dgx-charts').textContent);
     if (specs.length > 0 && typeof window.Chart === 'undefined') {
       result.errors.push('Chart.js is not in this page');
@@ -98,7 +100,10 @@
         const canvas = document.getElementById(c.id);
         result.charts++;
         try {
-          draw(c, canvas);
+          const chart = draw(c, canvas);
+          result.datasets.push({ title: c.title, series: chart.data.datasets.map(function (d) {
+            return { label: d.label, points: d.data.length };
+          }) });
           const points = (c.series || c.bars || []).reduce(function (n, s) {
             return n + (s.points || s.values || []).length;
           }, 0);

@@ -85,7 +85,15 @@ inline std::vector<std::string> close_matches(std::string_view name, const std::
       scored.emplace_back(score, candidate);
     }
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Equal scores: the longer common prefix first ("llama3-70b": llama3.1-70b before llama2-70b, one edit each).
+  const auto prefix = [&](const std::string& candidate) {
+    const std::string have = detail::reduced(candidate);
+    return static_cast<std::size_t>(std::mismatch(wanted.begin(), wanted.end(), have.begin(), have.end()).first -
+                                    wanted.begin());
+  };
+  std::stable_sort(scored.begin(), scored.end(), [&](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : prefix(x.second) > prefix(y.second);
+  });
   std::vector<std::string> result;
   for (auto& [score, candidate] : scored) {
     if (result.size() == limit) {

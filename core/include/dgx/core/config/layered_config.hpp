@@ -95,6 +95,10 @@ struct ConfigResolution {
   std::vector<std::string> errors;  // one line each; empty when the configuration is valid
 };
 
+/// Several configuration errors as one message for the logger, which prefixes its first line: every further error
+/// gets the same "dgxhost: error: " prefix, so each reads (and greps) as an error of its own.
+std::string join_errors(const std::vector<std::string>& errors);
+
 /// Validates and merges `layers` (lowest precedence first) against `schema`. The schema's ParamSpecs must
 /// outlive the result. `describe_hint` is appended to unknown-key errors (e.g. how to list the keys).
 ConfigResolution resolve_config(const std::vector<ParamSpec>& schema, const std::vector<const ConfigLayer*>& layers,

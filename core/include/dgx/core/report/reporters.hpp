@@ -3,6 +3,7 @@
 // made of the tables of table.hpp.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -11,8 +12,10 @@
 
 namespace dgx {
 
-std::string render(const Report& report, Format format);
-std::string render_table(const Report& report);
+/// `width`: the columns the terminal table's notes and source lines wrap to (wrap.hpp stdout_width()); 0, and
+/// every other format: no wrapping.
+std::string render(const Report& report, Format format, std::size_t width = 0);
+std::string render_table(const Report& report, std::size_t width = 0);
 std::string render_markdown(const Report& report);
 std::string render_csv(const Report& report);
 std::string render_json(const Report& report);

@@ -13,6 +13,7 @@
 #include "dgx/core/measure/runner.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
 #include "dgx/core/run/journal.hpp"
+#include "dgx/core/run/time_left.hpp"
 #include "dgx/core/support/log.hpp"
 
 namespace dgx {
@@ -29,6 +30,8 @@ public:
 private:
   const Logger& logger_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double last_ = 0;              // seconds after start_ when the previous case finished
+  TimeLeft time_left_;           // the cases finished here, weighted by the bytes they move
   std::uint32_t done_here_ = 0;  // cases finished by this process (not restored from a journal)
 };
 

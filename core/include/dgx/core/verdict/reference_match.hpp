@@ -21,14 +21,23 @@ struct Difference {
 struct ReferenceMatch {
   const Reference* reference = nullptr;
   std::vector<Difference> differences;
+  /// Why the nearest reference is not comparable ("gpus 8192 is 128x the reference's 64"); empty when it is.
+  std::string incomparable;
   [[nodiscard]] bool exact() const { return differences.empty(); }
+  [[nodiscard]] bool comparable() const { return incomparable.empty(); }
   /// "gpus 512 (reference 64), train.gbs 1024 (reference 128)"; `other` names the other side.
   [[nodiscard]] std::string describe_differences(const std::string& other = "reference") const;
 };
 
-/// The reference of `row`: every exact constraint holds, and of those the one whose near columns differ least
-/// (fewest differences, then the earlier columns weighing more; the first in file order on a tie). nullopt when
-/// no reference's exact constraints hold.
+/// A nearest reference is comparable when its scale columns (the GPU count and the global batch: config keys named
+/// gpus or ending in .gbs) are within this factor of the row's either way: per-GPU throughput at 64 GPUs says
+/// little about 8192.
+inline constexpr double kComparableScale = 4;
+
+/// The reference of `row`: every exact constraint holds, and of those the comparable one (kComparableScale) whose
+/// near columns differ least (fewest differences, then the earlier columns weighing more; the first in file order
+/// on a tie); when none is comparable, the nearest with `incomparable` saying why. nullopt when no reference's exact
+/// constraints hold. The one home of the matching rule: --baseline's verdicts use it.
 std::optional<ReferenceMatch> find_reference(const ResultRow& row, const std::vector<Reference>& references);
 
 /// The metric a row is judged on against its reference: the first reference value the row has, in a unit that

@@ -4,8 +4,9 @@
 // min(ranks, domain / stride) ranks inside each NVLink domain. A group inside one domain runs at the NVLink
 // bus bandwidth. A ring that spans domains is limited by the NICs: with one NIC per GPU and NCCL running one
 // ring per local rank, the bus bandwidth is ranks_per_domain × NIC bandwidth (capped by NVLink) — the measured
-// ~390 GB/s of 8×400 Gb/s nodes and ~47 GB/s of one NIC (hardware-and-pricing.md). An all-to-all sends the
-// off-domain share of its buffer over the GPU's own NIC and the rest over NVLink, concurrently.
+// ~390 GB/s of 8×400 Gb/s nodes and ~47 GB/s of one NIC (nccl-tests all_reduce_perf figures from the
+// project's research notes, which are not in this repository; dgxhost --plugin all_reduce re-measures them). An
+// all-to-all sends the off-domain share of its buffer over the GPU's own NIC and the rest over NVLink, concurrently.
 #pragma once
 
 #include "dgx/llm/ops.hpp"

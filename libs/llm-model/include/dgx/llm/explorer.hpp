@@ -71,6 +71,7 @@ struct ExploreOptions {
   std::optional<Price> price;           ///< nullopt: costs are GPU-hours (said in the recommendation)
   double budget_slack = 0.05;           ///< recommend the fastest within (1 + slack) × the cheapest cost
   std::optional<double> deadline_days;  ///< also name the cheapest configuration finishing within it
+  std::optional<double> budget_usd;     ///< also name the fastest configuration costing at most this (cost unit)
   /// Asked between layout shapes; true ends the sweep at once with an error ("explore: cancelled"). A big space
   /// takes seconds, and Ctrl-C must not wait for it.
   std::function<bool()> cancelled;
@@ -104,6 +105,7 @@ struct ExploreResult {
   std::vector<ExplorePoint> points;                      ///< by GPU count, then precision
   std::optional<std::size_t> fastest_within_budget;      ///< index into points
   std::optional<std::size_t> cheapest_meeting_deadline;  ///< index into points
+  std::optional<std::size_t> fastest_within_budget_usd;  ///< index into points: the fastest costing <= budget_usd
   std::string recommendation;                            ///< which point and why, in words
   std::string cost_unit;                                 ///< "USD" or "GPU-hours"
   std::uint64_t evaluated = 0;                           ///< configurations whose step time and memory were computed
@@ -125,6 +127,8 @@ struct CostPoint {
 [[nodiscard]] std::vector<bool> pareto_front(std::span<const CostPoint> points);
 /// The fastest point whose cost is within (1 + slack) × the cheapest; ties go to the cheaper.
 [[nodiscard]] std::optional<std::size_t> fastest_within_budget(std::span<const CostPoint> points, double slack);
+/// The fastest point whose cost is at most `max_cost` (an absolute budget); ties go to the cheaper.
+[[nodiscard]] std::optional<std::size_t> fastest_within_cost(std::span<const CostPoint> points, double max_cost);
 /// The cheapest point with days ≤ deadline; ties go to the faster.
 [[nodiscard]] std::optional<std::size_t> cheapest_meeting_deadline(std::span<const CostPoint> points,
                                                                    double deadline_days);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dgx::llm {
 
@@ -27,6 +28,8 @@ struct ModelConfig {
   std::string name;     ///< catalog key, e.g. "llama3.1-70b"
   std::string display;  ///< e.g. "Llama 3.1 70B"
   std::string source;   ///< public model card / config the numbers come from
+  /// Other names users type for the same architecture (`aliases` of the file: "llama3.3-70b"); find_model takes them.
+  std::vector<std::string> aliases;
 
   int layers = 0;
   std::int64_t hidden = 0;

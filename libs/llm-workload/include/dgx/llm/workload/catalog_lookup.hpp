@@ -32,6 +32,7 @@ struct PriceResolution {
   std::optional<Price> price;
   std::string reason;
   std::vector<std::string> providers;  ///< the providers the catalog prices the system at
+  std::string provider;                ///< whose price it is ("nebius"); empty for an explicit price or none
 };
 
 /// The config keys a price comes from, for messages.

@@ -33,6 +33,8 @@ namespace dgx::llm::workload {
 
 /// "Price: <which and why>. Other prices: --set cost.provider=NAME (...) or --set cost.usd_per_gpu_hour=USD."
 [[nodiscard]] std::string price_line(const Assumptions& assumptions);
+/// The same, and with several providers (cost.provider) which ones explore compares.
+[[nodiscard]] std::string price_line(const TrainingSettings& settings, const Assumptions& assumptions);
 
 /// "12.3 s = compute 9.9 s + TP 0.12 s + ... + stragglers 0.30 s", the parts that are not zero.
 [[nodiscard]] std::string breakdown_text(const StepBreakdown& breakdown);
@@ -60,8 +62,8 @@ namespace dgx::llm::workload {
 [[nodiscard]] std::size_t cheapest(const std::vector<ExplorePoint>& points);
 [[nodiscard]] std::size_t fastest(const std::vector<ExplorePoint>& points);
 
-/// The recommended column of explored point `index`: "yes" (fastest within budget), "deadline" (cheapest meeting
-/// the deadline), both, or "".
+/// The recommended column of explored point `index`: "yes" (fastest within the budget slack), "deadline"
+/// (cheapest meeting the deadline), "budget" (fastest within explore.budget_usd), several joined by ", ", or "".
 [[nodiscard]] std::string recommended_mark(const ExploreResult& result, std::size_t index);
 
 /// Where the configuration lies outside the calibrated runs (system, precision, framework, model size or kind,
@@ -98,11 +100,14 @@ struct RecommendationWords {
   std::string deadline_key;        ///< "explore.deadline_days"
   std::string deadline_unit;       ///< "days"
   std::string verb;                ///< what a configuration does within a deadline: "trains"
+  std::optional<double> budget;    ///< explore.budget_usd; nullopt: none given
+  std::string budget_key = "explore.budget_usd";
 };
 
 /// The fastest point within the budget slack of the cheapest ("(recommended = yes)"), that cost is compared in
 /// GPU-hours without a price, then on a line of its own the cheapest point meeting the deadline ("(recommended =
-/// deadline)"), that none does and the fastest, or how to give a deadline.
+/// deadline)"), that none does and the fastest, or how to give a deadline; with a budget (explore.budget_usd) the
+/// fastest point within it ("(recommended = budget)") or that none is, and with both whether a point meets both.
 [[nodiscard]] std::string recommendation_text(const ExploreResult& result, bool priced,
                                               const RecommendationWords& words, const DescribePoint& describe);
 
@@ -124,7 +129,9 @@ struct RecommendationWords {
 [[nodiscard]] std::string sweep_summary(std::uint64_t layouts, double seconds);
 
 /// Marks the (time, cost) Pareto front over `result`'s points (several sweeps merged into one) and picks its
-/// recommendations again: the fastest within `budget_slack` of the cheapest, the cheapest within `deadline_days`.
-void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days);
+/// recommendations again: the fastest within `budget_slack` of the cheapest, the cheapest within `deadline_days`,
+/// the fastest costing at most `budget_usd`.
+void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days,
+               std::optional<double> budget_usd = std::nullopt);
 
 }  // namespace dgx::llm::workload

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <dgx/sdk/host.hpp>
 
@@ -48,14 +49,26 @@ enum class RunTime : unsigned char { days_to_train, hours_to_finetune };
 
 /// Metrics step_time, tokens_per_s, tokens_per_s_per_gpu, model_tflops_per_gpu, mfu (%), memory_per_gpu,
 /// days_to_train or hours_to_finetune, gpu_hours, cost_usd (with a price), dp, microbatches. Shown in the table:
-/// step_time, tokens_per_s_per_gpu, mfu, the run time and cost_usd (gpu_hours when there is no price).
+/// step_time, tokens_per_s_per_gpu, model_tflops_per_gpu (beside MFU: it compares precisions, MFU's peak differs
+/// between them), mfu, the run time and cost_usd (gpu_hours when there is no price).
 void add_headline_metrics(dgx::sdk::Row& row, const Headline& headline, RunTime run_time);
 
+/// What an explore compares beside GPU count and precision: each is then a table column and a part of the series.
+struct Compared {
+  bool framework = false;  ///< framework releases (config key framework)
+  bool provider = false;   ///< price providers (config key cost.provider)
+};
+
 /// Config of the shared training keys (training_settings.hpp) as evaluated: gpus and precision as table columns,
-/// the framework too when `framework_column` (releases compared), the rest JSON-only (the layout field stands for
+/// the framework and the price provider too when they are compared, the rest JSON-only (the layout field stands for
 /// them). A row can be fed back with --set.
 void add_training_config(dgx::sdk::Row& row, const Assumptions& assumptions, int gpus, const TrainConfig& train,
-                         bool framework_column = false);
+                         Compared compared = {});
+
+/// The series an explored row belongs to in the report's charts: its precision, and the framework and the provider
+/// when the explore compares them ("fp8", "fp8 nemo-26.02.01", "fp8 nemo-26.02.01 aws"). Rows of one series share
+/// a line; a chart groups by this (field "series").
+[[nodiscard]] std::string series_label(Precision precision, const Assumptions& assumptions, Compared compared);
 
 /// Fields model, system, framework, calibration, price, mfu_peak, flops_convention and source (hidden), and how
 /// far off the row is expected to be: field `band` ("±5.1%", shown), metric `accuracy_band` (the same in %) and
@@ -74,10 +87,16 @@ void add_memory_metrics(dgx::sdk::Row& row, const MemoryBreakdown& memory);
 [[nodiscard]] std::string mfu_peak_label(const SystemProfile& system, Precision precision);
 
 /// "projected: dgx-llm-model 3, system h100-sxm, framework nemo-26.02.01, op times: roofline (...)": where every
-/// number comes from.
-[[nodiscard]] std::string source_label(const SystemProfile& system);
+/// number comes from. With `frameworks` (releases compared), every one is named: "frameworks nemo-24.07,
+/// nemo-26.02.01", so the rows of a comparison share one source line.
+[[nodiscard]] std::string source_label(const SystemProfile& system, const std::vector<std::string>& frameworks = {});
 
-/// The fields of explored point `index`'s row: layout (shown), pareto ("*" on the front) and recommended.
+/// The fields of explored point `index`'s row: layout (shown), pareto ("*" on the front), recommended and series
+/// (hidden: the precision; series_label).
 void add_explore_fields(dgx::sdk::Row& row, const ExploreResult& result, std::size_t index, bool moe);
+
+/// The same fields with the marks given: a compared row carries the lead's front and recommendation, or none.
+void add_explore_fields(dgx::sdk::Row& row, const ExplorePoint& point, bool moe, bool on_front,
+                        const std::string& recommended, const std::string& series);
 
 }  // namespace dgx::llm::workload

@@ -43,6 +43,7 @@ inline constexpr const char* gpus_min = "explore.gpus_min";
 inline constexpr const char* gpus_max = "explore.gpus_max";
 inline constexpr const char* gbs_per_gpu = "explore.gbs_per_gpu";
 inline constexpr const char* budget_slack = "explore.budget_slack";
+inline constexpr const char* budget_usd = "explore.budget_usd";
 }  // namespace key
 
 /// A workload's defaults for the shared keys (its default preset's values).
@@ -71,7 +72,8 @@ struct TrainingSettings {
   std::vector<Precision> precisions;
   TrainConfig train;  ///< precision = precisions.front(); seq_len 0: the model's default
 
-  std::string provider;                    ///< empty: the catalog's default price for the system
+  std::string provider;                    ///< the first of providers; empty: the catalog's default price
+  std::vector<std::string> providers;      ///< cost.provider: several are compared by explore (project: the first)
   std::optional<double> usd_per_gpu_hour;  ///< overrides the catalog
 
   std::vector<int> explore_gpus;  ///< empty: powers of two from gpus_min to gpus_max
@@ -80,6 +82,7 @@ struct TrainingSettings {
   int gpus_max = 16384;
   int gbs_per_gpu = 0;  ///< 0: train.gbs at every GPU count
   double budget_slack = 0.05;
+  std::optional<double> budget_usd;  ///< explore.budget_usd: also recommend the fastest costing at most this
 };
 
 /// Reads every key of training_params. Throws dgx::sdk::InvalidArgument naming the key and the value when one
