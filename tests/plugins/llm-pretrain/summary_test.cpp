@@ -68,7 +68,7 @@ TEST_CASE("at one GPU count the summary holds the precisions against each other 
 TEST_CASE("the layout labels say what VP counts and how layers and the embedding and loss stages are counted") {
   PretrainHost h;
   h.use_preset("mixtral8x22b");
-  h.set(key::system, std::string("b200"));  // its 128-GPU pick is PP2 VP29: 56 layers do not split in 58 chunks
+  h.set(key::system, std::string("h100-sxm"));  // its picks include PP2 VP29: 56 layers do not split in 58 chunks
   REQUIRE(h.run("explore").empty());
   const std::string labels = h.note("Layout labels");
   CAPTURE(labels);
