@@ -14,7 +14,8 @@ namespace {
 /// minimum time) plus its bytes at 10 GB/s (the bandwidth-bound cost dominates the last cases).
 std::vector<std::pair<double, double>> sweep() {
   std::vector<std::pair<double, double>> cases;
-  for (double bytes = 8; bytes <= 1 << 30; bytes *= 2) {
+  for (int log2 = 3; log2 <= 30; ++log2) {
+    const double bytes = std::ldexp(1.0, log2);
     for (int placement = 0; placement < 2; ++placement) {
       cases.emplace_back(0.01 + bytes / 10e9, bytes);
     }
