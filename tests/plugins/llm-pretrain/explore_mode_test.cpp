@@ -170,12 +170,12 @@ TEST_CASE("a list of framework releases is compared for the same job, with what 
   // Only the lead (newest) release carries the front and the recommendation; each release is its own series, and
   // every row names both releases in its one source line.
   int marked = 0;
-  for (std::size_t i = 0; i < h.rows.size(); ++i) {
-    const bool lead = h.rows[i].config.at("framework") == "\"nemo-26.02.01\"";
-    marked += !h.rows[i].fields.at("recommended").empty();
-    CHECK((lead || h.rows[i].fields.at("pareto").empty()));
-    CHECK(h.rows[i].fields.at("series") == (lead ? "fp8 nemo-26.02.01" : "fp8 nemo-24.07"));
-    CHECK(h.rows[i].fields.at("source").find("frameworks nemo-24.07, nemo-26.02.01") != std::string::npos);
+  for (const auto& row : h.rows) {
+    const bool lead = row.config.at("framework") == "\"nemo-26.02.01\"";
+    marked += !row.fields.at("recommended").empty();
+    CHECK((lead || row.fields.at("pareto").empty()));
+    CHECK(row.fields.at("series") == (lead ? "fp8 nemo-26.02.01" : "fp8 nemo-24.07"));
+    CHECK(row.fields.at("source").find("frameworks nemo-24.07, nemo-26.02.01") != std::string::npos);
   }
   CHECK(marked == 1);
   const std::string upgrade = h.note("Framework upgrade");
