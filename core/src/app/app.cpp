@@ -17,6 +17,7 @@
 #include "resume_command.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
+#include "verdict_command.hpp"
 
 namespace dgx {
 
@@ -74,6 +75,11 @@ int run_app(int argc, const char* const* argv) {
   }
   if (argc >= 2 && std::string(argv[1]) == "compare") {
     return finish_stdout(nullptr, run_compare(argc - 1, argv + 1));
+  }
+  if (argc >= 2 && std::string(argv[1]) == "verdict") {
+    install_crash_handlers();  // the projections run plugins
+    install_call_guards(nullptr);
+    return finish_stdout(nullptr, run_verdict(argc - 1, argv + 1));
   }
   auto options = parse_or_resume(argc, argv);
   if (!options) {

@@ -13,6 +13,17 @@ namespace dgx {
 
 namespace {
 
+// The mode column: an imported row says which tool measured it ("measured (imported: torchtitan)"); CSV keeps the
+// bare mode, its source column says the rest.
+std::string mode_cell(const ResultRow& r, bool all) {
+  std::string mode(to_string(r.mode));
+  const Field* source = r.find_field("source");
+  if (!all && r.mode == ResultMode::measured && source != nullptr && text::starts_with(source->value, "imported")) {
+    mode += " (" + source->value + ")";
+  }
+  return mode;
+}
+
 // A unit scaled for display: values are divided by `divisor` and the header shows `unit`.
 struct Scale {
   std::string unit;
@@ -178,7 +189,7 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
   }
 
   for (const ResultRow* r : rows) {
-    std::vector<std::string> cells{std::string(to_string(r->mode))};
+    std::vector<std::string> cells{mode_cell(*r, all)};
     if (any_label) {
       cells.push_back(r->label);
     }
