@@ -350,6 +350,54 @@ void verdict_charts(const Report& report, std::vector<json::Object>& out) {
                           verdicts));
 }
 
+// dgxhost verdict: each run against the projection of its configuration (the band around it) and the reference,
+// all relative to the projection.
+void projection_charts(const Report& report, std::vector<json::Object>& out) {
+  const Rows all = rows_where(report, [](const ResultRow&) { return true; });
+  std::vector<std::string> names, verdicts;
+  json::Array band, measured, reference;
+  for (const ResultRow& r : report.rows) {
+    const auto ratio = metric(r, "ratio_to_projection");
+    const auto width = metric_in(r, "projection_band", "1");
+    if (!ratio || !width) {
+      continue;
+    }
+    names.push_back(row_name(r, all));
+    band.push_back(json::Array{1 - *width, 1 + *width});
+    measured.push_back(*ratio);
+    verdicts.push_back(field(r, "verdict.projection") == "slower" ? "fail" : "pass");
+    const auto to_reference = metric(r, "ratio_to_reference");
+    reference.push_back(to_reference && *to_reference > 0 ? json::Value(*ratio / *to_reference) : json::Value());
+  }
+  if (names.empty()) {
+    return;
+  }
+  auto bars = [](const std::string& label, json::Array values, const std::string& color) {
+    json::Object b;
+    b.set("label", label);
+    b.set("values", std::move(values));
+    if (!color.empty()) {
+      b.set("color", color);
+    }
+    return json::Value(std::move(b));
+  };
+  json::Object c;
+  c.set("kind", "bar");
+  c.set("title", "Each run against its projection and its reference");
+  c.set("caption", "Relative to the projection of exactly the run's configuration (1): the grey bar is the "
+                   "projection's accuracy band, the run red when it is slower than the band allows, the published "
+                   "reference in blue.");
+  c.set("x", axis("run"));
+  c.set("y", axis("relative to the projection (above 1: faster)"));
+  c.set("categories", json::Array(names.begin(), names.end()));
+  json::Object run = bars("run", std::move(measured), "").as_object();
+  run.set("verdicts", json::Array(verdicts.begin(), verdicts.end()));
+  c.set("bars", json::Array{bars("projection band", std::move(band), "#c8ccd1"), json::Value(std::move(run)),
+                            bars("reference", std::move(reference), "#1f77b4")});
+  c.set("hlines", json::Array{json::Value(hline("projection", 1))});
+  out.push_back(std::move(c));
+}
+
 void compare_charts(const Report& report, std::vector<json::Object>& out) {
   std::vector<std::string> names, verdicts;
   std::vector<double> goodness;
@@ -416,6 +464,7 @@ std::vector<json::Object> charts_for(const Report& report) {
   layer_charts(report, out);
   inference_charts(report, out);
   verdict_charts(report, out);
+  projection_charts(report, out);
   compare_charts(report, out);
   if (out.empty()) {
     generic_charts(report, out);

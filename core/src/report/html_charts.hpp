@@ -1,7 +1,8 @@
 // The charts of the HTML report, chosen from what the rows are: explore runs (days and cost against GPU count per
 // precision, the Pareto front with the recommendation), measured layer ops (time per op, TFLOP/s against the
 // peak), collectives (bus bandwidth against message size with the link's peak), inference (throughput against
-// per-user speed), baseline and compare runs (ratios with the threshold line); one bar chart per table for
+// per-user speed), baseline and compare runs (ratios with the threshold line), verdicts of real runs (each run
+// against its projection band and its reference); one bar chart per table for
 // anything else. Each chart is a JSON description that core/src/html/report.js draws with Chart.js.
 #pragma once
 

@@ -30,7 +30,7 @@
   function barConfig(c) {
     const datasets = c.bars.map(function (b, i) {
       const colors = b.verdicts ? b.verdicts.map(function (v) { return verdictColors[v] || '#8c959f'; })
-                                : palette[i % palette.length];
+                                : b.color || palette[i % palette.length];
       return { type: 'bar', label: b.label, data: b.values, backgroundColor: colors, borderColor: colors };
     });
     return { type: 'bar', data: { labels: c.categories, datasets: datasets },
