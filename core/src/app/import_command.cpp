@@ -37,9 +37,9 @@ po::options_description import_options(ImportCli& c) {
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
       "what the file does not print (system=h100-sxm, gpus=64, model=llama3.1-70b, ...); repeatable. A value that "
-      "contradicts the file is an error")(
-      "format", po::value<std::string>(&c.format)->default_value("table")->value_name("FMT"),
-      "stdout format: table | json | csv | md | html")(
+      "contradicts the file is an error")("format",
+                                          po::value<std::string>(&c.format)->default_value("table")->value_name("FMT"),
+                                          "stdout format: table | json | csv | md | html")(
       "output,o", po::value<std::string>(&c.output)->value_name("FILE"),
       "also write the rows to FILE; the format follows its extension (.json .csv .md .html .txt)")(
       "files", po::value<std::vector<std::string>>(&c.files), "the logs or result files to import");

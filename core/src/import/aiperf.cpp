@@ -83,7 +83,8 @@ void read_input_config(const json::Value& doc, ParsedRun& run) {
   if (const json::Value* c = at_path(doc, {"input_config", "loadgen", "concurrency"}); c != nullptr && c->is_number()) {
     run.set("serve.concurrency", static_cast<std::int64_t>(c->as_number()), 0);
   }
-  if (const json::Value* r = at_path(doc, {"input_config", "loadgen", "request_rate"}); r != nullptr && r->is_number()) {
+  if (const json::Value* r = at_path(doc, {"input_config", "loadgen", "request_rate"});
+      r != nullptr && r->is_number()) {
     run.notes.push_back("request rate " + json::write(*r, 0) + " requests/s");
   }
   const json::Value* isl = at_path(doc, {"input_config", "input", "prompt", "input_tokens", "mean"});
@@ -103,8 +104,9 @@ std::optional<Failure> check_finished(const json::Value& doc, const std::string&
   }
   const json::Value* errors = at_path(doc, {"error_request_count", "avg"});
   if (errors != nullptr && errors->is_number() && errors->as_number() > 0) {
-    return bad_input(origin, 0, "an AIPerf run with failed requests (error_request_count " + json::write(*errors, 0) +
-                                    "): its statistics are not of the configured load");
+    return bad_input(origin, 0,
+                     "an AIPerf run with failed requests (error_request_count " + json::write(*errors, 0) +
+                         "): its statistics are not of the configured load");
   }
   for (const char* key : {"end_time", "request_count"}) {
     if (at_path(doc, {key}) == nullptr || at_path(doc, {key})->is_null()) {

@@ -40,12 +40,9 @@ std::string placeholder(const std::string& key) {
 
 std::vector<std::string> required_keys(RunKind kind) {
   switch (kind) {
-  case RunKind::training:
-    return {"model", "system", "gpus", "precision", "train.gbs", "train.seq_len"};
-  case RunKind::serving:
-    return {"model", "system", "gpus"};
-  case RunKind::collective:
-    return {"comm.collective", "system", "world_size"};
+  case RunKind::training: return {"model", "system", "gpus", "precision", "train.gbs", "train.seq_len"};
+  case RunKind::serving: return {"model", "system", "gpus"};
+  case RunKind::collective: return {"comm.collective", "system", "world_size"};
   }
   return {};
 }
@@ -84,8 +81,9 @@ std::optional<Failure> check_catalog_name(const ConfigEntry& entry, const std::s
   if (names.empty() || std::find(names.begin(), names.end(), value) != names.end()) {
     return std::nullopt;
   }
-  return bad_input(origin, 0, "--set " + entry.key + "=" + value + ": not a catalog " + entry.key + " (one of " +
-                                  joined(names) + ")");
+  return bad_input(origin, 0,
+                   "--set " + entry.key + "=" + value + ": not a catalog " + entry.key + " (one of " + joined(names) +
+                       ")");
 }
 
 std::optional<Failure> apply_set(ParsedRun& run, const std::string& argument, const std::string& origin) {
@@ -116,8 +114,10 @@ std::optional<Failure> resolve_printed_names(ParsedRun& run, const std::string& 
       run.config.set(key, *value);
     } else if (std::string(key) == "model" && !run.printed_model.empty()) {
       return bad_input(origin, run.printed_model_line,
-                       "the model '" + run.printed_model + "' is not one the catalog knows by that name: add --set "
-                       "model=" + placeholder("model"));
+                       "the model '" + run.printed_model +
+                           "' is not one the catalog knows by that name: add --set "
+                           "model=" +
+                           placeholder("model"));
     }
   }
   return std::nullopt;
@@ -152,8 +152,9 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
       const std::string device = key == "system" && !run.printed_device.empty()
                                      ? " (no catalog system names the GPU '" + run.printed_device + "')"
                                      : "";
-      return bad_input(origin, 0, "the log does not print " + what_is_missing(key) + device + ": add --set " + key +
-                                      "=" + placeholder(key));
+      return bad_input(origin, 0,
+                       "the log does not print " + what_is_missing(key) + device + ": add --set " + key + "=" +
+                           placeholder(key));
     }
   }
   return std::nullopt;

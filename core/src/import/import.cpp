@@ -26,7 +26,8 @@ std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Valu
   if (before != nullptr && !(*before == value)) {
     return bad_input(origin, line,
                      "two runs in one file: " + key + " is " + json::write(*before, 0) + " at line " +
-                         std::to_string(line_of[key]) + " and " + json::write(value, 0) + " here; import one run per file");
+                         std::to_string(line_of[key]) + " and " + json::write(value, 0) +
+                         " here; import one run per file");
   }
   if (before == nullptr) {
     set(key, value, line);
@@ -136,7 +137,8 @@ Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::s
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
-  const auto format = std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(text); });
+  const auto format =
+      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(text); });
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }

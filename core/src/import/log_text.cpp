@@ -125,7 +125,8 @@ Expected<json::Value> parse_json_document(std::string_view text, const std::stri
   } catch (const std::runtime_error& e) {
     const std::string why = e.what();
     const bool cut = why.find("unexpected end of input") != std::string::npos;
-    return bad_input(origin, 0, std::string(cut ? "truncated JSON (the file ends mid-document): " : "not valid JSON: ") + why);
+    return bad_input(origin, 0,
+                     std::string(cut ? "truncated JSON (the file ends mid-document): " : "not valid JSON: ") + why);
   }
 }
 

@@ -20,11 +20,15 @@ constexpr std::string_view kIterationTime = "elapsed time per iteration (ms)";
 // Megatron's integer arguments and the catalog keys they are.
 const std::map<std::string, std::string, std::less<>>& integer_arguments() {
   static const std::map<std::string, std::string, std::less<>> keys = {
-      {"tensor_model_parallel_size", "parallel.tp"}, {"pipeline_model_parallel_size", "parallel.pp"},
-      {"context_parallel_size", "parallel.cp"},       {"expert_model_parallel_size", "parallel.ep"},
+      {"tensor_model_parallel_size", "parallel.tp"},
+      {"pipeline_model_parallel_size", "parallel.pp"},
+      {"context_parallel_size", "parallel.cp"},
+      {"expert_model_parallel_size", "parallel.ep"},
       {"virtual_pipeline_model_parallel_size", "parallel.vp"},
-      {"micro_batch_size", "train.mbs"},              {"global_batch_size", "train.gbs"},
-      {"seq_length", "train.seq_len"},                {"world_size", "gpus"},
+      {"micro_batch_size", "train.mbs"},
+      {"global_batch_size", "train.gbs"},
+      {"seq_length", "train.seq_len"},
+      {"world_size", "gpus"},
   };
   return keys;
 }
@@ -110,8 +114,9 @@ std::optional<Failure> read_iteration(const Line& line, ParsedRun& run, double& 
     return bad_input(origin, line.number, "an iteration line without its elapsed time (a line cut short?)");
   }
   if (*iteration <= last_iteration) {
-    return bad_input(origin, line.number, "two runs in one file: the iterations restart at " +
-                                              std::to_string(static_cast<long long>(*iteration)) + "; import one run per file");
+    return bad_input(origin, line.number,
+                     "two runs in one file: the iterations restart at " +
+                         std::to_string(static_cast<long long>(*iteration)) + "; import one run per file");
   }
   last_iteration = *iteration;
   if (auto gbs = number_after(line.text, "global batch size")) {

@@ -26,8 +26,10 @@ Expected<Event> read_event(const Line& line, bool last, const std::string& origi
     doc = json::parse(body);
   } catch (const std::runtime_error& e) {
     return bad_input(origin, line.number,
-                     std::string(last ? "truncated: the last MLLOG event is cut off (" : "an MLLOG event that is not "
-                                                                                         "JSON (") + e.what() + ")");
+                     std::string(last ? "truncated: the last MLLOG event is cut off ("
+                                      : "an MLLOG event that is not "
+                                        "JSON (") +
+                         e.what() + ")");
   }
   const json::Value* key = doc.is_object() ? doc.as_object().find("key") : nullptr;
   if (key == nullptr || !key->is_string()) {
@@ -63,8 +65,9 @@ void read_tracked_stats(const Event& e, ParsedRun& run) {
 
 std::optional<Failure> read(const Event& e, ParsedRun& run, int line, const std::string& origin) {
   if (e.key == "run_start" && run.line_of.count("run_start") != 0) {
-    return bad_input(origin, line, "two runs in one file: a second run_start (the first at line " +
-                                       std::to_string(run.line_of["run_start"]) + "); import one run per file");
+    return bad_input(origin, line,
+                     "two runs in one file: a second run_start (the first at line " +
+                         std::to_string(run.line_of["run_start"]) + "); import one run per file");
   }
   if (e.key == "run_start") {
     run.line_of["run_start"] = line;

@@ -2,8 +2,9 @@
 //   # nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 ...
 //   #  Rank  0 Group  0 Pid  12345 on   node-01 device  0 [0x1b] NVIDIA H100 80GB HBM3
 // then one line per size with an out-of-place and an in-place half,
-//   #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-//           1024           256     float     sum      -1    12.34    0.08    0.15      0    12.10    0.08    0.15      0
+//   #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw
+//   #wrong
+//           1024           256     float     sum      -1    12.34    0.08    0.15      0    12.10    0.08    0.15 0
 // and a footer, `# Avg bus bandwidth    : 123.45`. World size: the ranks listed; the GPU: their device name.
 #include <sstream>
 
@@ -106,12 +107,13 @@ Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& o
     run.last_line = line.number;
     if (s.rfind("# nThread", 0) == 0) {
       if (++headers > 1) {
-        return bad_input(origin, line.number, "two runs in one file: a second '# nThread' header; import one run per file");
+        return bad_input(origin, line.number,
+                         "two runs in one file: a second '# nThread' header; import one run per file");
       }
       const auto warmup = number_after(s, "warmup iters:");
       const std::size_t after_warmup = s.find("warmup iters:");
-      const auto iters = after_warmup == std::string_view::npos ? std::nullopt
-                                                                 : number_after(s.substr(after_warmup + 13), "iters:");
+      const auto iters =
+          after_warmup == std::string_view::npos ? std::nullopt : number_after(s.substr(after_warmup + 13), "iters:");
       if (iters && warmup) {
         iterations = std::to_string(static_cast<long long>(*iters)) + " iterations after " +
                      std::to_string(static_cast<long long>(*warmup)) + " warm-up iterations";

@@ -42,8 +42,9 @@ Expected<ParsedRun> parse_nemo_log(std::string_view text, const std::string& ori
     }
     const auto step = number_after(line.text, "global_step");
     if (step && *step <= last_step) {
-      return bad_input(origin, line.number, "two runs in one file: global_step restarts at " +
-                                                std::to_string(static_cast<long long>(*step)) + "; import one run per file");
+      return bad_input(origin, line.number,
+                       "two runs in one file: global_step restarts at " +
+                           std::to_string(static_cast<long long>(*step)) + "; import one run per file");
     }
     last_step = step.value_or(last_step + 1);
     if (auto gbs = number_after(line.text, "global_batch_size")) {

@@ -32,8 +32,8 @@ struct CollectiveLine {
   std::string redop;
   std::string placement;  // "out-of-place" or "in-place"
   double time_us = 0;
-  double algbw = 0;  // GB/s
-  double busbw = 0;  // GB/s
+  double algbw = 0;             // GB/s
+  double busbw = 0;             // GB/s
   std::optional<double> wrong;  // nccl-tests prints N/A without a check
 };
 
@@ -53,9 +53,9 @@ struct ParsedRun {
   std::string printed_device;  // a GPU's CUDA name as printed ("NVIDIA H100 80GB HBM3")
 
   SeriesKind series_kind = SeriesKind::step_time_s;
-  std::vector<double> series;        // training: one value per logged step, in order
-  std::vector<double> tflops;        // per GPU, per logged step, where printed
-  std::vector<double> mfu;           // percent, per logged step, where printed
+  std::vector<double> series;         // training: one value per logged step, in order
+  std::vector<double> tflops;         // per GPU, per logged step, where printed
+  std::vector<double> mfu;            // percent, per logged step, where printed
   std::vector<CollectiveLine> lines;  // collectives
   std::vector<Metric> metrics;        // serving: the tool's summary, in the rows' names and units
   std::vector<std::string> notes;     // said in the row's field `note` (e.g. a table without its footer)

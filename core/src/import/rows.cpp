@@ -30,7 +30,8 @@ ResultRow base_row(const ParsedRun& run, const std::string& origin, const std::s
   if (!run.version.empty()) {
     row.add_field(field("tool_version", run.version, true));
   }
-  row.add_field(field("file", origin + ":" + std::to_string(run.first_line) + "-" + std::to_string(run.last_line), true));
+  row.add_field(
+      field("file", origin + ":" + std::to_string(run.first_line) + "-" + std::to_string(run.last_line), true));
   row.add_field(field("timing", run.timing, true));
   std::string notes;
   for (const std::string& n : run.notes) {
@@ -59,9 +60,7 @@ std::vector<double> step_times(const ParsedRun& run, std::string& how) {
   const double tokens_per_step = gbs * number(run, "train.seq_len");
   for (double v : run.series) {
     switch (run.series_kind) {
-    case SeriesKind::step_time_s:
-      times.push_back(v);
-      break;
+    case SeriesKind::step_time_s: times.push_back(v); break;
     case SeriesKind::samples_per_s:
       how = "step_time = train.gbs / throughput (samples/s); ";
       times.push_back(gbs / v);
@@ -106,8 +105,10 @@ Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::
   row.add_metric(metric("steps", static_cast<double>(times.size()), "count"));
   row.sample_times = steady->steady;
   row.add_field(field("steady_state", steady->describe()));
-  row.add_field(field("derived", how + "tokens_per_s = train.seq_len x train.gbs / step_time; tokens_per_s_per_gpu = "
-                            "tokens_per_s / gpus", true));
+  row.add_field(field("derived",
+                      how + "tokens_per_s = train.seq_len x train.gbs / step_time; tokens_per_s_per_gpu = "
+                            "tokens_per_s / gpus",
+                      true));
   return std::vector<ResultRow>{std::move(row)};
 }
 
@@ -152,12 +153,9 @@ std::vector<ResultRow> serving_rows(const ParsedRun& run, const std::string& ori
 
 Expected<std::vector<ResultRow>> make_rows(const ParsedRun& run, const std::string& origin) {
   switch (run.kind) {
-  case RunKind::training:
-    return training_rows(run, origin);
-  case RunKind::collective:
-    return collective_rows(run, origin);
-  case RunKind::serving:
-    return serving_rows(run, origin);
+  case RunKind::training: return training_rows(run, origin);
+  case RunKind::collective: return collective_rows(run, origin);
+  case RunKind::serving: return serving_rows(run, origin);
   }
   return std::vector<ResultRow>{};
 }

@@ -13,8 +13,8 @@
 namespace dgx::detail {
 
 std::string SteadyState::describe() const {
-  return "median of " + std::to_string(steady.size()) + " steps, " + std::to_string(dropped) +
-         " warm-up step" + (dropped == 1 ? "" : "s") + " dropped";
+  return "median of " + std::to_string(steady.size()) + " steps, " + std::to_string(dropped) + " warm-up step" +
+         (dropped == 1 ? "" : "s") + " dropped";
 }
 
 Expected<SteadyState> steady_state(const std::vector<double>& steps, const std::string& origin) {

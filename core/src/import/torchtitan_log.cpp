@@ -1,5 +1,6 @@
 // torchtitan's log (torchtitan/train.py, components/metrics.py): ANSI-coloured metric lines every log_freq steps,
-//   [rank0]:[titan] ... - root - INFO - step: 10  loss:  7.9  memory: 34.1GiB(35.9%)  tps: 6,667  tflops: 386.1  mfu: 39.0%
+//   [rank0]:[titan] ... - root - INFO - step: 10  loss:  7.9  memory: 34.1GiB(35.9%)  tps: 6,667  tflops: 386.1
+//   mfu: 39.0%
 // where tps is tokens per second per GPU (the rank's tokens over its non-data-parallel group), and the start-up
 // lines that give the configuration: `Building llama3 8B with TransformerModelArgs(...)`, `Building 2-D device mesh
 // with ['dp_shard', 'tp'], [4, 2]`, `GPU capacity: NVIDIA H100 80GB HBM3 (0) with 79.10GiB memory`, `Training
@@ -44,7 +45,10 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
       return;
     }
     gpus *= static_cast<std::int64_t>(*n);
-    const std::string key = name == "tp" ? "parallel.tp" : name == "pp" ? "parallel.pp" : name == "cp" ? "parallel.cp" : "";
+    const std::string key = name == "tp"   ? "parallel.tp"
+                            : name == "pp" ? "parallel.pp"
+                            : name == "cp" ? "parallel.cp"
+                                           : "";
     if (!key.empty()) {
       run.set(key, static_cast<std::int64_t>(*n), number);
     }
@@ -53,10 +57,12 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
   run.set("gpus", gpus, number);
 }
 
-std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number, const std::string& origin) {
+std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number,
+                                           const std::string& origin) {
   if (run.line_of.count("train.gbs") != 0) {
-    return bad_input(origin, number, "two runs in one file: a second 'Training starts at step' (first at line " +
-                                         std::to_string(run.line_of["train.gbs"]) + "); import one run per file");
+    return bad_input(origin, number,
+                     "two runs in one file: a second 'Training starts at step' (first at line " +
+                         std::to_string(run.line_of["train.gbs"]) + "); import one run per file");
   }
   const auto local = number_after(line, "local batch size");
   const auto global = number_after(line, "global batch size");
@@ -76,7 +82,8 @@ std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run
 void read_model(std::string_view line, ParsedRun& run, int number) {
   const std::size_t at = line.find("Building ");
   const std::size_t with = line.find(" with ", at);
-  if (at != std::string_view::npos && with != std::string_view::npos && line.find("device mesh") == std::string_view::npos) {
+  if (at != std::string_view::npos && with != std::string_view::npos &&
+      line.find("device mesh") == std::string_view::npos) {
     run.printed_model = std::string(trim(line.substr(at + 9, with - at - 9)));
     run.printed_model_line = number;
   }
@@ -90,8 +97,9 @@ std::optional<Failure> read_step(std::string_view line, ParsedRun& run, double& 
     return bad_input(origin, number, "a metrics line without its step or tps (a line cut short?)");
   }
   if (*step <= last_step) {
-    return bad_input(origin, number, "two runs in one file: the steps restart at " +
-                                         std::to_string(static_cast<long long>(*step)) + "; import one run per file");
+    return bad_input(origin, number,
+                     "two runs in one file: the steps restart at " + std::to_string(static_cast<long long>(*step)) +
+                         "; import one run per file");
   }
   last_step = *step;
   run.series.push_back(*tps);
@@ -114,7 +122,8 @@ std::optional<Failure> read_line(std::string_view s, ParsedRun& run, double& las
   }
   if (s.find("device mesh with") != std::string_view::npos) {
     read_mesh(s.substr(s.find("device mesh with")), run, number);
-  } else if (auto gpu = text_after(s, "capacity:")) {  // "GPU capacity: NAME (0) with", older "CUDA capacity: NAME with"
+  } else if (auto gpu =
+                 text_after(s, "capacity:")) {  // "GPU capacity: NAME (0) with", older "CUDA capacity: NAME with"
     run.printed_device = gpu->substr(0, std::min(gpu->find(" ("), gpu->find(" with ")));
   } else if (s.find("Float8 training active") != std::string_view::npos || s.find("MXFP8") != std::string_view::npos) {
     run.set("precision", s.find("MXFP8") != std::string_view::npos ? "mxfp8" : "fp8", number);

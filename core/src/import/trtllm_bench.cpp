@@ -64,8 +64,8 @@ void read_engine(const std::vector<Line>& lines, ParsedRun& run) {
       } else if (*quant == "NVFP4") {
         run.set("precision", "nvfp4", l.number);
       }
-    } else if (auto dtype = text_after(s, "Dtype:"); dtype && s.rfind("Dtype:", 0) == 0 && *dtype == "bfloat16" &&
-                                                      !run.config.contains("precision")) {
+    } else if (auto dtype = text_after(s, "Dtype:");
+               dtype && s.rfind("Dtype:", 0) == 0 && *dtype == "bfloat16" && !run.config.contains("precision")) {
       run.set("precision", "bf16", l.number);
     }
   }
@@ -74,7 +74,8 @@ void read_engine(const std::vector<Line>& lines, ParsedRun& run) {
 void read_world(const std::vector<Line>& lines, ParsedRun& run) {
   std::int64_t gpus = 1;
   int line = 0;
-  for (auto [label, key] : {std::pair<const char*, const char*>{"TP Size:", "parallel.tp"}, {"PP Size:", "parallel.pp"},
+  for (auto [label, key] : {std::pair<const char*, const char*>{"TP Size:", "parallel.tp"},
+                            {"PP Size:", "parallel.pp"},
                             {"EP Size:", "parallel.ep"}}) {
     if (auto v = labelled(lines, label, &line)) {
       run.set(key, static_cast<std::int64_t>(*v), line);
@@ -118,11 +119,10 @@ Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string&
   read_latency(lines, run, "TTFT", "Average time-to-first-token [TTFT] (ms):", "ttft");
   read_latency(lines, run, "TPOT", "Average time-per-output-token [TPOT] (ms):", "tpot");
   read_latency(lines, run, "Latency", "Average request latency (ms):", "e2e_latency");
-  const std::pair<const char*, const char*> rates[] = {
-      {"Total Output Throughput (tokens/sec):", "output_tokens_per_s"},
-      {"Per GPU Output Throughput", "output_tokens_per_s_per_gpu"},
-      {"Per User Output Throughput", "output_tokens_per_s_per_user"},
-      {"Request Throughput (req/sec):", "requests_per_s"}};
+  const std::pair<const char*, const char*> rates[] = {{"Total Output Throughput (tokens/sec):", "output_tokens_per_s"},
+                                                       {"Per GPU Output Throughput", "output_tokens_per_s_per_gpu"},
+                                                       {"Per User Output Throughput", "output_tokens_per_s_per_user"},
+                                                       {"Request Throughput (req/sec):", "requests_per_s"}};
   for (const auto& [label, name] : rates) {
     for (const Line& l : lines) {
       const std::string_view s = trim(l.text);

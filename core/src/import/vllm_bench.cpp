@@ -46,8 +46,9 @@ void read_settings(const json::Value& doc, ParsedRun& run) {
 }  // namespace
 
 bool looks_like_vllm_bench(std::string_view text) {
-  return trim(text).front() == '{' && text.find("\"median_ttft_ms\"") != std::string_view::npos &&
-         text.find("\"output_throughput\"") != std::string_view::npos;
+  const auto has = [&](std::string_view key) { return text.find(key) != std::string_view::npos; };
+  return trim(text).front() == '{' &&
+         (has("\"median_ttft_ms\"") || (has("\"backend\"") && has("\"model_id\"")));  // a cut file has its head
 }
 
 Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin) {
