@@ -14,7 +14,9 @@
 
 namespace dgx::testing {
 
-inline std::string import_data(const std::string& relative) { return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative; }
+inline std::string import_data(const std::string& relative) {
+  return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative;
+}
 
 inline std::string read_import_data(const std::string& relative) {
   std::ifstream in(import_data(relative), std::ios::binary);

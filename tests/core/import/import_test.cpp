@@ -41,6 +41,7 @@ TEST_CASE("import_files reports the files, tools and versions in its context") {
 TEST_CASE("an unknown model name asks for --set model") {
   auto rows = import_text("Model: foo-13b\n= PERFORMANCE OVERVIEW\nRequest Throughput (req/sec): 1.0\n", "r.txt",
                           {"system=b200", "gpus=1"});
-  CHECK(failure_text(rows).find("the model 'foo-13b' is not one the catalog knows by that name: add --set model=NAME") !=
-        std::string::npos);
+  CHECK(
+      failure_text(rows).find("the model 'foo-13b' is not one the catalog knows by that name: add --set model=NAME") !=
+      std::string::npos);
 }

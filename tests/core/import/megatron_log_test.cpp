@@ -36,7 +36,7 @@ TEST_CASE("a second Megatron-LM argument block is a second run") {
 }
 
 TEST_CASE("--set gpus against Megatron-LM's world size names both") {
-  const std::string message = failure_text(import_data_file(
-      "megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b", "gpus=128"}));
+  const std::string message = failure_text(
+      import_data_file("megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b", "gpus=128"}));
   CHECK(message.find("the log says gpus=32 but --set gpus=128 contradicts it") != std::string::npos);
 }

@@ -6,7 +6,8 @@
 using namespace dgx;
 using namespace dgx::testing;
 
-TEST_CASE("an nccl-tests table gives two rows per size in the nccl-tests layout, world size and system from the ranks") {
+TEST_CASE(
+    "an nccl-tests table gives two rows per size in the nccl-tests layout, world size and system from the ranks") {
   auto rows = import_data_file("nccl-tests/all_reduce_8xh100.txt");
   REQUIRE(rows);
   REQUIRE(rows->size() == 18);  // 9 sizes, out-of-place and in-place

@@ -26,9 +26,8 @@ TEST_CASE("a NeMo log gives the steady-state step time, the batch it printed and
 }
 
 TEST_CASE("a NeMo log does not print the system: the message names the --set that supplies it") {
-  const std::string message =
-      failure_text(import_data_file("nemo/llama3_70b.log", {"precision=fp8", "gpus=64", "model=llama3.1-70b",
-                                                            "train.seq_len=8192"}));
+  const std::string message = failure_text(import_data_file(
+      "nemo/llama3_70b.log", {"precision=fp8", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"}));
   CHECK(message.find("the log does not print the system: add --set system=NAME (one of") != std::string::npos);
   CHECK(message.find("h100-sxm") != std::string::npos);
 }
