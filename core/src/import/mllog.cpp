@@ -118,7 +118,7 @@ Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin
     run.last_line = line.number;
   }
   if (run.line_of.count("run_stop") == 0) {
-    run.notes.push_back("no run_stop: the log ends before the run did");
+    run.notes.emplace_back("no run_stop: the log ends before the run did");
   }
   run.line_of.erase("run_start");
   run.line_of.erase("run_stop");

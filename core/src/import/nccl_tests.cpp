@@ -130,7 +130,7 @@ Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& o
     return bad_input(origin, 0, "an nccl-tests header without any table line (a crashed run?)");
   }
   if (run.line_of.count("footer") == 0) {
-    run.notes.push_back("the table has no '# Avg bus bandwidth' footer: the run may have stopped early");
+    run.notes.emplace_back("the table has no '# Avg bus bandwidth' footer: the run may have stopped early");
   }
   run.line_of.erase("footer");
   if (ranks > 0) {

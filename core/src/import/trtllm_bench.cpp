@@ -5,6 +5,8 @@
 //   = PERFORMANCE OVERVIEW                   Request Throughput (req/sec):, Total Output Throughput (tokens/sec):,
 //                                            Per User Output Throughput ..., Per GPU Output Throughput ...
 // and the per-request breakdowns in ms: "[TTFT] P50    : 52269.7", "[TPOT] P99 ...", "[Latency] P90 ...".
+#include <cmath>
+
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -111,10 +113,10 @@ Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string&
   read_world(lines, run);
   int line = 0;
   if (auto isl = labelled(lines, "Average Input Length (tokens):", &line)) {
-    run.set("serve.isl", static_cast<std::int64_t>(*isl + 0.5), line);
+    run.set("serve.isl", static_cast<std::int64_t>(std::llround(*isl)), line);
   }
   if (auto osl = labelled(lines, "Average Output Length (tokens):", &line)) {
-    run.set("serve.osl", static_cast<std::int64_t>(*osl + 0.5), line);
+    run.set("serve.osl", static_cast<std::int64_t>(std::llround(*osl)), line);
   }
   read_latency(lines, run, "TTFT", "Average time-to-first-token [TTFT] (ms):", "ttft");
   read_latency(lines, run, "TPOT", "Average time-per-output-token [TPOT] (ms):", "tpot");

@@ -2,6 +2,8 @@
 // request_rate, max_concurrency), its totals (completed, total_input_tokens, total_output_tokens, duration), the
 // throughputs (request_throughput, output_throughput) and the latency statistics in ms (mean_/median_/std_/p99_
 // of ttft, tpot, itl, e2el).
+#include <cmath>
+
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -19,12 +21,12 @@ void read_lengths(const json::Value& doc, ParsedRun& run, double completed) {
   const auto input = number_at(doc, "total_input_tokens");
   const auto output = number_at(doc, "total_output_tokens");
   if (input) {
-    run.set("serve.isl", static_cast<std::int64_t>(*input / completed + 0.5), 0);
+    run.set("serve.isl", static_cast<std::int64_t>(std::llround(*input / completed)), 0);
   }
   if (output) {
-    run.set("serve.osl", static_cast<std::int64_t>(*output / completed + 0.5), 0);
+    run.set("serve.osl", static_cast<std::int64_t>(std::llround(*output / completed)), 0);
   }
-  run.notes.push_back("serve.isl and serve.osl: the mean tokens per completed request");
+  run.notes.emplace_back("serve.isl and serve.osl: the mean tokens per completed request");
 }
 
 void read_settings(const json::Value& doc, ParsedRun& run) {
