@@ -17,7 +17,9 @@ namespace {
 
 std::string data(const std::string& relative) { return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative; }
 
-ProcessResult import(const std::vector<std::string>& args) { return dgxhost(std::vector<std::string>{"import"} + args); }
+ProcessResult import(const std::vector<std::string>& args) {
+  return dgxhost(std::vector<std::string>{"import"} + args);
+}
 
 json::Array results_of(const ProcessResult& r) {
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -38,7 +40,10 @@ struct Case {
 TEST_CASE("dgxhost import turns each format into measured rows of dgx.results/1") {
   const Case cases[] = {
       {"torchtitan/llama3_8b.log", {"precision=bf16"}, "torchtitan", 1},
-      {"nemo/llama3_70b.log", {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"}, "nemo", 1},
+      {"nemo/llama3_70b.log",
+       {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"},
+       "nemo",
+       1},
       {"megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b"}, "megatron-lm", 1},
       {"mlperf/llama31_405b_result_0.txt", {"system=h100-sxm", "gpus=512", "precision=fp8"}, "mlperf", 1},
       {"nccl-tests/all_reduce_8xh100.txt", {}, "nccl-tests", 18},
