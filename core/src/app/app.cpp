@@ -13,6 +13,7 @@
 #include "dgx/core/report/listing.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
+#include "import_command.hpp"
 #include "platform_check_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
@@ -80,6 +81,9 @@ int run_app(int argc, const char* const* argv) {
     install_crash_handlers();  // the projections run plugins
     install_call_guards(nullptr);
     return finish_stdout(nullptr, run_verdict(argc - 1, argv + 1));
+  }
+  if (argc >= 2 && std::string(argv[1]) == "import") {
+    return finish_stdout(nullptr, run_import(argc - 1, argv + 1));
   }
   auto options = parse_or_resume(argc, argv);
   if (!options) {

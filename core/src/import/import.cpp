@@ -1,0 +1,210 @@
+// dgxhost import's driver: refuses what is no log at all (empty, binary), tells the formats apart by what only
+// each prints, runs that format's parser, fills the gaps from --set and makes the rows.
+#include "dgx/core/import/import.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "dgx/core/support/build_info.hpp"
+#include "dgx/core/support/files.hpp"
+#include "dgx/core/support/printable.hpp"
+#include "log_text.hpp"
+#include "parsed_run.hpp"
+
+namespace dgx {
+
+namespace detail {
+
+void ParsedRun::set(const std::string& key, json::Value value, int line) {
+  config.set(key, std::move(value));
+  line_of[key] = line;
+}
+
+std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Value& value, int line,
+                                        const std::string& origin) {
+  const json::Value* before = config.find(key);
+  if (before != nullptr && !(*before == value)) {
+    return bad_input(origin, line,
+                     "two runs in one file: " + key + " is " + json::write(*before, 0) + " at line " +
+                         std::to_string(line_of[key]) + " and " + json::write(value, 0) +
+                         " here; import one run per file");
+  }
+  if (before == nullptr) {
+    set(key, value, line);
+  }
+  return std::nullopt;
+}
+
+void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
+                            std::optional<double> p99_ms) {
+  if (median_ms) {
+    metrics.push_back(metric(name, *median_ms * 1e-3, "s"));
+  }
+  if (p90_ms) {
+    metrics.push_back(metric(name + ".p90", *p90_ms * 1e-3, "s"));
+  }
+  if (p99_ms) {
+    metrics.push_back(metric(name + ".p99", *p99_ms * 1e-3, "s"));
+  }
+}
+
+Failure bad_input(const std::string& origin, int line, const std::string& message) {
+  return Failure{ExitCode::usage, origin + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message};
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+struct ImportFormat {
+  const char* name;
+  bool (*looks_like)(std::string_view);
+  Parser parse;
+};
+
+// Most specific first: an MLPerf log is also a NeMo log, a Megatron-LM log may carry a torchtitan-like line.
+constexpr std::array<ImportFormat, 8> kFormats = {{
+    {"mlperf", looks_like_mllog, parse_mllog},
+    {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
+    {"aiperf", looks_like_aiperf, parse_aiperf},
+    {"vllm-bench", looks_like_vllm_bench, parse_vllm_bench},
+    {"trtllm-bench", looks_like_trtllm_bench, parse_trtllm_bench},
+    {"megatron-lm", looks_like_megatron, parse_megatron_log},
+    {"torchtitan", looks_like_torchtitan, parse_torchtitan_log},
+    {"nemo", looks_like_nemo, parse_nemo_log},
+}};
+
+constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
+
+int line_at(std::string_view text, std::size_t byte) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+}
+
+// The length of the UTF-8 sequence starting at `i`, or 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) {
+    return 0;
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
+      return 0;
+    }
+  }
+  return n;
+}
+
+std::optional<Failure> refuse_non_text(std::string_view text, const std::string& origin) {
+  if (trim(text).empty()) {
+    return bad_input(origin, 0, "the file is empty: nothing to import");
+  }
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = text[i] == '\0' ? 0 : utf8_length(text, i);
+    if (n == 0) {
+      return bad_input(origin, line_at(text, i),
+                       std::string("a binary file, not a log (") + (text[i] == '\0' ? "a NUL byte" : "invalid UTF-8") +
+                           "): import reads the text a tool prints");
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
+Failure unknown_format(std::string_view text, const std::string& origin) {
+  std::string names;
+  for (const ImportFormat& f : kFormats) {
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
+  const std::string first = std::string(trim(split_lines(trim(text)).front().text)).substr(0, 120);
+  return bad_input(origin, 0, "not a log of any of: " + names + "; the first line is '" + printable(first) + "'");
+}
+
+}  // namespace
+
+std::vector<std::string> import_formats() {
+  std::vector<std::string> names;
+  for (const ImportFormat& f : kFormats) {
+    names.emplace_back(f.name);
+  }
+  return names;
+}
+
+Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+                                             const std::vector<std::string>& sets) {
+  if (auto problem = refuse_non_text(text, origin)) {
+    return *problem;
+  }
+  const auto format =
+      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(text); });
+  if (format == kFormats.end()) {
+    return unknown_format(text, origin);
+  }
+  auto run = format->parse(text, origin);
+  if (!run) {
+    return run.error();
+  }
+  if (auto problem = merge_sets(*run, sets, origin)) {
+    return *problem;
+  }
+  return make_rows(*run, origin);
+}
+
+namespace {
+
+json::Object import_context(const std::vector<std::string>& paths, const std::vector<ResultRow>& rows,
+                            const std::vector<std::string>& sets) {
+  json::Object context;
+  json::Object dgxhost;
+  dgxhost.set("version", build_info::version());
+  dgxhost.set("git_revision", build_info::git_revision());
+  context.set("dgxhost", std::move(dgxhost));
+  context.set("workload", "import");
+  json::Array files;
+  for (const std::string& p : paths) {
+    json::Object file;
+    file.set("path", p);
+    for (const ResultRow& r : rows) {
+      const Field* f = r.find_field("file");
+      if (f != nullptr && f->value.rfind(p + ":", 0) == 0) {
+        file.set("tool", r.find_field("tool")->value);
+        const Field* v = r.find_field("tool_version");
+        file.set("tool_version", v != nullptr ? json::Value(v->value) : json::Value(nullptr));
+        break;
+      }
+    }
+    files.push_back(std::move(file));
+  }
+  json::Object import;
+  import.set("files", std::move(files));
+  json::Array set_array;
+  for (const std::string& s : sets) {
+    set_array.push_back(s);
+  }
+  import.set("sets", std::move(set_array));
+  context.set("import", std::move(import));
+  return context;
+}
+
+}  // namespace
+
+Expected<Report> import_files(const std::vector<std::string>& paths, const std::vector<std::string>& sets) {
+  Report report;
+  for (const std::string& path : paths) {
+    auto text = read_regular_file(path, kMaxImportBytes, "file to import");
+    if (!text) {
+      return text.error();
+    }
+    auto rows = import_text(*text, path, sets);
+    if (!rows) {
+      return rows.error();
+    }
+    report.rows.insert(report.rows.end(), rows->begin(), rows->end());
+  }
+  report.context = import_context(paths, report.rows, sets);
+  return report;
+}
+
+}  // namespace dgx

@@ -1,0 +1,44 @@
+// Private to import/: reading the text of a log line by line, the one home of the small scanning helpers every
+// parser uses (numbers after a label, ANSI colour codes, JSON documents with the error naming the line).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dgx/core/support/expected.hpp"
+#include "dgx/core/support/json.hpp"
+
+namespace dgx::detail {
+
+struct Line {
+  std::string_view text;  // without the line break
+  int number = 0;         // 1-based
+};
+
+/// The lines of `text`; a last line without a line break is kept.
+std::vector<Line> split_lines(std::string_view text);
+
+std::string_view trim(std::string_view s);
+
+/// `s` without ANSI escape sequences (torchtitan colours its metrics).
+std::string strip_ansi(std::string_view s);
+
+/// A whole number token: "12.3", "1.0E-04", "6,667" (thousands separators), "35.9%" (a trailing % dropped).
+std::optional<double> parse_number(std::string_view token);
+
+/// The number that follows `label` in `line` (after spaces, ':' or '='), e.g. number_after(line, "tflops") on
+/// "... tflops: 386.1 ..." is 386.1. Empty when the label is absent or no number follows it.
+std::optional<double> number_after(std::string_view line, std::string_view label);
+
+/// The text after `label` up to the end of the line (trimmed), for "Model:   llama" lines.
+std::optional<std::string> text_after(std::string_view line, std::string_view label);
+
+/// A JSON document; a usage failure naming the line where it stops otherwise (a file cut off is "truncated").
+Expected<json::Value> parse_json_document(std::string_view text, const std::string& origin);
+
+/// The number at `key` of an object, when it is one.
+std::optional<double> number_at(const json::Value& object, std::string_view key);
+
+}  // namespace dgx::detail

@@ -1,0 +1,119 @@
+// Private to import/: what a format's parser reads from a file, before --set fills the gaps and rows.cpp turns it
+// into ResultRows. A parser records what the file prints and where (the line), nothing it would have to guess.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dgx/core/results/document.hpp"
+#include "dgx/core/support/expected.hpp"
+#include "dgx/core/support/json.hpp"
+
+namespace dgx::detail {
+
+enum class RunKind { training, collective, serving };
+
+/// A per-step series as the tool prints it; rows.cpp turns each kind into step times once the configuration
+/// (--set included) is known.
+enum class SeriesKind {
+  step_time_s,           // seconds per step (Megatron-LM, NeMo)
+  samples_per_s,         // MLPerf's tracked_stats throughput: step time = gbs / throughput
+  tokens_per_s_per_gpu,  // torchtitan's tps: step time = gbs x seq_len / (gpus x tps)
+};
+
+/// One nccl-tests table line, one placement of it.
+struct CollectiveLine {
+  double size_bytes = 0;
+  double count = 0;
+  std::string type;
+  std::string redop;
+  std::string placement;  // "out-of-place" or "in-place"
+  double time_us = 0;
+  double algbw = 0;             // GB/s
+  double busbw = 0;             // GB/s
+  std::optional<double> wrong;  // nccl-tests prints N/A without a check
+};
+
+struct ParsedRun {
+  std::string tool;     // "torchtitan", as import_formats() names it
+  std::string version;  // as printed; empty when the file does not say
+  RunKind kind = RunKind::training;
+  std::string workload;  // "llm-pretrain", "llm-finetune", "llm-inference", or a collective ("all_reduce")
+  std::string timing;    // how the tool timed what it printed
+  int first_line = 0;    // the lines read: the rows' `file` field
+  int last_line = 0;
+
+  json::Object config;                 // catalog keys (model, gpus, parallel.tp, ...) the file prints
+  std::map<std::string, int> line_of;  // where each config key was read
+  std::string printed_model;           // the model's name as printed, for the catalog table (model_names.cpp)
+  int printed_model_line = 0;
+  std::string printed_device;  // a GPU's CUDA name as printed ("NVIDIA H100 80GB HBM3")
+
+  SeriesKind series_kind = SeriesKind::step_time_s;
+  std::vector<double> series;         // training: one value per logged step, in order
+  std::vector<double> tflops;         // per GPU, per logged step, where printed
+  std::vector<double> mfu;            // percent, per logged step, where printed
+  std::vector<CollectiveLine> lines;  // collectives
+  std::vector<Metric> metrics;        // serving: the tool's summary, in the rows' names and units
+  std::vector<std::string> notes;     // said in the row's field `note` (e.g. a table without its footer)
+
+  /// Records a config value the file prints, and its line.
+  void set(const std::string& key, json::Value value, int line);
+  /// set(), unless the file printed `key` before with another value: then two runs share the file (a restart
+  /// with another batch size, a second argument block) and the failure names both lines.
+  std::optional<Failure> agree(const std::string& key, const json::Value& value, int line, const std::string& origin);
+  /// A serving latency printed in milliseconds: `name` [s] (the median), `name`.p90, `name`.p99 where printed.
+  void add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
+                   std::optional<double> p99_ms);
+};
+
+inline Metric metric(std::string name, double value, std::string unit) {
+  Metric m;
+  m.name = std::move(name);
+  m.value = value;
+  m.unit = std::move(unit);
+  return m;
+}
+
+inline Field field(std::string key, std::string value, bool hidden = false) {
+  Field f;
+  f.key = std::move(key);
+  f.value = std::move(value);
+  f.hidden = hidden;
+  return f;
+}
+
+/// A usage failure naming "ORIGIN:LINE: MESSAGE" (the line left out when 0).
+Failure bad_input(const std::string& origin, int line, const std::string& message);
+
+/// Fills `run.config` from --set (config_merge.cpp): a --set of a key the file prints must agree with it, the
+/// printed model and GPU become catalog names, and every key a row of this kind needs must then be known.
+std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>& sets, const std::string& origin);
+
+/// The rows of a run whose configuration is complete (rows.cpp).
+Expected<std::vector<ResultRow>> make_rows(const ParsedRun& run, const std::string& origin);
+
+using Parser = Expected<ParsedRun> (*)(std::string_view text, const std::string& origin);
+
+// One per format, each in its own file.
+bool looks_like_nemo(std::string_view text);
+Expected<ParsedRun> parse_nemo_log(std::string_view text, const std::string& origin);
+bool looks_like_megatron(std::string_view text);
+Expected<ParsedRun> parse_megatron_log(std::string_view text, const std::string& origin);
+bool looks_like_torchtitan(std::string_view text);
+Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin);
+bool looks_like_mllog(std::string_view text);
+Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin);
+bool looks_like_nccl_tests(std::string_view text);
+Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
+bool looks_like_aiperf(std::string_view text);
+Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origin);
+bool looks_like_vllm_bench(std::string_view text);
+Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin);
+bool looks_like_trtllm_bench(std::string_view text);
+Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string& origin);
+
+}  // namespace dgx::detail

@@ -1,0 +1,168 @@
+// torchtitan's log (torchtitan/train.py, components/metrics.py): ANSI-coloured metric lines every log_freq steps,
+//   [rank0]:[titan] ... - root - INFO - step: 10  loss:  7.9  memory: 34.1GiB(35.9%)  tps: 6,667  tflops: 386.1
+//   mfu: 39.0%
+// where tps is tokens per second per GPU (the rank's tokens over its non-data-parallel group), and the start-up
+// lines that give the configuration: `Building llama3 8B with TransformerModelArgs(...)`, `Building 2-D device mesh
+// with ['dp_shard', 'tp'], [4, 2]`, `GPU capacity: NVIDIA H100 80GB HBM3 (0) with 79.10GiB memory`, `Training
+// starts at step 1, with local batch size 2, global batch size 16, ..., sequence length 8192, ...`.
+#include <algorithm>
+
+#include "log_text.hpp"
+#include "parsed_run.hpp"
+
+namespace dgx::detail {
+
+namespace {
+
+bool is_metrics_line(std::string_view s) {
+  return s.find("step:") != std::string_view::npos && s.find("tps:") != std::string_view::npos;
+}
+
+// "['dp_shard', 'tp'], [4, 2]" -> the named degrees; gpus is their product.
+void read_mesh(std::string_view line, ParsedRun& run, int number) {
+  const std::size_t names_at = line.find('[');
+  const std::size_t sizes_at = line.find("], [");
+  if (names_at == std::string_view::npos || sizes_at == std::string_view::npos) {
+    return;
+  }
+  std::vector<std::string> names;
+  for (std::string_view rest = line.substr(names_at, sizes_at - names_at); !rest.empty();) {
+    const std::size_t open = rest.find('\'');
+    const std::size_t close = open == std::string_view::npos ? open : rest.find('\'', open + 1);
+    if (close == std::string_view::npos) {
+      break;
+    }
+    names.emplace_back(rest.substr(open + 1, close - open - 1));
+    rest.remove_prefix(close + 1);
+  }
+  std::string_view sizes = line.substr(sizes_at + 4);
+  sizes = sizes.substr(0, sizes.find(']'));
+  std::int64_t gpus = 1;
+  for (const std::string& name : names) {
+    const std::size_t comma = sizes.find(',');
+    const auto n = parse_number(sizes.substr(0, comma));
+    if (!n) {
+      return;
+    }
+    gpus *= static_cast<std::int64_t>(*n);
+    const std::string key = name == "tp"   ? "parallel.tp"
+                            : name == "pp" ? "parallel.pp"
+                            : name == "cp" ? "parallel.cp"
+                                           : "";
+    if (!key.empty()) {
+      run.set(key, static_cast<std::int64_t>(*n), number);
+    }
+    sizes = comma == std::string_view::npos ? std::string_view() : sizes.substr(comma + 1);
+  }
+  run.set("gpus", gpus, number);
+}
+
+std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number,
+                                           const std::string& origin) {
+  if (run.line_of.count("train.gbs") != 0) {
+    return bad_input(origin, number,
+                     "two runs in one file: a second 'Training starts at step' (first at line " +
+                         std::to_string(run.line_of["train.gbs"]) + "); import one run per file");
+  }
+  const auto local = number_after(line, "local batch size");
+  const auto global = number_after(line, "global batch size");
+  const auto seq = number_after(line, "sequence length");
+  if (local) {
+    run.set("train.mbs", static_cast<std::int64_t>(*local), number);
+  }
+  if (global) {
+    run.set("train.gbs", static_cast<std::int64_t>(*global), number);
+  }
+  if (seq) {
+    run.set("train.seq_len", static_cast<std::int64_t>(*seq), number);
+  }
+  return std::nullopt;
+}
+
+void read_model(std::string_view line, ParsedRun& run, int number) {
+  const std::size_t at = line.find("Building ");
+  const std::size_t with = line.find(" with ", at);
+  if (at != std::string_view::npos && with != std::string_view::npos &&
+      line.find("device mesh") == std::string_view::npos) {
+    run.printed_model = std::string(trim(line.substr(at + 9, with - at - 9)));
+    run.printed_model_line = number;
+  }
+}
+
+std::optional<Failure> read_step(std::string_view line, ParsedRun& run, double& last_step, int number,
+                                 const std::string& origin) {
+  const auto step = number_after(line, "step:");
+  const auto tps = number_after(line, "tps:");
+  if (!step || !tps) {
+    return bad_input(origin, number, "a metrics line without its step or tps (a line cut short?)");
+  }
+  if (*step <= last_step) {
+    return bad_input(origin, number,
+                     "two runs in one file: the steps restart at " + std::to_string(static_cast<long long>(*step)) +
+                         "; import one run per file");
+  }
+  last_step = *step;
+  run.series.push_back(*tps);
+  if (auto tflops = number_after(line, "tflops:")) {
+    run.tflops.push_back(*tflops);
+  }
+  if (auto mfu = number_after(line, "mfu:")) {
+    run.mfu.push_back(*mfu);
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> read_line(std::string_view s, ParsedRun& run, double& last_step, int number,
+                                 const std::string& origin) {
+  if (is_metrics_line(s)) {
+    return read_step(s, run, last_step, number, origin);
+  }
+  if (s.find("Training starts at step") != std::string_view::npos) {
+    return read_training_start(s, run, number, origin);
+  }
+  if (s.find("device mesh with") != std::string_view::npos) {
+    read_mesh(s.substr(s.find("device mesh with")), run, number);
+  } else if (auto gpu =
+                 text_after(s, "capacity:")) {  // "GPU capacity: NAME (0) with", older "CUDA capacity: NAME with"
+    run.printed_device = gpu->substr(0, std::min(gpu->find(" ("), gpu->find(" with ")));
+  } else if (s.find("Float8 training active") != std::string_view::npos || s.find("MXFP8") != std::string_view::npos) {
+    run.set("precision", s.find("MXFP8") != std::string_view::npos ? "mxfp8" : "fp8", number);
+  } else {
+    read_model(s, run, number);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool looks_like_torchtitan(std::string_view text) {
+  for (const Line& line : split_lines(text)) {
+    if (is_metrics_line(strip_ansi(line.text))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin) {
+  ParsedRun run;
+  run.tool = "torchtitan";
+  run.kind = RunKind::training;
+  run.workload = "llm-pretrain";
+  run.series_kind = SeriesKind::tokens_per_s_per_gpu;
+  run.timing = "torchtitan's tps: tokens per second per GPU over each logging interval";
+  double last_step = 0;
+  for (const Line& line : split_lines(text)) {
+    const std::string s = strip_ansi(line.text);
+    if (auto problem = read_line(s, run, last_step, line.number, origin)) {
+      return *problem;
+    }
+    if (!trim(s).empty()) {
+      run.first_line = run.first_line == 0 ? line.number : run.first_line;
+      run.last_line = line.number;
+    }
+  }
+  return run;
+}
+
+}  // namespace dgx::detail

@@ -1,0 +1,39 @@
+// nemo_log.cpp: NeMo 2's per-step train_step_timing lines.
+#include <doctest/doctest.h>
+
+#include "import_fixture.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+namespace {
+const std::vector<std::string> kNemoSets = {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b",
+                                            "train.seq_len=8192"};
+}
+
+TEST_CASE("a NeMo log gives the steady-state step time, the batch it printed and TFLOP/s per GPU") {
+  auto rows = import_data_file("nemo/llama3_70b.log", kNemoSets);
+  REQUIRE(rows);
+  const ResultRow& r = rows->front();
+  CHECK(r.config_text("train.gbs") == "128");
+  CHECK(metric_value(r, "steps") == 50);
+  CHECK(field_value(r, "steady_state") == "median of 45 steps, 5 warm-up steps dropped");
+  CHECK(metric_value(r, "step_time") == doctest::Approx(12.63).epsilon(0.01));
+  CHECK(metric_value(r, "tokens_per_s") == doctest::Approx(8192.0 * 128 / metric_value(r, "step_time")));
+  CHECK(metric_value(r, "tokens_per_s_per_gpu") == doctest::Approx(metric_value(r, "tokens_per_s") / 64));
+  CHECK(metric_value(r, "model_tflops_per_gpu") > 540);
+  CHECK(field_value(r, "derived").find("train.seq_len x train.gbs / step_time") != std::string::npos);
+}
+
+TEST_CASE("a NeMo log does not print the system: the message names the --set that supplies it") {
+  const std::string message = failure_text(import_data_file(
+      "nemo/llama3_70b.log", {"precision=fp8", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"}));
+  CHECK(message.find("the log does not print the system: add --set system=NAME (one of") != std::string::npos);
+  CHECK(message.find("h100-sxm") != std::string::npos);
+}
+
+TEST_CASE("a global batch size that changes in the middle of a NeMo log is two runs") {
+  const std::string message = failure_text(import_data_file("nemo/gbs_change.log", kNemoSets));
+  CHECK(message.find("two runs in one file: train.gbs is 128") != std::string::npos);
+  CHECK(message.find("nemo/gbs_change.log:43:") == 0);
+}

@@ -1,0 +1,54 @@
+// torchtitan_log.cpp: the coloured metric lines and the start-up lines of a torchtitan run.
+#include <doctest/doctest.h>
+
+#include "import_fixture.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+TEST_CASE("a torchtitan log gives tokens per GPU, the batch, the mesh, the model and the GPU") {
+  auto rows = import_data_file("torchtitan/llama3_8b.log", {"precision=bf16"});
+  REQUIRE(rows);
+  REQUIRE(rows->size() == 1);
+  const ResultRow& r = rows->front();
+  CHECK(r.mode == ResultMode::measured);
+  CHECK(r.workload == "llm-pretrain");
+  CHECK(r.label == "measured (imported: torchtitan)");
+  CHECK(r.config_text("model") == "llama3.1-8b");
+  CHECK(r.config_text("system") == "h100-sxm");
+  CHECK(r.config_text("gpus") == "8");
+  CHECK(r.config_text("train.gbs") == "16");
+  CHECK(r.config_text("train.mbs") == "2");
+  CHECK(r.config_text("train.seq_len") == "8192");
+  CHECK(metric_value(r, "steps") == 11);
+  // 11 logged steps: 2 dropped, the median of the other 9 tps values is the per-GPU rate.
+  CHECK(field_value(r, "steady_state") == "median of 9 steps, 2 warm-up steps dropped");
+  CHECK(r.sample_times.size() == 9);
+  const double per_gpu = metric_value(r, "tokens_per_s_per_gpu");
+  CHECK(per_gpu > 6600);
+  CHECK(per_gpu < 6700);
+  CHECK(metric_value(r, "step_time") == doctest::Approx(16.0 * 8192 / (8 * per_gpu)));
+  CHECK(metric_value(r, "mfu") > 38);
+  CHECK(field_value(r, "file") == "torchtitan/llama3_8b.log:1-30");
+}
+
+TEST_CASE("a torchtitan log without a precision line asks for --set precision") {
+  const std::string message = failure_text(import_data_file("torchtitan/llama3_8b.log"));
+  CHECK(message.find("add --set precision=bf16|fp8|mxfp8|nvfp4") != std::string::npos);
+}
+
+TEST_CASE("a torchtitan run that crashed after three logged steps has no steady state") {
+  const std::string message = failure_text(import_data_file("torchtitan/crashed.log", {"precision=bf16"}));
+  CHECK(message.find("no steady state: the run logged only 3 steps") != std::string::npos);
+}
+
+TEST_CASE("two torchtitan runs in one file are refused, naming both lines") {
+  const std::string message = failure_text(import_data_file("torchtitan/two_runs.log", {"precision=bf16"}));
+  CHECK(message.find("two runs in one file") != std::string::npos);
+  CHECK(message.find("torchtitan/two_runs.log:") == 0);
+}
+
+TEST_CASE("a --set gpus that contradicts torchtitan's device mesh names both values") {
+  const std::string message = failure_text(import_data_file("torchtitan/llama3_8b.log", {"precision=bf16", "gpus=16"}));
+  CHECK(message.find("the log says gpus=8 but --set gpus=16 contradicts it") != std::string::npos);
+}

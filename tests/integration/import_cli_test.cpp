@@ -1,0 +1,114 @@
+// dgxhost import as users run it (issue 25): each format to JSON rows, -o FILE, and every kind of bad input as a
+// usage failure (exit 2) whose message names the file.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "dgx/core/support/json.hpp"
+#include "dgxhost.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx;
+using namespace dgx::testing;
+
+namespace {
+
+std::string data(const std::string& relative) { return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative; }
+
+ProcessResult import(const std::vector<std::string>& args) {
+  return dgxhost(std::vector<std::string>{"import"} + args);
+}
+
+json::Array results_of(const ProcessResult& r) {
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  json::Value doc = json::parse(r.out);
+  CHECK(doc["schema"].as_string() == "dgx.results/1");
+  return doc["results"].as_array();
+}
+
+struct Case {
+  const char* file;
+  std::vector<std::string> sets;
+  const char* tool;
+  std::size_t rows;
+};
+
+}  // namespace
+
+TEST_CASE("dgxhost import turns each format into measured rows of dgx.results/1") {
+  const Case cases[] = {
+      {"torchtitan/llama3_8b.log", {"precision=bf16"}, "torchtitan", 1},
+      {"nemo/llama3_70b.log",
+       {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"},
+       "nemo",
+       1},
+      {"megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b"}, "megatron-lm", 1},
+      {"mlperf/llama31_405b_result_0.txt", {"system=h100-sxm", "gpus=512", "precision=fp8"}, "mlperf", 1},
+      {"nccl-tests/all_reduce_8xh100.txt", {}, "nccl-tests", 18},
+      {"aiperf/profile_export_aiperf.json", {"system=h100-sxm", "gpus=4"}, "aiperf", 1},
+      {"vllm-bench/vllm-1000-64.json", {"system=h200-sxm", "gpus=1"}, "vllm-bench", 1},
+      {"trtllm-bench/llama3.1-8b_fp8_throughput.txt", {"system=b200"}, "trtllm-bench", 1},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    std::vector<std::string> args = {data(c.file), "--format", "json"};
+    for (const std::string& s : c.sets) {
+      args.insert(args.end(), {"--set", s});
+    }
+    const json::Array rows = results_of(import(args));
+    REQUIRE(rows.size() == c.rows);
+    CHECK(rows[0]["mode"].as_string() == "measured");
+    CHECK(rows[0]["label"].as_string().rfind(std::string("measured (imported: ") + c.tool, 0) == 0);
+  }
+}
+
+TEST_CASE("dgxhost import -o writes the rows to the file as well") {
+  TempDir dir;
+  const std::string out = (dir.path() / "imported.json").string();
+  const ProcessResult r = import({data("nccl-tests/all_reduce_8xh100.txt"), "-o", out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("imported nccl-tests (measured)") != std::string::npos);  // the nccl-tests layout on stdout
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json::Value doc = json::parse(text.str());
+  CHECK(doc["results"].as_array().size() == 18);
+  CHECK(doc["context"]["import"]["files"][0]["tool"].as_string() == "nccl-tests");
+}
+
+TEST_CASE("dgxhost import refuses bad input with exit 2 and a message naming the file") {
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{data("bad/empty.txt")}, "the file is empty"},
+      {{data("bad/binary.bin")}, "a binary file"},
+      {{data("bad/unknown.txt")}, "not a log of any of: mlperf, nccl-tests"},
+      {{data("vllm-bench/truncated.json"), "--set", "system=h200-sxm"}, "truncated JSON"},
+      {{data("nccl-tests/cut_mid_row.txt")}, "cut_mid_row.txt:26: a table line with 3 of nccl-tests' 13 columns"},
+      {{data("torchtitan/crashed.log"), "--set", "precision=bf16"}, "no steady state: the run logged only 3 steps"},
+      {{data("mlperf/two_runs.txt"), "--set", "system=h100-sxm", "--set", "gpus=512", "--set", "precision=fp8"},
+       "two runs in one file"},
+      {{data("megatron-lm/llama70b_tp4pp4.log"), "--set", "system=h100-sxm", "--set", "model=llama3.1-70b", "--set",
+        "gpus=128"},
+       "the log says gpus=32 but --set gpus=128 contradicts it"},
+      {{data("aiperf/cancelled.json"), "--set", "system=h100-sxm", "--set", "gpus=4"}, "an unfinished AIPerf run"},
+      {{data("nemo/llama3_70b.log"), "--set", "precision=fp8", "--set", "gpus=64", "--set", "model=llama3.1-70b",
+        "--set", "train.seq_len=8192"},
+       "the log does not print the system: add --set system=NAME (one of"},
+  };
+  for (const auto& [args, expected] : cases) {
+    CAPTURE(args[0]);
+    const ProcessResult r = import(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());  // no partial row
+    CHECK_MESSAGE(r.err.find(expected) != std::string::npos, r.err);
+    CHECK(r.err.find(std::filesystem::path(args[0]).filename().string()) != std::string::npos);
+  }
+}
+
+TEST_CASE("dgxhost import --help names the formats and the exit codes") {
+  const ProcessResult r = import({"--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("torchtitan") != std::string::npos);
+  CHECK(r.out.find("Exit codes") != std::string::npos);
+}
