@@ -105,8 +105,8 @@ TEST_CASE("verdict refuses what it cannot judge: exit 2 and no verdict") {
   const ProcessResult missing = dgxhost({"verdict", (dir.path() / "absent.json").string()});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("absent.json") != std::string::npos);
-  const auto projected_only = dir.write(
-      "projected.json", R"({"schema": "dgx.results/1", "status": {"exit_code": 0, "ok": true}, "context": {},
+  const auto projected_only =
+      dir.write("projected.json", R"({"schema": "dgx.results/1", "status": {"exit_code": 0, "ok": true}, "context": {},
       "results": [{"workload": "llm-pretrain", "plugin": "llm-pretrain", "mode": "projected", "config": {},
       "metrics": {}, "info": {}}], "notes": []})");
   const ProcessResult none = dgxhost({"verdict", projected_only.string()});

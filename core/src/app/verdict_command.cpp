@@ -151,8 +151,9 @@ Projection project_row(Session& s, const CliOptions& base, const ResultRow& row,
     return {std::nullopt, "no plugin projects " + row.workload + ": " + target.error().message, {}};
   }
   if (!target->workload->supports(DGX_MODE_PROJECT)) {
-    return {std::nullopt, row.workload + " only measures (" + target->workload->mode_list() +
-                              "): it has no model to project with; the published reference judges it",
+    return {std::nullopt,
+            row.workload + " only measures (" + target->workload->mode_list() +
+                "): it has no model to project with; the published reference judges it",
             {}};
   }
   s.options = base;
@@ -251,8 +252,8 @@ int run_verdict(int argc, const char* const* argv) {
       return report_failure(run.error());
     }
     if (run->exit_code != 0) {
-      return report_failure({ExitCode::usage, path + ": the run it holds failed (" + run->error +
-                                                  "): a failed run gets no verdict"});
+      return report_failure(
+          {ExitCode::usage, path + ": the run it holds failed (" + run->error + "): a failed run gets no verdict"});
     }
     if (first.context.empty()) {
       first.context = run->context;

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <toml++/toml.h>
 
 #include "dgx/core/config/search_paths.hpp"
 #include "dgx/core/config/toml_reader.hpp"
@@ -95,26 +95,37 @@ std::vector<std::string> names_in(const char* folder) {
   return names;
 }
 
-// The device_names of one system file: its `device_names = [...]` line, read as a TOML value.
-std::vector<std::string> device_names(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("device_names", 0) != 0 || line.find('=') == std::string::npos) {
-      continue;
-    }
-    auto value = parse_toml_value(trim(std::string_view(line).substr(line.find('=') + 1)));
-    std::vector<std::string> names;
-    if (value && value->is_array()) {
-      for (const json::Value& v : value->as_array()) {
-        if (v.is_string()) {
-          names.push_back(v.as_string());
-        }
+// One system file of the catalog as TOML; an empty table when it is absent or does not parse (the run that uses the
+// system reports that, with the file's line).
+toml::table system_file(const std::string& system) {
+  const std::filesystem::path dir = configs_dir("systems");
+  if (dir.empty()) {
+    return {};
+  }
+  try {
+    return toml::parse_file((dir / (system + ".toml")).string());
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// The device names a system answers to: its own `device_names`, else (`inherited`) those of the system it inherits:
+// a variant of a GPU (another memory, a power cap) keeps the GPU's names.
+std::vector<std::string> device_names(const std::string& system, bool inherited, int depth = 0) {
+  const toml::table file = system_file(system);
+  std::vector<std::string> names;
+  if (const toml::array* list = file["device_names"].as_array()) {
+    for (const toml::node& n : *list) {
+      if (const auto name = n.value<std::string>()) {
+        names.push_back(*name);
       }
     }
-    return names;
   }
-  return {};
+  const auto parent = file["inherits"].value<std::string>();
+  if (names.empty() && inherited && parent && depth < 8) {
+    return device_names(*parent, true, depth + 1);
+  }
+  return names;
 }
 
 std::string lower(std::string_view s) {
@@ -155,12 +166,13 @@ std::vector<std::string> catalog_models() { return names_in("models"); }
 std::vector<std::string> catalog_systems() { return names_in("systems"); }
 
 std::optional<std::string> system_of_device(std::string_view device) {
-  const std::filesystem::path dir = configs_dir("systems");
   const std::string name = lower(device);
   std::size_t best = 0;
   std::vector<std::string> winners;
   for (const std::string& system : catalog_systems()) {
-    for (const std::string& pattern : device_names(dir / (system + ".toml"))) {
+    // Only a system's own names: a variant that answers through its parent's (a power cap, another memory) is
+    // chosen by --set, never by the device name alone.
+    for (const std::string& pattern : device_names(system, false)) {
       if (!matches_as_words(name, lower(pattern)) || pattern.size() < best) {
         continue;
       }
@@ -172,6 +184,13 @@ std::optional<std::string> system_of_device(std::string_view device) {
     }
   }
   return winners.size() == 1 ? std::optional<std::string>(winners.front()) : std::nullopt;
+}
+
+bool system_answers_to(const std::string& system, std::string_view device) {
+  const std::string name = lower(device);
+  const std::vector<std::string> patterns = device_names(system, true);
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return matches_as_words(name, lower(p)); });
 }
 
 std::string joined(const std::vector<std::string>& names) {

@@ -23,6 +23,11 @@ std::vector<std::string> catalog_systems();
 /// (whole words, ignoring case, the longest pattern wins); empty when none or two match.
 std::optional<std::string> system_of_device(std::string_view device);
 
+/// Whether catalog system `system` answers to the CUDA device name `device` by its own device_names or, for a
+/// variant without names of its own, its parent's: a log that names an H100 may be said, by --set, to have run on
+/// an H100 variant (h100-sxm-96gb-hbm2e-500w), not on a B200.
+bool system_answers_to(const std::string& system, std::string_view device);
+
 /// "a, b, c" for messages.
 std::string joined(const std::vector<std::string>& names);
 

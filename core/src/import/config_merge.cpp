@@ -95,7 +95,9 @@ std::optional<Failure> apply_set(ParsedRun& run, const std::string& argument, co
     return problem;
   }
   const auto printed = printed_value(run, entry->key);
-  if (printed && !same(*printed, entry->value)) {
+  const bool refines = entry->key == "system" && printed && entry->value.is_string() &&
+                       system_answers_to(entry->value.as_string(), run.printed_device);
+  if (printed && !same(*printed, entry->value) && !refines) {
     return bad_input(origin, line_of(run, entry->key),
                      "the log says " + entry->key + "=" + shown(*printed) + " but --set " + entry->key + "=" +
                          shown(entry->value) + " contradicts it");

@@ -2,6 +2,8 @@
 // import.hpp: the keys of the workload that would have run it, the metric names and units its rows use.
 #include <cmath>
 
+#include <filesystem>
+
 #include "dgx/core/support/statistics.hpp"
 
 #include "parsed_run.hpp"
@@ -23,9 +25,12 @@ ResultRow base_row(const ParsedRun& run, const std::string& origin, const std::s
   row.plugin = plugin;
   row.mode = ResultMode::measured;
   row.table = "imported " + run.tool;
-  row.label = "measured (" + source_of(run) + ")";
+  row.label = std::filesystem::path(origin).filename().string();  // the mode column says the tool
   row.config = run.config;
-  row.add_field(field("source", source_of(run), true));  // the label says it too
+  row.add_field(field("source", source_of(run), true));  // the mode column says it too
+  if (const json::Value* system = run.config.find("system"); system != nullptr && system->is_string()) {
+    row.add_field(field("system", system->as_string(), true));  // what published references match on (info.system)
+  }
   row.add_field(field("tool", run.tool, true));
   if (!run.version.empty()) {
     row.add_field(field("tool_version", run.version, true));

@@ -35,6 +35,9 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
     names.emplace_back(rest.substr(open + 1, close - open - 1));
     rest.remove_prefix(close + 1);
   }
+  for (const char* key : {"parallel.tp", "parallel.pp", "parallel.cp"}) {
+    run.set(key, std::int64_t{1}, number);  // the mesh is the whole layout: a dimension it lacks is 1
+  }
   std::string_view sizes = line.substr(sizes_at + 4);
   sizes = sizes.substr(0, sizes.find(']'));
   std::int64_t gpus = 1;
@@ -51,6 +54,9 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
                                            : "";
     if (!key.empty()) {
       run.set(key, static_cast<std::int64_t>(*n), number);
+    }
+    if (name == "dp_shard" && *n > 1) {
+      run.set("parallel.fsdp", true, number);  // torchtitan shards data-parallel state with FSDP2 (fully_shard)
     }
     sizes = comma == std::string_view::npos ? std::string_view() : sizes.substr(comma + 1);
   }
@@ -133,6 +139,51 @@ std::optional<Failure> read_line(std::string_view s, ParsedRun& run, double& las
   return std::nullopt;
 }
 
+// What the log says of the framework's own choices: torch.compile, async TP and FSDP's mixed precision decide
+// which torchtitan profile of configs/frameworks ran (torchtitan: compiled with async TP; torchtitan-sync-tp:
+// compiled, TP without async; torchtitan-eager: no torch.compile), and bf16 is what fully_shard computes in unless a
+// float8 conversion says otherwise.
+struct TitanFeatures {
+  int compiled = 0;  // the line that says so, 0 when none
+  int async_tp = 0;
+  int mixed_precision = 0;
+  std::string recompute = "none";  // torchtitan says "Applied selective|full activation checkpointing" when on
+  int recompute_line = 0;
+
+  void read(std::string_view s, int number) {
+    if (s.find("with torch.compile") != std::string_view::npos) {
+      compiled = number;
+    } else if (s.find("Async TP") != std::string_view::npos || s.find("async TP") != std::string_view::npos) {
+      async_tp = number;
+    } else if (s.find("Mixed precision training is handled by fully_shard") != std::string_view::npos) {
+      mixed_precision = number;
+    } else if (s.find("activation checkpointing to the model") != std::string_view::npos) {
+      recompute = s.find("Applied full") != std::string_view::npos ? "full" : "selective";
+      recompute_line = number;
+    }
+  }
+
+  void apply(ParsedRun& run) const {
+    const json::Value* tp = run.config.find("parallel.tp");
+    const bool tensor_parallel = tp != nullptr && tp->is_number() && tp->as_number() > 1;
+    const char* framework = compiled == 0                      ? "torchtitan-eager"
+                            : tensor_parallel && async_tp == 0 ? "torchtitan-sync-tp"
+                                                               : "torchtitan";
+    run.set("framework", framework, compiled != 0 ? compiled : run.first_line);
+    run.set("train.recompute", recompute, recompute_line != 0 ? recompute_line : run.first_line);
+    run.notes.push_back(std::string("framework ") + framework + ": " +
+                        (compiled == 0 ? "no torch.compile line (eager)"
+                                       : "torch.compile (line " + std::to_string(compiled) + ")" +
+                                             (tensor_parallel ? async_tp != 0 ? ", async TP" : ", TP without async TP"
+                                                              : std::string())));
+    if (run.config.find("precision") == nullptr && mixed_precision != 0) {
+      run.set("precision", "bf16", mixed_precision);
+      run.notes.push_back("precision bf16: FSDP's mixed precision (line " + std::to_string(mixed_precision) +
+                          "), no float8 conversion in the log");
+    }
+  }
+};
+
 }  // namespace
 
 bool looks_like_torchtitan(std::string_view text) {
@@ -152,16 +203,19 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
   run.series_kind = SeriesKind::tokens_per_s_per_gpu;
   run.timing = "torchtitan's tps: tokens per second per GPU over each logging interval";
   double last_step = 0;
+  TitanFeatures features;
   for (const Line& line : split_lines(text)) {
     const std::string s = strip_ansi(line.text);
     if (auto problem = read_line(s, run, last_step, line.number, origin)) {
       return *problem;
     }
+    features.read(s, line.number);
     if (!trim(s).empty()) {
       run.first_line = run.first_line == 0 ? line.number : run.first_line;
       run.last_line = line.number;
     }
   }
+  features.apply(run);
   return run;
 }
 

@@ -13,9 +13,15 @@ namespace {
 
 // The metrics a run is judged on against its projection, in order of preference: what a platform engineer reads
 // first (per-GPU throughput), then the time the tool itself timed.
-constexpr std::array<const char*, 9> kJudged = {
-    "tokens_per_s_per_gpu", "step_time", "tokens_per_s", "output_tokens_per_s_per_gpu", "output_tokens_per_s",
-    "tpot", "ttft", "e2e_latency", "busbw"};
+constexpr std::array<const char*, 9> kJudged = {"tokens_per_s_per_gpu",
+                                                "step_time",
+                                                "tokens_per_s",
+                                                "output_tokens_per_s_per_gpu",
+                                                "output_tokens_per_s",
+                                                "tpot",
+                                                "ttft",
+                                                "e2e_latency",
+                                                "busbw"};
 
 // A part of the projected step below this share is not where a slow run loses its time.
 constexpr double kWorthMeasuring = 0.02;
@@ -121,8 +127,8 @@ std::string ProjectionJudgement::text() const {
            "): faster than the model expects of this configuration (the model is pessimistic here)";
   case ProjectionOutcome::as_projected: break;
   }
-  return (ratio >= 1 ? percent(off) + " above" : percent(off) + " below") + " the projection, inside its " +
-         band_text + ": as fast as this configuration should run";
+  return (ratio >= 1 ? percent(off) + " above" : percent(off) + " below") + " the projection, inside its " + band_text +
+         ": as fast as this configuration should run";
 }
 
 std::optional<ProjectionJudgement> judge_against_projection(const ResultRow& measured, const ResultRow& projected) {
@@ -190,8 +196,8 @@ std::vector<std::string> where_time_goes(const ResultRow& measured, const Result
     lines.push_back("the run printed: " + text::join(shown, ", "));
   }
   const Metric* measured_time = measured.find_metric(timed);
-  const auto projected_time = measured_time != nullptr ? metric_value(projected, timed, measured_time->unit)
-                                                       : std::nullopt;
+  const auto projected_time =
+      measured_time != nullptr ? metric_value(projected, timed, measured_time->unit) : std::nullopt;
   if (measured_time != nullptr && projected_time && *projected_time > 0) {
     const double gap = convert(measured_time->value - *projected_time, measured_time->unit, "s").value_or(0);
     if (gap > 0) {
@@ -236,8 +242,8 @@ std::vector<std::string> settling_measurements(const ResultRow& measured, const 
       add("dgxhost --plugin llm-layer --set model=" + model + " --set 'precision=[\"" + precision +
           "\"]' (one layer of the model, op by op)");
     } else if (p.key == "tp" && tp > 1) {
-      add("srun -N 1 -n " + std::to_string(tp) + " dgxhost --plugin all_reduce -b " + (serving ? "8K -e 1M" : "16M -e 1G") +
-          " (the TP" + std::to_string(tp) + " all-reduce inside a node)");
+      add("srun -N 1 -n " + std::to_string(tp) + " dgxhost --plugin all_reduce -b " +
+          (serving ? "8K -e 1M" : "16M -e 1G") + " (the TP" + std::to_string(tp) + " all-reduce inside a node)");
     } else if (p.key == "dp" || p.key == "optimizer") {
       add("srun -N " + std::to_string(nodes) + " -n " + std::to_string(gpus) +
           " dgxhost --plugin reduce_scatter -b 64M -e 1G (the gradient reduce-scatter across nodes; all_gather for the "
@@ -254,7 +260,6 @@ std::vector<std::string> settling_measurements(const ResultRow& measured, const 
   add("dgxhost --plugin platform-check (GEMM, HBM, NCCL and one layer against their references)");
   return out;
 }
-
 
 namespace {
 
@@ -291,17 +296,17 @@ ResultRow shown_projection(const ResultRow& measured, const ResultRow& projected
 // What the projection assumed that the run did not say (fill_assumed).
 std::string assumed_text(const ResultRow& row) {
   const Field* f = row.find_field("assumed");
-  return f == nullptr ? std::string() : "; not in the run's output, the projection assumed " + f->value +
-                                            " (--set KEY=VALUE to change)";
+  return f == nullptr
+             ? std::string()
+             : "; not in the run's output, the projection assumed " + f->value + " (--set KEY=VALUE to change)";
 }
 
 }  // namespace
 
 std::vector<std::string> fill_assumed(ResultRow& row, const ResultRow& projected) {
   static const std::array<const char*, 14> keys = {
-      "framework",         "precision",       "parallel.tp",   "parallel.pp",   "parallel.cp",
-      "parallel.vp",       "parallel.ep",     "parallel.etp",  "parallel.fsdp", "train.mbs",
-      "train.gbs",         "train.seq_len",   "serve.isl",     "serve.osl"};
+      "framework",     "precision", "parallel.tp", "parallel.pp",   "parallel.cp",     "parallel.vp", "parallel.ep",
+      "parallel.fsdp", "train.mbs", "train.gbs",   "train.seq_len", "train.recompute", "serve.isl",   "serve.osl"};
   std::vector<std::string> filled, described;
   for (const char* key : keys) {
     const json::Value* resolved = projected.config.find(key);

@@ -13,7 +13,9 @@ TEST_CASE("a torchtitan log gives tokens per GPU, the batch, the mesh, the model
   const ResultRow& r = rows->front();
   CHECK(r.mode == ResultMode::measured);
   CHECK(r.workload == "llm-pretrain");
-  CHECK(r.label == "measured (imported: torchtitan)");
+  CHECK(r.label == "llama3_8b.log");
+  CHECK(field_value(r, "source") == "imported: torchtitan");
+  CHECK(field_value(r, "system") == "h100-sxm");
   CHECK(r.config_text("model") == "llama3.1-8b");
   CHECK(r.config_text("system") == "h100-sxm");
   CHECK(r.config_text("gpus") == "8");
@@ -32,9 +34,27 @@ TEST_CASE("a torchtitan log gives tokens per GPU, the batch, the mesh, the model
   CHECK(field_value(r, "file") == "torchtitan/llama3_8b.log:1-30");
 }
 
-TEST_CASE("a torchtitan log without a precision line asks for --set precision") {
-  const std::string message = failure_text(import_data_file("torchtitan/llama3_8b.log"));
-  CHECK(message.find("add --set precision=bf16|fp8|mxfp8|nvfp4") != std::string::npos);
+TEST_CASE("a torchtitan log says its profile and precision: compiled FSDP2 in bf16 without a float8 line") {
+  auto rows = import_data_file("torchtitan/llama3_8b.log");
+  REQUIRE(rows);
+  const ResultRow& r = rows->front();
+  CHECK(r.config_text("precision") == "bf16");
+  CHECK(r.config_text("framework") == "torchtitan");  // torch.compile, no TP: the compiled profile
+  CHECK(r.config_text("parallel.fsdp") == "true");    // dp_shard 8
+  CHECK(field_value(r, "note").find("precision bf16: FSDP's mixed precision (line 15)") != std::string::npos);
+  CHECK(field_value(r, "note").find("framework torchtitan: torch.compile (line 11)") != std::string::npos);
+}
+
+TEST_CASE("a torchtitan log without torch.compile is the eager profile, and a float8 line sets fp8") {
+  std::string text = read_import_data("torchtitan/llama3_8b.log");
+  const std::string compile = "Compiling each TransformerBlock with torch.compile";
+  text.replace(text.find(compile), compile.size(), "Applied FSDP to the model");
+  const std::string mixed = "Mixed precision training is handled by fully_shard";
+  text.replace(text.find(mixed), mixed.size(), "Float8 training active with recipe tensorwise");
+  auto rows = import_text(text, "eager.log", {});
+  REQUIRE(rows);
+  CHECK(rows->front().config_text("framework") == "torchtitan-eager");
+  CHECK(rows->front().config_text("precision") == "fp8");
 }
 
 TEST_CASE("a torchtitan run that crashed after three logged steps has no steady state") {

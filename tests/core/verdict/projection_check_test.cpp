@@ -53,7 +53,8 @@ ResultRow projection(double band_percent = 7.3) {
 }
 
 bool any_line_has(const std::vector<std::string>& lines, const std::string& part) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(part) != std::string::npos; });
 }
 
 }  // namespace
@@ -144,10 +145,9 @@ TEST_CASE("apply_projections puts each projection before its run, and a slower r
   comm.mode = ResultMode::measured;
   comm.add_metric({"busbw", 350, "GB/s", false, {}});
   report.rows.push_back(comm);
-  const std::vector<Projection> projections = {
-      {projection(), {}, "dgxhost --plugin llm-pretrain --mode project"},
-      {projection(), {}, "dgxhost --plugin llm-pretrain --mode project"},
-      {std::nullopt, "all_reduce only measures", {}}};
+  const std::vector<Projection> projections = {{projection(), {}, "dgxhost --plugin llm-pretrain --mode project"},
+                                               {projection(), {}, "dgxhost --plugin llm-pretrain --mode project"},
+                                               {std::nullopt, "all_reduce only measures", {}}};
   const ProjectionCounts n = apply_projections(report, projections);
   CHECK(n.slower == 1);
   CHECK(n.as_projected == 1);

@@ -46,7 +46,6 @@ std::vector<std::string> where_time_goes(const ResultRow& measured, const Result
 /// reduce-scatter across nodes, the expert all-to-all, and the platform check of each node).
 std::vector<std::string> settling_measurements(const ResultRow& measured, const ResultRow& projected);
 
-
 /// The projection of one measured row's configuration, or why there is none ("llm-pretrain: invalid
 /// configuration: ...", "the comm workloads only measure: no model of a single collective").
 struct Projection {
