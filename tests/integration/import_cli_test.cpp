@@ -60,7 +60,8 @@ TEST_CASE("dgxhost import turns each format into measured rows of dgx.results/1"
     const json::Array rows = results_of(import(args));
     REQUIRE(rows.size() == c.rows);
     CHECK(rows[0]["mode"].as_string() == "measured");
-    CHECK(rows[0]["label"].as_string().rfind(std::string("measured (imported: ") + c.tool, 0) == 0);
+    CHECK(rows[0]["info"]["source"].as_string().rfind(std::string("imported: ") + c.tool, 0) == 0);
+    CHECK(rows[0]["label"].as_string() == std::filesystem::path(c.file).filename().string());
   }
 }
 
@@ -90,7 +91,7 @@ TEST_CASE("dgxhost import refuses bad input with exit 2 and a message naming the
        "two runs in one file"},
       {{data("megatron-lm/llama70b_tp4pp4.log"), "--set", "system=h100-sxm", "--set", "model=llama3.1-70b", "--set",
         "gpus=128"},
-       "the log says gpus=32 but --set gpus=128 contradicts it"},
+       "the log says gpus=64 but --set gpus=128 contradicts it"},
       {{data("aiperf/cancelled.json"), "--set", "system=h100-sxm", "--set", "gpus=4"}, "an unfinished AIPerf run"},
       {{data("nemo/llama3_70b.log"), "--set", "precision=fp8", "--set", "gpus=64", "--set", "model=llama3.1-70b",
         "--set", "train.seq_len=8192"},

@@ -1,5 +1,6 @@
 #include "verdict_command.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -144,6 +145,40 @@ std::string command_line(const std::string& workload, const std::vector<std::str
   return out;
 }
 
+bool states(const ResultRow& row, const std::vector<std::string>& user_sets, const std::string& key) {
+  if (row.config.find(key) != nullptr) {
+    return true;
+  }
+  return std::any_of(user_sets.begin(), user_sets.end(), [&](const std::string& set) {
+    auto entry = parse_set_argument(set);
+    return entry && entry->key == key;
+  });
+}
+
+// A training run is projected at its own layout, never at one the plugin would choose: without TP and PP there is
+// no projection (the message says what to add); CP, VP, EP and the micro-batch a log leaves out are Megatron's
+// defaults, 1, named among the projection's assumptions.
+Expected<std::vector<std::string>> training_layout(const ResultRow& row, const std::vector<std::string>& user_sets) {
+  std::vector<std::string> missing;
+  for (const char* key : {"parallel.tp", "parallel.pp"}) {
+    if (!states(row, user_sets, key)) {
+      missing.emplace_back(key);
+    }
+  }
+  if (!missing.empty()) {
+    return Failure{ExitCode::usage, "the run does not say its parallel layout (" + text::join(missing, ", ") +
+                                        "): add --set parallel.tp=N --set parallel.pp=N (and parallel.cp, "
+                                        "parallel.vp, train.mbs where they are not 1)"};
+  }
+  std::vector<std::string> defaults;
+  for (const char* key : {"parallel.cp", "parallel.vp", "parallel.ep", "train.mbs"}) {
+    if (!states(row, user_sets, key)) {
+      defaults.push_back(std::string(key) + "=1");
+    }
+  }
+  return defaults;
+}
+
 // The projection of one measured row through the ordinary run path (--mode project), or why there is none.
 Projection project_row(Session& s, const CliOptions& base, const ResultRow& row, const std::vector<std::string>& sets) {
   auto target = resolve_name(s.registry, row.workload);
@@ -156,9 +191,20 @@ Projection project_row(Session& s, const CliOptions& base, const ResultRow& row,
                 "): it has no model to project with; the published reference judges it",
             {}};
   }
+  std::vector<std::string> layout;
+  if (target->workload->kind == DGX_KIND_PRETRAIN || target->workload->kind == DGX_KIND_FINETUNE) {
+    auto stated = training_layout(row, sets);
+    if (!stated) {
+      return {std::nullopt, stated.error().message, {}};
+    }
+    layout = std::move(stated.value());
+  }
   s.options = base;
   s.options.plugin = row.workload;
-  s.options.sets = projection_sets(row, schema_for(*target->workload), sets);
+  s.options.sets = layout;
+  for (std::string& set : projection_sets(row, schema_for(*target->workload), sets)) {
+    s.options.sets.push_back(std::move(set));
+  }
   s.options.mode = RequestedMode::project;
   const std::string command = command_line(row.workload, s.options.sets);
   auto resolved = resolve_run(s);

@@ -76,6 +76,18 @@ void read_precision(const Arguments& args, ParsedRun& run) {
   }
 }
 
+// What decides whether a layout fits: activation recompute (recompute_granularity selective|full, None = off) and the
+// distributed optimizer (ZeRO-1 over the data-parallel ranks).
+void read_memory_choices(const Arguments& args, ParsedRun& run) {
+  if (const std::string* granularity = args.find("recompute_granularity")) {
+    run.set("train.recompute", is_none(*granularity) ? std::string("none") : *granularity,
+            args.line("recompute_granularity"));
+  }
+  if (const std::string* zero = args.find("use_distributed_optimizer")) {
+    run.set("train.distributed_optimizer", *zero == "True", args.line("use_distributed_optimizer"));
+  }
+}
+
 void read_arguments(const Arguments& args, ParsedRun& run) {
   for (const auto& [name, key] : integer_arguments()) {
     const std::string* v = args.find(name);
@@ -104,6 +116,7 @@ void read_arguments(const Arguments& args, ParsedRun& run) {
                         (hidden != nullptr ? *hidden : "?"));
   }
   read_precision(args, run);
+  read_memory_choices(args, run);
 }
 
 std::optional<Failure> read_iteration(const Line& line, ParsedRun& run, double& last_iteration,
