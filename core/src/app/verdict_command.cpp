@@ -155,23 +155,32 @@ bool states(const ResultRow& row, const std::vector<std::string>& user_sets, con
   });
 }
 
-// A training run is projected at its own layout, never at one the plugin would choose: without TP and PP there is
-// no projection (the message says what to add); CP, VP, EP and the micro-batch a log leaves out are Megatron's
+// A run is projected at its own layout, never at one the plugin would choose: a training run needs its TP and PP, a
+// serving run its TP and precision (a benchmark client does not know the server's), from the file or --set, else
+// there is no projection and the message says what to add. The rest a log leaves out are the frameworks'
 // defaults, 1, named among the projection's assumptions.
-Expected<std::vector<std::string>> training_layout(const ResultRow& row, const std::vector<std::string>& user_sets) {
+Expected<std::vector<std::string>> stated_layout(const ResultRow& row, dgx_workload_kind kind,
+                                                 const std::vector<std::string>& user_sets) {
+  const bool serving = kind == DGX_KIND_INFERENCE;
+  const std::vector<const char*> needed = serving ? std::vector<const char*>{"parallel.tp", "precision"}
+                                                  : std::vector<const char*>{"parallel.tp", "parallel.pp"};
+  const std::vector<const char*> ones =
+      serving ? std::vector<const char*>{"parallel.pp", "parallel.ep"}
+              : std::vector<const char*>{"parallel.cp", "parallel.vp", "parallel.ep", "train.mbs"};
   std::vector<std::string> missing;
-  for (const char* key : {"parallel.tp", "parallel.pp"}) {
+  for (const char* key : needed) {
     if (!states(row, user_sets, key)) {
       missing.emplace_back(key);
     }
   }
   if (!missing.empty()) {
-    return Failure{ExitCode::usage, "the run does not say its parallel layout (" + text::join(missing, ", ") +
-                                        "): add --set parallel.tp=N --set parallel.pp=N (and parallel.cp, "
-                                        "parallel.vp, train.mbs where they are not 1)"};
+    return Failure{ExitCode::usage,
+                   std::string("the run does not say ") + (serving ? "how the server ran (" : "its parallel layout (") +
+                       text::join(missing, ", ") + "): add --set " + text::join(missing, "=... --set ") + "=..." +
+                       (serving ? "" : " (and parallel.cp, parallel.vp, train.mbs where they are not 1)")};
   }
   std::vector<std::string> defaults;
-  for (const char* key : {"parallel.cp", "parallel.vp", "parallel.ep", "train.mbs"}) {
+  for (const char* key : ones) {
     if (!states(row, user_sets, key)) {
       defaults.push_back(std::string(key) + "=1");
     }
@@ -192,8 +201,9 @@ Projection project_row(Session& s, const CliOptions& base, const ResultRow& row,
             {}};
   }
   std::vector<std::string> layout;
-  if (target->workload->kind == DGX_KIND_PRETRAIN || target->workload->kind == DGX_KIND_FINETUNE) {
-    auto stated = training_layout(row, sets);
+  const dgx_workload_kind kind = target->workload->kind;
+  if (kind == DGX_KIND_PRETRAIN || kind == DGX_KIND_FINETUNE || kind == DGX_KIND_INFERENCE) {
+    auto stated = stated_layout(row, kind, sets);
     if (!stated) {
       return {std::nullopt, stated.error().message, {}};
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 
 #include "dgx/core/support/exit_codes.hpp"
 #include "dgx/core/support/text.hpp"
@@ -131,12 +132,31 @@ std::string ProjectionJudgement::text() const {
          ": as fast as this configuration should run";
 }
 
-std::optional<ProjectionJudgement> judge_against_projection(const ResultRow& measured, const ResultRow& projected) {
-  const Metric* band = projected.find_metric("accuracy_band");
-  if (band == nullptr || !std::isfinite(band->value) || band->value < 0) {
+// The projection's expected error as a fraction: its accuracy_band metric, or the "±x%" of its band field (serving
+// rows state it as a field only).
+std::optional<double> band_of(const ResultRow& projected) {
+  if (const Metric* band = projected.find_metric("accuracy_band")) {
+    const auto fraction = convert(band->value, band->unit, "1");
+    return fraction && std::isfinite(*fraction) && *fraction >= 0 ? fraction : std::nullopt;
+  }
+  const Field* field = projected.find_field("band");
+  if (field == nullptr) {
     return std::nullopt;
   }
-  const double band_fraction = convert(band->value, band->unit, "1").value_or(band->value / 100);
+  const std::size_t digits = field->value.find_first_of("0123456789");
+  if (digits == std::string::npos) {
+    return std::nullopt;
+  }
+  const double percent_value = std::strtod(field->value.c_str() + digits, nullptr);
+  return std::isfinite(percent_value) && percent_value >= 0 ? std::optional(percent_value / 100) : std::nullopt;
+}
+
+std::optional<ProjectionJudgement> judge_against_projection(const ResultRow& measured, const ResultRow& projected) {
+  const auto band = band_of(projected);
+  if (!band) {
+    return std::nullopt;
+  }
+  const double band_fraction = *band;
   for (const char* name : kJudged) {
     const Metric* m = measured.find_metric(name);
     if (m == nullptr || !std::isfinite(m->value) || m->value <= 0) {
@@ -380,8 +400,14 @@ ProjectionCounts apply_projections(Report& report, const std::vector<Projection>
                         " slower, " + std::to_string(counts.faster) + " faster, " + std::to_string(counts.none) +
                         " without a projection: each run against the calibrated projection of exactly its "
                         "configuration; slower means below the projection by more than its accuracy band.";
-  for (const std::string& line : lines) {
-    summary += "\n" + line;
+  // Rows that share a line (a sweep's sizes without a model) are one line with their count.
+  for (std::size_t i = 0; i < lines.size();) {
+    std::size_t same = i + 1;
+    while (same < lines.size() && lines[same] == lines[i]) {
+      ++same;
+    }
+    summary += "\n" + (same - i > 1 ? std::to_string(same - i) + " rows: " : std::string()) + lines[i];
+    i = same;
   }
   report.notes.push_back({false, "Against the projection", summary});
   if (counts.slower > 0 && report.exit_code == 0) {
