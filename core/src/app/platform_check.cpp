@@ -295,7 +295,8 @@ ResultRow plan_row(const CheckStep& step, const Reference& ref, const std::strin
 
 bool same_plan_row(const ResultRow& a, const ResultRow& b) {
   return a.find_field("applies when")->value == b.find_field("applies when")->value &&
-         a.metrics.size() == b.metrics.size() && (a.metrics.empty() || a.metrics.front().name == b.metrics.front().name);
+         a.metrics.size() == b.metrics.size() &&
+         (a.metrics.empty() || a.metrics.front().name == b.metrics.front().name);
 }
 
 // The reference a case whose configuration settles every constraint would be held against: find_reference's pick
@@ -380,7 +381,8 @@ std::vector<SystemGroup> group_systems(const CheckStep& step, const std::vector<
       continue;
     }
     const std::string signature = signature_of(rows);
-    auto same = std::find_if(groups.begin(), groups.end(), [&](const SystemGroup& g) { return g.signature == signature; });
+    auto same =
+        std::find_if(groups.begin(), groups.end(), [&](const SystemGroup& g) { return g.signature == signature; });
     if (same == groups.end()) {
       groups.push_back({{system}, std::move(rows), signature});
     } else {
@@ -399,8 +401,8 @@ ResultRow no_reference_row(const CheckStep& step, const std::vector<std::string>
   r.label = "no reference";
   r.add_field({"step", step.name, false});
   r.add_field({"systems", text::join(systems, ", "), false});
-  r.add_field({"applies when", "never: nothing is published for these systems (the rows would say \"no reference\")",
-               false});
+  r.add_field(
+      {"applies when", "never: nothing is published for these systems (the rows would say \"no reference\")", false});
   return r;
 }
 

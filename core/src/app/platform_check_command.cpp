@@ -87,8 +87,8 @@ Expected<std::vector<std::string>> plan_systems(const Session& s) {
     }
     const std::string name = entry->value.is_string() ? entry->value.as_string() : json::write(entry->value, 0);
     if (std::find(catalog.begin(), catalog.end(), name) == catalog.end()) {
-      return Failure{ExitCode::usage, "platform-check: --set system=" + name +
-                                           ": not a system of configs/systems (" + text::join(catalog, ", ") + ")"};
+      return Failure{ExitCode::usage, "platform-check: --set system=" + name + ": not a system of configs/systems (" +
+                                          text::join(catalog, ", ") + ")"};
     }
     return std::vector<std::string>{name};
   }

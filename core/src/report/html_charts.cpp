@@ -98,8 +98,8 @@ json::Array wrap_label(const std::string& label) {
 // The canvas of a bar chart: bars of long or many labels lie horizontal, the labels wrapped beside them, the canvas
 // as tall as its lines need (a vertical chart squeezed such labels under a plot of a few pixels).
 void bar_layout(json::Object& c, const std::vector<std::string>& categories) {
-  const bool long_labels = std::any_of(categories.begin(), categories.end(),
-                                       [](const std::string& l) { return l.size() > 16; });
+  const bool long_labels =
+      std::any_of(categories.begin(), categories.end(), [](const std::string& l) { return l.size() > 16; });
   if (!long_labels && categories.size() <= 12) {
     c.set("categories", json::Array(categories.begin(), categories.end()));
     return;
@@ -455,8 +455,8 @@ void plan_charts(const Report& report, std::vector<json::Object>& out) {
   }
   for (const std::string& m : metrics) {
     const auto& [names, values] = bars[m];
-    out.push_back(bar_chart("Platform-check references: " + m, "reference", axis(m + " [" + units[m] + "]"), names,
-                            m, values,
+    out.push_back(bar_chart("Platform-check references: " + m, "reference", axis(m + " [" + units[m] + "]"), names, m,
+                            values,
                             "The published or derived reference each step's measured rows would be held against, on "
                             "the systems in brackets (the table says when each applies)."));
   }

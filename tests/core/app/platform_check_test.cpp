@@ -193,8 +193,7 @@ set = ["gpus=128", "parallel.tp=4"]
   CHECK(step.sets_on("b200") == std::vector<std::string>{"gpus=512", "parallel.tp=8", "gpus=128", "parallel.tp=4"});
   CHECK(step.command("b200").find("--set 'gpus=128'") != std::string::npos);
   CHECK(step.command().find("gpus=128") == std::string::npos);
-  CHECK(describe_steps(c.value()).find("on b200 it adds: --set 'gpus=128' --set 'parallel.tp=4'") !=
-        std::string::npos);
+  CHECK(describe_steps(c.value()).find("on b200 it adds: --set 'gpus=128' --set 'parallel.tp=4'") != std::string::npos);
   CHECK(!parse_platform_check("[[step]]\nname = \"a\"\nworkload = \"w\"\n[step.on]\nb200 = 1\n", "f"));
 }
 
@@ -235,15 +234,15 @@ tps = 90
     return c->steps[0];
   };
   // The published layout: that run alone, with every value.
-  const std::vector<ResultRow> exact = planned_references(step("'model=\"m\"', 'gpus=64', 'parallel.tp=1'"),
-                                                          refs.value(), "h100-sxm");
+  const std::vector<ResultRow> exact =
+      planned_references(step("'model=\"m\"', 'gpus=64', 'parallel.tp=1'"), refs.value(), "h100-sxm");
   REQUIRE(exact.size() == 1);
   CHECK(exact[0].label == "64 GPUs");
   CHECK(exact[0].find_field("applies when")->value == "always");
   CHECK(exact[0].metrics.size() == 2);
   // Another layout: the nearest run, its per-GPU values only, and what differs.
-  const std::vector<ResultRow> near = planned_references(step("'model=\"m\"', 'gpus=64', 'parallel.tp=2'"),
-                                                         refs.value(), "h100-sxm");
+  const std::vector<ResultRow> near =
+      planned_references(step("'model=\"m\"', 'gpus=64', 'parallel.tp=2'"), refs.value(), "h100-sxm");
   REQUIRE(near.size() == 1);
   CHECK(near[0].label == "64 GPUs");
   CHECK(near[0].find_field("applies when")->value == "nearest published run: parallel.tp 1");
