@@ -2,8 +2,8 @@
 # The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare and
 # the platform check are written with -o FILE.html and opened in headless Chromium (Debian's chromium, installed by
 # scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
-# canvas (its own self-test, #selftest, counts drawn canvases and pixels); a screenshot of each is kept under
-# ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
+# canvas (its own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for
+# (the platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
 set -euo pipefail
 dgxhost=$1
 artifacts=$2
@@ -86,6 +86,24 @@ sys.exit(0 if ok else 1)
 PY
   then
     echo "  the compared series are not one line each, or there is not exactly one recommendation"; failed=1
+  fi
+  # Long labels (the platform check's references, the verdict rows): each bar chart keeps a plot area of its own
+  # (not squeezed into a corner by its labels) and draws a label for every bar.
+  if ! python3 - "$result" "$page" <<'PY'
+import json, sys
+r, page = json.loads(sys.argv[1]), sys.argv[2]
+bad = [c for c in r["layout"] if c["kind"] == "bar" and (
+    c["plot_width"] < 0.4 * c["width"] or c["labels"] != c["categories"] or
+    c["plot_height"] < 14 * c["lines"] * c["categories"])]  # each bar's slot holds its label's lines
+for c in bad:
+    print("  squeezed chart", c)
+horizontal = sum(1 for c in r["layout"] if c["horizontal"])
+if page == "check" and horizontal == 0:
+    print("  the platform check's plan has no horizontal bar chart for its long labels", r["layout"])
+sys.exit(1 if bad or (page == "check" and horizontal == 0) else 0)
+PY
+  then
+    failed=1
   fi
   if [ "$console" != "0" ]; then grep ':CONSOLE' "$work/$page.log"; failed=1; fi
   chrome --window-size=1400,1800 --screenshot="$artifacts/$page.png" "file://$html" > /dev/null 2>&1 || true

@@ -202,6 +202,17 @@ TEST_CASE("platform-check without a GPU prints what it would run against which r
   }
   CHECK(r.out.find("maximum achievable BF16 matmul") != std::string::npos);
   CHECK(r.out.find("device-to-device copy, H200 SXM") != std::string::npos);
+  // Per system of the catalog: the derived H100 copy, the all_gather references, and "no reference for" Blackwell.
+  CHECK(r.out.find("derived from the H200's") != std::string::npos);
+  CHECK(r.out.find("all_gather and reduce_scatter bus bandwidth") != std::string::npos);
+  CHECK(r.out.find("no reference for a100-sxm-80gb, b200") != std::string::npos);
+  CHECK(r.out.find("llama3.1-405b b200 fp8 128 GPUs") != std::string::npos);
+  CHECK(r.out.find("llama3.1-405b h200-sxm fp8 512 GPUs") != std::string::npos);
+  const ProcessResult one = dgxhost({"--plugin", "platform-check", "--set", "system=b200"});
+  CHECK(one.exit_code == 4);
+  CHECK(one.out.find("on b200: 1 reference row(s)") != std::string::npos);
+  CHECK(one.out.find("on h100-sxm") == std::string::npos);
+  CHECK(dgxhost({"--plugin", "platform-check", "--set", "system=tpu"}).exit_code == 2);
   const ProcessResult j = dgxhost({"--plugin", "platform-check", "--format", "json"});
   CHECK(j.exit_code == 4);
   const json::Value doc = json::parse(j.out);
@@ -236,6 +247,7 @@ TEST_CASE("platform-check is listed, and --describe lists its steps with their c
   const ProcessResult r = dgxhost({"--plugin", "platform-check", "--describe"});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("1. GEMM BF16 and FP8") != std::string::npos);
-  CHECK(r.out.find("5. one Llama 3.1 8B layer") != std::string::npos);
+  CHECK(r.out.find("6. one Llama 3.1 8B layer") != std::string::npos);
+  CHECK(r.out.find("7. end to end: one Llama 3.1 405B") != std::string::npos);
   CHECK(r.out.find("--baseline published") != std::string::npos);
 }

@@ -33,8 +33,8 @@ json::Object plan_context(const Session& s, const DeviceReport& devices) {
 
 // The command line's --set entries a step takes: runner.* and verdict.* always, others when its workload has the
 // key (so --set hbm.bytes=2G reaches the HBM step and no other).
-std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
-  std::vector<std::string> sets = step.sets;
+std::vector<std::string> step_sets(const Session& s, const CheckStep& step, const std::string& system) {
+  std::vector<std::string> sets = step.sets_on(system);
   auto target = resolve_name(s.registry, step.workload);
   const std::vector<ParamSpec> schema = target ? schema_for(*target->workload) : std::vector<ParamSpec>{};
   for (const std::string& set : s.options.sets) {
@@ -51,11 +51,12 @@ std::vector<std::string> step_sets(const Session& s, const CheckStep& step) {
   return sets;
 }
 
-// One step through the ordinary run path, with --baseline published and --mode measure.
-Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step) {
+// One step through the ordinary run path, with --baseline published and --mode measure; `system`: the GPUs' system
+// as the steps before named it (its [step.on.SYSTEM] sets apply).
+Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step, const std::string& system) {
   s.options = user;
   s.options.plugin = step.workload;
-  s.options.sets = step_sets(s, step);
+  s.options.sets = step_sets(s, step, system);
   s.options.aliases.clear();
   s.options.baseline = "published";
   s.options.mode = RequestedMode::measure;
@@ -74,6 +75,24 @@ Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step)
     }
   }
   return report;
+}
+
+// --set system=NAME: the plan for that system of the catalog alone; else for every system of the catalog.
+Expected<std::vector<std::string>> plan_systems(const Session& s) {
+  std::vector<std::string> catalog = catalog_systems(s.config_paths);
+  for (const std::string& set : s.options.sets) {
+    auto entry = parse_set_argument(set);
+    if (!entry || entry->key != "system") {
+      continue;
+    }
+    const std::string name = entry->value.is_string() ? entry->value.as_string() : json::write(entry->value, 0);
+    if (std::find(catalog.begin(), catalog.end(), name) == catalog.end()) {
+      return Failure{ExitCode::usage, "platform-check: --set system=" + name + ": not a system of configs/systems (" +
+                                          text::join(catalog, ", ") + ")"};
+    }
+    return std::vector<std::string>{name};
+  }
+  return catalog;
 }
 
 }  // namespace
@@ -102,7 +121,11 @@ int run_platform_check(Session& s) {
     if (!references) {
       return fail(s, references.error());
     }
-    Report plan = platform_check_plan(check.value(), references.value(), devices.summary());
+    auto systems = plan_systems(s);
+    if (!systems) {
+      return fail(s, systems.error());
+    }
+    Report plan = platform_check_plan(check.value(), references.value(), systems.value(), devices.summary());
     plan.context = plan_context(s, devices);
     s.logger.error(plan.error);
     return emit_report(s, plan);
@@ -110,8 +133,13 @@ int run_platform_check(Session& s) {
   const CliOptions user = s.options;
   std::vector<Report> reports;
   for (const CheckStep& step : check->steps) {
-    s.logger.info("platform-check: " + step.name);
-    reports.push_back(run_check_step(s, user, step));
+    const std::string system = system_of(reports);
+    s.logger.info("platform-check: " + step.name + (system.empty() ? "" : " (on " + system + ")"));
+    if (!step.on.empty() && system.empty()) {
+      s.logger.warn("platform-check: no step before \"" + step.name +
+                    "\" named the GPUs' system: it runs with its own sets, none of a system's");
+    }
+    reports.push_back(run_check_step(s, user, step, system));
   }
   s.options = user;
   Report merged = merge_check_reports(check.value(), std::move(reports));

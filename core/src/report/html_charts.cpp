@@ -76,6 +76,48 @@ json::Object xy_chart(const std::string& title, json::Object x, json::Object y, 
   return c;
 }
 
+// Bar labels: long ones wrap into lines of at most this many characters (Chart.js draws a list as lines).
+constexpr std::size_t kLabelLine = 44;
+
+json::Array wrap_label(const std::string& label) {
+  json::Array lines;
+  std::string line;
+  for (const std::string& word : text::split(label, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > kLabelLine) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The canvas of a bar chart: bars of long or many labels lie horizontal, the labels wrapped beside them, the canvas
+// as tall as its lines need (a vertical chart squeezed such labels under a plot of a few pixels).
+void bar_layout(json::Object& c, const std::vector<std::string>& categories) {
+  const bool long_labels =
+      std::any_of(categories.begin(), categories.end(), [](const std::string& l) { return l.size() > 16; });
+  if (!long_labels && categories.size() <= 12) {
+    c.set("categories", json::Array(categories.begin(), categories.end()));
+    return;
+  }
+  json::Array wrapped;
+  for (const std::string& l : categories) {
+    wrapped.push_back(wrap_label(l));
+  }
+  c.set("categories", std::move(wrapped));
+  c.set("horizontal", true);
+  c.set("width", 960);
+  std::size_t most = 1;  // the tallest label sets every bar's slot: Chart.js gives each category the same height
+  for (const json::Value& one : c.at("categories").as_array()) {
+    most = std::max(most, one.as_array().size());
+  }
+  c.set("height", std::max<std::size_t>(360, 130 + (16 * most + 12) * categories.size()));
+}
+
 json::Object bar_chart(const std::string& title, const std::string& x_title, json::Object y,
                        const std::vector<std::string>& categories, const std::string& label,
                        const std::vector<double>& values, const std::string& caption, json::Array hlines = {},
@@ -86,7 +128,7 @@ json::Object bar_chart(const std::string& title, const std::string& x_title, jso
   c.set("caption", caption);
   c.set("x", axis(x_title));
   c.set("y", std::move(y));
-  c.set("categories", json::Array(categories.begin(), categories.end()));
+  bar_layout(c, categories);
   json::Object bars;
   bars.set("label", label);
   bars.set("values", json::Array(values.begin(), values.end()));
@@ -425,6 +467,49 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
                 verdicts));
 }
 
+// The platform check's plan: one chart per reference metric, a bar per reference row and the systems it serves --
+
+// " (h100-sxm, h200-sxm)"; a long list as its first two and a count (the table lists them all).
+std::string systems_in_brackets(const std::string& systems) {
+  if (systems.empty()) {
+    return {};
+  }
+  const std::vector<std::string> names = text::split(systems, ',');
+  if (names.size() <= 3) {
+    return " (" + systems + ")";
+  }
+  return " (" + names[0] + "," + names[1] + " and " + std::to_string(names.size() - 2) + " more)";
+}
+
+void plan_charts(const Report& report, std::vector<json::Object>& out) {
+  std::vector<std::string> metrics;  // in the order the rows have them
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<double>>> bars;
+  std::map<std::string, std::string> units;
+  for (const ResultRow& r : report.rows) {
+    if (r.table != "platform-check plan") {
+      continue;
+    }
+    for (const Metric& m : r.metrics) {
+      if (!std::isfinite(m.value)) {
+        continue;
+      }
+      if (bars.find(m.name) == bars.end()) {
+        metrics.push_back(m.name);
+        units[m.name] = m.unit;
+      }
+      bars[m.name].first.push_back(r.workload + ": " + r.label + systems_in_brackets(field(r, "systems")));
+      bars[m.name].second.push_back(m.value);
+    }
+  }
+  for (const std::string& m : metrics) {
+    const auto& [names, values] = bars[m];
+    out.push_back(bar_chart("Platform-check references: " + m, "reference", axis(m + " [" + units[m] + "]"), names, m,
+                            values,
+                            "The published or derived reference each step's measured rows would be held against, on "
+                            "the systems in brackets (the table says when each applies)."));
+  }
+}
+
 // Anything else: one bar chart per table of its first judged metric ------------------------------------------------
 
 void generic_charts(const Report& report, std::vector<json::Object>& out) {
@@ -466,6 +551,7 @@ std::vector<json::Object> charts_for(const Report& report) {
   verdict_charts(report, out);
   projection_charts(report, out);
   compare_charts(report, out);
+  plan_charts(report, out);
   if (out.empty()) {
     generic_charts(report, out);
   }

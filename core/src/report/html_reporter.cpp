@@ -90,8 +90,12 @@ std::string charts_section(const std::vector<json::Object>& charts, bool have_ch
   out += "<div class=\"charts\">\n";
   for (const json::Object& c : charts) {
     const json::Value* caption = c.find("caption");
-    out += "<figure class=\"chart\"><canvas id=\"" + escape(c.at("id").as_string()) +
-           "\" width=\"640\" height=\"360\"></canvas>";
+    // A chart may ask for its canvas size (a horizontal bar chart: as tall as its labels need).
+    const json::Value* width = c.find("width");
+    const json::Value* height = c.find("height");
+    out += "<figure class=\"chart\"><canvas id=\"" + escape(c.at("id").as_string()) + "\" width=\"" +
+           std::to_string(width != nullptr ? width->as_int() : 640) + "\" height=\"" +
+           std::to_string(height != nullptr ? height->as_int() : 360) + "\"></canvas>";
     if (caption != nullptr) {
       out += "<p>" + escape(caption->as_string()) + "</p>";
     }

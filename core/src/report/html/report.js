@@ -1,7 +1,7 @@
 // dgxhost HTML report: draws the charts that html_charts.cpp described in #dgx-charts with Chart.js (embedded
 // in the page at build time: no network). With #selftest in the URL it records, in #dgx-selftest, how many charts
-// were drawn, whether each canvas holds drawn pixels, each chart's datasets (label, points) and every error: the
-// headless-browser test reads it.
+// were drawn, whether each canvas holds drawn pixels, each chart's datasets (label, points), its layout (canvas, plot
+// area, labels drawn) and every error: the headless-browser test reads it.
 (function () {
   'use strict';
   const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
@@ -33,31 +33,36 @@
                                 : b.color || palette[i % palette.length];
       return { type: 'bar', label: b.label, data: b.values, backgroundColor: colors, borderColor: colors };
     });
+    // Horizontal (long labels, html_charts.cpp): the categories down the side, every one drawn, the values across.
+    const labels = { title: { display: true, text: c.x.title }, ticks: { autoSkip: !c.horizontal } };
+    const scales = c.horizontal ? { y: labels, x: axis(c.y, 'linear') } : { x: labels, y: axis(c.y, 'linear') };
     return { type: 'bar', data: { labels: c.categories, datasets: datasets },
-             options: { scales: { x: { title: { display: true, text: c.x.title } }, y: axis(c.y, 'linear') } } };
+             options: { indexAxis: c.horizontal ? 'y' : 'x', scales: scales } };
   }
+
+  function valueScale(chart) { return chart.options.indexAxis === 'y' ? chart.scales.x : chart.scales.y; }
 
   // Reference lines (a threshold, a link's peak) across the whole plot area, labelled at their right end.
   const hlines = {
     id: 'dgxHlines',
     afterDatasetsDraw: function (chart, args, options) {
-      const y = chart.scales.y, area = chart.chartArea, ctx = chart.ctx;
+      const v = valueScale(chart), area = chart.chartArea, ctx = chart.ctx, across = chart.options.indexAxis === 'y';
       (options.lines || []).forEach(function (h) {
-        const py = y.getPixelForValue(h.y);
-        if (py < area.top || py > area.bottom) return;
+        const p = v.getPixelForValue(h.y);
+        if (across ? p < area.left || p > area.right : p < area.top || p > area.bottom) return;
         ctx.save();
         ctx.strokeStyle = '#444';
         ctx.lineWidth = 1.5;
         ctx.setLineDash([6, 4]);
         ctx.beginPath();
-        ctx.moveTo(area.left, py);
-        ctx.lineTo(area.right, py);
+        ctx.moveTo(across ? p : area.left, across ? area.top : p);
+        ctx.lineTo(across ? p : area.right, across ? area.bottom : p);
         ctx.stroke();
         ctx.setLineDash([]);
         ctx.fillStyle = '#444';
         ctx.font = '11px sans-serif';
         ctx.textAlign = 'right';
-        ctx.fillText(h.label, area.right - 4, py - 4);
+        ctx.fillText(h.label, across ? p - 4 : area.right - 4, across ? area.top + 12 : p - 4);
         ctx.restore();
       });
     }
@@ -72,7 +77,7 @@
                                dgxHlines: { lines: c.hlines || [] } };
     // Keep every reference line inside the plot: the value axis reaches it.
     (c.hlines || []).forEach(function (h) {
-      const y = config.options.scales.y;
+      const y = c.horizontal ? config.options.scales.x : config.options.scales.y;
       if (!y.log) {
         y.suggestedMax = Math.max(y.suggestedMax === undefined ? h.y : y.suggestedMax, h.y * 1.05);
       }
@@ -91,7 +96,7 @@
 
   function main() {
     // datasets: what each chart drew, label and point count per dataset, so a test can check the series.
-    const result = { charts: 0, drawn: 0, blank: [], errors: window.dgxErrors || [], datasets: [] };
+    const result = { charts: 0, drawn: 0, blank: [], errors: window.dgxErrors || [], datasets: [], layout: [] };
     const specs = JSON.parse(document.getElementById('dgx-charts').textContent);
     if (specs.length > 0 && typeof window.Chart === 'undefined') {
       result.errors.push('Chart.js is not in this page');
@@ -104,6 +109,16 @@
           result.datasets.push({ title: c.title, series: chart.data.datasets.map(function (d) {
             return { label: d.label, points: d.data.length };
           }) });
+          // The layout, so a test can tell a readable chart from one squeezed into a corner: the canvas, the plot
+          // area, the most lines of one label, and how many of the categories got a label drawn.
+          const labelAxis = chart.options.indexAxis === 'y' ? chart.scales.y : chart.scales.x;
+          result.layout.push({ id: c.id, kind: c.kind, horizontal: !!c.horizontal, width: canvas.width,
+                               height: canvas.height, plot_width: chart.chartArea.width,
+                               plot_height: chart.chartArea.height, categories: (c.categories || []).length,
+                               lines: (c.categories || []).reduce(function (n, l) {
+                                 return Math.max(n, Array.isArray(l) ? l.length : 1);
+                               }, 1),
+                               labels: c.kind === 'bar' ? labelAxis.ticks.length : 0 });
           const points = (c.series || c.bars || []).reduce(function (n, s) {
             return n + (s.points || s.values || []).length;
           }, 0);
