@@ -72,8 +72,9 @@ TEST_CASE("a run at its projection passes, and JSON carries both judgements") {
   const json::Object& row = first_measured(doc);
   CHECK(info(row, "verdict.projection") == "as projected");
   CHECK(info(row, "verdict") == "pass");
-  CHECK(info(row, "projection").find("dgxhost --plugin llm-pretrain --mode project --set 'model=\"llama3.1-70b\"'") !=
-        std::string::npos);
+  const std::string projection = info(row, "projection");
+  CHECK(projection.find("(dgxhost --plugin llm-pretrain --mode project --set ") != std::string::npos);
+  CHECK(projection.find("--set 'model=\"llama3.1-70b\"'") != std::string::npos);
   const json::Object& metrics = row.find("metrics")->as_object();
   CHECK(metrics.find("ratio_to_projection")->as_object().find("value")->as_number() ==
         doctest::Approx(1650.0 / 1660).epsilon(0.03));
@@ -131,4 +132,81 @@ TEST_CASE("the HTML verdict draws each run against its projection band and its r
   const ProcessResult page = dgxhost({"verdict", run.string(), "-q", "--format", "html"});
   CHECK(page.out.find("Each run against its projection and its reference") != std::string::npos);
   CHECK(page.out.find("projection band") != std::string::npos);
+}
+
+namespace {
+
+std::string import_data(const std::string& relative) { return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative; }
+
+struct LogCase {
+  const char* file;
+  std::vector<std::string> sets;
+  const char* expected;  // a line of the verdict
+};
+
+}  // namespace
+
+TEST_CASE("dgxhost verdict judges a log of each format against its projection and the published reference") {
+  const LogCase cases[] = {
+      // torchtitan's 8B on a 96 GB H100 at 500 W: within its projection's band, 0.99 of torchtitan's published run.
+      {"torchtitan/llama3_8b.log", {"system=h100-sxm-96gb-hbm2e-500w"}, "0.5% below the projection, inside its band"},
+      {"mlperf/llama31_405b_result_0.txt",
+       {"system=h100-sxm", "gpus=512", "precision=fp8", "parallel.tp=8", "parallel.pp=8", "parallel.cp=2",
+        "parallel.vp=8", "framework=nemo-24.12"},
+       "above the projection, inside its band"},
+      {"megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b"}, "slower than this configuration"},
+      {"nemo/llama3_70b.log",
+       {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192", "parallel.tp=4",
+        "parallel.pp=8", "parallel.vp=5", "framework=nemo-25.09"},
+       "slower than this configuration"},
+      {"nccl-tests/all_reduce_8xh100.txt",
+       {},
+       "18 rows: all_reduce all_reduce_8xh100.txt (imported: nccl-tests 2.13.11): no projection (all_reduce only "
+       "measures"},
+      {"aiperf/profile_export_aiperf.json",
+       {"system=h100-sxm", "gpus=4", "parallel.tp=4", "precision=fp8"},
+       "output_tokens_per_s_per_gpu 487.9 tokens/s against"},
+      {"vllm-bench/vllm-1000-64.json",
+       {"system=h200-sxm", "gpus=1", "parallel.tp=1", "precision=bf16"},
+       "the projected decode iteration ("},
+      {"trtllm-bench/llama3.1-8b_fp8_throughput.txt", {"system=b200"}, "output_tokens_per_s_per_gpu 18669 tokens/s"},
+  };
+  for (const LogCase& c : cases) {
+    CAPTURE(c.file);
+    std::vector<std::string> args = {"verdict", import_data(c.file), "-q"};
+    for (const std::string& s : c.sets) {
+      args.insert(args.end(), {"--set", s});
+    }
+    const ProcessResult r = dgxhost(args);
+    CAPTURE(r.out);
+    CHECK((r.exit_code == 0 || r.exit_code == 5));
+    CHECK(r.out.find("Against the projection") != std::string::npos);
+    CHECK(r.out.find(c.expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("a log that does not say how the run was laid out gets no projection at a layout of the plugin's choosing") {
+  const ProcessResult training =
+      dgxhost({"verdict", import_data("nemo/llama3_70b.log"), "-q", "--set", "precision=fp8", "--set",
+               "system=h100-sxm", "--set", "gpus=64", "--set", "model=llama3.1-70b", "--set", "train.seq_len=8192"});
+  CHECK(training.out.find("no projection (the run does not say its parallel layout (parallel.tp, parallel.pp)") !=
+        std::string::npos);
+  const ProcessResult serving = dgxhost({"verdict", import_data("aiperf/profile_export_aiperf.json"), "-q", "--set",
+                                         "system=h100-sxm", "--set", "gpus=4"});
+  CHECK(serving.out.find("the run does not say how the server ran (parallel.tp, precision)") != std::string::npos);
+}
+
+TEST_CASE("a log verdict refuses bad input before any projection: exit 2, the file named, no verdict") {
+  for (const char* file : {"bad/empty.txt", "bad/binary.bin", "bad/unknown.txt", "torchtitan/crashed.log",
+                           "torchtitan/two_runs.log", "aiperf/cancelled.json", "mlperf/truncated.txt"}) {
+    CAPTURE(file);
+    const ProcessResult r = dgxhost({"verdict", import_data(file), "--set", "precision=bf16"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(file) != std::string::npos);
+    CHECK(r.out.find("Against the projection") == std::string::npos);
+  }
+  const ProcessResult contradiction = dgxhost(
+      {"verdict", import_data("megatron-lm/llama70b_tp4pp4.log"), "--set", "gpus=128", "--set", "system=h100-sxm"});
+  CHECK(contradiction.exit_code == 2);
+  CHECK(contradiction.err.find("the log says gpus=64 but --set gpus=128 contradicts it") != std::string::npos);
 }
