@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare and
-# the platform check are written with -o FILE.html and opened in headless Chromium (Debian's chromium, installed by
-# scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
+# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare,
+# the platform check and a verdict of an imported log are written with -o FILE.html and opened in headless Chromium
+# (Debian's chromium, installed by scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
 # canvas (its own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for
 # (the platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
 set -euo pipefail
@@ -35,6 +35,13 @@ quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_ti
 rc=0
 "$dgxhost" --plugin platform-check -q -o "$work/check.html" > /dev/null 2>&1 || rc=$?
 case $rc in 0 | 4 | 5) ;; *) echo "platform-check exited $rc"; exit 1 ;; esac
+# A real run's verdict: two imported logs, each against its projection band and the published reference (exit 5 when
+# one is slower than its configuration should run).
+data="$(dirname "$0")/../core/import/data"
+rc=0
+"$dgxhost" verdict "$data/megatron-lm/llama70b_tp4pp4.log" --set system=h100-sxm --set model=llama3.1-70b -q \
+  -o "$work/verdict.html" > /dev/null || rc=$?
+case $rc in 0 | 5) ;; *) echo "verdict exited $rc"; exit 1 ;; esac
 
 # Headless, offline, no profile of the user's: what CI can run as root without a display.
 chrome() {
@@ -55,7 +62,7 @@ expected_series() {
   esac
 }
 
-for page in explore comm baseline compare check frameworks providers; do
+for page in explore comm baseline compare check frameworks providers verdict; do
   html="$work/$page.html"
   chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
   result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")

@@ -26,11 +26,17 @@ inline std::string read_import_data(const std::string& relative) {
   return text.str();
 }
 
-/// import_text of a data file, with the source tree's configs/ as the catalog (model and system names).
+/// import_text with the source tree's configs/ as the catalog (model and system names).
+inline Expected<std::vector<ResultRow>> import_with_catalog(const std::string& text, const std::string& origin,
+                                                            const std::vector<std::string>& sets = {}) {
+  ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);
+  return import_text(text, origin, sets);
+}
+
+/// import_text of a data file, with the source tree's configs/ as the catalog.
 inline Expected<std::vector<ResultRow>> import_data_file(const std::string& relative,
                                                          const std::vector<std::string>& sets = {}) {
-  ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);
-  return import_text(read_import_data(relative), relative, sets);
+  return import_with_catalog(read_import_data(relative), relative, sets);
 }
 
 inline double metric_value(const ResultRow& row, const char* name) {

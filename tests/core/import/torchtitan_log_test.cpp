@@ -51,7 +51,7 @@ TEST_CASE("a torchtitan log without torch.compile is the eager profile, and a fl
   text.replace(text.find(compile), compile.size(), "Applied FSDP to the model");
   const std::string mixed = "Mixed precision training is handled by fully_shard";
   text.replace(text.find(mixed), mixed.size(), "Float8 training active with recipe tensorwise");
-  auto rows = import_text(text, "eager.log", {});
+  auto rows = import_with_catalog(text, "eager.log");
   REQUIRE(rows);
   CHECK(rows->front().config_text("framework") == "torchtitan-eager");
   CHECK(rows->front().config_text("precision") == "fp8");
