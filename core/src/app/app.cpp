@@ -38,9 +38,10 @@ int list(const Session& s) {
   if (stdout_format(s.options) == Format::json) {
     std::cout << json::write(list_json(s.registry, s.plugin_paths)) << "\n";
   } else {
-    std::cout << list_text(s.registry, s.plugin_paths)
-              << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives and one layer of a GPU node, each "
-                 "against its published reference (--describe lists the steps)\n";
+    std::cout
+        << list_text(s.registry, s.plugin_paths)
+        << "\nChecks:\n  platform-check  GEMM, HBM copy, NCCL collectives, one layer and one training step of a GPU "
+           "node, each against its published reference (--describe lists the steps)\n";
   }
   return 0;
 }

@@ -109,7 +109,10 @@ std::string cli_help() {
          "  dgxhost launch --nodes N --gpus-per-node G [--submit] --plugin NAME [args...]   (Slurm)\n"
          "  dgxhost compare A.json B.json [--threshold F] [--alpha P] [--format FMT] [--output FILE]\n"
          "  dgxhost import FILE... [--set KEY=VALUE ...] [--format FMT] [--output FILE]   (a run's own log as rows)\n"
-         "  dgxhost --plugin platform-check [--set KEY=VALUE ...]   (GPU node: GEMM, HBM, NCCL, a layer; verdicts)\n\n"
+         "  dgxhost verdict FILE... [--set KEY=VALUE ...] [--baseline published|FILE] [--threshold F]   (a real run\n"
+         "      against the projection of its configuration and the nearest published reference)\n"
+         "  dgxhost --plugin platform-check [--set KEY=VALUE ...]   (GPU node: GEMM, HBM, NCCL, a layer, a training\n"
+         "      step; verdicts)\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)
