@@ -97,7 +97,9 @@ TEST_CASE("dgxhost import refuses bad input with exit 2 and a message naming the
         "--set", "train.seq_len=8192"},
        "the log does not print the system: add --set system=NAME (one of"},
   };
-  for (const auto& [args, expected] : cases) {
+  for (const auto& c : cases) {
+    const std::vector<std::string>& args = c.first;
+    const std::string expected = c.second;
     CAPTURE(args[0]);
     const ProcessResult r = import(args);
     CHECK(r.exit_code == 2);

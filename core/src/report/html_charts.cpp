@@ -405,7 +405,7 @@ void projection_charts(const Report& report, std::vector<json::Object>& out) {
       continue;
     }
     names.push_back(row_name(r, all));
-    band.push_back(json::Array{1 - *width, 1 + *width});
+    band.emplace_back(json::Array{1 - *width, 1 + *width});
     measured.push_back(*ratio);
     verdicts.push_back(field(r, "verdict.projection") == "slower" ? "fail" : "pass");
     const auto to_reference = metric(r, "ratio_to_reference");

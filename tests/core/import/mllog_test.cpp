@@ -7,11 +7,11 @@ using namespace dgx;
 using namespace dgx::testing;
 
 namespace {
-const std::vector<std::string> kSets = {"system=h100-sxm", "gpus=512", "precision=fp8"};
-}
+std::vector<std::string> mlperf_sets() { return {"system=h100-sxm", "gpus=512", "precision=fp8"}; }
+}  // namespace
 
 TEST_CASE("an MLPerf log gives the benchmark's model, batch and sequence and the step time from throughput") {
-  auto rows = import_data_file("mlperf/llama31_405b_result_0.txt", kSets);
+  auto rows = import_data_file("mlperf/llama31_405b_result_0.txt", mlperf_sets());
   REQUIRE(rows);
   const ResultRow& r = rows->front();
   CHECK(r.workload == "llm-pretrain");
@@ -25,7 +25,7 @@ TEST_CASE("an MLPerf log gives the benchmark's model, batch and sequence and the
 }
 
 TEST_CASE("MLPerf's Llama 2 70B LoRA is a fine-tuning row") {
-  auto rows = import_data_file("mlperf/llama2_70b_lora.txt", kSets);
+  auto rows = import_data_file("mlperf/llama2_70b_lora.txt", mlperf_sets());
   REQUIRE(rows);
   CHECK(rows->front().workload == "llm-finetune");
   CHECK(rows->front().config_text("finetune.method") == "lora");
@@ -33,11 +33,11 @@ TEST_CASE("MLPerf's Llama 2 70B LoRA is a fine-tuning row") {
 }
 
 TEST_CASE("an MLPerf log cut in the middle of an event is truncated") {
-  const std::string message = failure_text(import_data_file("mlperf/truncated.txt", kSets));
+  const std::string message = failure_text(import_data_file("mlperf/truncated.txt", mlperf_sets()));
   CHECK(message.find("truncated: the last MLLOG event is cut off") != std::string::npos);
 }
 
 TEST_CASE("two run_start events are two runs") {
-  const std::string message = failure_text(import_data_file("mlperf/two_runs.txt", kSets));
+  const std::string message = failure_text(import_data_file("mlperf/two_runs.txt", mlperf_sets()));
   CHECK(message.find("a second run_start") != std::string::npos);
 }

@@ -7,12 +7,13 @@ using namespace dgx;
 using namespace dgx::testing;
 
 namespace {
-const std::vector<std::string> kNemoSets = {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b",
-                                            "train.seq_len=8192"};
+std::vector<std::string> nemo_sets() {
+  return {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b", "train.seq_len=8192"};
 }
+}  // namespace
 
 TEST_CASE("a NeMo log gives the steady-state step time, the batch it printed and TFLOP/s per GPU") {
-  auto rows = import_data_file("nemo/llama3_70b.log", kNemoSets);
+  auto rows = import_data_file("nemo/llama3_70b.log", nemo_sets());
   REQUIRE(rows);
   const ResultRow& r = rows->front();
   CHECK(r.config_text("train.gbs") == "128");
@@ -33,7 +34,7 @@ TEST_CASE("a NeMo log does not print the system: the message names the --set tha
 }
 
 TEST_CASE("a global batch size that changes in the middle of a NeMo log is two runs") {
-  const std::string message = failure_text(import_data_file("nemo/gbs_change.log", kNemoSets));
+  const std::string message = failure_text(import_data_file("nemo/gbs_change.log", nemo_sets()));
   CHECK(message.find("two runs in one file: train.gbs is 128") != std::string::npos);
   CHECK(message.find("nemo/gbs_change.log:43:") == 0);
 }
