@@ -3,15 +3,12 @@
 #include "compare_command.hpp"
 
 #include <iostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
-#include "dgx/core/report/reporters.hpp"
 #include "dgx/core/results/document_reader.hpp"
-#include "dgx/core/results/output_path.hpp"
-#include "dgx/core/support/build_info.hpp"
 #include "dgx/core/verdict/compare.hpp"
+#include "subcommand_output.hpp"
 
 namespace po = boost::program_options;
 
@@ -22,8 +19,7 @@ namespace {
 struct CompareCli {
   std::vector<std::string> files;
   CompareOptions options;
-  std::string format = "table";
-  std::string output;
+  SubcommandOutput out;
   bool help = false;
 };
 
@@ -34,11 +30,8 @@ po::options_description compare_options(CompareCli& c) {
       "a change counts when B is more than this fraction better or worse than A")(
       "alpha", po::value<double>(&c.options.alpha)->default_value(0.05)->value_name("P"),
       "with samples on both sides, the U test's p-value must also be below this")(
-      "format", po::value<std::string>(&c.format)->default_value("table")->value_name("FMT"),
-      "stdout format: table | json | csv | md | html")(
-      "output,o", po::value<std::string>(&c.output)->value_name("FILE"),
-      "also write the comparison to FILE; the format follows its extension (.json .csv .md .html .txt)")(
       "files", po::value<std::vector<std::string>>(&c.files), "the two results files (dgxhost -o FILE.json)");
+  add_output_options(d, c.out, "the comparison");
   return d;
 }
 
@@ -51,8 +44,8 @@ Expected<CompareCli> parse(int argc, const char* const* argv) {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
     po::notify(vm);
-    if (vm.count("output") != 0 && c.output.empty()) {
-      return Failure{ExitCode::usage, "compare: --output needs a file name (or - for stdout)"};
+    if (auto problem = check_output(vm, c.out, "compare")) {
+      return *problem;
     }
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string("compare: ") + e.what() + " (dgxhost compare --help)"};
@@ -62,9 +55,6 @@ Expected<CompareCli> parse(int argc, const char* const* argv) {
   }
   if (c.files.size() != 2) {
     return Failure{ExitCode::usage, "compare needs two results files: dgxhost compare A.json B.json"};
-  }
-  if (!format_from_name(c.format)) {
-    return Failure{ExitCode::usage, "--format " + c.format + ": expected table, json, csv, md or html"};
   }
   if (!(c.options.threshold >= 0 && c.options.threshold < 1)) {
     return Failure{ExitCode::usage, "--threshold must be in [0, 1), e.g. 0.05 for 5%"};
@@ -76,24 +66,13 @@ Expected<CompareCli> parse(int argc, const char* const* argv) {
 }
 
 json::Object compare_context(const CompareCli& c, int argc, const char* const* argv) {
-  json::Object context;
-  json::Object dgxhost;
-  dgxhost.set("version", build_info::version());
-  dgxhost.set("git_revision", build_info::git_revision());
-  context.set("dgxhost", std::move(dgxhost));
-  context.set("workload", "compare");
+  json::Object context = subcommand_context("compare", argc, argv);
   json::Object compare;
   compare.set("a", c.files[0]);
   compare.set("b", c.files[1]);
   compare.set("threshold", c.options.threshold);
   compare.set("alpha", c.options.alpha);
   context.set("compare", std::move(compare));
-  json::Array args;
-  args.push_back("dgxhost");
-  for (int i = 0; i < argc; ++i) {
-    args.push_back(argv[i]);
-  }
-  context.set("argv", std::move(args));
   return context;
 }
 
@@ -112,17 +91,6 @@ int run_compare(int argc, const char* const* argv) {
                  "file, 5 a significant regression of B against A.\n";
     return 0;
   }
-  const Format format = *format_from_name(cli->format);
-  Format file_format = format;
-  if (!cli->output.empty()) {  // as for a run: a typo in -o fails before any work, naming the reason
-    auto checked = output_format(cli->output, format);
-    std::optional<Failure> problem = checked ? check_output_path(cli->output) : checked.error();
-    if (problem) {
-      std::cerr << "dgxhost: compare: " << problem->message << "\n";
-      return to_int(problem->code);
-    }
-    file_format = checked.value();
-  }
   Expected<Report> runs[2] = {read_results_file(cli->files[0]), read_results_file(cli->files[1])};
   for (const Expected<Report>& run : runs) {
     if (!run) {
@@ -132,22 +100,7 @@ int run_compare(int argc, const char* const* argv) {
   }
   Report report = compare_runs(*runs[0], cli->files[0], *runs[1], cli->files[1], cli->options);
   report.context = compare_context(*cli, argc, argv);
-  // The file first, so that what stdout says (status.exit_code) includes whether it could be written.
-  if (!cli->output.empty() && cli->output != kStdoutPath) {
-    if (auto problem = write_report(report, file_format, cli->output)) {
-      const std::string message = "--output " + cli->output + ": " + *problem;
-      std::cerr << "dgxhost: " << message << "\n";
-      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
-      if (report.exit_code == 0) {
-        report.exit_code = to_int(ExitCode::run_failed);
-      }
-    }
-  }
-  std::cout << render(report, format) << std::flush;
-  if (report.exit_code != 0 && format != Format::table) {
-    std::cerr << "dgxhost: " << report.error << "\n";
-  }
-  return report.exit_code;
+  return emit_subcommand_report(report, cli->out);
 }
 
 }  // namespace dgx

@@ -7,8 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
-#include "dgx/core/report/reporters.hpp"
-#include "dgx/core/results/output_path.hpp"
+#include "subcommand_output.hpp"
 
 namespace po = boost::program_options;
 
@@ -19,8 +18,7 @@ namespace {
 struct ImportCli {
   std::vector<std::string> files;
   std::vector<std::string> sets;
-  std::string format = "table";
-  std::string output;
+  SubcommandOutput out;
   bool help = false;
 };
 
@@ -37,12 +35,9 @@ po::options_description import_options(ImportCli& c) {
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
       "what the file does not print (system=h100-sxm, gpus=64, model=llama3.1-70b, ...); repeatable. A value that "
-      "contradicts the file is an error")("format",
-                                          po::value<std::string>(&c.format)->default_value("table")->value_name("FMT"),
-                                          "stdout format: table | json | csv | md | html")(
-      "output,o", po::value<std::string>(&c.output)->value_name("FILE"),
-      "also write the rows to FILE; the format follows its extension (.json .csv .md .html .txt)")(
-      "files", po::value<std::vector<std::string>>(&c.files), "the logs or result files to import");
+      "contradicts the file is an error")("files", po::value<std::vector<std::string>>(&c.files),
+                                          "the logs or result files to import");
+  add_output_options(d, c.out, "the rows");
   return d;
 }
 
@@ -55,8 +50,8 @@ Expected<ImportCli> parse(int argc, const char* const* argv) {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
     po::notify(vm);
-    if (vm.count("output") != 0 && c.output.empty()) {
-      return Failure{ExitCode::usage, "import: --output needs a file name (or - for stdout)"};
+    if (auto problem = check_output(vm, c.out, "import")) {
+      return *problem;
     }
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string("import: ") + e.what() + " (dgxhost import --help)"};
@@ -67,19 +62,7 @@ Expected<ImportCli> parse(int argc, const char* const* argv) {
   if (c.files.empty()) {
     return Failure{ExitCode::usage, "import needs a file: dgxhost import FILE... [--set KEY=VALUE ...]"};
   }
-  if (!format_from_name(c.format)) {
-    return Failure{ExitCode::usage, "--format " + c.format + ": expected table, json, csv, md or html"};
-  }
   return c;
-}
-
-void add_argv(Report& report, int argc, const char* const* argv) {
-  json::Array args;
-  args.push_back("dgxhost");
-  for (int i = 0; i < argc; ++i) {
-    args.push_back(argv[i]);
-  }
-  report.context.set("argv", std::move(args));
 }
 
 int fail(const Failure& f) {
@@ -102,28 +85,12 @@ int run_import(int argc, const char* const* argv) {
                  "--output file could not be written.\n";
     return 0;
   }
-  const Format format = *format_from_name(cli->format);
-  Format file_format = format;
-  if (!cli->output.empty()) {  // a typo in -o fails before any work, naming the reason
-    auto checked = output_format(cli->output, format);
-    std::optional<Failure> problem = checked ? check_output_path(cli->output) : checked.error();
-    if (problem) {
-      return fail(*problem);
-    }
-    file_format = checked.value();
-  }
   auto report = import_files(cli->files, cli->sets);
   if (!report) {
     return fail(report.error());
   }
-  add_argv(*report, argc, argv);
-  if (!cli->output.empty() && cli->output != kStdoutPath) {
-    if (auto problem = write_report(*report, file_format, cli->output)) {
-      return fail(Failure{ExitCode::run_failed, "--output " + cli->output + ": " + *problem});
-    }
-  }
-  std::cout << render(*report, format) << std::flush;
-  return 0;
+  report->context.set("argv", command_argv(argc, argv));
+  return emit_subcommand_report(*report, cli->out);
 }
 
 }  // namespace dgx

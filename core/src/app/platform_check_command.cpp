@@ -7,7 +7,6 @@
 #include "dgx/core/app/plugin_option.hpp"
 #include "dgx/core/run/context.hpp"
 #include "dgx/core/run/run_layers.hpp"
-#include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/text.hpp"
 #include "run_command.hpp"
 
@@ -17,10 +16,7 @@ namespace {
 
 json::Object plan_context(const Session& s, const DeviceReport& devices) {
   json::Object c;
-  json::Object self;
-  self.set("version", build_info::version());
-  self.set("git_revision", build_info::git_revision());
-  c.set("dgxhost", std::move(self));
+  c.set("dgxhost", dgxhost_identity());
   c.set("time", utc_timestamp());
   c.set("host", host_info());
   c.set("gpus", devices.gpus_json());

@@ -8,11 +8,8 @@
 #include "dgx/core/app/plugin_option.hpp"
 #include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/import/import.hpp"
-#include "dgx/core/report/reporters.hpp"
 #include "dgx/core/results/document_reader.hpp"
-#include "dgx/core/results/output_path.hpp"
 #include "dgx/core/run/run_layers.hpp"
-#include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/json.hpp"
 #include "dgx/core/support/text.hpp"
@@ -20,6 +17,7 @@
 #include "dgx/core/verdict/projection_check.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
+#include "subcommand_output.hpp"
 
 namespace po = boost::program_options;
 
@@ -32,8 +30,7 @@ struct VerdictCli {
   std::vector<std::string> sets;
   std::string baseline = "published";
   double threshold = kDefaultVerdictThreshold;
-  std::string format = "table";
-  std::string output;
+  SubcommandOutput out;
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> config_dirs;
   bool help = false;
@@ -50,15 +47,12 @@ po::options_description verdict_options(VerdictCli& c) {
       "the references: published (configs/baselines) or a results file of an earlier run")(
       "threshold", po::value<double>(&c.threshold)->default_value(kDefaultVerdictThreshold)->value_name("F"),
       "pass at or above this fraction of the reference (verdict.threshold)")(
-      "format", po::value<std::string>(&c.format)->default_value("table")->value_name("FMT"),
-      "stdout format: table | json | csv | md | html")(
-      "output,o", po::value<std::string>(&c.output)->value_name("FILE"),
-      "also write the verdict to FILE; the format follows its extension (.json .csv .md .html .txt)")(
       "plugin-dir", po::value<std::vector<std::string>>(&c.plugin_dirs)->value_name("DIR"),
       "where the plugins that project are (as for a run)")(
       "config-dir", po::value<std::vector<std::string>>(&c.config_dirs)->value_name("DIR"),
       "where configs/ is (as for a run)")("quiet,q", po::bool_switch(&c.quiet), "only warnings and errors on stderr")(
       "files", po::value<std::vector<std::string>>(&c.files), "results files (dgx.results/1) or logs to import");
+  add_output_options(d, c.out, "the verdict");
   return d;
 }
 
@@ -71,8 +65,8 @@ Expected<VerdictCli> parse(int argc, const char* const* argv) {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
     po::notify(vm);
-    if (vm.count("output") != 0 && c.output.empty()) {
-      return Failure{ExitCode::usage, "verdict: --output needs a file name (or - for stdout)"};
+    if (auto problem = check_output(vm, c.out, "verdict")) {
+      return *problem;
     }
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string("verdict: ") + e.what() + " (dgxhost verdict --help)"};
@@ -82,9 +76,6 @@ Expected<VerdictCli> parse(int argc, const char* const* argv) {
   }
   if (c.files.empty()) {
     return Failure{ExitCode::usage, "verdict needs a results file or a log: dgxhost verdict FILE... (--help)"};
-  }
-  if (!format_from_name(c.format)) {
-    return Failure{ExitCode::usage, "--format " + c.format + ": expected table, json, csv, md or html"};
   }
   if (!(c.threshold > 0 && c.threshold <= 10)) {
     return Failure{ExitCode::usage, "--threshold must be in (0, 10], e.g. 0.95"};
@@ -235,12 +226,7 @@ Projection project_row(Session& s, const CliOptions& base, const ResultRow& row,
 }
 
 json::Object verdict_context(const VerdictCli& c, int argc, const char* const* argv, const Report& first) {
-  json::Object context;
-  json::Object dgxhost;
-  dgxhost.set("version", build_info::version());
-  dgxhost.set("git_revision", build_info::git_revision());
-  context.set("dgxhost", std::move(dgxhost));
-  context.set("workload", "verdict");
+  json::Object context = subcommand_context("verdict", argc, argv);
   json::Object verdict;
   verdict.set("files", json::Array(c.files.begin(), c.files.end()));
   verdict.set("baseline", c.baseline);
@@ -250,12 +236,6 @@ json::Object verdict_context(const VerdictCli& c, int argc, const char* const* a
   if (!first.context.empty()) {
     context.set("judged", first.context);  // what the first file says of its run (an import: the tool)
   }
-  json::Array args;
-  args.push_back("dgxhost");
-  for (int i = 0; i < argc; ++i) {
-    args.push_back(argv[i]);
-  }
-  context.set("argv", std::move(args));
   return context;
 }
 
@@ -279,17 +259,6 @@ int run_verdict(int argc, const char* const* argv) {
                  "projection's band) or below --threshold of its reference.\n";
     return 0;
   }
-  const Format format = *format_from_name(cli->format);
-  Format file_format = format;
-  if (!cli->output.empty()) {
-    auto checked = output_format(cli->output, format);
-    std::optional<Failure> problem = checked ? check_output_path(cli->output) : checked.error();
-    if (problem) {
-      return report_failure(*problem);
-    }
-    file_format = checked.value();
-  }
-
   Session s;
   s.options.argv.assign(argv, argv + argc);
   s.options.plugin_dirs = cli->plugin_dirs;
@@ -344,21 +313,7 @@ int run_verdict(int argc, const char* const* argv) {
   apply_projections(report, projections);
   report.context = verdict_context(*cli, argc, argv, first);
 
-  if (!cli->output.empty() && cli->output != kStdoutPath) {
-    if (auto problem = write_report(report, file_format, cli->output)) {
-      const std::string message = "--output " + cli->output + ": " + *problem;
-      std::cerr << "dgxhost: " << message << "\n";
-      report.error = report.exit_code == 0 ? message : report.error + "; " + message;
-      if (report.exit_code == 0) {
-        report.exit_code = to_int(ExitCode::run_failed);
-      }
-    }
-  }
-  std::cout << render(report, format) << std::flush;
-  if (report.exit_code != 0 && format != Format::table) {
-    std::cerr << "dgxhost: " << report.error << "\n";
-  }
-  return report.exit_code;
+  return emit_subcommand_report(report, cli->out);
 }
 
 }  // namespace dgx

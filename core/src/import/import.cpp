@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 
-#include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "log_text.hpp"
@@ -157,10 +156,7 @@ namespace {
 json::Object import_context(const std::vector<std::string>& paths, const std::vector<ResultRow>& rows,
                             const std::vector<std::string>& sets) {
   json::Object context;
-  json::Object dgxhost;
-  dgxhost.set("version", build_info::version());
-  dgxhost.set("git_revision", build_info::git_revision());
-  context.set("dgxhost", std::move(dgxhost));
+  context.set("dgxhost", dgxhost_identity());
   context.set("workload", "import");
   json::Array files;
   for (const std::string& p : paths) {

@@ -1,8 +1,16 @@
 #include "dgx/core/results/document.hpp"
 
+#include "dgx/core/support/build_info.hpp"
 #include <algorithm>
 
 namespace dgx {
+
+json::Object dgxhost_identity() {
+  json::Object self;
+  self.set("version", build_info::version());
+  self.set("git_revision", build_info::git_revision());
+  return self;
+}
 
 std::string_view to_string(ResultMode mode) {
   switch (mode) {

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "dgx/core/plugin/call_guard.hpp"
+#include "dgx/core/results/document.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/printable.hpp"
 
@@ -214,9 +215,7 @@ json::Array gather_rank_facts(HostComm& comm, const std::string& gpu_summary) {
 }
 
 json::Object dgxhost_json() {
-  json::Object self;
-  self.set("version", build_info::version());
-  self.set("git_revision", build_info::git_revision());
+  json::Object self = dgxhost_identity();
   self.set("build_type", build_info::build_type());
   self.set("abi", abi_version_string(kHostAbiMin) + "-" + abi_version_string(kHostAbiMax));
   return self;

@@ -56,6 +56,9 @@ struct Note {
   std::string text;
 };
 
+/// The context's "dgxhost" block every report starts from: this binary's version and git revision.
+json::Object dgxhost_identity();
+
 struct Report {
   json::Object context;
   std::vector<ResultRow> rows;
