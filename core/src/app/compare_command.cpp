@@ -8,7 +8,7 @@
 
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/verdict/compare.hpp"
-#include "subcommand_output.hpp"
+#include "subcommand.hpp"
 
 namespace po = boost::program_options;
 
@@ -38,17 +38,8 @@ po::options_description compare_options(CompareCli& c) {
 Expected<CompareCli> parse(int argc, const char* const* argv) {
   CompareCli c;
   po::options_description d = compare_options(c);
-  po::positional_options_description positional;
-  positional.add("files", 2);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
-    po::notify(vm);
-    if (auto problem = check_output(vm, c.out, "compare")) {
-      return *problem;
-    }
-  } catch (const po::error& e) {
-    return Failure{ExitCode::usage, std::string("compare: ") + e.what() + " (dgxhost compare --help)"};
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "compare", 2)) {
+    return *problem;
   }
   if (c.help) {
     return c;

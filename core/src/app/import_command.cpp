@@ -7,7 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
-#include "subcommand_output.hpp"
+#include "subcommand.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,17 +44,8 @@ po::options_description import_options(ImportCli& c) {
 Expected<ImportCli> parse(int argc, const char* const* argv) {
   ImportCli c;
   po::options_description d = import_options(c);
-  po::positional_options_description positional;
-  positional.add("files", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
-    po::notify(vm);
-    if (auto problem = check_output(vm, c.out, "import")) {
-      return *problem;
-    }
-  } catch (const po::error& e) {
-    return Failure{ExitCode::usage, std::string("import: ") + e.what() + " (dgxhost import --help)"};
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "import", -1)) {
+    return *problem;
   }
   if (c.help) {
     return c;

@@ -17,7 +17,7 @@
 #include "dgx/core/verdict/projection_check.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
-#include "subcommand_output.hpp"
+#include "subcommand.hpp"
 
 namespace po = boost::program_options;
 
@@ -59,17 +59,8 @@ po::options_description verdict_options(VerdictCli& c) {
 Expected<VerdictCli> parse(int argc, const char* const* argv) {
   VerdictCli c;
   po::options_description d = verdict_options(c);
-  po::positional_options_description positional;
-  positional.add("files", -1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(d).positional(positional).run(), vm);
-    po::notify(vm);
-    if (auto problem = check_output(vm, c.out, "verdict")) {
-      return *problem;
-    }
-  } catch (const po::error& e) {
-    return Failure{ExitCode::usage, std::string("verdict: ") + e.what() + " (dgxhost verdict --help)"};
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "verdict", -1)) {
+    return *problem;
   }
   if (c.help) {
     return c;

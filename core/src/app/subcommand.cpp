@@ -1,4 +1,4 @@
-#include "subcommand_output.hpp"
+#include "subcommand.hpp"
 
 #include <iostream>
 
@@ -40,6 +40,20 @@ std::optional<Failure> check_output(const po::variables_map& vm, SubcommandOutpu
   }
   out.written = written.value();
   return std::nullopt;
+}
+
+std::optional<Failure> parse_subcommand(int argc, const char* const* argv, const po::options_description& options,
+                                        SubcommandOutput& out, const std::string& command, int max_files) {
+  po::positional_options_description positional;
+  positional.add("files", max_files);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+    return check_output(vm, out, command);
+  } catch (const po::error& e) {
+    return Failure{ExitCode::usage, command + ": " + e.what() + " (dgxhost " + command + " --help)"};
+  }
 }
 
 int emit_subcommand_report(Report& report, const SubcommandOutput& out) {

@@ -1,6 +1,7 @@
 // Private to the host: what the subcommands that read results rather than run a workload (`dgxhost compare`,
 // `import`, `verdict`) share: their --format and --output options, the check of both before any work, writing the
-// file and then stdout, and the argv their report's context records.
+// file and then stdout, their command line (positional files, a usage failure naming the command) and the argv their
+// report's context records.
 #pragma once
 
 #include <string>
@@ -29,6 +30,12 @@ void add_output_options(boost::program_options::options_description& options, Su
 /// folder, its extension) are usage failures naming `command`, before any work is done. Sets `shown` and `written`.
 std::optional<Failure> check_output(const boost::program_options::variables_map& vm, SubcommandOutput& out,
                                     const std::string& command);
+
+/// Parses a subcommand's command line into the variables `options` point at: the positional arguments are "files"
+/// (at most `max_files`; -1: any number), then check_output. A usage failure naming `command` and its --help.
+std::optional<Failure> parse_subcommand(int argc, const char* const* argv,
+                                        const boost::program_options::options_description& options,
+                                        SubcommandOutput& out, const std::string& command, int max_files);
 
 /// The file first (so that what stdout says includes whether it could be written), then stdout; the report's exit
 /// code, 1 when the file could not be written; a failed report's error also on stderr when stdout is not a table.
