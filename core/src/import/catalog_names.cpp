@@ -193,6 +193,29 @@ bool system_answers_to(const std::string& system, std::string_view device) {
                      [&](const std::string& p) { return matches_as_words(name, lower(p)); });
 }
 
+std::vector<std::string> models_of_architecture(const Architecture& printed) {
+  const std::filesystem::path dir = configs_dir("models");
+  std::vector<std::string> matches;
+  if (dir.empty() || printed.layers == 0 || printed.hidden == 0) {
+    return matches;  // layers and hidden at least: fewer fields would match too much
+  }
+  for (const std::string& model : catalog_models()) {
+    toml::table file;
+    try {
+      file = toml::parse_file((dir / (model + ".toml")).string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    auto agrees = [&](const char* key, long value) { return value == 0 || file[key].value<long>() == value; };
+    if (agrees("layers", printed.layers) && agrees("hidden", printed.hidden) && agrees("ffn", printed.ffn) &&
+        agrees("heads", printed.heads) && agrees("kv_groups", printed.kv_groups) &&
+        agrees("experts", printed.experts)) {
+      matches.push_back(model);
+    }
+  }
+  return matches;
+}
+
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) {

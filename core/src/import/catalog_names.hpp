@@ -28,6 +28,19 @@ std::optional<std::string> system_of_device(std::string_view device);
 /// an H100 variant (h100-sxm-96gb-hbm2e-500w), not on a B200.
 bool system_answers_to(const std::string& system, std::string_view device);
 
+/// What a log says of a model's architecture; 0: not said.
+struct Architecture {
+  long layers = 0;
+  long hidden = 0;
+  long ffn = 0;
+  long heads = 0;
+  long kv_groups = 0;
+  long experts = 0;
+};
+
+/// The catalog models (configs/models/*.toml) whose architecture agrees with every field `printed` states.
+std::vector<std::string> models_of_architecture(const Architecture& printed);
+
 /// "a, b, c" for messages.
 std::string joined(const std::vector<std::string>& names);
 

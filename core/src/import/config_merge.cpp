@@ -154,9 +154,12 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
       const std::string device = key == "system" && !run.printed_device.empty()
                                      ? " (no catalog system names the GPU '" + run.printed_device + "')"
                                      : "";
+      const std::string candidates = key == "model" && !run.model_candidates.empty()
+                                         ? " (its architecture is that of " + joined(run.model_candidates) + ")"
+                                         : "";
       return bad_input(origin, 0,
-                       "the log does not print " + what_is_missing(key) + device + ": add --set " + key + "=" +
-                           placeholder(key));
+                       "the log does not print " + what_is_missing(key) + device + candidates + ": add --set " + key +
+                           "=" + placeholder(key));
     }
   }
   return std::nullopt;

@@ -8,6 +8,7 @@
 //    throughput per GPU (TFLOP/s/GPU): 456.7 | ... | global batch size:   128 | ...
 #include <map>
 
+#include "catalog_names.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -88,6 +89,46 @@ void read_memory_choices(const Arguments& args, ParsedRun& run) {
   }
 }
 
+// Megatron-LM prints no model name, only its architecture: the catalog model that has it, when exactly one does
+// (Llama 2, 3 and 3.1 70B share theirs, and then the user says which).
+void read_architecture(const Arguments& args, ParsedRun& run) {
+  auto number = [&](const char* name) -> long {
+    const std::string* v = args.find(name);
+    const auto n = v != nullptr && !is_none(*v) ? parse_number(*v) : std::nullopt;
+    return n ? static_cast<long>(*n) : 0;
+  };
+  Architecture a;
+  a.layers = number("num_layers");
+  a.hidden = number("hidden_size");
+  a.ffn = number("ffn_hidden_size");
+  a.heads = number("num_attention_heads");
+  const std::string* gqa = args.find("group_query_attention");
+  a.kv_groups = gqa != nullptr && *gqa == "True" ? number("num_query_groups") : a.heads;
+  const std::string* experts = args.find("num_experts");
+  a.experts = experts != nullptr && !is_none(*experts) ? number("num_experts") : (experts != nullptr ? 1 : 0);
+  if (a.layers == 0 || a.hidden == 0) {
+    return;
+  }
+  run.model_candidates = models_of_architecture(a);
+  std::string described = std::to_string(a.layers) + " layers, hidden " + std::to_string(a.hidden);
+  for (const auto& [what, value] : {std::pair{"ffn ", a.ffn}, std::pair{"heads ", a.heads},
+                                    std::pair{"KV groups ", a.kv_groups}, std::pair{"experts ", a.experts}}) {
+    if (value != 0) {
+      described += ", " + std::string(what) + std::to_string(value);
+    }
+  }
+  if (run.model_candidates.size() == 1) {
+    run.printed_model = run.model_candidates.front();
+    run.printed_model_line = args.line("num_layers");
+    run.notes.push_back("model " + run.printed_model + ": the catalog's only model of this architecture (" + described +
+                        ")");
+  } else {
+    run.notes.push_back(
+        "Megatron-LM prints no model name; the architecture (" + described + ") is " +
+        (run.model_candidates.empty() ? std::string("no catalog model's") : "that of " + joined(run.model_candidates)));
+  }
+}
+
 void read_arguments(const Arguments& args, ParsedRun& run) {
   for (const auto& [name, key] : integer_arguments()) {
     const std::string* v = args.find(name);
@@ -110,11 +151,7 @@ void read_arguments(const Arguments& args, ParsedRun& run) {
               args.line("num_layers_per_virtual_pipeline_stage"));
     }
   }
-  if (layers != nullptr) {
-    const std::string* hidden = args.find("hidden_size");
-    run.notes.push_back("Megatron-LM does not print the model's name: num_layers " + *layers + ", hidden_size " +
-                        (hidden != nullptr ? *hidden : "?"));
-  }
+  read_architecture(args, run);
   read_precision(args, run);
   read_memory_choices(args, run);
 }

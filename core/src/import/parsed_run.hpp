@@ -50,7 +50,8 @@ struct ParsedRun {
   std::map<std::string, int> line_of;  // where each config key was read
   std::string printed_model;           // the model's name as printed, for the catalog table (model_names.cpp)
   int printed_model_line = 0;
-  std::string printed_device;  // a GPU's CUDA name as printed ("NVIDIA H100 80GB HBM3")
+  std::string printed_device;                 // a GPU's CUDA name as printed ("NVIDIA H100 80GB HBM3")
+  std::vector<std::string> model_candidates;  // catalog models whose architecture matches what the file prints
 
   SeriesKind series_kind = SeriesKind::step_time_s;
   std::vector<double> series;         // training: one value per logged step, in order

@@ -26,9 +26,31 @@ TEST_CASE("a Megatron-LM log gives the layout and precision from its arguments a
   CHECK(metric_value(r, "model_tflops_per_gpu") == doctest::Approx(420).epsilon(0.01));
 }
 
-TEST_CASE("a Megatron-LM log does not name its model: it is asked for") {
+TEST_CASE("a Megatron-LM log does not name its model: its architecture narrows it, the user says which") {
+  // 80 layers, hidden 8192, ffn 28672, 64 heads, 8 KV groups: Llama 2 70B, Llama 3 70B and Llama 3.1 70B alike.
   const std::string message = failure_text(import_data_file("megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm"}));
-  CHECK(message.find("the log does not print the model: add --set model=NAME") != std::string::npos);
+  CHECK(message.find("the log does not print the model (its architecture is that of llama2-70b, llama3-70b, "
+                     "llama3.1-70b): "
+                     "add --set model=NAME") != std::string::npos);
+}
+
+TEST_CASE("a Megatron-LM architecture only one catalog model has names the model") {
+  std::string text = read_import_data("megatron-lm/llama70b_tp4pp4.log");
+  const std::string layers = "  num_layers ...................................... 80";
+  text.replace(text.find(layers), layers.size(), "  num_layers ...................................... 32");
+  const std::string hidden = "  hidden_size ..................................... 8192";
+  text.replace(text.find(hidden), hidden.size(), "  hidden_size ..................................... 4096");
+  const std::string ffn = "  ffn_hidden_size ................................. 28672";
+  text.replace(text.find(ffn), ffn.size(), "  ffn_hidden_size ................................. 14336");
+  const std::string heads = "  num_attention_heads ............................. 64";
+  text.replace(text.find(heads), heads.size(), "  num_attention_heads ............................. 32");
+  auto rows = import_with_catalog(text, "llama8b.log", {"system=h100-sxm"});
+  REQUIRE(rows);
+  CHECK(rows->front().config_text("model") == "llama3.1-8b");
+  CHECK(field_value(rows->front(), "note")
+            .find("model llama3.1-8b: the catalog's only model of this architecture "
+                  "(32 layers, hidden 4096, ffn 14336, heads 32, KV groups 8, "
+                  "experts 1)") != std::string::npos);
 }
 
 TEST_CASE("a second Megatron-LM argument block is a second run") {

@@ -12,14 +12,14 @@
 namespace dgx {
 
 struct ChangePointOptions {
-  double alpha = 0.05;              // a change point counts when its permutation p-value is at most this
-  int permutations = 199;           // permutations per significance test
-  std::uint64_t seed = 20260101;    // the permutations' seed: the same series gives the same answer
-  std::size_t min_segment = 3;      // points on each side of a change point, at least
+  double alpha = 0.05;            // a change point counts when its permutation p-value is at most this
+  int permutations = 199;         // permutations per significance test
+  std::uint64_t seed = 20260101;  // the permutations' seed: the same series gives the same answer
+  std::size_t min_segment = 3;    // points on each side of a change point, at least
 };
 
 struct ChangePoint {
-  std::size_t index = 0;  // the first point of the new segment
+  std::size_t index = 0;   // the first point of the new segment
   double mean_before = 0;  // of the segment that ends at index - 1
   double mean_after = 0;   // of the segment that starts at index
   double relative = 0;     // mean_after / mean_before - 1
