@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
 # munge are for the multi-node path and its test; Chart.js is compiled into the HTML report, and headless Chromium
-# opens that report in its test; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by
-# .ci/run). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it
+# opens that report in its test; python3-yaml and python3-jsonschema validate the Kubernetes manifests of `dgxhost
+# launch` against the MPI Operator's CRD; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run
+# by .ci/run). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it
 # is used from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
   libjs-chart.js chromium
+  python3-yaml python3-jsonschema
 )
 
 missing=()

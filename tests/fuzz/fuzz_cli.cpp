@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/app/launch_command.hpp"
+#include "dgx/core/app/mpijob_manifest.hpp"
+#include "dgx/core/app/slurm_script.hpp"
 #include "dgx/core/config/cli.hpp"
 #include "fuzz_check.hpp"
 
@@ -30,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto launch = dgx::parse_launch(static_cast<int>(argv.size()), argv.data());
   dgx::fuzz::check_rejection(launch);
   if (launch && !launch->help) {
-    (void)dgx::sbatch_script(launch.value());
+    const bool slurm = launch->scheduler == dgx::Scheduler::slurm;
+    (void)(slurm ? dgx::sbatch_script(launch.value()) : dgx::mpijob_yaml(launch.value()));
   }
   return 0;
 }
