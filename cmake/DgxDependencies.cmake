@@ -25,6 +25,32 @@ add_library(dgx::toml ALIAS dgx_toml)
 # nlohmann/json reads and writes the host's JSON (core/src/json.cpp); header-only, so every preset can use it.
 find_package(nlohmann_json 3.10 REQUIRED)
 
+# The results store (core/src/store): SQLite from libsqlite3-dev, always (a static build links its archive);
+# PostgreSQL's client library libpq from libpq-dev where found (not in static builds: it pulls in OpenSSL and
+# Kerberos), else `--store postgresql://...` says this dgxhost was built without it.
+add_library(dgx_sqlite3 INTERFACE)
+if(DGX_STATIC_DEPS)
+  find_library(DGX_SQLITE3_ARCHIVE NAMES libsqlite3.a REQUIRED)
+  find_package(Threads REQUIRED)
+  target_link_libraries(dgx_sqlite3 INTERFACE "${DGX_SQLITE3_ARCHIVE}" Threads::Threads ${CMAKE_DL_LIBS} m)
+else()
+  find_package(SQLite3 REQUIRED)
+  target_link_libraries(dgx_sqlite3 INTERFACE SQLite::SQLite3)
+endif()
+add_library(dgx::sqlite3 ALIAS dgx_sqlite3)
+
+set(DGX_HAVE_LIBPQ OFF)
+if(NOT DGX_STATIC_DEPS)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(DGX_LIBPQ IMPORTED_TARGET GLOBAL libpq)
+    if(DGX_LIBPQ_FOUND)
+      set(DGX_HAVE_LIBPQ ON)
+      add_library(dgx::libpq ALIAS PkgConfig::DGX_LIBPQ)
+    endif()
+  endif()
+endif()
+
 set(DGX_HAVE_MPI OFF)
 if(DGX_WITH_MPI AND NOT DGX_STATIC_DEPS)
   find_package(MPI COMPONENTS C)

@@ -10,5 +10,7 @@ int main(int argc, char** argv) {
   // ./dgx-runs). A test that pins down the defaults sets these itself; every process a test starts inherits them.
   ::setenv("DGX_CACHE_DIR", DGX_TEST_STATE_DIR "/cache", 0);
   ::setenv("DGX_RUNS_DIR", DGX_TEST_STATE_DIR "/dgx-runs", 0);
+  // A developer's DGX_STORE would record every test run: a test that records names its own store.
+  ::unsetenv("DGX_STORE");
   return doctest::Context(argc, argv).run();
 }

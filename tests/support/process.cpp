@@ -48,7 +48,9 @@ ProcessResult run_process_signalled(const std::string& program, const std::vecto
                                     const std::map<std::string, std::string>& env, int signal_number,
                                     const SignalWhen& when) {
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
+  // Close-on-exec: only the dup2 copies (stdout, stderr) reach the program, so a daemon it starts (a database
+  // server) does not hold the pipes open after it exits.
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
   }
 

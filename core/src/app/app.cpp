@@ -13,11 +13,13 @@
 #include "dgx/core/report/listing.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
+#include "history_command.hpp"
 #include "import_command.hpp"
 #include "platform_check_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
+#include "store_command.hpp"
 #include "verdict_command.hpp"
 
 namespace dgx {
@@ -86,6 +88,12 @@ int run_app(int argc, const char* const* argv) {
   if (argc >= 2 && std::string(argv[1]) == "import") {
     return finish_stdout(nullptr, run_import(argc - 1, argv + 1));
   }
+  if (argc >= 2 && std::string(argv[1]) == "store") {
+    return finish_stdout(nullptr, run_store(argc - 1, argv + 1));
+  }
+  if (argc >= 2 && std::string(argv[1]) == "history") {
+    return finish_stdout(nullptr, run_history(argc - 1, argv + 1));
+  }
   auto options = parse_or_resume(argc, argv);
   if (!options) {
     return usage_failure(argc, argv, options.error());
@@ -103,6 +111,11 @@ int run_app(int argc, const char* const* argv) {
     return fail(s, *failure);
   }
   if (auto code = agree_or_exit(s, check_outputs(s.options))) {
+    return *code;
+  }
+  // The store is rank 0's to write; opened now, so that one that cannot be reached fails before any work.
+  const bool records = s.comm->ranks().rank == 0 && !s.options.list && !s.options.describe;
+  if (auto code = agree_or_exit(s, records ? check_run_store(s.options) : std::nullopt)) {
     return *code;
   }
   // After MPI_Init, which installs handlers of its own: the host's are the ones every plugin call gets back.

@@ -16,7 +16,9 @@
 #include "dgx/core/run/context.hpp"
 #include "dgx/core/run/journal.hpp"
 #include "dgx/core/run/run_folder.hpp"
+#include "dgx/core/support/text.hpp"
 #include "dgx/core/verdict/baseline.hpp"
+#include "store_command.hpp"
 
 namespace dgx {
 
@@ -124,6 +126,26 @@ Expected<std::unique_ptr<RunFolder>> open_run_folder(const Session& s, const Tar
   return RunFolder::open(s.options, target, config, *s.comm, s.logger);
 }
 
+// --store, DGX_STORE: after the results are written, so that a store that fails names where they are.
+void record_run(const Session& s, Report& report, const RunFolder* folder) {
+  if (report.exit_code == to_int(ExitCode::usage) && report.rows.empty()) {
+    return;  // nothing ran
+  }
+  std::string source = "the output of " + text::join(s.options.argv, " ");
+  if (folder != nullptr) {
+    source = (folder->dir() / kRunResultsFile).string();
+  } else if (!s.options.output.empty() && s.options.output != kStdoutPath) {
+    source = s.options.output;
+  }
+  if (auto problem = record_in_store(s.options, report, source)) {
+    s.logger.error(*problem);
+    report.error = report.exit_code == 0 ? *problem : report.error + "; " + *problem;
+    if (report.exit_code == 0) {
+      report.exit_code = to_int(ExitCode::usage);
+    }
+  }
+}
+
 }  // namespace
 
 // The results file first, so that what stdout says about the run (status.exit_code, ok) includes whether the
@@ -153,6 +175,7 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
       }
     }
   }
+  record_run(s, report, folder);
   const Format shown = stdout_format(s.options);
   if (report.exit_code == to_int(ExitCode::usage) && report.rows.empty() && shown == Format::table) {
     return report.exit_code;  // a config error is the whole answer, as when it is found before the run: no banner

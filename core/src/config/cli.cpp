@@ -64,9 +64,12 @@ po::options_description make_options(CliOptions& o) {
       "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
       "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
       "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)")(
-      "run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
-      "measure mode: keep the journal of finished cases and results.json in DIR (default: "
-      "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
+      "store", po::value<std::string>(&o.store)->value_name("FILE|URL")->implicit_value("default"),
+      "also record the run in a results store (dgxhost history reads it): a SQLite FILE, a postgresql:// URL, or "
+      "alone the default ($DGX_STORE, else dgx-store.sqlite in the run-folder root); DGX_STORE records every run, "
+      "--store=off none")("run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
+                          "measure mode: keep the journal of finished cases and results.json in DIR (default: "
+                          "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
       "resume", po::value<std::string>(&o.resume)->value_name("DIR"),
       "complete the interrupted run in DIR: run only the cases its journal lacks (alone, it repeats the run's "
       "command line; with a command line, that must resolve to the same configuration)");
@@ -112,7 +115,10 @@ std::string cli_help() {
          "  dgxhost verdict FILE... [--set KEY=VALUE ...] [--baseline published|FILE] [--threshold F]   (a real run\n"
          "      against the projection of its configuration and the nearest published reference)\n"
          "  dgxhost --plugin platform-check [--set KEY=VALUE ...]   (GPU node: GEMM, HBM, NCCL, a layer, a training\n"
-         "      step; verdicts)\n\n"
+         "      step; verdicts)\n"
+         "  dgxhost store add FILE... | store info [--store FILE|URL]   (record results files or logs in the store)\n"
+         "  dgxhost history [--plugin W] [--where KEY=VALUE ...] [--metric M] [--since DATE] [--detect]   (series\n"
+         "      over time from the store; --detect finds regressions, exit code 5 for a new one)\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)

@@ -467,6 +467,59 @@ void compare_charts(const Report& report, std::vector<json::Object>& out) {
                 verdicts));
 }
 
+// History: each metric over time, a line per series, its change points marked ------------------------------------
+
+void history_charts(const Report& report, std::vector<json::Object>& out) {
+  std::vector<std::string> tables;  // one chart per metric, in the report's order
+  for (const ResultRow& r : report.rows) {
+    if (text::starts_with(r.table, "history points ") &&
+        std::find(tables.begin(), tables.end(), r.table) == tables.end()) {
+      tables.push_back(r.table);
+    }
+  }
+  for (const std::string& table : tables) {
+    const std::string name = table.substr(std::string("history points ").size());
+    std::string unit;
+    std::vector<Series> lines;
+    Series changes{"change point", {}, false, "triangle", 9};
+    std::map<std::string, std::size_t> line_of;
+    for (const ResultRow& r : report.rows) {
+      const Metric* m = r.table == table ? r.find_metric(name) : nullptr;
+      const Field* epoch = r.find_field("epoch");
+      if (m == nullptr || epoch == nullptr || !std::isfinite(m->value)) {
+        continue;
+      }
+      unit = unit.empty() ? m->unit : unit;
+      const auto y = convert(m->value, m->unit, unit);
+      if (!y) {
+        continue;
+      }
+      const std::string series = field(r, "series").empty() ? r.label : field(r, "series");
+      auto [it, fresh] = line_of.emplace(series, lines.size());
+      if (fresh) {
+        lines.push_back(Series{series, {}});
+      }
+      const json::Array point{json::Value(1000 * std::stod(epoch->value)), json::Value(*y)};
+      lines[it->second].points.push_back(point);
+      if (field(r, "change_point") == "yes") {
+        changes.points.push_back(point);
+      }
+    }
+    if (lines.empty()) {
+      continue;
+    }
+    const bool marked = !changes.points.empty();
+    if (marked) {
+      lines.push_back(changes);
+    }
+    json::Object x = axis("run time (UTC)");
+    x.set("time", true);
+    out.push_back(xy_chart(name + " over time", x, axis(name + " [" + unit + "]"), lines,
+                           "Measured, imported or projected values as recorded in the store, a line per series." +
+                               std::string(marked ? " Triangles: where a detected change begins." : "")));
+  }
+}
+
 // The platform check's plan: one chart per reference metric, a bar per reference row and the systems it serves --
 
 // " (h100-sxm, h200-sxm)"; a long list as its first two and a count (the table lists them all).
@@ -552,6 +605,7 @@ std::vector<json::Object> charts_for(const Report& report) {
   projection_charts(report, out);
   compare_charts(report, out);
   plan_charts(report, out);
+  history_charts(report, out);
   if (out.empty()) {
     generic_charts(report, out);
   }

@@ -69,12 +69,19 @@ bool optional_bool(const json::Cursor& o, std::string_view key) {
 
 }  // namespace
 
-fs::path default_run_dir(const std::string& workload) {
+fs::path runs_root() {
   const char* root_env = std::getenv("DGX_RUNS_DIR");
   if (root_env != nullptr && std::string_view(root_env) == "off") {
     return {};
   }
-  const fs::path root = root_env != nullptr && *root_env != '\0' ? fs::path(root_env) : fs::path("dgx-runs");
+  return root_env != nullptr && *root_env != '\0' ? fs::path(root_env) : fs::path("dgx-runs");
+}
+
+fs::path default_run_dir(const std::string& workload) {
+  const fs::path root = runs_root();
+  if (root.empty()) {
+    return {};
+  }
   const fs::path base = root / (utc_stamp() + "-" + folder_safe(workload));
   fs::path dir = base;
   std::error_code ec;

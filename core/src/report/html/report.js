@@ -11,6 +11,8 @@
   function axis(spec, fallbackType) {
     const a = { type: spec.log ? 'logarithmic' : fallbackType, title: { display: true, text: spec.title } };
     if (spec.begin_at_zero) a.beginAtZero = true;
+    // Milliseconds since the epoch, labelled as UTC dates (no date adapter is embedded).
+    if (spec.time) a.ticks = { callback: function (v) { return new Date(v).toISOString().slice(0, 10); } };
     return a;
   }
 

@@ -32,6 +32,8 @@ struct CliOptions {
   std::string run_dir;   // --run-dir: where measure mode keeps its journal
   std::string resume;    // --resume: the run folder to complete
   std::string baseline;  // --baseline: "published" or a results file (baseline.hpp)
+  std::string store;     // --store: record the run in this store ("default": DGX_STORE or the run-folder root's;
+                         // "off": not even in DGX_STORE's); empty: DGX_STORE's, when set
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
   std::vector<std::string> plugin_dirs;

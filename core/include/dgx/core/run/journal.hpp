@@ -29,6 +29,9 @@ inline constexpr const char* kJournalFile = "journal.jsonl";
 inline constexpr const char* kRunResultsFile = "results.json";
 inline constexpr const char* kRunLogFile = "run.log";
 
+/// Where run folders go: $DGX_RUNS_DIR, default ./dgx-runs; empty when DGX_RUNS_DIR=off.
+std::filesystem::path runs_root();
+
 /// The folder a new measured run gets: $DGX_RUNS_DIR (default ./dgx-runs) / <UTC yyyymmddThhmmssZ>-<workload>,
 /// with -2, -3, ... appended when taken. Empty when DGX_RUNS_DIR=off.
 std::filesystem::path default_run_dir(const std::string& workload);

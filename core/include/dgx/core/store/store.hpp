@@ -1,0 +1,128 @@
+// The results store: every run's rows with the context they ran in, kept as a history that `dgxhost history`
+// reads back as series over time (docs/history.md). One interface, two backends: SQLite (a file, the default)
+// and PostgreSQL (a server a team shares). One schema, versioned and migrated when a store is opened; every
+// write is one transaction, so a run killed mid-write leaves the store as it was, and two runs writing at once
+// both land.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dgx/core/results/document.hpp"
+#include "dgx/core/support/expected.hpp"
+
+namespace dgx {
+
+/// The schema version this dgxhost writes; a store of a newer version is refused, an older one migrated.
+inline constexpr int kStoreSchemaVersion = 1;
+
+/// What makes rows of different runs one series: the same plugin, workload, table, label, mode, configuration,
+/// metric, system, GPU model and count, and hosts. What may change along a series without starting a new one (the
+/// driver, CUDA, NCCL, the framework release, dgxhost's revision, the plugin's version) is each point's context.
+struct SeriesKey {
+  std::string plugin, workload, table, label;
+  std::string mode;  // measured, projected, imported or reference
+  std::string metric, unit;
+  std::string config_hash;  // of the row's configuration without the context keys (run_record.cpp)
+  std::string config;       // that configuration, as JSON
+  std::string system, gpu_model, hosts;
+  std::int64_t gpus = 0;
+};
+
+/// The context of one run, as columns one can query (--where).
+struct RunContext {
+  std::int64_t time = 0;  // seconds since the epoch (UTC): the report's context.time
+  std::string plugin, plugin_version, workload, preset, run_mode;
+  std::string system, gpu_model, hosts;
+  std::int64_t gpus = 0;
+  std::string driver, cuda, nccl, framework;
+  std::string dgxhost_version, dgxhost_revision;
+  std::string config_hash, config;  // the run's resolved configuration
+  std::int64_t exit_code = 0;
+  std::string source;  // the results file or run folder it was recorded from
+};
+
+struct SeriesPoint {
+  std::int64_t run_id = 0;
+  double value = 0;  // NaN where the run's value was not finite
+  std::string timing, verdict;
+  RunContext run;
+};
+
+struct Series {
+  SeriesKey key;
+  std::vector<SeriesPoint> points;  // oldest first
+};
+
+/// What `dgxhost history` asks for: every filter is an equality (--where) or a bound, all of them together.
+struct SeriesQuery {
+  std::string name;                                        // --plugin: a plugin, workload or preset name; empty: any
+  std::vector<std::pair<std::string, std::string>> where;  // field -> value; fields: store_fields()
+  std::optional<std::int64_t> since;                       // seconds since the epoch, inclusive
+  std::optional<std::int64_t> until;
+  std::size_t max_points = 0;  // per series, the newest ones; 0: all
+};
+
+/// The fields --where may name, with what each holds; `config.KEY` names a key of the row's configuration.
+const std::vector<std::pair<std::string, std::string>>& store_fields();
+
+struct AddOutcome {
+  std::int64_t run_id = 0;
+  std::size_t rows = 0, points = 0;
+  bool already_recorded = false;  // the same document was recorded before: nothing was written
+};
+
+/// What `dgxhost store info` says of a store.
+struct StoreSummary {
+  int schema_version = 0;
+  std::int64_t runs = 0, series = 0, points = 0;
+  std::int64_t first = 0, last = 0;  // the oldest and newest run's time; 0 when empty
+};
+
+class Store {
+public:
+  virtual ~Store() = default;
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  /// "SQLite store dgx-runs/dgx-store.sqlite" or "PostgreSQL store db.example:5432/dgx".
+  [[nodiscard]] virtual std::string describe() const = 0;
+  /// Records a report (its rows and context) in one transaction. `source` names where it came from. A report
+  /// recorded before (the same document) is not recorded twice.
+  virtual Expected<AddOutcome> add(const Report& report, const std::string& source) = 0;
+  /// The series that match, each with its points oldest first; an unknown --where field is a usage failure
+  /// naming it and the known ones.
+  virtual Expected<std::vector<Series>> history(const SeriesQuery& query) = 0;
+  /// Counts of what the store holds.
+  virtual Expected<StoreSummary> summary() = 0;
+};
+
+/// Recording needs a store it can write (created, or migrated, when it opens it); reading one (history, info)
+/// does not, and never creates one.
+enum class StoreAccess { write, read };
+
+/// Opens the store at `location`: a postgresql:// (or postgres://) URL, or a SQLite file (its folder must exist).
+/// A store of a newer schema, a file that is not a store, a directory, a read-only file opened to write, a store
+/// that does not exist opened to read, or a server that cannot be reached is a usage failure naming it and why.
+Expected<std::unique_ptr<Store>> open_store(const std::string& location, StoreAccess access = StoreAccess::write);
+
+/// Where runs are recorded when no --store is given: $DGX_STORE, or nullopt (recording is opt-in for runs).
+std::optional<std::string> store_from_environment();
+
+/// The store `history` and `store add` use without --store: $DGX_STORE, else dgx-store.sqlite in the run-folder
+/// root ($DGX_RUNS_DIR, or ./dgx-runs).
+std::string default_store_location();
+
+/// A date as --since takes it: 2026-11-01, 2026-11-01T12:00:00Z, or a span back from `now`: 7d, 12h, 30m.
+Expected<std::int64_t> parse_since(const std::string& text, std::int64_t now);
+
+/// Seconds since the epoch as ISO 8601 UTC ("2026-12-01T21:31:27Z").
+std::string iso_time(std::int64_t seconds);
+
+}  // namespace dgx
