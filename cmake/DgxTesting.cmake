@@ -1,8 +1,9 @@
-# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS <label>] [DEFINITIONS ...])
+# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS <label>] [DEFINITIONS ...] [SKIP_REGULAR_EXPRESSION <re>])
 # One doctest executable; every TEST_CASE becomes a CTest test (doctest_discover_tests), labelled `unit` or
-# <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped.
+# <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped, and so are
+# the tests whose output matches SKIP_REGULAR_EXPRESSION (a tool they need is missing).
 function(dgx_add_doctest name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SKIP_REGULAR_EXPRESSION" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
   # CTest cuts a discovered test name at ';' (a list separator): such a test runs no test case and still passes.
   foreach(_source IN LISTS ARG_SOURCES)
     get_filename_component(_path "${_source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -28,6 +29,8 @@ function(dgx_add_doctest name)
   set(_properties LABELS ${_label})
   if(_label STREQUAL "gpu")  # GPU tests print this and return when there is no device: CTest reports a skip
     list(APPEND _properties SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+  elseif(ARG_SKIP_REGULAR_EXPRESSION)
+    list(APPEND _properties SKIP_REGULAR_EXPRESSION "${ARG_SKIP_REGULAR_EXPRESSION}")
   endif()
   doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES ${_properties})
 endfunction()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
 # munge are for the multi-node path and its test; Chart.js is compiled into the HTML report, and headless Chromium
-# opens that report in its test; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by
-# .ci/run). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it
+# opens that report in its test; xmllint (libxml2-utils) validates the JUnit report and promtool (in Debian's
+# prometheus package, which also brings a server that is not started here) checks the Prometheus one, as their
+# users' tools would; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by .ci/run). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it
 # is used from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   slurm-wlm munge
   libjs-chart.js chromium
+  libxml2-utils prometheus
 )
 
 missing=()
