@@ -143,17 +143,21 @@ std::string class_part(std::string_view s) {
   return out.empty() ? "_" : out;
 }
 
-// The row's label and the config that tells it apart from the other rows of its table (and a collective case's
-// size): "1000 us", "size=4194304, comm.placement=in-place".
+// The row's label and what tells it apart from the other rows of its table: the config keys that vary, a
+// collective case's size, the systems a reference of the platform check's plan applies to ("1000 us",
+// "comm.placement=in-place, size=4194304").
 std::string case_name(const ResultRow& row, const std::vector<std::string>& keys) {
   std::vector<std::string> parts;
-  if (const std::string size = case_size(row); !size.empty()) {
-    parts.push_back("size=" + size);
-  }
   for (const std::string& key : keys) {
     if (row.config.find(key) != nullptr) {
       parts.push_back(key + "=" + row.config_text(key));
     }
+  }
+  if (const std::string size = case_size(row); !size.empty()) {
+    parts.push_back("size=" + size);
+  }
+  if (const Field* systems = row.find_field("systems")) {
+    parts.push_back("systems=" + systems->value);
   }
   if (row.label.empty()) {
     return parts.empty() ? std::string(to_string(row.mode)) : text::join(parts, ", ");

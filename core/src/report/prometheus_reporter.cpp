@@ -59,17 +59,17 @@ public:
       families_.push_back({name, help, meaning, {}, {}});
       family = std::prev(families_.end());
     } else if (family->meaning != meaning) {
-      return Failure{ExitCode::usage, "--format prometheus: " + meaning + " and " + family->meaning +
-                                          " would both be " + name + "; write this report as json or csv"};
+      return Failure{ExitCode::usage, meaning + " and " + family->meaning + " would both be the Prometheus family " +
+                                          name + "; write this report as json or csv"};
     }
     Labels sorted = labels;
     std::sort(sorted.begin(), sorted.end());
     const auto [seen, fresh] = family->origins.emplace(series_text("", sorted), origin);
     if (!fresh) {
-      return Failure{ExitCode::usage, "--format prometheus: " + seen->second + " and " + origin +
-                                          " make the same series " + series_text(name, labels) +
-                                          ": nothing in their labels (plugin, workload, mode, table, case, size "
-                                          "and the config keys that vary) tells them apart; write this report as "
+      return Failure{ExitCode::usage, seen->second + " and " + origin + " would be the same Prometheus series " +
+                                          series_text(name, labels) +
+                                          ": nothing in their labels (plugin, workload, mode, table, case, the config "
+                                          "keys that vary, size, systems) tells them apart; write this report as "
                                           "json or csv"};
     }
     family->samples.push_back({std::move(labels), value});
@@ -121,9 +121,9 @@ Labels context_labels(const Report& report) {
 }
 
 // Label names of the row's own: a config key's label must not take one of them.
-constexpr std::array<std::string_view, 13> kRowLabels{"host",     "preset", "plugin",  "workload", "mode",
-                                                      "table",    "case",   "size",    "verdict",  "version",
-                                                      "revision", "job",    "instance"};
+constexpr std::array<std::string_view, 14> kRowLabels{"host",    "preset",   "plugin", "workload", "mode",
+                                                      "table",   "case",     "size",   "systems",  "verdict",
+                                                      "version", "revision", "job",    "instance"};
 
 bool scalar(const json::Value& v) { return v.is_string() || v.is_number() || v.is_bool(); }
 
@@ -175,6 +175,9 @@ Labels row_labels(const Report& report, const ResultRow& row,
     }
   }
   add_label(labels, "size", case_size(row));
+  // The platform check's plan lists one reference for each system it applies to: the systems tell them apart.
+  const Field* systems = row.find_field("systems");
+  add_label(labels, "systems", systems != nullptr ? systems->value : std::string());
   return labels;
 }
 

@@ -147,7 +147,8 @@ TEST_CASE("two rows that would be one series are a usage error that names both a
   CHECK(text.error().code == ExitCode::usage);
   const std::string& message = text.error().message;
   CHECK(message.find("row 1 (gemm, measured) and row 4 (gemm, measured)") != std::string::npos);
-  CHECK(message.find("the same series dgx_time_median_seconds{plugin=\"gemm-plugin\"") != std::string::npos);
+  CHECK(message.find("would be the same Prometheus series dgx_time_median_seconds{plugin=\"gemm-plugin\"") !=
+        std::string::npos);
   CHECK(message.find("json or csv") != std::string::npos);
   report.rows.back().label = "again";  // a case label tells them apart
   CHECK(render_prometheus(report));
@@ -159,8 +160,8 @@ TEST_CASE("two metrics of a row that would share a family are an error, not a me
   const auto text = render_prometheus(report);
   REQUIRE_FALSE(text);
   CHECK(text.error().code == ExitCode::usage);
-  CHECK(text.error().message.find("metric time_median (seconds) and metric time.median (seconds) would both be "
-                                  "dgx_time_median_seconds") != std::string::npos);
+  CHECK(text.error().message.find("metric time_median (seconds) and metric time.median (seconds) would both be the "
+                                  "Prometheus family dgx_time_median_seconds") != std::string::npos);
 }
 
 TEST_CASE("non-finite values are NaN and Inf, and no sample carries a timestamp") {
