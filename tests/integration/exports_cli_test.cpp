@@ -29,10 +29,13 @@ std::string read(const std::filesystem::path& file) {
 
 std::string import_data(const char* relative) { return std::string(DGX_TEST_IMPORT_DATA) + "/" + relative; }
 
-const std::vector<std::string> kSpin = std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=200"} + kQuick;
-const std::vector<std::string> kSweep =
-    std::vector<std::string>{"--plugin", "all_reduce", "-b", "1K", "-e", "64K", "-f", "4"} + kQuick;
-const std::vector<std::string> kExplore = {"--plugin", "llama70b", "--set", "explore.gpus=64,128"};
+std::vector<std::string> spin_args() {
+  return std::vector<std::string>{"--plugin", "spin", "--set", "spin.us=200"} + kQuick;
+}
+std::vector<std::string> sweep_args() {
+  return std::vector<std::string>{"--plugin", "all_reduce", "-b", "1K", "-e", "64K", "-f", "4"} + kQuick;
+}
+std::vector<std::string> explore_args() { return {"--plugin", "llama70b", "--set", "explore.gpus=64,128"}; }
 // A recorded Megatron-LM run below its reference and its projection: a verdict of fail, and slower, whatever the
 // machine.
 std::vector<std::string> verdict_of_log() {
@@ -60,13 +63,13 @@ TEST_CASE("a spin run, an all_reduce sweep and a projected llama70b explore pass
   if (!have_tool("promtool", "prometheus")) {
     return;
   }
-  const ProcessResult spin = dgxhost(kSpin + std::vector<std::string>{"--format", "prometheus"});
+  const ProcessResult spin = dgxhost(spin_args() + std::vector<std::string>{"--format", "prometheus"});
   CHECK(spin.exit_code == 0);
   check_promtool(spin, "spin");
   CHECK(spin.out.find("dgx_time_median_seconds{") != std::string::npos);
   CHECK(spin.out.find("dgx_report_exit_code{") != std::string::npos);
 
-  const ProcessResult sweep = dgxhost(kSweep + std::vector<std::string>{"--format", "prometheus"});
+  const ProcessResult sweep = dgxhost(sweep_args() + std::vector<std::string>{"--format", "prometheus"});
   CHECK(sweep.exit_code == 0);
   check_promtool(sweep, "all_reduce");
   // nccl-tests' lines by size, out-of-place and in-place apart.
@@ -75,7 +78,7 @@ TEST_CASE("a spin run, an all_reduce sweep and a projected llama70b explore pass
         std::string::npos);
   CHECK(sweep.out.find("dgx_algbw_bytes_per_second{") != std::string::npos);
 
-  const ProcessResult explore = dgxhost(kExplore + std::vector<std::string>{"--format", "prometheus", "-q"});
+  const ProcessResult explore = dgxhost(explore_args() + std::vector<std::string>{"--format", "prometheus", "-q"});
   CHECK(explore.exit_code == 0);
   check_promtool(explore, "llama70b explore");
   CHECK(explore.out.find("dgx_mfu_ratio{") != std::string::npos);
@@ -90,7 +93,7 @@ TEST_CASE("compare, import, verdict and the platform check write Prometheus that
   }
   TempDir dir;
   const std::string a = (dir.path() / "a.json").string();
-  REQUIRE(dgxhost(kSpin + std::vector<std::string>{"-o", a}).exit_code == 0);
+  REQUIRE(dgxhost(spin_args() + std::vector<std::string>{"-o", a}).exit_code == 0);
   const ProcessResult compare = dgxhost({"compare", a, a, "--format", "prometheus"});
   CHECK(compare.exit_code == 0);
   check_promtool(compare, "compare");
@@ -123,20 +126,21 @@ TEST_CASE("JUnit of runs and of every command validates against the schema, fail
     return;
   }
   const std::vector<std::string> junit{"--format", "junit"};
-  const ProcessResult spin = dgxhost(kSpin + junit);
+  const ProcessResult spin = dgxhost(spin_args() + junit);
   CHECK(spin.exit_code == 0);
   check_schema(spin, "spin");
   CHECK(spin.out.find("<testsuite name=\"spin\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\"") !=
         std::string::npos);
   CHECK(spin.out.find("<testcase classname=\"dgx.spin.spin\" name=\"200 us\" time=\"") != std::string::npos);
 
-  const ProcessResult sweep = dgxhost(kSweep + junit);
+  const ProcessResult sweep = dgxhost(sweep_args() + junit);
   check_schema(sweep, "all_reduce");
   CHECK(sweep.out.find("name=\"comm.placement=in-place, size=65536\"") != std::string::npos);
 
-  check_schema(dgxhost(kExplore + junit), "llama70b explore");
-  check_schema(dgxhost(kExplore + std::vector<std::string>{"--mode", "project", "--baseline", "published"} + junit),
-               "--baseline published");
+  check_schema(dgxhost(explore_args() + junit), "llama70b explore");
+  check_schema(
+      dgxhost(explore_args() + std::vector<std::string>{"--mode", "project", "--baseline", "published"} + junit),
+      "--baseline published");
 
   const ProcessResult verdict = dgxhost(verdict_of_log() + junit);
   CHECK(verdict.exit_code == 5);
@@ -164,7 +168,7 @@ TEST_CASE("-o FILE.xml and FILE.prom take their format from the extension, and t
   const auto prom = dir.write("dgx.prom", "# an older file\n");
   struct stat before {};
   REQUIRE(::stat(prom.c_str(), &before) == 0);
-  const ProcessResult run = dgxhost(kSpin + std::vector<std::string>{"-o", prom.string()});
+  const ProcessResult run = dgxhost(spin_args() + std::vector<std::string>{"-o", prom.string()});
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("time.median") != std::string::npos);  // stdout keeps its table
   const std::string written = read(prom);
@@ -180,7 +184,7 @@ TEST_CASE("-o FILE.xml and FILE.prom take their format from the extension, and t
     ++entries;
   }
   CHECK(entries == 1);
-  CHECK(dgxhost(kSpin + std::vector<std::string>{"-o", (dir.path() / "dgx.xml").string()}).exit_code == 0);
+  CHECK(dgxhost(spin_args() + std::vector<std::string>{"-o", (dir.path() / "dgx.xml").string()}).exit_code == 0);
   CHECK(read(dir.path() / "dgx.xml").starts_with("<?xml"));
 
   const ProcessResult compare = dgxhost({"compare", "--help"});
@@ -192,7 +196,7 @@ TEST_CASE("-o FILE.xml and FILE.prom take their format from the extension, and t
 TEST_CASE("a report whose rows Prometheus cannot tell apart fails with exit 2 naming them, its other outputs kept") {
   TempDir dir;
   const std::string a = (dir.path() / "a.json").string();
-  REQUIRE(dgxhost(kSpin + std::vector<std::string>{"-o", a}).exit_code == 0);
+  REQUIRE(dgxhost(spin_args() + std::vector<std::string>{"-o", a}).exit_code == 0);
   // The same case twice in one results file: its comparison has two rows nothing tells apart.
   dgx::json::Value doc = dgx::json::parse(read(a));
   dgx::json::Array& rows = doc.as_object().find("results")->as_array();

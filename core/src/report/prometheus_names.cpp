@@ -216,7 +216,7 @@ PrometheusName prometheus_name(std::string_view metric, std::string_view unit) {
 }
 
 std::string prometheus_label_name(std::string_view key) {
-  const std::string name = snake_case(key);
+  std::string name = snake_case(key);
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
     return "_" + name;
   }

@@ -71,9 +71,9 @@ TEST_CASE("each family has one HELP and one TYPE gauge line, then all its sample
       CHECK(types.count(order.back()) == 1);  // after its TYPE line
     }
   }
-  for (const auto& [name, n] : helps) {
-    CHECK_MESSAGE(n == 1, name);
-    CHECK_MESSAGE(types[name] == 1, name);
+  for (const auto& family : helps) {
+    CHECK_MESSAGE(family.second == 1, family.first);
+    CHECK_MESSAGE(types[family.first] == 1, family.first);
   }
   // Samples of one family are not interleaved with another's.
   for (std::size_t i = 1; i < order.size(); ++i) {
