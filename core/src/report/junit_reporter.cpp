@@ -278,13 +278,13 @@ std::string properties(const Report& report) {
     p.emplace_back("exit_code", std::to_string(report.exit_code));
     p.emplace_back("error", report.error);
   }
-  std::string out = "<properties>\n";
+  std::string out;
   for (const auto& [name, value] : p) {
     if (!text::trim(value).empty()) {
       out += "<property" + attribute("name", name) + attribute("value", value) + "/>\n";
     }
   }
-  return out + "</properties>\n";
+  return out.empty() ? out : "<properties>\n" + out + "</properties>\n";  // never an empty <properties>
 }
 
 // A failed report's error, as a test case of the suite named after the workload (a new one if no table is): unless

@@ -171,7 +171,9 @@ TEST_CASE("JUnit output validates against the JUnit schema, with failures, skips
   hostile.rows[0].add_field({"note", "tab\tnewline\ncarriage\r", false});
   hostile.exit_code = 1;
   hostile.error = "plugin crashed: \"<boom>\"";
-  for (const Report& report : {sample_report(), judged_report(), hostile, Report{}}) {
+  Report bare;  // no context at all: no properties, no timestamp, no host
+  bare.rows = sample_report().rows;
+  for (const Report& report : {sample_report(), judged_report(), hostile, bare, Report{}}) {
     const std::string xml = render_junit(report);
     const auto check = dgx::testing::junit_validate(xml);
     CHECK_MESSAGE(check.exit_code == 0, check.err, "\n", xml);
