@@ -147,14 +147,18 @@ std::vector<std::pair<std::string, std::string>> config_labels(const std::vector
   const auto short_name = [](const std::string& key) { return prometheus_label_name(key.substr(key.rfind('.') + 1)); };
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& key : keys) {
-    std::string name = short_name(key);
-    const bool shared =
-        std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return short_name(k) == name; }) > 1;
-    if (shared || std::find(kRowLabels.begin(), kRowLabels.end(), name) != kRowLabels.end()) {
+    const bool shared = std::count_if(keys.begin(), keys.end(),
+                                      [&](const std::string& k) { return short_name(k) == short_name(key); }) > 1;
+    const auto free = [&](const std::string& name) {
+      return std::find(kRowLabels.begin(), kRowLabels.end(), name) == kRowLabels.end() &&
+             std::none_of(out.begin(), out.end(), [&](const auto& taken) { return taken.second == name; });
+    };
+    std::string name = shared ? prometheus_label_name(key) : short_name(key);
+    if (!free(name)) {
       name = prometheus_label_name(key);
     }
-    if (std::find(kRowLabels.begin(), kRowLabels.end(), name) != kRowLabels.end()) {
-      name = "config_" + name;
+    for (int n = 1; !free(name); ++n) {  // "mode" (a row label), or "a.b_c" after "a_b.c": never one name twice
+      name = "config_" + prometheus_label_name(key) + (n == 1 ? "" : "_" + std::to_string(n));
     }
     out.emplace_back(key, name);
   }

@@ -102,7 +102,7 @@ TEST_CASE("a collective sweep is labelled as nccl-tests names its lines: size, a
   CHECK(text.find("dtype=") == std::string::npos);          // the same in every row: no label
 }
 
-TEST_CASE("a config label is the key's last part unless two keys or a row label share it") {
+TEST_CASE("a config label is the key's last part unless two keys or a row label share it, and never repeats") {
   Report report;
   for (const int i : {1, 2}) {
     ResultRow r;
@@ -114,6 +114,8 @@ TEST_CASE("a config label is the key's last part unless two keys or a row label 
     r.config.set("parallel.tp", i);
     r.config.set("explore.tp", i + 1);
     r.config.set("job.mode", i == 1 ? "a" : "b");
+    r.config.set("a.b.c", i);  // both "c", and both a_b_c in full
+    r.config.set("a_b.c", i);
     r.config.set("layers", json::Array{json::Value(i)});  // not a scalar: never a label
     r.hidden_config.emplace_back("gpus");                 // hidden from the table, still what tells rows apart
     r.add_metric({"step_time", 10.0 / i, "s", false, {}});
@@ -121,8 +123,8 @@ TEST_CASE("a config label is the key's last part unless two keys or a row label 
   }
   const std::string text = render_ok(report);
   CHECK(text.find("dgx_step_time_seconds{plugin=\"llm-pretrain\",workload=\"llm-pretrain\",mode=\"projected\","
-                  "table=\"explore\",gpus=\"64\",parallel_tp=\"1\",explore_tp=\"2\",job_mode=\"a\"} 10\n") !=
-        std::string::npos);
+                  "table=\"explore\",gpus=\"64\",parallel_tp=\"1\",explore_tp=\"2\",job_mode=\"a\",a_b_c=\"1\","
+                  "config_a_b_c=\"1\"} 10\n") != std::string::npos);
   CHECK(text.find("layers") == std::string::npos);
 }
 
