@@ -1,9 +1,10 @@
-# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS <label>] [SKIP_WHEN <text>] [DEFINITIONS ...])
+# dgx_add_doctest(<name> SOURCES ... [LIBRARIES ...] [LABELS <label>] [DEFINITIONS ...] [SKIP_REGULAR_EXPRESSION <re>])
 # One doctest executable; every TEST_CASE becomes a CTest test (doctest_discover_tests), labelled `unit` or
 # <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped, and so are
-# tests labelled `postgres` that print "SKIPPED: no PostgreSQL server binary".
+# tests labelled `postgres` that print "SKIPPED: no PostgreSQL server binary", and the tests whose output matches
+# SKIP_REGULAR_EXPRESSION (a tool or server they need is missing).
 function(dgx_add_doctest name)
-  cmake_parse_arguments(ARG "" "SKIP_WHEN" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SKIP_REGULAR_EXPRESSION" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
   # CTest cuts a discovered test name at ';' (a list separator): such a test runs no test case and still passes.
   foreach(_source IN LISTS ARG_SOURCES)
     get_filename_component(_path "${_source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -31,8 +32,8 @@ function(dgx_add_doctest name)
     list(APPEND _properties SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
   elseif(_label STREQUAL "postgres")  # likewise where no PostgreSQL server binary is installed
     list(APPEND _properties SKIP_REGULAR_EXPRESSION "SKIPPED: no PostgreSQL server binary")
-  elseif(ARG_SKIP_WHEN)  # a test of another label that skips, visibly, printing this
-    list(APPEND _properties SKIP_REGULAR_EXPRESSION "${ARG_SKIP_WHEN}")
+  elseif(ARG_SKIP_REGULAR_EXPRESSION)
+    list(APPEND _properties SKIP_REGULAR_EXPRESSION "${ARG_SKIP_REGULAR_EXPRESSION}")
   endif()
   doctest_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES ${_properties})
 endfunction()

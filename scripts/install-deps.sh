@@ -2,10 +2,12 @@
 # Installs, from Debian 12 packages, whatever the dgxhost build and tests need and this machine lacks (Slurm and
 # munge are for the multi-node path and its test; Chart.js is compiled into the HTML report, and headless Chromium
 # opens that report in its test; python3-yaml and python3-jsonschema validate the Kubernetes manifests of `dgxhost
-# launch` against the MPI Operator's CRD; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run
-# by .ci/run; SQLite and libpq are the results store's backends, and its tests start a PostgreSQL server of their
-# own). Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is
-# used from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
+# launch` against the MPI Operator's CRD; xmllint (libxml2-utils) validates the JUnit report and promtool (in
+# Debian's prometheus package, which also brings a server that is not started here) checks the Prometheus one, as
+# their users' tools would; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by .ci/run;
+# SQLite and libpq are the results store's backends, and its tests start a PostgreSQL server of their own).
+# Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used
+# from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
 packages=(
@@ -18,6 +20,7 @@ packages=(
   libjs-chart.js chromium
   python3-yaml python3-jsonschema
   libsqlite3-dev sqlite3 libpq-dev postgresql
+  libxml2-utils prometheus
 )
 
 missing=()

@@ -167,11 +167,11 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
   if (!path.empty() && path != kStdoutPath) {
     const Format format = output_format(path, stdout_format(s.options)).value();  // checked before the run
     if (auto problem = write_report(report, format, path)) {
-      const std::string message = "cannot write the results to " + path + ": " + *problem;
+      const std::string message = "cannot write the results to " + path + ": " + problem->message;
       s.logger.error(message);
       report.error = report.exit_code == 0 ? message : report.error + "; " + message;
       if (report.exit_code == 0) {
-        report.exit_code = to_int(ExitCode::run_failed);
+        report.exit_code = to_int(problem->code);
       }
     }
   }
@@ -180,7 +180,12 @@ int emit_report(const Session& s, Report& report, const RunFolder* folder) {
   if (report.exit_code == to_int(ExitCode::usage) && report.rows.empty() && shown == Format::table) {
     return report.exit_code;  // a config error is the whole answer, as when it is found before the run: no banner
   }
-  std::cout << render(report, shown, stdout_width()) << std::flush;
+  const auto text = render(report, shown, stdout_width());
+  if (!text) {
+    s.logger.error(text.error().message);
+    return report.exit_code == 0 ? to_int(text.error().code) : report.exit_code;
+  }
+  std::cout << text.value() << std::flush;
   return report.exit_code;
 }
 

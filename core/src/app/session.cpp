@@ -25,15 +25,20 @@ Format stdout_format(const CliOptions& o) { return format_from_name(o.format).va
 
 namespace {
 
+// The formats whose stdout is one document for a program (a CI job, node_exporter) get it even for a failure found
+// before the run: its status, and for JUnit an <error>.
 void print_error_document(const Session& s, const Failure& failure) {
-  if (!s.reports() || stdout_format(s.options) != Format::json) {
+  const Format format = stdout_format(s.options);
+  if (!s.reports() || (format != Format::json && format != Format::junit && format != Format::prometheus)) {
     return;
   }
   Report report;
   report.exit_code = to_int(failure.code);
   report.error = failure.message;
   report.context = failure_context(s.options.argv);
-  std::cout << render_json(report) << std::flush;
+  if (const auto text = render(report, format)) {
+    std::cout << text.value() << std::flush;
+  }
 }
 
 }  // namespace

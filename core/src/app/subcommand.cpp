@@ -10,12 +10,13 @@ namespace po = boost::program_options;
 namespace dgx {
 
 void add_output_options(po::options_description& options, SubcommandOutput& out, const std::string& what) {
-  const std::string output_help =
-      "also write " + what + " to FILE; the format follows its extension (.json .csv .md .html .txt)";
+  const std::string output_help = "also write " + what + " to FILE; the format follows its extension (" +
+                                  std::string(kFormatExtensions) + ": .xml is junit, .prom prometheus)";
   options.add_options()("format", po::value<std::string>(&out.format)->default_value("table")->value_name("FMT"),
-                        "stdout format: table | json | csv | md | html")(
-      "output,o", po::value<std::string>(&out.output)->value_name("FILE"),
-      output_help.c_str());  // Boost copies the text
+                        "stdout format: table | json | csv | md | html | junit (JUnit XML for CI) | prometheus "
+                        "(node_exporter's textfile collector)")("output,o",
+                                                                po::value<std::string>(&out.output)->value_name("FILE"),
+                                                                output_help.c_str());  // Boost copies the text
 }
 
 std::optional<Failure> check_output(const po::variables_map& vm, SubcommandOutput& out, const std::string& command) {
@@ -24,7 +25,7 @@ std::optional<Failure> check_output(const po::variables_map& vm, SubcommandOutpu
   }
   const auto shown = format_from_name(out.format);
   if (!shown) {
-    return Failure{ExitCode::usage, "--format " + out.format + ": expected table, json, csv, md or html"};
+    return Failure{ExitCode::usage, "--format " + out.format + ": expected " + std::string(kFormatNames)};
   }
   out.shown = *shown;
   out.written = *shown;
@@ -59,15 +60,20 @@ std::optional<Failure> parse_subcommand(int argc, const char* const* argv, const
 int emit_subcommand_report(Report& report, const SubcommandOutput& out) {
   if (!out.output.empty() && out.output != kStdoutPath) {
     if (auto problem = write_report(report, out.written, out.output)) {
-      const std::string message = "--output " + out.output + ": " + *problem;
+      const std::string message = "--output " + out.output + ": " + problem->message;
       std::cerr << "dgxhost: " << message << "\n";
       report.error = report.exit_code == 0 ? message : report.error + "; " + message;
       if (report.exit_code == 0) {
-        report.exit_code = to_int(ExitCode::run_failed);
+        report.exit_code = to_int(problem->code);
       }
     }
   }
-  std::cout << render(report, out.shown) << std::flush;
+  const auto text = render(report, out.shown);
+  if (!text) {
+    std::cerr << "dgxhost: " << text.error().message << "\n";
+    return report.exit_code == 0 ? to_int(text.error().code) : report.exit_code;
+  }
+  std::cout << text.value() << std::flush;
   if (report.exit_code != 0 && out.shown != Format::table) {
     std::cerr << "dgxhost: " << report.error << "\n";
   }

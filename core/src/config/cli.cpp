@@ -57,10 +57,11 @@ po::options_description make_options(CliOptions& o) {
       "set,s", po::value<std::vector<std::string>>(&o.sets)->value_name("KEY=VALUE")->composing(),
       "set one config key, e.g. --set spin.us=2000 (repeatable; wins over presets and files)")(
       "format", po::value<std::string>(&o.format)->value_name("FMT")->default_value("table"),
-      "stdout format: table | json | csv | md | html (json: stdout holds only the JSON document)")(
+      "stdout format: table | json | csv | md | html | junit (JUnit XML for CI) | prometheus (node_exporter's "
+      "textfile collector); json, junit, prometheus: stdout holds only that document")(
       "output,o", po::value<std::string>(&o.output)->value_name("FILE"),
       "also write the results to FILE (checked before the run; - is stdout); the format follows its extension "
-      "(.json .csv .md .html .txt), else --format")(
+      "(.json .csv .md .html .txt, .xml: junit, .prom: prometheus), else --format")(
       "baseline", po::value<std::string>(&o.baseline)->value_name("published|FILE"),
       "hold every row against its reference: 'published' (configs/baselines) or an earlier run's results file; "
       "a verdict per row, exit code 5 when one is below verdict.threshold (0.95)")(
@@ -219,9 +220,11 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     return Failure{ExitCode::usage, std::string(e.what()) + " (dgxhost --help lists the options)"};
   }
+  // The names of results/format.hpp, which this layer is below (kFormatNames there).
   if (options.format != "table" && options.format != "json" && options.format != "csv" && options.format != "md" &&
-      options.format != "html") {
-    return Failure{ExitCode::usage, "--format " + options.format + ": expected table, json, csv, md or html"};
+      options.format != "html" && options.format != "junit" && options.format != "prometheus") {
+    return Failure{ExitCode::usage,
+                   "--format " + options.format + ": expected table, json, csv, md, html, junit or prometheus"};
   }
   if (options.describe && options.plugin.empty()) {
     return Failure{ExitCode::usage, "--describe needs --plugin NAME"};

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/toml_reader.hpp"
+#include "dgx/core/support/quantity.hpp"
 #include "dgx/core/support/text.hpp"
 #include "nccl_table.hpp"
 
@@ -103,15 +105,26 @@ template <typename T, typename Key> void add_unique(std::vector<T>& out, const T
 
 }  // namespace
 
-Table build_table(const std::string& title, const std::vector<const ResultRow*>& rows, bool all) {
-  Table t;
-  t.title = title;
-  // Columns: mode, label, the config keys that differ between rows (all of them for CSV), fields, metrics.
-  std::vector<std::string> config_keys;
+std::vector<RowGroup> group_rows(const std::vector<ResultRow>& rows) {
+  std::vector<RowGroup> groups;
+  for (const ResultRow& r : rows) {
+    const std::string& title = r.table.empty() ? r.workload : r.table;
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const RowGroup& g) { return g.title == title; });
+    if (group == groups.end()) {
+      groups.push_back({title, {}});
+      group = std::prev(groups.end());
+    }
+    group->rows.push_back(&r);
+  }
+  return groups;
+}
+
+std::vector<std::string> varying_config_keys(const std::vector<const ResultRow*>& rows, bool include_hidden) {
+  std::vector<std::string> keys;
   for (const ResultRow* r : rows) {
     for (const auto& [key, value] : r->config) {
       const bool hidden = std::find(r->hidden_config.begin(), r->hidden_config.end(), key) != r->hidden_config.end();
-      if (hidden && !all) {
+      if (hidden && !include_hidden) {
         continue;
       }
       const bool varies = std::any_of(rows.begin(), rows.end(), [&, &k = key, &v = value](const ResultRow* o) {
@@ -121,10 +134,36 @@ Table build_table(const std::string& title, const std::vector<const ResultRow*>&
         }
         return other == nullptr || !(*other == v);
       });
-      if (all || varies) {
-        add_unique(config_keys, key, [](const std::string& k) { return k; });
+      if (varies) {
+        add_unique(keys, key, [](const std::string& k) { return k; });
       }
     }
+  }
+  return keys;
+}
+
+std::string case_size(const ResultRow& row) {
+  const Metric* size = row.find_metric("size");
+  const auto bytes = size != nullptr ? convert(size->value, size->unit, "B") : std::nullopt;
+  if (!bytes || !std::isfinite(*bytes) || *bytes < 0) {
+    return {};
+  }
+  return std::to_string(std::llround(*bytes));
+}
+
+Table build_table(const std::string& title, const std::vector<const ResultRow*>& rows, bool all) {
+  Table t;
+  t.title = title;
+  // Columns: mode, label, the config keys that differ between rows (all of them for CSV), fields, metrics.
+  std::vector<std::string> config_keys;
+  if (all) {
+    for (const ResultRow* r : rows) {
+      for (const auto& entry : r->config) {
+        add_unique(config_keys, entry.first, [](const std::string& k) { return k; });
+      }
+    }
+  } else {
+    config_keys = varying_config_keys(rows, false);
   }
   std::vector<std::string> field_keys;
   struct MetricColumn {
@@ -343,23 +382,13 @@ std::vector<std::string> provenance_lines(const std::vector<ResultRow>& rows) {
 }
 
 std::vector<Table> tabulate(const std::vector<ResultRow>& rows, bool all_columns) {
-  std::vector<std::string> titles;
-  for (const ResultRow& r : rows) {
-    add_unique(titles, r.table.empty() ? r.workload : r.table, [](const std::string& s) { return s; });
-  }
   std::vector<Table> tables;
-  for (const std::string& title : titles) {
-    std::vector<const ResultRow*> group;
-    for (const ResultRow& r : rows) {
-      if ((r.table.empty() ? r.workload : r.table) == title) {
-        group.push_back(&r);
-      }
-    }
-    if (auto nccl = all_columns ? std::nullopt : nccl_tests_table(title, group)) {  // nccl_table.cpp
+  for (const RowGroup& group : group_rows(rows)) {
+    if (auto nccl = all_columns ? std::nullopt : nccl_tests_table(group.title, group.rows)) {  // nccl_table.cpp
       tables.push_back(std::move(*nccl));
       continue;
     }
-    tables.push_back(build_table(title, group, all_columns));
+    tables.push_back(build_table(group.title, group.rows, all_columns));
   }
   return tables;
 }

@@ -21,6 +21,12 @@ std::optional<Format> format_from_name(std::string_view name) {
   if (name == "html" || name == "htm") {
     return Format::html;
   }
+  if (name == "junit") {
+    return Format::junit;
+  }
+  if (name == "prometheus") {
+    return Format::prometheus;
+  }
   return std::nullopt;
 }
 
@@ -33,8 +39,14 @@ std::optional<Format> format_from_path(std::string_view path) {
   if (ext == "txt") {
     return Format::table;
   }
-  if (ext == "markdown") {
-    return std::nullopt;  // a name of the format, not an extension dgxhost writes
+  if (ext == "xml") {
+    return Format::junit;  // the one XML dgxhost writes; CI systems collect JUnit reports by this extension
+  }
+  if (ext == "prom") {
+    return Format::prometheus;  // what node_exporter's textfile collector reads (*.prom)
+  }
+  if (ext == "markdown" || ext == "junit" || ext == "prometheus") {
+    return std::nullopt;  // names of formats, not extensions dgxhost writes
   }
   return format_from_name(ext);
 }

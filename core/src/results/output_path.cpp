@@ -110,8 +110,8 @@ Expected<Format> output_format(const std::string& path, Format fallback) {
   if (auto format = format_from_path(path)) {
     return *format;
   }
-  return usage("--output " + path + ": unknown extension '" + extension +
-               "' (expected .json, .csv, .md, .html or .txt; a name without an extension takes --format)");
+  return usage("--output " + path + ": unknown extension '" + extension + "' (expected one of " +
+               std::string(kFormatExtensions) + "; a name without an extension takes --format)");
 }
 
 std::optional<Failure> check_output_path(const std::string& path) {

@@ -186,7 +186,10 @@ void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_
 }
 
 std::optional<std::string> RunFolder::write_results(const Report& report) const {
-  return write_report(report, Format::json, (dir() / kRunResultsFile).string());
+  if (auto failure = write_report(report, Format::json, (dir() / kRunResultsFile).string())) {
+    return failure->message;
+  }
+  return std::nullopt;
 }
 
 }  // namespace dgx

@@ -100,10 +100,13 @@ TEST_CASE("the format follows the extension, an unknown extension is an error, n
   CHECK(output_format("out.d/results", Format::csv).value() == Format::csv);
   CHECK(output_format("-", Format::markdown).value() == Format::markdown);
   CHECK(output_format("r.html", Format::table).value() == Format::html);
+  CHECK(output_format("r.xml", Format::json).value() == Format::junit);
+  CHECK(output_format("r.prom", Format::table).value() == Format::prometheus);
   const auto pdf = output_format("r.pdf", Format::table);
   REQUIRE_FALSE(pdf);
   CHECK(pdf.error().code == ExitCode::usage);
   CHECK(pdf.error().message.find("unknown extension '.pdf'") != std::string::npos);
+  CHECK(pdf.error().message.find(".xml .prom") != std::string::npos);
 }
 
 TEST_CASE("a new results file gets the permissions the umask allows") {

@@ -7,10 +7,18 @@
 
 namespace dgx {
 
-enum class Format { table, json, csv, markdown, html };
+/// junit: JUnit XML for CI (one test case per row); prometheus: the Prometheus text format for node_exporter's textfile
+/// collector (one gauge sample per row and metric).
+enum class Format { table, json, csv, markdown, html, junit, prometheus };
 
-std::optional<Format> format_from_name(std::string_view name);  // "table", "json", "csv", "md", "html"
-/// From a file name's extension (.json, .csv, .md, .html, .txt); nullopt for others.
+/// The --format names, for help texts and messages.
+inline constexpr std::string_view kFormatNames = "table, json, csv, md, html, junit or prometheus";
+/// The extensions a results file may have (-o FILE), for help texts and messages.
+inline constexpr std::string_view kFormatExtensions = ".json .csv .md .html .txt .xml .prom";
+
+/// "table", "json", "csv", "md", "html", "junit", "prometheus" (and "markdown", "htm").
+std::optional<Format> format_from_name(std::string_view name);
+/// From a file name's extension (kFormatExtensions: .xml is junit, .prom prometheus); nullopt for others.
 std::optional<Format> format_from_path(std::string_view path);
 
 }  // namespace dgx

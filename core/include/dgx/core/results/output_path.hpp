@@ -18,7 +18,7 @@ namespace dgx {
 /// "-": the results file is stdout itself.
 inline constexpr std::string_view kStdoutPath = "-";
 
-/// The format a results file gets: its extension's (.json .csv .md .html .txt), or `fallback` (the --format of
+/// The format a results file gets: its extension's (kFormatExtensions), or `fallback` (the --format of
 /// stdout) when it has none or is stdout. A usage failure for an extension no reporter writes (e.g. .pdf).
 Expected<Format> output_format(const std::string& path, Format fallback);
 
