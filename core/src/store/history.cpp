@@ -153,6 +153,7 @@ Judgement judge_edivisive(const Series& s, const Finite& f, const DetectOptions&
     return j;
   }
   j.verdict = direction_verdict(better_direction(s.key.metric, s.key.unit), last.mean_before, last.mean_after);
+  j.why = j.change + (j.changed.empty() ? "" : "; changed: " + j.changed) + "; " + j.why;  // a CI failure's message
   return j;
 }
 
@@ -182,6 +183,7 @@ Judgement judge_window(const Series& s, const Finite& f, const DetectOptions& o)
   }
   j.change_points.insert(f.index[first_recent]);
   j.verdict = direction_verdict(better_direction(s.key.metric, s.key.unit), w->median_before, w->median_recent);
+  j.why = j.change + (j.changed.empty() ? "" : "; changed: " + j.changed) + "; " + j.why;
   return j;
 }
 
