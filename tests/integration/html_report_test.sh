@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare,
-# the platform check and a verdict of an imported log are written with -o FILE.html and opened in headless Chromium
+# the platform check, a verdict of an imported log and a history with a change point are written with -o FILE.html and opened in headless Chromium
 # (Debian's chromium, installed by scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
 # canvas (its own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for
 # (the platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
@@ -42,6 +42,23 @@ rc=0
 "$dgxhost" verdict "$data/megatron-lm/llama70b_tp4pp4.log" --set system=h100-sxm --set model=llama3.1-70b -q \
   -o "$work/verdict.html" > /dev/null || rc=$?
 case $rc in 0 | 5) ;; *) echo "verdict exited $rc"; exit 1 ;; esac
+# A history: fourteen nightly results in a store, the bandwidth 10% lower from night 11 on (exit 5: a regression),
+# drawn over time with the change point marked.
+python3 - "$work" <<'PY'
+import json, sys
+for n in range(1, 15):
+    busbw = (432.0 if n >= 11 else 480.0) + (n % 3 - 1) * 0.8
+    doc = {"schema": "dgx.results/1", "status": {"exit_code": 0, "ok": True},
+           "context": {"time": "2026-11-%02dT02:00:00Z" % n, "host": {"hostname": "gpu-node-17"},
+                       "plugin": {"name": "comm"}, "workload": "all_reduce", "config": {}},
+           "results": [{"workload": "all_reduce", "plugin": "comm", "mode": "measured", "label": "1 GiB",
+                        "config": {"comm.bytes": 1073741824}, "metrics": {"busbw": {"value": busbw, "unit": "GB/s"}}}]}
+    json.dump(doc, open("%s/night-%d.json" % (sys.argv[1], n), "w"))
+PY
+"$dgxhost" store add --store "$work/store.sqlite" "$work"/night-*.json > /dev/null
+rc=0
+"$dgxhost" history --store "$work/store.sqlite" --detect -o "$work/history.html" > /dev/null || rc=$?
+case $rc in 5) ;; *) echo "history --detect exited $rc, not 5"; exit 1 ;; esac
 
 # Headless, offline, no profile of the user's: what CI can run as root without a display.
 chrome() {
@@ -62,7 +79,7 @@ expected_series() {
   esac
 }
 
-for page in explore comm baseline compare check frameworks providers verdict; do
+for page in explore comm baseline compare check frameworks providers verdict history; do
   html="$work/$page.html"
   chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
   result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")
@@ -93,6 +110,20 @@ sys.exit(0 if ok else 1)
 PY
   then
     echo "  the compared series are not one line each, or there is not exactly one recommendation"; failed=1
+  fi
+  # The history: the metric over time, one line for the series and the change point marked on it.
+  if [ "$page" = history ] && ! python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+chart = next((c for c in r["datasets"] if c["title"] == "busbw over time"), None)
+ok = chart is not None and [(s["label"], s["points"]) for s in chart["series"]] == [
+    ("1 GiB on gpu-node-17", 14), ("change point", 1)]
+if not ok:
+    print("  history chart", chart)
+sys.exit(0 if ok else 1)
+PY
+  then
+    echo "  the history chart does not draw the series and its change point"; failed=1
   fi
   # Long labels (the platform check's references, the verdict rows): each bar chart keeps a plot area of its own
   # (not squeezed into a corner by its labels) and draws a label for every bar.
