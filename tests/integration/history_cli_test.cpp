@@ -166,6 +166,40 @@ TEST_CASE("bad stores and bad queries: exit 2 with a message naming them, and th
   CHECK(bad_file.err.find("notes.txt") != std::string::npos);
 }
 
+TEST_CASE("a read-only store: recording into it is refused, naming it, and reading it works") {
+  // File modes do not bind root: as root (CI) the commands run as the unprivileged user nobody.
+  const bool root = geteuid() == 0;
+  if (root &&
+      run_process("/usr/sbin/runuser", {"-u", "nobody", "--", "/usr/bin/test", "-x", DGX_TEST_DGXHOST}).exit_code !=
+          0) {
+    MESSAGE("SKIPPED: cannot run as an unprivileged user (nobody cannot run " DGX_TEST_DGXHOST ")");
+    return;
+  }
+  const TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                               std::filesystem::perms::group_exec |
+                                               std::filesystem::perms::others_read |
+                                               std::filesystem::perms::others_exec);
+  const std::string store = (dir.path() / "ro.sqlite").string();
+  const std::vector<std::string> nights = write_nights(dir);
+  REQUIRE(dgxhost(std::vector<std::string>{"store", "add", "--store", store} + nights).exit_code == 0);
+  std::filesystem::permissions(store, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                          std::filesystem::perms::others_read);
+  auto as_user = [&](const std::vector<std::string>& args) {
+    if (!root) {
+      return dgxhost(args);
+    }
+    return run_process("/usr/sbin/runuser", std::vector<std::string>{"-u", "nobody", "--", DGX_TEST_DGXHOST} + args,
+                       {{"DGX_RUNS_DIR", "off"}});
+  };
+  const ProcessResult add = as_user({"store", "add", "--store", store, nights.front()});
+  CHECK(add.exit_code == 2);
+  CHECK(add.err.find("SQLite store " + store + ": is read-only") != std::string::npos);
+  const ProcessResult read = as_user({"history", "--store", store, "--metric", "busbw", "--format", "json"});
+  REQUIRE_MESSAGE(read.exit_code == 0, read.err);
+  CHECK(json::parse(read.out)["results"][0]["metrics"]["points"]["value"].as_number() == 14);
+}
+
 TEST_CASE("a store on a PostgreSQL server: runs recorded by dgxhost, history read back, the server gone mid-way") {
   if (!PostgresServer::binaries()) {
     MESSAGE(kNoPostgres);

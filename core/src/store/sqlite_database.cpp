@@ -44,6 +44,8 @@ public:
   SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
   [[nodiscard]] const Dialect& dialect() const override { return sqlite_dialect(); }
+  [[nodiscard]] sqlite3* handle() const { return db_; }
+  [[nodiscard]] std::string last_error() const { return sqlite3_errmsg(db_); }
   [[nodiscard]] std::string where() const override { return path_; }
 
   Expected<std::vector<SqlRow>> query(const std::string& sql, const std::vector<SqlValue>& params) override {
@@ -148,6 +150,56 @@ private:
   std::string path_;
 };
 
+Expected<std::unique_ptr<SqliteDatabase>> connect(const std::string& path, int flags, const std::string& uri = {}) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &db,
+                                 flags | SQLITE_OPEN_NOMUTEX | (uri.empty() ? 0 : SQLITE_OPEN_URI), nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string reason = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Failure{ExitCode::usage, "SQLite store " + path + ": cannot open: " + reason};
+  }
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  return std::make_unique<SqliteDatabase>(db, path);
+}
+
+// file: URI of a path: '%', '?' and '#' escaped.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr std::string_view kHex = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[static_cast<unsigned char>(c) >> 4];
+      uri += kHex[static_cast<unsigned char>(c) & 0xf];
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+// Reading a store needs no write access to it: a WAL database whose folder the reader cannot write (no -shm file
+// can be made there) is opened as immutable, which SQLite reads without any lock. A writer elsewhere is then not
+// seen until it checkpoints; reading with access to the folder is the ordinary shared read.
+Expected<std::unique_ptr<Database>> open_to_read(const std::string& path) {
+  for (const bool immutable : {false, true}) {
+    auto database = connect(path, SQLITE_OPEN_READONLY, immutable ? file_uri(path) + "?immutable=1" : std::string());
+    if (!database) {
+      return database.error();
+    }
+    if (database.value()->query("SELECT COUNT(*) FROM sqlite_master", {})) {
+      return std::unique_ptr<Database>(std::move(database.value()));
+    }
+    const int code = sqlite3_errcode(database.value()->handle()) & 0xff;
+    if (code != SQLITE_READONLY && code != SQLITE_CANTOPEN) {
+      return Failure{ExitCode::usage,
+                     "SQLite store " + path + ": is not a SQLite database (" + database.value()->last_error() + ")"};
+    }
+  }
+  return Failure{ExitCode::usage, "SQLite store " + path + ": cannot be read"};
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Database>> open_sqlite(const std::string& path, bool writable) {
@@ -165,33 +217,24 @@ Expected<std::unique_ptr<Database>> open_sqlite(const std::string& path, bool wr
   if (!writable && !std::filesystem::exists(path, ec)) {
     return usage("does not exist: nothing was recorded there yet (dgxhost --store, dgxhost store add)");
   }
-  sqlite3* db = nullptr;
-  const int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    const std::string reason = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    return usage("cannot open: " + reason);
-  }
-  auto database = std::make_unique<SqliteDatabase>(db, path);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   if (!writable) {
-    if (auto check = database->query("SELECT COUNT(*) FROM sqlite_master", {}); !check) {
-      return usage("is not a SQLite database: " + check.error().message);
-    }
-    return std::unique_ptr<Database>(std::move(database));
+    return open_to_read(path);
+  }
+  auto database = connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!database) {
+    return database.error();
   }
   // A read-only file opens read-only without an error: say so now, not at the first write.
-  if (sqlite3_db_readonly(db, "main") == 1) {
+  if (sqlite3_db_readonly(database.value()->handle(), "main") == 1) {
     return usage("is read-only; dgxhost records runs in it, so it must be writable");
   }
-  if (auto wal = database->query("PRAGMA journal_mode = WAL", {}); !wal) {
-    return usage("is not a SQLite database, or cannot be written: " + wal.error().message);
+  if (auto wal = database.value()->query("PRAGMA journal_mode = WAL", {}); !wal) {
+    return usage("is not a SQLite database, or cannot be written (" + database.value()->last_error() + ")");
   }
-  if (auto setup = database->query("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", {}); !setup) {
+  if (auto setup = database.value()->query("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", {}); !setup) {
     return setup.error();
   }
-  return std::unique_ptr<Database>(std::move(database));
+  return std::unique_ptr<Database>(std::move(database.value()));
 }
 
 }  // namespace dgx::detail
