@@ -15,6 +15,7 @@
 
 #include "dgx/core/store/history.hpp"
 #include "dgx/core/store/store.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "dgx/core/support/text.hpp"
 
 using namespace dgx;
@@ -57,7 +58,7 @@ std::string node_name(int n) {
 // headline metric and its time, values drifting a little from night to night.
 Report night_of(int node, int day, int rows) {
   Report r;
-  r.context.set("time", iso_time(1764554400 + static_cast<std::int64_t>(day) * 86400));
+  r.context.set("time", iso_utc(1764554400 + static_cast<std::int64_t>(day) * 86400));
   json::Object plugin;
   plugin.set("name", "platform-check");
   plugin.set("version", "1.0.0");
@@ -139,9 +140,9 @@ int main(int argc, char** argv) {
     std::size_t points = 0;
     std::vector<double> times;
   };
-  std::vector<Case> cases{{"one series (one node, step, metric)", &one, false},
-                          {"one series + --detect (e-divisive, 199 permutations)", &one, true},
-                          {"one step across all nodes", &across, false}};
+  std::vector<Case> cases{{"one series (one node, step, metric)", &one, false, 0, {}},
+                          {"one series + --detect (e-divisive, 199 permutations)", &one, true, 0, {}},
+                          {"one step across all nodes", &across, false, 0, {}}};
   for (int r = 0; r < a.repeats; ++r) {
     for (Case& c : cases) {  // interleaved: the cases see the same machine
       const auto t0 = Clock::now();

@@ -9,6 +9,7 @@
 #include "dgx/core/import/import.hpp"
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/store/store.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "dgx/core/support/text.hpp"
 
 namespace po = boost::program_options;
@@ -171,7 +172,7 @@ int info(Store& store) {
   std::cout << store.describe() << ", schema version " << s.schema_version << "\n"
             << s.runs << " runs, " << s.series << " series, " << s.points << " points";
   if (s.runs > 0) {
-    std::cout << ", from " << iso_time(s.first) << " to " << iso_time(s.last);
+    std::cout << ", from " << iso_utc(s.first) << " to " << iso_utc(s.last);
   }
   std::cout << "\n";
   return 0;

@@ -17,6 +17,7 @@
 #include "dgx/core/report/prometheus_names.hpp"
 #include "dgx/core/report/reporters.hpp"
 #include "dgx/core/report/table.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 namespace dgx {
 
@@ -223,16 +224,8 @@ std::optional<Failure> add_row(Exposition& out, const Report& report, const Resu
 
 // The context's time ("2026-01-02T03:04:05Z") as Unix seconds.
 std::optional<double> unix_time(const std::string& iso) {
-  std::tm tm{};
-  char zone = 0;
-  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &zone) != 7 ||
-      zone != 'Z') {
-    return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(::timegm(&tm));
+  const auto seconds = parse_iso_utc(iso);
+  return seconds ? std::optional<double>(static_cast<double>(*seconds)) : std::nullopt;
 }
 
 void add_report(Exposition& out, const Report& report) {

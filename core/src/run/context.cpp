@@ -13,6 +13,7 @@
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 #include "dgx/core/support/text.hpp"
 
@@ -278,13 +279,6 @@ json::Object failure_context(const std::vector<std::string>& argv) {
   return c;
 }
 
-std::string utc_timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::array<char, 32> buffer{};
-  std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer.data();
-}
+std::string utc_timestamp() { return iso_utc_now(); }
 
 }  // namespace dgx

@@ -10,6 +10,7 @@
 #include "dgx/core/support/quantity.hpp"
 #include "dgx/core/support/statistics.hpp"
 #include "dgx/core/support/text.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 namespace dgx {
 
@@ -112,7 +113,7 @@ std::string direction_verdict(Better better, double before, double after) {
 }
 
 std::string change_text(const Series& s, std::size_t at, double before, double after, double p) {
-  return iso_time(s.points[at].run.time) + ": " + format_quantity(before, s.key.unit) + " -> " +
+  return iso_utc(s.points[at].run.time) + ": " + format_quantity(before, s.key.unit) + " -> " +
          format_quantity(after, s.key.unit) + " (" + (after >= before ? "+" : "") +
          text::format_number(100 * (after / before - 1), 3) + "%), p = " + text::format_number(p, 2);
 }
@@ -202,8 +203,8 @@ ResultRow summary_row(const Series& s, const std::string& name, const Finite& f,
   if (s.key.mode == "imported") {
     row.add_field(field("source", "imported", true));
   }
-  row.add_field(field("since", s.points.empty() ? "" : iso_time(s.points.front().run.time)));
-  row.add_field(field("latest", s.points.empty() ? "" : iso_time(s.points.back().run.time)));
+  row.add_field(field("since", s.points.empty() ? "" : iso_utc(s.points.front().run.time)));
+  row.add_field(field("latest", s.points.empty() ? "" : iso_utc(s.points.back().run.time)));
   row.add_metric({"points", static_cast<double>(s.points.size()), "count", false, ""});
   if (!f.values.empty()) {
     row.add_metric({"value.latest", f.values.back(), s.key.unit, false, "latest"});
@@ -234,14 +235,14 @@ void add_point_rows(const Series& s, const std::string& name, const Judgement* j
     row.table = "history points " + s.key.metric;
     row.label = series_label(s.key);
     row.config = series_config(s.key);
-    row.config.set("time", iso_time(p.run.time));
+    row.config.set("time", iso_utc(p.run.time));
     row.config.set("run", p.run_id);
     row.add_field(field("epoch", std::to_string(p.run.time), true));  // the chart's time axis
     row.add_field(field("series", name, true));                       // the chart's line
     row.add_metric({s.key.metric, p.value, s.key.unit, false, ""});
-    for (const auto& [name, member] : context_fields()) {
+    for (const auto& [context_name, member] : context_fields()) {
       if (!(p.run.*member).empty()) {
-        row.add_field(field(name, p.run.*member));
+        row.add_field(field(context_name, p.run.*member));
       }
     }
     if (!p.timing.empty()) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "dgx/core/support/text.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 namespace dgx::detail {
 
@@ -98,7 +99,7 @@ std::string gpu_model_of(const json::Object& context) {
 RunContext context_of(const Report& report, const std::string& source) {
   const json::Object& c = report.context;
   RunContext run;
-  run.time = parse_iso_time(text_at(c, {"time"})).value_or(static_cast<std::int64_t>(std::time(nullptr)));
+  run.time = parse_iso_utc(text_at(c, {"time"})).value_or(static_cast<std::int64_t>(std::time(nullptr)));
   run.plugin = text_at(c, {"plugin", "name"});
   if (run.plugin.empty() && !report.rows.empty()) {
     run.plugin = report.rows.front().plugin;
@@ -190,25 +191,6 @@ std::string series_hash(const SeriesKey& k) {
                                          k.config_hash, k.system, k.gpu_model, k.hosts, std::to_string(k.gpus)},
                                         "\x1f");
   return fnv1a_hex(joined);
-}
-
-std::optional<std::int64_t> parse_iso_time(std::string_view text) {
-  std::tm tm{};
-  const std::string s(text);
-  const char* end = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr) {
-    end = strptime(s.c_str(), "%Y-%m-%d", &tm);
-    if (end == nullptr) {
-      return std::nullopt;
-    }
-  }
-  if (*end == 'Z') {
-    ++end;
-  }
-  if (*end != '\0') {
-    return std::nullopt;
-  }
-  return static_cast<std::int64_t>(timegm(&tm));
 }
 
 RunRecord record_of(const Report& report, const std::string& source) {

@@ -32,7 +32,4 @@ std::string series_hash(const SeriesKey& key);
 /// FNV-1a, 64 bits, as 16 hex digits: an identity, not a secret.
 std::string fnv1a_hex(std::string_view bytes);
 
-/// Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T21:31:27Z"); nullopt when it is not one.
-std::optional<std::int64_t> parse_iso_time(std::string_view text);
-
 }  // namespace dgx::detail

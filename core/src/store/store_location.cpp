@@ -6,7 +6,7 @@
 
 #include "dgx/core/run/journal.hpp"
 #include "dgx/core/store/store.hpp"
-#include "run_record.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 namespace dgx {
 
@@ -27,7 +27,7 @@ std::string default_store_location() {
 }
 
 Expected<std::int64_t> parse_since(const std::string& text, std::int64_t now) {
-  if (auto absolute = detail::parse_iso_time(text)) {
+  if (auto absolute = parse_iso_utc(text)) {
     return *absolute;
   }
   std::int64_t n = 0;
@@ -42,15 +42,6 @@ Expected<std::int64_t> parse_since(const std::string& text, std::int64_t now) {
   return Failure{ExitCode::usage, "--since " + text +
                                       ": expected a date (2026-11-01), a UTC time (2026-11-01T12:00:00Z) or a span "
                                       "back from now (30d, 12h, 2w, 90m)"};
-}
-
-std::string iso_time(std::int64_t seconds) {
-  const auto t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::array<char, 32> buffer{};
-  std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer.data();
 }
 
 }  // namespace dgx

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <string>
 
+#include "dgx/core/support/utc_time.hpp"
+
 namespace dgx {
 
 namespace {
@@ -22,14 +24,7 @@ const char* level_prefix(dgx_log_level level) {
 }
 
 // "2026-12-01T00:50:00Z ": log files are read after the fact, when the time of a line matters.
-std::string utc_stamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ ", &utc);
-  return {text, n};
-}
+std::string utc_stamp() { return iso_utc_now() + " "; }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "dgx/core/store/history.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 using namespace dgx;
 

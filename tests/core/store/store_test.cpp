@@ -11,6 +11,7 @@
 #include <cmath>
 #include <thread>
 
+#include "dgx/core/support/utc_time.hpp"
 #include "store_backend.hpp"
 
 using namespace dgx;
@@ -91,7 +92,7 @@ TEST_CASE("recorded runs come back as series in time order, with each run's cont
   CHECK(s.points[0].value == doctest::Approx(101));
   CHECK(s.points[1].value == doctest::Approx(102));
   CHECK(s.points[3].value == doctest::Approx(104));
-  CHECK(iso_time(s.points[0].run.time) == day(1));
+  CHECK(iso_utc(s.points[0].run.time) == day(1));
   CHECK(s.points[0].run.nccl == "2.21.5");
   CHECK(s.points[3].run.nccl == "2.23.4");
   CHECK(s.points[0].run.driver == "560.35");

@@ -122,7 +122,4 @@ std::string default_store_location();
 /// A date as --since takes it: 2026-11-01, 2026-11-01T12:00:00Z, or a span back from `now`: 7d, 12h, 30m.
 Expected<std::int64_t> parse_since(const std::string& text, std::int64_t now);
 
-/// Seconds since the epoch as ISO 8601 UTC ("2026-12-01T21:31:27Z").
-std::string iso_time(std::int64_t seconds);
-
 }  // namespace dgx
