@@ -15,8 +15,8 @@
 
 #include "dgx/core/store/history.hpp"
 #include "dgx/core/store/store.hpp"
-#include "dgx/core/support/utc_time.hpp"
 #include "dgx/core/support/text.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 using namespace dgx;
 using Clock = std::chrono::steady_clock;

@@ -9,8 +9,8 @@
 #include "dgx/core/import/import.hpp"
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/store/store.hpp"
-#include "dgx/core/support/utc_time.hpp"
 #include "dgx/core/support/text.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 namespace po = boost::program_options;
 
