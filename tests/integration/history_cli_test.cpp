@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -215,7 +216,27 @@ TEST_CASE("a store on a PostgreSQL server: runs recorded by dgxhost, history rea
   const ProcessResult gate = history(store, {"--metric", "busbw", "--detect"});
   CHECK(gate.exit_code == 5);
   CHECK(gate.out.find("nccl 2.21.5 -> 2.23.4") != std::string::npos);
-  server.stop();
+
+  // The server goes away while a run is under way (it was there when the run checked it): the run ends with exit
+  // 2 naming the store and where its results are, and they are there.
+  const TempDir runs;
+  const ProcessResult cut = run_process_signalled(
+      DGX_TEST_DGXHOST,
+      std::vector<std::string>{"--plugin-dir", DGX_TEST_PLUGIN_DIR, "--plugin", "spin", "--set", "spin.us=200", "--set",
+                               "spin.cases=3", "--set", "runner.min_time=1", "--store", store},
+      {{"DGX_RUNS_DIR", runs.path().string()}}, SIGUSR1, [&](const std::string& err, double) {
+        if (server.running() && err.find("run folder:") != std::string::npos) {
+          server.stop();
+        }
+        return false;  // no signal: the server's end is the event
+      });
+  CHECK(cut.exit_code == 2);
+  CHECK(cut.err.find("the run was not recorded: PostgreSQL store") != std::string::npos);
+  const auto results = cut.err.find("its results are in ");
+  REQUIRE(results != std::string::npos);
+  const std::string path = cut.err.substr(results + 19, cut.err.find(" (dgxhost store add", results) - results - 19);
+  CHECK(std::filesystem::exists(path));
+  CHECK(cut.out.find("600 us") != std::string::npos);  // every case was measured and shown
   const ProcessResult gone = history(store, {"--metric", "busbw"});
   CHECK(gone.exit_code == 2);
   CHECK(gone.err.find("cannot connect") != std::string::npos);
