@@ -223,7 +223,7 @@ TEST_CASE("a store on a PostgreSQL server: runs recorded by dgxhost, history rea
   const ProcessResult cut = run_process_signalled(
       DGX_TEST_DGXHOST,
       std::vector<std::string>{"--plugin-dir", DGX_TEST_PLUGIN_DIR, "--plugin", "spin", "--set", "spin.us=200", "--set",
-                               "spin.cases=3", "--set", "runner.min_time=1", "--store", store},
+                               "spin.cases=3", "--set", "runner.min_time=0.5", "--store", store},
       {{"DGX_RUNS_DIR", runs.path().string()}}, SIGUSR1, [&](const std::string& err, double) {
         if (server.running() && err.find("run folder:") != std::string::npos) {
           server.stop();
