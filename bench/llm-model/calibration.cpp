@@ -40,10 +40,10 @@ void print_breakdown(const CalibrationRow& row) {
     return;
   }
   const StepBreakdown& b = p->breakdown;
-  std::printf("      step %.3f s = compute %.3f + tp %.3f + cp %.3f + ep %.3f + pp %.3f + bubble %.3f + dp %.3f + "
-              "optimizer %.3f + stragglers %.3f + offload %.3f | MFU %.1f%% | memory %.1f GiB\n",
-              p->step_time_s, b.compute, b.tp_comm, b.cp_comm, b.ep_comm, b.pp_comm, b.bubble, b.dp_comm, b.optimizer,
-              b.stragglers, b.offload, 100 * p->mfu, p->memory.total() / kGiB);
+  std::printf("      step %.3f s = compute %.3f + tp %.3f + cp %.3f + ep %.3f + host %.3f + pp %.3f + bubble %.3f + dp "
+              "%.3f + optimizer %.3f + stragglers %.3f + offload %.3f | MFU %.1f%% | memory %.1f GiB\n",
+              p->step_time_s, b.compute, b.tp_comm, b.cp_comm, b.ep_comm, b.host, b.pp_comm, b.bubble, b.dp_comm,
+              b.optimizer, b.stragglers, b.offload, 100 * p->mfu, p->memory.total() / kGiB);
 }
 
 void print_stats(const char* title, const std::vector<ErrorStats>& stats) {

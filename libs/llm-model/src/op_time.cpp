@@ -74,7 +74,7 @@ struct RooflineTimer {
     const double rate = system.peak_bf16_tflops * 1e12 * (forward ? e.attention_fwd : e.attention_bwd) *
                         e.sustained_compute * sm_fill(tiles, system.sms) *
                         head_dim_factor(static_cast<double>(a.head_dim));
-    return flops / rate + overhead(a.steps);
+    return flops / rate + overhead(a.kernels());
   }
 
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -214,4 +215,24 @@ TEST_CASE("the accuracy groups are framework × system × precision, sorted, the
   CHECK(groups[1].section == "torchtitan h100-sxm fp8");
   CHECK(groups[2].section == "all");
   CHECK(calibration_group("nemo-26.02.01", "gb200-nvl72", Precision::mxfp8) == "nemo-26.02.01 gb200-nvl72 mxfp8");
+}
+
+TEST_CASE("the accuracy targets hold for most groups, MLPerf 405B on GB200 among them") {
+  // Issue 24's targets per framework x system x precision group: mean at most 4 %, max at most 12 %. 28 of the 41
+  // pretraining groups met them with the context-parallel ring's per-step kernels counted (27 before); the misses and
+  // why: libs/llm-model/README.md, Accuracy.
+  const std::vector<ErrorStats> groups = group_stats(outcomes());
+  int met = 0;
+  for (const ErrorStats& s : groups) {
+    if (s.section != "all" && s.mean_abs <= 0.04 && s.max_abs <= 0.12) {
+      ++met;
+    }
+  }
+  CHECK(groups.size() == 41 + 1);
+  CHECK(met >= 28);
+  const auto mlperf_gb200 = std::find_if(groups.begin(), groups.end(),
+                                         [](const ErrorStats& s) { return s.section == "nemo-24.12 gb200-nvl72 fp8"; });
+  REQUIRE(mlperf_gb200 != groups.end());
+  CHECK(mlperf_gb200->mean_abs <= 0.04);
+  CHECK(mlperf_gb200->max_abs <= 0.12);
 }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 using namespace dgx::llm;
@@ -44,8 +45,8 @@ TEST_CASE("every fine-tuning row is projected, the one unchecked for memory says
   }
 }
 
-// bench_calibration with each row's release profile: FT-B max 6.3%, all rows max 10.5%, mean 3.9% (MLPerf LoRA
-// on GB200 4-8 % fast).
+// bench_calibration with each row's release profile: FT-B max 6.3%, all rows max 10.5%, mean 3.4% (MLPerf LoRA on
+// GB200 within 3.5 % with the context-parallel ring's per-step kernels).
 TEST_CASE("fine-tuning accuracy: DGX Cloud rows within 7%, all rows within 14%, mean at most 4%") {
   for (const ErrorStats& s : error_stats(outcomes())) {
     CAPTURE(s.section);
@@ -71,4 +72,16 @@ TEST_CASE("LoRA runs 1.3-1.5x the tokens/s of SFT on the same layout, as the pub
     CHECK(ratio > 1.3);
     CHECK(ratio < 1.5);
   }
+}
+
+TEST_CASE("MLPerf's LoRA on GB200 (CP 8, 1k tokens per rank) meets the accuracy targets of its group") {
+  // Mean at most 4 %, max 12 % per framework x system x precision group (issue 24); 5.9 % and 8.1 % before the ring's
+  // per-step kernels were counted (ops.hpp kCpRingStepExtraKernels).
+  const std::vector<ErrorStats> groups = group_stats(outcomes());
+  const auto found = std::find_if(groups.begin(), groups.end(),
+                                  [](const ErrorStats& s) { return s.section == "nemo-24.12 gb200-nvl72 fp8"; });
+  REQUIRE(found != groups.end());
+  CHECK(found->rows == 3);
+  CHECK(found->mean_abs <= 0.04);
+  CHECK(found->max_abs <= 0.12);
 }

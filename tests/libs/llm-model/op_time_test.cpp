@@ -140,3 +140,34 @@ TEST_CASE("a GEMM whose tiles leave the last wave partly empty pays for the whol
   const double full = tflops(roofline, gemm(128 * 148, 256 * 30, 8192, Precision::fp8));
   CHECK(partial / full == doctest::Approx(320.0 / (3 * 148)).epsilon(0.03));
 }
+
+TEST_CASE("a context-parallel ring pays its per-step exchange and merge kernels whatever the block size") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  const auto attention = [](std::int64_t q_len, int steps) {
+    return Op{.name = "attention",
+              .pass = Pass::forward,
+              .shape = AttentionShape{.batch = 1,
+                                      .heads = 64,
+                                      .kv_heads = 8,
+                                      .q_len = q_len,
+                                      .kv_len = q_len * steps,
+                                      .head_dim = 128,
+                                      .mask_fraction = 0.5,
+                                      .steps = steps}};
+  };
+  const auto shape = [](const Op& op) { return std::get<AttentionShape>(op.shape); };
+  CHECK(shape(attention(1024, 1)).kernels() == 1);
+  CHECK(shape(attention(1024, 8)).kernels() == 8 * (1 + kCpRingStepExtraKernels));
+  // The same FLOPs in one kernel or in a ring of 8 steps: the ring costs its kernels' fixed time on top.
+  const double kernel_s = h100.efficiency.kernel_overhead_us * 1e-6;
+  const double one = roofline.seconds(attention(1024, 1));
+  Op ring = attention(1024, 8);
+  std::get<AttentionShape>(ring.shape).kv_len = 1024;  // the FLOPs of the single kernel, split over the ring
+  CHECK(roofline.seconds(ring) - one == doctest::Approx((8 * (1 + kCpRingStepExtraKernels) - 1) * kernel_s));
+  // At MLPerf LoRA's 1k tokens per rank the fixed part is a large share of the attention; at 32k it vanishes.
+  const double small = roofline.seconds(attention(1024, 8));
+  const double large = roofline.seconds(attention(32768, 8));
+  CHECK(8 * (1 + kCpRingStepExtraKernels) * kernel_s / small > 0.2);
+  CHECK(8 * (1 + kCpRingStepExtraKernels) * kernel_s / large < 0.01);
+}

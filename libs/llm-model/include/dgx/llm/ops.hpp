@@ -20,13 +20,22 @@ struct GemmShape {
   double accumulate_bytes = 0;
 };
 
+/// Kernels a context-parallel ring step launches beside its partial attention (Transformer Engine's
+/// AttnFuncWithCPAndKVP2P): the P2P send/recv of the next K/V block, the selection of the load-balanced halves, and
+/// the merge of the partial result (forward: the softmax-statistics and output corrections; backward: the dQ and
+/// dK/dV accumulations). Each costs a kernel's fixed time whatever the block size: with small blocks (a few hundred
+/// tokens per rank, MLPerf's LoRA at CP 8) they weigh as much as the attention itself.
+inline constexpr int kCpRingStepExtraKernels = 4;
+
 /// Flash attention over `batch` sequences: `heads` query heads (and `kv_heads` key/value heads) of `head_dim`,
 /// q_len queries against kv_len keys of which `mask_fraction` are computed (causal ≈ 1/2), executed in `steps`
-/// kernel launches (context-parallel ring steps).
+/// context-parallel ring steps.
 struct AttentionShape {
   std::int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   double mask_fraction = 1;
   int steps = 1;
+  /// Kernel launches: one attention kernel per ring step, and a ring's per-step exchange and merge kernels.
+  [[nodiscard]] int kernels() const { return steps > 1 ? steps * (1 + kCpRingStepExtraKernels) : steps; }
 };
 
 /// A memory-bound op: `bytes` read + written in `kernels` launches.
