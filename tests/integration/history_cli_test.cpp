@@ -49,7 +49,7 @@ std::vector<std::string> write_nights(const TempDir& dir, int nights = 14, int f
   return files;
 }
 
-ProcessResult history(const std::string& store, std::vector<std::string> args) {
+ProcessResult history(const std::string& store, const std::vector<std::string>& args) {
   return dgxhost(std::vector<std::string>{"history", "--store", store} + args);
 }
 

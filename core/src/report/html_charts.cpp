@@ -407,7 +407,7 @@ void projection_charts(const Report& report, std::vector<json::Object>& out) {
     names.push_back(row_name(r, all));
     band.emplace_back(json::Array{1 - *width, 1 + *width});
     measured.push_back(*ratio);
-    verdicts.push_back(field(r, "verdict.projection") == "slower" ? "fail" : "pass");
+    verdicts.emplace_back(field(r, "verdict.projection") == "slower" ? "fail" : "pass");
     const auto to_reference = metric(r, "ratio_to_reference");
     reference.push_back(to_reference && *to_reference > 0 ? json::Value(*ratio / *to_reference) : json::Value());
   }

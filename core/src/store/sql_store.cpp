@@ -260,7 +260,7 @@ private:
   // The id of the row whose unique `hash` column holds `hash`, inserting it first when absent. A concurrent
   // writer's insert of the same row is not an error: ON CONFLICT leaves theirs.
   Expected<std::int64_t> interned(const std::string& table, const std::string& hash_column, const std::string& hash,
-                                  const std::string& columns, std::vector<SqlValue> values) {
+                                  const std::string& columns, const std::vector<SqlValue>& values) {
     std::string marks = "?";
     for (std::size_t i = 1; i < values.size(); ++i) {
       marks += ", ?";
@@ -287,9 +287,11 @@ private:
   }
 
   std::optional<Failure> write(const RunRecord& record, AddOutcome& outcome) {
-    if (auto seen = db_->query("SELECT id FROM runs WHERE document_hash = ?", {record.document_hash}); !seen) {
+    auto seen = db_->query("SELECT id FROM runs WHERE document_hash = ?", {record.document_hash});
+    if (!seen) {
       return seen.error();
-    } else if (!seen->empty()) {
+    }
+    if (!seen->empty()) {
       outcome.run_id = sql_int(seen->front().front());
       outcome.already_recorded = true;
       return std::nullopt;

@@ -4,11 +4,11 @@
 // writer is killed), two writers at once, and a schema it refuses when a newer dgxhost wrote it.
 #include <doctest/doctest.h>
 
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <thread>
 
 #include "dgx/core/support/utc_time.hpp"
