@@ -137,8 +137,10 @@ std::string Pretraining::summary_note(const dgx::sdk::Host& host, const llm::Exp
     alternative.precisions = {rec.train.precision};
     alternative.batch = other;
     llm::StepModel model(assumptions_.model, assumptions_.system);
-    const auto result = llm::explore(model, alternative,
-                                     {.price = assumptions_.price, .cancelled = [&host] { return host.cancelled(); }});
+    llm::ExploreOptions options;
+    options.price = assumptions_.price;
+    options.cancelled = [&host] { return host.cancelled(); };
+    const auto result = llm::explore(model, alternative, options);
     host.throw_if_cancelled();
     const llm::ExplorePoint* a = result ? at(*result, first.gpus, rec.train.precision) : nullptr;
     const llm::ExplorePoint* b = result ? at(*result, last.gpus, rec.train.precision) : nullptr;
