@@ -148,7 +148,7 @@ Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
   if (auto error = serve_config_error(model(), system(), config)) {
     return *error;
   }
-  const ServeShape shape{config.layout, config.precision, config.kv_precision};
+  const ServeShape shape = serve_shape(config);
   auto memory =
       serve_memory(model(), system(), shape, config.batch_tokens(), config.batch_size(), config.kv_fraction());
   if (!memory) {
@@ -180,7 +180,7 @@ ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapaci
   p.capacity = capacity;
   p.offline = config.concurrency == 0;
   p.in_flight = p.offline ? capacity.max_concurrency : std::min(config.concurrency, capacity.max_concurrency);
-  const ServeShape shape{config.layout, config.precision, config.kv_precision};
+  const ServeShape shape = serve_shape(config);
   const SteadyState s = SteadyStateSolver(steps_, shape, config).solve(p.in_flight);
   p.decode_batch = s.decoding;
   p.prefill_tokens_per_iter = s.prefill_per_iter;

@@ -18,7 +18,7 @@ TEST_CASE("dgxhost --plugin llama70b-serve answers on a machine without GPUs, fa
     CHECK_MESSAGE(has(out, column), column);
   }
   CHECK(has(out, "(recommended = yes)"));
-  CHECK(has(out, "These numbers are projections of dgx-llm-serve 1 for h100-sxm"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-serve 2 for h100-sxm"));
 }
 
 TEST_CASE("--mode project --format json: one projected row with the interface's metric names") {

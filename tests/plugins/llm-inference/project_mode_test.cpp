@@ -33,7 +33,7 @@ TEST_CASE("project emits one row with the interface's metrics, labelled projecte
   CHECK(row.config.at("precision") == "\"fp8\"");
   CHECK(row.config.at("serve.kv_precision") == "\"fp8\"");
   CHECK(row.fields.at("layout") == "TP2 PP1");
-  CHECK(row.fields.at("source").find("projected: dgx-llm-serve 1, system h100-sxm") == 0);
+  CHECK(row.fields.at("source").find("projected: dgx-llm-serve 2, system h100-sxm") == 0);
   CHECK(row.fields.at("tpot_definition").find("trtllm-bench's TPOT, AIPerf's ITL") != std::string::npos);
   for (const char* title :
        {"Latency", "Throughput and cost", "Memory per GPU", "Utilisation", "SLOs", "Definitions", "Projection"}) {
