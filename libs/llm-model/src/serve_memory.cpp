@@ -84,8 +84,10 @@ double serve_weight_bytes(const ModelConfig& model, const ServeShape& shape) {
   } else if (sp.kind == Speculation::eagle) {
     drafter = layer_weight_bytes(model, shape, p, false) + head;  // EAGLE-3: a layer and its own head
   } else if (sp.kind == Speculation::draft && sp.draft_model) {
-    ServeShape draft{
-        .layout = {.tp = at}, .precision = shape.precision, .kv_precision = shape.kv_precision, .speculative = {}};
+    ServeShape draft{.layout = {.tp = l.attention_tp()},
+                     .precision = shape.precision,
+                     .kv_precision = shape.kv_precision,
+                     .speculative = {}};
     drafter = serve_weight_bytes(*sp.draft_model, draft);
   }
   if (l.pp == 1) {

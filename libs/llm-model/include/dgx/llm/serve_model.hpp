@@ -37,8 +37,15 @@ namespace dgx::llm {
 /// A latency, seconds: fixed lengths give one steady-state value (median = p99 = mean); a simulation gives the
 /// distribution over its requests (percentiles by linear interpolation, numpy's default, as vLLM bench serve).
 struct LatencyStats {
-  double median = 0, p99 = 0, mean = 0;
-  [[nodiscard]] static LatencyStats constant(double value) { return {value, value, value}; }
+  double median = 0, p99 = 0, mean = 0, p90 = 0;
+  [[nodiscard]] static LatencyStats constant(double value) { return {value, value, value, value}; }
+  /// Every statistic shifted by `seconds` (a wait every request sees).
+  void shift(double seconds) {
+    median += seconds;
+    p99 += seconds;
+    mean += seconds;
+    p90 += seconds;
+  }
 };
 
 /// What fits on the replica: its memory and the requests it holds at once.
@@ -53,10 +60,14 @@ struct ServeProjection {
   ServeCapacity capacity;
   bool offline = false;    ///< concurrency 0: as many requests as fit
   int in_flight = 0;       ///< requests the engine holds: min(concurrency, max_concurrency), or max_concurrency
-  bool simulated = false;  ///< a spread of lengths: the latencies are distributions of a simulation
+  bool simulated = false;  ///< a spread of lengths or an open loop: the latencies are distributions of a simulation
   int simulated_requests = 0;
   LatencyStats ttft, tpot, e2e;
-  double queue_wait = 0;  ///< of TTFT: waiting for a slot when concurrency exceeds max_concurrency
+  LatencyStats itl;        ///< gaps between a request's streamed chunks, pooled over all gaps (vLLM bench serve's ITL)
+  bool open_loop = false;  ///< requests arrive at config.request_rate (or all at once: burst)
+  bool saturated = false;  ///< the offered rate exceeds what the replica serves: the queue, and TTFT, grow
+  double saturation_rate = 0;  ///< requests/s the replica serves at most (its offline throughput)
+  double queue_wait = 0;       ///< of TTFT: waiting for a slot when concurrency exceeds max_concurrency
   double output_tokens_per_s = 0;
   double output_tokens_per_s_per_gpu = 0;
   double output_tokens_per_s_per_user = 0;  ///< 1 / TPOT (median)
@@ -72,6 +83,8 @@ struct ServeProjection {
   std::string price_label;
   std::string provenance;  ///< model version, system, where the op times come from
 };
+
+struct SimulationResult;
 
 /// Projects serving configurations of one model on one system.
 class ServeModel {
@@ -93,6 +106,8 @@ public:
   [[nodiscard]] const SystemProfile& system() const { return steps_.system(); }
 
 private:
+  void apply_simulation(ServeProjection& p, const SimulationResult& sim, const ServeShape& shape) const;
+
   ServeStepModel steps_;
 };
 
