@@ -50,6 +50,15 @@ inline constexpr int kDefaultMaxBatchSize = 2048;
 /// TensorRT-LLM's kv_cache_free_gpu_mem_fraction default (0.9); the calibration set ran with 0.95.
 inline constexpr double kDefaultKvCacheFraction = 0.9;
 
+// --- disaggregated prefill and decode ----------------------------------------------------------------------------
+/// The most a rate-matched deployment loads its prefill workers: prompts arrive at random (Poisson), so a prefill
+/// worker busy all the time would queue without bound; at 0.8 the mean wait is two prefill iterations (M/D/1).
+inline constexpr double kPrefillUtilisation = 0.8;
+/// The control path of one KV transfer (NIXL / UCX as TensorRT-LLM and vLLM's disaggregated connectors use it): the
+/// decode worker's request, the block list, the completion notice, a few round trips of the runtime's RPC of
+/// ~100-300 µs each.
+inline constexpr double kKvTransferSetupS = 1e-3;
+
 // --- activations ------------------------------------------------------------------------------------------------
 /// Logits are computed in FP32 (4 bytes) for the tokens that sample.
 inline constexpr double kLogitBytes = 4;

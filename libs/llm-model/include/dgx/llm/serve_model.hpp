@@ -55,6 +55,23 @@ struct ServeCapacity {
   int max_concurrency = 0;  ///< requests whose prompt + output fit together
 };
 
+/// A disaggregated deployment (serve_disaggregated.hpp): prefill workers and decode workers, rate matched.
+struct ServeDisaggregation {
+  ServeLayout prefill_layout;  ///< one prefill worker (the decode worker's is ServeProjection::config.layout)
+  int prefill_workers = 0, decode_workers = 0;
+  double prefill_requests_per_s = 0;  ///< one prefill worker's prompts/s at its batch
+  double decode_requests_per_s = 0;   ///< one decode worker's requests/s at its concurrency
+  double prefill_utilisation = 0;     ///< offered prompts / what the prefill workers serve
+  double prefill_iteration = 0;       ///< one prefill iteration, s
+  int prompts_per_iteration = 0;      ///< prompts one prefill iteration carries
+  double kv_bytes_per_request = 0;    ///< the prompt's KV cache, moved to the decode worker
+  double kv_transfer = 0;             ///< its time, s (in TTFT)
+  bool kv_over_network = false;       ///< across NVLink domains: over the scale-out NICs
+  [[nodiscard]] int gpus(const ServeLayout& decode) const {
+    return prefill_workers * prefill_layout.gpus() + decode_workers * decode.gpus();
+  }
+};
+
 struct ServeProjection {
   ServeConfig config;
   ServeCapacity capacity;
@@ -79,9 +96,13 @@ struct ServeProjection {
   double chunk_tokens = 0;             ///< prompt tokens of one chunk (a prompt longer than the budget is split)
   StepCost decode_step;                ///< an iteration of the D decoding requests alone
   StepCost chunk_step;                 ///< the same with a prompt chunk
+  std::optional<ServeDisaggregation> disaggregation;  ///< set: prefill and decode on separate workers
   std::optional<double> usd_per_million_output_tokens;
   std::string price_label;
   std::string provenance;  ///< model version, system, where the op times come from
+
+  /// GPUs the metrics per GPU divide by: the replica's, or every prefill and decode worker's.
+  [[nodiscard]] int gpus() const { return disaggregation ? disaggregation->gpus(config.layout) : config.layout.gpus(); }
 };
 
 struct SimulationResult;
