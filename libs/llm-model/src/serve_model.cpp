@@ -156,8 +156,8 @@ double prefill_mfu(const ServeStepModel& steps, const ServeShape& shape, const S
 
 std::string provenance(const SystemProfile& system, const StepCost& decode, const StepCost& chunk) {
   const int measured = decode.measured_ops + chunk.measured_ops;
-  const std::string ops = measured == 0 ? std::string("roofline (efficiencies of configs/systems, iteration overhead "
-                                                      "fitted on configs/baselines/inference.toml)")
+  const std::string ops = measured == 0 ? std::string("roofline (efficiencies of configs/systems, iteration overheads "
+                                                      "derived, checked on configs/baselines/inference.toml)")
                                         : std::to_string(measured) + " of " + std::to_string(decode.ops + chunk.ops) +
                                               " ops measured, the rest roofline";
   return std::string("projected: ") + serve_constants::kModelVersion + ", system " + system.name + ", op times: " + ops;
