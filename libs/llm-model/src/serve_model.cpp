@@ -28,7 +28,7 @@ struct SteadyState {
 class SteadyStateSolver {
 public:
   SteadyStateSolver(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c)
-      : steps_(steps), shape_(shape), isl_(c.isl), osl_(c.osl), budget_(c.batch_tokens()),
+      : steps_(steps), shape_(shape), isl_(c.isl), osl_(c.osl), budget_(c.replica_batch_tokens()),
         per_step_(c.speculative.tokens_per_step()), verify_(c.speculative.verify_tokens()),
         decode_steps_((c.osl - 1.0) / per_step_) {}
 
@@ -192,14 +192,14 @@ Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
     return *error;
   }
   const ServeShape shape = serve_shape(config);
-  auto memory =
-      serve_memory(model(), system(), shape, config.batch_tokens(), config.batch_size(), config.kv_fraction());
+  auto memory = serve_memory(model(), system(), shape, config.replica_batch_tokens(), config.replica_batch_size(),
+                             config.kv_fraction());
   if (!memory) {
     return memory.error();
   }
   ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens()};
   const int tokens = config.reserved_tokens();
-  c.max_concurrency = std::min(config.batch_size(), memory->max_requests(tokens));
+  c.max_concurrency = std::min(config.replica_batch_size(), memory->max_requests(tokens));
   if (c.max_concurrency < 1) {
     return Error{"one request of " + std::to_string(tokens) + " tokens (ISL + OSL) does not fit the KV cache of " +
                  std::to_string(static_cast<long long>(c.kv_tokens)) + " tokens left on " + system().name + " at " +

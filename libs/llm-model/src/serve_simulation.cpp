@@ -75,7 +75,7 @@ LatencyStats gap_stats(const Gaps& gaps) {
 class Engine {
 public:
   Engine(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c, double kv_tokens, int limit)
-      : steps_(steps), shape_(shape), budget_(c.batch_tokens()), kv_tokens_(kv_tokens), limit_(limit),
+      : steps_(steps), shape_(shape), budget_(c.replica_batch_tokens()), kv_tokens_(kv_tokens), limit_(limit),
         per_step_(c.speculative.tokens_per_step()), verify_(c.speculative.verify_tokens()),
         lookahead_(c.speculative.active() ? c.speculative.draft_tokens : 0) {}
 

@@ -107,6 +107,9 @@ struct ServeConfig {
   [[nodiscard]] bool open_loop() const { return request_rate > 0 || arrival == Arrival::burst; }
   [[nodiscard]] int batch_tokens() const;
   [[nodiscard]] int batch_size() const;
+  /// The replica's limits: with attention DP every rank schedules its own batch within its own limits.
+  [[nodiscard]] int replica_batch_tokens() const { return batch_tokens() * layout.attention_dp_ranks(); }
+  [[nodiscard]] int replica_batch_size() const { return batch_size() * layout.attention_dp_ranks(); }
   [[nodiscard]] double kv_fraction() const;
   /// Tokens one request reserves in the KV cache: prompt + output (+ the draft's lookahead), the longest in a table.
   [[nodiscard]] int reserved_tokens() const;

@@ -11,9 +11,12 @@
 //   requests/s                                R = D / ((osl − 1)·t̄)
 //   TTFT                                      wait for the running iteration (t̄/2 when B > 1) + k·t(D, chunk)
 //   Little's law                              B = R · (TTFT + (osl − 1)·t̄), solved for D by fixed-point iteration,
-// with D at most budget·(osl − 1)/(isl + osl − 1) (the prompts then queue for the budget and TTFT grows). With a
-// spread of lengths a step-level simulation serves requests one by one (serve_simulation.hpp) and reports medians
-// and 99th percentiles. Metric definitions follow trtllm-bench / AIPerf / vLLM bench serve (docs, reference notes):
+// with D at most budget·(osl − 1)/(isl + osl − 1) (the prompts then queue for the budget and TTFT grows). With
+// speculative decoding each decoding request puts 1 + draft_tokens positions through the model per iteration and
+// emits 1 + accepted tokens, so osl − 1 becomes (osl − 1)/(1 + accepted) iterations and TPOT = t̄/(1 + accepted).
+// With a spread of lengths or an open-loop load (a request rate) a step-level simulation serves requests one by one
+// (serve_simulation.hpp) and reports mean, median, p90 and p99; the steady state at the most that fit is then the
+// saturation rate. Metric definitions follow trtllm-bench / AIPerf / vLLM bench serve (docs, reference notes):
 //   TPOT = (E2E − TTFT) / (output tokens − 1) (trtllm-bench TPOT, AIPerf ITL; not vLLM's chunk-gap "ITL");
 //   per-user speed = 1 / TPOT; output tokens/s = output tokens / duration; requests/s = requests / duration;
 //   MBU = (weight bytes + KV bytes read per decode iteration) / TPOT / HBM peak, per GPU (Databricks' definition);
