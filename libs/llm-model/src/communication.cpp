@@ -76,6 +76,12 @@ double collective_seconds(const SystemProfile& system, Collective collective, do
   }
   const double hop_us =
       placement.spans_domains() ? system.efficiency.network_hop_latency_us : system.efficiency.nvlink_hop_latency_us;
+  if (collective == Collective::all_reduce && one_sided && !placement.spans_domains()) {
+    // One-shot: every rank stores its buffer into each peer's (n − 1 copies out of its NVLink ports), a flag
+    // barrier, then a local reduce: two hops whatever n.
+    const double p2p = system.nvlink_gb_s * 1e9 * system.efficiency.nvlink_p2p;
+    return 2 * hop_us * 1e-6 + bytes * (placement.ranks - 1) / p2p;
+  }
   const double latency = latency_steps(collective, placement.ranks) * hop_us * 1e-6;
   return latency + bytes * bus_factor(collective, placement.ranks) /
                        bus_bandwidth(system, collective, placement, offdomain_share, one_sided);

@@ -8,6 +8,7 @@
 #include "baseline_rows.hpp"
 #include "toml_reader.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -76,6 +77,43 @@ std::vector<ServeCalibrationOutcome> run_serve_calibration(const std::vector<Ser
     outcomes.push_back(outcome);
   }
   return outcomes;
+}
+
+ServeExpectedError expected_error(const ServeProjection& p, const ModelConfig& model) {
+  ServeExpectedError e{.throughput = 0.08, .tpot = 0.15, .ttft = 0.25, .e2e = 0.15, .reasons = {}};
+  e.reasons.emplace_back("offline throughput of dense models within the calibration set's largest error (7.4% on "
+                         "configs/baselines/inference.md); latencies derived, with no published latency to check");
+  if (!p.offline) {
+    e.throughput = 0.12;
+    e.reasons.emplace_back("under a latency-bound load the per-iteration overheads weigh more");
+  }
+  if (model.moe() || model.mla() || p.config.layout.attention_dp) {
+    e.throughput += 0.15;
+    e.tpot += 0.15;
+    e.ttft += 0.1;
+    e.reasons.emplace_back("MoE, MLA and attention DP are modelled from their parts (balanced routing, no expert "
+                           "skew), with no published serving run in the calibration set");
+  }
+  if (p.disaggregation) {
+    e.throughput = std::max(e.throughput, 0.25);
+    e.ttft += 0.15;
+    e.reasons.emplace_back("disaggregated: a rate-matched steady state; the KV transfer's software path is an "
+                           "estimate");
+  }
+  if (p.config.speculative.active()) {
+    e.reasons.emplace_back("speculative decoding: TPOT and throughput scale with the acceptance you gave (quality "
+                           "and acceptance are not modelled)");
+  }
+  if (p.open_loop) {
+    const bool near = p.saturated || p.config.request_rate > 0.7 * p.saturation_rate;
+    e.ttft = std::max(e.ttft, near ? 0.5 : 0.3);
+    e.reasons.emplace_back(near ? "open-loop TTFT near saturation: queueing multiplies any error of the service time "
+                                  "(10% at 90% load doubles the wait); the hardest metric to project"
+                                : "open-loop TTFT: queueing in the simulation, the hardest metric to project (10% is "
+                                  "good in published simulators)");
+  }
+  e.e2e = std::max(e.tpot, 0.5 * (e.tpot + e.ttft));
+  return e;
 }
 
 std::vector<ErrorStats> serve_error_stats(const std::vector<ServeCalibrationOutcome>& outcomes) {

@@ -2,15 +2,76 @@
 
 #include "dgx/llm/serve_constants.hpp"
 
+#include <dgx/sdk/text.hpp>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
 namespace dgx::llm {
 
 namespace {
 
 std::string n(long long value) { return std::to_string(value); }
 
+template <typename Enum, std::size_t N>
+std::optional<Enum> parse_named(const std::array<std::pair<Enum, std::string_view>, N>& names, std::string_view text) {
+  for (const auto& [value, name] : names) {
+    if (name == text) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+template <typename Enum, std::size_t N>
+std::string_view name_of(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) {
+      return name;
+    }
+  }
+  return "?";
+}
+
+constexpr std::array<std::pair<Speculation, std::string_view>, 4> kSpeculations{{{Speculation::none, "none"},
+                                                                                 {Speculation::mtp, "mtp"},
+                                                                                 {Speculation::eagle, "eagle"},
+                                                                                 {Speculation::draft, "draft"}}};
+constexpr std::array<std::pair<ServeEngine, std::string_view>, 2> kEngines{
+    {{ServeEngine::trtllm, "trtllm"}, {ServeEngine::vllm, "vllm"}}};
+constexpr std::array<std::pair<Arrival, std::string_view>, 3> kArrivals{
+    {{Arrival::poisson, "poisson"}, {Arrival::constant, "constant"}, {Arrival::burst, "burst"}}};
+
+std::optional<Error> attention_dp_error(const ModelConfig& m, const SystemProfile& s, const ServeLayout& l) {
+  if (!m.moe()) {
+    return Error{"attention data parallelism needs a mixture-of-experts model: " + m.name +
+                 " is dense, so every GPU would hold the whole model and its requests alone, which is replicas "
+                 "(gpus > TP), not attention DP"};
+  }
+  if (l.tp % l.ep != 0) {
+    return Error{"EP " + n(l.ep) + " must divide the " + n(l.tp) + " GPUs of the attention-DP group (TP " + n(l.tp) +
+                 ")"};
+  }
+  if (m.experts % l.ep != 0) {
+    return Error{"EP " + n(l.ep) + " does not divide the " + n(m.experts) + " experts of " + m.name};
+  }
+  if (l.pp > m.layers) {
+    return Error{"PP " + n(l.pp) + " exceeds the " + n(m.layers) + " layers of " + m.name};
+  }
+  if (l.expert_tp() > s.nvlink_domain) {
+    return Error{"expert TP " + n(l.expert_tp()) + " (TP / EP) exceeds the NVLink domain of " + n(s.nvlink_domain) +
+                 " on " + s.name};
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> layout_error(const ModelConfig& m, const SystemProfile& s, const ServeLayout& l) {
   if (l.tp < 1 || l.pp < 1 || l.ep < 1) {
     return Error{"TP, PP and EP must be at least 1, got TP " + n(l.tp) + " PP " + n(l.pp) + " EP " + n(l.ep)};
+  }
+  if (l.attention_dp) {
+    return attention_dp_error(m, s, l);
   }
   if (l.tp > s.nvlink_domain) {
     return Error{"TP " + n(l.tp) + " exceeds the NVLink domain of " + n(s.nvlink_domain) + " on " + s.name +
@@ -30,7 +91,11 @@ std::optional<Error> layout_error(const ModelConfig& m, const SystemProfile& s, 
     return Error{"EP " + n(l.ep) + " needs a mixture-of-experts model; " + m.name + " is dense"};
   }
   if (l.tp % l.ep != 0) {
-    return Error{"EP " + n(l.ep) + " must divide TP " + n(l.tp) + " (experts are spread inside the TP group)"};
+    return Error{"EP " + n(l.ep) + " must divide TP " + n(l.tp) +
+                 " (experts are spread inside the TP group); for DeepSeek-style wide EP over " + n(l.ep) +
+                 " GPUs set TP " + n(l.ep) +
+                 " with attention DP (parallel.attention_dp = true): attention data "
+                 "parallel, experts over all of them"};
   }
   if (m.experts % l.ep != 0) {
     return Error{"EP " + n(l.ep) + " does not divide the " + n(m.experts) + " experts of " + m.name};
@@ -55,7 +120,78 @@ std::optional<Error> precision_error(const SystemProfile& s, Precision precision
   return std::nullopt;
 }
 
+std::optional<Error> table_error(const ModelConfig& m, const LengthTable& t) {
+  if (t.rows.empty()) {
+    return Error{t.source + ": no requests (a lengths file needs at least one row of input,output token counts)"};
+  }
+  if (t.max_total() > m.context) {
+    const auto it =
+        std::max_element(t.rows.begin(), t.rows.end(), [](const RequestLengths& a, const RequestLengths& b) {
+          return a.isl + a.osl < b.isl + b.osl;
+        });
+    return Error{t.source + ": a request of ISL " + n(it->isl) + " + OSL " + n(it->osl) + " exceeds the context of " +
+                 m.name + " (" + n(m.context) + " tokens)"};
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> load_error(const ServeConfig& c) {
+  if (c.concurrency < 0) {
+    return Error{"concurrency must be 0 (offline) or a number of requests, got " + n(c.concurrency)};
+  }
+  if (c.request_rate < 0 || (c.request_rate == 0 && c.arrival != Arrival::burst && c.open_loop())) {
+    return Error{"the request rate must be > 0 requests/s, got " + sdk::text::fixed(c.request_rate, 3)};
+  }
+  if (c.open_loop() && c.concurrency > 0) {
+    return Error{"a request rate (open loop) and a concurrency (closed loop) exclude each other: set one of them"};
+  }
+  if (c.requests < 0) {
+    return Error{"the number of requests must be >= 0 (0: enough for a steady state), got " + n(c.requests)};
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> speculation_error(const ModelConfig& m, const ServeConfig& c) {
+  const SpeculativeConfig& sp = c.speculative;
+  if (!sp.active()) {
+    return std::nullopt;
+  }
+  const std::string kind(to_string(sp.kind));
+  if (sp.draft_tokens < 1) {
+    return Error{"speculative decoding (" + kind + ") needs a draft length of at least 1 token, got " +
+                 n(sp.draft_tokens)};
+  }
+  if (!(sp.accepted >= 0) || sp.accepted > sp.draft_tokens) {
+    return Error{"the acceptance (" + sdk::text::fixed(sp.accepted, 2) +
+                 " draft tokens accepted per step) must lie in [0, " + n(sp.draft_tokens) +
+                 "]: at most the draft length of " + n(sp.draft_tokens) + " tokens can be accepted"};
+  }
+  if (sp.kind == Speculation::mtp && m.mtp_layers < 1) {
+    return Error{"speculative = mtp needs the model's multi-token-prediction module; " + m.name +
+                 " has none (DeepSeek-V3/R1 have one): use eagle or draft"};
+  }
+  if (sp.kind == Speculation::draft) {
+    if (!sp.draft_model) {
+      return Error{"speculative = draft needs the draft model (serve.draft_model, from the model catalog)"};
+    }
+    if (sp.draft_model->vocab != m.vocab) {
+      return Error{"the draft model " + sp.draft_model->name + " has a vocabulary of " + n(sp.draft_model->vocab) +
+                   " tokens, " + m.name + " one of " + n(m.vocab) + ": a draft must share the model's tokenizer"};
+    }
+  }
+  if (c.engine == ServeEngine::vllm && c.layout.pp > 1) {
+    return Error{"vLLM's speculative decoding does not run with pipeline parallelism (PP " + n(c.layout.pp) +
+                 "): use PP 1, or serve.engine = trtllm"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> length_error(const ModelConfig& m, const ServeConfig& c) {
+  if (c.lengths) {
+    if (auto e = table_error(m, *c.lengths)) {
+      return e;
+    }
+  }
   if (c.isl < 1 || c.osl < 1) {
     return Error{"input and output lengths must be at least 1 token, got ISL " + n(c.isl) + " OSL " + n(c.osl)};
   }
@@ -69,8 +205,8 @@ std::optional<Error> length_error(const ModelConfig& m, const ServeConfig& c) {
   if (c.isl_stdev < 0 || c.osl_stdev < 0) {
     return Error{"length standard deviations must not be negative"};
   }
-  if (c.concurrency < 0) {
-    return Error{"concurrency must be 0 (offline) or a number of requests, got " + n(c.concurrency)};
+  if (auto e = load_error(c)) {
+    return e;
   }
   if (c.batch_tokens() < 1 || c.batch_size() < 1) {
     return Error{"the token budget and the batch size of an iteration must be at least 1, got " +
@@ -79,7 +215,7 @@ std::optional<Error> length_error(const ModelConfig& m, const ServeConfig& c) {
   if (!(c.kv_fraction() > 0 && c.kv_fraction() <= 1)) {
     return Error{"the KV cache fraction must lie in (0, 1]"};
   }
-  return std::nullopt;
+  return speculation_error(m, c);
 }
 
 }  // namespace
@@ -96,9 +232,51 @@ double ServeConfig::kv_fraction() const {
   return kv_cache_fraction > 0 ? kv_cache_fraction : serve_constants::kDefaultKvCacheFraction;
 }
 
+int ServeConfig::reserved_tokens() const {
+  const int lookahead = speculative.active() ? speculative.draft_tokens : 0;
+  return (lengths ? std::max(lengths->max_total(), isl + osl) : isl + osl) + lookahead;
+}
+
+std::string_view to_string(Speculation speculation) { return name_of(kSpeculations, speculation); }
+std::optional<Speculation> parse_speculation(std::string_view text) { return parse_named(kSpeculations, text); }
+std::string_view to_string(ServeEngine engine) { return name_of(kEngines, engine); }
+std::optional<ServeEngine> parse_serve_engine(std::string_view text) { return parse_named(kEngines, text); }
+std::string_view to_string(Arrival arrival) { return name_of(kArrivals, arrival); }
+std::optional<Arrival> parse_arrival(std::string_view text) { return parse_named(kArrivals, text); }
+
+double LengthTable::mean_isl() const {
+  double sum = 0, weight = 0;
+  for (const RequestLengths& r : rows) {
+    sum += r.weight * r.isl;
+    weight += r.weight;
+  }
+  return weight > 0 ? sum / weight : 0;
+}
+
+double LengthTable::mean_osl() const {
+  double sum = 0, weight = 0;
+  for (const RequestLengths& r : rows) {
+    sum += r.weight * r.osl;
+    weight += r.weight;
+  }
+  return weight > 0 ? sum / weight : 0;
+}
+
+int LengthTable::max_total() const {
+  int most = 0;
+  for (const RequestLengths& r : rows) {
+    most = std::max(most, r.isl + r.osl);
+  }
+  return most;
+}
+
 Precision auto_kv_precision(Precision weights) { return weights == Precision::bf16 ? Precision::bf16 : Precision::fp8; }
 
 std::string layout_label(const ServeLayout& layout, bool moe) {
+  if (layout.attention_dp) {
+    std::string out = "DEP" + n(layout.tp) + " PP" + n(layout.pp);
+    return layout.ep == layout.tp ? out : out + " EP" + n(layout.ep);
+  }
   std::string out = "TP" + n(layout.tp) + " PP" + n(layout.pp);
   if (moe || layout.ep > 1) {
     out += " EP" + n(layout.ep);

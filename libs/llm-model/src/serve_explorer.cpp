@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_explorer.hpp"
 
 #include "dgx/llm/explorer.hpp"
+#include "dgx/llm/serve_disaggregated.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -145,7 +146,25 @@ void mark_front_and_recommend(ServeExploreResult& r, const ServeSlo& slo, bool m
 }  // namespace
 
 std::string describe_serve_point(const ServeProjection& p, bool moe) {
-  std::string out = layout_label(p.config.layout, moe) + " " + std::string(to_string(p.config.precision)) + ", ";
+  const std::string precision(to_string(p.config.precision));
+  std::string speculation;
+  if (p.config.speculative.active()) {
+    speculation = " + " + std::string(to_string(p.config.speculative.kind)) + " " +
+                  std::to_string(p.config.speculative.draft_tokens);
+  }
+  if (p.disaggregation) {
+    const ServeDisaggregation& d = *p.disaggregation;
+    return "disaggregated " + std::to_string(d.prefill_workers) + "P " + layout_label(d.prefill_layout, moe) + " + " +
+           std::to_string(d.decode_workers) + "D " + layout_label(p.config.layout, moe) + " " + precision +
+           speculation + ", " + std::to_string(p.in_flight) + " per decode worker (" + std::to_string(p.gpus()) +
+           " GPUs)";
+  }
+  std::string out = layout_label(p.config.layout, moe) + " " + precision + speculation + ", ";
+  if (p.open_loop) {
+    char rate[48];
+    std::snprintf(rate, sizeof rate, "%.3g requests/s", p.config.request_rate);
+    return out + (p.config.arrival == Arrival::burst ? std::string("a burst") : std::string(rate));
+  }
   if (p.offline) {
     return out + "offline (" + std::to_string(p.in_flight) + " in flight)";
   }
@@ -156,6 +175,246 @@ std::string describe_serve_point(const ServeProjection& p, bool moe) {
   return out;
 }
 
+std::optional<ServeProjection> max_rate_meeting(const ServeModel& model, ServeConfig config,
+                                                const ServeCapacity& capacity, const ServeSlo& slo,
+                                                const std::optional<Price>& price, int requests) {
+  config.concurrency = 0;
+  config.arrival = config.arrival == Arrival::burst ? Arrival::poisson : config.arrival;
+  config.requests = requests;
+  config.request_rate = 1e-3;
+  const ServeProjection trickle = model.project(config, capacity, price);
+  if (!slo.met_by(trickle)) {
+    return std::nullopt;
+  }
+  double low = 0, high = trickle.saturation_rate;
+  std::optional<ServeProjection> best;
+  for (int i = 0; i < 9; ++i) {
+    config.request_rate = i == 0 ? high : 0.5 * (low + high);
+    ServeProjection p = model.project(config, capacity, price);
+    if (slo.met_by(p) && !p.saturated) {
+      low = config.request_rate;
+      best = std::move(p);
+      if (i == 0) {
+        break;
+      }
+    } else {
+      high = config.request_rate;
+    }
+  }
+  return best ? best : std::optional<ServeProjection>(trickle);
+}
+
+namespace {
+
+/// The layouts of one precision: TP × PP × EP, and for MoE models attention DP over the TP group (DEP), whose
+/// all-to-all may cross NVLink domains (up to the fleet and the experts).
+std::vector<ServeLayout> layouts(const ModelConfig& m, const SystemProfile& s, const ServeSpace& space) {
+  std::vector<ServeLayout> out;
+  for (const int tp : space.tp.empty() ? default_tp(m, s) : space.tp) {
+    for (const int pp : space.pp.empty() ? default_pp(m) : space.pp) {
+      if (space.max_gpus > 0 && tp * pp > space.max_gpus) {
+        continue;
+      }
+      for (const int ep : space.ep.empty() ? default_ep(m, tp) : space.ep) {
+        out.push_back(ServeLayout{.tp = tp, .pp = pp, .ep = ep});
+      }
+    }
+  }
+  if (m.moe() && space.attention_dp) {
+    const int most = space.max_gpus > 0 ? std::min(space.max_gpus, m.experts) : std::min(s.nvlink_domain, m.experts);
+    for (const int tp : powers_of_two(2, most)) {
+      if (m.experts % tp == 0) {
+        out.push_back(ServeLayout{.tp = tp, .pp = 1, .ep = tp, .attention_dp = true});
+      }
+    }
+  }
+  return out;
+}
+
+class Sweep {
+public:
+  Sweep(const ServeModel& model, const ServeSpace& space, const ServeSlo& slo, const std::optional<Price>& price,
+        ServeExploreResult& result)
+      : model_(model), space_(space), slo_(slo), price_(price), r_(result) {}
+
+  /// Every layout of `config`'s precision, each with and without speculation when swept.
+  void aggregated(ServeConfig config) {
+    for (const ServeLayout& layout : layouts(model_.model(), model_.system(), space_)) {
+      config.layout = layout;
+      for (const SpeculativeConfig& speculative : speculations()) {
+        config.speculative = speculative;
+        one_layout(config);
+      }
+    }
+  }
+
+  /// Prefill layout × decode layout × decode concurrency, each rate matched within the fleet.
+  void disaggregated(ServeConfig config) {
+    const std::vector<ServeLayout> all = layouts(model_.model(), model_.system(), space_);
+    for (const ServeLayout& prefill : all) {
+      if (prefill.pp > 1 || prefill.attention_dp) {
+        continue;  // prefill workers: TP (and EP inside it), one stage
+      }
+      for (const ServeLayout& decode : all) {
+        if (decode.pp > 1 || (space_.max_gpus > 0 && prefill.gpus() + decode.gpus() > space_.max_gpus)) {
+          continue;
+        }
+        config.layout = decode;
+        for (const SpeculativeConfig& speculative : speculations()) {
+          config.speculative = speculative;
+          one_pair(config, prefill);
+        }
+      }
+    }
+  }
+
+  [[nodiscard]] const std::string& first_reason() const { return first_reason_; }
+
+private:
+  [[nodiscard]] std::vector<SpeculativeConfig> speculations() const {
+    if (space_.sweep_speculation && space_.base.speculative.active()) {
+      return {SpeculativeConfig{}, space_.base.speculative};
+    }
+    return {space_.base.speculative};
+  }
+
+  std::optional<ServeCapacity> fits(const ServeConfig& config) {
+    auto capacity = model_.capacity(config);
+    if (!capacity) {
+      ++r_.infeasible;
+      if (first_reason_.empty()) {
+        first_reason_ = capacity.error().message;
+      }
+      return std::nullopt;
+    }
+    return *capacity;
+  }
+
+  void add(ServeProjection projection) {
+    r_.points.push_back(ServePoint{.projection = std::move(projection)});
+    ++r_.evaluated;
+  }
+
+  void one_layout(ServeConfig config) {
+    config.concurrency = 0;
+    const bool open_loop = config.open_loop();
+    config.request_rate = 0;
+    config.arrival = Arrival::poisson;
+    const auto capacity = fits(config);
+    if (!capacity) {
+      return;
+    }
+    if (open_loop) {
+      if (auto best = max_rate_meeting(model_, config, *capacity, slo_, price_, space_.capacity_requests)) {
+        add(std::move(*best));
+      }
+      ++r_.evaluated;
+      return;
+    }
+    for (const int c : concurrencies(space_.concurrency, capacity->max_concurrency)) {
+      config.concurrency = c;
+      add(model_.project(config, *capacity, price_));
+    }
+  }
+
+  void one_pair(ServeConfig config, const ServeLayout& prefill) {
+    config.request_rate = 0;
+    config.concurrency = 0;
+    const auto capacity = fits(config);
+    if (!capacity) {
+      return;
+    }
+    for (const int c : concurrencies(space_.concurrency, capacity->max_concurrency)) {
+      config.concurrency = c == 0 ? capacity->max_concurrency : c;
+      const DisaggConfig d{.decode = config,
+                           .prefill = prefill,
+                           .max_gpus = space_.max_gpus,
+                           .ttft_slo = slo_.ttft,
+                           .poisson = r_.capacity_search};
+      auto p = project_disaggregated(model_, d, price_);
+      if (p) {
+        add(std::move(*p));
+      } else {
+        ++r_.infeasible;
+      }
+    }
+  }
+
+  const ServeModel& model_;
+  const ServeSpace& space_;
+  const ServeSlo& slo_;
+  const std::optional<Price>& price_;
+  ServeExploreResult& r_;
+  std::string first_reason_;
+};
+
+/// The cheapest SLO-meeting point of one mode.
+const ServePoint* best_of(const ServeExploreResult& r, bool disaggregated) {
+  if (r.recommended && r.points[*r.recommended].projection.disaggregation.has_value() == disaggregated) {
+    return &r.points[*r.recommended];
+  }
+  const ServePoint* best = nullptr;
+  for (const ServePoint& p : r.points) {
+    if (p.meets_slo && p.projection.disaggregation.has_value() == disaggregated &&
+        (best == nullptr || p.projection.output_tokens_per_s_per_gpu > best->projection.output_tokens_per_s_per_gpu)) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+std::string fixed(double value, int digits) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+/// Which mode wins and why, from the two best points' numbers.
+std::string mode_verdict(const ServeExploreResult& r, const ServeSlo& slo, bool moe) {
+  const ServePoint* agg = best_of(r, false);
+  const ServePoint* dis = best_of(r, true);
+  const bool any_disaggregated =
+      std::any_of(r.points.begin(), r.points.end(), [](const ServePoint& p) { return p.projection.disaggregation; });
+  if (!any_disaggregated || (agg == nullptr && dis == nullptr)) {
+    return {};
+  }
+  if (dis == nullptr) {
+    return "Aggregated wins: no disaggregated deployment meets the SLOs within the GPUs (the prefill and decode "
+           "workers' GPUs split a small fleet, and the KV transfer adds to TTFT).";
+  }
+  const ServeProjection& d = dis->projection;
+  const ServeDisaggregation& x = *d.disaggregation;
+  const std::string transfer = "KV transfers of " + fixed(x.kv_bytes_per_request / 1e6, 0) + " MB per request (" +
+                               seconds_text(x.kv_transfer) + " of TTFT, " +
+                               (x.kv_over_network ? "over the scale-out network" : "over NVLink") + ")";
+  if (agg == nullptr) {
+    return "Disaggregated wins: no aggregated configuration meets the SLOs, since prompt chunks stall its decode "
+           "iterations; separate decode workers never see a prompt (TPOT " +
+           seconds_text(d.tpot.p99) + "), at the price of " + transfer + ".";
+  }
+  const ServeProjection& a = agg->projection;
+  const double ratio = d.output_tokens_per_s_per_gpu / a.output_tokens_per_s_per_gpu;
+  const std::string numbers = fixed(d.output_tokens_per_s_per_gpu, 0) + " against " +
+                              fixed(a.output_tokens_per_s_per_gpu, 0) + " output tokens/s per GPU";
+  const std::string stall = "an aggregated iteration with a prompt chunk of " + fixed(a.chunk_tokens, 0) +
+                            " tokens takes " + seconds_text(a.chunk_step.seconds) + " against " +
+                            seconds_text(a.decode_step.seconds) + " without";
+  if (ratio > 1) {
+    return "Disaggregated wins (" + numbers + ", " + describe_serve_point(d, moe) + " against " +
+           describe_serve_point(a, moe) + "): " + stall + ", so holding TPOT <= " + seconds_text(slo.tpot) +
+           " keeps aggregated batches small; dedicated decode workers run full batches at TPOT " +
+           seconds_text(d.tpot.p99) + ", at the price of " + transfer + ".";
+  }
+  return "Aggregated wins (" + fixed(a.output_tokens_per_s_per_gpu, 0) + " against " +
+         fixed(d.output_tokens_per_s_per_gpu, 0) + " output tokens/s per GPU for the best disaggregated, " +
+         describe_serve_point(d, moe) + "): " + stall +
+         ", a cost the SLOs tolerate here, while disaggregation splits the GPUs into workers whose rates match only "
+         "in whole numbers and adds " +
+         transfer + ".";
+}
+
+}  // namespace
+
 Expected<ServeExploreResult> explore_serving(const ServeModel& model, const ServeSpace& space, const ServeSlo& slo,
                                              const std::optional<Price>& price) {
   const ModelConfig& m = model.model();
@@ -164,10 +423,14 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
   if (auto error = serve_request_error(m, space.base)) {
     return *error;
   }
-  std::string first_reason;
+  r.capacity_search = space.base.open_loop();
   ServeConfig config = space.base;
-  config.isl_stdev = 0;  // the sweep projects the steady state of the mean lengths
-  config.osl_stdev = 0;
+  if (!r.capacity_search) {
+    config.isl_stdev = 0;  // the sweep projects the steady state of the mean lengths
+    config.osl_stdev = 0;
+    config.lengths = nullptr;
+  }
+  Sweep sweep(model, space, slo, price, r);
   for (const Precision precision : space.precisions) {
     if (!s.supports(precision)) {
       ServeConfig probe = config;
@@ -181,29 +444,12 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
     if (space.auto_kv) {
       config.kv_precision = auto_kv_precision(precision);
     }
-    for (const int tp : space.tp.empty() ? default_tp(m, s) : space.tp) {
-      for (const int pp : space.pp.empty() ? default_pp(m) : space.pp) {
-        if (space.max_gpus > 0 && tp * pp > space.max_gpus) {
-          continue;
-        }
-        for (const int ep : space.ep.empty() ? default_ep(m, tp) : space.ep) {
-          config.layout = ServeLayout{.tp = tp, .pp = pp, .ep = ep};
-          config.concurrency = 0;
-          const auto capacity = model.capacity(config);
-          if (!capacity) {
-            ++r.infeasible;
-            if (first_reason.empty()) {
-              first_reason = capacity.error().message;
-            }
-            continue;
-          }
-          for (const int c : concurrencies(space.concurrency, capacity->max_concurrency)) {
-            config.concurrency = c;
-            r.points.push_back(ServePoint{.projection = model.project(config, *capacity, price)});
-            ++r.evaluated;
-          }
-        }
-      }
+    sweep.aggregated(config);
+    if (space.disaggregated) {
+      ServeConfig fixed_lengths = config;
+      fixed_lengths.isl_stdev = fixed_lengths.osl_stdev = 0;
+      fixed_lengths.lengths = nullptr;
+      sweep.disaggregated(fixed_lengths);
     }
   }
   if (r.points.empty()) {
@@ -211,10 +457,14 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
     for (const std::string& note : r.notes) {
       why += (why.empty() ? "" : "; ") + note;
     }
+    if (why.empty() && sweep.first_reason().empty() && r.capacity_search) {
+      why = "no configuration meets the SLOs even at a trickle of requests";
+    }
     return Error{"no configuration of the sweep can serve " + m.name + " on " + s.name + ": " +
-                 (first_reason.empty() ? why : "e.g. " + first_reason)};
+                 (sweep.first_reason().empty() ? why : "e.g. " + sweep.first_reason())};
   }
   mark_front_and_recommend(r, slo, m.moe());
+  r.mode_verdict = mode_verdict(r, slo, m.moe());
   return r;
 }
 

@@ -25,36 +25,76 @@ using dgx::sdk::text::gib;
 double activation_bytes(const ModelConfig& model, const ServeShape& shape, double tokens, double logit_rows) {
   const ServeLayout& l = shape.layout;
   const double h = static_cast<double>(model.hidden);
-  const double mlp_rows = model.moe() ? tokens * model.top_k / l.ep : tokens;
-  const double mlp_width = static_cast<double>(model.ffn) / (model.moe() ? l.expert_tp() : l.tp);
-  const double per_token = 2 * h + static_cast<double>(model.qkv_width()) / l.tp + h / l.tp;
+  const double at = l.attention_tp();
+  const double local = tokens / l.attention_dp_ranks();
+  const double mlp_rows = model.moe() ? tokens * model.top_k / l.ep : local;
+  const double mlp_width = static_cast<double>(model.ffn) / (model.moe() ? l.expert_tp() : at);
+  const double per_token = 2 * h + static_cast<double>(model.qkv_width()) / at + h / at;
   const double mlp = mlp_rows * mlp_width * model.mlp_matrices();
-  const double logits =
-      logit_rows * static_cast<double>(model.vocab) * (1.0 / l.tp + 1.0) * serve_constants::kLogitBytes;
-  return tokens * per_token * kBf16 + mlp * kBf16 + logits;
+  const double logits = logit_rows / l.attention_dp_ranks() * static_cast<double>(model.vocab) * (1.0 / at + 1.0) *
+                        serve_constants::kLogitBytes;
+  return local * per_token * kBf16 + mlp * kBf16 + logits;
+}
+
+/// Weight bytes of one decoder layer on one GPU: attention split over the attention TP (whole with attention DP),
+/// a dense layer's MLP likewise, a MoE layer's routed experts over all the replica's GPUs (experts / EP, each
+/// sliced TP / EP ways) with its shared experts as the attention, the router, norms in BF16.
+double layer_weight_bytes(const ModelConfig& model, const ServeShape& shape, const ParameterCount& p, bool moe) {
+  const ServeLayout& l = shape.layout;
+  const double wb = gemm_operand_bytes(shape.precision);
+  const double at = l.attention_tp();
+  const double small = p.norms_per_layer * serve_constants::kSmallWeightBytes;
+  const double attention = p.attention_per_layer / at * wb;
+  if (!moe) {
+    const double mlp = model.moe() ? p.dense_mlp_per_layer : p.mlp_per_layer;
+    return attention + mlp / at * wb + small;
+  }
+  const double router = static_cast<double>(model.hidden) * model.experts;
+  const double expert = (p.mlp_per_layer - router) / (model.experts + model.shared_experts);
+  const double routed = expert * model.experts / l.tp;
+  const double shared = expert * model.shared_experts / at;
+  return attention + (routed + shared) * wb + (router * serve_constants::kSmallWeightBytes) + small;
 }
 
 }  // namespace
 
 int ServeMemory::max_requests(double tokens) const {
-  return tokens > 0 ? static_cast<int>(std::min(1e9, std::floor(kv_tokens() / tokens))) : 0;
+  if (tokens <= 0 || kv_bytes_per_token <= 0) {
+    return 0;
+  }
+  const double per_rank = std::floor(kv_cache / kv_bytes_per_token / tokens);
+  return static_cast<int>(std::min(1e9, per_rank * kv_replicas));
 }
 
 double serve_weight_bytes(const ModelConfig& model, const ServeShape& shape) {
   const ServeLayout& l = shape.layout;
   const ParameterCount p = count_parameters(model);
-  const double wb = gemm_operand_bytes(shape.precision);
-  const double router = model.moe() ? static_cast<double>(model.hidden) * model.experts : 0.0;
-  const double layer = p.attention_per_layer / l.tp * wb + (p.mlp_per_layer - router) / l.tp * wb +
-                       (router + p.norms_per_layer) * serve_constants::kSmallWeightBytes;
-  const double stage = rank_shape(model, l).stage_layers * layer;
-  const double embedding = p.embedding / l.tp * serve_constants::kEmbeddingBytes;
-  const double head = (p.output_layer / l.tp + p.final_norm) * serve_constants::kEmbeddingBytes;
+  const RankShape r = rank_shape(model, l);
+  const double stage = r.moe_layers * layer_weight_bytes(model, shape, p, true) +
+                       (r.stage_layers - r.moe_layers) * layer_weight_bytes(model, shape, p, false);
+  const double at = l.attention_tp();
+  const double embedding = p.embedding / at * serve_constants::kEmbeddingBytes;
+  const double head = (p.output_layer / at + p.final_norm) * serve_constants::kEmbeddingBytes;
+  double drafter = 0;
+  const SpeculativeConfig& sp = shape.speculative;
+  if (sp.kind == Speculation::mtp) {
+    // DeepSeek's MTP module: one layer and its 2h → h projection; embedding and head are the model's.
+    drafter = layer_weight_bytes(model, shape, p, model.moe()) +
+              2.0 * static_cast<double>(model.hidden * model.hidden) * kBf16 / at;
+  } else if (sp.kind == Speculation::eagle) {
+    drafter = layer_weight_bytes(model, shape, p, false) + head;  // EAGLE-3: a layer and its own head
+  } else if (sp.kind == Speculation::draft && sp.draft_model) {
+    ServeShape draft{.layout = {.tp = l.attention_tp()},
+                     .precision = shape.precision,
+                     .kv_precision = shape.kv_precision,
+                     .speculative = {}};
+    drafter = serve_weight_bytes(*sp.draft_model, draft);
+  }
   if (l.pp == 1) {
     // Tied embeddings: the one table serves both ends.
-    return stage + embedding + (model.tied_embeddings ? p.final_norm * kBf16 : head);
+    return stage + embedding + (model.tied_embeddings ? p.final_norm * kBf16 : head) + drafter;
   }
-  return stage + std::max(embedding, model.tied_embeddings ? embedding : head);
+  return stage + std::max(embedding, model.tied_embeddings ? embedding : head) + drafter;
 }
 
 Expected<ServeMemory> serve_memory(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
@@ -65,6 +105,7 @@ Expected<ServeMemory> serve_memory(const ModelConfig& model, const SystemProfile
   m.activations = activation_bytes(model, shape, max_batch_tokens, std::min(max_batch_tokens, max_batch_size));
   m.reserve = constants::kReserveGiB * kGiB;
   m.kv_bytes_per_token = kv_bytes_per_token(model, shape);
+  m.kv_replicas = shape.layout.attention_dp_ranks();
   const std::string where = std::string(to_string(shape.precision)) + " at " + layout_label(shape.layout, model.moe());
   if (m.weights > m.capacity) {
     return Error{model.name + " in " + where + " needs " + gib(m.weights) + " of weights per GPU; " + system.name +

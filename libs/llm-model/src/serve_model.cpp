@@ -18,7 +18,8 @@ struct SteadyState {
   int chunks = 1;          ///< k chunks per prompt
   double chunk_share = 0;  ///< φ (capped at 1)
   double prefill_per_iter = 0;
-  double iteration = 0;  ///< t̄ = TPOT
+  double iteration = 0;  ///< t̄: one iteration, the gap between a request's streamed tokens
+  double tpot = 0;       ///< t̄ per output token: t̄ / (1 + accepted drafts)
   double ttft = 0;
   double requests_per_s = 0;
   StepCost decode_step, chunk_step;
@@ -27,19 +28,21 @@ struct SteadyState {
 class SteadyStateSolver {
 public:
   SteadyStateSolver(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c)
-      : steps_(steps), shape_(shape), isl_(c.isl), osl_(c.osl), budget_(c.batch_tokens()) {}
+      : steps_(steps), shape_(shape), isl_(c.isl), osl_(c.osl), budget_(c.replica_batch_tokens()),
+        per_step_(c.speculative.tokens_per_step()), verify_(c.speculative.verify_tokens()),
+        decode_steps_((c.osl - 1.0) / per_step_) {}
 
   [[nodiscard]] SteadyState solve(double in_flight) const {
     if (osl_ <= 1) {
       return prefill_only(in_flight);
     }
-    const double cap = budget_ * (osl_ - 1.0) / (isl_ + osl_ - 1.0);
+    const double cap = budget_ * decode_steps_ / (isl_ + decode_steps_ * verify_);
     double decoding = std::min(in_flight, cap);
     SteadyState s;
     for (int i = 0; i < 60; ++i) {
       s = at(decoding, in_flight);
-      const double e2e = s.ttft + (osl_ - 1.0) * s.iteration;
-      const double next = std::min(cap, in_flight * (osl_ - 1.0) * s.iteration / e2e);
+      const double e2e = s.ttft + decode_steps_ * s.iteration;
+      const double next = std::min(cap, in_flight * decode_steps_ * s.iteration / e2e);
       const bool converged = std::abs(next - decoding) <= 1e-6 * std::max(1.0, decoding);
       decoding = 0.5 * (decoding + next);
       if (converged) {
@@ -48,10 +51,14 @@ public:
     }
     s = at(decoding, in_flight);
     // Little's law closes the loop: what the fluid TTFT does not cover is queueing for the prompt budget.
-    s.requests_per_s = s.decoding / ((osl_ - 1.0) * s.iteration);
-    s.ttft = std::max(s.ttft, in_flight / s.requests_per_s - (osl_ - 1.0) * s.iteration);
+    s.requests_per_s = s.decoding / (decode_steps_ * s.iteration);
+    s.ttft = std::max(s.ttft, in_flight / s.requests_per_s - decode_steps_ * s.iteration);
+    s.tpot = s.iteration / per_step_;
     return s;
   }
+
+  /// Output tokens one decode iteration gives a request: 1, or 1 + accepted drafts.
+  [[nodiscard]] double tokens_per_step() const { return per_step_; }
 
 private:
   /// Tokens in a decoding request's KV cache, averaged over its decode steps.
@@ -63,19 +70,20 @@ private:
                     .decode_kv_tokens = decoding * decode_context(),
                     .prefill_tokens = prompt_tokens,
                     .prefill_pairs = prompt_tokens * 0.5 * (isl_ + 1.0),
-                    .logit_rows = decoding + prompts_completing};
+                    .logit_rows = decoding * verify_ + prompts_completing,
+                    .verify = static_cast<double>(verify_)};
   }
 
   [[nodiscard]] SteadyState at(double decoding, double in_flight) const {
     SteadyState s;
     s.decoding = decoding;
-    const double room = std::max(1.0, budget_ - decoding);
+    const double room = std::max(1.0, budget_ - decoding * verify_);
     s.chunk = std::min<double>(isl_, room);
     s.chunks = static_cast<int>(std::ceil(isl_ / s.chunk - 1e-9));
     s.chunk = static_cast<double>(isl_) / s.chunks;
     s.decode_step = steps_.step(shape_, load(decoding, 0, 0));
     s.chunk_step = steps_.step(shape_, load(decoding, s.chunk, 1.0 / s.chunks));
-    const double share = s.chunks * decoding / (osl_ - 1.0);
+    const double share = s.chunks * decoding / decode_steps_;
     if (share <= 1) {
       s.chunk_share = share;
       s.iteration = share * s.chunk_step.seconds + (1 - share) * s.decode_step.seconds;
@@ -89,7 +97,7 @@ private:
     }
     const double wait = in_flight > 1 ? 0.5 * s.iteration : 0.0;
     s.ttft = wait + s.chunks * s.chunk_step.seconds;
-    s.requests_per_s = decoding / ((osl_ - 1.0) * s.iteration);
+    s.requests_per_s = decoding / (decode_steps_ * s.iteration);
     return s;
   }
 
@@ -112,7 +120,23 @@ private:
   ServeShape shape_;
   int isl_, osl_;
   double budget_;
+  double per_step_;      ///< output tokens per decode step of a request
+  int verify_;           ///< positions a decoding request puts through the model per step
+  double decode_steps_;  ///< decode iterations a request takes: (osl − 1) / per_step
 };
+
+/// The gaps between a request's streamed chunks in the steady state: a share φ of iterations carries a prompt chunk
+/// (longer), the rest decode only; the percentiles of that two-valued distribution.
+LatencyStats stream_gaps(const SteadyState& s) {
+  const double short_gap = s.decode_step.seconds;
+  const double long_gap = std::max(short_gap, s.chunk_step.seconds);
+  const double phi = std::clamp(s.chunk_share, 0.0, 1.0);
+  const auto at = [&](double q) { return q >= 1 - phi ? long_gap : short_gap; };
+  if (phi >= 1) {
+    return LatencyStats::constant(s.iteration);
+  }
+  return LatencyStats{.median = at(0.5), .p99 = at(0.99), .mean = s.iteration, .p90 = at(0.9)};
+}
 
 double bandwidth_utilisation(const StepCost& decode, double tpot, const SystemProfile& system) {
   return tpot > 0 ? (decode.weight_bytes + decode.kv_bytes) / tpot / system.hbm_bytes_per_s() : 0;
@@ -132,14 +156,33 @@ double prefill_mfu(const ServeStepModel& steps, const ServeShape& shape, const S
 
 std::string provenance(const SystemProfile& system, const StepCost& decode, const StepCost& chunk) {
   const int measured = decode.measured_ops + chunk.measured_ops;
-  const std::string ops = measured == 0 ? std::string("roofline (efficiencies of configs/systems, iteration overhead "
-                                                      "fitted on configs/baselines/inference.toml)")
+  const std::string ops = measured == 0 ? std::string("roofline (efficiencies of configs/systems, iteration overheads "
+                                                      "derived, checked on configs/baselines/inference.toml)")
                                         : std::to_string(measured) + " of " + std::to_string(decode.ops + chunk.ops) +
                                               " ops measured, the rest roofline";
   return std::string("projected: ") + serve_constants::kModelVersion + ", system " + system.name + ", op times: " + ops;
 }
 
 }  // namespace
+
+/// A simulation's distributions and means in place of the steady state's.
+void ServeModel::apply_simulation(ServeProjection& p, const SimulationResult& sim, const ServeShape& shape) const {
+  p.simulated = true;
+  p.simulated_requests = sim.requests;
+  p.ttft = sim.ttft;
+  p.tpot = sim.tpot;
+  p.itl = sim.itl;
+  p.e2e = sim.e2e;
+  p.output_tokens_per_s = sim.duration > 0 ? sim.output_tokens / sim.duration : 0;
+  p.requests_per_s = sim.duration > 0 ? sim.requests / sim.duration : 0;
+  p.decode_batch = sim.mean_decode_batch;
+  p.prefill_tokens_per_iter = sim.mean_prefill_tokens;
+  const double verify = p.config.speculative.verify_tokens();
+  p.decode_step = steps_.step(shape, StepLoad{.decode_seqs = sim.mean_decode_batch,
+                                              .decode_kv_tokens = sim.mean_decode_batch * sim.mean_decode_context,
+                                              .logit_rows = sim.mean_decode_batch * verify,
+                                              .verify = verify});
+}
 
 ServeModel::ServeModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
     : steps_(std::move(model), std::move(system), provider) {}
@@ -148,15 +191,15 @@ Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
   if (auto error = serve_config_error(model(), system(), config)) {
     return *error;
   }
-  const ServeShape shape{config.layout, config.precision, config.kv_precision};
-  auto memory =
-      serve_memory(model(), system(), shape, config.batch_tokens(), config.batch_size(), config.kv_fraction());
+  const ServeShape shape = serve_shape(config);
+  auto memory = serve_memory(model(), system(), shape, config.replica_batch_tokens(), config.replica_batch_size(),
+                             config.kv_fraction());
   if (!memory) {
     return memory.error();
   }
   ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens()};
-  const int tokens = config.isl + config.osl;
-  c.max_concurrency = std::min(config.batch_size(), memory->max_requests(tokens));
+  const int tokens = config.reserved_tokens();
+  c.max_concurrency = std::min(config.replica_batch_size(), memory->max_requests(tokens));
   if (c.max_concurrency < 1) {
     return Error{"one request of " + std::to_string(tokens) + " tokens (ISL + OSL) does not fit the KV cache of " +
                  std::to_string(static_cast<long long>(c.kv_tokens)) + " tokens left on " + system().name + " at " +
@@ -178,9 +221,11 @@ ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapaci
   ServeProjection p;
   p.config = config;
   p.capacity = capacity;
-  p.offline = config.concurrency == 0;
-  p.in_flight = p.offline ? capacity.max_concurrency : std::min(config.concurrency, capacity.max_concurrency);
-  const ServeShape shape{config.layout, config.precision, config.kv_precision};
+  p.open_loop = config.open_loop();
+  p.offline = config.concurrency == 0 && !p.open_loop;
+  p.in_flight =
+      p.offline || p.open_loop ? capacity.max_concurrency : std::min(config.concurrency, capacity.max_concurrency);
+  const ServeShape shape = serve_shape(config);
   const SteadyState s = SteadyStateSolver(steps_, shape, config).solve(p.in_flight);
   p.decode_batch = s.decoding;
   p.prefill_tokens_per_iter = s.prefill_per_iter;
@@ -190,32 +235,27 @@ ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapaci
   p.requests_per_s = s.requests_per_s;
   p.output_tokens_per_s = s.requests_per_s * config.osl;
   p.ttft = LatencyStats::constant(s.ttft);
-  p.tpot = LatencyStats::constant(config.osl > 1 ? s.iteration : 0.0);
-  p.e2e = LatencyStats::constant(s.ttft + (config.osl - 1.0) * s.iteration);
-  if (config.has_spread()) {
+  p.tpot = LatencyStats::constant(config.osl > 1 ? s.tpot : 0.0);
+  p.itl = config.osl > 1 ? stream_gaps(s) : LatencyStats{};
+  p.e2e = LatencyStats::constant(s.ttft + (config.osl - 1.0) * s.tpot);
+  if (p.open_loop) {
+    // The steady state at the most that fit is the replica's capacity: beyond that rate the queue grows.
+    p.saturation_rate = s.requests_per_s;
     const SimulationResult sim =
-        simulate_serving(steps_, shape, config, capacity.kv_tokens, p.in_flight, config.requests);
-    p.simulated = true;
-    p.simulated_requests = sim.requests;
-    p.ttft = sim.ttft;
-    p.tpot = sim.tpot;
-    p.e2e = sim.e2e;
-    p.output_tokens_per_s = sim.output_tokens / sim.duration;
-    p.requests_per_s = sim.requests / sim.duration;
-    p.decode_batch = sim.mean_decode_batch;
-    p.prefill_tokens_per_iter = sim.mean_prefill_tokens;
-    p.decode_step = steps_.step(shape, StepLoad{.decode_seqs = sim.mean_decode_batch,
-                                                .decode_kv_tokens = sim.mean_decode_batch * sim.mean_decode_context,
-                                                .logit_rows = sim.mean_decode_batch});
+        simulate_open_loop(steps_, shape, config, capacity.kv_tokens, capacity.max_concurrency, config.requests);
+    apply_simulation(p, sim, shape);
+    const int backlog = std::max(8, sim.requests / 20);
+    p.saturated = config.arrival == Arrival::burst || config.request_rate > p.saturation_rate ||
+                  sim.queued_at_last_arrival > backlog;
+  } else if (config.has_spread()) {
+    apply_simulation(p, simulate_serving(steps_, shape, config, capacity.kv_tokens, p.in_flight, config.requests),
+                     shape);
   }
   // Requests beyond what fits wait for a slot (closed loop: Little's law over the waiting line).
   if (!p.offline && config.concurrency > p.in_flight && p.requests_per_s > 0) {
     p.queue_wait = (config.concurrency - p.in_flight) / p.requests_per_s;
-    for (LatencyStats* l : {&p.ttft, &p.e2e}) {
-      l->median += p.queue_wait;
-      l->p99 += p.queue_wait;
-      l->mean += p.queue_wait;
-    }
+    p.ttft.shift(p.queue_wait);
+    p.e2e.shift(p.queue_wait);
   }
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / config.layout.gpus();
   p.output_tokens_per_s_per_user = p.tpot.median > 0 ? 1.0 / p.tpot.median : 0;

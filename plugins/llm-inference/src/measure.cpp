@@ -21,8 +21,6 @@ using dgx::sdk::NotePlacement;
 
 constexpr int kProfileRepeats = 5;  // each op is the median of this many profiled iterations
 
-llm::ServeShape serve_shape(const llm::ServeConfig& c) { return {c.layout, c.precision, c.kv_precision}; }
-
 /// The loads of the measured iterations, as the serving model states them.
 llm::StepLoad decode_load(const llm::kernels::ServeLayerSpec& s) {
   const double d = static_cast<double>(s.decode_batch);
@@ -49,7 +47,7 @@ void require_serve_probe(const dgx::sdk::Host& host) {
     throw dgx::sdk::Unsupported("the measured serving layer is dense (Llama); " + serving.assumptions().model.name +
                                 " is projected only");
   }
-  (void)workload::serve_layer_spec(serving.assumptions().model, serve_shape(serving.settings().config), 1, 1,
+  (void)workload::serve_layer_spec(serving.assumptions().model, llm::serve_shape(serving.settings().config), 1, 1,
                                    0);  // bf16 / fp8 only
 }
 
@@ -62,7 +60,7 @@ void ServeMeasure::setup() {
   modelled_ = serving_->project_configuration();
   const llm::ServeConfig& c = serving_->settings().config;
   const workload::ServeAssumptions& configured = serving_->assumptions();
-  spec_ = workload::serve_layer_spec(configured.model, serve_shape(c), std::llround(modelled_.decode_batch),
+  spec_ = workload::serve_layer_spec(configured.model, llm::serve_shape(c), std::llround(modelled_.decode_batch),
                                      c.isl + c.osl / 2, std::llround(modelled_.chunk_tokens));
   probe_ = make_serve_probe(spec_);
   device_ = probe_->device();
@@ -121,7 +119,7 @@ void ServeMeasure::end_case(std::size_t /*index*/, const dgx::sdk::Stats& stats)
   // The measurement replaces the model's estimate of every op it timed; the replica is projected from that.
   const llm::RooflineProvider roofline(system, llm::RooflineProvider::GemmFill::split_k);
   workload::MeasuredRatios measured(roofline);
-  const llm::ServeShape shape = serve_shape(serving_->settings().config);
+  const llm::ServeShape shape = llm::serve_shape(serving_->settings().config);
   const workload::ServeMatchReport decode = workload::apply_serve_measurements(
       timing.decode, llm::serve_layer_ops(a.model, system, shape, decode_load(spec_)), measured);
   workload::ServeMatchReport chunk;

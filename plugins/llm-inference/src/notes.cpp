@@ -7,6 +7,7 @@
 #include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_ops.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
@@ -84,6 +85,19 @@ std::string Serving::definitions_note() {
          "is the time inside the engine, without the queue an all-at-once benchmark adds.";
 }
 
+std::string Serving::expected_error_note(const llm::ServeProjection* p) const {
+  if (p != nullptr) {
+    const llm::ServeExpectedError e = llm::expected_error(*p, assumptions_.model);
+    const auto pct = [](double x) { return "±" + text::fixed(100 * x, 0) + "%"; };
+    return "Expected error of this projection: output throughput " + pct(e.throughput) + ", TPOT / ITL " + pct(e.tpot) +
+           ", TTFT " + pct(e.ttft) + ", E2E " + pct(e.e2e) + " (" + text::join(e.reasons, "; ") + ").";
+  }
+  return "Expected error per metric: offline output throughput of dense models ±8% (the calibration set's largest "
+         "error), under latency SLOs ±12%; TPOT ±15%; TTFT ±25%; open-loop TTFT ±30%, ±50% near saturation (the "
+         "hardest metric: queueing magnifies every error of the service time); MoE, MLA and attention DP +15%; "
+         "disaggregated rows ±25% (a rate-matched steady state). Each row's expected_error field gives its own.";
+}
+
 std::string Serving::projection_note() const {
   return workload::projection_disclaimer(
       llm::serve_constants::kModelVersion, assumptions_.system.name,
@@ -128,18 +142,39 @@ std::string Serving::configuration_note(const llm::ServeProjection& p) const {
   const llm::ServeConfig& c = p.config;
   const workload::ServeAssumptions& a = assumptions_;
   const int per_replica = c.layout.gpus();
-  std::string out = a.model.name + " served by " + std::to_string(settings_.gpus / per_replica) + " replica(s) of " +
-                    llm::layout_label(c.layout, a.model.moe()) + " (" + std::to_string(per_replica) + " x " +
-                    a.system.name + " each): " + std::string(llm::to_string(c.precision)) + " weights, " +
-                    std::string(llm::to_string(c.kv_precision)) + " KV cache" +
+  std::string deployment = std::to_string(settings_.gpus / per_replica) + " replica(s) of " +
+                           llm::layout_label(c.layout, a.model.moe()) + " (" + std::to_string(per_replica) + " x " +
+                           a.system.name + " each)";
+  if (p.disaggregation) {
+    const llm::ServeDisaggregation& d = *p.disaggregation;
+    deployment = "disaggregated workers: " + std::to_string(d.prefill_workers) + " prefill of " +
+                 llm::layout_label(d.prefill_layout, a.model.moe()) + " and " + std::to_string(d.decode_workers) +
+                 " decode of " + llm::layout_label(c.layout, a.model.moe()) + " (" + std::to_string(p.gpus()) + " x " +
+                 a.system.name + (settings_.prefill_workers == 0 ? ", rate matched" : "") + ")";
+  }
+  std::string out = a.model.name + " served by " + deployment + ": " + std::string(llm::to_string(c.precision)) +
+                    " weights, " + std::string(llm::to_string(c.kv_precision)) + " KV cache" +
                     (settings_.kv_precision ? "" : " (" + std::string(key::kv_precision) + " = auto)") +
                     "; requests of ISL " + std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + " tokens";
-  if (c.has_spread()) {
+  if (c.lengths) {
+    out += " (the means of " + c.lengths->source + ", " + std::to_string(c.lengths->rows.size()) + " rows)";
+  } else if (c.has_spread()) {
     out += " (standard deviations " + text::fixed(c.isl_stdev, 0) + " / " + text::fixed(c.osl_stdev, 0) + ")";
   }
+  if (c.speculative.active()) {
+    out += "; speculative decoding " + std::string(llm::to_string(c.speculative.kind)) + ", " +
+           std::to_string(c.speculative.draft_tokens) + " drafted, " + text::fixed(c.speculative.accepted, 2) +
+           " accepted per step (given: acceptance and quality are not modelled)";
+  }
   out += "; ";
-  out += p.offline ? "offline: " + std::to_string(p.in_flight) + " requests in flight, the most that fit"
-                   : "concurrency " + std::to_string(c.concurrency) + " per replica";
+  if (p.open_loop) {
+    out += c.arrival == llm::Arrival::burst ? "a burst: every request sent at t = 0"
+                                            : text::fixed(c.request_rate, 2) + " requests/s arriving " +
+                                                  std::string(llm::to_string(c.arrival)) + " per replica (open loop)";
+  } else {
+    out += p.offline ? "offline: " + std::to_string(p.in_flight) + " requests in flight, the most that fit"
+                     : "concurrency " + std::to_string(c.concurrency) + " per replica";
+  }
   return out + " (KV cache " + text::si_count(p.capacity.kv_tokens) + " tokens / " + std::to_string(c.isl + c.osl) +
          " per request, max batch size " + std::to_string(c.batch_size()) + "); token budget " +
          std::to_string(c.batch_tokens()) + " per iteration.";
@@ -162,6 +197,28 @@ std::string Serving::latency_note(const llm::ServeProjection& p) const {
   out += ", engine overhead " + text::duration(d.overhead) + "), one with a prompt chunk " +
          text::duration(p.chunk_step.seconds) + "; " + text::fixed(p.prefill_tokens_per_iter, 0) +
          " prompt tokens per iteration on average.";
+  if (p.simulated) {
+    out += " TTFT mean / p90 / p99 " + text::duration(p.ttft.mean) + " / " + text::duration(p.ttft.p90) + " / " +
+           text::duration(p.ttft.p99) + "; ITL (gaps between streamed chunks, pooled) median " +
+           text::duration(p.itl.median) + ", p99 " + text::duration(p.itl.p99) + ".";
+  }
+  if (p.open_loop) {
+    out += p.saturated
+               ? " Saturated: the offered load exceeds the " + text::fixed(p.saturation_rate, 2) +
+                     " requests/s this replica serves at most, so the queue and TTFT grow with the run's "
+                     "length (" +
+                     std::to_string(p.simulated_requests) + " requests here, " + std::string(key::requests) +
+                     "); the throughput is the saturation rate's."
+               : " Below saturation: the replica serves up to " + text::fixed(p.saturation_rate, 2) + " requests/s.";
+  }
+  if (p.disaggregation) {
+    const llm::ServeDisaggregation& d = *p.disaggregation;
+    out += " Prefill: " + text::duration(d.prefill_iteration) + " per prompt at " +
+           std::to_string(d.prompts_per_iteration) + " per iteration, workers " +
+           text::fixed(100 * d.prefill_utilisation, 0) + "% busy; the KV cache of " +
+           text::fixed(d.kv_bytes_per_request / 1e6, 0) + " MB per request moves in " + text::duration(d.kv_transfer) +
+           (d.kv_over_network ? " over the scale-out network" : " over NVLink") + " (in TTFT).";
+  }
   if (p.queue_wait > 0) {
     out += " Requests beyond the " + std::to_string(p.in_flight) + " that fit wait " + text::duration(p.queue_wait) +
            " for a slot (in TTFT and E2E).";
@@ -170,7 +227,7 @@ std::string Serving::latency_note(const llm::ServeProjection& p) const {
 }
 
 std::string Serving::throughput_note(const llm::ServeProjection& p) const {
-  const int replicas = settings_.gpus / p.config.layout.gpus();
+  const int replicas = std::max(1, settings_.gpus / p.gpus());
   std::string out = text::grouped(static_cast<long long>(p.output_tokens_per_s)) +
                     " output tokens/s per replica = " + text::fixed(p.output_tokens_per_s_per_gpu, 0) + " per GPU, " +
                     text::fixed(p.output_tokens_per_s_per_user, 1) + " per user; " + text::fixed(p.requests_per_s, 2) +

@@ -92,6 +92,60 @@ std::vector<Param> inference_params() {
       Param::string(key::explore_rows, "front",
                     "rows explore prints: the Pareto front (and the recommendation), or every configuration",
                     "front|all"),
+      Param::boolean(key::explore_disaggregated, true,
+                     "explore also disaggregated deployments (prefill and decode workers, xPyD rate matched within "
+                     "gpus) on the same Pareto front"),
+      Param::boolean(key::explore_speculative, true,
+                     "with serve.speculative set, explore every configuration with and without it"),
+      Param::string(key::mode, "aggregated",
+                    "aggregated: prefill and decode in one engine (in-flight batching); disaggregated: prefill "
+                    "workers (serve.prefill_tp, serve.prefill_ep) hand each request's KV cache to decode workers "
+                    "(parallel.*), over NVLink or the scale-out network, its time in TTFT (--mode project)",
+                    "aggregated|disaggregated"),
+      Param::integer(key::prefill_tp, 0, "TP of a prefill worker (disaggregated); 0: parallel.tp"),
+      Param::integer(key::prefill_ep, 0, "EP of a prefill worker (disaggregated, MoE); 0: parallel.ep"),
+      Param::integer(key::prefill_workers, 0,
+                     "prefill workers (disaggregated); 0 with serve.decode_workers 0: chosen by rate matching "
+                     "within gpus"),
+      Param::integer(key::decode_workers, 0, "decode workers (disaggregated); see serve.prefill_workers"),
+      Param::boolean(key::attention_dp, false,
+                     "attention data parallel over the TP GPUs, MoE models only: each GPU attends to its own requests "
+                     "with its own KV cache, experts spread over all (parallel.ep = parallel.tp: DEP), an all-to-all "
+                     "per MoE layer (TensorRT-LLM enable_attention_dp)"),
+      Param::floating(key::request_rate, 0,
+                      "open loop: requests/s arriving per replica (vllm bench serve --request-rate, AIPerf "
+                      "--request-rate); TTFT then includes queueing; unset: closed loop (serve.concurrency); beyond "
+                      "the replica's capacity it saturates, and the row says so with the saturation rate",
+                      "requests/s")
+          .without_default(),
+      Param::string(key::arrival, "poisson",
+                    "open-loop arrivals: poisson (exponential gaps), constant, or burst (every request at t = 0, "
+                    "as --request-rate inf)",
+                    "poisson|constant|burst"),
+      Param::string(key::lengths, "",
+                    "CSV of request lengths: input,output per request (a trace) or input,output,count (a "
+                    "histogram); drives the simulation instead of serve.isl/osl (configs/lengths/sharegpt-like.csv "
+                    "is a synthetic example)"),
+      Param::string(key::speculative, "none",
+                    "speculative decoding: mtp (the model's MTP module, DeepSeek), eagle (an EAGLE-3 head), draft (a "
+                    "draft model, serve.draft_model); the acceptance is given (serve.acceptance): output quality and "
+                    "acceptance are not modelled",
+                    "none|mtp|eagle|draft"),
+      Param::integer(key::draft_tokens, 3, "tokens drafted per request and step (max_draft_len)", "tokens"),
+      Param::floating(key::acceptance, 1.5,
+                      "mean draft tokens accepted per step, 0..serve.draft_tokens (acceptance length - 1), measured on "
+                      "your data: it decides the gain and is not predicted here",
+                      "tokens"),
+      Param::string(key::draft_model, "", "the draft model of serve.speculative = draft, from the model catalog"),
+      Param::string(key::engine, "trtllm",
+                    "the serving engine the launch files are for (and whose features are checked)", "trtllm|vllm"),
+      Param::string(key::checkpoint, "",
+                    "the checkpoint the launch files serve (a Hugging Face id or a path); empty: the usual one for "
+                    "the model and precision"),
+      Param::string(key::emit_launch, "",
+                    "write the recommended (explore) or projected configuration's launch files here: trtllm-serve "
+                    "and its extra_llm_api_options YAML (or vllm serve), and the aiperf profile command that measures "
+                    "it (dgxhost --emit-launch DIR)"),
   };
 }
 

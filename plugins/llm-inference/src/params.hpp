@@ -30,6 +30,24 @@ inline constexpr const char* slo_ttft = "serve.slo.ttft";
 inline constexpr const char* slo_tpot = "serve.slo.tpot";
 inline constexpr const char* explore_concurrency = "explore.concurrency";
 inline constexpr const char* explore_rows = "explore.rows";
+inline constexpr const char* mode = "serve.mode";
+inline constexpr const char* request_rate = "serve.request_rate";
+inline constexpr const char* arrival = "serve.arrival";
+inline constexpr const char* lengths = "serve.lengths";
+inline constexpr const char* speculative = "serve.speculative";
+inline constexpr const char* draft_tokens = "serve.draft_tokens";
+inline constexpr const char* acceptance = "serve.acceptance";
+inline constexpr const char* draft_model = "serve.draft_model";
+inline constexpr const char* engine = "serve.engine";
+inline constexpr const char* checkpoint = "serve.checkpoint";
+inline constexpr const char* emit_launch = "serve.emit_launch";
+inline constexpr const char* attention_dp = "parallel.attention_dp";
+inline constexpr const char* prefill_tp = "serve.prefill_tp";
+inline constexpr const char* prefill_ep = "serve.prefill_ep";
+inline constexpr const char* prefill_workers = "serve.prefill_workers";
+inline constexpr const char* decode_workers = "serve.decode_workers";
+inline constexpr const char* explore_disaggregated = "explore.disaggregated";
+inline constexpr const char* explore_speculative = "explore.speculative";
 }  // namespace key
 
 /// Every parameter of the workload, with its default, unit and help.

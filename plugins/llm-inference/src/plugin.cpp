@@ -7,8 +7,10 @@
 #include <dgx/sdk/text.hpp>
 
 #include "decode_workload.hpp"
+#include "dgx/llm/serve_disaggregated.hpp"
 #include "dgx/llm/workload/plugin_spec.hpp"
 #include "dgx/llm/workload/serve_notes.hpp"
+#include "launch_files.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
@@ -32,7 +34,32 @@ void Serving::use_system(const std::string& system) {
   assumptions_ = resolve(settings_);
 }
 
+llm::ServeProjection Serving::project_disaggregated() const {
+  const llm::ServeModel model(assumptions_.model, assumptions_.system);
+  const llm::DisaggConfig c{.decode = settings_.config,
+                            .prefill = settings_.prefill_layout,
+                            .prefill_workers = settings_.prefill_workers,
+                            .decode_workers = settings_.decode_workers,
+                            .max_gpus = settings_.gpus,
+                            .ttft_slo = settings_.slo.ttft,
+                            .poisson = settings_.config.open_loop()};
+  auto projection = llm::project_disaggregated(model, c, assumptions_.price);
+  if (!projection) {
+    throw dgx::sdk::InvalidArgument(configuration_label() + " (disaggregated): " + projection.error().message);
+  }
+  if (projection->gpus() > settings_.gpus) {
+    throw dgx::sdk::InvalidArgument(std::string(key::gpus) + " " + std::to_string(settings_.gpus) + " cannot hold " +
+                                    std::to_string(projection->disaggregation->prefill_workers) + " prefill and " +
+                                    std::to_string(projection->disaggregation->decode_workers) + " decode workers (" +
+                                    std::to_string(projection->gpus()) + " GPUs)");
+  }
+  return std::move(projection).value();
+}
+
 llm::ServeProjection Serving::project_configuration(const llm::OpTimeProvider* provider) const {
+  if (settings_.disaggregated && provider == nullptr) {
+    return project_disaggregated();
+  }
   const int per_replica = settings_.config.layout.gpus();
   if (settings_.gpus % per_replica != 0) {
     throw dgx::sdk::InvalidArgument(std::string(key::gpus) + " " + std::to_string(settings_.gpus) +
@@ -53,6 +80,7 @@ void Serving::add_projection_notes(const dgx::sdk::Host& host, const llm::ServeP
   host.note(NotePlacement::after, "Memory per GPU", memory_note(p));
   host.note(NotePlacement::after, "Utilisation", utilisation_note(p));
   host.note(NotePlacement::after, "SLOs", "This configuration " + slo_text(p) + ".");
+  host.note(NotePlacement::after, "Expected error", expected_error_note(&p));
   host.note(NotePlacement::after, "Definitions", definitions_note());
 }
 
@@ -63,6 +91,25 @@ void Serving::project(const dgx::sdk::Host& host) const {
   host.emit(serve_row("project", RowView::project, p));
   add_projection_notes(host, p);
   host.note(NotePlacement::after, "Projection", projection_note());
+  emit_launch_files(host, p);
+}
+
+void Serving::emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& p) const {
+  if (settings_.emit_launch.empty()) {
+    return;
+  }
+  const LaunchFiles files = launch_files(settings_, assumptions_, p);
+  if (auto error = write_launch_files(settings_.emit_launch, files)) {
+    throw dgx::sdk::InvalidArgument(std::string(key::emit_launch) + ": " + *error);
+  }
+  std::string listing;
+  for (const auto& [name, text] : files.files) {
+    listing += (listing.empty() ? "" : ", ") + settings_.emit_launch + "/" + name;
+  }
+  host.note(NotePlacement::after, "Launch files",
+            "Written for " + llm::describe_serve_point(p, assumptions_.model.moe()) + ": " + listing +
+                ". Start the server with the first, then measure it with aiperf.sh (the same lengths, load and "
+                "SLOs); dgxhost import reads AIPerf's export back, dgxhost verdict holds it against this projection.");
 }
 
 llm::ServeSpace Serving::explore_space() const {
@@ -72,6 +119,8 @@ llm::ServeSpace Serving::explore_space() const {
   space.auto_kv = !settings_.kv_precision;
   space.concurrency = settings_.explore_concurrency;
   space.max_gpus = settings_.gpus;
+  space.disaggregated = settings_.explore_disaggregated;
+  space.sweep_speculation = settings_.explore_speculative;
   return space;
 }
 
@@ -114,13 +163,23 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   }
   host.note(NotePlacement::after, "Recommendation",
             workload::serve_recommendation_note(result, assumptions_.price.has_value()));
+  if (!result.mode_verdict.empty()) {
+    host.note(NotePlacement::after, "Aggregated or disaggregated", result.mode_verdict);
+  }
   if (const std::string dropped = workload::serve_dropped_note(result); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Definitions", definitions_note());
+  host.note(NotePlacement::after, "Expected error", expected_error_note(nullptr));
   host.note(NotePlacement::after, "Projection",
             projection_note() + " This sweep projected " + text::grouped(static_cast<long long>(result.evaluated)) +
                 " configurations in " + text::duration(elapsed) + ".");
+  if (result.recommended) {
+    emit_launch_files(host, result.points[*result.recommended].projection);
+  } else if (!settings_.emit_launch.empty()) {
+    host.note(NotePlacement::after, "Launch files",
+              "None written: no configuration meets the SLOs (" + std::string(key::emit_launch) + ").");
+  }
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

@@ -42,6 +42,11 @@ public:
   /// layout, a length beyond the context, weights that do not fit, no memory left for a KV cache, a precision the
   /// system lacks, or a fleet that is not a whole number of replicas. `provider`: measured op times (measure mode).
   [[nodiscard]] llm::ServeProjection project_configuration(const llm::OpTimeProvider* provider = nullptr) const;
+  /// serve.mode = disaggregated: prefill and decode workers (given, or rate matched within the fleet). Throws as
+  /// project_configuration does, and when the workers exceed the fleet.
+  [[nodiscard]] llm::ServeProjection project_disaggregated() const;
+  /// serve.emit_launch: writes the launch files of `projection` and notes where (throws when they cannot be written).
+  void emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& projection) const;
   /// The space the settings describe: the precisions, the fleet as the largest replica, explore.concurrency, the
   /// lengths and engine limits of serve.*.
   [[nodiscard]] llm::ServeSpace explore_space() const;
@@ -80,6 +85,8 @@ public:
   [[nodiscard]] std::string slo_text(const llm::ServeProjection& projection) const;
   /// How TTFT, TPOT, E2E, throughput, MBU, MFU and cost are defined (the benchmarks' conventions).
   [[nodiscard]] static std::string definitions_note();
+  /// How far off each metric is expected to be, for `projection` (its mode, load, model) or for a sweep (nullptr).
+  [[nodiscard]] std::string expected_error_note(const llm::ServeProjection* projection) const;
   /// That these are projections of a calibrated model, and how to measure instead.
   [[nodiscard]] std::string projection_note() const;
   /// Layouts, precisions, concurrency, request lengths, engine limits and SLOs of the sweep.
@@ -96,7 +103,10 @@ private:
   llm::workload::ServeAssumptions assumptions_;
 };
 
-/// "offline (245 in flight)", "64", "512 (245 fit, the rest queue)".
+/// How the row's latencies were obtained (steady state, closed- or open-loop simulation, disaggregated).
+[[nodiscard]] std::string latency_method(const llm::ServeProjection& projection);
+
+/// "offline (245 in flight)", "64", "512 (245 fit, the rest queue)", "2.00 req/s", "16 per decode worker".
 [[nodiscard]] std::string load_label(const llm::ServeProjection& projection);
 
 /// "4.80 TB/s HBM (h200-sxm)": the peak MBU is measured against.

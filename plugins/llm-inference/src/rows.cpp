@@ -6,6 +6,7 @@
 
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "params.hpp"
@@ -40,14 +41,42 @@ void add_config(Row& row, const workload::ServeAssumptions& a, const InferenceSe
       .config(key::concurrency, c.concurrency, kHiddenConfig)
       .config(key::max_batch_tokens, c.batch_tokens(), kHiddenConfig)
       .config(key::max_batch_size, c.batch_size(), kHiddenConfig)
-      .config(key::kv_cache_fraction, c.kv_fraction(), kHiddenConfig);
+      .config(key::kv_cache_fraction, c.kv_fraction(), kHiddenConfig)
+      .config(key::attention_dp, c.layout.attention_dp, kHiddenConfig)
+      .config(key::request_rate, c.request_rate, kHiddenConfig)
+      .config(key::arrival, std::string(llm::to_string(c.arrival)), kHiddenConfig)
+      .config(key::speculative, std::string(llm::to_string(c.speculative.kind)), kHiddenConfig)
+      .config(key::engine, std::string(llm::to_string(c.engine)), kHiddenConfig);
+  if (c.speculative.active()) {
+    row.config(key::draft_tokens, c.speculative.draft_tokens, kHiddenConfig)
+        .config(key::acceptance, c.speculative.accepted, kHiddenConfig);
+  }
+  if (c.lengths) {
+    row.config(key::lengths, c.lengths->source, kHiddenConfig);
+  }
+}
+
+/// The per-metric expected error (serve_calibration.hpp), as the row's fields.
+void add_expected_error(Row& row, const workload::ServeAssumptions& a, const llm::ServeProjection& p) {
+  const llm::ServeExpectedError e = llm::expected_error(p, a.model);
+  const auto pct = [](double x) { return "±" + text::fixed(100 * x, 0) + "%"; };
+  row.field("expected_error",
+            "throughput " + pct(e.throughput) + ", TPOT " + pct(e.tpot) + ", TTFT " + pct(e.ttft) + ", E2E " +
+                pct(e.e2e) + ": " + text::join(e.reasons, "; "),
+            kHiddenField);
 }
 
 void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeProjection& p) {
   const auto peak = a.system.dense_peak_flops(p.config.precision) / 1e12;
   // A column even when every row shown has one precision: the table must say which it is (with the front alone
   // BF16 rows are often all dominated, and an unnamed precision read as BF16).
-  row.field("layout", llm::layout_label(p.config.layout, a.model.moe()))
+  const std::string layout = p.disaggregation ? std::to_string(p.disaggregation->prefill_workers) + "P " +
+                                                    llm::layout_label(p.disaggregation->prefill_layout, a.model.moe()) +
+                                                    " + " + std::to_string(p.disaggregation->decode_workers) + "D " +
+                                                    llm::layout_label(p.config.layout, a.model.moe())
+                                              : llm::layout_label(p.config.layout, a.model.moe());
+  row.field("layout", layout)
+      .field("serving", p.disaggregation ? "disaggregated" : "aggregated", kHiddenField)
       .field("precision", std::string(llm::to_string(p.config.precision)))
       .field("load", load_label(p))
       .field("model", llm::serve_constants::kModelVersion, kHiddenField)
@@ -73,11 +102,7 @@ void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeP
       .field("tpot_definition",
              "(E2E - TTFT) / (output tokens - 1): trtllm-bench's TPOT, AIPerf's ITL (not vLLM's chunk-gap ITL)",
              kHiddenField)
-      .field("latency",
-             p.simulated ? "simulated: " + std::to_string(p.simulated_requests) +
-                               " requests after a warm-up burst; medians and p99 by linear interpolation"
-                         : "steady state of fixed lengths (median = p99)",
-             kHiddenField)
+      .field("latency", latency_method(p), kHiddenField)
       .field("source", p.provenance, kHiddenField);
 }
 
@@ -85,18 +110,47 @@ void add_latency(Row& row, RowView view, const llm::ServeProjection& p) {
   const std::uint32_t e2e_flag = view == RowView::explore ? kHiddenMetric : 0;
   row.metric("ttft", p.ttft.median, "s", 0, "TTFT")
       .metric("tpot", p.tpot.median, "s", 0, "TPOT")
-      .metric("e2e_latency", p.e2e.median, "s", e2e_flag, "E2E");
-  if (p.simulated) {
+      .metric("e2e_latency", p.e2e.median, "s", e2e_flag, "E2E")
+      .metric("itl", p.itl.median, "s", kHiddenMetric)
+      .metric("itl.p99", p.itl.p99, "s", kHiddenMetric);
+  if (p.simulated || p.disaggregation) {
     const std::uint32_t p99_flag = view == RowView::explore ? kHiddenMetric : 0;
     row.metric("ttft.p99", p.ttft.p99, "s", p99_flag, "TTFT p99")
         .metric("tpot.p99", p.tpot.p99, "s", p99_flag, "TPOT p99")
         .metric("e2e_latency.p99", p.e2e.p99, "s", kHiddenMetric);
   }
+  if (p.simulated) {
+    const std::pair<const char*, const llm::LatencyStats*> stats[] = {
+        {"ttft", &p.ttft}, {"tpot", &p.tpot}, {"itl", &p.itl}, {"e2e_latency", &p.e2e}};
+    for (const auto& [name, s] : stats) {
+      row.metric(std::string(name) + ".mean", s->mean, "s", kHiddenMetric)
+          .metric(std::string(name) + ".p90", s->p90, "s", kHiddenMetric);
+    }
+  }
+  if (p.open_loop) {
+    row.metric("request_rate", p.config.request_rate, "1", view == RowView::explore ? 0 : kHiddenMetric, "req/s")
+        .metric("saturation_rate", p.saturation_rate, "1", kHiddenMetric)
+        .field("saturated", p.saturated ? "yes: the queue grows, TTFT with the run's length" : "no", kHiddenField);
+  }
+}
+
+void add_disaggregation(Row& row, const llm::ServeProjection& p) {
+  if (!p.disaggregation) {
+    return;
+  }
+  const llm::ServeDisaggregation& d = *p.disaggregation;
+  row.metric("prefill_workers", d.prefill_workers, "count", kHiddenMetric)
+      .metric("decode_workers", d.decode_workers, "count", kHiddenMetric)
+      .metric("gpus", p.gpus(), "count", kHiddenMetric)
+      .metric("kv_transfer", d.kv_transfer, "s", kHiddenMetric)
+      .metric("kv_bytes_per_request", d.kv_bytes_per_request, "B", kHiddenMetric)
+      .metric("prefill_utilisation", 100 * d.prefill_utilisation, "%", kHiddenMetric)
+      .field("kv_path", d.kv_over_network ? "scale-out network" : "NVLink", kHiddenField);
 }
 
 void add_throughput(Row& row, RowView view, const InferenceSettings& s, const llm::ServeProjection& p) {
   const bool explore = view == RowView::explore;
-  const int replicas = s.gpus / p.config.layout.gpus();
+  const int replicas = std::max(1, s.gpus / p.gpus());
   row.metric("output_tokens_per_s", p.output_tokens_per_s, "tokens/s", explore ? kHiddenMetric : 0, "tok/s")
       .metric("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu, "tokens/s", 0, "tok/s/GPU")
       .metric("output_tokens_per_s_per_user", p.output_tokens_per_s_per_user, "tokens/s", 0, "tok/s/user")
@@ -137,7 +191,31 @@ void add_breakdowns(Row& row, const llm::ServeProjection& p) {
 
 }  // namespace
 
+std::string latency_method(const llm::ServeProjection& p) {
+  if (p.disaggregation) {
+    return "disaggregated: steady state of the mean lengths, prefill queueing " +
+           std::string(p.open_loop ? "M/D/1 with an exponential tail (p99)" : "of a closed loop");
+  }
+  if (p.open_loop) {
+    return "simulated open loop: " + std::to_string(p.simulated_requests) + " requests arriving " +
+           std::string(llm::to_string(p.config.arrival)) +
+           ", all counted; mean, median, p90, p99 by linear interpolation";
+  }
+  return p.simulated ? "simulated: " + std::to_string(p.simulated_requests) +
+                           " requests after a warm-up burst; medians and p99 by linear interpolation"
+                     : "steady state of fixed lengths (median = p99)";
+}
+
 std::string load_label(const llm::ServeProjection& p) {
+  if (p.disaggregation) {
+    return std::to_string(p.in_flight) + " per decode worker";
+  }
+  if (p.open_loop) {
+    if (p.config.arrival == llm::Arrival::burst) {
+      return "burst of " + std::to_string(p.simulated_requests);
+    }
+    return text::fixed(p.config.request_rate, 2) + " req/s" + (p.saturated ? " (saturated)" : "");
+  }
   if (p.offline) {
     return "offline (" + std::to_string(p.in_flight) + " in flight)";
   }
@@ -160,6 +238,8 @@ Row Serving::serve_row(const std::string& table, RowView view, const llm::ServeP
   add_latency(row, view, projection);
   add_throughput(row, view, settings_, projection);
   add_breakdowns(row, projection);
+  add_disaggregation(row, projection);
+  add_expected_error(row, assumptions_, projection);
   return row;
 }
 

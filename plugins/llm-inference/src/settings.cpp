@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/llm/serve_lengths.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/keys.hpp"
 #include "params.hpp"
@@ -38,11 +40,81 @@ std::optional<llm::Precision> read_kv_precision(const dgx::sdk::Host& host) {
   return precision;
 }
 
+template <typename Enum>
+Enum read_choice(const dgx::sdk::Host& host, const char* key, std::optional<Enum> (*parse)(std::string_view),
+                 const char* choices) {
+  const std::string text = host.get_string(key);
+  const auto value = parse(text);
+  if (!value) {
+    throw InvalidArgument(std::string(key) + ": '" + text + "' is not one of " + choices);
+  }
+  return *value;
+}
+
+void read_load(const dgx::sdk::Host& host, InferenceSettings& s) {
+  llm::ServeConfig& c = s.config;
+  const std::optional<double> rate = host.find_float(key::request_rate);
+  if (rate && !(*rate > 0 && std::isfinite(*rate))) {
+    throw InvalidArgument(std::string(key::request_rate) + " must be > 0 requests/s (an open-loop load), got " +
+                          text::fixed(*rate, 3) + "; for a closed loop leave it unset and set " + key::concurrency);
+  }
+  c.request_rate = rate.value_or(0);
+  c.arrival = read_choice(host, key::arrival, llm::parse_arrival, "poisson, constant, burst");
+  const std::string lengths = host.get_string(key::lengths);
+  if (!lengths.empty()) {
+    auto table = llm::read_lengths_file(lengths);
+    if (!table) {
+      throw InvalidArgument(std::string(key::lengths) + ": " + table.error().message);
+    }
+    auto shared = std::make_shared<const llm::LengthTable>(std::move(table).value());
+    c.isl = std::max(1, static_cast<int>(std::lround(shared->mean_isl())));
+    c.osl = std::max(1, static_cast<int>(std::lround(shared->mean_osl())));
+    c.lengths = std::move(shared);
+  }
+}
+
+void read_speculation(const dgx::sdk::Host& host, InferenceSettings& s) {
+  llm::SpeculativeConfig& sp = s.config.speculative;
+  sp.kind = read_choice(host, key::speculative, llm::parse_speculation, "none, mtp, eagle, draft");
+  s.config.engine = read_choice(host, key::engine, llm::parse_serve_engine, "trtllm, vllm");
+  if (!sp.active()) {
+    return;
+  }
+  sp.draft_tokens = workload::read_int(host, key::draft_tokens, 1);
+  sp.accepted = host.get_float(key::acceptance);
+  const std::string draft = host.get_string(key::draft_model);
+  if (sp.kind == llm::Speculation::draft && !draft.empty()) {
+    sp.draft_model = std::make_shared<const llm::ModelConfig>(workload::lookup_model(draft, key::draft_model));
+  }
+}
+
+void read_disaggregation(const dgx::sdk::Host& host, InferenceSettings& s) {
+  const std::string mode = host.get_string(key::mode);
+  if (mode != "aggregated" && mode != "disaggregated") {
+    throw InvalidArgument(std::string(key::mode) + ": '" + mode + "' is not one of aggregated, disaggregated");
+  }
+  s.disaggregated = mode == "disaggregated";
+  const int tp = workload::read_int(host, key::prefill_tp, 0);
+  const int ep = workload::read_int(host, key::prefill_ep, 0);
+  s.prefill_layout = llm::ServeLayout{.tp = tp > 0 ? tp : s.config.layout.tp,
+                                      .pp = 1,
+                                      .ep = ep > 0 ? ep : (s.config.layout.attention_dp ? 1 : s.config.layout.ep)};
+  s.prefill_workers = workload::read_int(host, key::prefill_workers, 0);
+  s.decode_workers = workload::read_int(host, key::decode_workers, 0);
+  if (s.disaggregated && (s.prefill_workers == 0) != (s.decode_workers == 0)) {
+    throw InvalidArgument(
+        "disaggregated serving needs at least one prefill and one decode worker: " + std::string(key::prefill_workers) +
+        " = " + std::to_string(s.prefill_workers) + ", " + key::decode_workers + " = " +
+        std::to_string(s.decode_workers) + " (both 0: chosen by rate matching)");
+  }
+}
+
 void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
   llm::ServeConfig& c = s.config;
   c.layout = llm::ServeLayout{.tp = workload::read_int(host, key::tp, 1),
                               .pp = workload::read_int(host, key::pp, 1),
-                              .ep = workload::read_int(host, key::ep, 1)};
+                              .ep = workload::read_int(host, key::ep, 1),
+                              .attention_dp = host.get_bool(key::attention_dp)};
   c.precision = s.precisions.front();
   c.kv_precision = s.kv_precision_for(c.precision);
   c.isl = workload::read_int(host, key::isl, 1);
@@ -58,6 +130,9 @@ void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
     throw InvalidArgument(std::string(key::kv_cache_fraction) + " must lie in (0, 1], got " +
                           text::fixed(c.kv_cache_fraction, 3));
   }
+  read_load(host, s);
+  read_speculation(host, s);
+  read_disaggregation(host, s);
   s.slo.ttft = read_non_negative(host, key::slo_ttft, "a time >= 0 (0: no objective)");
   s.slo.tpot = read_non_negative(host, key::slo_tpot, "a time >= 0 (0: no objective)");
 }
@@ -76,6 +151,10 @@ void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
     throw InvalidArgument(std::string(key::explore_rows) + ": '" + rows + "' is not one of front, all");
   }
   s.explore_all_rows = rows == "all";
+  s.explore_disaggregated = host.get_bool(key::explore_disaggregated);
+  s.explore_speculative = host.get_bool(key::explore_speculative);
+  s.checkpoint = host.get_string(key::checkpoint);
+  s.emit_launch = host.get_string(key::emit_launch);
 }
 
 }  // namespace

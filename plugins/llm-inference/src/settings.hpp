@@ -29,6 +29,14 @@ struct InferenceSettings {
 
   std::vector<int> explore_concurrency;  ///< empty: powers of two up to the most that fit, and offline
   bool explore_all_rows = false;         ///< every configuration as a row, not only the front
+  bool explore_disaggregated = true;     ///< explore adds disaggregated deployments
+  bool explore_speculative = true;       ///< explore sweeps with and without serve.speculative
+
+  bool disaggregated = false;       ///< serve.mode = disaggregated (project)
+  llm::ServeLayout prefill_layout;  ///< a prefill worker's layout
+  int prefill_workers = 0, decode_workers = 0;
+  std::string checkpoint;   ///< empty: the usual checkpoint of the model and precision
+  std::string emit_launch;  ///< empty: no launch files
 
   /// The KV cache format of a weight precision: the configured one, or auto (FP8 with FP8 / FP4 weights, else BF16).
   [[nodiscard]] llm::Precision kv_precision_for(llm::Precision weights) const;

@@ -70,3 +70,10 @@ TEST_CASE("help text mentions the exit codes") {
   CHECK(cli_help().find("Exit codes") != std::string::npos);
   CHECK(cli_help().find("--plugin") != std::string::npos);
 }
+
+TEST_CASE("--emit-launch DIR is the serving workloads' serve.emit_launch, set after the other --set keys") {
+  auto o = parse({"--plugin", "llama70b-serve", "--emit-launch", "deploy", "--set", "serve.isl=8000"});
+  REQUIRE(o);
+  CHECK(o->emit_launch == "deploy");
+  CHECK(o->sets == std::vector<std::string>{"serve.isl=8000", "serve.emit_launch=deploy"});
+}

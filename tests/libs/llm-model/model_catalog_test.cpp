@@ -132,7 +132,8 @@ TEST_CASE("the names users type: llama3.3-70b is an alias of llama3.1-70b, llama
   const auto llama33 = find_model("llama3.3-70b");
   REQUIRE(llama33.has_value());
   CHECK(llama33->name == "llama3.1-70b");  // the model keeps its name; the alias finds it
-  CHECK(model_aliases() == std::vector<std::string>{"llama3.3-70b"});
+  CHECK(model_aliases() == std::vector<std::string>{"deepseek-r1", "llama3.3-70b"});
+  CHECK(find_model("deepseek-r1")->name == "deepseek-v3");  // R1: V3's architecture, other weights
   const auto llama3 = find_model("llama3-70b");
   const auto llama31 = find_model("llama3.1-70b");
   REQUIRE(llama3.has_value());

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace dgx::llm;
 using namespace dgx::llm::testing;
 
@@ -71,4 +73,51 @@ TEST_CASE("a sweep where nothing fits is an error with a reason") {
   const auto r = explore_serving(model, s, ServeSlo{}, std::nullopt);
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().message.find("no configuration of the sweep can serve llama3.1-405b on h100-sxm: e.g. ") == 0);
+}
+
+TEST_CASE("aggregated and disaggregated deployments share one front, and the verdict says which wins and why") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  ServeSpace space;
+  space.base = serve_config({}, 8000, 1000, 0);
+  space.precisions = {Precision::fp8};
+  space.auto_kv = true;
+  space.max_gpus = 8;
+  space.disaggregated = true;
+  const auto r = explore_serving(model, space, ServeSlo{.ttft = 2.0, .tpot = 0.03}, std::nullopt);
+  REQUIRE(r.has_value());
+  const auto disaggregated = std::count_if(r->points.begin(), r->points.end(),
+                                           [](const ServePoint& p) { return p.projection.disaggregation.has_value(); });
+  CHECK(disaggregated > 0);
+  CHECK(disaggregated < static_cast<long>(r->points.size()));
+  REQUIRE(r->recommended.has_value());
+  CHECK(!r->mode_verdict.empty());
+  CHECK((r->mode_verdict.find("Disaggregated wins") == 0 || r->mode_verdict.find("Aggregated wins") == 0));
+  CHECK(r->mode_verdict.find("prompt chunk of 8000 tokens") != std::string::npos);
+  for (const ServePoint& p : r->points) {
+    CHECK(p.projection.gpus() <= 8);
+  }
+}
+
+TEST_CASE("an open-loop load searches each configuration's highest request rate within the SLOs") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  ServeSpace space;
+  space.base = serve_config({}, 467, 256, 0, Precision::bf16);
+  space.base.request_rate = 1;
+  space.precisions = {Precision::bf16};
+  space.tp = {4, 8};
+  space.pp = {1};
+  space.max_gpus = 8;
+  space.capacity_requests = 150;
+  const ServeSlo slo{.ttft = 0.5, .tpot = 0.05};
+  const auto r = explore_serving(model, space, slo, Price{.usd_per_gpu_hour = 2.0, .label = "test"});
+  REQUIRE(r.has_value());
+  CHECK(r->capacity_search);
+  REQUIRE(r->points.size() == 2);
+  for (const ServePoint& p : r->points) {
+    CHECK(p.projection.open_loop);
+    CHECK(p.meets_slo);
+    CHECK(p.projection.config.request_rate > 1);
+    CHECK(p.projection.config.request_rate <= p.projection.saturation_rate);
+  }
+  CHECK(r->verdict.find("requests/s") != std::string::npos);
 }

@@ -1,5 +1,7 @@
 #include "dgx/llm/serve_ops.hpp"
 
+#include "dgx/llm/communication.hpp"
+
 #include "catalog_fixtures.hpp"
 
 #include <doctest/doctest.h>
@@ -99,4 +101,73 @@ TEST_CASE("the last stage computes logits in BF16 and samples, hand-offs only ex
   const auto handoff = serve_handoff_ops(m, s, {.layout = {.tp = 2, .pp = 2}}, load);
   REQUIRE(handoff.size() == 1);
   CHECK(handoff[0].group == CommGroup::pp);
+}
+
+TEST_CASE("MLA caches its compressed latent: DeepSeek's KV per token is layers x (512 + 64) whatever the TP") {
+  const ModelConfig m = catalog_model("deepseek-v3");
+  ServeShape shape{.layout = {.tp = 8, .pp = 1, .ep = 8}, .precision = Precision::fp8, .kv_precision = Precision::fp8};
+  CHECK(kv_bytes_per_token(m, shape) == doctest::Approx(61.0 * (512 + 64)));
+  shape.layout.attention_dp = true;
+  CHECK(kv_bytes_per_token(m, shape) == doctest::Approx(61.0 * (512 + 64)));
+  // The GQA expansion (128 KV heads of 192) would be 2 * 128 * 192 / 576 = 85x larger.
+  const SystemProfile s = catalog_system("h200-sxm");
+  const StepLoad load{.decode_seqs = 64, .decode_kv_tokens = 64 * 1500.0, .logit_rows = 64};
+  const std::vector<Op> ops = serve_layer_ops(m, s, shape, load, LayerKind::moe);
+  for (const char* name : {"mla_fused_a", "q_b", "mla_absorb_q", "mla_absorb_v", "proj"}) {
+    CHECK_MESSAGE(find_op(ops, name) != nullptr, name);
+  }
+  CHECK(find_op(ops, "kv_b") == nullptr);  // decoding absorbs the up-projection; only prompt chunks expand it
+}
+
+TEST_CASE("with attention DP each GPU attends to its own requests and every MoE layer dispatches and combines over "
+          "all GPUs") {
+  const ModelConfig m = catalog_model("deepseek-v3");
+  const SystemProfile s = catalog_system("h200-sxm");
+  const ServeShape dep8{.layout = {.tp = 8, .pp = 1, .ep = 8, .attention_dp = true},
+                        .precision = Precision::fp8,
+                        .kv_precision = Precision::fp8};
+  const StepLoad load{.decode_seqs = 256, .decode_kv_tokens = 256 * 1500.0, .logit_rows = 256};
+  const std::vector<Op> moe = serve_layer_ops(m, s, dep8, load, LayerKind::moe);
+  CHECK(find_op(moe, "tp_all_reduce_attn") == nullptr);
+  CHECK(find_op(moe, "tp_all_reduce_mlp") == nullptr);
+  REQUIRE(find_op(moe, "ep_dispatch") != nullptr);
+  REQUIRE(find_op(moe, "ep_combine") != nullptr);
+  const auto& dispatch = std::get<CollectiveShape>(find_op(moe, "ep_dispatch")->shape);
+  CHECK(dispatch.collective == Collective::all_to_all);
+  CHECK(dispatch.placement.ranks == 8);
+  CHECK(dispatch.bytes == doctest::Approx(256.0 / 8 * 8 * 7168));  // its 32 requests' 8 copies, FP8
+  // All 128 heads on every GPU, over its 32 requests.
+  const auto& q_b = std::get<GemmShape>(find_op(moe, "q_b")->shape);
+  CHECK(q_b.m == 32);
+  CHECK(q_b.n == 128 * 192);
+  // The experts see every rank's tokens: 256 x 8 copies over 8 ranks.
+  const auto& fc1 = std::get<GemmShape>(find_op(moe, "expert_fc1")->shape);
+  CHECK(static_cast<double>(fc1.m * fc1.groups) == doctest::Approx(256.0).epsilon(0.05));
+  // The first three layers are dense: their MLP is replicated, no all-to-all.
+  const std::vector<Op> dense = serve_layer_ops(m, s, dep8, load, LayerKind::dense);
+  CHECK(find_op(dense, "ep_dispatch") == nullptr);
+  CHECK(std::get<GemmShape>(find_op(dense, "fc1")->shape).n == 2 * 18432);
+  // Beyond the NVLink domain the dispatch crosses the network.
+  ServeShape dep16 = dep8;
+  dep16.layout.tp = dep16.layout.ep = 16;
+  const auto wide = serve_layer_ops(m, s, dep16, load, LayerKind::moe);
+  CHECK(std::get<CollectiveShape>(find_op(wide, "ep_dispatch")->shape).placement.spans_domains());
+}
+
+TEST_CASE("a decode all-reduce of a few kB is one-shot: two NVLink hops instead of the ring's fourteen") {
+  const ModelConfig m = catalog_model("llama3.1-70b");
+  const SystemProfile s = catalog_system("h100-sxm");
+  const ServeShape shape{.layout = {.tp = 8}, .precision = Precision::fp8, .kv_precision = Precision::fp8};
+  const StepLoad one{.decode_seqs = 1, .decode_kv_tokens = 1500, .logit_rows = 1};
+  const Op* small = find_op(serve_layer_ops(m, s, shape, one), "tp_all_reduce_mlp");
+  REQUIRE(small != nullptr);
+  const auto& c = std::get<CollectiveShape>(small->shape);
+  CHECK(c.one_sided);
+  CHECK(c.bytes == 8192 * 2);
+  const double seconds = collective_seconds(s, c.collective, c.bytes, c.placement, 1, c.one_sided);
+  CHECK(seconds == doctest::Approx(2e-6 + 16384.0 * 7 / (450e9 * 0.88)));
+  // A prefill chunk's 8192 tokens (128 MiB) take NCCL's ring.
+  const StepLoad chunk{.prefill_tokens = 8192, .prefill_pairs = 8192 * 4096.0, .logit_rows = 1};
+  CHECK_FALSE(
+      std::get<CollectiveShape>(find_op(serve_layer_ops(m, s, shape, chunk), "tp_all_reduce_mlp")->shape).one_sided);
 }

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "plugin_cli.hpp"
+#include "temp_dir.hpp"
+
+#include <filesystem>
 
 using namespace dgx::testing;
 
@@ -18,7 +21,7 @@ TEST_CASE("dgxhost --plugin llama70b-serve answers on a machine without GPUs, fa
     CHECK_MESSAGE(has(out, column), column);
   }
   CHECK(has(out, "(recommended = yes)"));
-  CHECK(has(out, "These numbers are projections of dgx-llm-serve 1 for h100-sxm"));
+  CHECK(has(out, "These numbers are projections of dgx-llm-serve 2 for h100-sxm"));
 }
 
 TEST_CASE("--mode project --format json: one projected row with the interface's metric names") {
@@ -55,7 +58,31 @@ TEST_CASE("bad input exits 2 with the reason") {
            "nvfp4 needs block-scaled FP4/FP8 tensor cores (Blackwell: b200, gb200-nvl72, gb300-nvl72); h100-sxm has "
            "none"},
           {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
+          {{"--mode", "project", "--set", "serve.request_rate=0"}, "serve.request_rate must be > 0 requests/s"},
+          {{"--mode", "project", "--set", "serve.lengths=" DGX_SOURCE_DIR "/configs/lengths/none.csv"},
+           "none.csv: cannot open the lengths file"},
+          {{"--mode", "project", "--set", "serve.mode=disaggregated", "--set", "serve.prefill_workers=1"},
+           "needs at least one prefill and one decode worker"},
+          {{"--mode", "project", "--set", "parallel.tp=8", "--set", "parallel.attention_dp=true"},
+           "attention data parallelism needs a mixture-of-experts model: llama3.1-70b is dense"},
+          {{"--mode", "project", "--set", "serve.speculative=eagle", "--set", "serve.draft_tokens=2", "--set",
+            "serve.acceptance=3"},
+           "at most the draft length of 2 tokens can be accepted"},
+          {{"--mode", "project", "--set", "serve.speculative=eagle", "--set", "serve.engine=vllm", "--set",
+            "parallel.pp=2"},
+           "vLLM's speculative decoding does not run with pipeline parallelism"},
       });
+}
+
+TEST_CASE("--emit-launch DIR writes the recommendation's trtllm-serve, its YAML and the aiperf command") {
+  const TempDir dir;
+  const std::string target = (dir.path() / "deploy").string();
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit-launch", target.c_str()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "Launch files:\n  Written for "));
+  for (const char* file : {"trtllm-serve.sh", "aiperf.sh"}) {
+    CHECK_MESSAGE(std::filesystem::exists(dir.path() / "deploy" / file), file);
+  }
 }
 
 TEST_CASE("without a GPU, --mode measure and the decode loop exit with the no-device code") {

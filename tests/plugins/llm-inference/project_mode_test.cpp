@@ -4,6 +4,7 @@
 
 #include "llm_host.hpp"
 #include "params.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx::plugins::llm_inference;
 using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
@@ -33,7 +34,7 @@ TEST_CASE("project emits one row with the interface's metrics, labelled projecte
   CHECK(row.config.at("precision") == "\"fp8\"");
   CHECK(row.config.at("serve.kv_precision") == "\"fp8\"");
   CHECK(row.fields.at("layout") == "TP2 PP1");
-  CHECK(row.fields.at("source").find("projected: dgx-llm-serve 1, system h100-sxm") == 0);
+  CHECK(row.fields.at("source").find("projected: dgx-llm-serve 2, system h100-sxm") == 0);
   CHECK(row.fields.at("tpot_definition").find("trtllm-bench's TPOT, AIPerf's ITL") != std::string::npos);
   for (const char* title :
        {"Latency", "Throughput and cost", "Memory per GPU", "Utilisation", "SLOs", "Definitions", "Projection"}) {
@@ -81,4 +82,104 @@ TEST_CASE("bad input is a configuration error that names the reason") {
   fleet.use_preset("llama70b-serve");
   fleet.set(key::gpus, std::int64_t{3});
   CHECK(error_of(fleet) == "gpus 3 is not a whole number of replicas of 2 GPUs (TP x PP)");
+}
+
+TEST_CASE("an open-loop rate projects queueing: the row carries mean, p90, p99 and says whether it saturates") {
+  InferenceHost h;
+  h.use_preset("llama70b-serve");
+  h.set(key::precision, std::vector<std::string>{"bf16"});
+  h.set(key::tp, std::int64_t{4});
+  h.set(key::isl, std::int64_t{467});
+  h.set(key::osl, std::int64_t{256});
+  h.set(key::request_rate, 32.0);
+  h.set(key::requests, std::int64_t{300});
+  h.project(dgx::sdk::Mode::project);
+  REQUIRE(h.rows.size() == 1);
+  const auto& row = h.rows.front();
+  for (const char* m : {"ttft.mean", "ttft.p90", "ttft.p99", "tpot.p90", "itl.p99", "e2e_latency.mean", "request_rate",
+                        "saturation_rate"}) {
+    CHECK_MESSAGE(row.metrics.count(m) == 1, m);
+  }
+  CHECK(row.fields.at("saturated").find("yes") == 0);
+  CHECK(row.fields.at("load").find("(saturated)") != std::string::npos);
+  CHECK(row.fields.at("latency").find("simulated open loop: 300 requests arriving poisson") == 0);
+  CHECK(row.fields.at("expected_error").find("TTFT ±50%") != std::string::npos);
+  CHECK(h.note("Latency").find("Saturated: the offered load exceeds the") != std::string::npos);
+  CHECK(h.note("Expected error").find("open-loop TTFT near saturation") != std::string::npos);
+}
+
+TEST_CASE("disaggregated: prefill and decode workers rate matched within the fleet, the KV transfer in TTFT") {
+  InferenceHost h;
+  h.use_preset("llama70b-serve");
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::mode, std::string("disaggregated"));
+  h.set(key::tp, std::int64_t{4});
+  h.set(key::prefill_tp, std::int64_t{2});
+  h.set(key::isl, std::int64_t{8000});
+  h.set(key::osl, std::int64_t{1000});
+  h.set(key::concurrency, std::int64_t{32});
+  h.project(dgx::sdk::Mode::project);
+  REQUIRE(h.rows.size() == 1);
+  const auto& row = h.rows.front();
+  CHECK(row.fields.at("serving") == "disaggregated");
+  CHECK(row.fields.at("layout").find("P TP2 PP1 + ") != std::string::npos);
+  CHECK(row.metrics.at("gpus").first <= 8);
+  CHECK(row.metrics.at("kv_transfer").first > 0);
+  CHECK(h.note("Configuration").find("disaggregated workers: ") != std::string::npos);
+  CHECK(h.note("Latency").find("the KV cache of 1311 MB per request moves in") != std::string::npos);
+}
+
+TEST_CASE("DeepSeek-R1 on 8 H200s with attention DP and EP 8 projects as DEP8 with MLA's KV cache") {
+  InferenceHost h;
+  h.set(key::model, std::string("deepseek-r1"));
+  h.set(key::system, std::string("h200-sxm"));
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::tp, std::int64_t{8});
+  h.set(key::ep, std::int64_t{8});
+  h.set(key::attention_dp, true);
+  h.project(dgx::sdk::Mode::project);
+  REQUIRE(h.rows.size() == 1);
+  const auto& row = h.rows.front();
+  CHECK(row.fields.at("layout") == "DEP8 PP1");
+  CHECK(row.metrics.at("memory.kv_bytes_per_token").first == doctest::Approx(61.0 * 576));
+  CHECK(row.fields.at("expected_error").find("MoE, MLA and attention DP") != std::string::npos);
+}
+
+TEST_CASE("the serving modes' bad input names the reason") {
+  InferenceHost dense_dp;
+  dense_dp.use_preset("llama70b-serve");
+  dense_dp.set(key::tp, std::int64_t{8});
+  dense_dp.set(key::attention_dp, true);
+  CHECK(error_of(dense_dp).find("attention data parallelism needs a mixture-of-experts model: llama3.1-70b is dense") !=
+        std::string::npos);
+  InferenceHost acceptance;
+  acceptance.use_preset("llama70b-serve");
+  acceptance.set(key::speculative, std::string("eagle"));
+  acceptance.set(key::draft_tokens, std::int64_t{2});
+  acceptance.set(key::acceptance, 2.5);
+  CHECK(error_of(acceptance).find("must lie in [0, 2]: at most the draft length of 2 tokens can be accepted") !=
+        std::string::npos);
+  InferenceHost engine;
+  engine.use_preset("llama70b-serve");
+  engine.set(key::speculative, std::string("eagle"));
+  engine.set(key::engine, std::string("vllm"));
+  engine.set(key::pp, std::int64_t{2});
+  engine.set(key::tp, std::int64_t{1});
+  CHECK(error_of(engine).find("vLLM's speculative decoding does not run with pipeline parallelism") !=
+        std::string::npos);
+  InferenceHost mtp;
+  mtp.use_preset("llama70b-serve");
+  mtp.set(key::speculative, std::string("mtp"));
+  CHECK(error_of(mtp).find("speculative = mtp needs the model's multi-token-prediction module") != std::string::npos);
+  InferenceHost workers;
+  workers.use_preset("llama70b-serve");
+  workers.set(key::mode, std::string("disaggregated"));
+  workers.set(key::prefill_workers, std::int64_t{4});
+  workers.set(key::decode_workers, std::int64_t{4});
+  CHECK(error_of(workers).find("gpus 8 cannot hold 4 prefill and 4 decode workers (16 GPUs)") != std::string::npos);
+  InferenceHost empty;
+  const dgx::testing::TempDir dir;
+  empty.use_preset("llama70b-serve");
+  empty.set(key::lengths, dir.write("empty.csv", "input,output\n").string());
+  CHECK(error_of(empty).find("empty.csv: no requests") != std::string::npos);
 }

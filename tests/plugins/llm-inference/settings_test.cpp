@@ -66,3 +66,51 @@ TEST_CASE("out-of-range values and unknown choices name the key") {
   spread.set(key::isl_stdev, -3.0);
   CHECK(error_of(spread) == "serve.isl_stdev must be a standard deviation >= 0, got -3.000");
 }
+
+TEST_CASE("the open-loop, lengths, speculative and disaggregated keys are read and checked by name") {
+  InferenceHost rate;
+  rate.set(key::request_rate, 0.0);
+  CHECK(error_of(rate) == "serve.request_rate must be > 0 requests/s (an open-loop load), got 0.000; for a closed "
+                          "loop leave it unset and set serve.concurrency");
+  InferenceHost negative;
+  negative.set(key::request_rate, -2.0);
+  CHECK(error_of(negative).find("serve.request_rate must be > 0 requests/s") == 0);
+  InferenceHost arrival;
+  arrival.set(key::arrival, std::string("bursty"));
+  CHECK(error_of(arrival) == "serve.arrival: 'bursty' is not one of poisson, constant, burst");
+  InferenceHost lengths;
+  lengths.set(key::lengths, std::string("/nonexistent/chats.csv"));
+  CHECK(error_of(lengths) == "serve.lengths: /nonexistent/chats.csv: cannot open the lengths file");
+  InferenceHost speculative;
+  speculative.set(key::speculative, std::string("medusa"));
+  CHECK(error_of(speculative) == "serve.speculative: 'medusa' is not one of none, mtp, eagle, draft");
+  InferenceHost draft;
+  draft.set(key::speculative, std::string("draft"));
+  draft.set(key::draft_model, std::string("llama-tiny"));
+  CHECK(error_of(draft).find("serve.draft_model") != std::string::npos);
+  InferenceHost workers;
+  workers.set(key::mode, std::string("disaggregated"));
+  workers.set(key::prefill_workers, std::int64_t{2});
+  CHECK(error_of(workers) == "disaggregated serving needs at least one prefill and one decode worker: "
+                             "serve.prefill_workers = 2, serve.decode_workers = 0 (both 0: chosen by rate matching)");
+  InferenceHost ok;
+  ok.set(key::request_rate, 4.0);
+  ok.set(key::speculative, std::string("eagle"));
+  ok.set(key::attention_dp, true);
+  const InferenceSettings s = read_settings(dgx::sdk::Host(ok.api()));
+  CHECK(s.config.request_rate == 4.0);
+  CHECK(s.config.speculative.kind == dgx::llm::Speculation::eagle);
+  CHECK(s.config.speculative.draft_tokens == 3);
+  CHECK(s.config.speculative.accepted == doctest::Approx(1.5));
+  CHECK(s.config.layout.attention_dp);
+}
+
+TEST_CASE("a lengths file sets the mean lengths and drives the simulation") {
+  InferenceHost h;
+  h.set(key::lengths, std::string(DGX_SOURCE_DIR "/configs/lengths/sharegpt-like.csv"));
+  const InferenceSettings s = read_settings(dgx::sdk::Host(h.api()));
+  REQUIRE(s.config.lengths != nullptr);
+  CHECK(s.config.isl == 267);
+  CHECK(s.config.osl == 290);
+  CHECK(s.config.has_spread());
+}

@@ -36,6 +36,7 @@ struct CliOptions {
                          // "off": not even in DGX_STORE's); empty: DGX_STORE's, when set
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
+  std::string emit_launch;  ///< --emit-launch DIR: the serving workloads' serve.emit_launch (added to sets)
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> config_dirs;
   /// One-letter options dgxhost does not define (`-b 8`): the workload's aliases, resolved once it is known.

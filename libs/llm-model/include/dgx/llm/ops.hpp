@@ -65,8 +65,10 @@ struct CollectiveShape {
   /// all_to_all only: the share of the off-domain bytes that cross the NICs (1: every copy; a hierarchical
   /// dispatcher that sends a token once per remote domain and fans it out over NVLink there sends less).
   double offdomain_share = 1;
-  /// all_to_all only: the tokens are written straight into the peers' buffers (DeepEP / HybridEP kernels: one-sided
-  /// NVLink stores), so the NVLink part runs at the point-to-point rate instead of NCCL's ring rate.
+  /// all_to_all: the tokens are written straight into the peers' buffers (DeepEP / HybridEP kernels: one-sided
+  /// NVLink stores), so the NVLink part runs at the point-to-point rate instead of NCCL's ring rate. all_reduce
+  /// inside one NVLink domain: the serving engines' one-shot all-reduce (each rank stores its buffer into every
+  /// peer's, two hops of latency instead of the ring's 2 (n − 1)).
   bool one_sided = false;
 };
 

@@ -5,6 +5,7 @@
 #include "dgx/llm/calibration.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/serve_config.hpp"
+#include "dgx/llm/serve_model.hpp"
 
 #include <string>
 #include <string_view>
@@ -36,6 +37,21 @@ struct ServeCalibrationOutcome {
 
 /// Projects every row with the embedded catalogs and the roofline.
 [[nodiscard]] std::vector<ServeCalibrationOutcome> run_serve_calibration(const std::vector<ServeCalibrationRow>& rows);
+
+/// How far off a projection is expected to be, per metric (relative, about 9 in 10 cases), and why. The offline
+/// throughput of dense models rests on the calibration set (its largest error); every latency and every other mode
+/// is derived, not checked against published numbers in the reference (it holds none), so its band is an estimate
+/// from the model's parts, widened for what the model leaves out: MoE routing skew, the KV transfer's software path,
+/// and queueing, which turns a small error in service time into a large one in waiting (open-loop TTFT, the hardest
+/// metric of every serving simulator).
+struct ServeExpectedError {
+  double throughput = 0;  ///< output tokens/s (per GPU, per replica)
+  double tpot = 0;        ///< TPOT and ITL, tokens/s per user
+  double ttft = 0;
+  double e2e = 0;
+  std::vector<std::string> reasons;
+};
+[[nodiscard]] ServeExpectedError expected_error(const ServeProjection& projection, const ModelConfig& model);
 
 /// Mean and max |error| per section, then "all" (calibration.hpp's ErrorStats).
 [[nodiscard]] std::vector<ErrorStats> serve_error_stats(const std::vector<ServeCalibrationOutcome>& outcomes);

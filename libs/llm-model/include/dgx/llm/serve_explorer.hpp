@@ -1,7 +1,11 @@
-// The serving explorer: sweep the replica's layout (TP × PP × EP), precision and concurrency with the serving model,
-// drop what does not fit, mark the throughput–latency Pareto front (output tokens/s per GPU against tokens/s per
-// user, both maximized) and recommend the cheapest configuration per million output tokens that meets the
-// latency SLOs — or say that none does and which SLO binds.
+// The serving explorer: sweep the replica's layout (TP × PP × EP, attention DP for MoE models), precision and
+// concurrency with the serving model, and disaggregated deployments (a prefill layout, a decode layout and its
+// concurrency, xPyD by rate matching within the GPUs), drop what does not fit, mark one throughput–latency Pareto
+// front over both (output tokens/s per GPU against tokens/s per user, both maximized) and recommend the cheapest
+// configuration per million output tokens that meets the latency SLOs, saying whether aggregated or disaggregated
+// serving wins and why — or say that none meets them and which SLO binds. With an open-loop load (a request rate)
+// each aggregated configuration is searched for the highest request rate whose simulated p99 TTFT and TPOT meet the
+// SLOs (Vidur's capacity search), and priced at that rate.
 #pragma once
 
 #include "dgx/llm/expected.hpp"
@@ -22,7 +26,11 @@ struct ServeSpace {
   std::vector<Precision> precisions;  ///< precisions the system lacks are skipped with a note
   bool auto_kv = false;               ///< each precision with its auto_kv_precision (else base.kv_precision)
   std::vector<int> tp, pp, ep, concurrency;
-  int max_gpus = 0;  ///< GPUs per replica at most (the fleet); 0: no limit
+  int max_gpus = 0;                ///< GPUs per replica at most (the fleet); 0: no limit
+  bool attention_dp = true;        ///< MoE models: also attention-DP layouts (DEP over the TP group)
+  bool disaggregated = false;      ///< also disaggregated deployments, rate matched within max_gpus
+  bool sweep_speculation = false;  ///< base.speculative set: every point with it and without it
+  int capacity_requests = 200;     ///< requests per simulation of the capacity search (open loop)
 };
 
 /// Latency objectives on the 99th percentile (MLPerf Inference's convention; with fixed lengths p99 = median).
@@ -45,6 +53,8 @@ struct ServeExploreResult {
   std::vector<ServePoint> points;          ///< every feasible configuration, by layout, precision, concurrency
   std::optional<std::size_t> recommended;  ///< cheapest per million output tokens meeting the SLOs
   std::string verdict;                     ///< the recommendation, or why there is none and which SLO binds
+  std::string mode_verdict;                ///< aggregated or disaggregated: which wins and why (empty: one mode)
+  bool capacity_search = false;            ///< open loop: each point is its configuration's highest SLO rate
   std::vector<std::string> notes;          ///< precisions skipped, layouts that do not fit (one line each)
   std::uint64_t evaluated = 0;             ///< configurations projected
   std::uint64_t infeasible = 0;            ///< (layout, precision) pairs that do not fit or are invalid
@@ -53,6 +63,12 @@ struct ServeExploreResult {
 /// An error only when nothing at all is feasible (naming why, e.g. the leanest layout's memory).
 [[nodiscard]] Expected<ServeExploreResult> explore_serving(const ServeModel& model, const ServeSpace& space,
                                                            const ServeSlo& slo, const std::optional<Price>& price);
+
+/// The highest request rate at which `config` (open loop) meets `slo` in simulation, found by bisection between 0
+/// and the replica's saturation rate; nullopt when not even a trickle meets it. `requests` per simulation.
+[[nodiscard]] std::optional<ServeProjection> max_rate_meeting(const ServeModel& model, ServeConfig config,
+                                                              const ServeCapacity& capacity, const ServeSlo& slo,
+                                                              const std::optional<Price>& price, int requests);
 
 /// "TP2 PP1 fp8 at 64 in flight" / "... offline (512 in flight)": a point in words.
 [[nodiscard]] std::string describe_serve_point(const ServeProjection& p, bool moe);

@@ -19,10 +19,14 @@ struct ServeMemory {
   double kv_cache = 0;            ///< bytes given to the KV cache
   double capacity = 0;            ///< HBM bytes
   double kv_bytes_per_token = 0;  ///< KV bytes one token takes on one GPU of the fullest stage
+  int kv_replicas = 1;            ///< attention DP ranks, each holding its own requests' KV cache (else 1)
 
-  /// Tokens the replica's KV cache holds (every GPU holds its layers' share of each token).
-  [[nodiscard]] double kv_tokens() const { return kv_bytes_per_token > 0 ? kv_cache / kv_bytes_per_token : 0; }
-  /// Requests of prompt + output `tokens` that fit at once.
+  /// Tokens the replica's KV cache holds (every GPU holds its layers' share of each token; with attention DP each
+  /// rank its own requests' tokens).
+  [[nodiscard]] double kv_tokens() const {
+    return kv_bytes_per_token > 0 ? kv_replicas * kv_cache / kv_bytes_per_token : 0;
+  }
+  /// Requests of prompt + output `tokens` that fit at once (with attention DP, whole on one rank).
   [[nodiscard]] int max_requests(double tokens) const;
   [[nodiscard]] double total() const { return weights + activations + reserve + kv_cache; }
 };

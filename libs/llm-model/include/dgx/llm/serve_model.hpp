@@ -11,9 +11,12 @@
 //   requests/s                                R = D / ((osl − 1)·t̄)
 //   TTFT                                      wait for the running iteration (t̄/2 when B > 1) + k·t(D, chunk)
 //   Little's law                              B = R · (TTFT + (osl − 1)·t̄), solved for D by fixed-point iteration,
-// with D at most budget·(osl − 1)/(isl + osl − 1) (the prompts then queue for the budget and TTFT grows). With a
-// spread of lengths a step-level simulation serves requests one by one (serve_simulation.hpp) and reports medians
-// and 99th percentiles. Metric definitions follow trtllm-bench / AIPerf / vLLM bench serve (docs, reference notes):
+// with D at most budget·(osl − 1)/(isl + osl − 1) (the prompts then queue for the budget and TTFT grows). With
+// speculative decoding each decoding request puts 1 + draft_tokens positions through the model per iteration and
+// emits 1 + accepted tokens, so osl − 1 becomes (osl − 1)/(1 + accepted) iterations and TPOT = t̄/(1 + accepted).
+// With a spread of lengths or an open-loop load (a request rate) a step-level simulation serves requests one by one
+// (serve_simulation.hpp) and reports mean, median, p90 and p99; the steady state at the most that fit is then the
+// saturation rate. Metric definitions follow trtllm-bench / AIPerf / vLLM bench serve (docs, reference notes):
 //   TPOT = (E2E − TTFT) / (output tokens − 1) (trtllm-bench TPOT, AIPerf ITL; not vLLM's chunk-gap "ITL");
 //   per-user speed = 1 / TPOT; output tokens/s = output tokens / duration; requests/s = requests / duration;
 //   MBU = (weight bytes + KV bytes read per decode iteration) / TPOT / HBM peak, per GPU (Databricks' definition);
@@ -37,8 +40,15 @@ namespace dgx::llm {
 /// A latency, seconds: fixed lengths give one steady-state value (median = p99 = mean); a simulation gives the
 /// distribution over its requests (percentiles by linear interpolation, numpy's default, as vLLM bench serve).
 struct LatencyStats {
-  double median = 0, p99 = 0, mean = 0;
-  [[nodiscard]] static LatencyStats constant(double value) { return {value, value, value}; }
+  double median = 0, p99 = 0, mean = 0, p90 = 0;
+  [[nodiscard]] static LatencyStats constant(double value) { return {value, value, value, value}; }
+  /// Every statistic shifted by `seconds` (a wait every request sees).
+  void shift(double seconds) {
+    median += seconds;
+    p99 += seconds;
+    mean += seconds;
+    p90 += seconds;
+  }
 };
 
 /// What fits on the replica: its memory and the requests it holds at once.
@@ -48,15 +58,36 @@ struct ServeCapacity {
   int max_concurrency = 0;  ///< requests whose prompt + output fit together
 };
 
+/// A disaggregated deployment (serve_disaggregated.hpp): prefill workers and decode workers, rate matched.
+struct ServeDisaggregation {
+  ServeLayout prefill_layout;  ///< one prefill worker (the decode worker's is ServeProjection::config.layout)
+  int prefill_workers = 0, decode_workers = 0;
+  double prefill_requests_per_s = 0;  ///< one prefill worker's prompts/s at its batch
+  double decode_requests_per_s = 0;   ///< one decode worker's requests/s at its concurrency
+  double prefill_utilisation = 0;     ///< offered prompts / what the prefill workers serve
+  double prefill_iteration = 0;       ///< one prefill iteration, s
+  int prompts_per_iteration = 0;      ///< prompts one prefill iteration carries
+  double kv_bytes_per_request = 0;    ///< the prompt's KV cache, moved to the decode worker
+  double kv_transfer = 0;             ///< its time, s (in TTFT)
+  bool kv_over_network = false;       ///< across NVLink domains: over the scale-out NICs
+  [[nodiscard]] int gpus(const ServeLayout& decode) const {
+    return prefill_workers * prefill_layout.gpus() + decode_workers * decode.gpus();
+  }
+};
+
 struct ServeProjection {
   ServeConfig config;
   ServeCapacity capacity;
   bool offline = false;    ///< concurrency 0: as many requests as fit
   int in_flight = 0;       ///< requests the engine holds: min(concurrency, max_concurrency), or max_concurrency
-  bool simulated = false;  ///< a spread of lengths: the latencies are distributions of a simulation
+  bool simulated = false;  ///< a spread of lengths or an open loop: the latencies are distributions of a simulation
   int simulated_requests = 0;
   LatencyStats ttft, tpot, e2e;
-  double queue_wait = 0;  ///< of TTFT: waiting for a slot when concurrency exceeds max_concurrency
+  LatencyStats itl;        ///< gaps between a request's streamed chunks, pooled over all gaps (vLLM bench serve's ITL)
+  bool open_loop = false;  ///< requests arrive at config.request_rate (or all at once: burst)
+  bool saturated = false;  ///< the offered rate exceeds what the replica serves: the queue, and TTFT, grow
+  double saturation_rate = 0;  ///< requests/s the replica serves at most (its offline throughput)
+  double queue_wait = 0;       ///< of TTFT: waiting for a slot when concurrency exceeds max_concurrency
   double output_tokens_per_s = 0;
   double output_tokens_per_s_per_gpu = 0;
   double output_tokens_per_s_per_user = 0;  ///< 1 / TPOT (median)
@@ -68,10 +99,16 @@ struct ServeProjection {
   double chunk_tokens = 0;             ///< prompt tokens of one chunk (a prompt longer than the budget is split)
   StepCost decode_step;                ///< an iteration of the D decoding requests alone
   StepCost chunk_step;                 ///< the same with a prompt chunk
+  std::optional<ServeDisaggregation> disaggregation;  ///< set: prefill and decode on separate workers
   std::optional<double> usd_per_million_output_tokens;
   std::string price_label;
   std::string provenance;  ///< model version, system, where the op times come from
+
+  /// GPUs the metrics per GPU divide by: the replica's, or every prefill and decode worker's.
+  [[nodiscard]] int gpus() const { return disaggregation ? disaggregation->gpus(config.layout) : config.layout.gpus(); }
 };
+
+struct SimulationResult;
 
 /// Projects serving configurations of one model on one system.
 class ServeModel {
@@ -93,6 +130,8 @@ public:
   [[nodiscard]] const SystemProfile& system() const { return steps_.system(); }
 
 private:
+  void apply_simulation(ServeProjection& p, const SimulationResult& sim, const ServeShape& shape) const;
+
   ServeStepModel steps_;
 };
 

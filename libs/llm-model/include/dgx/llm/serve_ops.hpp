@@ -1,11 +1,15 @@
 // The ops of one serving iteration on one GPU, at their exact per-rank shapes: one forward pass over a batch that
-// mixes prompt chunks (prefill) with one token of every decoding sequence, as in-flight batching runs it
-// (TensorRT-LLM, vLLM). Structure of TensorRT-LLM's Llama / Mixtral: pre-norm decoder with residual-add fused into
-// the norm (which also casts to the GEMM's input format), column-parallel QKV, rotary embedding fused with the KV
-// cache append, fused (flash) attention over the prompt chunk, a paged decode attention reading each sequence's KV
-// cache, row-parallel output projection, one TP all-reduce after attention and one after the MLP (no sequence
-// parallelism), a SwiGLU / GELU MLP or a routed MoE, and per iteration the embedding, final norm, LM head (BF16),
-// logits gather and sampling.
+// mixes prompt chunks (prefill) with the decoding sequences' tokens, as in-flight batching runs it (TensorRT-LLM,
+// vLLM). Structure of TensorRT-LLM's Llama / Mixtral / DeepSeek: pre-norm decoder with residual-add fused into the
+// norm (which also casts to the GEMM's input format), column-parallel QKV (MLA: the replicated latent
+// down-projection, then the per-head up-projections), rotary embedding fused with the KV cache append, fused (flash)
+// attention over the prompt chunk, a paged decode attention reading each sequence's KV cache (MLA: in the latent
+// space, the up-projections absorbed), row-parallel output projection, one TP all-reduce after attention and one
+// after the MLP (no sequence parallelism; the engines' one-shot all-reduce for small messages), a SwiGLU / GELU MLP
+// or a routed MoE with its shared experts, and per iteration the embedding, final norm, LM head (BF16), logits
+// gather and sampling. With attention data parallelism each GPU runs attention, norms, dense MLPs and the LM head for
+// its own requests, and every MoE layer dispatches its tokens to the experts' GPUs and combines them back
+// (all-to-all over NVLink, or the scale-out network beyond the NVLink domain).
 #pragma once
 
 #include "dgx/llm/model_config.hpp"
@@ -19,13 +23,14 @@ namespace dgx::llm {
 
 /// What one iteration processes on the replica (all stages); fractional values are averages over iterations.
 struct StepLoad {
-  double decode_seqs = 0;       ///< sequences generating one token each
+  double decode_seqs = 0;       ///< sequences generating (one token each, or verifying drafts)
   double decode_kv_tokens = 0;  ///< Σ over them of the tokens in their KV cache (what decode attention reads)
   double prefill_tokens = 0;    ///< prompt tokens of the chunks in this iteration
   double prefill_pairs = 0;     ///< Σ over those tokens of the keys each attends to (causal, the cached prefix too)
-  double logit_rows = 0;        ///< tokens that sample: the decoding sequences and the prompts completing
+  double logit_rows = 0;        ///< tokens that sample: the decoding positions and the prompts completing
+  double verify = 1;            ///< positions each decoding sequence puts through the model: 1 + draft length
 
-  [[nodiscard]] double tokens() const { return decode_seqs + prefill_tokens; }
+  [[nodiscard]] double tokens() const { return decode_seqs * verify + prefill_tokens; }
   /// This load split into `parts` equal micro-batches (pipeline parallelism).
   [[nodiscard]] StepLoad split(int parts) const;
 };
@@ -35,22 +40,37 @@ struct ServeShape {
   ServeLayout layout;
   Precision precision = Precision::bf16;
   Precision kv_precision = Precision::bf16;
+  SpeculativeConfig speculative;  ///< the drafter's ops and its KV cache
 };
+
+/// The shape of a configuration.
+[[nodiscard]] ServeShape serve_shape(const ServeConfig& config);
 
 /// Per-rank sizes of a model under a layout: heads, KV heads (replicated when TP exceeds them), stage layers.
 struct RankShape {
   double heads = 0, kv_heads = 0, head_dim = 0;
-  int stage_layers = 0;  ///< layers of the fullest pipeline stage: ceil(layers / pp)
+  int stage_layers = 0;   ///< layers of the fullest pipeline stage: ceil(layers / pp)
+  double moe_layers = 0;  ///< of those, layers with a MoE MLP (the model's share, fractional)
+  double kv_width = 0;    ///< KV cache elements per token and layer on one GPU (MLA: the latent and rotary key)
 };
 [[nodiscard]] RankShape rank_shape(const ModelConfig& model, const ServeLayout& layout);
 
 /// KV cache bytes one token occupies on one GPU of the fullest stage: 2 (K, V) · layers · KV heads · head_dim ·
-/// bytes of the KV format.
+/// bytes of the KV format; MLA: layers · (kv_lora_rank + qk_rope_head_dim) · bytes, the compressed latent, which
+/// every TP rank holds whole (it has no heads to split). A drafter adds its own layers' KV (MTP, EAGLE: one layer;
+/// a draft model: all of its layers).
 [[nodiscard]] double kv_bytes_per_token(const ModelConfig& model, const ServeShape& shape);
 
-/// The ops of one decoder layer on one GPU for `load` (an op whose size is zero is left out).
+/// The kind of decoder layer: the model's MoE layers, or its dense ones (all of a dense model; DeepSeek's first
+/// three).
+enum class LayerKind : unsigned char { dense, moe };
+
+/// The ops of one decoder layer on one GPU for `load` (an op whose size is zero is left out); `kind` defaults to the
+/// model's MoE layer when it has experts.
 [[nodiscard]] std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system,
                                               const ServeShape& shape, const StepLoad& load);
+[[nodiscard]] std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system,
+                                              const ServeShape& shape, const StepLoad& load, LayerKind kind);
 /// First-stage extras: the token embedding lookup.
 [[nodiscard]] std::vector<Op> serve_first_stage_ops(const ModelConfig& model, const SystemProfile& system,
                                                     const ServeShape& shape, const StepLoad& load);

@@ -1,0 +1,303 @@
+#include "launch_files.hpp"
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <dgx/sdk/text.hpp>
+
+#include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_explorer.hpp"
+
+namespace dgx::plugins::llm_inference {
+
+namespace {
+
+namespace text = dgx::sdk::text;
+
+struct Checkpoint {
+  const char* name;
+  const char* bf16;
+  const char* fp8;
+  const char* nvfp4;
+};
+
+constexpr std::array<Checkpoint, 7> kCheckpoints{{
+    {"llama3.1-8b", "meta-llama/Llama-3.1-8B-Instruct", "nvidia/Llama-3.1-8B-Instruct-FP8",
+     "nvidia/Llama-3.1-8B-Instruct-FP4"},
+    {"llama3.1-70b", "meta-llama/Llama-3.1-70B-Instruct", "nvidia/Llama-3.1-70B-Instruct-FP8",
+     "nvidia/Llama-3.1-70B-Instruct-FP4"},
+    {"llama3.3-70b", "meta-llama/Llama-3.3-70B-Instruct", "nvidia/Llama-3.3-70B-Instruct-FP8",
+     "nvidia/Llama-3.3-70B-Instruct-FP4"},
+    {"llama3.1-405b", "meta-llama/Llama-3.1-405B-Instruct", "nvidia/Llama-3.1-405B-Instruct-FP8",
+     "nvidia/Llama-3.1-405B-Instruct-FP4"},
+    {"deepseek-v3", "deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3", "nvidia/DeepSeek-V3-0324-FP4"},
+    {"deepseek-r1", "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "nvidia/DeepSeek-R1-FP4"},
+    {"mixtral-8x7b", "mistralai/Mixtral-8x7B-Instruct-v0.1", "nvidia/Mixtral-8x7B-Instruct-v0.1-FP8",
+     "mistralai/Mixtral-8x7B-Instruct-v0.1"},
+}};
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string number(double value) { return text::fixed(value, value == static_cast<long long>(value) ? 0 : 3); }
+
+/// The batch an engine must admit: the requests in flight per replica (decode worker).
+int batch_size(const llm::ServeProjection& p) { return std::max(1, p.in_flight); }
+
+std::string speculative_yaml(const llm::SpeculativeConfig& sp, const std::string& draft_checkpoint) {
+  if (!sp.active()) {
+    return {};
+  }
+  std::string out = "speculative_config:\n";
+  switch (sp.kind) {
+  case llm::Speculation::mtp:
+    out += "  decoding_type: MTP\n  num_nextn_predict_layers: " + std::to_string(sp.draft_tokens) + "\n";
+    break;
+  case llm::Speculation::eagle:
+    out += "  decoding_type: Eagle3\n  max_draft_len: " + std::to_string(sp.draft_tokens) +
+           "\n  speculative_model_dir: " + draft_checkpoint + "\n";
+    break;
+  case llm::Speculation::draft:
+    out += "  decoding_type: DraftTarget\n  max_draft_len: " + std::to_string(sp.draft_tokens) +
+           "\n  speculative_model_dir: " + draft_checkpoint + "\n";
+    break;
+  case llm::Speculation::none: break;
+  }
+  return out;
+}
+
+std::string draft_checkpoint(const InferenceSettings& s) {
+  const llm::SpeculativeConfig& sp = s.config.speculative;
+  if (sp.kind == llm::Speculation::draft && sp.draft_model) {
+    return default_checkpoint(sp.draft_model->name, s.config.precision);
+  }
+  return "EAGLE3_DRAFT_HEAD  # the EAGLE-3 head trained for this checkpoint";
+}
+
+/// extra_llm_api_options of one TensorRT-LLM worker.
+std::string trtllm_yaml(const InferenceSettings& s, const llm::ServeProjection& p, const llm::ServeLayout& layout,
+                        int max_batch, bool speculative, const std::string& role) {
+  const llm::ServeConfig& c = p.config;
+  std::string out = "# extra_llm_api_options of " + role + ", written by dgxhost (" +
+                    std::string(llm::serve_constants::kModelVersion) +
+                    "): " + llm::describe_serve_point(p, c.layout.ep > 1 || layout.attention_dp) + "\n";
+  out += "max_batch_size: " + std::to_string(max_batch) + "\n";
+  out += "max_num_tokens: " + std::to_string(c.batch_tokens()) + "\n";
+  out += std::string("enable_attention_dp: ") + (layout.attention_dp ? "true" : "false") + "\n";
+  out += "kv_cache_config:\n  free_gpu_memory_fraction: " + number(c.kv_fraction()) + "\n  dtype: " +
+         (c.kv_precision == llm::Precision::bf16 ? "auto" : std::string(llm::to_string(c.kv_precision))) + "\n";
+  out += "cuda_graph_config:\n  enable_padding: true\n  max_batch_size: " +
+         std::to_string(std::min(max_batch, llm::serve_constants::kCudaGraphMaxBatch)) + "\n";
+  if (speculative) {
+    out += speculative_yaml(c.speculative, draft_checkpoint(s));
+  }
+  return out;
+}
+
+std::string trtllm_command(const std::string& checkpoint, const llm::ServeLayout& l, int max_batch,
+                           const llm::ServeConfig& c, const std::string& yaml, int port) {
+  return "trtllm-serve " + quoted(checkpoint) + " --backend pytorch --host 0.0.0.0 --port " + std::to_string(port) +
+         " \\\n  --tp_size " + std::to_string(l.tp) + " --pp_size " + std::to_string(l.pp) + " --ep_size " +
+         std::to_string(l.ep) + " \\\n  --max_batch_size " + std::to_string(max_batch) + " --max_num_tokens " +
+         std::to_string(c.batch_tokens()) + " --kv_cache_free_gpu_memory_fraction " + number(c.kv_fraction()) +
+         " \\\n  --extra_llm_api_options " + yaml;
+}
+
+std::string vllm_speculative(const InferenceSettings& s) {
+  const llm::SpeculativeConfig& sp = s.config.speculative;
+  if (!sp.active()) {
+    return {};
+  }
+  const std::string k = std::to_string(sp.draft_tokens);
+  switch (sp.kind) {
+  case llm::Speculation::mtp:
+    return " \\\n  --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": " + k + "}'";
+  case llm::Speculation::eagle:
+    return " \\\n  --speculative-config '{\"method\": \"eagle3\", \"model\": \"EAGLE3_DRAFT_HEAD\", "
+           "\"num_speculative_tokens\": " +
+           k + "}'";
+  case llm::Speculation::draft:
+    return " \\\n  --speculative-config '{\"model\": \"" + draft_checkpoint(s) +
+           "\", \"num_speculative_tokens\": " + k + "}'";
+  case llm::Speculation::none: break;
+  }
+  return {};
+}
+
+std::string vllm_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeLayout& l,
+                         int max_batch, int port, const std::string& extra) {
+  const llm::ServeConfig& c = s.config;
+  // Attention DP in vLLM: data-parallel ranks of TP 1 with the experts spread over all of them.
+  const std::string parallel =
+      l.attention_dp
+          ? "--data-parallel-size " + std::to_string(l.tp) + " --tensor-parallel-size 1"
+          : "--tensor-parallel-size " + std::to_string(l.tp) + " --pipeline-parallel-size " + std::to_string(l.pp);
+  return "vllm serve " + quoted(checkpoint) + " --host 0.0.0.0 --port " + std::to_string(port) + " \\\n  " + parallel +
+         (l.ep > 1 ? " --enable-expert-parallel" : "") + " \\\n  --max-num-seqs " + std::to_string(max_batch) +
+         " --max-num-batched-tokens " + std::to_string(c.batch_tokens()) + " --gpu-memory-utilization " +
+         number(std::min(0.95, 0.05 + c.kv_fraction())) + " --kv-cache-dtype " +
+         (c.kv_precision == llm::Precision::bf16 ? "auto" : std::string(llm::to_string(c.kv_precision))) +
+         vllm_speculative(s) + extra;
+}
+
+std::string aiperf_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeProjection& p) {
+  const llm::ServeConfig& c = p.config;
+  std::string load;
+  int requests = c.requests;
+  if (p.open_loop) {
+    load = c.arrival == llm::Arrival::burst ? "--concurrency " + std::to_string(std::max(1, c.requests))
+                                            : "--request-rate " + number(c.request_rate);
+    requests = requests > 0 ? requests : 1000;
+  } else {
+    const int concurrency = p.offline ? p.in_flight : c.concurrency;
+    const int replicas = p.disaggregation ? p.disaggregation->decode_workers : 1;
+    load = "--concurrency " + std::to_string(concurrency * replicas);
+    requests = requests > 0 ? requests : std::max(100, 10 * concurrency * replicas);
+  }
+  std::string out =
+      "#!/usr/bin/env bash\n# Measures the endpoint trtllm-serve / vllm serve opened, as dgxhost projected it: ISL " +
+      std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + ", " + load.substr(2) +
+      ", SLOs as goodput. TTFT, ITL (= TPOT) and throughput compare 1:1 with the projection's "
+      "ttft, tpot, output_tokens_per_s.\n";
+  if (c.lengths) {
+    out += "# The projection drew lengths from " + c.lengths->source +
+           "; AIPerf's synthetic lengths below are its means (or replay the same trace with --input-file).\n";
+  }
+  out += "aiperf profile --model " + quoted(checkpoint) + " --tokenizer " + quoted(checkpoint) +
+         " \\\n  --url http://localhost:8000 --endpoint-type chat --streaming \\\n  --synthetic-input-tokens-mean " +
+         std::to_string(c.isl) + " --synthetic-input-tokens-stddev " + number(c.isl_stdev) +
+         " \\\n  --output-tokens-mean " + std::to_string(c.osl) + " --output-tokens-stddev " + number(c.osl_stdev) +
+         " --extra-inputs ignore_eos:true \\\n  " + load + " --request-count " + std::to_string(requests) +
+         " --random-seed 1";
+  std::string goodput;
+  if (s.slo.ttft > 0) {
+    goodput += "time_to_first_token:" + number(s.slo.ttft * 1e3);
+  }
+  if (s.slo.tpot > 0) {
+    goodput += std::string(goodput.empty() ? "" : " ") + "inter_token_latency:" + number(s.slo.tpot * 1e3);
+  }
+  if (!goodput.empty()) {
+    out += " \\\n  --goodput \"" + goodput + "\"";
+  }
+  return out + "\n";
+}
+
+void trtllm_disaggregated(LaunchFiles& f, const InferenceSettings& s, const std::string& ckpt,
+                          const llm::ServeProjection& p) {
+  const llm::ServeDisaggregation& d = *p.disaggregation;
+  const int prefill_batch = std::max(1, d.prompts_per_iteration);
+  f.files.emplace_back("trtllm-serve.sh", "");  // filled below, first in the list
+  f.files.emplace_back("ctx_extra_llm_api_options.yaml",
+                       trtllm_yaml(s, p, d.prefill_layout, prefill_batch, false, "a context (prefill) worker") +
+                           "disable_overlap_scheduler: true\ncache_transceiver_config:\n  backend: DEFAULT\n");
+  f.files.emplace_back("gen_extra_llm_api_options.yaml",
+                       trtllm_yaml(s, p, p.config.layout, batch_size(p), true, "a generation (decode) worker") +
+                           "cache_transceiver_config:\n  backend: DEFAULT\n");
+  std::string config = "# trtllm-serve disaggregated -c disagg_config.yaml: the router over " +
+                       std::to_string(d.prefill_workers) + " context and " + std::to_string(d.decode_workers) +
+                       " generation workers (written by dgxhost)\nhostname: localhost\nport: 8000\nbackend: "
+                       "pytorch\ncontext_servers:\n  num_instances: " +
+                       std::to_string(d.prefill_workers) + "\n  urls:\n";
+  std::string script = "#!/usr/bin/env bash\n# " + llm::describe_serve_point(p, p.config.layout.ep > 1) +
+                       ": start each worker on its own GPUs (CUDA_VISIBLE_DEVICES), then the router.\nset -e\n";
+  int port = 8001;
+  for (int i = 0; i < d.prefill_workers; ++i, ++port) {
+    config += "    - \"localhost:" + std::to_string(port) + "\"\n";
+    script += trtllm_command(ckpt, d.prefill_layout, prefill_batch, p.config, "ctx_extra_llm_api_options.yaml", port) +
+              " &\n";
+  }
+  config += "generation_servers:\n  num_instances: " + std::to_string(d.decode_workers) + "\n  urls:\n";
+  for (int i = 0; i < d.decode_workers; ++i, ++port) {
+    config += "    - \"localhost:" + std::to_string(port) + "\"\n";
+    script +=
+        trtllm_command(ckpt, p.config.layout, batch_size(p), p.config, "gen_extra_llm_api_options.yaml", port) + " &\n";
+  }
+  script += "trtllm-serve disaggregated -c disagg_config.yaml\n";
+  f.files.front().second = script;
+  f.files.emplace_back("disagg_config.yaml", config);
+}
+
+}  // namespace
+
+const std::string* LaunchFiles::find(const std::string& name) const {
+  for (const auto& [file, text] : files) {
+    if (file == name) {
+      return &text;
+    }
+  }
+  return nullptr;
+}
+
+std::string default_checkpoint(const std::string& name, llm::Precision precision) {
+  for (const Checkpoint& c : kCheckpoints) {
+    if (name == c.name) {
+      return precision == llm::Precision::bf16 ? c.bf16 : precision == llm::Precision::nvfp4 ? c.nvfp4 : c.fp8;
+    }
+  }
+  return name;
+}
+
+LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeAssumptions& a,
+                         const llm::ServeProjection& p) {
+  const std::string ckpt = s.checkpoint.empty() ? default_checkpoint(s.model, p.config.precision) : s.checkpoint;
+  LaunchFiles f;
+  const std::string header = "#!/usr/bin/env bash\n# " + a.model.name + " on " + a.system.name + ": " +
+                             llm::describe_serve_point(p, a.model.moe()) + " (projected by dgxhost, " +
+                             llm::serve_constants::kModelVersion + ")\n";
+  if (s.config.engine == llm::ServeEngine::vllm) {
+    std::string script = header;
+    if (p.disaggregation) {
+      const llm::ServeDisaggregation& d = *p.disaggregation;
+      const std::string kv = " \\\n  --kv-transfer-config '{\"kv_connector\": \"NixlConnector\", \"kv_role\": "
+                             "\"kv_both\"}'";
+      script += "# " + std::to_string(d.prefill_workers) + " prefill and " + std::to_string(d.decode_workers) +
+                " decode instances, each on its own GPUs; put your P/D proxy in front of them on port 8000.\n";
+      int port = 8001;
+      for (int i = 0; i < d.prefill_workers; ++i) {
+        script += vllm_command(s, ckpt, d.prefill_layout, std::max(1, d.prompts_per_iteration), port++, kv) + " &\n";
+      }
+      for (int i = 0; i < d.decode_workers; ++i) {
+        script += vllm_command(s, ckpt, p.config.layout, batch_size(p), port++, kv) + " &\n";
+      }
+      script += "wait\n";
+    } else {
+      script += vllm_command(s, ckpt, p.config.layout, batch_size(p), 8000, "") + "\n";
+    }
+    f.files.emplace_back("vllm-serve.sh", script);
+  } else if (p.disaggregation) {
+    trtllm_disaggregated(f, s, ckpt, p);
+  } else {
+    f.files.emplace_back("trtllm-serve.sh", header +
+                                                trtllm_command(ckpt, p.config.layout, batch_size(p), p.config,
+                                                               "extra_llm_api_options.yaml", 8000) +
+                                                "\n");
+    f.files.emplace_back("extra_llm_api_options.yaml",
+                         trtllm_yaml(s, p, p.config.layout, batch_size(p), true, "the replica"));
+  }
+  f.files.emplace_back("aiperf.sh", aiperf_command(s, ckpt, p));
+  return f;
+}
+
+std::optional<std::string> write_launch_files(const std::string& dir, const LaunchFiles& files) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return "cannot create " + dir + ": " + ec.message();
+  }
+  for (const auto& [name, text] : files.files) {
+    const std::filesystem::path path = std::filesystem::path(dir) / name;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      return "cannot write " + path.string();
+    }
+    if (path.extension() == ".sh") {
+      std::filesystem::permissions(path, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+                                   std::filesystem::perm_options::add, ec);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace dgx::plugins::llm_inference

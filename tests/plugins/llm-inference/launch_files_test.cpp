@@ -1,0 +1,93 @@
+#include "launch_files.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "llm_host.hpp"
+#include "params.hpp"
+#include "plugin.hpp"
+#include "temp_dir.hpp"
+
+using namespace dgx::plugins::llm_inference;
+using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
+
+namespace {
+
+bool has(const std::string* text, const std::string& part) {
+  return text != nullptr && text->find(part) != std::string::npos;
+}
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("trtllm-serve and its extra_llm_api_options hold the projected layout, limits, KV format and drafts") {
+  InferenceHost h;
+  h.use_preset("llama70b-serve");
+  h.set(key::tp, std::int64_t{4});
+  h.set(key::concurrency, std::int64_t{32});
+  h.set(key::speculative, std::string("eagle"));
+  h.set(key::draft_tokens, std::int64_t{3});
+  const Serving serving{dgx::sdk::Host(h.api())};
+  const dgx::llm::ServeProjection p = serving.project_configuration();
+  const LaunchFiles f = launch_files(serving.settings(), serving.assumptions(), p);
+  REQUIRE(f.files.front().first == "trtllm-serve.sh");
+  const std::string* serve = f.find("trtllm-serve.sh");
+  CHECK(has(serve, "trtllm-serve 'nvidia/Llama-3.1-70B-Instruct-FP8' --backend pytorch"));
+  CHECK(has(serve, "--tp_size 4 --pp_size 1 --ep_size 1"));
+  CHECK(has(serve, "--max_batch_size 32 --max_num_tokens 8192"));
+  CHECK(has(serve, "--extra_llm_api_options extra_llm_api_options.yaml"));
+  const std::string* yaml = f.find("extra_llm_api_options.yaml");
+  CHECK(has(yaml, "max_batch_size: 32\n"));
+  CHECK(has(yaml, "enable_attention_dp: false\n"));
+  CHECK(has(yaml, "kv_cache_config:\n  free_gpu_memory_fraction: 0.900\n  dtype: fp8\n"));
+  CHECK(has(yaml, "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"));
+  const std::string* aiperf = f.find("aiperf.sh");
+  CHECK(has(aiperf, "--synthetic-input-tokens-mean 1000"));
+  CHECK(has(aiperf, "--output-tokens-mean 1000"));
+  CHECK(has(aiperf, "--concurrency 32 --request-count 320"));
+  CHECK(has(aiperf, "--goodput \"time_to_first_token:2000 inter_token_latency:50\""));
+}
+
+TEST_CASE("with serve.engine = vllm the launch file is vllm serve's flags, attention DP as data-parallel ranks") {
+  InferenceHost h;
+  h.set(key::model, std::string("deepseek-r1"));
+  h.set(key::system, std::string("h200-sxm"));
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::tp, std::int64_t{8});
+  h.set(key::ep, std::int64_t{8});
+  h.set(key::attention_dp, true);
+  h.set(key::engine, std::string("vllm"));
+  h.set(key::request_rate, 2.0);
+  h.set(key::requests, std::int64_t{200});
+  const Serving serving{dgx::sdk::Host(h.api())};
+  const LaunchFiles f = launch_files(serving.settings(), serving.assumptions(), serving.project_configuration());
+  const std::string* serve = f.find("vllm-serve.sh");
+  CHECK(has(serve, "vllm serve 'deepseek-ai/DeepSeek-R1'"));
+  CHECK(has(serve, "--data-parallel-size 8 --tensor-parallel-size 1 --enable-expert-parallel"));
+  CHECK(has(serve, "--kv-cache-dtype fp8"));
+  CHECK(f.find("trtllm-serve.sh") == nullptr);
+  CHECK(has(f.find("aiperf.sh"), "--request-rate 2 --request-count 200"));
+}
+
+TEST_CASE("explore writes the recommendation's launch files where serve.emit_launch says, and notes them") {
+  const dgx::testing::TempDir dir;
+  InferenceHost h;
+  h.use_preset("llama8b-serve");
+  h.set(key::emit_launch, (dir.path() / "deploy").string());
+  h.project(dgx::sdk::Mode::explore);
+  CHECK(h.note("Launch files").find("Written for ") == 0);
+  CHECK(std::filesystem::exists(dir.path() / "deploy" / "aiperf.sh"));
+  const std::string script = read(dir.path() / "deploy" / "trtllm-serve.sh");
+  CHECK(script.find("trtllm-serve 'nvidia/Llama-3.1-8B-Instruct-FP8'") != std::string::npos);
+  CHECK((std::filesystem::status(dir.path() / "deploy" / "trtllm-serve.sh").permissions() &
+         std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
+}
