@@ -120,7 +120,7 @@ std::vector<ErrorStats> serve_error_stats(const std::vector<ServeCalibrationOutc
   std::vector<CalibrationOutcome> as_training;
   as_training.reserve(outcomes.size());
   for (const ServeCalibrationOutcome& o : outcomes) {
-    CalibrationOutcome t;
+    CalibrationOutcome t{};
     t.row.section = o.row.section;
     t.row.label = o.row.label;
     t.projected = o.projected;

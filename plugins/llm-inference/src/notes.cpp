@@ -212,12 +212,13 @@ std::string Serving::latency_note(const llm::ServeProjection& p) const {
                : " Below saturation: the replica serves up to " + text::fixed(p.saturation_rate, 2) + " requests/s.";
   }
   if (p.disaggregation) {
-    const llm::ServeDisaggregation& d = *p.disaggregation;
-    out += " Prefill: " + text::duration(d.prefill_iteration) + " per prompt at " +
-           std::to_string(d.prompts_per_iteration) + " per iteration, workers " +
-           text::fixed(100 * d.prefill_utilisation, 0) + "% busy; the KV cache of " +
-           text::fixed(d.kv_bytes_per_request / 1e6, 0) + " MB per request moves in " + text::duration(d.kv_transfer) +
-           (d.kv_over_network ? " over the scale-out network" : " over NVLink") + " (in TTFT).";
+    const llm::ServeDisaggregation& dis = *p.disaggregation;
+    out += " Prefill: " + text::duration(dis.prefill_iteration) + " per prompt at " +
+           std::to_string(dis.prompts_per_iteration) + " per iteration, workers " +
+           text::fixed(100 * dis.prefill_utilisation, 0) + "% busy; the KV cache of " +
+           text::fixed(dis.kv_bytes_per_request / 1e6, 0) + " MB per request moves in " +
+           text::duration(dis.kv_transfer) + (dis.kv_over_network ? " over the scale-out network" : " over NVLink") +
+           " (in TTFT).";
   }
   if (p.queue_wait > 0) {
     out += " Requests beyond the " + std::to_string(p.in_flight) + " that fit wait " + text::duration(p.queue_wait) +

@@ -40,7 +40,7 @@ struct ServeShape {
   ServeLayout layout;
   Precision precision = Precision::bf16;
   Precision kv_precision = Precision::bf16;
-  SpeculativeConfig speculative;  ///< the drafter's ops and its KV cache
+  SpeculativeConfig speculative{};  ///< the drafter's ops and its KV cache
 };
 
 /// The shape of a configuration.
