@@ -183,6 +183,18 @@ std::string aiperf_command(const InferenceSettings& s, const std::string& checkp
   return out + "\n";
 }
 
+// "CUDA_VISIBLE_DEVICES=4,5,6,7 ": the next `count` GPUs for one worker, so that the workers of a disaggregated
+// deployment start on GPUs of their own; indices count on past one node's GPUs (restart them on the next node).
+std::string devices(int& next, int count) {
+  std::string list;
+  for (int i = 0; i < count; ++i, ++next) {
+    list += (i == 0 ? "" : ",") + std::to_string(next);
+  }
+  return "CUDA_VISIBLE_DEVICES=" + list + " ";
+}
+
+int worker_gpus(const llm::ServeLayout& l) { return l.tp * l.pp; }
+
 void trtllm_disaggregated(LaunchFiles& f, const InferenceSettings& s, const std::string& ckpt,
                           const llm::ServeProjection& p) {
   const llm::ServeDisaggregation& d = *p.disaggregation;
@@ -200,18 +212,21 @@ void trtllm_disaggregated(LaunchFiles& f, const InferenceSettings& s, const std:
                        "pytorch\ncontext_servers:\n  num_instances: " +
                        std::to_string(d.prefill_workers) + "\n  urls:\n";
   std::string script = "#!/usr/bin/env bash\n# " + llm::describe_serve_point(p, p.config.layout.ep > 1) +
-                       ": start each worker on its own GPUs (CUDA_VISIBLE_DEVICES), then the router.\nset -e\n";
+                       ": each worker starts on GPUs of its own (CUDA_VISIBLE_DEVICES), then the router.\nset -e\n";
   int port = 8001;
+  int gpu = 0;
   for (int i = 0; i < d.prefill_workers; ++i, ++port) {
     config += "    - \"localhost:" + std::to_string(port) + "\"\n";
-    script += trtllm_command(ckpt, d.prefill_layout, prefill_batch, p.config, "ctx_extra_llm_api_options.yaml", port) +
+    script += devices(gpu, worker_gpus(d.prefill_layout)) +
+              trtllm_command(ckpt, d.prefill_layout, prefill_batch, p.config, "ctx_extra_llm_api_options.yaml", port) +
               " &\n";
   }
   config += "generation_servers:\n  num_instances: " + std::to_string(d.decode_workers) + "\n  urls:\n";
   for (int i = 0; i < d.decode_workers; ++i, ++port) {
     config += "    - \"localhost:" + std::to_string(port) + "\"\n";
-    script +=
-        trtllm_command(ckpt, p.config.layout, batch_size(p), p.config, "gen_extra_llm_api_options.yaml", port) + " &\n";
+    script += devices(gpu, worker_gpus(p.config.layout)) +
+              trtllm_command(ckpt, p.config.layout, batch_size(p), p.config, "gen_extra_llm_api_options.yaml", port) +
+              " &\n";
   }
   script += "trtllm-serve disaggregated -c disagg_config.yaml\n";
   f.files.front().second = script;
@@ -254,11 +269,14 @@ LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeA
       script += "# " + std::to_string(d.prefill_workers) + " prefill and " + std::to_string(d.decode_workers) +
                 " decode instances, each on its own GPUs; put your P/D proxy in front of them on port 8000.\n";
       int port = 8001;
+      int gpu = 0;
       for (int i = 0; i < d.prefill_workers; ++i) {
-        script += vllm_command(s, ckpt, d.prefill_layout, std::max(1, d.prompts_per_iteration), port++, kv) + " &\n";
+        script += devices(gpu, worker_gpus(d.prefill_layout)) +
+                  vllm_command(s, ckpt, d.prefill_layout, std::max(1, d.prompts_per_iteration), port++, kv) + " &\n";
       }
       for (int i = 0; i < d.decode_workers; ++i) {
-        script += vllm_command(s, ckpt, p.config.layout, batch_size(p), port++, kv) + " &\n";
+        script += devices(gpu, worker_gpus(p.config.layout)) +
+                  vllm_command(s, ckpt, p.config.layout, batch_size(p), port++, kv) + " &\n";
       }
       script += "wait\n";
     } else {

@@ -91,3 +91,31 @@ TEST_CASE("explore writes the recommendation's launch files where serve.emit_lau
   CHECK((std::filesystem::status(dir.path() / "deploy" / "trtllm-serve.sh").permissions() &
          std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
 }
+
+TEST_CASE("a disaggregated deployment: each worker on GPUs of its own, the router over every context and generation "
+          "worker") {
+  InferenceHost h;
+  h.use_preset("llama70b-serve");
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::isl, std::int64_t{8000});
+  h.set(key::mode, std::string("disaggregated"));
+  h.set(key::prefill_tp, std::int64_t{1});
+  h.set(key::prefill_workers, std::int64_t{4});
+  h.set(key::tp, std::int64_t{4});
+  h.set(key::decode_workers, std::int64_t{1});
+  const Serving serving{dgx::sdk::Host(h.api())};
+  const LaunchFiles f = launch_files(serving.settings(), serving.assumptions(), serving.project_configuration());
+  const std::string* serve = f.find("trtllm-serve.sh");
+  for (const char* worker : {"CUDA_VISIBLE_DEVICES=0 trtllm-serve", "CUDA_VISIBLE_DEVICES=3 trtllm-serve",
+                             "CUDA_VISIBLE_DEVICES=4,5,6,7 trtllm-serve"}) {
+    CAPTURE(worker);
+    CHECK(has(serve, worker));
+  }
+  CHECK_FALSE(has(serve, "CUDA_VISIBLE_DEVICES=8"));
+  CHECK(has(serve, "--tp_size 4 --pp_size 1"));
+  CHECK(has(serve, "trtllm-serve disaggregated -c disagg_config.yaml"));
+  const std::string* router = f.find("disagg_config.yaml");
+  CHECK(has(router, "context_servers:\n  num_instances: 4\n"));
+  CHECK(has(router, "generation_servers:\n  num_instances: 1\n  urls:\n    - \"localhost:8005\"\n"));
+  CHECK(has(f.find("gen_extra_llm_api_options.yaml"), "cache_transceiver_config:"));
+}
