@@ -76,7 +76,8 @@ TEST_CASE("a manifest is written in block style with sequences at their key's in
                        {"containers", json::Array{object({{"name", "worker"}, {"args", json::Array{"-np", "16"}}})}},
                        {"limits", object({{"nvidia.com/gpu", 8}})},
                        {"emptyDir", json::Object{}},
-                       {"nested", json::Array{json::Array{"a", "b"}}},
+                       // A Value around the inner array: clang reads Array{Array{...}} as a copy of the inner one.
+                       {"nested", json::Array{json::Value{json::Array{"a", "b"}}}},
                        {"ratio", 0.5},
                        {"on", true},
                        {"none", nullptr}})},

@@ -159,7 +159,8 @@ TEST_CASE("a decode all-reduce of a few kB is one-shot: two NVLink hops instead 
   const SystemProfile s = catalog_system("h100-sxm");
   const ServeShape shape{.layout = {.tp = 8}, .precision = Precision::fp8, .kv_precision = Precision::fp8};
   const StepLoad one{.decode_seqs = 1, .decode_kv_tokens = 1500, .logit_rows = 1};
-  const Op* small = find_op(serve_layer_ops(m, s, shape, one), "tp_all_reduce_mlp");
+  const std::vector<Op> ops = serve_layer_ops(m, s, shape, one);
+  const Op* small = find_op(ops, "tp_all_reduce_mlp");
   REQUIRE(small != nullptr);
   const auto& c = std::get<CollectiveShape>(small->shape);
   CHECK(c.one_sided);
