@@ -3,6 +3,12 @@
 # <label>. Tests labelled `gpu` that print "SKIPPED: no CUDA device" are reported by CTest as skipped, and so are
 # tests labelled `postgres` that print "SKIPPED: no PostgreSQL server binary", and the tests whose output matches
 # SKIP_REGULAR_EXPRESSION (a tool or server they need is missing).
+# With DGX_TEST_EACH_CASE off (the ASan+UBSan tree, where every process start costs a sanitizer runtime's set-up),
+# a `unit` executable is one CTest test that runs all of its cases; its output names a failing case all the same.
+# Test code is compiled without optimisation: its speed does not matter, the code under test keeps the build type's
+# flags, and -O0 roughly halves the compile time of doctest's expanded checks (CI builds every test twice). GPU tests
+# keep the build's flags: their CPU references run on the device machine's clock.
+option(DGX_TEST_EACH_CASE "one CTest test per doctest TEST_CASE (OFF: one per unit-test executable)" ON)
 function(dgx_add_doctest name)
   cmake_parse_arguments(ARG "" "SKIP_REGULAR_EXPRESSION" "SOURCES;LIBRARIES;LABELS;DEFINITIONS" ${ARGN})
   # CTest cuts a discovered test name at ';' (a list separator): such a test runs no test case and still passes.
@@ -27,6 +33,14 @@ function(dgx_add_doctest name)
   if(ARG_LABELS)
     set(_label ${ARG_LABELS})  # one label: CTest list properties do not survive doctest_discover_tests
   endif()
+  if(NOT _label STREQUAL "gpu")
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0>)
+  endif()
+  if(NOT DGX_TEST_EACH_CASE AND _label STREQUAL "unit" AND NOT ARG_SKIP_REGULAR_EXPRESSION)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS unit)
+    return()
+  endif()
   set(_properties LABELS ${_label})
   if(_label STREQUAL "gpu")  # GPU tests print this and return when there is no device: CTest reports a skip
     list(APPEND _properties SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
@@ -41,8 +55,11 @@ endfunction()
 # dgx_add_plugin_cli_test(<name> PLUGIN <plugin> SOURCES ... [LIBRARIES ...] [DEFINITIONS ...])
 # An end-to-end test of the dgxhost executable with a built plugin, as a user runs it (tests/support/plugin_cli.hpp):
 # a doctest executable labelled `integration`, DGX_TEST_DGXHOST naming dgxhost, built after dgxhost, the plugin and the
-# configs it runs with.
+# configs it runs with. Left out where DGX_END_TO_END_TESTS is off (the sanitized tree).
 function(dgx_add_plugin_cli_test name)
+  if(NOT DGX_END_TO_END_TESTS)
+    return()
+  endif()
   cmake_parse_arguments(ARG "" "PLUGIN" "SOURCES;LIBRARIES;DEFINITIONS" ${ARGN})
   dgx_add_doctest(${name}
     SOURCES ${ARG_SOURCES}

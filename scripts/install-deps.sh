@@ -5,13 +5,14 @@
 # launch` against the MPI Operator's CRD; xmllint (libxml2-utils) validates the JUnit report and promtool (in
 # Debian's prometheus package, which also brings a server that is not started here) checks the Prometheus one, as
 # their users' tools would; clang-format and clang-tidy are for the style checks, scripts/lint.sh, run by .ci/run;
+# lld links faster than the default linker (CMakeLists.txt uses it where present);
 # SQLite and libpq are the results store's backends, and its tests start a PostgreSQL server of their own).
 # Idempotent: a machine that has everything installs nothing. The CUDA toolkit is not a Debian package: it is used
 # from /usr/local/cuda when present, and the build simply leaves the CUDA plugins out when it is not.
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ git pkg-config ccache
+  cmake ninja-build g++ git pkg-config ccache lld
   clang-format-16 clang-tidy
   libboost-dev libboost-program-options-dev
   libtomlplusplus-dev nlohmann-json3-dev doctest-dev
