@@ -11,6 +11,7 @@
 
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
+#include "text_checks.hpp"
 
 using namespace dgx::testing;
 namespace fs = std::filesystem;
@@ -23,8 +24,6 @@ std::string read(const fs::path& path) {
   out << in.rdbuf();
   return out.str();
 }
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A 2-node MPIJob in namespace ml; the tests add the rest.
 std::vector<std::string> job() {

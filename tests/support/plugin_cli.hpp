@@ -12,6 +12,7 @@
 #include "dgx/core/support/json.hpp"
 #include "process.hpp"
 #include "sanitized.hpp"
+#include "text_checks.hpp"
 
 namespace dgx::testing {
 
@@ -58,8 +59,6 @@ inline std::vector<std::string> with_plugin(const std::string& plugin, const std
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
-
-inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// A table of inputs: each case's arguments, and the reason a configuration error names.
 using ConfigErrorCases = std::vector<std::pair<std::vector<std::string>, std::string>>;

@@ -35,7 +35,7 @@ po::options_description compare_options(CompareCli& c) {
   return d;
 }
 
-Expected<CompareCli> parse(int argc, const char* const* argv) {
+Expected<CompareCli> parse_compare(int argc, const char* const* argv) {
   CompareCli c;
   po::options_description d = compare_options(c);
   if (auto problem = parse_subcommand(argc, argv, d, c.out, "compare", 2)) {
@@ -70,7 +70,7 @@ json::Object compare_context(const CompareCli& c, int argc, const char* const* a
 }  // namespace
 
 int run_compare(int argc, const char* const* argv) {
-  auto cli = parse(argc, argv);
+  auto cli = parse_compare(argc, argv);
   if (!cli) {
     std::cerr << "dgxhost: " << cli.error().message << "\n";
     return to_int(cli.error().code);

@@ -152,11 +152,6 @@ Expected<SeriesQuery> query_of(const HistoryCli& c) {
   return q;
 }
 
-int fail(const Failure& f) {
-  std::cerr << "dgxhost: history: " << f.message << "\n";
-  return to_int(f.code);
-}
-
 // Under --detect, a store whose every series is too short judges nothing: that is said, and is not a pass.
 std::optional<Failure> nothing_judged(const Report& report, const std::vector<Series>& series,
                                       const HistoryOptions& o) {
@@ -188,7 +183,7 @@ int run_history(int argc, const char* const* argv) {
   HistoryCli c;
   const po::options_description d = history_options(c);
   if (auto problem = parse_subcommand(argc, argv, d, c.out, "history", 0)) {
-    return fail(*problem);
+    return print_failure("history", *problem);
   }
   if (c.help) {
     std::cout << d << "\n"
@@ -203,24 +198,25 @@ int run_history(int argc, const char* const* argv) {
     return 0;
   }
   if (auto problem = check_numbers(c)) {
-    return fail(*problem);
+    return print_failure("history", *problem);
   }
   auto options = detect_options(c);
   auto query = query_of(c);
   if (!options || !query) {
-    return fail(!options ? options.error() : query.error());
+    return print_failure("history", !options ? options.error() : query.error());
   }
   const std::string location = c.store.empty() ? default_store_location() : c.store;
   if (location.empty()) {
-    return fail({ExitCode::usage, "no store: DGX_RUNS_DIR=off and DGX_STORE is not set; name one with --store"});
+    return print_failure(
+        "history", {ExitCode::usage, "no store: DGX_RUNS_DIR=off and DGX_STORE is not set; name one with --store"});
   }
   auto store = open_store(location, StoreAccess::read);
   if (!store) {
-    return fail(store.error());
+    return print_failure("history", store.error());
   }
   auto series = store.value()->history(query.value());
   if (!series) {
-    return fail(series.error());
+    return print_failure("history", series.error());
   }
   if (options->across_hosts) {
     series = merge_across_hosts(std::move(series.value()));

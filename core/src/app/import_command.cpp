@@ -41,7 +41,7 @@ po::options_description import_options(ImportCli& c) {
   return d;
 }
 
-Expected<ImportCli> parse(int argc, const char* const* argv) {
+Expected<ImportCli> parse_import(int argc, const char* const* argv) {
   ImportCli c;
   po::options_description d = import_options(c);
   if (auto problem = parse_subcommand(argc, argv, d, c.out, "import", -1)) {
@@ -56,17 +56,12 @@ Expected<ImportCli> parse(int argc, const char* const* argv) {
   return c;
 }
 
-int fail(const Failure& f) {
-  std::cerr << "dgxhost: import: " << f.message << "\n";
-  return to_int(f.code);
-}
-
 }  // namespace
 
 int run_import(int argc, const char* const* argv) {
-  auto cli = parse(argc, argv);
+  auto cli = parse_import(argc, argv);
   if (!cli) {
-    return fail(cli.error());
+    return print_failure("import", cli.error());
   }
   if (cli->help) {
     ImportCli scratch;
@@ -78,7 +73,7 @@ int run_import(int argc, const char* const* argv) {
   }
   auto report = import_files(cli->files, cli->sets);
   if (!report) {
-    return fail(report.error());
+    return print_failure("import", report.error());
   }
   report->context.set("argv", command_argv(argc, argv));
   return emit_subcommand_report(*report, cli->out);

@@ -8,15 +8,11 @@
 #include "dgx/core/app/slurm_script.hpp"
 #include "dgx/core/results/output_path.hpp"
 #include "run_command.hpp"
+#include "subcommand.hpp"
 
 namespace dgx {
 
 namespace {
-
-int fail(const Failure& failure) {
-  std::cerr << "dgxhost: error: " << failure.message << "\n";
-  return to_int(failure.code);
-}
 
 // Writes the script or manifest into --output-dir (created if need be).
 std::optional<Failure> write_job_file(const LaunchOptions& o, const std::string& content) {
@@ -37,7 +33,7 @@ std::optional<Failure> write_job_file(const LaunchOptions& o, const std::string&
 int submit_slurm(const LaunchOptions& o) {
   auto submitted = submit_sbatch(o.script);
   if (!submitted) {
-    return fail(submitted.error());
+    return print_failure("error", submitted.error());
   }
   std::cout << submitted.value() << "\n";
   std::cout << "results: " << results_path(o, "<job id>") << "\n";
@@ -47,7 +43,7 @@ int submit_slurm(const LaunchOptions& o) {
 int submit_kubernetes(const LaunchOptions& o) {
   auto applied = apply_mpijob(o);
   if (!applied) {
-    return fail(applied.error());
+    return print_failure("error", applied.error());
   }
   std::cout << applied.value() << "\n";
   if (o.k8s.wait) {
@@ -64,7 +60,7 @@ int submit_kubernetes(const LaunchOptions& o) {
 int run_launch(int argc, const char* const* argv) {
   auto options = parse_launch(argc, argv);
   if (!options) {
-    return fail(options.error());
+    return print_failure("error", options.error());
   }
   const LaunchOptions& o = options.value();
   if (o.help) {
@@ -74,7 +70,7 @@ int run_launch(int argc, const char* const* argv) {
   // What the ranks will run, checked here first: a misspelt plugin or key fails now, not in the queue.
   if (o.check_ranks) {
     if (auto problem = validate_run(o.dgxhost_args)) {
-      return fail(Failure{problem->code, "dgxhost launch: " + problem->message});
+      return print_failure("error", Failure{problem->code, "dgxhost launch: " + problem->message});
     }
   }
   const bool slurm = o.scheduler == Scheduler::slurm;
@@ -84,7 +80,7 @@ int run_launch(int argc, const char* const* argv) {
     return 0;
   }
   if (auto problem = write_job_file(o, content)) {
-    return fail(*problem);
+    return print_failure("error", *problem);
   }
   std::cout << (slurm ? "sbatch script: " : "MPIJob manifest: ") << o.script << "\n";
   if (!o.submit) {

@@ -11,8 +11,6 @@ namespace dgx {
 
 namespace {
 
-Failure not_available(std::string message) { return {ExitCode::no_plugin, std::move(message)}; }
-
 // Every name NAME may be: the close matches of an unknown one come from these.
 std::vector<std::string> all_names(const PluginRegistry& registry) {
   std::vector<std::string> names;
@@ -41,7 +39,7 @@ Expected<Target> resolve_qualified(const PluginRegistry& registry, std::string_v
   const LoadedPlugin* plugin = registry.find_plugin(name.substr(0, colon));
   const WorkloadInfo* workload = plugin != nullptr ? plugin->find_workload(name.substr(colon + 1)) : nullptr;
   if (workload == nullptr) {
-    return not_available("no workload '" + std::string(name) + "' is loaded");
+    return plugin_failure("no workload '" + std::string(name) + "' is loaded");
   }
   return Target{plugin, workload, nullptr};
 }
@@ -56,7 +54,7 @@ Expected<Target> resolve_plugin(const LoadedPlugin& plugin) {
     workloads.push_back({&plugin, &w, nullptr});
   }
   if (workloads.empty()) {
-    return not_available("plugin '" + plugin.name + "' offers no workloads");
+    return plugin_failure("plugin '" + plugin.name + "' offers no workloads");
   }
   return Failure{ExitCode::usage, "plugin '" + plugin.name + "' offers several workloads; choose " +
                                       text::join(qualified_names(workloads), ", ")};
@@ -83,7 +81,7 @@ Expected<Target> resolve_workload(const PluginRegistry& registry, std::string_vi
   if (const LoadedPlugin* plugin = registry.find_plugin(name)) {
     return resolve_plugin(*plugin);
   }
-  return not_available({});
+  return plugin_failure({});
 }
 
 // Step 2: a preset runs its workload, found as in steps 3 and 4.
@@ -103,7 +101,7 @@ Failure unknown_name(const PluginRegistry& registry, std::string_view name) {
   const std::string file_name = "libdgx-" + std::string(name) + ".so";
   for (const PluginRejection& r : registry.rejections()) {
     if (r.file.filename() == file_name) {
-      return not_available("plugin '" + std::string(name) + "' was found but rejected: " + r.line());
+      return plugin_failure("plugin '" + std::string(name) + "' was found but rejected: " + r.line());
     }
   }
   std::string message = "no plugin, workload or preset named '" + std::string(name) + "'";
@@ -115,7 +113,7 @@ Failure unknown_name(const PluginRegistry& registry, std::string_view name) {
   if (!registry.rejections().empty()) {
     message += "; " + std::to_string(registry.rejections().size()) + " plugin file(s) were rejected";
   }
-  return not_available(message + ")");
+  return plugin_failure(message + ")");
 }
 
 }  // namespace

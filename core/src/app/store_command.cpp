@@ -86,7 +86,7 @@ po::options_description store_options(StoreCli& c) {
   return d;
 }
 
-Expected<StoreCli> parse(int argc, const char* const* argv) {
+Expected<StoreCli> parse_store(int argc, const char* const* argv) {
   StoreCli c;
   const po::options_description d = store_options(c);
   po::positional_options_description positional;
@@ -181,7 +181,7 @@ int info(Store& store) {
 }  // namespace
 
 int run_store(int argc, const char* const* argv) {
-  auto cli = parse(argc, argv);
+  auto cli = parse_store(argc, argv);
   if (!cli) {
     std::cerr << "dgxhost: store: " << cli.error().message << "\n";
     return to_int(cli.error().code);

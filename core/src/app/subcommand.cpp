@@ -97,4 +97,9 @@ json::Array command_argv(int argc, const char* const* argv) {
   return args;
 }
 
+int print_failure(const std::string& prefix, const Failure& failure) {
+  std::cerr << "dgxhost: " << prefix << ": " << failure.message << "\n";
+  return to_int(failure.code);
+}
+
 }  // namespace dgx

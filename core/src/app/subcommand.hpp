@@ -41,6 +41,9 @@ std::optional<Failure> parse_subcommand(int argc, const char* const* argv,
 /// code, 1 when the file could not be written; a failed report's error also on stderr when stdout is not a table.
 int emit_subcommand_report(Report& report, const SubcommandOutput& out);
 
+/// A subcommand's failure before it has a report: "dgxhost: <prefix>: <message>" on stderr; returns its exit code.
+int print_failure(const std::string& prefix, const Failure& failure);
+
 /// A subcommand report's context: {"dgxhost": dgxhost_identity(), "workload", "argv"}.
 json::Object subcommand_context(const std::string& workload, int argc, const char* const* argv);
 

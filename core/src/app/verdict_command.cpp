@@ -56,7 +56,7 @@ po::options_description verdict_options(VerdictCli& c) {
   return d;
 }
 
-Expected<VerdictCli> parse(int argc, const char* const* argv) {
+Expected<VerdictCli> parse_verdict(int argc, const char* const* argv) {
   VerdictCli c;
   po::options_description d = verdict_options(c);
   if (auto problem = parse_subcommand(argc, argv, d, c.out, "verdict", -1)) {
@@ -238,7 +238,7 @@ int report_failure(const Failure& failure) {
 }  // namespace
 
 int run_verdict(int argc, const char* const* argv) {
-  auto cli = parse(argc, argv);
+  auto cli = parse_verdict(argc, argv);
   if (!cli) {
     return report_failure(cli.error());
   }

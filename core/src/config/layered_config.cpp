@@ -42,8 +42,6 @@ std::string SourceLocation::describe() const {
 
 namespace {
 
-Failure usage_error(std::string message) { return {ExitCode::usage, std::move(message)}; }
-
 std::string describe_value(const json::Value& v) {
   if (v.is_bool()) {
     return std::string("boolean ") + (v.as_bool() ? "true" : "false");
@@ -241,16 +239,16 @@ bool valid_config_key(std::string_view key) {
 Expected<ConfigEntry> parse_set_argument(std::string_view argument) {
   const std::size_t eq = argument.find('=');
   if (eq == std::string_view::npos) {
-    return usage_error("--set " + std::string(argument) + ": expected KEY=VALUE, e.g. --set spin.us=2000");
+    return usage_failure("--set " + std::string(argument) + ": expected KEY=VALUE, e.g. --set spin.us=2000");
   }
   const std::string key = text::trim(argument.substr(0, eq));
   const std::string raw = text::trim(argument.substr(eq + 1));
   if (!valid_config_key(key)) {
-    return usage_error("--set " + std::string(argument) + ": '" + key +
-                       "' is not a config key (letters, digits, '_', '-', separated by dots)");
+    return usage_failure("--set " + std::string(argument) + ": '" + key +
+                         "' is not a config key (letters, digits, '_', '-', separated by dots)");
   }
   if (raw.empty()) {
-    return usage_error("--set " + std::string(argument) + ": no value after '='");
+    return usage_failure("--set " + std::string(argument) + ": no value after '='");
   }
 
   ConfigEntry entry{key, {}, {"--set", {}, 0, 0, "--set " + std::string(argument)}, raw};
@@ -293,12 +291,12 @@ std::string size_suffix_hint(const ParamSpec& spec, const json::Value& value) {
 Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
   auto mismatch = [&] {
     if (const std::string range = out_of_range_hint(entry.value); !range.empty()) {  // a number, just too large
-      return usage_error("config key '" + spec.key + "' (" + entry.where.describe() + "): " + range + "; it expects " +
-                         a_or_an(spec.type));
+      return usage_failure("config key '" + spec.key + "' (" + entry.where.describe() + "): " + range +
+                           "; it expects " + a_or_an(spec.type));
     }
-    return usage_error("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
-                       describe_value(entry.value) + " (" + entry.where.describe() + ")" +
-                       size_suffix_hint(spec, entry.value));
+    return usage_failure("config key '" + spec.key + "' expects " + a_or_an(spec.type) + ", got " +
+                         describe_value(entry.value) + " (" + entry.where.describe() + ")" +
+                         size_suffix_hint(spec, entry.value));
   };
   json::Value result;
   if (const auto element = element_type(spec.type)) {
@@ -330,7 +328,7 @@ Expected<json::Value> coerce(const ParamSpec& spec, const ConfigEntry& entry) {
     result = std::move(*converted);
   }
   if (auto problem = check_choices(spec, result)) {
-    return usage_error("config key '" + spec.key + "': " + *problem + " (" + entry.where.describe() + ")");
+    return usage_failure("config key '" + spec.key + "': " + *problem + " (" + entry.where.describe() + ")");
   }
   return result;
 }

@@ -19,8 +19,6 @@ namespace dgx {
 
 namespace {
 
-Failure usage_error(std::string message) { return {ExitCode::usage, std::move(message)}; }
-
 // Nesting ------------------------------------------------------------------------------------------------------
 
 // toml++ builds and frees nested tables recursively: a 200 KB file of one dotted key ("a.a.a...") overflows the
@@ -149,14 +147,14 @@ private:
 Expected<toml::table> parse_document(std::string_view text, const std::string& name) {
   NestingScan scan(text);
   if (auto problem = scan.run()) {
-    return usage_error(name + ": " + nesting_refusal(scan.line(), *problem));
+    return usage_failure(name + ": " + nesting_refusal(scan.line(), *problem));
   }
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     const auto& begin = e.source().begin;
-    return usage_error(name + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) +
-                       ": invalid TOML: " + std::string(e.description()));
+    return usage_failure(name + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) +
+                         ": invalid TOML: " + std::string(e.description()));
   }
 }
 
@@ -235,14 +233,14 @@ std::optional<Failure> read_preset_table(const toml::node& preset, const std::st
                                          json::Object& out) {
   const toml::table* table = preset.as_table();
   if (table == nullptr) {
-    return usage_error(location(origin, file, preset).describe() +
-                       ": 'preset' must be a table ([preset] with workload and summary)");
+    return usage_failure(location(origin, file, preset).describe() +
+                         ": 'preset' must be a table ([preset] with workload and summary)");
   }
   for (const auto& [key, node] : *table) {
     if (key.str() != "workload" && key.str() != "summary" && key.str() != "description") {
-      return usage_error(location(origin, file, node).describe() + ": '" + std::string(key.str()) +
-                         "' is not a preset field (workload, summary, description); config keys must come before "
-                         "any [table] header, so write the preset fields as preset.workload = ... at the top");
+      return usage_failure(location(origin, file, node).describe() + ": '" + std::string(key.str()) +
+                           "' is not a preset field (workload, summary, description); config keys must come before "
+                           "any [table] header, so write the preset fields as preset.workload = ... at the top");
     }
     std::string error;
     if (auto v = to_value(node, error)) {
@@ -270,7 +268,7 @@ Expected<TomlConfig> parse_toml_config(std::string_view text, const std::string&
   Flattener flattener{origin, file, result.layer, {}};
   flattener.table(root.value(), "");
   if (!flattener.errors.empty()) {
-    return usage_error(join_errors(flattener.errors));
+    return usage_failure(join_errors(flattener.errors));
   }
   // toml++ keeps tables sorted by key; file order reads better in listings and errors.
   std::stable_sort(result.layer.entries.begin(), result.layer.entries.end(), [](const auto& a, const auto& b) {
@@ -293,17 +291,17 @@ Expected<json::Value> parse_toml_value(std::string_view literal) {
   if (!table) {
     const std::string& m = table.error().message;
     const auto reason = m.find("invalid TOML: ");
-    return usage_error("invalid TOML value " + shown +
-                       (reason != std::string::npos ? ": " + m.substr(reason + 14) : ": " + m));
+    return usage_failure("invalid TOML value " + shown +
+                         (reason != std::string::npos ? ": " + m.substr(reason + 14) : ": " + m));
   }
   const toml::node* node = table->get("v");
   if (node == nullptr || table->size() != 1) {
-    return usage_error("invalid TOML value " + shown);
+    return usage_failure("invalid TOML value " + shown);
   }
   std::string error;
   auto value = to_value(*node, error);
   if (!value) {
-    return usage_error("invalid TOML value " + shown + ": " + error);
+    return usage_failure("invalid TOML value " + shown + ": " + error);
   }
   return std::move(*value);
 }

@@ -31,14 +31,14 @@ constexpr MetricName kMetrics[] = {
 };
 
 // Statistics of one metric: "avg", "p50", ... -> value.
-using Stats = std::map<std::string, double>;
+using StatFields = std::map<std::string, double>;
 
-std::optional<double> stat(const Stats& s, const char* name) {
+std::optional<double> stat(const StatFields& s, const char* name) {
   const auto it = s.find(name);
   return it == s.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-void add_metric(ParsedRun& run, const MetricName& m, const Stats& s) {
+void add_metric(ParsedRun& run, const MetricName& m, const StatFields& s) {
   if (m.latency) {
     auto median = stat(s, "p50");
     run.add_latency(m.row, median ? median : stat(s, "avg"), stat(s, "p90"), stat(s, "p99"));
@@ -53,8 +53,8 @@ void add_metric(ParsedRun& run, const MetricName& m, const Stats& s) {
   }
 }
 
-Stats stats_of(const json::Value& v) {
-  Stats s;
+StatFields stats_of(const json::Value& v) {
+  StatFields s;
   if (v.is_object()) {
     for (const auto& member : v.as_object()) {
       if (member.second.is_number()) {
@@ -177,7 +177,7 @@ Expected<ParsedRun> parse_csv(std::string_view text, const std::string& origin, 
     if (m == nullptr) {
       continue;
     }
-    Stats s;
+    StatFields s;
     for (std::size_t i = 1; i < cells.size(); ++i) {
       if (auto v = parse_number(cells[i])) {
         s[header[i] == "Value" ? "value" : header[i]] = *v;

@@ -19,8 +19,6 @@ namespace dgx {
 
 namespace {
 
-Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reason)}; }
-
 // Counts and strides beyond these are garbage, not a plugin: reading them would walk off into memory.
 constexpr std::uint32_t kMaxWorkloads = 1024;
 constexpr std::uint32_t kMaxParams = 4096;
@@ -110,14 +108,14 @@ std::optional<std::string> check_runner_key(const ParamSpec& spec, const std::st
 
 Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where) {
   if (p.key == nullptr || *p.key == '\0') {
-    return reject(where + " has no key (expected a dotted name, found NULL)");
+    return plugin_failure(where + " has no key (expected a dotted name, found NULL)");
   }
   const std::string here = where + " " + shown(p.key);
   if (!valid_config_key(p.key)) {
-    return reject(here + " is not a config key (expected letters, digits, '_', '-', separated by dots)");
+    return plugin_failure(here + " is not a config key (expected letters, digits, '_', '-', separated by dots)");
   }
   if (!valid_param_type(p.type)) {
-    return reject(here + " has type " + std::to_string(p.type) + " (expected 1-7)");
+    return plugin_failure(here + " has type " + std::to_string(p.type) + " (expected 1-7)");
   }
   ParamSpec spec;
   spec.key = p.key;
@@ -127,30 +125,30 @@ Expected<ParamSpec> read_param(const dgx_param_desc& p, const std::string& where
   spec.required = (p.flags & DGX_PARAM_REQUIRED) != 0;
   if (p.alias != nullptr && *p.alias != '\0') {
     if (std::strlen(p.alias) != 1 || std::isalpha(static_cast<unsigned char>(*p.alias)) == 0) {
-      return reject(here + " has alias " + shown(p.alias) + " (expected one letter)");
+      return plugin_failure(here + " has alias " + shown(p.alias) + " (expected one letter)");
     }
     spec.alias = p.alias;
   }
   if (p.choices != nullptr && *p.choices != '\0') {
     // abi/v1.h: choices are for STRING and STRING_LIST; on a number they would be compared as text to nothing.
     if (p.type != DGX_PARAM_STRING && p.type != DGX_PARAM_STRING_LIST) {
-      return reject(here + " of type " + std::string(to_string(spec.type)) + " has choices " + shown(p.choices) +
-                    " (expected none: only string and string-list parameters take choices)");
+      return plugin_failure(here + " of type " + std::string(to_string(spec.type)) + " has choices " +
+                            shown(p.choices) + " (expected none: only string and string-list parameters take choices)");
     }
     spec.choices = text::split(printable(p.choices), '|');
   }
   if (auto problem = check_runner_key(spec, here)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
   if (p.default_value != nullptr) {
     // A default that does not parse or does not fit the type is the plugin's bug: reject it now, not mid-run.
     auto literal = parse_toml_value(printable(p.default_value));
     if (!literal) {
-      return reject(here + " has an invalid default: " + literal.error().message);
+      return plugin_failure(here + " has an invalid default: " + literal.error().message);
     }
     auto value = coerce(spec, ConfigEntry{spec.key, literal.value(), {"default", {}, 0, 0, {}}, {}});
     if (!value) {
-      return reject(here + ": default does not fit: " + value.error().message);
+      return plugin_failure(here + ": default does not fit: " + value.error().message);
     }
     spec.default_value = std::move(value.value());
   }
@@ -168,32 +166,33 @@ std::optional<Failure> check_required_functions(const dgx_workload_desc& w, cons
                             Required{"run (it declares measure mode)", measures && w.run == nullptr},
                             Required{"project (it declares project/explore mode)", projects && w.project == nullptr}}) {
     if (r.missing) {
-      return reject(named + ": required function " + r.name + " is NULL (expected a function pointer)");
+      return plugin_failure(named + ": required function " + r.name + " is NULL (expected a function pointer)");
     }
   }
   const std::uint32_t known =
       DGX_MODE_BIT(DGX_MODE_MEASURE) | DGX_MODE_BIT(DGX_MODE_PROJECT) | DGX_MODE_BIT(DGX_MODE_EXPLORE);
   if (w.modes == 0 || (w.modes & ~known) != 0) {
-    return reject(named + " declares modes " + std::to_string(w.modes) + " (expected measure, project and/or explore)");
+    return plugin_failure(named + " declares modes " + std::to_string(w.modes) +
+                          " (expected measure, project and/or explore)");
   }
   return std::nullopt;
 }
 
 std::optional<Failure> read_params(const dgx_workload_desc& w, const std::string& named, WorkloadInfo& info) {
   if (auto problem = check_array(named + " parameter", w.params, w.param_count, kMaxParams)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
   std::set<std::string> keys;
   for (std::uint32_t i = 0; i < w.param_count; ++i) {
     if (auto problem = check_size<dgx_param_desc>(named + " parameter " + std::to_string(i), w.params->struct_size)) {
-      return reject(*problem);
+      return plugin_failure(*problem);
     }
     auto spec = read_param(detail::strided_element(w.params, i), named + " parameter");
     if (!spec) {
       return spec.error();
     }
     if (!keys.insert(spec->key).second) {
-      return reject(named + " declares parameter '" + spec->key + "' twice (expected unique keys)");
+      return plugin_failure(named + " declares parameter '" + spec->key + "' twice (expected unique keys)");
     }
     info.params.push_back(std::move(spec.value()));
   }
@@ -203,18 +202,18 @@ std::optional<Failure> read_params(const dgx_workload_desc& w, const std::string
 Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t index) {
   const std::string where = "workload " + std::to_string(index);
   if (w.name == nullptr || *w.name == '\0') {
-    return reject(where + " has no name (found NULL)");
+    return plugin_failure(where + " has no name (found NULL)");
   }
   if (!valid_workload_name(w.name)) {
-    return reject(where + " is named " + shown(w.name) +
-                  " (expected letters, digits, '-', '_' or '.', starting with a letter or digit)");
+    return plugin_failure(where + " is named " + shown(w.name) +
+                          " (expected letters, digits, '-', '_' or '.', starting with a letter or digit)");
   }
   const std::string named = "workload '" + std::string(w.name) + "'";
   if (auto failure = check_required_functions(w, named)) {
     return *failure;
   }
   if (auto problem = check_array(named + " precision", w.precisions, w.precision_count, kMaxPrecisions)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
 
   WorkloadInfo info;
@@ -235,11 +234,11 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
 
 std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
   if (auto problem = check_array("workload", d.workloads, d.workload_count, kMaxWorkloads)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
   if (d.workload_count > 0) {
     if (auto problem = check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size)) {
-      return reject(*problem);
+      return plugin_failure(*problem);
     }
   }
   for (std::uint32_t i = 0; i < d.workload_count; ++i) {
@@ -248,7 +247,7 @@ std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& pl
       return workload.error();
     }
     if (plugin.find_workload(workload->name) != nullptr) {
-      return reject("workload '" + workload->name + "' is declared twice (expected unique names)");
+      return plugin_failure("workload '" + workload->name + "' is declared twice (expected unique names)");
     }
     plugin.workloads.push_back(std::move(workload.value()));
   }
@@ -257,29 +256,29 @@ std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& pl
 
 std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
   if (auto problem = check_array("preset", d.presets, d.preset_count, kMaxPresets)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
   if (d.preset_count > 0) {
     if (auto problem = check_size<dgx_preset_desc>("preset descriptor", d.presets->struct_size)) {
-      return reject(*problem);
+      return plugin_failure(*problem);
     }
   }
   for (std::uint32_t i = 0; i < d.preset_count; ++i) {
     const dgx_preset_desc& p = detail::strided_element(d.presets, i);
     if (p.name == nullptr || p.workload == nullptr || p.config_toml == nullptr) {
-      return reject("preset " + std::to_string(i) + " lacks a name, workload or config (found NULL)");
+      return plugin_failure("preset " + std::to_string(i) + " lacks a name, workload or config (found NULL)");
     }
     if (!valid_workload_name(p.name)) {
-      return reject("preset " + std::to_string(i) + " is named " + shown(p.name) +
-                    " (expected letters, digits, '-', '_' or '.')");
+      return plugin_failure("preset " + std::to_string(i) + " is named " + shown(p.name) +
+                            " (expected letters, digits, '-', '_' or '.')");
     }
     if (plugin.find_workload(p.workload) == nullptr) {
-      return reject("preset '" + std::string(p.name) + "' names workload " + shown(p.workload) +
-                    ", which this plugin does not offer");
+      return plugin_failure("preset '" + std::string(p.name) + "' names workload " + shown(p.workload) +
+                            ", which this plugin does not offer");
     }
     if (std::any_of(plugin.presets.begin(), plugin.presets.end(),
                     [&](const PresetInfo& q) { return q.name == p.name; })) {
-      return reject("preset '" + std::string(p.name) + "' is declared twice (expected unique names)");
+      return plugin_failure("preset '" + std::string(p.name) + "' is declared twice (expected unique names)");
     }
     plugin.presets.push_back({p.name, p.workload, printable(p.summary), p.config_toml, {}});
   }
@@ -288,17 +287,17 @@ std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plug
 
 Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entry_status) {
   if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size)) {
-    return reject(*problem);
+    return plugin_failure(*problem);
   }
   if (entry_status != DGX_OK) {
-    return reject("dgx_plugin_entry returned " + sdk::status_symbol(entry_status) + " (expected DGX_OK)");
+    return plugin_failure("dgx_plugin_entry returned " + sdk::status_symbol(entry_status) + " (expected DGX_OK)");
   }
   if (d.name == nullptr || *d.name == '\0') {
-    return reject("plugin descriptor has no name (found NULL)");
+    return plugin_failure("plugin descriptor has no name (found NULL)");
   }
   if (!valid_plugin_name(d.name)) {
-    return reject("plugin is named " + shown(d.name) +
-                  " (expected lower case letters, digits, '-' and '_', at most 64, as abi/v1.h says)");
+    return plugin_failure("plugin is named " + shown(d.name) +
+                          " (expected lower case letters, digits, '-' and '_', at most 64, as abi/v1.h says)");
   }
 
   LoadedPlugin plugin;

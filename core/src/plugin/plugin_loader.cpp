@@ -52,8 +52,6 @@ const WorkloadInfo* LoadedPlugin::find_workload(std::string_view workload_name) 
 
 namespace {
 
-Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reason)}; }
-
 // A v1 plugin's optional init(): called once after loading, with the services for init and probe.
 std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api* host,
                                  const detail::LoadRecovery& recovery) {
@@ -70,8 +68,8 @@ std::optional<Failure> call_init(const LoadedPlugin& plugin, const dgx_host_api*
   if (status == DGX_OK) {
     return std::nullopt;
   }
-  return reject("init failed with " + sdk::status_symbol(status) +
-                " (expected DGX_OK): " + (message[0] != '\0' ? message.data() : "no message"));
+  return plugin_failure("init failed with " + sdk::status_symbol(status) +
+                        " (expected DGX_OK): " + (message[0] != '\0' ? message.data() : "no message"));
 }
 
 }  // namespace
@@ -85,7 +83,8 @@ Expected<std::unique_ptr<LoadedPlugin>> load_checked_plugin(const CheckedFile& f
   const std::uint32_t major = DGX_ABI_VERSION_MAJOR(opened->abi_version);
   const DescriptorAdapter adapter = descriptor_adapter(major);
   if (adapter == nullptr) {  // open_plugin accepts only versions this host speaks: a missing adapter is our bug
-    return reject("ABI major version " + std::to_string(major) + " has no adapter in this dgxhost (internal error)");
+    return plugin_failure("ABI major version " + std::to_string(major) +
+                          " has no adapter in this dgxhost (internal error)");
   }
   Expected<LoadedPlugin> plugin = Failure{};
   {
@@ -115,7 +114,7 @@ Expected<std::unique_ptr<LoadedPlugin>> load_plugin(const std::filesystem::path&
   }
   ProbeVerdict verdict = probe_plugin(checked.value(), options);
   if (verdict.rejection) {
-    return reject(*verdict.rejection);
+    return plugin_failure(*verdict.rejection);
   }
   return load_checked_plugin(checked.value(), options, verdict.recovery);
 }

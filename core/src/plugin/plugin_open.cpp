@@ -28,8 +28,6 @@ std::string abi_version_string(std::uint32_t version) {
 
 namespace {
 
-Failure reject(std::string reason) { return {ExitCode::no_plugin, std::move(reason)}; }
-
 // Libraries stay loaded until the process exits: code or data a plugin handed out may still be referenced, and
 // unloading C++ libraries with static state is a classic source of crashes at exit. The vector is leaked on
 // purpose so that nothing runs dlclose before exit.
@@ -93,7 +91,7 @@ Expected<boost::dll::shared_library> open_library(const CheckedFile& file, const
   }
   if (load_error) {
     const char* reason = ::dlerror();  // Boost.DLL keeps only a generic code; the loader's reason is better
-    return reject("cannot be loaded: " + (reason != nullptr ? std::string(reason) : load_error.message()));
+    return plugin_failure("cannot be loaded: " + (reason != nullptr ? std::string(reason) : load_error.message()));
   }
   retained_libraries().push_back(library);
   register_plugin_library(file.file, library.native());
@@ -102,8 +100,8 @@ Expected<boost::dll::shared_library> open_library(const CheckedFile& file, const
   struct stat st {};
   if (::stat(file.resolved.c_str(), &st) != 0 || st.st_dev != file.identity.device ||
       st.st_ino != file.identity.inode) {
-    return reject("was replaced between its check and its loading (" + file.resolved.string() +
-                  " is another file now): not loaded; run the command again");
+    return plugin_failure("was replaced between its check and its loading (" + file.resolved.string() +
+                          " is another file now): not loaded; run the command again");
   }
   return library;
 }
@@ -144,8 +142,8 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
     status = entry(&offer, &desc);
   }
   if (desc == nullptr) {
-    return reject("dgx_plugin_entry returned no descriptor and " + sdk::status_symbol(status) +
-                  " (expected DGX_OK and a descriptor)");
+    return plugin_failure("dgx_plugin_entry returned no descriptor and " + sdk::status_symbol(status) +
+                          " (expected DGX_OK and a descriptor)");
   }
   DescriptorHead head{};
   std::memcpy(&head.struct_size, desc, sizeof head.struct_size);
@@ -155,8 +153,9 @@ Expected<OpenedPlugin> negotiate(const std::filesystem::path& file, dgx_plugin_e
   const bool knows_version = head.struct_size >= sizeof head;
   if (knows_version &&
       (head.abi_version < kHostAbiMin || head.abi_version > kHostAbiMax || status == DGX_ERR_VERSION)) {
-    return reject("implements plugin ABI " + abi_version_string(head.abi_version) + ", this dgxhost speaks ABI " +
-                  abi_version_string(kHostAbiMin) + "-" + abi_version_string(kHostAbiMax));
+    return plugin_failure("implements plugin ABI " + abi_version_string(head.abi_version) +
+                          ", this dgxhost speaks ABI " + abi_version_string(kHostAbiMin) + "-" +
+                          abi_version_string(kHostAbiMax));
   }
   return OpenedPlugin{file, desc, head.struct_size, knows_version ? head.abi_version : kHostAbiMin, status};
 }
@@ -173,21 +172,21 @@ std::string FileIdentity::key() const {
 Expected<CheckedFile> check_plugin_file(const std::filesystem::path& file, bool allow_insecure) {
   const ResolvedPath path = resolve_plugin_path(file, !allow_insecure);
   if (!path.problem.empty()) {
-    return reject(path.problem);
+    return plugin_failure(path.problem);
   }
   const UniqueFd fd(::open(path.resolved.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0) {
-    return reject("cannot be read: " + os_reason(errno));
+    return plugin_failure("cannot be read: " + os_reason(errno));
   }
   if (!S_ISREG(st.st_mode)) {
-    return reject("not a regular file (expected a shared library)");
+    return plugin_failure("not a regular file (expected a shared library)");
   }
   constexpr std::size_t kEnds = std::size_t{64} * 1024;
   const auto size = static_cast<std::size_t>(st.st_size);
   const std::string head = read_at(fd.get(), std::min(size, kEnds), 0);
   if (!is_elf(head)) {
-    return reject("not a shared library: expected an ELF shared object, found " + describe_non_elf(head));
+    return plugin_failure("not a shared library: expected an ELF shared object, found " + describe_non_elf(head));
   }
   const std::string tail = size > kEnds ? read_at(fd.get(), kEnds, static_cast<off_t>(size - kEnds)) : std::string();
   const FileIdentity identity{static_cast<std::uint64_t>(st.st_dev),
@@ -205,13 +204,13 @@ Expected<OpenedPlugin> open_plugin(const CheckedFile& file, const detail::LoadRe
     return library.error();
   }
   if (!library->has(DGX_PLUGIN_ENTRY_SYMBOL)) {
-    return reject(std::string("no entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL +
-                  "' (expected a dgx plugin: DGX_PLUGIN(...) in C++, or an exported dgx_plugin_entry in C)");
+    return plugin_failure(std::string("no entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL +
+                          "' (expected a dgx plugin: DGX_PLUGIN(...) in C++, or an exported dgx_plugin_entry in C)");
   }
   void* entry = &library->get<char>(DGX_PLUGIN_ENTRY_SYMBOL);
   if (std::string kind = symbol_kind(entry); !kind.empty()) {
-    return reject(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
-                  " (expected a function); calling it would crash");
+    return plugin_failure(std::string("entry symbol '") + DGX_PLUGIN_ENTRY_SYMBOL + "' is " + kind +
+                          " (expected a function); calling it would crash");
   }
   return negotiate(file.file, reinterpret_cast<dgx_plugin_entry_fn>(entry), recovery);
 }

@@ -17,8 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Failure usage(std::string message) { return {ExitCode::usage, std::move(message)}; }
-
 std::string folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? std::string(".") : parent.string();
@@ -110,8 +108,8 @@ Expected<Format> output_format(const std::string& path, Format fallback) {
   if (auto format = format_from_path(path)) {
     return *format;
   }
-  return usage("--output " + path + ": unknown extension '" + extension + "' (expected one of " +
-               std::string(kFormatExtensions) + "; a name without an extension takes --format)");
+  return usage_failure("--output " + path + ": unknown extension '" + extension + "' (expected one of " +
+                       std::string(kFormatExtensions) + "; a name without an extension takes --format)");
 }
 
 std::optional<Failure> check_output_path(const std::string& path) {
@@ -119,25 +117,25 @@ std::optional<Failure> check_output_path(const std::string& path) {
     return std::nullopt;
   }
   if (path.empty()) {
-    return usage("--output needs a file name (or - for stdout)");
+    return usage_failure("--output needs a file name (or - for stdout)");
   }
   const std::string folder = folder_of(path);
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
-    return usage("--output " + path + ": folder " + folder + ": " + os_reason(errno));
+    return usage_failure("--output " + path + ": folder " + folder + ": " + os_reason(errno));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return usage("--output " + path + ": " + folder + " is not a folder");
+    return usage_failure("--output " + path + ": " + folder + " is not a folder");
   }
   if (std::string problem = non_regular_target(path); !problem.empty()) {
-    return usage("--output " + problem);
+    return usage_failure("--output " + problem);
   }
   TemporaryFile probe(path);
   if (probe.error() != 0) {
-    return usage("--output " + path + ": cannot create a file in " + folder + ": " + os_reason(probe.error()));
+    return usage_failure("--output " + path + ": cannot create a file in " + folder + ": " + os_reason(probe.error()));
   }
   if (const int error = write_all(probe.fd(), "\n", 1); error != 0) {
-    return usage("--output " + path + ": cannot write in " + folder + ": " + os_reason(error));
+    return usage_failure("--output " + path + ": cannot write in " + folder + ": " + os_reason(error));
   }
   return std::nullopt;
 }

@@ -19,8 +19,6 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxJournalBytes = std::size_t{1} << 30;
 
-Failure usage(std::string message) { return {ExitCode::usage, std::move(message)}; }
-
 std::string utc_stamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -147,20 +145,20 @@ Expected<Journal> Journal::create(const fs::path& dir, const json::Object& heade
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
-    return usage("cannot create the run folder " + dir.string() + ": " + ec.message());
+    return usage_failure("cannot create the run folder " + dir.string() + ": " + ec.message());
   }
   const fs::path file = dir / kJournalFile;
   UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd) {
-    return usage("cannot create the journal " + file.string() + ": " + os_reason(errno) +
-                 (errno == EEXIST ? " (continue that run with --resume " + dir.string() + ")" : ""));
+    return usage_failure("cannot create the journal " + file.string() + ": " + os_reason(errno) +
+                         (errno == EEXIST ? " (continue that run with --resume " + dir.string() + ")" : ""));
   }
   Journal journal(dir, std::move(fd));
   json::Object full = header;
   full.set("schema", kJournalSchema);
   const std::string line = json::write(full, 0) + "\n";
   if (const int err = write_all(journal.fd_.get(), line.data(), line.size()); err != 0) {
-    return usage("cannot write the journal " + file.string() + ": " + os_reason(err));
+    return usage_failure("cannot write the journal " + file.string() + ": " + os_reason(err));
   }
   ::fdatasync(journal.fd_.get());
   journal.header_ = std::move(full);
@@ -178,12 +176,12 @@ Expected<json::Object> Journal::read_header(const fs::path& dir) {
     json::Value header = json::parse(first);
     if (!header.is_object() || header.as_object().find("schema") == nullptr ||
         header["schema"] != json::Value(kJournalSchema)) {
-      return usage("--resume " + dir.string() + ": " + file.string() + " does not start with a " + kJournalSchema +
-                   " header");
+      return usage_failure("--resume " + dir.string() + ": " + file.string() + " does not start with a " +
+                           kJournalSchema + " header");
     }
     return header.as_object();
   } catch (const std::exception& e) {
-    return usage("--resume " + dir.string() + ": cannot read the header of " + file.string() + ": " + e.what());
+    return usage_failure("--resume " + dir.string() + ": cannot read the header of " + file.string() + ": " + e.what());
   }
 }
 
@@ -200,11 +198,11 @@ Expected<Journal> Journal::resume(const fs::path& dir) {
   // Cut a last line that a crash left half-written, so that appending starts on a fresh line.
   const std::size_t complete = text->rfind('\n') + 1;
   if (complete < text->size() && ::truncate(file.c_str(), static_cast<off_t>(complete)) != 0) {
-    return usage("cannot repair the journal " + file.string() + ": " + os_reason(errno));
+    return usage_failure("cannot repair the journal " + file.string() + ": " + os_reason(errno));
   }
   UniqueFd fd(::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW));
   if (!fd) {
-    return usage("cannot append to the journal " + file.string() + ": " + os_reason(errno));
+    return usage_failure("cannot append to the journal " + file.string() + ": " + os_reason(errno));
   }
   Journal journal(dir, std::move(fd));
   journal.header_ = std::move(header.value());
@@ -222,8 +220,8 @@ Expected<Journal> Journal::resume(const fs::path& dir) {
       }
       journal.finished_[static_cast<std::uint32_t>(index)] = row_from_journal(entry["row"]);
     } catch (const std::exception& e) {
-      return usage("--resume " + dir.string() + ": " + file.string() + ":" + std::to_string(line_no) +
-                   ": not a journal entry: " + e.what());
+      return usage_failure("--resume " + dir.string() + ": " + file.string() + ":" + std::to_string(line_no) +
+                           ": not a journal entry: " + e.what());
     }
   }
   return journal;

@@ -24,7 +24,7 @@ std::string member_path(const std::string& path, std::string_view key) {
 }
 
 // A value as a message quotes it: JSON (escaped, so a control character cannot reach a terminal), cut short.
-std::string quoted(const Value& value) {
+std::string quote_value(const Value& value) {
   constexpr std::size_t kMaxQuote = 40;
   std::string text = write(value, 0);
   if (text.size() > kMaxQuote) {
@@ -40,16 +40,16 @@ std::string describe(const Value& value) {
     return "null";
   }
   if (value.is_bool()) {
-    return "a boolean (" + quoted(value) + ")";
+    return "a boolean (" + quote_value(value) + ")";
   }
   if (value.is_int()) {
-    return "an integer (" + quoted(value) + ")";
+    return "an integer (" + quote_value(value) + ")";
   }
   if (value.is_double()) {
-    return "a number (" + quoted(value) + ")";
+    return "a number (" + quote_value(value) + ")";
   }
   if (value.is_string()) {
-    return "a string (" + quoted(value) + ")";
+    return "a string (" + quote_value(value) + ")";
   }
   if (value.is_array()) {
     return value.as_array().empty() ? "an empty array" : "an array";

@@ -120,7 +120,7 @@ std::string scalar(const json::Value& value) {
     return json::write(value, 0);  // "2.0", "1e+30", null for a non-finite number: YAML reads them back alike
   }
   if (value.is_string()) {
-    return quoted(value.as_string());
+    return yaml::quoted(value.as_string());
   }
   return value.is_array() ? "[]" : "{}";
 }
@@ -157,7 +157,7 @@ void after_indicator(std::string& out, const json::Value& value, int indent) {
 
 void mapping(std::string& out, const json::Object& object, int indent) {
   for (const json::Member& member : object) {
-    out += pad(indent) + quoted(member.first) + ':';
+    out += pad(indent) + yaml::quoted(member.first) + ':';
     // A sequence under a key sits at the key's own indentation, as kubectl writes it.
     after_indicator(out, member.second, member.second.is_array() ? indent : indent + 2);
   }

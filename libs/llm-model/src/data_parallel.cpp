@@ -14,7 +14,7 @@ namespace {
 
 /// Kernels of one optimizer step (multi-tensor Adam, grad norm, zeroing, FP8 re-cast: a handful of launches).
 constexpr int kOptimizerKernels = 8;
-constexpr double kBf16 = 2;
+using constants::kBf16;
 
 /// Parameters of the first stage on one GPU, dense (replicated over cp·dp) and expert (over edp), and how many
 /// bytes a gathered parameter takes on the wire (low-precision GEMM weights travel in their format).

@@ -6,7 +6,7 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
+using constants::kBf16;
 /// A frozen FP8 linear weight: the FP8 copy and its transpose, one byte each; the copy alone where the GPU's FP8
 /// GEMMs take any operand layout (Blackwell: no transpose for dgrad). The frozen base has no BF16 master: nothing
 /// updates it, so its FP8 copies are all it holds.

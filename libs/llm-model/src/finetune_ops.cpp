@@ -10,9 +10,8 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
-/// Query rows per flash-attention tile (layer_ops.cpp): a causal sample computes its diagonal tiles whole.
-constexpr double kCausalTile = 128;
+using constants::kBf16;
+using constants::kCausalTile;
 /// An adapter's up projection (and down's data gradient) adds into the base GEMM's output: C is read and written
 /// in BF16 (the roofline counts 2 + 2 × this per element).
 constexpr double kAccumulateInto = 1;

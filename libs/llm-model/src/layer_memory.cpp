@@ -3,13 +3,14 @@
 #include "dgx/llm/memory_model.hpp"
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/model_constants.hpp"
 
 namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
-constexpr double kFp32 = 4;
+using constants::kBf16;
+using constants::kFp32;
 
 /// Saved tensors of an MLP of inner size `ffn` (dense, an expert's routed copies, shared experts) for `rows`
 /// rows, per TP rank: the fc1 input (SP shard, re-gathered for wgrad) and what follows it: the fc1 output, squared

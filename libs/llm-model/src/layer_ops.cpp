@@ -11,10 +11,8 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
-/// Query rows per flash-attention tile: diagonal tiles of a causal mask are computed whole, so the executed
-/// fraction of the q×k square is (1 + tile/q_len)/2 rather than 1/2.
-constexpr double kCausalTile = 128;
+using constants::kBf16;
+using constants::kCausalTile;
 constexpr std::size_t kReservedOps = 48;
 
 /// Names of the ops around one TP-sharded linear layer (static strings: ops keep string_views).

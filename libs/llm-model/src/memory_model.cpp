@@ -10,9 +10,9 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
-constexpr double kFp32 = 4;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using constants::kBf16;
+using constants::kFp32;
+using constants::kGiB;
 
 /// Parameters of the first or last stage's non-layer parts, per GPU.
 double edge_params(const ModelConfig& model, const ParameterCount& count, int tp, int pp, bool first) {

@@ -10,7 +10,7 @@ namespace dgx::llm {
 
 namespace {
 
-std::string percent(double fraction) {
+std::string signed_percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.1f%%", 100 * fraction);
   return text;
@@ -121,11 +121,11 @@ Expected<RecipeComparison> compare_with_recipe(StepModel& model, const ExplorePo
     c.line = pick_label + ": the published recipe itself (" + publisher(recipe) + ")";
     return c;
   }
-  const std::string corrected = recipe_residual ? " (" + percent(c.advantage) +
+  const std::string corrected = recipe_residual ? " (" + signed_percent(c.advantage) +
                                                       " as projected; the model projects the recipe's run " +
-                                                      percent(*recipe_residual) + " from its published speed)"
+                                                      signed_percent(*recipe_residual) + " from its published speed)"
                                                 : "";
-  c.line = pick_label + ": " + percent(c.corrected_advantage) + " over " + published + corrected + ", " +
+  c.line = pick_label + ": " + signed_percent(c.corrected_advantage) + " over " + published + corrected + ", " +
            (c.tie ? "inside the " + band.label() + " band: a tie; the recipe is the safer choice"
                   : "beyond the " + band.label() + " band: the pick is expected to be " +
                         (c.corrected_advantage > 0 ? "faster" : "slower"));

@@ -20,7 +20,7 @@ using detail::TomlTable;
 
 constexpr std::string_view kFile = "baselines/inference.toml";
 
-ServeCalibrationRow read_row(const TomlTable& t) {
+ServeCalibrationRow read_serve_row(const TomlTable& t) {
   ServeCalibrationRow row;
   row.section = t.string("section");
   row.label = t.string("label");
@@ -44,7 +44,7 @@ ServeCalibrationRow read_row(const TomlTable& t) {
 }  // namespace
 
 Expected<std::vector<ServeCalibrationRow>> parse_serve_calibration(std::string_view toml_text, std::string_view file) {
-  return detail::read_baseline_rows(toml_text, file, read_row);
+  return detail::read_baseline_rows(toml_text, file, read_serve_row);
 }
 
 Expected<std::vector<ServeCalibrationRow>> load_serve_calibration() {

@@ -231,10 +231,10 @@ std::vector<ServeLayout> layouts(const ModelConfig& m, const SystemProfile& s, c
   return out;
 }
 
-class Sweep {
+class ServeSweep {
 public:
-  Sweep(const ServeModel& model, const ServeSpace& space, const ServeSlo& slo, const std::optional<Price>& price,
-        ServeExploreResult& result)
+  ServeSweep(const ServeModel& model, const ServeSpace& space, const ServeSlo& slo, const std::optional<Price>& price,
+             ServeExploreResult& result)
       : model_(model), space_(space), slo_(slo), price_(price), r_(result) {}
 
   /// Every layout of `config`'s precision, each with and without speculation when swept.
@@ -430,7 +430,7 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
     config.osl_stdev = 0;
     config.lengths = nullptr;
   }
-  Sweep sweep(model, space, slo, price, r);
+  ServeSweep sweep(model, space, slo, price, r);
   for (const Precision precision : space.precisions) {
     if (!s.supports(precision)) {
       ServeConfig probe = config;

@@ -13,8 +13,8 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kBf16 = 2;
+using constants::kBf16;
+using constants::kGiB;
 
 using dgx::sdk::text::gib;
 

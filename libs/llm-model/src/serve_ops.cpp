@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_ops.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/serve_constants.hpp"
 
 #include <algorithm>
@@ -11,15 +12,15 @@ namespace dgx::llm {
 
 namespace {
 
-constexpr double kBf16 = 2;
+using constants::kBf16;
 
 std::int64_t whole(double value) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(value))); }
 
 /// Appends the ops of one iteration at the per-rank shapes of a layout. With attention DP the attention, norms, dense
 /// MLPs and LM head see this GPU's share of the load (`local`), the MoE experts every rank's tokens (`load`).
-class Builder {
+class ServeOpsBuilder {
 public:
-  Builder(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape, const StepLoad& load)
+  ServeOpsBuilder(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape, const StepLoad& load)
       : model_(model), shape_(shape), load_(load), local_(load.split(shape.layout.attention_dp_ranks())),
         system_(system), rank_(rank_shape(model, shape.layout)),
         tp_group_(place_group(1, shape.layout.attention_tp(), system.nvlink_domain)),
@@ -133,7 +134,7 @@ private:
 /// Decode attention reads each decoding sequence's KV cache once (its verify positions share the read); when its
 /// FLOPs outweigh the bytes (MLA's 128 heads over one latent, long drafts) it runs at the attention kernel's
 /// compute rate instead.
-void decode_attention(Builder& b, double kv_width, double kv_bytes, double flops_per_key) {
+void decode_attention(ServeOpsBuilder& b, double kv_width, double kv_bytes, double flops_per_key) {
   const StepLoad& load = b.local_;
   const RankShape& r = b.rank();
   const double bytes =
@@ -152,7 +153,7 @@ void decode_attention(Builder& b, double kv_width, double kv_bytes, double flops
   b.memory("decode_attention", bytes, 2);
 }
 
-void gqa_attention(Builder& b, double kv_bytes) {
+void gqa_attention(ServeOpsBuilder& b, double kv_bytes) {
   const ModelConfig& m = b.model_;
   const StepLoad& load = b.local_;
   const RankShape& r = b.rank();
@@ -178,7 +179,7 @@ void gqa_attention(Builder& b, double kv_bytes) {
 /// values to their latents (replicated on every TP rank), their norms, the query up-projection; prompt chunks
 /// expand the latent to per-head keys and values for flash attention; decoding absorbs the up-projections into the
 /// query and output (attention over the latent of kv_lora_rank + the rotary key: one KV "head" shared by all).
-void mla_attention(Builder& b, double kv_bytes) {
+void mla_attention(ServeOpsBuilder& b, double kv_bytes) {
   const ModelConfig& m = b.model_;
   const StepLoad& load = b.local_;
   const RankShape& r = b.rank();
@@ -206,7 +207,7 @@ void mla_attention(Builder& b, double kv_bytes) {
   b.gemm("proj", t, h, r.heads * v, p);
 }
 
-void dense_mlp(Builder& b, double ffn, double split) {
+void serve_dense_mlp(ServeOpsBuilder& b, double ffn, double split) {
   const double t = b.tokens();
   const double width = ffn / split;
   b.gemm("fc1", t, width * (b.model_.mlp_matrices() - 1), b.hidden(), b.shape_.precision);
@@ -219,7 +220,7 @@ void dense_mlp(Builder& b, double ffn, double split) {
 /// 1 − (1 − k/E)^T, so small decode batches read fewer experts' weights), the weighted sum back, and the shared
 /// experts. With attention DP each rank's tokens travel to the experts' ranks and back (dispatch in the GEMMs'
 /// input format, combine in BF16).
-void moe_mlp(Builder& b) {
+void serve_moe_mlp(ServeOpsBuilder& b) {
   const ModelConfig& m = b.model_;
   const ServeLayout& l = b.shape_.layout;
   const double local = b.tokens();
@@ -244,7 +245,7 @@ void moe_mlp(Builder& b) {
     b.all_to_all("ep_combine", local * m.top_k * h * kBf16);
   }
   if (m.shared_experts > 0) {
-    dense_mlp(b, static_cast<double>(m.ffn) * m.shared_experts, b.tp());
+    serve_dense_mlp(b, static_cast<double>(m.ffn) * m.shared_experts, b.tp());
   }
 }
 
@@ -303,7 +304,7 @@ std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& s
 
 std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                                 const StepLoad& load, LayerKind kind) {
-  Builder b(model, system, shape, load);
+  ServeOpsBuilder b(model, system, shape, load);
   const double kv_bytes = gemm_operand_bytes(shape.kv_precision);
   b.add_norm("norm_attn", b.tokens());
   if (model.mla()) {
@@ -314,9 +315,9 @@ std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& s
   b.all_reduce("tp_all_reduce_attn", b.tokens() * b.hidden() * kBf16);
   b.add_norm("norm_mlp", b.tokens());
   if (kind == LayerKind::moe && model.moe()) {
-    moe_mlp(b);
+    serve_moe_mlp(b);
   } else {
-    dense_mlp(b, static_cast<double>(model.moe() ? model.dense_mlp_ffn() : model.ffn), b.tp());
+    serve_dense_mlp(b, static_cast<double>(model.moe() ? model.dense_mlp_ffn() : model.ffn), b.tp());
   }
   b.all_reduce("tp_all_reduce_mlp", b.tokens() * b.hidden() * kBf16);
   return b.take();
@@ -324,7 +325,7 @@ std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& s
 
 std::vector<Op> serve_first_stage_ops(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                                       const StepLoad& load) {
-  Builder b(model, system, shape, load);
+  ServeOpsBuilder b(model, system, shape, load);
   // TensorRT-LLM splits the embedding table over TP along the hidden dimension and all-gathers the rows.
   b.memory("embedding", b.tokens() * b.hidden() / b.tp() * 2 * kBf16);
   b.collective("tp_all_gather_embedding", CommGroup::tp, Collective::all_gather, b.tokens() * b.hidden() * kBf16);
@@ -333,7 +334,7 @@ std::vector<Op> serve_first_stage_ops(const ModelConfig& model, const SystemProf
 
 std::vector<Op> serve_last_stage_ops(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                                      const StepLoad& load) {
-  Builder b(model, system, shape, load);
+  ServeOpsBuilder b(model, system, shape, load);
   const double rows = b.local_.logit_rows;
   const double vocab = static_cast<double>(model.vocab);
   b.memory("final_norm", rows * b.hidden() * 2 * kBf16);
@@ -346,7 +347,7 @@ std::vector<Op> serve_last_stage_ops(const ModelConfig& model, const SystemProfi
 
 std::vector<Op> serve_handoff_ops(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                                   const StepLoad& load) {
-  Builder b(model, system, shape, load);
+  ServeOpsBuilder b(model, system, shape, load);
   b.collective("pp_send", CommGroup::pp, Collective::send_recv, b.tokens() * b.hidden() * kBf16);
   return b.take();
 }

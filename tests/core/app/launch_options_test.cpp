@@ -6,28 +6,16 @@
 #include <vector>
 
 #include "dgx/core/app/launch_options.hpp"
+#include "launch_args.hpp"
 
 using namespace dgx;
-
-namespace {
-
-Expected<LaunchOptions> parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "launch");
-  return parse_launch(static_cast<int>(args.size()), args.data());
-}
-
-std::string usage_message(std::vector<const char*> args) {
-  auto o = parse(std::move(args));
-  REQUIRE_FALSE(o);
-  CHECK(o.error().code == ExitCode::usage);
-  return o.error().message;
-}
-
-}  // namespace
+using dgx::testing::launch_usage_message;
+using dgx::testing::parse_launch_args;
 
 TEST_CASE("launch options and the arguments passed through to the ranks") {
-  auto o = parse({"--nodes", "2", "--gpus-per-node", "8", "--partition", "gpu", "--time", "01:00:00", "--account",
-                  "proj", "--plugin", "all_reduce", "-b", "8", "-e", "1G", "--output-dir", "/tmp/runs"});
+  auto o = parse_launch_args({"--nodes", "2", "--gpus-per-node", "8", "--partition", "gpu", "--time", "01:00:00",
+                              "--account", "proj", "--plugin", "all_reduce", "-b", "8", "-e", "1G", "--output-dir",
+                              "/tmp/runs"});
   REQUIRE(o);
   CHECK(o->scheduler == Scheduler::slurm);
   CHECK(o->nodes == 2);
@@ -41,38 +29,39 @@ TEST_CASE("launch options and the arguments passed through to the ranks") {
 }
 
 TEST_CASE("the ranks' command line quotes every argument and names the results file itself") {
-  auto o = parse({"--nodes", "1", "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "llama70b", "--set", "model=a b"});
+  auto o = parse_launch_args(
+      {"--nodes", "1", "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "llama70b", "--set", "model=a b"});
   REQUIRE(o);
   CHECK(rank_command(o.value()) == "/opt/dgx/bin/dgxhost --plugin llama70b --set 'model=a b' --output \"$results\"");
   CHECK_FALSE(o->check_ranks);  // another dgxhost: its plugins are not ours to check
 }
 
 TEST_CASE("launch usage errors say what is missing or wrong") {
-  CHECK(usage_message({"--plugin", "x"}).find("--nodes N is required") != std::string::npos);
-  CHECK(usage_message({"--nodes", "1"}).find("--plugin NAME is required") != std::string::npos);
-  CHECK(usage_message({"--nodes", "zero", "--plugin", "x"}).find("expected an integer >= 1") != std::string::npos);
-  CHECK(usage_message({"--nodes", "1", "--gpus-per-node", "8", "--tasks-per-node", "4", "--plugin", "x"})
-            .find("one rank per GPU") != std::string::npos);
-  CHECK(usage_message({"--nodes", "1", "--plugin", "x", "--output", "r.json"}).find("do not pass --output") !=
+  CHECK(launch_usage_message({"--plugin", "x"}).find("--nodes N is required") != std::string::npos);
+  CHECK(launch_usage_message({"--nodes", "1"}).find("--plugin NAME is required") != std::string::npos);
+  CHECK(launch_usage_message({"--nodes", "zero", "--plugin", "x"}).find("expected an integer >= 1") !=
         std::string::npos);
-  CHECK(usage_message({"--nodes"}).find("--nodes needs a value") != std::string::npos);
+  CHECK(launch_usage_message({"--nodes", "1", "--gpus-per-node", "8", "--tasks-per-node", "4", "--plugin", "x"})
+            .find("one rank per GPU") != std::string::npos);
+  CHECK(launch_usage_message({"--nodes", "1", "--plugin", "x", "--output", "r.json"}).find("do not pass --output") !=
+        std::string::npos);
+  CHECK(launch_usage_message({"--nodes"}).find("--nodes needs a value") != std::string::npos);
 }
 
 TEST_CASE("an unknown scheduler is refused with the two there are, and a near miss is named") {
-  const std::string pbs = usage_message({"--scheduler", "pbs", "--nodes", "1", "--plugin", "x"});
+  const std::string pbs = launch_usage_message({"--scheduler", "pbs", "--nodes", "1", "--plugin", "x"});
   CHECK(pbs == "dgxhost launch: --scheduler pbs: expected slurm (the default) or kubernetes");
-  CHECK(
-      usage_message({"--scheduler", "kubernets", "--nodes", "1", "--plugin", "x"}).find("did you mean 'kubernetes'?") !=
-      std::string::npos);
+  CHECK(launch_usage_message({"--scheduler", "kubernets", "--nodes", "1", "--plugin", "x"})
+            .find("did you mean 'kubernetes'?") != std::string::npos);
 }
 
 TEST_CASE("an option of the other scheduler is refused, not ignored") {
-  CHECK(usage_message({"--nodes", "1", "--namespace", "ml", "--plugin", "x"}) ==
+  CHECK(launch_usage_message({"--nodes", "1", "--namespace", "ml", "--plugin", "x"}) ==
         "dgxhost launch: --namespace is an option of --scheduler kubernetes, not of --scheduler slurm");
-  CHECK(usage_message({"--scheduler", "kubernetes", "--container", "img", "--nodes", "1", "--partition", "gpu",
-                       "--plugin", "x"}) ==
+  CHECK(launch_usage_message({"--scheduler", "kubernetes", "--container", "img", "--nodes", "1", "--partition", "gpu",
+                              "--plugin", "x"}) ==
         "dgxhost launch: --partition is an option of --scheduler slurm, not of --scheduler kubernetes");
-  CHECK(usage_message({"--nodes", "1", "--wait", "--plugin", "x"})
+  CHECK(launch_usage_message({"--nodes", "1", "--wait", "--plugin", "x"})
             .find("--wait is an option of --scheduler kubernetes") != std::string::npos);
 }
 
@@ -96,7 +85,7 @@ TEST_CASE("shell quoting") {
 }
 
 TEST_CASE("launch --help is a request, not a failure, and shows both schedulers' options") {
-  auto o = parse({"--help"});
+  auto o = parse_launch_args({"--help"});
   REQUIRE(o);
   CHECK(o->help);
   const std::string help = launch_help();
@@ -108,7 +97,7 @@ TEST_CASE("launch --help is a request, not a failure, and shows both schedulers'
 }
 
 TEST_CASE("launch options take --key=value, and prefixes of launch options still pass through") {
-  auto o = parse({"--nodes=2", "--plugin=all_reduce", "--sub", "x", "-b8"});
+  auto o = parse_launch_args({"--nodes=2", "--plugin=all_reduce", "--sub", "x", "-b8"});
   REQUIRE(o);
   CHECK(o->nodes == 2);
   CHECK(o->dgxhost_args == std::vector<std::string>{"--plugin=all_reduce", "--sub", "x", "-b8"});
@@ -117,7 +106,7 @@ TEST_CASE("launch options take --key=value, and prefixes of launch options still
 TEST_CASE("every value that reaches the script is checked, nothing can add a line or leave the folder") {
   auto message = [](std::vector<const char*> args) {
     args.insert(args.end(), {"--plugin", "all_reduce"});
-    return usage_message(std::move(args));
+    return launch_usage_message(std::move(args));
   };
   CHECK(message({"--nodes", "1", "--time", "1h; rm"}).find("--time") != std::string::npos);
   CHECK(message({"--nodes", "1", "--time", "1h"}).find("--time 1h: expected a Slurm time limit") != std::string::npos);
@@ -133,18 +122,19 @@ TEST_CASE("every value that reaches the script is checked, nothing can add a lin
 }
 
 TEST_CASE("--env sets NAME=VALUE for every rank, anything else is refused naming it") {
-  auto o = parse({"--nodes", "1", "--env", "NCCL_DEBUG=INFO", "--env", "X=a b", "--plugin", "all_reduce"});
+  auto o = parse_launch_args({"--nodes", "1", "--env", "NCCL_DEBUG=INFO", "--env", "X=a b", "--plugin", "all_reduce"});
   REQUIRE(o);
   CHECK(o->env == std::vector<std::string>{"NCCL_DEBUG=INFO", "X=a b"});
   for (const char* bad : {"NCCL_DEBUG", "1X=2", "=v", "A-B=1"}) {
-    CHECK_MESSAGE(usage_message({"--nodes", "1", "--env", bad, "--plugin", "x"}).find(std::string("--env ") + bad) !=
-                      std::string::npos,
-                  bad);
+    CHECK_MESSAGE(
+        launch_usage_message({"--nodes", "1", "--env", bad, "--plugin", "x"}).find(std::string("--env ") + bad) !=
+            std::string::npos,
+        bad);
   }
 }
 
 TEST_CASE("launch refuses an option-parser placeholder instead of hanging in Boost's error message") {
-  auto o = parse({"--nodes%option%", "2"});
+  auto o = parse_launch_args({"--nodes%option%", "2"});
   REQUIRE_FALSE(o);
   CHECK(o.error().code == ExitCode::usage);
   CHECK(o.error().message.find("contains '%option%'") != std::string::npos);

@@ -7,28 +7,29 @@
 #include <vector>
 
 #include "dgx/core/app/mpijob_manifest.hpp"
+#include "launch_args.hpp"
+#include "text_checks.hpp"
 
 using namespace dgx;
+using dgx::testing::has;
 
 namespace {
 
-Expected<LaunchOptions> parse(std::vector<const char*> args) {
-  args.insert(args.begin(), {"launch", "--scheduler", "kubernetes"});
-  return parse_launch(static_cast<int>(args.size()), args.data());
+const std::vector<const char*> kKubernetes = {"--scheduler", "kubernetes"};
+
+Expected<LaunchOptions> parse_kubernetes(std::vector<const char*> args) {
+  return testing::parse_launch_args(std::move(args), kKubernetes);
+}
+
+std::string kubernetes_refusal(std::vector<const char*> args) {
+  return testing::launch_usage_message(std::move(args), kKubernetes);
 }
 
 // The MPIJob of `args` (after --scheduler kubernetes), which must parse.
 json::Value manifest(std::vector<const char*> args) {
-  auto o = parse(std::move(args));
+  auto o = parse_kubernetes(std::move(args));
   REQUIRE_MESSAGE(o, (o ? "" : o.error().message));
   return mpijob_manifest(o.value());
-}
-
-std::string usage_message(std::vector<const char*> args) {
-  auto o = parse(std::move(args));
-  REQUIRE_FALSE(o);
-  CHECK(o.error().code == ExitCode::usage);
-  return o.error().message;
 }
 
 const json::Value& pod(const json::Value& job, const char* role) {
@@ -36,8 +37,6 @@ const json::Value& pod(const json::Value& job, const char* role) {
 }
 
 const json::Value& container(const json::Value& job, const char* role) { return pod(job, role)["containers"][0]; }
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 constexpr std::array<const char*, 6> kTwoNodes = {
     "--nodes", "2", "--container", "nvcr.io/nvidia/pytorch:24.05-py3", "--plugin", "all_reduce"};
@@ -152,7 +151,7 @@ TEST_CASE("CPU-only ranks request no GPU and no IPC_LOCK, slots are the tasks pe
 }
 
 TEST_CASE("the YAML says what the image must hold, how to apply it, and where the results go") {
-  auto o = parse(two_nodes({"--output-dir", "/runs"}));
+  auto o = parse_kubernetes(two_nodes({"--output-dir", "/runs"}));
   REQUIRE(o);
   CHECK(o->script == "/runs/dgx-all-reduce.yaml");
   CHECK(o->check_ranks);  // the image's dgxhost is taken to be this one's build
@@ -165,38 +164,40 @@ TEST_CASE("the YAML says what the image must hold, how to apply it, and where th
 }
 
 TEST_CASE("kubernetes without --container, or with an image reference it cannot pull, is refused") {
-  CHECK(has(usage_message({"--nodes", "1", "--plugin", "x"}), "--scheduler kubernetes needs --container IMAGE"));
-  CHECK(has(usage_message({"--nodes", "1", "--container", "nvcr.io#nvidia/pytorch:24.05", "--plugin", "x"}),
+  CHECK(has(kubernetes_refusal({"--nodes", "1", "--plugin", "x"}), "--scheduler kubernetes needs --container IMAGE"));
+  CHECK(has(kubernetes_refusal({"--nodes", "1", "--container", "nvcr.io#nvidia/pytorch:24.05", "--plugin", "x"}),
             "'#' is enroot's registry separator"));
-  CHECK(has(usage_message({"--nodes", "1", "--container", "img", "--dgxhost", "dgxhost", "--plugin", "x"}),
+  CHECK(has(kubernetes_refusal({"--nodes", "1", "--container", "img", "--dgxhost", "dgxhost", "--plugin", "x"}),
             "--dgxhost dgxhost: expected an absolute path inside the image"));
 }
 
 TEST_CASE("names Kubernetes would refuse are refused here, naming the option and the value") {
-  CHECK(has(usage_message(two_nodes({"--rdma-resource", "rdma ib"})),
+  CHECK(has(kubernetes_refusal(two_nodes({"--rdma-resource", "rdma ib"})),
             "--rdma-resource rdma ib: expected a resource name"));
-  CHECK(has(usage_message(two_nodes({"--rdma-resource", "ib"})), "--rdma-resource ib: expected"));
-  CHECK(has(usage_message(two_nodes({"--rdma-resource", "nvidia.com/gpu"})), "which --gpus-per-node sets"));
-  CHECK(has(usage_message(two_nodes({"--rdma-count", "2"})), "--rdma-count needs --rdma-resource NAME"));
-  CHECK(has(usage_message(two_nodes({"--namespace", "ML_team"})), "--namespace ML_team: expected a DNS label"));
-  CHECK(has(usage_message(two_nodes({"--job-name", "My_Job"})),
+  CHECK(has(kubernetes_refusal(two_nodes({"--rdma-resource", "ib"})), "--rdma-resource ib: expected"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--rdma-resource", "nvidia.com/gpu"})), "which --gpus-per-node sets"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--rdma-count", "2"})), "--rdma-count needs --rdma-resource NAME"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--namespace", "ML_team"})), "--namespace ML_team: expected a DNS label"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--job-name", "My_Job"})),
             "--job-name My_Job: the MPIJob's pods are named My_Job-worker-1"));
-  CHECK(has(usage_message(two_nodes({"--job-name", "1st"})), "starting with a letter"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--job-name", "1st"})), "starting with a letter"));
   const std::string long_name(55, 'a');
-  CHECK(has(usage_message(two_nodes({"--job-name", long_name.c_str()})), "DNS-1035 labels: at most 63"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--job-name", long_name.c_str()})), "DNS-1035 labels: at most 63"));
   for (const char* option : {"--scheduler-name", "--priority-class", "--queue", "--service-account", "--results-pvc",
                              "--image-pull-secret"}) {
-    CHECK_MESSAGE(has(usage_message(two_nodes({option, "Not Valid"})), std::string(option) + " Not Valid: expected"),
-                  option);
+    CHECK_MESSAGE(
+        has(kubernetes_refusal(two_nodes({option, "Not Valid"})), std::string(option) + " Not Valid: expected"),
+        option);
   }
-  CHECK(has(usage_message(two_nodes({"--min-available", "1"})), "--min-available 1: mpirun needs all 2 worker(s)"));
-  CHECK(has(usage_message(two_nodes({"--min-available", "4"})), "--min-available 4"));
-  CHECK(has(usage_message(two_nodes({"--wait-timeout", "soon"})), "--wait-timeout soon: expected a time"));
-  CHECK(has(usage_message(two_nodes({"--poll-interval", "0"})), "--poll-interval 0: expected seconds"));
+  CHECK(
+      has(kubernetes_refusal(two_nodes({"--min-available", "1"})), "--min-available 1: mpirun needs all 2 worker(s)"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--min-available", "4"})), "--min-available 4"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--wait-timeout", "soon"})), "--wait-timeout soon: expected a time"));
+  CHECK(has(kubernetes_refusal(two_nodes({"--poll-interval", "0"})), "--poll-interval 0: expected seconds"));
 }
 
 TEST_CASE("--wait submits, and the default job name is a DNS label made from the plugin's name") {
-  auto o = parse(two_nodes({"--wait", "--wait-timeout", "0:30", "--poll-interval", "0.5"}));
+  auto o = parse_kubernetes(two_nodes({"--wait", "--wait-timeout", "0:30", "--poll-interval", "0.5"}));
   REQUIRE(o);
   CHECK(o->submit);
   CHECK(o->k8s.wait_timeout_s == 30);

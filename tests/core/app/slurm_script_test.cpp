@@ -6,24 +6,18 @@
 
 #include "dgx/core/app/slurm_script.hpp"
 #include "dgx/core/config/search_paths.hpp"
+#include "launch_args.hpp"
 #include "temp_dir.hpp"
+#include "text_checks.hpp"
 
 using namespace dgx;
-
-namespace {
-
-Expected<LaunchOptions> parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "launch");
-  return parse_launch(static_cast<int>(args.size()), args.data());
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using dgx::testing::has;
+using dgx::testing::parse_launch_args;
 
 TEST_CASE("the sbatch script runs one rank per GPU through srun --mpi=pmix") {
-  auto o = parse({"--nodes", "2", "--gpus-per-node", "8", "--container", "nvcr.io/x:1", "--output-dir", "/runs",
-                  "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "llama70b", "--set", "model=a b"});
+  auto o =
+      parse_launch_args({"--nodes", "2", "--gpus-per-node", "8", "--container", "nvcr.io/x:1", "--output-dir", "/runs",
+                         "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "llama70b", "--set", "model=a b"});
   REQUIRE(o);
   const std::string s = sbatch_script(o.value());
   CHECK(has(s, "#SBATCH --nodes=2\n"));
@@ -36,21 +30,21 @@ TEST_CASE("the sbatch script runs one rank per GPU through srun --mpi=pmix") {
 }
 
 TEST_CASE("with --container and --dgxhost, the ranks run that path inside the image and the script says so") {
-  auto o = parse({"--nodes", "1", "--container", "nvcr.io/x:1", "--output-dir", "/runs", "--dgxhost",
-                  "/usr/local/bin/dgxhost", "--plugin", "all_reduce"});
+  auto o = parse_launch_args({"--nodes", "1", "--container", "nvcr.io/x:1", "--output-dir", "/runs", "--dgxhost",
+                              "/usr/local/bin/dgxhost", "--plugin", "all_reduce"});
   REQUIRE(o);
   CHECK(o->dgxhost_prefix.empty());
   const std::string s = sbatch_script(o.value());
   CHECK(has(s, "# The image must hold dgxhost at /usr/local/bin/dgxhost"));
   CHECK(has(s, "--container-image=nvcr.io/x:1 --container-mounts=/runs:/runs /usr/local/bin/dgxhost --plugin"));
-  CHECK(parse({"--nodes", "1", "--container", "img", "--dgxhost", "bin/dgxhost", "--plugin", "x"})
+  CHECK(parse_launch_args({"--nodes", "1", "--container", "img", "--dgxhost", "bin/dgxhost", "--plugin", "x"})
             .error()
             .message.find("--dgxhost bin/dgxhost: expected an absolute path inside the image") != std::string::npos);
 }
 
 TEST_CASE("this dgxhost's install prefix, mounted read-only at the same path, lets the image run the host's dgxhost") {
-  auto o = parse({"--nodes", "1", "--container", "nvcr.io/x:1", "--container-mounts", "/data:/data", "--output-dir",
-                  "/runs", "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "all_reduce"});
+  auto o = parse_launch_args({"--nodes", "1", "--container", "nvcr.io/x:1", "--container-mounts", "/data:/data",
+                              "--output-dir", "/runs", "--dgxhost", "/opt/dgx/bin/dgxhost", "--plugin", "all_reduce"});
   REQUIRE(o);
   o->dgxhost_prefix = "/opt/dgx";  // what complete_slurm finds for a dgxhost installed there
   const std::string s = sbatch_script(o.value());
@@ -79,7 +73,8 @@ TEST_CASE("a dgxhost installed under a system folder is not mounted over the ima
 }
 
 TEST_CASE("--env becomes an export before srun, whose environment every rank gets") {
-  auto o = parse({"--nodes", "1", "--env", "NCCL_DEBUG=INFO", "--env", "NOTE=a b", "--plugin", "all_reduce"});
+  auto o =
+      parse_launch_args({"--nodes", "1", "--env", "NCCL_DEBUG=INFO", "--env", "NOTE=a b", "--plugin", "all_reduce"});
   REQUIRE(o);
   const std::string s = sbatch_script(o.value());
   CHECK(has(s, "export NCCL_DEBUG=INFO\nexport NOTE='a b'\n"));
@@ -87,7 +82,8 @@ TEST_CASE("--env becomes an export before srun, whose environment every rank get
 }
 
 TEST_CASE("CPU-only ranks ask for no GPUs") {
-  auto o = parse({"--nodes", "1", "--gpus-per-node", "0", "--tasks-per-node", "2", "--plugin", "all_reduce"});
+  auto o =
+      parse_launch_args({"--nodes", "1", "--gpus-per-node", "0", "--tasks-per-node", "2", "--plugin", "all_reduce"});
   REQUIRE(o);
   const std::string s = sbatch_script(o.value());
   CHECK_FALSE(has(s, "--gpus-per-node"));
@@ -98,7 +94,7 @@ TEST_CASE("CPU-only ranks ask for no GPUs") {
 TEST_CASE("Slurm's names follow Slurm's rules, so nothing but the value reaches an #SBATCH line") {
   auto message = [](std::vector<const char*> args) {
     args.insert(args.end(), {"--plugin", "all_reduce"});
-    auto o = parse(args);
+    auto o = parse_launch_args(args);
     REQUIRE_FALSE(o);
     CHECK(o.error().code == ExitCode::usage);
     return o.error().message;
@@ -106,7 +102,7 @@ TEST_CASE("Slurm's names follow Slurm's rules, so nothing but the value reaches 
   CHECK(has(message({"--nodes", "1", "--partition", "gpu\ntouch X"}), "--partition gpu\\x0atouch X: expected Slurm"));
   CHECK(has(message({"--nodes", "1", "--account", "a b"}), "--account"));
   CHECK(has(message({"--nodes", "1", "--job-name", "../../x"}), "--job-name ../../x: expected"));
-  CHECK(parse({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name", "my-run.v2",
-               "--plugin", "all_reduce"}));
-  CHECK(parse({"--nodes", "1", "--time", "UNLIMITED", "--plugin", "all_reduce"}));
+  CHECK(parse_launch_args({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name",
+                           "my-run.v2", "--plugin", "all_reduce"}));
+  CHECK(parse_launch_args({"--nodes", "1", "--time", "UNLIMITED", "--plugin", "all_reduce"}));
 }

@@ -63,7 +63,7 @@ std::string probe_rejection(const char* broken_name) {
   return *verdict.rejection;
 }
 
-std::size_t entries(const std::filesystem::path& dir) {
+std::size_t probe_entries(const std::filesystem::path& dir) {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) {
     ++n;
@@ -80,7 +80,7 @@ TEST_CASE("a plugin that crashes, aborts or exits while loading is refused, with
   CHECK(probe_rejection("libdgx-ctor-abort.so").find("with SIGABRT") != std::string::npos);
   CHECK(probe_rejection("libdgx-truncated.so").find("with SIGBUS") != std::string::npos);
   CHECK(probe_rejection("libdgx-init-exit.so").find("ended the process with exit status 0 while loading") == 0);
-  CHECK(entries(cache.path()) == 5);  // each cost a child's death: remembered (see below)
+  CHECK(probe_entries(cache.path()) == 5);  // each cost a child's death: remembered (see below)
 }
 
 TEST_CASE("a refusal that cost a crash, an exit or a hang is remembered: the next check starts no child") {
@@ -127,7 +127,7 @@ TEST_CASE("a file that loaded cleanly is remembered by device, inode, size and m
   ProbeVerdict first = probe(copy);
   CHECK_FALSE(first.rejection);
   CHECK_FALSE(first.from_cache);
-  CHECK(entries(cache.path()) == 1);
+  CHECK(probe_entries(cache.path()) == 1);
   CHECK(probe(copy).from_cache);
 
   const struct timespec times[2] = {{0, UTIME_NOW}, {12345, 0}};

@@ -12,7 +12,7 @@ using namespace dgx;
 namespace {
 
 // A run's metric with relative noise: level x (1 + cv x N(0, 1)) per point, the same for the same seed everywhere.
-std::vector<double> noisy(std::size_t points, double cv, std::uint64_t seed, double level = 100) {
+std::vector<double> noisy_series(std::size_t points, double cv, std::uint64_t seed, double level = 100) {
   SeededRandom random(seed);
   std::vector<double> series(points);
   for (double& x : series) {
@@ -33,7 +33,7 @@ std::vector<double> stepped(std::vector<double> series, std::size_t from, double
 double false_positive_share(std::size_t points, double cv, int count) {
   int flagged = 0;
   for (int s = 0; s < count; ++s) {
-    if (!e_divisive_means(noisy(points, cv, 1000 + static_cast<std::uint64_t>(s))).empty()) {
+    if (!e_divisive_means(noisy_series(points, cv, 1000 + static_cast<std::uint64_t>(s))).empty()) {
       ++flagged;
     }
   }
@@ -43,7 +43,7 @@ double false_positive_share(std::size_t points, double cv, int count) {
 }  // namespace
 
 TEST_CASE("a single 10% step is found at its index, with its size and a p-value below alpha") {
-  const std::vector<ChangePoint> found = e_divisive_means(stepped(noisy(80, 0.01, 1), 40, 1.10));
+  const std::vector<ChangePoint> found = e_divisive_means(stepped(noisy_series(80, 0.01, 1), 40, 1.10));
   REQUIRE(found.size() == 1);
   CHECK(found[0].index >= 39);
   CHECK(found[0].index <= 41);
@@ -55,14 +55,14 @@ TEST_CASE("a single 10% step is found at its index, with its size and a p-value 
 }
 
 TEST_CASE("a step in the newest runs is found: the case of a nightly regression gate") {
-  const std::vector<ChangePoint> found = e_divisive_means(stepped(noisy(40, 0.01, 2), 35, 0.92));
+  const std::vector<ChangePoint> found = e_divisive_means(stepped(noisy_series(40, 0.01, 2), 35, 0.92));
   REQUIRE(found.size() == 1);
   CHECK(found[0].index == 35);
   CHECK(found[0].relative == doctest::Approx(-0.08).epsilon(0.15));
 }
 
 TEST_CASE("two steps are both found, earliest first, each measured against its own neighbours") {
-  const std::vector<double> series = stepped(stepped(noisy(120, 0.01, 3), 40, 1.10), 80, 0.85);
+  const std::vector<double> series = stepped(stepped(noisy_series(120, 0.01, 3), 40, 1.10), 80, 0.85);
   const std::vector<ChangePoint> found = e_divisive_means(series);
   REQUIRE(found.size() == 2);
   CHECK(found[0].index >= 39);
@@ -75,7 +75,7 @@ TEST_CASE("two steps are both found, earliest first, each measured against its o
 }
 
 TEST_CASE("a gradual drift is split inside the ramp, every change in its direction") {
-  std::vector<double> series = noisy(80, 0.01, 4);
+  std::vector<double> series = noisy_series(80, 0.01, 4);
   for (std::size_t i = 30; i < series.size(); ++i) {
     series[i] *= 1 + 0.005 * static_cast<double>(std::min<std::size_t>(i - 30, 20));  // +10% over 20 runs
   }
@@ -96,25 +96,25 @@ TEST_CASE("pure Gaussian noise at 1% and 5% CV has no change point") {
     for (const std::uint64_t seed : {21, 22, 23}) {
       CAPTURE(cv);
       CAPTURE(seed);
-      CHECK(e_divisive_means(noisy(60, cv, seed)).empty());
+      CHECK(e_divisive_means(noisy_series(60, cv, seed)).empty());
     }
   }
 }
 
 TEST_CASE("a single outlier, in the middle, the newest or the oldest run, is not a change point") {
-  std::vector<double> middle = noisy(60, 0.01, 5);
+  std::vector<double> middle = noisy_series(60, 0.01, 5);
   middle[30] *= 1.5;  // 50 standard deviations
   CHECK(e_divisive_means(middle).empty());
-  std::vector<double> newest = noisy(60, 0.01, 6);
+  std::vector<double> newest = noisy_series(60, 0.01, 6);
   newest.back() *= 1.5;
   CHECK(e_divisive_means(newest).empty());
-  std::vector<double> oldest = noisy(60, 0.01, 6);
+  std::vector<double> oldest = noisy_series(60, 0.01, 6);
   oldest.front() *= 0.5;
   CHECK(e_divisive_means(oldest).empty());
 }
 
 TEST_CASE("an outlier neither hides a step nor becomes one, and the step's means are of the runs as given") {
-  std::vector<double> series = stepped(noisy(100, 0.01, 14), 50, 1.05);
+  std::vector<double> series = stepped(noisy_series(100, 0.01, 14), 50, 1.05);
   series.back() *= 2;  // its statistic alone would beat the step's
   const std::vector<ChangePoint> found = e_divisive_means(series);
   REQUIRE(found.size() == 1);
@@ -127,7 +127,7 @@ TEST_CASE("an outlier neither hides a step nor becomes one, and the step's means
 }
 
 TEST_CASE("two runs off together are a change, not a spike") {
-  std::vector<double> series = noisy(40, 0.01, 15);
+  std::vector<double> series = noisy_series(40, 0.01, 15);
   series[38] *= 1.5;
   series[39] *= 1.5;
   const ChangePointOptions options{.min_segment = 2};
@@ -157,7 +157,7 @@ TEST_CASE("a step from a mean of 0 is found with its means and no relative chang
 TEST_CASE("no change point lies closer than min_segment to an end or to another") {
   const ChangePointOptions options{.min_segment = 5};
   // Changes 2 runs from the start and 2 from the end, and two 3 runs apart: none can be placed where it happened.
-  std::vector<double> series = stepped(stepped(stepped(noisy(60, 0.001, 7), 2, 1.2), 30, 1.2), 33, 1.2);
+  std::vector<double> series = stepped(stepped(stepped(noisy_series(60, 0.001, 7), 2, 1.2), 30, 1.2), 33, 1.2);
   series = stepped(series, 58, 1.2);
   const std::vector<ChangePoint> found = e_divisive_means(series, options);
   REQUIRE_FALSE(found.empty());
@@ -183,7 +183,7 @@ TEST_CASE("too short a series is not enough history: no change point, however la
 }
 
 TEST_CASE("the same series gives the same answer, to the last bit") {
-  const std::vector<double> series = stepped(stepped(noisy(200, 0.03, 8), 70, 1.05), 150, 0.97);
+  const std::vector<double> series = stepped(stepped(noisy_series(200, 0.03, 8), 70, 1.05), 150, 0.97);
   const std::vector<ChangePoint> a = e_divisive_means(series);
   const std::vector<ChangePoint> b = e_divisive_means(series);
   REQUIRE(a.size() == b.size());
@@ -196,7 +196,7 @@ TEST_CASE("the same series gives the same answer, to the last bit") {
 }
 
 TEST_CASE("the answer does not depend on the unit of the series") {
-  const std::vector<double> series = stepped(noisy(60, 0.02, 16), 20, 1.06);
+  const std::vector<double> series = stepped(noisy_series(60, 0.02, 16), 20, 1.06);
   std::vector<double> scaled = series;
   for (double& x : scaled) {
     x *= 1024;  // exact in binary: the same series in other units, to the last bit
@@ -230,7 +230,7 @@ TEST_CASE("on 500 pure-noise series the share with any change point is alpha") {
 TEST_CASE("over 200 series, a 5% step at 1% CV is found in nearly every one") {
   int found = 0;
   for (int s = 0; s < 200; ++s) {
-    const std::vector<double> series = stepped(noisy(40, 0.01, 5000 + static_cast<std::uint64_t>(s)), 30, 1.05);
+    const std::vector<double> series = stepped(noisy_series(40, 0.01, 5000 + static_cast<std::uint64_t>(s)), 30, 1.05);
     for (const ChangePoint& c : e_divisive_means(series)) {
       if (c.index >= 29 && c.index <= 31 && c.relative > 0) {
         ++found;
@@ -256,7 +256,7 @@ TEST_CASE("change-point options that can never count a change are refused, namin
 }
 
 TEST_CASE("the window test flags a step in the newest runs beyond the threshold and the noise") {
-  const std::optional<WindowChange> c = window_change(stepped(noisy(13, 0.01, 9), 10, 1.10));
+  const std::optional<WindowChange> c = window_change(stepped(noisy_series(13, 0.01, 9), 10, 1.10));
   REQUIRE(c);
   CHECK(c->significant);
   CHECK(c->relative == doctest::Approx(0.10).epsilon(0.2));
@@ -265,10 +265,10 @@ TEST_CASE("the window test flags a step in the newest runs beyond the threshold 
 }
 
 TEST_CASE("the window test passes noise, and a change within the threshold however sure") {
-  const std::optional<WindowChange> noise = window_change(noisy(13, 0.01, 10));
+  const std::optional<WindowChange> noise = window_change(noisy_series(13, 0.01, 10));
   REQUIRE(noise);
   CHECK_FALSE(noise->significant);
-  const std::optional<WindowChange> small = window_change(stepped(noisy(13, 0.001, 11), 10, 1.02));
+  const std::optional<WindowChange> small = window_change(stepped(noisy_series(13, 0.001, 11), 10, 1.02));
   REQUIRE(small);
   CHECK(small->p_value < 0.05);     // beyond the noise ...
   CHECK_FALSE(small->significant);  // ... but within 5%
@@ -276,7 +276,7 @@ TEST_CASE("the window test passes noise, and a change within the threshold howev
 
 TEST_CASE("the window test holds the newest runs against at most `window` runs before them") {
   // A level shift 20 runs back lies outside the window of 10: the newest 3 match the 10 before them.
-  const std::optional<WindowChange> c = window_change(stepped(noisy(40, 0.01, 12), 20, 1.2));
+  const std::optional<WindowChange> c = window_change(stepped(noisy_series(40, 0.01, 12), 20, 1.2));
   REQUIRE(c);
   CHECK_FALSE(c->significant);
   CHECK(c->median_before == doctest::Approx(120).epsilon(0.01));
@@ -297,7 +297,7 @@ TEST_CASE("window options the U test can never satisfy are refused, naming the f
   CHECK(single.error().code == ExitCode::usage);
   CHECK(single.error().message.find("recent 1 against a window of 10") != std::string::npos);
   CHECK(single.error().message.find("never below alpha 0.05") != std::string::npos);
-  CHECK_FALSE(window_change(stepped(noisy(30, 0.01, 13), 29, 2.0), {.recent = 1}));
+  CHECK_FALSE(window_change(stepped(noisy_series(30, 0.01, 13), 29, 2.0), {.recent = 1}));
   CHECK(checked(WindowOptions{.recent = 0}).error().message.find("recent 0") != std::string::npos);
   CHECK(checked(WindowOptions{.recent = 4, .window = 3}).error().message.find("window 3") != std::string::npos);
   CHECK(checked(WindowOptions{.threshold = -0.1}).error().message.find("threshold -0.1") != std::string::npos);

@@ -14,7 +14,7 @@ using dgx::llm::testing::mixtral;
 
 namespace {
 
-std::string error_of(const LayerSpec& spec) {
+std::string spec_error_of(const LayerSpec& spec) {
   try {
     validate(spec);
   } catch (const std::invalid_argument& e) {
@@ -73,23 +73,23 @@ TEST_CASE("MoE with balanced routing: EP divides the experts, rows per expert gr
 TEST_CASE("invalid layouts are rejected with the offending value named") {
   LayerSpec spec = llama70b();
   spec.layout.tp = 3;
-  CHECK(error_of(spec).find("heads (64) must be a multiple of tp (3)") != std::string::npos);
+  CHECK(spec_error_of(spec).find("heads (64) must be a multiple of tp (3)") != std::string::npos);
   spec = llama70b();
   spec.layout.cp = 3;
-  CHECK(error_of(spec).find("seq_len (8192) must be a multiple of 6") != std::string::npos);
+  CHECK(spec_error_of(spec).find("seq_len (8192) must be a multiple of 6") != std::string::npos);
   spec = llama70b();
   spec.layout.ep = 2;
-  CHECK(error_of(spec).find("ep > 1 needs a MoE layer") != std::string::npos);
+  CHECK(spec_error_of(spec).find("ep > 1 needs a MoE layer") != std::string::npos);
   spec = llama70b();
   spec.arch.kv_groups = 7;
-  CHECK(error_of(spec).find("multiple of kv_groups") != std::string::npos);
+  CHECK(spec_error_of(spec).find("multiple of kv_groups") != std::string::npos);
   spec = llama70b();
   spec.seq_len = 8200;
   spec.precision = Precision::fp8;
-  CHECK(error_of(spec).find("fp8: GEMM rows") != std::string::npos);
+  CHECK(spec_error_of(spec).find("fp8: GEMM rows") != std::string::npos);
   spec = llama70b();
   spec.arch.head_dim = 100;
-  CHECK(error_of(spec).find("head_dim (100)") != std::string::npos);
+  CHECK(spec_error_of(spec).find("head_dim (100)") != std::string::npos);
 }
 
 TEST_CASE("model FLOPs follow NVIDIA's formula: 12h²(1 + g/a + s/h)s + 18·ffn·h·s per layer and sequence") {
@@ -124,13 +124,13 @@ TEST_CASE("LoRA: the rank fits the hidden size and TP, fc1/fc2 adapters need a d
   CHECK_NOTHROW(validate(spec));
   CHECK(describe(spec).find("lora=r16(qkv)") != std::string::npos);
   spec.lora.rank = 5000;
-  CHECK(error_of(spec).find("lora: rank (5000) must not exceed the hidden size (4096)") != std::string::npos);
+  CHECK(spec_error_of(spec).find("lora: rank (5000) must not exceed the hidden size (4096)") != std::string::npos);
   spec.lora.rank = 12;
   spec.layout.tp = 8;
-  CHECK(error_of(spec).find("must be a multiple of tp (8)") != std::string::npos);
+  CHECK(spec_error_of(spec).find("must be a multiple of tp (8)") != std::string::npos);
   LayerSpec moe = mixtral();
   moe.lora = Lora{.rank = 16, .alpha = 32, .fc1 = true};
-  CHECK(error_of(moe).find("fc1 and fc2 adapters need a dense MLP") != std::string::npos);
+  CHECK(spec_error_of(moe).find("fc1 and fc2 adapters need a dense MLP") != std::string::npos);
   moe.lora = Lora{.rank = 16, .alpha = 32};  // a frozen layer without adapters: the baseline of their cost
   CHECK_NOTHROW(validate(moe));
 }
@@ -144,10 +144,10 @@ TEST_CASE("packed samples: the attention runs per sample, positions restart, the
   CHECK(r.attention_batch == 8);
   CHECK(r.tokens == 4096);
   spec.sample_len = 500;
-  CHECK(error_of(spec).find("must divide seq_len") != std::string::npos);
+  CHECK(spec_error_of(spec).find("must divide seq_len") != std::string::npos);
   spec.sample_len = 512;
   spec.layout.cp = 2;
-  CHECK(error_of(spec).find("cp = 1") != std::string::npos);
+  CHECK(spec_error_of(spec).find("cp = 1") != std::string::npos);
 }
 
 TEST_CASE("LoRA model FLOPs as executed: GEMMs twice their forward, attention three times, adapters 6 r (in + out)") {

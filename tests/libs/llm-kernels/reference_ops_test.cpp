@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+using namespace dgx::llm;
 using namespace dgx::llm::reference;
 using namespace dgx::llm::testing;
 
@@ -61,7 +62,8 @@ TEST_CASE("norm backward matches finite differences (RMSNorm and LayerNorm)") {
 }
 
 TEST_CASE("activation backward matches finite differences (SwiGLU, GELU, squared ReLU)") {
-  for (const Activation act : {Activation::swiglu, Activation::gelu, Activation::squared_relu}) {
+  for (const reference::Activation act :
+       {reference::Activation::swiglu, reference::Activation::gelu, reference::Activation::squared_relu}) {
     std::mt19937_64 rng(3);
     Matrix in = random_matrix(4, 6, 2.0, rng);
     const Matrix out = activation_forward(act, in);
@@ -102,7 +104,7 @@ TEST_CASE("rotary embedding is a rotation: the inverse undoes it and is its back
 TEST_CASE("causal grouped-query attention backward matches finite differences") {
   for (const bool causal : {true, false}) {
     std::mt19937_64 rng(5);
-    const AttentionShape shape{2, 5, 4, 2, 4, causal};
+    const reference::AttentionShape shape{2, 5, 4, 2, 4, causal};
     Matrix qkv =
         random_matrix(shape.batch * shape.seq_len, (shape.q_heads + 2 * shape.kv_heads) * shape.head_dim, 1.0, rng);
     const AttentionResult fwd = attention_forward(qkv, shape);
@@ -115,7 +117,7 @@ TEST_CASE("causal grouped-query attention backward matches finite differences") 
 
 TEST_CASE("the first query of a causal sequence attends only to itself") {
   std::mt19937_64 rng(6);
-  const AttentionShape shape{1, 3, 1, 1, 4, true};
+  const reference::AttentionShape shape{1, 3, 1, 1, 4, true};
   const Matrix qkv = random_matrix(3, 12, 1.0, rng);
   const AttentionResult fwd = attention_forward(qkv, shape);
   for (int d = 0; d < 4; ++d) {

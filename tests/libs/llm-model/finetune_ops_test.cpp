@@ -12,7 +12,7 @@ using dgx::llm::testing::catalog_system;
 
 namespace {
 
-FineTune lora(std::vector<LoraTarget> targets = {LoraTarget::qkv}) {
+FineTune lora_of(std::vector<LoraTarget> targets = {LoraTarget::qkv}) {
   FineTune f;
   f.method = FineTuneMethod::lora;
   f.lora.targets = std::move(targets);
@@ -43,7 +43,7 @@ OpList layer(const ShapeKey& shape, const FineTune& f, std::string_view model = 
 
 TEST_CASE("LoRA: frozen layers keep forward and dgrad GEMMs and lose every weight gradient") {
   const ShapeKey shape{.tp = 1, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096};
-  const OpList ops = layer(shape, lora({}));
+  const OpList ops = layer(shape, lora_of({}));
   for (const std::string_view name : {"qkv", "proj", "fc1", "fc2"}) {
     CAPTURE(name);
     CHECK(find(ops.forward, name, Pass::forward) != nullptr);
@@ -54,7 +54,7 @@ TEST_CASE("LoRA: frozen layers keep forward and dgrad GEMMs and lose every weigh
 
 TEST_CASE("LoRA on QKV at TP 1: down and up projections at rank 16, forward and backward, in BF16") {
   const ShapeKey shape{.tp = 1, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096, .precision = Precision::fp8};
-  const OpList ops = layer(shape, lora());
+  const OpList ops = layer(shape, lora_of());
   const GemmShape& down = gemm(ops.forward, "qkv_lora_a", Pass::forward);
   CHECK((down.m == 4096 && down.n == 16 && down.k == 4096));
   const GemmShape& up = gemm(ops.forward, "qkv_lora_b", Pass::forward);
@@ -71,7 +71,7 @@ TEST_CASE("LoRA on QKV at TP 1: down and up projections at rank 16, forward and 
 
 TEST_CASE("LoRA under TP: column targets shard the rank and the output, row targets the input, tiny all-reduces") {
   const ShapeKey shape{.tp = 4, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096};
-  const OpList ops = layer(shape, lora({LoraTarget::qkv, LoraTarget::fc2}));
+  const OpList ops = layer(shape, lora_of({LoraTarget::qkv, LoraTarget::fc2}));
   CHECK(gemm(ops.forward, "qkv_lora_a", Pass::forward).n == 4);
   CHECK(gemm(ops.forward, "qkv_lora_b", Pass::forward).n == 6144 / 4);
   CHECK(gemm(ops.forward, "fc2_lora_a", Pass::forward).k == 14336 / 4);
@@ -88,7 +88,7 @@ TEST_CASE("LoRA in FP8: casts of frozen layers write no transposed copy") {
   const ShapeKey shape{.tp = 1, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096, .precision = Precision::fp8};
   const ModelConfig m = catalog_model("llama3.1-8b");
   const OpList sft = transformer_layer_ops(m, catalog_system("h100-sxm"), shape);
-  const OpList frozen = layer(shape, lora());
+  const OpList frozen = layer(shape, lora_of());
   const auto bytes = [](const OpList& ops, std::string_view name) {
     return std::get<MemoryShape>(find(ops.backward, name, Pass::backward)->shape).bytes;
   };
@@ -100,18 +100,18 @@ TEST_CASE("LoRA: the frozen embedding has no backward, the LM head no weight gra
   const SystemProfile s = catalog_system("h100-sxm");
   const ShapeKey shape{.tp = 2, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096};
   OpList embedding = embedding_ops(m, s, shape);
-  apply_finetune(embedding, StepChunk::embedding, m, s, shape, lora());
+  apply_finetune(embedding, StepChunk::embedding, m, s, shape, lora_of());
   CHECK(embedding.backward.empty());
   CHECK_FALSE(embedding.forward.empty());
   OpList output = output_ops(m, s, shape);
-  apply_finetune(output, StepChunk::output, m, s, shape, lora());
+  apply_finetune(output, StepChunk::output, m, s, shape, lora_of());
   CHECK(find(output.backward, "lm_head", Pass::dgrad) != nullptr);
   CHECK(find(output.backward, "lm_head", Pass::wgrad) == nullptr);
 }
 
 TEST_CASE("full recompute reruns the adapters' forward with the layer's") {
   const ShapeKey shape{.tp = 1, .cp = 1, .ep = 1, .mbs = 1, .seq_len = 4096, .recompute = Recompute::full};
-  const OpList ops = layer(shape, lora());
+  const OpList ops = layer(shape, lora_of());
   const Op* rerun = find(ops.backward, "qkv_lora_b", Pass::forward);
   REQUIRE(rerun != nullptr);
   CHECK(rerun->recompute);

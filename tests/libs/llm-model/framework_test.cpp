@@ -16,7 +16,9 @@ FrameworkProfile catalog_framework(std::string_view name) {
   REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
   return found.value();
 }
-double gemm(const SystemProfile& s, Precision p) { return s.efficiency.gemm_software[static_cast<std::size_t>(p)]; }
+double framework_gemm(const SystemProfile& s, Precision p) {
+  return s.efficiency.gemm_software[static_cast<std::size_t>(p)];
+}
 }  // namespace
 
 TEST_CASE("the framework catalog lists the releases oldest first and defaults to the newest") {
@@ -56,17 +58,17 @@ TEST_CASE("applying a release sets the system's kernel efficiencies and software
   const SystemProfile run = apply_framework(h100, catalog_framework("nemo-25.09"));
   CHECK(run.software.framework == "nemo-25.09");
   CHECK(run.software.tp_overlap[static_cast<std::size_t>(Precision::nvfp4)] == 0);
-  CHECK(gemm(run, Precision::fp8) != 1.0);
+  CHECK(framework_gemm(run, Precision::fp8) != 1.0);
   CHECK(run.efficiency.attention_fwd > h100.efficiency.attention_fwd);
   CHECK(run.gemm_ceiling(Precision::fp8) ==
-        doctest::Approx(h100.efficiency.gemm_ceiling_fp8 * gemm(run, Precision::fp8)));
+        doctest::Approx(h100.efficiency.gemm_ceiling_fp8 * framework_gemm(run, Precision::fp8)));
 }
 
 TEST_CASE("Blackwell Ultra runs its family's kernels unless a profile names it") {
   const SystemProfile gb300 = catalog_system("gb300-nvl72");
   CHECK(gb300.architecture == "blackwell-ultra");
   const SystemProfile run = apply_framework(gb300, catalog_framework("nemo-25.11"));
-  CHECK(gemm(run, Precision::mxfp8) == doctest::Approx(0.82));
+  CHECK(framework_gemm(run, Precision::mxfp8) == doctest::Approx(0.82));
 }
 
 TEST_CASE("profile errors name the file and the key") {

@@ -25,7 +25,7 @@ double gemm_flops(const std::vector<Op>& ops, bool include_recompute = true) {
 std::size_t count(const std::vector<Op>& ops, std::string_view name) {
   return static_cast<std::size_t>(std::count_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; }));
 }
-const Op* find(const std::vector<Op>& ops, std::string_view name, Pass pass) {
+const Op* find_op(const std::vector<Op>& ops, std::string_view name, Pass pass) {
   const auto it =
       std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name && op.pass == pass; });
   return it == ops.end() ? nullptr : &*it;
@@ -36,13 +36,13 @@ TEST_CASE("per-rank GEMM shapes: QKV and fc1 split their outputs over TP, proj a
   const ModelConfig m = catalog_model("llama3.1-70b");
   const OpList ops =
       transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 4, .cp = 2, .mbs = 1, .seq_len = 8192});
-  const auto& qkv = std::get<GemmShape>(find(ops.forward, "qkv", Pass::forward)->shape);
+  const auto& qkv = std::get<GemmShape>(find_op(ops.forward, "qkv", Pass::forward)->shape);
   CHECK(qkv.m == 4096);  // mbs × seq / cp tokens
   CHECK(qkv.n == (8192 + 2 * 128 * 8) / 4);
   CHECK(qkv.k == 8192);
-  const auto& fc2 = std::get<GemmShape>(find(ops.forward, "fc2", Pass::forward)->shape);
+  const auto& fc2 = std::get<GemmShape>(find_op(ops.forward, "fc2", Pass::forward)->shape);
   CHECK(fc2.k == 28672 / 4);
-  const auto& fc1_wgrad = std::get<GemmShape>(find(ops.backward, "fc1", Pass::wgrad)->shape);
+  const auto& fc1_wgrad = std::get<GemmShape>(find_op(ops.backward, "fc1", Pass::wgrad)->shape);
   CHECK(fc1_wgrad.m == 2 * 28672 / 4);
   CHECK(fc1_wgrad.k == 4096);
 }
@@ -81,7 +81,7 @@ TEST_CASE("TP, CP and EP communication appear only when their groups have more t
                                            ShapeKey{.tp = 1, .cp = 1, .ep = 8, .mbs = 1, .seq_len = 4096});
   CHECK(count(moe.forward, "ep_dispatch") == 1);
   CHECK(count(moe.backward, "ep_combine") == 1);
-  CHECK(std::get<GemmShape>(find(moe.forward, "expert_fc1", Pass::forward)->shape).groups == 1);
+  CHECK(std::get<GemmShape>(find_op(moe.forward, "expert_fc1", Pass::forward)->shape).groups == 1);
 }
 
 TEST_CASE("FP8 adds cast ops and keeps the attention core in BF16") {
@@ -92,8 +92,8 @@ TEST_CASE("FP8 adds cast ops and keeps the attention core in BF16") {
   CHECK(count(fp8.forward, "cast_fc2_input") == 1);
   CHECK(count(fp8.backward, "cast_fc1_grad") == 1);
   CHECK(count(bf16.forward, "cast_fc2_input") == 0);
-  CHECK(find(fp8.forward, "fc1", Pass::forward)->precision == Precision::fp8);
-  CHECK(find(fp8.forward, "attention", Pass::forward)->precision == Precision::bf16);
+  CHECK(find_op(fp8.forward, "fc1", Pass::forward)->precision == Precision::fp8);
+  CHECK(find_op(fp8.forward, "attention", Pass::forward)->precision == Precision::bf16);
 }
 
 TEST_CASE("recompute: selective reruns the attention core, full reruns the whole forward") {
@@ -115,7 +115,7 @@ TEST_CASE("recompute: selective reruns the attention core, full reruns the whole
 TEST_CASE("the output stage holds the LM head over the vocabulary shard and the loss") {
   const ModelConfig m = catalog_model("nemotron-8b");
   const OpList out = output_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 2, .mbs = 4, .seq_len = 4096});
-  const auto& head = std::get<GemmShape>(find(out.forward, "lm_head", Pass::forward)->shape);
+  const auto& head = std::get<GemmShape>(find_op(out.forward, "lm_head", Pass::forward)->shape);
   CHECK(head.n == 256000 / 2);
   CHECK(head.m == 4 * 4096);
   CHECK(count(out.forward, "cross_entropy") == 1);
@@ -146,22 +146,22 @@ TEST_CASE("MLA, shared experts and wide heads: the layer's GEMM FLOPs over all r
 TEST_CASE("MLA projects through its latents: replicated down-projections, TP-split up-projections, no fused QKV") {
   const ModelConfig m = catalog_model("deepseek-v3");
   const OpList ops = transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 8, .mbs = 1, .seq_len = 4096});
-  CHECK(find(ops.forward, "qkv", Pass::forward) == nullptr);
-  const auto& kv_down = std::get<GemmShape>(find(ops.forward, "kv_down", Pass::forward)->shape);
+  CHECK(find_op(ops.forward, "qkv", Pass::forward) == nullptr);
+  const auto& kv_down = std::get<GemmShape>(find_op(ops.forward, "kv_down", Pass::forward)->shape);
   CHECK(kv_down.m == 4096 / 8);  // the sequence shard
   CHECK(kv_down.n == 512 + 64);  // the latent and the shared rotary key
-  const auto& kv_up = std::get<GemmShape>(find(ops.forward, "kv_up", Pass::forward)->shape);
+  const auto& kv_up = std::get<GemmShape>(find_op(ops.forward, "kv_up", Pass::forward)->shape);
   CHECK(kv_up.n == 128 * (128 + 128) / 8);
   CHECK(count(ops.forward, "tp_all_gather_kv_latent") == 1);
   CHECK(count(ops.forward, "shared_fc1") == 1);  // the shared expert runs on every token
-  const auto& attention = std::get<AttentionShape>(find(ops.forward, "attention", Pass::forward)->shape);
+  const auto& attention = std::get<AttentionShape>(find_op(ops.forward, "attention", Pass::forward)->shape);
   CHECK(attention.kv_heads == 128 / 8);
   CHECK(attention.head_dim == (192 + 128) / 2);
   // The leading dense layers run a dense MLP of 18432 and no router.
   const OpList dense =
       transformer_layer_ops(m, catalog_system("h100-sxm"), ShapeKey{.tp = 8, .mbs = 1, .seq_len = 4096}, true);
   CHECK(count(dense.forward, "router") == 0);
-  CHECK(std::get<GemmShape>(find(dense.forward, "fc1", Pass::forward)->shape).n == 2 * 18432 / 8);
+  CHECK(std::get<GemmShape>(find_op(dense.forward, "fc1", Pass::forward)->shape).n == 2 * 18432 / 8);
 }
 
 TEST_CASE("sliding-window layers execute only their window of the attention square") {
@@ -171,7 +171,7 @@ TEST_CASE("sliding-window layers execute only their window of the attention squa
   const ShapeKey shape{.tp = 1, .mbs = 1, .seq_len = 4096};
   const auto mask = [&](const ModelConfig& m) {
     const OpList ops = transformer_layer_ops(m, catalog_system("b200"), shape);
-    return std::get<AttentionShape>(find(ops.forward, "attention", Pass::forward)->shape).mask_fraction;
+    return std::get<AttentionShape>(find_op(ops.forward, "attention", Pass::forward)->shape).mask_fraction;
   };
   // Half the layers see 128 (+ a tile) of 4096 keys: about half the causal work.
   CHECK(mask(oss) == doctest::Approx(0.5 * mask(full) + 0.5 * 256.0 / 4096));
@@ -192,16 +192,16 @@ TEST_CASE("expert tensor parallelism splits the expert GEMMs over its own group,
   const SystemProfile h100 = catalog_system("h100-sxm");
   const ShapeKey etp1{.tp = 2, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1};
   const OpList folded = transformer_layer_ops(m, h100, etp1);
-  const auto& fc1 = std::get<GemmShape>(find(folded.forward, "expert_fc1", Pass::forward)->shape);
+  const auto& fc1 = std::get<GemmShape>(find_op(folded.forward, "expert_fc1", Pass::forward)->shape);
   CHECK(fc1.n == 2 * m.ffn);              // gate and up, whole: etp 1
   CHECK(fc1.m * fc1.groups == 2048 * 2);  // the rank's 2048 SP tokens × top-2, no expert-TP gather
   CHECK(count(folded.forward, "tp_all_gather_experts") == 0);
   CHECK(count(folded.forward, "tp_all_gather_qkv") == 1);  // attention keeps TP 2
   const OpList shared = transformer_layer_ops(m, h100, ShapeKey{.tp = 2, .ep = 4, .mbs = 1, .seq_len = 4096});
-  const Op* gather = find(shared.forward, "tp_all_gather_experts", Pass::forward);
+  const Op* gather = find_op(shared.forward, "tp_all_gather_experts", Pass::forward);
   REQUIRE(gather != nullptr);
   CHECK(gather->group == CommGroup::etp);
-  CHECK(std::get<GemmShape>(find(shared.forward, "expert_fc1", Pass::forward)->shape).n == m.ffn);  // 2·ffn / etp 2
+  CHECK(std::get<GemmShape>(find_op(shared.forward, "expert_fc1", Pass::forward)->shape).n == m.ffn);  // 2·ffn / etp 2
   // The same expert FLOPs per rank either way: etp 1 holds whole experts for half the tokens.
   CHECK(gemm_flops(folded.forward) == doctest::Approx(gemm_flops(shared.forward) - 0).epsilon(0.35));
 }
@@ -257,16 +257,16 @@ TEST_CASE("CUDA-graph scopes: the attention half, the router and the permutation
   const ModelConfig m = catalog_model("qwen3-30b-a3b");
   const OpList ops =
       transformer_layer_ops(m, catalog_system("b200"), ShapeKey{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1});
-  CHECK(find(ops.forward, "qkv", Pass::forward)->scope == GraphScope::attn);
-  CHECK(find(ops.forward, "attention", Pass::forward)->scope == GraphScope::attn);
-  CHECK(find(ops.forward, "norm_mlp", Pass::forward)->scope == GraphScope::moe_router);
-  CHECK(find(ops.forward, "router", Pass::forward)->scope == GraphScope::moe_router);
-  CHECK(find(ops.forward, "permute", Pass::forward)->scope == GraphScope::moe_preprocess);
-  CHECK(find(ops.forward, "ep_dispatch", Pass::forward)->scope == GraphScope::none);
-  CHECK(find(ops.forward, "expert_fc1", Pass::forward)->scope == GraphScope::none);
+  CHECK(find_op(ops.forward, "qkv", Pass::forward)->scope == GraphScope::attn);
+  CHECK(find_op(ops.forward, "attention", Pass::forward)->scope == GraphScope::attn);
+  CHECK(find_op(ops.forward, "norm_mlp", Pass::forward)->scope == GraphScope::moe_router);
+  CHECK(find_op(ops.forward, "router", Pass::forward)->scope == GraphScope::moe_router);
+  CHECK(find_op(ops.forward, "permute", Pass::forward)->scope == GraphScope::moe_preprocess);
+  CHECK(find_op(ops.forward, "ep_dispatch", Pass::forward)->scope == GraphScope::none);
+  CHECK(find_op(ops.forward, "expert_fc1", Pass::forward)->scope == GraphScope::none);
   const OpList dense = transformer_layer_ops(catalog_model("llama3.1-8b"), catalog_system("b200"),
                                              ShapeKey{.tp = 1, .mbs = 1, .seq_len = 8192});
-  CHECK(find(dense.forward, "fc1", Pass::forward)->scope == GraphScope::mlp);
+  CHECK(find_op(dense.forward, "fc1", Pass::forward)->scope == GraphScope::mlp);
 }
 
 TEST_CASE("FP8 expert GEMMs pad each expert's tokens to whole blocks and quantize them expert by expert") {
@@ -277,9 +277,9 @@ TEST_CASE("FP8 expert GEMMs pad each expert's tokens to whole blocks and quantiz
   CHECK(count(fp8.forward, "pad_expert_input") == 1);
   CHECK(count(fp8.forward, "unpad_expert_output") == 1);
   CHECK(count(fp8.backward, "pad_expert_input") == 1);
-  const auto& cast = std::get<MemoryShape>(find(fp8.forward, "cast_expert_fc1_input", Pass::forward)->shape);
+  const auto& cast = std::get<MemoryShape>(find_op(fp8.forward, "cast_expert_fc1_input", Pass::forward)->shape);
   CHECK(cast.kernels == m.experts / 8);  // one quantization kernel per local expert
-  CHECK(std::get<MemoryShape>(find(fp8.forward, "cast_proj_input", Pass::forward)->shape).kernels == 1);
+  CHECK(std::get<MemoryShape>(find_op(fp8.forward, "cast_proj_input", Pass::forward)->shape).kernels == 1);
   const OpList bf16 = transformer_layer_ops(m, b200, ShapeKey{.tp = 1, .ep = 8, .mbs = 1, .seq_len = 4096, .etp = 1});
   CHECK(count(bf16.forward, "pad_expert_input") == 0);
 }

@@ -10,9 +10,9 @@ using dgx::llm::testing::catalog_system;
 using dgx::llm::testing::train;
 
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
-MemoryBreakdown peak(std::string_view model_name, int gpus, const TrainConfig& t) {
+MemoryBreakdown peak_memory(std::string_view model_name, int gpus, const TrainConfig& t) {
   const ModelConfig m = catalog_model(model_name);
   const SystemProfile s = catalog_system("h100-sxm");
   const auto r = resolve_layout(m, s, gpus, t);
@@ -24,41 +24,41 @@ MemoryBreakdown peak(std::string_view model_name, int gpus, const TrainConfig& t
 TEST_CASE("70B with TP8 PP1 and no distributed optimizer does not fit 80 GB") {
   TrainConfig t = train({.tp = 8}, 1, 64, 8192);
   t.distributed_optimizer = false;
-  const MemoryBreakdown m = peak("llama3.1-70b", 64, t);
+  const MemoryBreakdown m = peak_memory("llama3.1-70b", 64, t);
   CHECK_FALSE(m.fits());
   // 70.6e9 / 8 parameters × (2 weights + 2 grads + 12 optimizer) bytes.
   CHECK(m.weights + m.gradients + m.optimizer == doctest::Approx(70.6e9 / 8 * 16).epsilon(0.01));
 }
 
 TEST_CASE("70B with TP4 PP4 CP2 VP5 and the distributed optimizer fits 80 GB on 64 GPUs") {
-  const MemoryBreakdown m = peak("llama3.1-70b", 64, train({.tp = 4, .pp = 4, .cp = 2, .vp = 5}, 1, 128, 8192));
+  const MemoryBreakdown m = peak_memory("llama3.1-70b", 64, train({.tp = 4, .pp = 4, .cp = 2, .vp = 5}, 1, 128, 8192));
   CHECK(m.fits());
-  CHECK(m.total() < 80 * kGiB);
+  CHECK(m.total() < 80 * kBytesPerGiB);
 }
 
 TEST_CASE("the distributed optimizer shards the optimizer state over the data-parallel ranks") {
   const Layout l{.tp = 8, .pp = 4};
   TrainConfig t = train(l, 1, 256, 4096);
-  const MemoryBreakdown sharded = peak("llama2-70b", 256, t);
+  const MemoryBreakdown sharded = peak_memory("llama2-70b", 256, t);
   t.distributed_optimizer = false;
-  const MemoryBreakdown replicated = peak("llama2-70b", 256, t);
+  const MemoryBreakdown replicated = peak_memory("llama2-70b", 256, t);
   CHECK(sharded.optimizer == doctest::Approx(replicated.optimizer / 8));  // dp = 256 / 32
   CHECK(sharded.weights == replicated.weights);
 }
 
 TEST_CASE("full recompute keeps only layer inputs, selective saves a little, FP8 adds weight caches") {
   TrainConfig t = train({.tp = 4, .pp = 4, .cp = 2, .vp = 5}, 1, 128, 8192);
-  const MemoryBreakdown none = peak("llama3.1-70b", 64, t);
+  const MemoryBreakdown none = peak_memory("llama3.1-70b", 64, t);
   t.recompute = Recompute::selective;
-  const MemoryBreakdown selective = peak("llama3.1-70b", 64, t);
+  const MemoryBreakdown selective = peak_memory("llama3.1-70b", 64, t);
   t.recompute = Recompute::full;
-  const MemoryBreakdown full = peak("llama3.1-70b", 64, t);
+  const MemoryBreakdown full = peak_memory("llama3.1-70b", 64, t);
   CHECK(full.activations < selective.activations / 5);
   CHECK(selective.activations < none.activations);
   CHECK(full.total() < none.total());
   t.recompute = Recompute::none;
   t.precision = Precision::fp8;
-  const MemoryBreakdown fp8 = peak("llama3.1-70b", 64, t);
+  const MemoryBreakdown fp8 = peak_memory("llama3.1-70b", 64, t);
   CHECK(fp8.fp8_weight_cache > 0);
   CHECK(none.fp8_weight_cache == 0);
   CHECK(fp8.activations < none.activations);
@@ -225,6 +225,6 @@ TEST_CASE("FSDP2 under PP keeps the stage's parameters gathered for the step, FP
   titan.software.fsdp = FsdpKind::megatron;
   const StageMemory megatron = memory_per_gpu(m, titan, t, *r);
   // 405B / (tp 8 · pp 8) ≈ 6.3B parameters a GPU gathers: BF16, 12 GiB and more, beside 16 B per parameter / dp 8.
-  CHECK(fsdp2.middle.weights > megatron.middle.weights + 9.0 * kGiB);
+  CHECK(fsdp2.middle.weights > megatron.middle.weights + 9.0 * kBytesPerGiB);
   CHECK(fsdp2.middle.optimizer == doctest::Approx(8.0 / 12.0 * megatron.middle.optimizer).epsilon(0.01));
 }

@@ -8,7 +8,7 @@ using namespace dgx::llm;
 using dgx::llm::testing::catalog_system;
 
 namespace {
-Op gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision = Precision::bf16) {
+Op timed_gemm(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision = Precision::bf16) {
   return Op{.name = "fc1", .pass = Pass::forward, .precision = precision, .shape = GemmShape{.m = m, .n = n, .k = k}};
 }
 double tflops(const OpTimeProvider& provider, const Op& op) {
@@ -22,18 +22,18 @@ TEST_CASE("a large GEMM runs at the ceiling times the sustained fraction, below 
   const RooflineProvider roofline(h100);
   const Efficiency& e = h100.efficiency;
   // 66 × 32 tiles of 128 × 256: 16 full waves on 132 SMs, no partly empty last wave.
-  CHECK(tflops(roofline, gemm(128 * 66, 256 * 32, 8192)) ==
+  CHECK(tflops(roofline, timed_gemm(128 * 66, 256 * 32, 8192)) ==
         doctest::Approx(h100.peak_bf16_tflops * e.gemm_ceiling_bf16 * e.sustained_compute).epsilon(0.01));
   // Section D: no GEMM beats the measured maxima, 794.5 (BF16) and 1402.6 (FP8) TFLOP/s.
-  CHECK(tflops(roofline, gemm(16384, 16384, 16384)) <= 794.5);
-  CHECK(tflops(roofline, gemm(16384, 16384, 16384, Precision::fp8)) <= 1402.6);
+  CHECK(tflops(roofline, timed_gemm(16384, 16384, 16384)) <= 794.5);
+  CHECK(tflops(roofline, timed_gemm(16384, 16384, 16384, Precision::fp8)) <= 1402.6);
 }
 
 TEST_CASE("GEMM efficiency rises with size toward the ceiling") {
   const RooflineProvider roofline(catalog_system("h100-sxm"));
   double previous = 0;
   for (const std::int64_t size : {256, 512, 1024, 2048, 4096, 8192}) {
-    const double rate = tflops(roofline, gemm(size, size, size));
+    const double rate = tflops(roofline, timed_gemm(size, size, size));
     CHECK(rate > previous);
     previous = rate;
   }
@@ -41,8 +41,9 @@ TEST_CASE("GEMM efficiency rises with size toward the ceiling") {
 
 TEST_CASE("an FP8 GEMM is faster than the same BF16 GEMM, a skinny one is memory bound") {
   const RooflineProvider roofline(catalog_system("h100-sxm"));
-  CHECK(roofline.seconds(gemm(8192, 8192, 8192, Precision::fp8)) < roofline.seconds(gemm(8192, 8192, 8192)));
-  const Op skinny = gemm(8, 8192, 8192);
+  CHECK(roofline.seconds(timed_gemm(8192, 8192, 8192, Precision::fp8)) <
+        roofline.seconds(timed_gemm(8192, 8192, 8192)));
+  const Op skinny = timed_gemm(8, 8192, 8192);
   const double bytes = 2.0 * (8.0 * 8192 + 8192.0 * 8192 + 8.0 * 8192);
   CHECK(roofline.seconds(skinny) > bytes / (3.35e12));
 }
@@ -76,8 +77,8 @@ TEST_CASE("memory-bound ops take bytes over the sustained HBM bandwidth") {
 TEST_CASE("measured overrides replace exactly the measured op and fall back for the others") {
   const RooflineProvider roofline(catalog_system("h100-sxm"));
   MeasuredOverrides measured(roofline);
-  const Op fc1 = gemm(8192, 28672, 8192);
-  const Op other = gemm(8192, 28672, 8192, Precision::fp8);
+  const Op fc1 = timed_gemm(8192, 28672, 8192);
+  const Op other = timed_gemm(8192, 28672, 8192, Precision::fp8);
   measured.set(fc1, 0.123);
   CHECK(measured.size() == 1);
   CHECK(measured.seconds(fc1) == 0.123);
@@ -95,14 +96,14 @@ TEST_CASE("with split-K a small-M decode GEMM streams its weights at the memory 
   const RooflineProvider tiles(h100);
   const RooflineProvider split(h100, RooflineProvider::GemmFill::split_k);
   // The QKV GEMM of Llama 3.1 70B at TP2 for 128 decoding sequences: 20 output tiles on 132 SMs.
-  const Op decode = gemm(128, 5120, 8192, Precision::fp8);
+  const Op decode = timed_gemm(128, 5120, 8192, Precision::fp8);
   const double weights = 5120.0 * 8192;
   const double bytes = weights + 128.0 * 8192 + 128.0 * 5120 * 2;
   const double memory = bytes / (h100.efficiency.memory_bw * h100.hbm_bytes_per_s()) + 4e-6;
   CHECK(split.seconds(decode) == doctest::Approx(memory));
   CHECK(tiles.seconds(decode) > 2 * split.seconds(decode));
   // Large GEMMs fill the GPU either way: the option changes nothing there.
-  CHECK(split.seconds(gemm(8192, 8192, 8192)) == tiles.seconds(gemm(8192, 8192, 8192)));
+  CHECK(split.seconds(timed_gemm(8192, 8192, 8192)) == tiles.seconds(timed_gemm(8192, 8192, 8192)));
 }
 
 TEST_CASE("flash attention runs slower per FLOP at a narrow head dimension, faster at a wide one") {
@@ -121,10 +122,10 @@ TEST_CASE("the routed experts' grouped GEMMs run at the release's grouped-GEMM f
   SystemProfile h100 = catalog_system("h100-sxm");
   h100.efficiency.grouped_gemm = 0.5;
   const RooflineProvider roofline(h100);
-  Op expert = gemm(8192, 8192, 8192);
+  Op expert = timed_gemm(8192, 8192, 8192);
   expert.name = "expert_fc1";
   expert.part = OpPart::moe;
-  Op dense = gemm(8192, 8192, 8192);
+  Op dense = timed_gemm(8192, 8192, 8192);
   CHECK(roofline.seconds(expert) == doctest::Approx(2 * roofline.seconds(dense)));
   Op router = expert;
   router.name = "router";
@@ -136,8 +137,8 @@ TEST_CASE("a GEMM whose tiles leave the last wave partly empty pays for the whol
   const RooflineProvider roofline(gb200);
   // 1024 tokens × 10240 outputs: 8 × 40 = 320 tiles of 128 × 256 on 148 SMs run as 3 waves (72 %); 4440 tiles
   // (30 waves exactly) run full.
-  const double partial = tflops(roofline, gemm(1024, 10240, 8192, Precision::fp8));
-  const double full = tflops(roofline, gemm(128 * 148, 256 * 30, 8192, Precision::fp8));
+  const double partial = tflops(roofline, timed_gemm(1024, 10240, 8192, Precision::fp8));
+  const double full = tflops(roofline, timed_gemm(128 * 148, 256 * 30, 8192, Precision::fp8));
   CHECK(partial / full == doctest::Approx(320.0 / (3 * 148)).epsilon(0.03));
 }
 

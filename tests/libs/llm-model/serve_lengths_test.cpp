@@ -8,7 +8,7 @@ using namespace dgx::llm;
 
 namespace {
 
-std::string error_of(std::string_view text) {
+std::string lengths_error_of(std::string_view text) {
   const auto table = parse_lengths(text, "chats.csv");
   return table ? "" : table.error().message;
 }
@@ -31,16 +31,19 @@ TEST_CASE("a trace has one request per row, a histogram a count per length pair,
 }
 
 TEST_CASE("a bad lengths file names the file, the line and what is wrong") {
-  CHECK(error_of("") == "chats.csv: no requests (a lengths file needs a header, input,output, and at least one row)");
-  CHECK(error_of("input,output\n# nothing\n").find("chats.csv: no requests") == 0);
-  CHECK(error_of("input,output\n100,-5\n") == "chats.csv:2: output length must be at least 1 token, got -5");
-  CHECK(error_of("input,output\n0,5\n") == "chats.csv:2: input length must be at least 1 token, got 0");
-  CHECK(error_of("input,output\n100,5,7\n") == "chats.csv:2: expected 2 comma-separated values, got 3 in '100,5,7'");
-  CHECK(error_of("input,output\n100,abc\n") == "chats.csv:2: 'abc' is not a whole number");
-  CHECK(error_of("input,output\n1.5,4\n") == "chats.csv:2: '1.5' is not a whole number");
-  CHECK(error_of("prompt,answer\n1,4\n").find("chats.csv:1: unknown column 'prompt'") == 0);
-  CHECK(error_of("input,input\n1,4\n").find("chats.csv:1: the header must name input and output once each") == 0);
-  CHECK(error_of("input,output,count\n10,4,0\n") == "chats.csv:2: count must be at least 1, got 0");
+  CHECK(lengths_error_of("") ==
+        "chats.csv: no requests (a lengths file needs a header, input,output, and at least one row)");
+  CHECK(lengths_error_of("input,output\n# nothing\n").find("chats.csv: no requests") == 0);
+  CHECK(lengths_error_of("input,output\n100,-5\n") == "chats.csv:2: output length must be at least 1 token, got -5");
+  CHECK(lengths_error_of("input,output\n0,5\n") == "chats.csv:2: input length must be at least 1 token, got 0");
+  CHECK(lengths_error_of("input,output\n100,5,7\n") ==
+        "chats.csv:2: expected 2 comma-separated values, got 3 in '100,5,7'");
+  CHECK(lengths_error_of("input,output\n100,abc\n") == "chats.csv:2: 'abc' is not a whole number");
+  CHECK(lengths_error_of("input,output\n1.5,4\n") == "chats.csv:2: '1.5' is not a whole number");
+  CHECK(lengths_error_of("prompt,answer\n1,4\n").find("chats.csv:1: unknown column 'prompt'") == 0);
+  CHECK(lengths_error_of("input,input\n1,4\n").find("chats.csv:1: the header must name input and output once each") ==
+        0);
+  CHECK(lengths_error_of("input,output,count\n10,4,0\n") == "chats.csv:2: count must be at least 1, got 0");
 }
 
 TEST_CASE("reading a lengths file that does not exist says so") {

@@ -12,7 +12,7 @@ using namespace dgx::llm::testing;
 
 namespace {
 
-ServeProjection projected(const ServeModel& model, const ServeConfig& c) {
+ServeProjection projection_of(const ServeModel& model, const ServeConfig& c) {
   const auto p = model.project(c);
   REQUIRE_MESSAGE(p.has_value(), (p ? "" : p.error().message));
   return *p;
@@ -61,14 +61,14 @@ TEST_CASE("lengths come from the table by weight, or from normal distributions c
 TEST_CASE("below its capacity the replica serves the offered rate, TTFT near an idle prefill, above it the queue "
           "grows, throughput stops at the saturation rate and it says so") {
   const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
-  const ServeProjection light = projected(model, open_loop(0.5, 300));
+  const ServeProjection light = projection_of(model, open_loop(0.5, 300));
   CHECK(light.open_loop);
   CHECK(light.simulated);
   CHECK_FALSE(light.saturated);
   CHECK(light.requests_per_s == doctest::Approx(0.5).epsilon(0.15));
   CHECK(light.ttft.median < 0.2);
   CHECK(light.saturation_rate > 2);
-  const ServeProjection heavy = projected(model, open_loop(4 * light.saturation_rate, 600));
+  const ServeProjection heavy = projection_of(model, open_loop(4 * light.saturation_rate, 600));
   CHECK(heavy.saturated);
   CHECK(heavy.requests_per_s < 1.2 * heavy.saturation_rate);
   CHECK(heavy.ttft.p99 > 10 * light.ttft.p99);
@@ -85,7 +85,7 @@ TEST_CASE("a burst sends every request at once, as --request-rate inf: saturated
   ServeConfig c = serve_config({.tp = 1}, 128, 128, 0);
   c.arrival = Arrival::burst;
   c.requests = 500;
-  const ServeProjection p = projected(model, c);
+  const ServeProjection p = projection_of(model, c);
   CHECK(p.saturated);
   CHECK(p.simulated_requests == 500);
   CHECK(p.ttft.p99 > p.ttft.median);
@@ -93,7 +93,7 @@ TEST_CASE("a burst sends every request at once, as --request-rate inf: saturated
 
 TEST_CASE("ITL pools the gaps between streamed chunks: prompt chunks in some iterations lift its p99 above TPOT") {
   const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
-  const ServeProjection p = projected(model, open_loop(2, 300));
+  const ServeProjection p = projection_of(model, open_loop(2, 300));
   CHECK(p.itl.p99 > 1.3 * p.itl.median);
   CHECK(p.itl.mean == doctest::Approx(p.tpot.mean).epsilon(0.25));
 }

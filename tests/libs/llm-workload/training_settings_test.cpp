@@ -17,7 +17,7 @@ dgx::testing::WorkloadHost host_with_defaults() {
   return dgx::testing::WorkloadHost(training_params(d));
 }
 
-std::string error_of(const dgx::testing::WorkloadHost& h) {
+std::string settings_error_of(const dgx::testing::WorkloadHost& h) {
   return dgx::testing::config_error_of([&] { (void)read_training_settings(dgx::sdk::Host(h.api())); });
 }
 
@@ -39,14 +39,14 @@ TEST_CASE("the shared schema carries a workload's defaults and reads back into t
 TEST_CASE("the shared keys are checked value by value, naming the key") {
   dgx::testing::WorkloadHost h = host_with_defaults();
   h.set(key::tp, std::int64_t{0});
-  CHECK(error_of(h) == "parallel.tp must be at least 1, got 0");
+  CHECK(settings_error_of(h) == "parallel.tp must be at least 1, got 0");
   dgx::testing::WorkloadHost p = host_with_defaults();
   p.set(key::precision, std::vector<std::string>{"fp16"});
-  CHECK(error_of(p) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4");
+  CHECK(settings_error_of(p) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4");
   dgx::testing::WorkloadHost g = host_with_defaults();
   g.set(key::gpus_min, std::int64_t{64});
   g.set(key::gpus_max, std::int64_t{8});
-  CHECK(error_of(g) == "explore.gpus_min 64 exceeds explore.gpus_max 8");
+  CHECK(settings_error_of(g) == "explore.gpus_min 64 exceeds explore.gpus_max 8");
 }
 
 TEST_CASE("a preset's lines set keys by the schema's types, comments and quotes handled") {

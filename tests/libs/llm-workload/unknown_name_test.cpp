@@ -11,7 +11,7 @@ using namespace dgx::llm::workload;
 namespace {
 
 /// The suggestions of the catalog lookups: the SDK's close matches, a swap counting as two edits.
-std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates) {
+std::vector<std::string> suggestions(std::string_view name, const std::vector<std::string>& candidates) {
   return dgx::sdk::text::close_matches(name, candidates, 3, dgx::sdk::text::Swaps::two_edits);
 }
 
@@ -19,14 +19,14 @@ std::vector<std::string> close_matches(std::string_view name, const std::vector<
 
 TEST_CASE("abbreviated and misspelt catalog names find their entry") {
   const std::vector<std::string> models = {"llama2-7b", "llama2-70b", "llama3.1-70b", "llama3.1-8b", "gpt3-175b"};
-  const auto matches = close_matches("llama70b", models);
+  const auto matches = suggestions("llama70b", models);
   CHECK(std::find(matches.begin(), matches.end(), "llama3.1-70b") != matches.end());
   CHECK(std::find(matches.begin(), matches.end(), "gpt3-175b") == matches.end());
-  CHECK(close_matches("gpt3175b", models) == std::vector<std::string>{"gpt3-175b"});
+  CHECK(suggestions("gpt3175b", models) == std::vector<std::string>{"gpt3-175b"});
   const std::vector<std::string> systems = {"a100-sxm-80gb", "b200", "h100-sxm", "h200-sxm"};
-  CHECK(close_matches("h100", systems) == std::vector<std::string>{"h100-sxm"});
-  CHECK(close_matches("zzz", systems).empty());
-  CHECK(close_matches("", systems).empty());
+  CHECK(suggestions("h100", systems) == std::vector<std::string>{"h100-sxm"});
+  CHECK(suggestions("zzz", systems).empty());
+  CHECK(suggestions("", systems).empty());
 }
 
 TEST_CASE("an unknown name's message names the key, the likely entries and the whole catalog") {

@@ -15,7 +15,7 @@ namespace {
 
 FinetuneSettings read(const FinetuneHost& h) { return read_settings(dgx::sdk::Host(h.api())); }
 
-std::string error_of(const FinetuneHost& h) {
+std::string settings_error_of(const FinetuneHost& h) {
   return dgx::testing::config_error_of([&] { (void)read(h); });
 }
 
@@ -67,16 +67,17 @@ TEST_CASE("bad input is a config error naming the key and the reason") {
     const auto& value = c.second;
     FinetuneHost h;
     h.set(k, value);
-    const std::string message = error_of(h);
+    const std::string message = settings_error_of(h);
     CHECK_MESSAGE(message.find(k) != std::string::npos, k << ": " << message);
   }
   FinetuneHost empty;
   empty.set(key::samples, std::int64_t{0});
-  CHECK(error_of(empty) == "the data set has no tokens: finetune.tokens is 0 and finetune.samples x "
-                           "finetune.avg_tokens_per_sample x finetune.epochs = 0 x 512 x 3 = 0; give the job's size "
-                           "in either");
+  CHECK(settings_error_of(empty) ==
+        "the data set has no tokens: finetune.tokens is 0 and finetune.samples x "
+        "finetune.avg_tokens_per_sample x finetune.epochs = 0 x 512 x 3 = 0; give the job's size "
+        "in either");
   FinetuneHost target;
   target.set(key::lora_targets, std::vector<std::string>{"lm_head"});
-  CHECK(error_of(target).find("'lm_head' is not a module LoRA can wrap: qkv (attention QKV projection)") !=
+  CHECK(settings_error_of(target).find("'lm_head' is not a module LoRA can wrap: qkv (attention QKV projection)") !=
         std::string::npos);
 }

@@ -12,7 +12,7 @@ using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>
 
 namespace {
 
-std::string error_of(InferenceHost& h) {
+std::string settings_error_of(InferenceHost& h) {
   return dgx::testing::config_error_of([&] { (void)read_settings(dgx::sdk::Host(h.api())); });
 }
 
@@ -49,50 +49,52 @@ TEST_CASE("the KV cache format follows the weights unless it is set") {
 TEST_CASE("out-of-range values and unknown choices name the key") {
   InferenceHost h;
   h.set(key::precision, std::vector<std::string>{"fp16"});
-  CHECK(error_of(h) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4");
+  CHECK(settings_error_of(h) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4");
   InferenceHost kv;
   kv.set(key::kv_precision, std::string("mxfp8"));
-  CHECK(error_of(kv) == "serve.kv_precision: 'mxfp8' is not one of auto, bf16, fp8, nvfp4");
+  CHECK(settings_error_of(kv) == "serve.kv_precision: 'mxfp8' is not one of auto, bf16, fp8, nvfp4");
   InferenceHost load;
   load.set(key::concurrency, std::int64_t{-1});
-  CHECK(error_of(load) == "serve.concurrency must be at least 0, got -1");
+  CHECK(settings_error_of(load) == "serve.concurrency must be at least 0, got -1");
   InferenceHost fraction;
   fraction.set(key::kv_cache_fraction, 1.5);
-  CHECK(error_of(fraction) == "serve.kv_cache_fraction must lie in (0, 1], got 1.500");
+  CHECK(settings_error_of(fraction) == "serve.kv_cache_fraction must lie in (0, 1], got 1.500");
   InferenceHost rows;
   rows.set(key::explore_rows, std::string("some"));
-  CHECK(error_of(rows) == "explore.rows: 'some' is not one of front, all");
+  CHECK(settings_error_of(rows) == "explore.rows: 'some' is not one of front, all");
   InferenceHost spread;
   spread.set(key::isl_stdev, -3.0);
-  CHECK(error_of(spread) == "serve.isl_stdev must be a standard deviation >= 0, got -3.000");
+  CHECK(settings_error_of(spread) == "serve.isl_stdev must be a standard deviation >= 0, got -3.000");
 }
 
 TEST_CASE("the open-loop, lengths, speculative and disaggregated keys are read and checked by name") {
   InferenceHost rate;
   rate.set(key::request_rate, 0.0);
-  CHECK(error_of(rate) == "serve.request_rate must be > 0 requests/s (an open-loop load), got 0.000; for a closed "
-                          "loop leave it unset and set serve.concurrency");
+  CHECK(settings_error_of(rate) ==
+        "serve.request_rate must be > 0 requests/s (an open-loop load), got 0.000; for a closed "
+        "loop leave it unset and set serve.concurrency");
   InferenceHost negative;
   negative.set(key::request_rate, -2.0);
-  CHECK(error_of(negative).find("serve.request_rate must be > 0 requests/s") == 0);
+  CHECK(settings_error_of(negative).find("serve.request_rate must be > 0 requests/s") == 0);
   InferenceHost arrival;
   arrival.set(key::arrival, std::string("bursty"));
-  CHECK(error_of(arrival) == "serve.arrival: 'bursty' is not one of poisson, constant, burst");
+  CHECK(settings_error_of(arrival) == "serve.arrival: 'bursty' is not one of poisson, constant, burst");
   InferenceHost lengths;
   lengths.set(key::lengths, std::string("/nonexistent/chats.csv"));
-  CHECK(error_of(lengths) == "serve.lengths: /nonexistent/chats.csv: cannot open the lengths file");
+  CHECK(settings_error_of(lengths) == "serve.lengths: /nonexistent/chats.csv: cannot open the lengths file");
   InferenceHost speculative;
   speculative.set(key::speculative, std::string("medusa"));
-  CHECK(error_of(speculative) == "serve.speculative: 'medusa' is not one of none, mtp, eagle, draft");
+  CHECK(settings_error_of(speculative) == "serve.speculative: 'medusa' is not one of none, mtp, eagle, draft");
   InferenceHost draft;
   draft.set(key::speculative, std::string("draft"));
   draft.set(key::draft_model, std::string("llama-tiny"));
-  CHECK(error_of(draft).find("serve.draft_model") != std::string::npos);
+  CHECK(settings_error_of(draft).find("serve.draft_model") != std::string::npos);
   InferenceHost workers;
   workers.set(key::mode, std::string("disaggregated"));
   workers.set(key::prefill_workers, std::int64_t{2});
-  CHECK(error_of(workers) == "disaggregated serving needs at least one prefill and one decode worker: "
-                             "serve.prefill_workers = 2, serve.decode_workers = 0 (both 0: chosen by rate matching)");
+  CHECK(settings_error_of(workers) ==
+        "disaggregated serving needs at least one prefill and one decode worker: "
+        "serve.prefill_workers = 2, serve.decode_workers = 0 (both 0: chosen by rate matching)");
   InferenceHost ok;
   ok.set(key::request_rate, 4.0);
   ok.set(key::speculative, std::string("eagle"));

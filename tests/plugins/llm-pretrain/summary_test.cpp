@@ -8,15 +8,11 @@
 
 #include "llm_host.hpp"
 #include "params.hpp"
+#include "text_checks.hpp"
 
 using namespace dgx::plugins::llm_pretrain;
+using dgx::testing::has;
 using PretrainHost = dgx::testing::LlmHost<PretrainWorkload, pretrain_params>;
-
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
 
 TEST_CASE("the summary gives scaling, FP8 against BF16, the batch rule and the other rule's scaling, MFU's peak") {
   PretrainHost h;

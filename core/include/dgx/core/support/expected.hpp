@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include <dgx/sdk/expected.hpp>
 
@@ -16,5 +17,9 @@ struct Failure {
 };
 
 template <typename T> using Expected = sdk::Expected<T, Failure>;
+
+// The failures most code returns: input the user can fix (exit 2), a plugin that cannot be used (exit 3).
+inline Failure usage_failure(std::string message) { return {ExitCode::usage, std::move(message)}; }
+inline Failure plugin_failure(std::string message) { return {ExitCode::no_plugin, std::move(message)}; }
 
 }  // namespace dgx

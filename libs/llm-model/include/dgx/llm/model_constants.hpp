@@ -8,6 +8,15 @@ namespace dgx::llm::constants {
 /// Version of the performance model, printed with every projection.
 inline constexpr const char* kModelVersion = "dgx-llm-model 3";
 
+// --- sizes -------------------------------------------------------------------------------------------------------
+/// Bytes per element of BF16 and FP32 tensors, and bytes per GiB.
+inline constexpr double kBf16 = 2;
+inline constexpr double kFp32 = 4;
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+/// Query rows per flash-attention tile: diagonal tiles of a causal mask are computed whole, so the executed
+/// fraction of the q×k square is (1 + tile/q_len)/2 rather than 1/2.
+inline constexpr double kCausalTile = 128;
+
 // --- bytes per parameter (Megatron mixed precision, docs "distributed optimizer") ---------------------------
 // BF16 model weights, or the low-precision format's row- and column-wise copies (memory_model.hpp
 // parameter_bytes()).
