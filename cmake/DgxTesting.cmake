@@ -29,6 +29,7 @@ function(dgx_add_doctest name)
   target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/bin")
   dgx_target_warnings(${name})
+  dgx_unity_build(${name})
   set(_label unit)
   if(ARG_LABELS)
     set(_label ${ARG_LABELS})  # one label: CTest list properties do not survive doctest_discover_tests

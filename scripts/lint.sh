@@ -110,11 +110,33 @@ if problems:
 print(f"lint: {checked} includes in core/ follow the layer order {chain}")
 '
 
-# C++ translation units in the compile database, by most recent change.
+# BUILD's compile database with each unity-build batch (cmake/DgxUnityBuild.cmake) replaced by the files it includes,
+# each with the batch's command, so that clang-tidy checks every file on its own. Writes DIR/compile_commands.json.
+expanded_database() {
+  python3 - "$1/compile_commands.json" "$2/compile_commands.json" <<'EOF'
+import json, re, sys
+entries = []
+for entry in json.load(open(sys.argv[1])):
+    unity = entry["file"]
+    if "/Unity/unity_" not in unity:
+        entries.append(entry)
+        continue
+    for source in re.findall(r'^#include "([^"]+)"', open(unity).read(), flags=re.M):
+        expanded = dict(entry, file=source)
+        if "command" in expanded:
+            expanded["command"] = expanded["command"].replace(unity, source)
+        if "arguments" in expanded:
+            expanded["arguments"] = [source if a == unity else a for a in expanded["arguments"]]
+        entries.append(expanded)
+json.dump(entries, open(sys.argv[2], "w"), indent=1)
+EOF
+}
+
+# C++ translation units in the compile database in DIR, by most recent change.
 tidy_order() {
-  local build=$1
+  local database=$1
   local units
-  units=$(python3 - "$build/compile_commands.json" <<'EOF'
+  units=$(python3 - "$database/compile_commands.json" <<'EOF'
 import json, os, sys
 root = os.getcwd()
 seen = set()
@@ -136,8 +158,10 @@ tidy() {
   local tidy_exe
   tidy_exe=$(command -v clang-tidy || command -v clang-tidy-14) || { echo "lint: clang-tidy not found"; return 2; }
   local budget=${DGX_TIDY_BUDGET:-100} started=$SECONDS jobs=${JOBS:-2}
-  local files=() file checked=0 failed=0 left=0 rc
-  mapfile -t files < <(tidy_order "$build")
+  local files=() file checked=0 failed=0 left=0 rc database
+  database=$(mktemp -d)
+  expanded_database "$build" "$database"
+  mapfile -t files < <(tidy_order "$database")
   local log=${DGX_TIDY_LOGS:-}
   if [[ -n $log ]]; then mkdir -p "$log"; else log=$(mktemp -d); fi
   # Batches of `jobs` files in parallel, until the budget is spent.
@@ -150,7 +174,7 @@ tidy() {
     fi
     local pids=() f
     for f in "${batch[@]}"; do
-      "$tidy_exe" -p "$build" --quiet "$f" >"$log/$(tr / _ <<<"$f").log" 2>&1 &
+      "$tidy_exe" -p "$database" --quiet "$f" >"$log/$(tr / _ <<<"$f").log" 2>&1 &
       pids+=($!)
     done
     # A file fails on any finding, and also when clang-tidy itself fails (a crash, a file it cannot parse).
@@ -176,6 +200,7 @@ tidy() {
     i=$((i + jobs))
   done
   [[ -n ${DGX_TIDY_LOGS:-} ]] || rm -rf "$log"
+  rm -rf "$database"
   local note=""
   ((left > 0)) && note="; $left files left out by the ${budget} s budget (DGX_TIDY_BUDGET=0 checks all)"
   echo "lint: clang-tidy checked $checked files in $((SECONDS - started)) s, $failed with findings$note"
