@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare,
-# the platform check, a verdict of an imported log and a history with a change point are written with -o FILE.html and opened in headless Chromium
-# (Debian's chromium, installed by scripts/install-deps.sh). Each page must load without a console message or script error, and draw every chart
-# canvas (its own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for
-# (the platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS. Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
+# The HTML report in a real browser: the main job (llama70b explore), a comm sweep, a --baseline run, a compare, the
+# platform check, a verdict of an imported log and a history with a change point are written with -o FILE.html and
+# opened in one headless Chromium (Debian's chromium, installed by scripts/install-deps.sh; driven by
+# chromium_pages.py). Each page must load without a console message or script error, and draw every chart canvas (its
+# own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for (the
+# platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS.
+# Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
 set -euo pipefail
 dgxhost=$1
 artifacts=$2
@@ -60,16 +62,16 @@ rc=0
 "$dgxhost" history --store "$work/store.sqlite" --detect -o "$work/history.html" > /dev/null || rc=$?
 case $rc in 5) ;; *) echo "history --detect exited $rc, not 5"; exit 1 ;; esac
 
-# Headless, offline, no profile of the user's: what CI can run as root without a display.
-chrome() {
-  local profile
-  profile=$(mktemp -d "$work/profile-XXXXXX")
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-    --user-data-dir="$profile" --enable-logging=stderr --v=0 --virtual-time-budget=10000 "$@"
-}
-
+# Every page in one headless Chromium, offline, with a fresh profile, as CI can run it as root without a display
+# (chromium_pages.py): its self-test (#selftest), its console messages and a screenshot.
+pages=(explore comm baseline compare check frameworks providers verdict history)
+files=()
+for page in "${pages[@]}"; do files+=("$work/$page.html"); done
 failed=0
+if ! python3 "$(dirname "$0")/chromium_pages.py" "$browser" "$work" "$artifacts" "${files[@]}"; then
+  echo "headless Chromium failed"
+  exit 1
+fi
 # The series each compared page must draw in its days chart, and a single recommended star.
 expected_series() {
   case $1 in
@@ -79,11 +81,10 @@ expected_series() {
   esac
 }
 
-for page in explore comm baseline compare check frameworks providers verdict history; do
+for page in "${pages[@]}"; do
   html="$work/$page.html"
-  chrome --dump-dom "file://$html#selftest" > "$work/$page.dom" 2> "$work/$page.log" || true
-  result=$(sed -n 's/.*<pre id="dgx-selftest">\([^<]*\)<\/pre>.*/\1/p' "$work/$page.dom")
-  console=$(grep -c ':CONSOLE' "$work/$page.log" || true)
+  result=$(cat "$work/$page.selftest")
+  console=$(wc -l < "$work/$page.console")
   echo "$page: self-test $result, console messages $console"
   if [ -z "$result" ]; then
     echo "  no self-test result: the page's script did not run"; failed=1
@@ -143,8 +144,7 @@ PY
   then
     failed=1
   fi
-  if [ "$console" != "0" ]; then grep ':CONSOLE' "$work/$page.log"; failed=1; fi
-  chrome --window-size=1400,1800 --screenshot="$artifacts/$page.png" "file://$html" > /dev/null 2>&1 || true
+  if [ "$console" != "0" ]; then cat "$work/$page.console"; failed=1; fi
   if [ ! -s "$artifacts/$page.png" ]; then echo "  no screenshot"; failed=1; fi
   cp "$html" "$artifacts/$page.html"
 done
