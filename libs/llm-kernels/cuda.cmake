@@ -5,11 +5,15 @@
 add_library(dgx_llm_kernels_blas STATIC
   src/cuda/blas.cpp
   src/cuda/check.cpp
+  src/cuda/cublaslt_library.cpp
   src/cuda/device.cpp
   src/cuda/elementwise.cu
   src/cuda/fp8_cast.cu
   src/cuda/resources.cpp)
-target_link_libraries(dgx_llm_kernels_blas PUBLIC dgx_llm_kernels_host CUDA::cudart CUDA::cublasLt)
+# cuBLASLt is opened on first use, not linked (include/dgx/llm/cuda/cublaslt_library.hpp): loading it costs about
+# 0.4 s, which every dgxhost start paid for the plugins it loads. Its path here is the loader's second choice.
+target_link_libraries(dgx_llm_kernels_blas PUBLIC dgx_llm_kernels_host CUDA::cudart PRIVATE ${CMAKE_DL_LIBS})
+target_compile_definitions(dgx_llm_kernels_blas PRIVATE DGX_CUBLASLT_PATH="$<TARGET_FILE:CUDA::cublasLt>")
 dgx_llm_static_library(dgx_llm_kernels_blas)
 
 # Error translation and the device check for plugins built on the SDK (needs no cuDNN).
