@@ -34,9 +34,13 @@ TEST_CASE("a library that cannot be opened is named with the loader's reason, an
   std::string error;
   CHECK(dgx::llm::cuda::detail::open_first_library({"libdgx-no-such-library.so.1", "/nonexistent/libcublasLt.so"},
                                                    error) == nullptr);
-  CHECK(error.find("libdgx-no-such-library.so.1: ") != std::string::npos);
-  CHECK(error.find("/nonexistent/libcublasLt.so: ") != std::string::npos);
-  CHECK(error.find("No such file") != std::string::npos);
+  // Each candidate, then the loader's reason (its words follow the locale): "NAME: REASON; PATH: REASON".
+  const std::string first = "libdgx-no-such-library.so.1: ", second = "; /nonexistent/libcublasLt.so: ";
+  REQUIRE(error.rfind(first, 0) == 0);
+  const std::size_t separator = error.find(second);
+  REQUIRE(separator != std::string::npos);
+  CHECK(separator > first.size());                  // a reason for the first
+  CHECK(error.size() > separator + second.size());  // and for the second
   CHECK(dgx::llm::cuda::detail::open_first_library({"libdgx-no-such-library.so.1", "libc.so.6"}, error) != nullptr);
   CHECK(error.empty());
 }
