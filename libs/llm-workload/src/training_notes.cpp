@@ -265,8 +265,8 @@ std::string sweep_text(const TrainingSettings& s, const Assumptions& a, const Sw
          (parts.methods.empty() ? "" : "\nMethods: " + parts.methods + ".") +
          "\nPrecisions: " + precision_list(s.precisions) + ".\nLayouts: every valid combination of " +
          layouts_text(a.model, a.system) + "; per " + parts.kept_per +
-         " the fastest that fits in memory is kept (parallel.*, train.mbs and train.recompute only set --mode "
-         "project's configuration).\nGlobal batch: " +
+         " the fastest that fits in memory is kept (gpus, parallel.*, train.mbs and train.recompute only set "
+         "--mode project's configuration).\nGlobal batch: " +
          batch + " of " + std::to_string(seq) + " tokens; " + parts.optimizer + ".";
 }
 

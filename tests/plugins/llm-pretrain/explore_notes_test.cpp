@@ -103,6 +103,9 @@ TEST_CASE("the sweep note states GPU counts, precisions, layout ranges and the b
   CHECK(text.find("Precisions: bf16, fp8.") != std::string::npos);
   CHECK(text.find("TP 1-8 x PP 1-16 x CP 1-8") != std::string::npos);
   CHECK(text.find("1024 sequences at every GPU count") != std::string::npos);
+  // A preset's or the user's `gpus` does not narrow the sweep: the note says so.
+  CHECK(text.find("(gpus, parallel.*, train.mbs and train.recompute only set --mode project's configuration)") !=
+        std::string::npos);
   s.gbs_per_gpu = 16;
   s.explore_gpus = {8, 64};
   const std::string weak = Pretraining(s, assumptions(true)).sweep_note();
