@@ -3,6 +3,8 @@
 #include <cublasLt.h>
 #include <dlfcn.h>
 
+#include <type_traits>
+
 #define DGX_STRINGIFY_(x) #x
 #define DGX_STRINGIFY(x) DGX_STRINGIFY_(x)
 
@@ -54,6 +56,13 @@ template <typename Function> Function* real(const char* name) {
 
 constexpr cublasStatus_t kNotLoaded = CUBLAS_STATUS_NOT_INITIALIZED;
 
+/// Calls the library's function `name`, declared as `Declared` (resolved once per function, on its first call), or
+/// returns kNotLoaded when the library could not be opened.
+template <auto& Declared, typename... Args> cublasStatus_t call_real(const char* name, Args... args) {
+  static auto* const f = real<std::remove_reference_t<decltype(Declared)>>(name);
+  return f != nullptr ? f(args...) : kNotLoaded;
+}
+
 const char* load_error_text() { return library().error.c_str(); }
 
 }  // namespace
@@ -64,20 +73,18 @@ std::string cublaslt_load_error() { return library().error; }
 
 // The cuBLASLt functions the kernels call, with the declarations of cublasLt.h: each resolves its namesake in the
 // library once, on its first call.
-using dgx::llm::cuda::kNotLoaded;
+using dgx::llm::cuda::call_real;
 using dgx::llm::cuda::load_error_text;
 using dgx::llm::cuda::real;
 
 extern "C" {
 
 cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* lightHandle) {
-  static auto* const f = real<decltype(::cublasLtCreate)>("cublasLtCreate");
-  return f != nullptr ? f(lightHandle) : kNotLoaded;
+  return call_real<::cublasLtCreate>("cublasLtCreate", lightHandle);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t lightHandle) {
-  static auto* const f = real<decltype(::cublasLtDestroy)>("cublasLtDestroy");
-  return f != nullptr ? f(lightHandle) : kNotLoaded;
+  return call_real<::cublasLtDestroy>("cublasLtDestroy", lightHandle);
 }
 
 size_t CUBLASWINAPI cublasLtGetVersion(void) {
@@ -101,63 +108,55 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t lightHandle, cublasL
                                            cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
                                            const cublasLtMatmulAlgo_t* algo, void* workspace,
                                            size_t workspaceSizeInBytes, cudaStream_t stream) {
-  static auto* const f = real<decltype(::cublasLtMatmul)>("cublasLtMatmul");
-  return f != nullptr ? f(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
-                          workspace, workspaceSizeInBytes, stream)
-                      : kNotLoaded;
+  return call_real<::cublasLtMatmul>("cublasLtMatmul", lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
+                                     Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cudaDataType type,
                                                        uint64_t rows, uint64_t cols, int64_t ld) {
-  static auto* const f = real<decltype(::cublasLtMatrixLayoutCreate)>("cublasLtMatrixLayoutCreate");
-  return f != nullptr ? f(matLayout, type, rows, cols, ld) : kNotLoaded;
+  return call_real<::cublasLtMatrixLayoutCreate>("cublasLtMatrixLayoutCreate", matLayout, type, rows, cols, ld);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
-  static auto* const f = real<decltype(::cublasLtMatrixLayoutDestroy)>("cublasLtMatrixLayoutDestroy");
-  return f != nullptr ? f(matLayout) : kNotLoaded;
+  return call_real<::cublasLtMatrixLayoutDestroy>("cublasLtMatrixLayoutDestroy", matLayout);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout,
                                                              cublasLtMatrixLayoutAttribute_t attr, const void* buf,
                                                              size_t sizeInBytes) {
-  static auto* const f = real<decltype(::cublasLtMatrixLayoutSetAttribute)>("cublasLtMatrixLayoutSetAttribute");
-  return f != nullptr ? f(matLayout, attr, buf, sizeInBytes) : kNotLoaded;
+  return call_real<::cublasLtMatrixLayoutSetAttribute>("cublasLtMatrixLayoutSetAttribute", matLayout, attr, buf,
+                                                       sizeInBytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* matmulDesc, cublasComputeType_t computeType,
                                                      cudaDataType_t scaleType) {
-  static auto* const f = real<decltype(::cublasLtMatmulDescCreate)>("cublasLtMatmulDescCreate");
-  return f != nullptr ? f(matmulDesc, computeType, scaleType) : kNotLoaded;
+  return call_real<::cublasLtMatmulDescCreate>("cublasLtMatmulDescCreate", matmulDesc, computeType, scaleType);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
-  static auto* const f = real<decltype(::cublasLtMatmulDescDestroy)>("cublasLtMatmulDescDestroy");
-  return f != nullptr ? f(matmulDesc) : kNotLoaded;
+  return call_real<::cublasLtMatmulDescDestroy>("cublasLtMatmulDescDestroy", matmulDesc);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                                            cublasLtMatmulDescAttributes_t attr, const void* buf,
                                                            size_t sizeInBytes) {
-  static auto* const f = real<decltype(::cublasLtMatmulDescSetAttribute)>("cublasLtMatmulDescSetAttribute");
-  return f != nullptr ? f(matmulDesc, attr, buf, sizeInBytes) : kNotLoaded;
+  return call_real<::cublasLtMatmulDescSetAttribute>("cublasLtMatmulDescSetAttribute", matmulDesc, attr, buf,
+                                                     sizeInBytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
-  static auto* const f = real<decltype(::cublasLtMatmulPreferenceCreate)>("cublasLtMatmulPreferenceCreate");
-  return f != nullptr ? f(pref) : kNotLoaded;
+  return call_real<::cublasLtMatmulPreferenceCreate>("cublasLtMatmulPreferenceCreate", pref);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
-  static auto* const f = real<decltype(::cublasLtMatmulPreferenceDestroy)>("cublasLtMatmulPreferenceDestroy");
-  return f != nullptr ? f(pref) : kNotLoaded;
+  return call_real<::cublasLtMatmulPreferenceDestroy>("cublasLtMatmulPreferenceDestroy", pref);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
                                                                  cublasLtMatmulPreferenceAttributes_t attr,
                                                                  const void* buf, size_t sizeInBytes) {
-  static auto* const f = real<decltype(::cublasLtMatmulPreferenceSetAttribute)>("cublasLtMatmulPreferenceSetAttribute");
-  return f != nullptr ? f(pref, attr, buf, sizeInBytes) : kNotLoaded;
+  return call_real<::cublasLtMatmulPreferenceSetAttribute>("cublasLtMatmulPreferenceSetAttribute", pref, attr, buf,
+                                                           sizeInBytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(
@@ -165,10 +164,9 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
     cublasLtMatmulPreference_t preference, int requestedAlgoCount,
     cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount) {
-  static auto* const f = real<decltype(::cublasLtMatmulAlgoGetHeuristic)>("cublasLtMatmulAlgoGetHeuristic");
-  return f != nullptr ? f(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount,
-                          heuristicResultsArray, returnAlgoCount)
-                      : kNotLoaded;
+  return call_real<::cublasLtMatmulAlgoGetHeuristic>("cublasLtMatmulAlgoGetHeuristic", lightHandle, operationDesc,
+                                                     Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount,
+                                                     heuristicResultsArray, returnAlgoCount);
 }
 
 }  // extern "C"
