@@ -35,6 +35,13 @@ stage=${DGX_DEVICE_STAGE:-$root/build/device-stage}
 gemm_shapes=(8192x8192x8192
              8192x10240x8192 8192x57344x8192 8192x8192x28672    # Llama 3.1 70B: qkv, fc1, fc2 (proj = 8192³)
              8192x6144x4096 8192x4096x4096 8192x28672x4096 8192x4096x14336)  # Llama 3.1 8B: qkv, proj, fc1, fc2
+# Issue 24's open question on the fine-tuning FP8 rows (libs/llm-model/README.md "Accuracy"): DGX Cloud's 8B FP8
+# fine-tuning (4096-token packed microbatches) runs about 10 % slower per GEMM than the model, which fits the 8192-token
+# pretraining microbatches of the same release. The same 8B GEMMs at 4096 rows, and the weight-gradient GEMM at a
+# reduction depth of 4096 and 8192 tokens (fc1's), in our GEMM step only: the summary sets the rate at 4096 tokens
+# against the rate at 8192 for BF16 and FP8 (the model scales both alike).
+row_shapes=(4096x6144x4096 4096x4096x4096 4096x28672x4096 4096x4096x14336
+            28672x4096x4096 28672x4096x8192)
 # Our own memory-bound kernels under compute-sanitizer memcheck (small shapes; cuBLAS and cuDNN are not ours).
 memcheck_tests='*RMSNorm and LayerNorm*,*SwiGLU, GELU*,*rotary embedding*,*residual add*,*FP8 cast*'
 
@@ -42,7 +49,7 @@ memcheck_tests='*RMSNorm and LayerNorm*,*SwiGLU, GELU*,*rotary embedding*,*resid
 STEPS=(
   "gpu-info     15  step_gpu_info"
   "gpu-tests    75  step_gpu_tests"
-  "gemm         70  step_gemm"
+  "gemm         90  step_gemm"
   "layer-70b    50  step_layer_70b"
   "layer-8b     35  step_layer_8b"
   "torch        90  step_torch"
@@ -153,7 +160,7 @@ step_gpu_tests() { "$stage/tests/bin/llm_kernels_gpu_tests" --duration=true; }
 
 step_gemm() {
   local shapes
-  shapes=$(printf '"%s",' "${gemm_shapes[@]}")
+  shapes=$(printf '"%s",' "${gemm_shapes[@]}" "${row_shapes[@]}")
   "$dgx" --plugin gemm --set "gemm.shapes=[${shapes%,}]" --set 'gemm.precisions=["bf16","fp8"]' \
     --set runner.max_time=2 -o "$work/gemm.json"
 }

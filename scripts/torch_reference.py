@@ -14,7 +14,8 @@ dgxhost's measurements.
           [--torch-decode torch-decode.json] [--serve serve.json] [--gpu-csv gpu.csv] [--commit C] [--date D]
           [--steps steps.txt]
       our/PyTorch ratios and the issues' targets, printed as a table and written as JSON with the card, driver,
-      date and commit measured: GEMMs, layers, the LoRA layer, and the serving decode loops (TPOT, tokens/s, MBU per
+      date and commit measured: GEMMs (and the 8B GEMMs' rate at 4096 tokens against 8192, BF16 and FP8: issue
+      24's fine-tuning FP8 question), layers, the LoRA layer, and the serving decode loops (TPOT, tokens/s, MBU per
       batch size, the PyTorch decode step of scripts/torch_decode_reference.py beside ours) and llama70b-serve's
       measured-calibrated projection. Missing inputs (a step that failed) leave their columns empty.
 
@@ -388,6 +389,59 @@ def decode_summary(args, summary, lines):
                           f" per GPU), MBU {fmt(s['mbu'])} %"]
 
 
+# Issue 24: the GEMMs of one Llama 3.1 8B layer at 4096 rows (a packed fine-tuning microbatch) and at 8192 (a
+# pretraining one), and fc1's weight gradient at those reduction depths; see ROW_SHAPES in scripts/device-check.sh.
+ROW_PAIRS = {
+    "forward": [("4096x6144x4096", "8192x6144x4096"), ("4096x4096x4096", "8192x4096x4096"),
+                ("4096x28672x4096", "8192x28672x4096"), ("4096x4096x14336", "8192x4096x14336")],
+    "wgrad": [("28672x4096x4096", "28672x4096x8192")],
+}
+# What the fine-tuning FP8 rows of NeMo 24.12 (finetune.md section B) need if their gap is the GEMMs' rate: FP8 GEMMs
+# about 10 % slower at 4096 rows than the model, which fits 8192-row pretraining and both BF16 sets.
+ROW_SCALING_NEEDED = 0.91
+
+
+def shape_flops(shape):
+    m, n, k = (int(x) for x in shape.split("x"))
+    return 2.0 * m * n * k
+
+
+def row_scaling_lines(gemm, summary):
+    """The rate of the pairs' small shapes over their large ones, per precision, and FP8's over BF16's: the roofline
+    scales both precisions alike (the same tiles and waves), so it assumes 1."""
+    lines = ["", "Issue 24: GEMM rate at 4096 tokens / at 8192 (FLOP-weighted)   bf16    fp8  fp8/bf16 (model: 1)"]
+    result = {}
+    for group, pairs in ROW_PAIRS.items():
+        scaled = {}
+        for precision in ("bf16", "fp8"):
+            times = []
+            for small, large in pairs:
+                rate_small = metric(gemm.get((small, precision), {}), "tflops")
+                rate_large = metric(gemm.get((large, precision), {}), "tflops")
+                if not rate_small or not rate_large:
+                    break
+                times.append((shape_flops(small) / rate_small, shape_flops(small),
+                              shape_flops(large) / rate_large, shape_flops(large)))
+            else:
+                small_rate = sum(t[1] for t in times) / sum(t[0] for t in times)
+                large_rate = sum(t[3] for t in times) / sum(t[2] for t in times)
+                scaled[precision] = small_rate / large_rate
+        relative = ratio(scaled.get("fp8"), scaled.get("bf16"))
+        result[group] = {"bf16": scaled.get("bf16"), "fp8": scaled.get("fp8"), "fp8_over_bf16": relative}
+        lines.append(f"  {'llama3.1-8b ' + group:<60} {fmt(scaled.get('bf16'), 3):>6} {fmt(scaled.get('fp8'), 3):>6}"
+                     f"  {fmt(relative, 3):>8}")
+    forward = result["forward"]["fp8_over_bf16"]
+    if forward is not None:
+        verdict = ("the fine-tuning FP8 gap is the GEMMs' rate at 4096 rows: the roofline needs a size law"
+                   if forward <= (1 + ROW_SCALING_NEEDED) / 2 else
+                   "the GEMMs scale alike: the fine-tuning FP8 gap lies elsewhere")
+        lines.append(f"  fine-tuning FP8 (NeMo 24.12) needs about {ROW_SCALING_NEEDED:.2f} for the forward if its gap is "
+                     "the GEMMs' rate:")
+        lines.append(f"  {verdict}")
+    summary["row_scaling"] = result
+    return lines
+
+
 def ratio(a, b):
     return a / b if a and b else None
 
@@ -422,6 +476,8 @@ def summarize(args):
         if shape == "8192x8192x8192":
             summary["targets"]["bf16_gemm_vs_torch"] = entry["bf16_ratio"]
             summary["targets"]["fp8_gemm_vs_bf16"] = entry["fp8_over_bf16"]
+
+    lines += row_scaling_lines(gemm, summary)
 
     torch_layers = {l["model"]: l for l in torch_result.get("layers", [])}
     lines += ["", "Layer fwd+bwd          ours bf16 ms  TFLOP/s  ours fp8 ms  TFLOP/s  fp8 speed-up  torch ms  "
