@@ -390,7 +390,7 @@ def decode_summary(args, summary, lines):
 
 
 # Issue 24: the GEMMs of one Llama 3.1 8B layer at 4096 rows (a packed fine-tuning microbatch) and at 8192 (a
-# pretraining one), and fc1's weight gradient at those reduction depths; see ROW_SHAPES in scripts/device-check.sh.
+# pretraining one), and fc1's weight gradient at those reduction depths; see row_shapes in scripts/device-check.sh.
 ROW_PAIRS = {
     "forward": [("4096x6144x4096", "8192x6144x4096"), ("4096x4096x4096", "8192x4096x4096"),
                 ("4096x28672x4096", "8192x28672x4096"), ("4096x4096x14336", "8192x4096x14336")],
