@@ -6,10 +6,8 @@
 // --breakdown also prints where each row's step time goes.
 #include "dgx/llm/calibration.hpp"
 #include "dgx/llm/accuracy_band.hpp"
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,10 +6,9 @@
 // (median of the repetitions). Issue 13 asks for the serving sweep in under a second, issue 27 for the full serving
 // explore with disaggregated deployments (70B, up to 64 GPUs, bf16 and fp8, 8000/1000 under SLOs) in under two: the
 // last column says whether the median is.
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/explorer.hpp"
-#include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/serve_explorer.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <algorithm>
 #include <chrono>

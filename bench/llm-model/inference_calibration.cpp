@@ -2,10 +2,9 @@
 // and prints published value, projection and error per row, then mean / max absolute percentage error.
 // --breakdown also prints each row's steady state: requests in flight, decoding batch, prompt tokens per iteration,
 // the iteration's time split, MBU and the KV cache.
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <cstdio>
 #include <string_view>

@@ -4,9 +4,8 @@
 
 #include <string>
 
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/assumptions.hpp"
 
 namespace dgx::testing {

@@ -14,7 +14,7 @@
 #include <dgx/sdk/workload.hpp>
 
 #include "config_error.hpp"
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "workload_host.hpp"
 
 namespace dgx::testing {

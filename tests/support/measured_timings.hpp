@@ -7,12 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 #include "dgx/llm/layer_ops.hpp"
-#include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/op_time.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
 
 namespace dgx::llm::kernels::testing {

@@ -1,9 +1,7 @@
 #include "dgx/llm/accuracy_band.hpp"
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <algorithm>
 #include <cmath>

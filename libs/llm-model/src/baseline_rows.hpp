@@ -2,10 +2,10 @@
 // row, and their embedded copies. Shared by the training and the serving calibration sets.
 #pragma once
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 
-#include "toml_reader.hpp"
+#include "dgx/catalog/toml_table.hpp"
 
 #include <string>
 #include <string_view>
@@ -14,15 +14,32 @@
 
 namespace dgx::llm::detail {
 
-/// Every [[row]] table of `text` read by `read_row(const TomlTable&)`; an error naming the file when a key is wrong
-/// or there is no row.
+using catalog::TomlTable;
+
+/// The keys a baseline row carries for readers, not for the model: where it comes from and what it is, and the
+/// row's other published columns (`published_*`), which the host's reference views read.
+inline void accept_row_documentation(const TomlTable& row) {
+  row.accept({"section", "label", "source", "note", "recipe", "memory_note"});
+  std::vector<std::string> published;
+  for (std::string& key : row.keys()) {
+    if (key.starts_with("published_")) {
+      published.push_back(std::move(key));
+    }
+  }
+  row.accept(published);
+}
+
+/// Every [[row]] table of `text` read by `read_row(const TomlTable&)`; an error naming the file, line and key when a
+/// key is wrong or unknown, or when there is no row. The [[reference]] views are the host's (core/verdict).
 template <class ReadRow>
 auto read_baseline_rows(std::string_view text, std::string_view file, ReadRow read_row)
     -> Expected<std::vector<decltype(read_row(std::declval<const TomlTable&>()))>> {
   using Row = decltype(read_row(std::declval<const TomlTable&>()));
-  auto rows = read_toml(text, file, [&](const TomlTable& root) {
+  auto rows = catalog::read_toml(text, file, [&](const TomlTable& root) {
     std::vector<Row> read;
+    root.accept({"reference"});
     for (const TomlTable& t : root.tables("row")) {
+      accept_row_documentation(t);
       read.push_back(read_row(t));
     }
     return read;
@@ -33,14 +50,18 @@ auto read_baseline_rows(std::string_view text, std::string_view file, ReadRow re
   return rows;
 }
 
-/// The embedded file `path` (relative to configs/) parsed by `parse(text, "configs/<path>")`.
+/// The catalog file `path` (relative to configs/: a search folder's, else the compiled-in copy) parsed by
+/// `parse(text, label)`.
 template <class Parse>
 auto parse_embedded(std::string_view path, Parse parse) -> decltype(parse(std::string_view{}, std::string_view{})) {
-  const auto text = embedded_config(path);
-  if (!text) {
-    return Error{"configs/" + std::string(path) + " is not embedded"};
+  auto file = catalog::find_catalog_file(path);
+  if (!file) {
+    return file.error();
   }
-  return parse(*text, "configs/" + std::string(path));
+  if (!*file) {
+    return Error{"configs/" + std::string(path) + " is in no config folder and not compiled in"};
+  }
+  return parse((*file)->text, (*file)->label);
 }
 
 }  // namespace dgx::llm::detail

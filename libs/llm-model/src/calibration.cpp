@@ -1,14 +1,11 @@
 #include "dgx/llm/calibration.hpp"
 
-#include "dgx/llm/embedded_configs.hpp"
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include "baseline_rows.hpp"
-#include "enum_names.hpp"
-#include "toml_reader.hpp"
+#include "dgx/catalog/enum_names.hpp"
+#include "dgx/catalog/toml_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,8 +17,8 @@ namespace dgx::llm {
 
 namespace {
 
-using detail::ConfigError;
-using detail::TomlTable;
+using catalog::ConfigError;
+using catalog::TomlTable;
 
 constexpr std::string_view kCalibrationFiles[] = {"baselines/calibration.toml", "baselines/calibration-2.toml",
                                                   "baselines/calibration-3.toml"};
@@ -32,7 +29,7 @@ std::optional<FineTune> read_finetune(const TomlTable& t) {
     return std::nullopt;
   }
   FineTune f;
-  f.method = detail::parse_enum(t, "method", parse_finetune_method, "sft, lora");
+  f.method = catalog::parse_enum(t, "method", parse_finetune_method, "sft, lora");
   f.packed = t.boolean("packed", true);
   f.avg_tokens_per_sample = t.contains("avg_tokens_per_sample") ? t.number("avg_tokens_per_sample") : 0.0;
   if (t.contains("lora_rank")) {
@@ -56,7 +53,7 @@ std::optional<FineTune> read_finetune(const TomlTable& t) {
 
 std::optional<CalibrationMetric> parse_metric(std::string_view text) {
   constexpr CalibrationMetric kAll[] = {CalibrationMetric::step_time_s, CalibrationMetric::tokens_per_s_per_gpu};
-  return detail::parse_by_name(text, kAll);
+  return catalog::parse_by_name(text, kAll);
 }
 
 CalibrationRow read_row(const TomlTable& t) {
@@ -67,7 +64,7 @@ CalibrationRow read_row(const TomlTable& t) {
   row.system = t.string("system");
   row.framework = t.string("framework");
   row.gpus = t.positive_int("gpus");
-  row.train.precision = detail::parse_enum(t, "precision", parse_precision, "bf16, fp8, mxfp8, nvfp4");
+  row.train.precision = catalog::parse_enum(t, "precision", parse_precision, "bf16, fp8, mxfp8, nvfp4");
   row.train.layout = Layout{.tp = t.positive_int("tp"),
                             .pp = t.positive_int("pp"),
                             .cp = t.positive_int("cp"),
@@ -80,7 +77,7 @@ CalibrationRow read_row(const TomlTable& t) {
   row.train.fsdp = t.boolean("fsdp", false);
   row.train.offload_layers = t.contains("offload_layers") ? t.positive_int("offload_layers") : 0;
   if (t.contains("recompute")) {
-    row.train.recompute = detail::parse_enum(t, "recompute", parse_recompute, "none, selective, full");
+    row.train.recompute = catalog::parse_enum(t, "recompute", parse_recompute, "none, selective, full");
   }
   if (t.contains("recompute_modules")) {
     row.train.recompute_modules = 0;
@@ -103,9 +100,9 @@ CalibrationRow read_row(const TomlTable& t) {
     row.train.cuda_graphs |= scope_bit(*scope);
   }
   if (t.contains("moe_dispatcher")) {
-    row.train.moe_dispatcher = detail::parse_enum(t, "moe_dispatcher", parse_moe_dispatcher, "alltoall, flex");
+    row.train.moe_dispatcher = catalog::parse_enum(t, "moe_dispatcher", parse_moe_dispatcher, "alltoall, flex");
   }
-  row.metric = detail::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
+  row.metric = catalog::parse_enum(t, "metric", parse_metric, "step_time_s, tokens_per_s_per_gpu");
   row.published = t.number("published");
   row.source = t.string("source");
   row.finetune = read_finetune(t);

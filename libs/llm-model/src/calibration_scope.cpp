@@ -1,9 +1,8 @@
 #include "dgx/llm/calibration_scope.hpp"
 
 #include "dgx/llm/calibration.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,12 +5,11 @@
 
 #include <optional>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm::detail {
 

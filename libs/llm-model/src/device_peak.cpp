@@ -1,6 +1,6 @@
 #include "dgx/llm/device_peak.hpp"
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <cstdio>
 

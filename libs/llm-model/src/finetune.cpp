@@ -1,6 +1,6 @@
 #include "dgx/llm/finetune.hpp"
 
-#include "enum_names.hpp"
+#include "dgx/catalog/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +29,7 @@ double attention_core_per_token(const ModelConfig& model, double span, Attention
 std::string_view to_string(FineTuneMethod method) { return method == FineTuneMethod::sft ? "sft" : "lora"; }
 
 std::optional<FineTuneMethod> parse_finetune_method(std::string_view text) {
-  return detail::parse_by_name(text, kAllFineTuneMethods);
+  return catalog::parse_by_name(text, kAllFineTuneMethods);
 }
 
 std::string_view to_string(LoraTarget target) {
@@ -43,7 +43,7 @@ std::string_view to_string(LoraTarget target) {
 }
 
 std::optional<LoraTarget> parse_lora_target(std::string_view text) {
-  return detail::parse_by_name(text, kAllLoraTargets);
+  return catalog::parse_by_name(text, kAllLoraTargets);
 }
 
 bool LoraConfig::wraps(LoraTarget target) const {

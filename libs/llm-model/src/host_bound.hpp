@@ -6,9 +6,9 @@
 // op only once the host has issued it: where the host is slower than the kernels it issues, the GPU idles.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/ops.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <vector>
 

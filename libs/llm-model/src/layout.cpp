@@ -1,6 +1,6 @@
 #include "dgx/llm/layout.hpp"
 
-#include "enum_names.hpp"
+#include "dgx/catalog/enum_names.hpp"
 #include "layout_check.hpp"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ std::string_view to_string(Recompute recompute) {
   return "?";
 }
 
-std::optional<Recompute> parse_recompute(std::string_view text) { return detail::parse_by_name(text, kAllRecomputes); }
+std::optional<Recompute> parse_recompute(std::string_view text) { return catalog::parse_by_name(text, kAllRecomputes); }
 
 std::string_view to_string(RecomputeModule module) {
   switch (module) {
@@ -33,14 +33,14 @@ std::string_view to_string(RecomputeModule module) {
 }
 
 std::optional<RecomputeModule> parse_recompute_module(std::string_view text) {
-  return detail::parse_by_name(text, kAllRecomputeModules);
+  return catalog::parse_by_name(text, kAllRecomputeModules);
 }
 
 std::string_view to_string(MoeDispatcher dispatcher) { return dispatcher == MoeDispatcher::flex ? "flex" : "alltoall"; }
 
 std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view text) {
   constexpr MoeDispatcher kAll[] = {MoeDispatcher::alltoall, MoeDispatcher::flex};
-  return detail::parse_by_name(text, kAll);
+  return catalog::parse_by_name(text, kAll);
 }
 
 std::string_view to_string(GraphScope scope) {
@@ -55,7 +55,7 @@ std::string_view to_string(GraphScope scope) {
 }
 
 std::optional<GraphScope> parse_graph_scope(std::string_view text) {
-  return detail::parse_by_name(text, kCapturableScopes);
+  return catalog::parse_by_name(text, kCapturableScopes);
 }
 
 std::string scopes_label(GraphScopes scopes) {

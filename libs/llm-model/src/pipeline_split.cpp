@@ -1,6 +1,6 @@
 #include "dgx/llm/pipeline_split.hpp"
 
-#include "enum_names.hpp"
+#include "dgx/catalog/enum_names.hpp"
 
 namespace dgx::llm {
 
@@ -60,7 +60,7 @@ std::string_view to_string(PipelineSplit split) {
 }
 
 std::optional<PipelineSplit> parse_pipeline_split(std::string_view text) {
-  return detail::parse_by_name(text, kAllPipelineSplits);
+  return catalog::parse_by_name(text, kAllPipelineSplits);
 }
 
 std::optional<StageLayers> split_layers(int layers, int pp) {

@@ -1,6 +1,6 @@
 #include "dgx/llm/recipe_lookup.hpp"
 
-#include "dgx/llm/framework.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,12 +1,10 @@
 #include "dgx/llm/serve_calibration.hpp"
 
-#include "dgx/llm/embedded_configs.hpp"
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include "baseline_rows.hpp"
-#include "toml_reader.hpp"
+#include "dgx/catalog/toml_table.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,7 +14,7 @@ namespace dgx::llm {
 
 namespace {
 
-using detail::TomlTable;
+using catalog::TomlTable;
 
 constexpr std::string_view kFile = "baselines/inference.toml";
 
@@ -30,8 +28,8 @@ ServeCalibrationRow read_serve_row(const TomlTable& t) {
   c.layout = ServeLayout{.tp = t.positive_int("tp"),
                          .pp = t.contains("pp") ? t.positive_int("pp") : 1,
                          .ep = t.contains("ep") ? t.positive_int("ep") : 1};
-  c.precision = detail::parse_enum(t, "precision", parse_precision, "bf16, fp8, mxfp8, nvfp4");
-  c.kv_precision = detail::parse_enum(t, "kv_precision", parse_precision, "bf16, fp8, nvfp4");
+  c.precision = catalog::parse_enum(t, "precision", parse_precision, "bf16, fp8, mxfp8, nvfp4");
+  c.kv_precision = catalog::parse_enum(t, "kv_precision", parse_precision, "bf16, fp8, nvfp4");
   c.isl = t.positive_int("isl");
   c.osl = t.positive_int("osl");
   c.concurrency = t.contains("concurrency") ? static_cast<int>(t.integer("concurrency")) : 0;

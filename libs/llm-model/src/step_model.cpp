@@ -3,16 +3,14 @@
 #include "data_parallel.hpp"
 #include "host_bound.hpp"
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/communication.hpp"
 #include "dgx/llm/finetune_memory.hpp"
 #include "dgx/llm/finetune_ops.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
 #include "dgx/llm/model_constants.hpp"
 #include "dgx/llm/pipeline.hpp"
 #include "dgx/llm/stragglers.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <dgx/sdk/text.hpp>
 
@@ -330,7 +328,7 @@ Expected<Projection> project(const ProjectionRequest& request) {
   if (!framework) {
     return framework.error();
   }
-  auto catalog = PricingCatalog::load_embedded();
+  auto catalog = PricingCatalog::load();
   if (!catalog) {
     return catalog.error();
   }

@@ -1,14 +1,14 @@
 #include "dgx/llm/workload_preset.hpp"
 
-#include "catalog_files.hpp"
-#include "toml_reader.hpp"
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/toml_table.hpp"
 
 namespace dgx::llm {
 
 namespace {
 
-using detail::ConfigError;
-using detail::TomlTable;
+using catalog::ConfigError;
+using catalog::TomlTable;
 
 /// The table holding the configuration keys: [preset] in the files as written, else the top level.
 TomlTable config_table(const TomlTable& root) {
@@ -44,7 +44,7 @@ WorkloadPreset read_preset(const TomlTable& root) {
   p.train.seq_len = train.positive_int("seq_len");
   p.train.mbs = train.positive_int("mbs");
   p.train.gbs = train.positive_int("gbs");
-  p.train.recompute = detail::parse_enum(train, "recompute", parse_recompute, "none, selective, full");
+  p.train.recompute = catalog::parse_enum(train, "recompute", parse_recompute, "none, selective, full");
 
   const TomlTable parallel = t.table("parallel");
   p.train.layout = Layout{.tp = parallel.positive_int("tp"),
@@ -65,32 +65,35 @@ WorkloadPreset read_preset(const TomlTable& root) {
 }  // namespace
 
 Expected<WorkloadPreset> parse_workload_preset(std::string_view toml_text, std::string_view file) {
-  return detail::read_toml(toml_text, file, read_preset);
+  return catalog::read_toml(toml_text, file, read_preset, catalog::UnreadKeys::allow);
 }
 
 Expected<WorkloadPreset> find_workload_preset(std::string_view name) {
-  auto file = detail::catalog_file("workloads", "workload preset", name);
+  auto file = catalog::catalog_file("workloads", "workload preset", name);
   if (!file) {
     return file.error();
   }
-  auto preset = parse_workload_preset(file->text, "configs/" + std::string(file->path));
+  auto preset = parse_workload_preset(file->text, file->label);
   if (preset) {
     preset->name = std::string(name);
   }
   return preset;
 }
 
-std::vector<std::string> workload_preset_names() { return detail::catalog_names("workloads"); }
+std::vector<std::string> workload_preset_names() { return catalog::catalog_names("workloads"); }
 
 Expected<PresetHeader> find_preset_header(std::string_view name) {
-  auto file = detail::catalog_file("workloads", "workload preset", name);
+  auto file = catalog::catalog_file("workloads", "workload preset", name);
   if (!file) {
     return file.error();
   }
-  return detail::read_toml(file->text, "configs/" + std::string(file->path), [](const TomlTable& root) {
-    const TomlTable meta = root.table("preset");
-    return PresetHeader{.workload = meta.string("workload"), .summary = meta.string("summary")};
-  });
+  return catalog::read_toml(
+      file->text, file->label,
+      [](const TomlTable& root) {
+        const TomlTable meta = root.table("preset");
+        return PresetHeader{.workload = meta.string("workload"), .summary = meta.string("summary")};
+      },
+      catalog::UnreadKeys::allow);
 }
 
 }  // namespace dgx::llm

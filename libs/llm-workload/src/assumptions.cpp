@@ -5,7 +5,7 @@
 
 #include <dgx/sdk/error.hpp>
 
-#include "dgx/llm/framework.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/unknown_name.hpp"

@@ -3,9 +3,7 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/pricing.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/unknown_name.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
@@ -95,7 +93,7 @@ std::optional<double> read_usd_per_gpu_hour(const dgx::sdk::Host& host, const ch
 
 PriceResolution resolve_price(const std::string& system, const std::string& provider,
                               std::optional<double> usd_per_gpu_hour, PriceKeys keys) {
-  auto catalog = PricingCatalog::load_embedded();
+  auto catalog = PricingCatalog::load();
   if (!catalog) {
     throw dgx::sdk::RuntimeError("pricing catalog: " + catalog.error().message);
   }

@@ -6,7 +6,7 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 namespace dgx::llm::workload {
 

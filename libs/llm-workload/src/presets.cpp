@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
 namespace dgx::llm::workload {

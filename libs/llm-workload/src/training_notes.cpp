@@ -7,10 +7,9 @@
 
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/framework.hpp"
 #include "dgx/llm/recipe_lookup.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 

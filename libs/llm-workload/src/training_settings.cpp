@@ -5,10 +5,8 @@
 
 #include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/pipeline_split.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 
 namespace dgx::llm::workload {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "nccl_communicator.hpp"
 
 namespace dgx::plugins::comm {

@@ -4,9 +4,9 @@
 
 #include <vector>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/cuda/check.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 namespace dgx::plugins::hbm {
 

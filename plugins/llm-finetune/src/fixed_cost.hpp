@@ -9,10 +9,10 @@
 
 #include <dgx/sdk/host.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/step_model.hpp"
 
 namespace dgx::plugins::llm_finetune {

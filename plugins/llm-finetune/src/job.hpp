@@ -3,7 +3,7 @@
 // run here: each requested method must be able to fine-tune it (finetune.hpp's check_finetune).
 #pragma once
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "settings.hpp"
 
 namespace dgx::plugins::llm_finetune {

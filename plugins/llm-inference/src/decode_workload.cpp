@@ -5,7 +5,7 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/serve_measured_ops.hpp"
 #include "plugin.hpp"

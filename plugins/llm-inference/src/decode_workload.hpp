@@ -11,8 +11,8 @@
 
 #include <dgx/sdk/workload.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/kernels/serve_spec.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "params.hpp"
 #include "serve_probe.hpp"
 

@@ -5,9 +5,9 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_step.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/serve_measured_ops.hpp"
 #include "plugin.hpp"
 

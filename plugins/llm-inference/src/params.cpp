@@ -4,9 +4,8 @@
 
 #include <dgx/sdk/text.hpp>
 
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_constants.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "dgx/llm/workload/keys.hpp"
 
 namespace dgx::plugins::llm_inference {

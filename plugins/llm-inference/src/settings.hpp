@@ -8,7 +8,7 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/precision.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_config.hpp"
 #include "dgx/llm/serve_explorer.hpp"
 

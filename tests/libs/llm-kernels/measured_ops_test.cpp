@@ -2,9 +2,8 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/kernels/measured_ops.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "measured_timings.hpp"
 
 using namespace dgx;

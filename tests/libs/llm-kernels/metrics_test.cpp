@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "fake_host.hpp"
 
 using namespace dgx::llm::kernels;

@@ -1,6 +1,6 @@
 #include "dgx/llm/calibration_scope.hpp"
 
-#include "dgx/llm/framework.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include "catalog_fixtures.hpp"
 

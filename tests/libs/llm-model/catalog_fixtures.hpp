@@ -1,10 +1,8 @@
 // Shared by the llm-model tests: catalog entries that must exist (a missing one fails the test that asks).
 #pragma once
 
-#include "dgx/llm/framework.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 
 #include <doctest/doctest.h>
 

@@ -23,5 +23,5 @@ TEST_CASE("a calibration row names its keys when one is wrong") {
                                             "bad.toml");
   REQUIRE_FALSE(rows.has_value());
   CHECK(rows.error().message ==
-        "bad.toml: key 'row[0].precision' is \"fp16\", expected one of bf16, fp8, mxfp8, nvfp4");
+        "bad.toml:7:13: key 'row[0].precision' is \"fp16\", expected one of bf16, fp8, mxfp8, nvfp4");
 }

@@ -1,7 +1,7 @@
 #include "dgx/llm/step_model.hpp"
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/framework.hpp"
 
 #include "catalog_fixtures.hpp"
 

@@ -82,7 +82,7 @@ TEST_CASE("a malformed preset names the file and the key") {
                                        "system = \"s\"\nprecision = [\"fp16\"]\n",
                                        "bad.toml");
   REQUIRE_FALSE(p.has_value());
-  CHECK(p.error().message == "bad.toml: key 'preset.precision' has \"fp16\", expected bf16, fp8, mxfp8 or nvfp4");
+  CHECK(p.error().message == "bad.toml:6:13: key 'preset.precision' has \"fp16\", expected bf16, fp8, mxfp8 or nvfp4");
 }
 
 TEST_CASE("the five fine-tuning presets parse without train.tokens: their job is sized by finetune.*") {

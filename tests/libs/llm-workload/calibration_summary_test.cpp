@@ -2,9 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 using namespace dgx::llm::workload;
 using dgx::llm::Precision;

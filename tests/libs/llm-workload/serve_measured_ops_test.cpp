@@ -7,8 +7,7 @@
 
 #include <algorithm>
 
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 using namespace dgx;
 using namespace dgx::llm::workload;

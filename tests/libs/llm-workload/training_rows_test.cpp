@@ -2,8 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
 #include "workload_host.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"
 #include "plugin.hpp"

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "config_error.hpp"
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"
 #include "plugin.hpp"

@@ -5,9 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/finetune_ops.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
 #include "llm_host.hpp"
 #include "measure_cases.hpp"

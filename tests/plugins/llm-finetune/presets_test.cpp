@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/presets.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"

@@ -4,8 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "fake_serve_probe.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"

@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/presets.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "dgx/llm/framework.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"
 

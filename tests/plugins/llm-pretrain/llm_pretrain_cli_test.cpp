@@ -234,7 +234,7 @@ TEST_CASE("a system of one's own: by its path or from a config directory, checke
                                             "source = \"s\"\n[network]\nnic_gb_s = -50\n");
   const ProcessResult bad = dgxhost({"--plugin", "llama70b", "--set", "system=" + file.string()});
   CHECK(bad.exit_code == 2);
-  CHECK(has(bad.err, "h100-mine.toml: key 'network.nic_gb_s' is -50"));
+  CHECK(has(bad.err, "h100-mine.toml:6:12: key 'network.nic_gb_s' is -50"));
 }
 
 TEST_CASE("MoE parallel folding: EP drawn from TP x CP x DP, and the MoE keys checked") {

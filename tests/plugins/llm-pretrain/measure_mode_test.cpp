@@ -4,9 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "fake_layer_probe.hpp"
 #include "llm_host.hpp"
 #include "measure_cases.hpp"

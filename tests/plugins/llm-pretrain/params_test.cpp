@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "llm_host.hpp"
 #include "plugin.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "dgx/llm/embedded_configs.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/presets.hpp"
 
 using namespace dgx::plugins::llm_pretrain;

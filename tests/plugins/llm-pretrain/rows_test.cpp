@@ -2,9 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/device_peak.hpp"
-#include "dgx/llm/model_catalog.hpp"
-#include "dgx/llm/system_catalog.hpp"
 #include "llm_fixtures.hpp"
 #include "llm_host.hpp"
 #include "params.hpp"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 namespace dgx::llm::kernels {
 

@@ -1,6 +1,6 @@
 #include "dgx/llm/kernels/metrics.hpp"
 
-#include "dgx/llm/system_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <string>
 

@@ -8,15 +8,15 @@
 #include <cstddef>
 #include <string>
 
+#include "dgx/catalog/small_file.hpp"
 #include "dgx/core/support/expected.hpp"
 
 namespace dgx {
 
-/// strerror(errnum), thread-safe.
-std::string os_reason(int errnum);
-
-/// "a directory", "a FIFO", "a character device", ... for a non-regular st_mode; "a regular file" otherwise.
-const char* file_kind(mode_t mode);
+/// strerror(errnum), thread-safe; "a directory", "a FIFO", ... for a non-regular st_mode (libs/catalog's, which
+/// reads every small file the host reads).
+using catalog::file_kind;
+using catalog::os_reason;
 
 /// Owns a file descriptor; closes it once.
 class UniqueFd {

@@ -16,9 +16,7 @@
 #pragma once
 
 #include "dgx/llm/calibration.hpp"
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <cstddef>
 #include <optional>

@@ -4,9 +4,7 @@
 // used, or with a framework release that has no run on that GPU architecture, says so.
 #pragma once
 
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <string>
 #include <vector>

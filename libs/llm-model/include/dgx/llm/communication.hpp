@@ -9,8 +9,8 @@
 // all-to-all sends the off-domain share of its buffer over the GPU's own NIC and the rest over NVLink, concurrently.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/ops.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm {
 

@@ -2,9 +2,8 @@
 // configs/systems only; every plugin that reports a fraction of peak resolves it here.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <string>
 #include <string_view>

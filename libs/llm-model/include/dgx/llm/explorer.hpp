@@ -3,9 +3,9 @@
 // and recommend. Returns plain structs; the plugin turns them into result rows.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/precision.hpp"
 #include "dgx/llm/step_model.hpp"
 
 #include <cstddef>

@@ -10,9 +10,9 @@
 // sequence length, one per sequence, and the padding is computed like any token.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/model_config.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -15,10 +15,9 @@
 //   gradients, down's data gradient accumulated into the base's input gradient.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layer_ops.hpp"
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm {
 

@@ -1,7 +1,7 @@
 // Model FLOPs and parameter counts (the conventions MFU is computed with).
 #pragma once
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 
 #include <string_view>
 

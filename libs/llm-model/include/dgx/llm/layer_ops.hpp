@@ -5,11 +5,9 @@
 // ring exchange of K/V over CP), MoE with an all-to-all token dispatcher over EP.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/ops.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <cstdint>
 #include <vector>

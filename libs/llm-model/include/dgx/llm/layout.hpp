@@ -9,13 +9,11 @@
 // (as in every NeMo recipe).
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/flops.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/ops.hpp"
 #include "dgx/llm/pipeline_split.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <cstdint>
 #include <optional>

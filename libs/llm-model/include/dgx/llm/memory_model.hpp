@@ -3,10 +3,9 @@
 // first stage (most microbatches in flight, plus the embedding) or the last (LM head and logits).
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <optional>
 

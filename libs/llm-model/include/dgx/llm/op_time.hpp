@@ -2,8 +2,8 @@
 // distinct shape; a measured time for an op (keyed by Op::key()) replaces the roofline estimate for that op only.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/ops.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <cstddef>
 #include <string>

@@ -2,8 +2,8 @@
 // and a measurement overrides.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/pass.hpp"
-#include "dgx/llm/precision.hpp"
 
 #include <cstdint>
 #include <string>

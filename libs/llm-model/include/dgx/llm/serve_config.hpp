@@ -3,10 +3,8 @@
 // (errors as values naming the reason).
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -5,10 +5,9 @@
 // prompt + output when it is admitted.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/serve_ops.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm {
 

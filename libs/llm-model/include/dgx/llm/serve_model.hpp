@@ -23,14 +23,13 @@
 //   MFU = model FLOPs of one prompt's prefill / its time on the idle replica / GPUs / dense peak of the precision.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/serve_config.hpp"
 #include "dgx/llm/serve_memory.hpp"
 #include "dgx/llm/serve_step.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <optional>
 #include <string>

@@ -12,10 +12,9 @@
 // (all-to-all over NVLink, or the scale-out network beyond the NVLink domain).
 #pragma once
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/ops.hpp"
 #include "dgx/llm/serve_config.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <vector>
 

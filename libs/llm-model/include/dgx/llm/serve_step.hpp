@@ -15,10 +15,9 @@
 // Communication is exposed: the TP all-reduces sit between the GEMMs they join (fused with the norms, not overlapped).
 #pragma once
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/serve_ops.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <memory>
 

@@ -12,15 +12,13 @@
 // overlap_slowdown of its time (SystemProfile::software, set by the framework profile).
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/layer_ops.hpp"
 #include "dgx/llm/layout.hpp"
 #include "dgx/llm/memory_model.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/op_time.hpp"
-#include "dgx/llm/pricing.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <memory>
 #include <optional>

@@ -8,10 +8,10 @@
 // A workload's own keys (finetune.*) are the plugin's to read.
 #pragma once
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/precision.hpp"
 
 #include <string>
 #include <string_view>

@@ -7,10 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "dgx/llm/framework.hpp"
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_profile.hpp"
 #include "dgx/llm/workload/training_settings.hpp"
 
 namespace dgx::llm::workload {

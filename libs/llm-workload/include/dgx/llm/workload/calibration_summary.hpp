@@ -6,9 +6,7 @@
 #include <vector>
 
 #include "dgx/llm/accuracy_band.hpp"
-#include "dgx/llm/model_config.hpp"
-#include "dgx/llm/precision.hpp"
-#include "dgx/llm/system_profile.hpp"
+#include "dgx/llm/catalog.hpp"
 
 namespace dgx::llm::workload {
 

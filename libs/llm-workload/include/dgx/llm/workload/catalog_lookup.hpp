@@ -5,9 +5,8 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 #include <optional>
 #include <string>

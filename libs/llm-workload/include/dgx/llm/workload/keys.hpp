@@ -8,7 +8,7 @@
 
 #include <dgx/sdk/host.hpp>
 
-#include "dgx/llm/precision.hpp"
+#include "dgx/llm/catalog.hpp"
 
 namespace dgx::llm::workload {
 

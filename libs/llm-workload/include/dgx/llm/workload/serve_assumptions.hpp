@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dgx/llm/model_config.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/step_model.hpp"
-#include "dgx/llm/system_profile.hpp"
 
 namespace dgx::llm::workload {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 #include "dgx/llm/kernels/serve_spec.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/serve_ops.hpp"
 

@@ -12,9 +12,9 @@
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/workload.hpp>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/layout.hpp"
-#include "dgx/llm/precision.hpp"
 #include "dgx/llm/workload/keys.hpp"
 
 namespace dgx::llm::workload {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "dgx/llm/catalog.hpp"
 #include "dgx/llm/finetune.hpp"
 #include "dgx/llm/kernels/layer_spec.hpp"
 #include "dgx/llm/kernels/op_timing.hpp"
 #include "dgx/llm/layer_ops.hpp"
-#include "dgx/llm/model_config.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/step_model.hpp"
 

@@ -1,0 +1,124 @@
+#include "dgx/catalog/model_catalog.hpp"
+
+#include <algorithm>
+
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/toml_table.hpp"
+
+namespace dgx::catalog {
+
+namespace {
+
+void require(bool condition, const TomlTable& table, std::string_view key, const std::string& expectation) {
+  if (!condition) {
+    throw ConfigError(table.where(key) + " " + expectation);
+  }
+}
+
+/// A non-negative integer that defaults to 0 when absent.
+int optional_count(const TomlTable& t, std::string_view key) {
+  if (!t.contains(key)) {
+    return 0;
+  }
+  const std::int64_t value = t.integer(key);
+  require(value >= 0 && value <= 1'000'000'000, t, key, "must be a count of at least 0");
+  return static_cast<int>(value);
+}
+
+/// The keys newer architectures add (MLA, shared experts, leading dense layers, MTP, sliding windows, explicit
+/// head sizes); absent keys keep the plain decoder's meaning.
+void read_extensions(const TomlTable& t, ModelConfig& m) {
+  if (t.contains("attention")) {
+    m.attention = parse_enum(t, "attention", parse_attention_kind, "gqa, mla");
+  }
+  m.head_dim_override = optional_count(t, "head_dim");
+  m.q_lora_rank = optional_count(t, "q_lora_rank");
+  m.kv_lora_rank = optional_count(t, "kv_lora_rank");
+  m.qk_nope_head_dim = optional_count(t, "qk_nope_head_dim");
+  m.qk_rope_head_dim = optional_count(t, "qk_rope_head_dim");
+  m.v_head_dim = optional_count(t, "v_head_dim");
+  m.shared_experts = optional_count(t, "shared_experts");
+  m.dense_layers = optional_count(t, "dense_layers");
+  m.dense_ffn = optional_count(t, "dense_ffn");
+  m.mtp_layers = optional_count(t, "mtp_layers");
+  m.sliding_window = optional_count(t, "sliding_window");
+  m.sliding_window_layers = t.optional_number("sliding_window_layers").value_or(m.sliding_window > 0 ? 1.0 : 0.0);
+  m.qk_norm = t.boolean("qk_norm", false);
+  m.glu_clamp = t.optional_number("glu_clamp").value_or(0.0);
+  require(m.glu_clamp >= 0, t, "glu_clamp", "must be positive (0: no clamp)");
+  if (m.mla()) {
+    require(m.kv_lora_rank > 0 && m.qk_nope_head_dim > 0 && m.qk_rope_head_dim > 0 && m.v_head_dim > 0, t, "attention",
+            "mla needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+  }
+  require(m.dense_layers < m.layers, t, "dense_layers", "must leave at least one MoE layer");
+  require(m.sliding_window_layers >= 0 && m.sliding_window_layers <= 1, t, "sliding_window_layers",
+          "must be a fraction in [0, 1]");
+}
+
+ModelConfig read_model(const TomlTable& t) {
+  ModelConfig m;
+  m.name = t.string("name");
+  m.display = t.string("display");
+  m.source = t.string("source");
+  if (t.contains("aliases")) {
+    m.aliases = t.strings("aliases");
+  }
+  m.layers = t.positive_int("layers");
+  m.hidden = t.positive_int("hidden");
+  m.ffn = t.positive_int("ffn");
+  m.heads = t.positive_int("heads");
+  m.kv_groups = t.positive_int("kv_groups");
+  m.vocab = t.positive_int("vocab");
+  m.activation = parse_enum(t, "activation", parse_activation, "swiglu, gelu, squared-relu");
+  m.seq_len = t.positive_int("seq_len");
+  m.context = t.contains("context") ? t.positive_int("context") : m.seq_len;
+  m.experts = t.contains("experts") ? t.positive_int("experts") : 1;
+  m.top_k = t.contains("top_k") ? t.positive_int("top_k") : 1;
+  m.tied_embeddings = t.boolean("tied_embeddings", false);
+  m.linear_bias = t.boolean("linear_bias", false);
+  m.rope = t.boolean("rope", true);
+  m.norm_bias = t.boolean("norm_bias", false);
+
+  read_extensions(t, m);
+  require(m.head_dim_override > 0 || m.mla() || m.hidden % m.heads == 0, t, "heads",
+          "must divide hidden " + std::to_string(m.hidden) + " (or give head_dim)");
+  require(m.heads % m.kv_groups == 0, t, "kv_groups", "must divide heads " + std::to_string(m.heads));
+  require(m.top_k <= m.experts, t, "top_k", "must not exceed experts " + std::to_string(m.experts));
+  return m;
+}
+
+}  // namespace
+
+Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view file) {
+  return read_toml(toml_text, file, read_model);
+}
+
+Expected<ModelConfig> find_model(std::string_view name) {
+  auto model = load_catalog_entry("models", "model", name, parse_model);
+  if (model) {
+    return model;
+  }
+  for (const std::string& other : model_names()) {  // an alias: the model whose file lists the name
+    auto candidate = load_catalog_entry("models", "model", other, parse_model);
+    if (candidate &&
+        std::find(candidate->aliases.begin(), candidate->aliases.end(), name) != candidate->aliases.end()) {
+      return candidate;
+    }
+  }
+  return model;
+}
+
+std::vector<std::string> model_aliases() {
+  std::vector<std::string> out;
+  for (const std::string& name : model_names()) {
+    if (auto model = find_model(name)) {
+      out.insert(out.end(), model->aliases.begin(), model->aliases.end());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> model_names() { return catalog_names("models"); }
+
+}  // namespace dgx::catalog

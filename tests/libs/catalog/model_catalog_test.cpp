@@ -1,0 +1,153 @@
+#include "dgx/catalog/framework.hpp"
+#include "dgx/catalog/model_catalog.hpp"
+#include "dgx/catalog/precision.hpp"
+#include "dgx/catalog/pricing.hpp"
+#include "dgx/catalog/system_catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace dgx::catalog;
+
+TEST_CASE("the embedded model catalog holds all 20 models with their required fields") {
+  const std::vector<std::string> expected = {"deepseek-v3",   "gpt-oss-120b",   "gpt3-175b",       "gpt3-20b",
+                                             "gpt3-5b",       "llama2-13b",     "llama2-70b",      "llama2-7b",
+                                             "llama3-70b",    "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",
+                                             "mixtral-8x22b", "mixtral-8x7b",   "nemotron-22b",    "nemotron-8b",
+                                             "nemotron4-15b", "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b"};
+  CHECK(model_names() == expected);
+  for (const std::string& name : expected) {
+    CAPTURE(name);
+    const auto m = find_model(name);
+    REQUIRE_MESSAGE(m.has_value(), (m ? "" : m.error().message));
+    CHECK(m->name == name);
+    CHECK_FALSE(m->source.empty());
+    CHECK(m->layers > 0);
+    CHECK(m->hidden % m->heads == 0);
+    CHECK(m->heads % m->kv_groups == 0);
+    CHECK(m->ffn > 0);
+    CHECK(m->vocab > 0);
+    CHECK(m->seq_len > 0);
+    CHECK(m->top_k <= m->experts);
+  }
+}
+
+TEST_CASE("catalog architectures: activation, attention groups and experts") {
+  CHECK(find_model("nemotron4-340b")->activation == Activation::squared_relu);
+  CHECK(find_model("gpt3-175b")->activation == Activation::gelu);
+  CHECK(find_model("llama3.1-70b")->kv_groups == 8);
+  CHECK(find_model("llama2-7b")->kv_groups == 32);
+  CHECK(find_model("mixtral-8x22b")->experts == 8);
+  CHECK(find_model("mixtral-8x22b")->top_k == 2);
+}
+
+TEST_CASE("newer architectures: MLA, shared experts, leading dense layers, MTP, explicit head sizes, windows") {
+  const ModelConfig ds = *find_model("deepseek-v3");
+  CHECK(ds.mla());
+  CHECK(ds.head_dim() == 192);  // 128 without and 64 with rotary embedding
+  CHECK(ds.value_dim() == 128);
+  CHECK(ds.kv_heads() == 128);
+  CHECK(ds.shared_experts == 1);
+  CHECK(ds.moe_layers() == 58);
+  CHECK(ds.dense_mlp_ffn() == 18432);
+  CHECK(ds.mtp_layers == 1);
+  const ModelConfig qwen = *find_model("qwen3-235b-a22b");
+  CHECK(qwen.head_dim() == 128);
+  CHECK(qwen.q_width() == 8192);  // wider than hidden 4096
+  const ModelConfig oss = *find_model("gpt-oss-120b");
+  CHECK(oss.sliding_window == 128);
+  CHECK(oss.sliding_window_layers == 0.5);
+  CHECK(oss.linear_bias);
+  const auto bad = parse_model("name = \"x\"\ndisplay = \"x\"\nsource = \"s\"\nlayers = 2\nhidden = 64\nffn = 64\n"
+                               "heads = 4\nkv_groups = 4\nvocab = 10\nactivation = \"swiglu\"\nseq_len = 8\n"
+                               "attention = \"mla\"\n",
+                               "configs/models/x.toml");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("mla needs kv_lora_rank") != std::string::npos);
+}
+
+TEST_CASE("an unknown model is an error that lists the catalog") {
+  const auto m = find_model("llama9-1t");
+  REQUIRE_FALSE(m.has_value());
+  CHECK(m.error().message.find("unknown model 'llama9-1t'") != std::string::npos);
+  CHECK(m.error().message.find("llama3.1-70b") != std::string::npos);
+}
+
+namespace {
+constexpr const char* kValid = R"(name = "tiny"
+display = "Tiny"
+source = "test"
+layers = 2
+hidden = 64
+ffn = 256
+heads = 4
+kv_groups = 2
+vocab = 1000
+activation = "swiglu"
+seq_len = 128
+)";
+}  // namespace
+
+TEST_CASE("a valid model file parses") {
+  const auto m = parse_model(kValid, "tiny.toml");
+  REQUIRE(m.has_value());
+  CHECK(m->head_dim() == 16);
+  CHECK(m->qkv_width() == 64 + 2 * 16 * 2);
+}
+
+TEST_CASE("a malformed model file reports the file and the key") {
+  SUBCASE("missing key") {
+    std::string text = kValid;
+    text.replace(text.find("hidden = 64\n"), 12, "");
+    const auto m = parse_model(text, "configs/models/tiny.toml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().message == "configs/models/tiny.toml: key 'hidden' is missing");
+  }
+  SUBCASE("wrong type") {
+    std::string text = kValid;
+    text.replace(text.find("layers = 2"), 10, "layers = \"two\"");
+    const auto m = parse_model(text, "tiny.toml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().message.starts_with("tiny.toml:"));
+    CHECK(m.error().message.find(": key 'layers' must be an integer") != std::string::npos);
+  }
+  SUBCASE("unknown activation") {
+    std::string text = kValid;
+    text.replace(text.find("swiglu"), 6, "relu6");
+    const auto m = parse_model(text, "tiny.toml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().message.find("key 'activation' is \"relu6\", expected one of") != std::string::npos);
+  }
+  SUBCASE("syntax error names line and column") {
+    const auto m = parse_model("name = \"x\"\nlayers = = 3\n", "bad.toml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().message.find("bad.toml:2:") == 0);
+  }
+  SUBCASE("inconsistent heads") {
+    std::string text = kValid;
+    text.replace(text.find("kv_groups = 2"), 13, "kv_groups = 3");
+    const auto m = parse_model(text, "tiny.toml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().message.find("key 'kv_groups' must divide heads 4") != std::string::npos);
+  }
+}
+
+TEST_CASE("the names users type: llama3.3-70b is an alias of llama3.1-70b, llama3-70b its own 8K-context entry") {
+  const auto llama33 = find_model("llama3.3-70b");
+  REQUIRE(llama33.has_value());
+  CHECK(llama33->name == "llama3.1-70b");  // the model keeps its name; the alias finds it
+  CHECK(model_aliases() == std::vector<std::string>{"deepseek-r1", "llama3.3-70b"});
+  CHECK(find_model("deepseek-r1")->name == "deepseek-v3");  // R1: V3's architecture, other weights
+  const auto llama3 = find_model("llama3-70b");
+  const auto llama31 = find_model("llama3.1-70b");
+  REQUIRE(llama3.has_value());
+  REQUIRE(llama31.has_value());
+  CHECK(llama3->layers == llama31->layers);
+  CHECK(llama3->hidden == llama31->hidden);
+  CHECK(llama3->ffn == llama31->ffn);
+  CHECK(llama3->kv_groups == llama31->kv_groups);
+  CHECK(llama3->vocab == llama31->vocab);
+  CHECK(llama3->context == 8192);
+  CHECK(llama31->context == 131072);
+}
