@@ -10,7 +10,9 @@
 #                                   core/CMakeLists.txt): no #include "dgx/core/<folder>/..." in core/src/<folder> or
 #                                   core/include/dgx/core/<folder> names a folder above its own, no private header is
 #                                   reached from another folder, no CUDA header is included; fails naming file:line
-#                                   and both folders.
+#                                   and both folders. And the host knows no model: no line of core/ names a model
+#                                   family (Llama, DeepSeek, Qwen, ...): what it must know of a model is the
+#                                   catalog's data (libs/catalog, configs/models) or a plugin's declaration.
 #   scripts/lint.sh tidy [BUILD]    clang-tidy (.clang-tidy) on the C++ sources of BUILD's compile_commands.json
 #                                   (default build/default), in parallel; fails on any warning or error.
 #
@@ -65,6 +67,7 @@ rank = {folder: i for i, folder in enumerate(order)}
 chain = " < ".join(order)
 include = re.compile(r"^\s*#\s*include\s*([<\"])([^\">]+)[\">]")
 cuda = re.compile(r"^(cuda|cublas|cudnn|cufft|curand|cusparse|cusolver|nccl|nvml|nvrtc|thrust/|cub/)")
+family = re.compile(r"llama|deepseek|qwen|mixtral|nemotron|gpt-oss|kimi|glm-|minimax", re.I)
 problems, checked = [], 0
 for path in sys.stdin.read().split():
     if not os.path.exists(path):  # deleted in the work tree, not yet in the index
@@ -84,6 +87,8 @@ for path in sys.stdin.read().split():
         continue
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, 1):
+            if family.search(line):
+                problems.append(f"{path}:{number}: names a model family; the host knows no model (the catalog does)")
             m = include.match(line)
             if not m:
                 continue
@@ -104,7 +109,7 @@ for path in sys.stdin.read().split():
             elif own is not None and rank[folder] > rank[own]:
                 problems.append(f"{where}: {own} includes {target}, but {folder} is above {own} ({chain})")
 if problems:
-    print("lint: includes against the layer order of core/:")
+    print("lint: core/ against its layer order, or naming a model:")
     print("\n".join("  " + p for p in problems))
     sys.exit(1)
 print(f"lint: {checked} includes in core/ follow the layer order {chain}")

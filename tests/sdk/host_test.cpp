@@ -3,6 +3,8 @@
 
 #include <dgx/sdk.hpp>
 
+#include <cstddef>
+
 #include "fake_host.hpp"
 
 TEST_CASE("typed getters read the host's config") {
@@ -59,4 +61,17 @@ TEST_CASE("cancellation is visible to plugin code") {
   CHECK_NOTHROW(host.throw_if_cancelled());
   fake.cancel = true;
   CHECK_THROWS_AS(host.throw_if_cancelled(), dgx::sdk::Cancelled);
+}
+
+TEST_CASE("config_dirs lists the host's data folders, and is empty on a host table of ABI 1.0") {
+  dgx::testing::FakeHost fake;
+  fake.config_dirs = {{"/mine", "--config-dir"}, {"/usr/share/dgx/configs", "next to dgxhost"}};
+  const dgx::sdk::Host host(fake.api());
+  const auto dirs = host.config_dirs();
+  REQUIRE(dirs.size() == 2);
+  CHECK(dirs[0].path == "/mine");
+  CHECK(dirs[0].origin == "--config-dir");
+  dgx_host_api old = *fake.api();
+  old.struct_size = offsetof(dgx_host_api, config_dir);  // what a host of ABI 1.0 hands out
+  CHECK(dgx::sdk::Host(&old).config_dirs().empty());
 }

@@ -214,3 +214,15 @@ TEST_CASE("messages longer than the host's buffer are truncated, not overflowed"
   CHECK(std::string(small.data()) == "a long ");
   dgx::sdk::detail::write_error(nullptr, "ignored");  // no buffer: nothing happens
 }
+
+TEST_CASE("an SDK plugin answers the newest version the host offers: 1.1 to a 1.1 host, 1.0 to a 1.0 host") {
+  const dgx_plugin_desc* desc = nullptr;
+  const dgx_host_offer current{sizeof(dgx_host_offer), DGX_ABI_V1_0, DGX_ABI_V1_1, "test", "0"};
+  REQUIRE(dgx::sdk::detail::plugin_entry(&current, &desc, &make_spec) == DGX_OK);
+  CHECK(desc->abi_version == DGX_ABI_V1_1);
+  const dgx_host_offer older{sizeof(dgx_host_offer), DGX_ABI_V1_0, DGX_ABI_V1_0, "test", "0"};
+  REQUIRE(dgx::sdk::detail::plugin_entry(&older, &desc, &make_spec) == DGX_OK);
+  CHECK(desc->abi_version == DGX_ABI_V1_0);
+  const dgx_host_offer future{sizeof(dgx_host_offer), DGX_ABI_MAKE_VERSION(2, 0), DGX_ABI_MAKE_VERSION(2, 3), "t", "0"};
+  CHECK(dgx::sdk::detail::plugin_entry(&future, &desc, &make_spec) == DGX_ERR_VERSION);
+}

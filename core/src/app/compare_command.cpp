@@ -8,6 +8,7 @@
 
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/verdict/compare.hpp"
+#include "session.hpp"
 #include "subcommand.hpp"
 
 namespace po = boost::program_options;
@@ -20,6 +21,7 @@ struct CompareCli {
   std::vector<std::string> files;
   CompareOptions options;
   SubcommandOutput out;
+  std::vector<std::string> config_dirs;
   bool help = false;
 };
 
@@ -32,6 +34,7 @@ po::options_description compare_options(CompareCli& c) {
       "with samples on both sides, the U test's p-value must also be below this")(
       "files", po::value<std::vector<std::string>>(&c.files), "the two results files (dgxhost -o FILE.json)");
   add_output_options(d, c.out, "the comparison");
+  add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
@@ -81,6 +84,9 @@ int run_compare(int argc, const char* const* argv) {
               << "\nExit codes: 0 no significant regression, 2 usage error or unreadable "
                  "file, 5 a significant regression of B against A.\n";
     return 0;
+  }
+  if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
+    return print_failure("compare", paths.error());
   }
   Expected<Report> runs[2] = {read_results_file(cli->files[0]), read_results_file(cli->files[1])};
   for (const Expected<Report>& run : runs) {

@@ -11,6 +11,7 @@
 #include "dgx/core/store/history.hpp"
 #include "dgx/core/store/store.hpp"
 #include "dgx/core/support/text.hpp"
+#include "session.hpp"
 #include "subcommand.hpp"
 
 namespace po = boost::program_options;
@@ -28,6 +29,7 @@ struct HistoryCli {
   std::size_t recent = 0, window = 10, min_segment = 3;
   bool points = false, help = false;
   SubcommandOutput out;
+  std::vector<std::string> config_dirs;
 };
 
 po::options_description history_options(HistoryCli& c) {
@@ -61,6 +63,7 @@ po::options_description history_options(HistoryCli& c) {
       "min-segment", po::value<std::size_t>(&c.min_segment)->value_name("K"),
       "edivisive: points on each side of a change point, at least (default 3)");
   add_output_options(d, c.out, "the history");
+  add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
@@ -199,6 +202,9 @@ int run_history(int argc, const char* const* argv) {
   }
   if (auto problem = check_numbers(c)) {
     return print_failure("history", *problem);
+  }
+  if (auto paths = use_config_dirs(c.config_dirs); !paths) {
+    return print_failure("history", paths.error());
   }
   auto options = detect_options(c);
   auto query = query_of(c);

@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
+#include "session.hpp"
 #include "subcommand.hpp"
 
 namespace po = boost::program_options;
@@ -19,6 +20,7 @@ struct ImportCli {
   std::vector<std::string> files;
   std::vector<std::string> sets;
   SubcommandOutput out;
+  std::vector<std::string> config_dirs;
   bool help = false;
 };
 
@@ -34,10 +36,11 @@ po::options_description import_options(ImportCli& c) {
   po::options_description d("dgxhost import FILE...: a run's own output as measured rows (" + formats_text() + ")");
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
-      "what the file does not print (system=h100-sxm, gpus=64, model=llama3.1-70b, ...); repeatable. A value that "
+      "what the file does not print (system=h100-sxm, gpus=64, model=NAME, ...); repeatable. A value that "
       "contradicts the file is an error")("files", po::value<std::vector<std::string>>(&c.files),
                                           "the logs or result files to import");
   add_output_options(d, c.out, "the rows");
+  add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
@@ -70,6 +73,9 @@ int run_import(int argc, const char* const* argv) {
                  "known format, truncated, a crashed run, several runs, a key missing or contradicted), 1 the "
                  "--output file could not be written.\n";
     return 0;
+  }
+  if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
+    return print_failure("import", paths.error());
   }
   auto report = import_files(cli->files, cli->sets);
   if (!report) {

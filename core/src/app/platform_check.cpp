@@ -6,8 +6,8 @@
 #include <optional>
 #include <sstream>
 
-#include <toml++/toml.h>
-
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/toml_table.hpp"
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/support/text.hpp"
 #include "dgx/core/verdict/reference_match.hpp"
@@ -36,115 +36,76 @@ std::string CheckStep::command(std::string_view system) const {
 
 namespace {
 
+using catalog::ConfigError;
+using catalog::TomlTable;
+
 // A table's `set` array: KEY=VALUE strings, as --set takes them.
-Expected<std::vector<std::string>> sets_from(const toml::table& t, const std::string& where) {
-  std::vector<std::string> out;
-  if (const toml::array* sets = t["set"].as_array()) {
-    for (const toml::node& s : *sets) {
-      const auto text = s.value<std::string>();
-      if (!text || !parse_set_argument(*text)) {
-        return Failure{ExitCode::usage, where + ": set entries are KEY=VALUE strings, as --set takes them"};
-      }
-      out.push_back(*text);
+std::vector<std::string> sets_from(const TomlTable& t) {
+  if (!t.contains("set")) {
+    return {};
+  }
+  std::vector<std::string> sets = t.strings("set");
+  for (const std::string& text : sets) {
+    if (!parse_set_argument(text)) {
+      throw ConfigError(t.where("set") + ": \"" + text + "\" is not KEY=VALUE, as --set takes it");
     }
   }
-  return out;
+  return sets;
 }
 
-Expected<CheckStep> step_from(const toml::table& t, const std::string& where) {
+CheckStep step_from(const TomlTable& t) {
   CheckStep step;
-  step.name = t["name"].value_or(std::string());
-  step.why = t["why"].value_or(std::string());
-  step.workload = t["workload"].value_or(std::string());
-  if (step.name.empty() || step.workload.empty()) {
-    return Failure{ExitCode::usage, where + ": every step needs a name and a workload"};
-  }
-  auto sets = sets_from(t, where);
-  if (!sets) {
-    return sets.error();
-  }
-  step.sets = std::move(sets.value());
-  const toml::table* on = t["on"].as_table();
-  for (const auto& [system, node] : on != nullptr ? *on : toml::table{}) {
-    const toml::table* system_table = node.as_table();
-    if (system_table == nullptr) {
-      return Failure{ExitCode::usage, where + ": on." + std::string(system.str()) + " must be a table with a set"};
+  step.name = t.string("name");
+  step.why = t.optional_string("why").value_or("");
+  step.workload = t.string("workload");
+  step.sets = sets_from(t);
+  if (t.contains("on")) {
+    const TomlTable on = t.table("on");
+    for (const std::string& system : on.keys()) {
+      step.on.push_back({system, sets_from(on.table(system))});
     }
-    auto system_sets = sets_from(*system_table, where + " on." + std::string(system.str()));
-    if (!system_sets) {
-      return system_sets.error();
-    }
-    step.on.push_back({std::string(system.str()), std::move(system_sets.value())});
   }
   return step;
+}
+
+PlatformCheck read_check(const TomlTable& root) {
+  PlatformCheck check{root.file(), true, {}};
+  const std::string requires_what = root.optional_string("requires").value_or("gpu");
+  if (requires_what != "gpu" && requires_what != "none") {
+    throw ConfigError(root.where("requires") + " is \"" + requires_what + "\": expected \"gpu\" or \"none\"");
+  }
+  check.needs_gpu = requires_what == "gpu";
+  for (const TomlTable& t : root.tables("step")) {
+    check.steps.push_back(step_from(t));
+  }
+  if (check.steps.empty()) {
+    throw ConfigError(root.position() + ": no [[step]] tables");
+  }
+  return check;
 }
 
 }  // namespace
 
 Expected<PlatformCheck> parse_platform_check(std::string_view toml_text, const std::string& name) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, name);
-  } catch (const toml::parse_error& e) {
-    return Failure{ExitCode::usage, name + ": " + std::string(e.description())};
+  auto check = catalog::read_toml(toml_text, name, read_check);
+  if (!check) {
+    return Failure{ExitCode::usage, check.error().message};
   }
-  PlatformCheck check{name, true, {}};
-  const std::string requires_what = root["requires"].value_or(std::string("gpu"));
-  if (requires_what != "gpu" && requires_what != "none") {
-    return Failure{ExitCode::usage, name + ": requires = \"" + requires_what + "\": expected \"gpu\" or \"none\""};
-  }
-  check.needs_gpu = requires_what == "gpu";
-  const toml::array* steps = root["step"].as_array();
-  if (steps == nullptr || steps->empty()) {
-    return Failure{ExitCode::usage, name + ": no [[step]] tables"};
-  }
-  for (std::size_t i = 0; i < steps->size(); ++i) {
-    const toml::table* t = (*steps)[i].as_table();
-    if (t == nullptr) {
-      return Failure{ExitCode::usage, name + ": [[step]] must be tables"};
-    }
-    auto step = step_from(*t, name + " [[step]] " + std::to_string(i + 1));
-    if (!step) {
-      return step.error();
-    }
-    check.steps.push_back(std::move(step.value()));
-  }
-  return check;
+  return std::move(check).value();
 }
 
-Expected<PlatformCheck> load_platform_check(const std::vector<SearchPath>& config_paths) {
-  for (const SearchPath& dir : config_paths) {
-    const std::filesystem::path file = dir.path / "checks" / (std::string(kPlatformCheck) + ".toml");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      continue;
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    return parse_platform_check(content.str(), file.string());
+Expected<PlatformCheck> load_platform_check() {
+  const std::string relative = "checks/" + std::string(kPlatformCheck) + ".toml";
+  auto file = catalog::find_catalog_file(relative);
+  if (!file) {
+    return Failure{ExitCode::usage, file.error().message};
   }
-  return Failure{ExitCode::no_plugin, "platform-check: checks/platform-check.toml is in no config directory (" +
-                                          std::to_string(config_paths.size()) +
-                                          " searched; --config-dir or DGX_CONFIG_PATH adds one)"};
-}
-
-std::vector<std::string> catalog_systems(const std::vector<SearchPath>& config_paths) {
-  for (const SearchPath& dir : config_paths) {
-    std::error_code ec;
-    const std::filesystem::path folder = dir.path / "systems";
-    if (!std::filesystem::is_directory(folder, ec)) {
-      continue;
-    }
-    std::vector<std::string> out;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
-      if (entry.path().extension() == ".toml") {
-        out.push_back(entry.path().stem().string());
-      }
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+  if (!*file) {
+    return Failure{ExitCode::no_plugin, "platform-check: " + relative +
+                                            " is in no config directory and not compiled in (--config-dir or "
+                                            "DGX_CONFIG_PATH adds one)"};
   }
-  return {};
+  return parse_platform_check((*file)->text, (*file)->label);
 }
 
 namespace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/system_catalog.hpp"
 #include "dgx/core/app/platform_check.hpp"
 #include "dgx/core/app/plugin_option.hpp"
 #include "dgx/core/run/context.hpp"
@@ -75,7 +77,7 @@ Report run_check_step(Session& s, const CliOptions& user, const CheckStep& step,
 
 // --set system=NAME: the plan for that system of the catalog alone; else for every system of the catalog.
 Expected<std::vector<std::string>> plan_systems(const Session& s) {
-  std::vector<std::string> catalog = catalog_systems(s.config_paths);
+  std::vector<std::string> catalog = catalog::system_names();
   for (const std::string& set : s.options.sets) {
     auto entry = parse_set_argument(set);
     if (!entry || entry->key != "system") {
@@ -83,8 +85,8 @@ Expected<std::vector<std::string>> plan_systems(const Session& s) {
     }
     const std::string name = entry->value.is_string() ? entry->value.as_string() : json::write(entry->value, 0);
     if (std::find(catalog.begin(), catalog.end(), name) == catalog.end()) {
-      return Failure{ExitCode::usage, "platform-check: --set system=" + name + ": not a system of configs/systems (" +
-                                          text::join(catalog, ", ") + ")"};
+      return Failure{ExitCode::usage,
+                     "platform-check: --set system=" + name + ": " + catalog::unknown_entry("system", name, catalog)};
     }
     return std::vector<std::string>{name};
   }
@@ -94,7 +96,7 @@ Expected<std::vector<std::string>> plan_systems(const Session& s) {
 }  // namespace
 
 int describe_platform_check(const Session& s) {
-  auto check = load_platform_check(s.config_paths);
+  auto check = load_platform_check();
   if (!check) {
     return fail(s, check.error());
   }
@@ -107,13 +109,13 @@ int describe_platform_check(const Session& s) {
 }
 
 int run_platform_check(Session& s) {
-  auto check = load_platform_check(s.config_paths);
+  auto check = load_platform_check();
   if (!check) {
     return fail(s, check.error());
   }
   const DeviceReport devices = probe_devices(s.registry, s.plugin_services->api(), s.logger);
   if (check->needs_gpu && devices.devices.empty()) {  // a plan: what it would run, against which references
-    auto references = load_published_references(s.config_paths);
+    auto references = load_published_references();
     if (!references) {
       return fail(s, references.error());
     }

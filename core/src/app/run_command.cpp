@@ -198,7 +198,7 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   if (auto code = agree_or_exit(s, failure_of(mode))) {
     return *code;
   }
-  auto baseline = prepare_baseline(s.options.baseline, s.config_paths, config);  // --baseline, read before the run
+  auto baseline = prepare_baseline(s.options.baseline, config);  // --baseline, read before the run
   if (auto code = agree_or_exit(s, failure_of(baseline))) {
     return *code;
   }
@@ -329,7 +329,7 @@ std::optional<Failure> validate_run(const std::vector<std::string>& args) {
     return failure;
   }
   if (names_platform_check(s.options.plugin)) {
-    return failure_of(load_platform_check(s.config_paths));
+    return failure_of(load_platform_check());
   }
   return failure_of(resolve_run(s));
 }

@@ -1,5 +1,7 @@
 #include "session.hpp"
 
+#include "dgx/catalog/catalog_files.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,16 +139,30 @@ std::optional<Failure> check_named_dirs(const std::vector<std::string>& dirs, co
 
 }  // namespace
 
+Expected<std::vector<SearchPath>> use_config_dirs(const std::vector<std::string>& config_dirs) {
+  if (auto failure = check_named_dirs(config_dirs, "--config-dir", false)) {
+    return *failure;
+  }
+  std::vector<SearchPath> paths =
+      config_search_paths(config_dirs, std::getenv("DGX_CONFIG_PATH"), executable_directory());
+  std::vector<catalog::SearchDir> dirs;
+  for (const SearchPath& p : paths) {
+    dirs.push_back(catalog::SearchDir{.path = p.path, .origin = p.origin});
+  }
+  catalog::set_search_dirs(std::move(dirs));
+  return paths;
+}
+
 std::optional<Failure> discover_plugins(Session& s) {
   if (auto failure = check_named_dirs(s.options.plugin_dirs, "--plugin-dir", true)) {
     return failure;
   }
-  if (auto failure = check_named_dirs(s.options.config_dirs, "--config-dir", false)) {
-    return failure;
+  auto config_paths = use_config_dirs(s.options.config_dirs);
+  if (!config_paths) {
+    return config_paths.error();
   }
-  const auto exe_dir = executable_directory();
-  s.plugin_paths = plugin_search_paths(s.options.plugin_dirs, std::getenv("DGX_PLUGIN_PATH"), exe_dir);
-  s.config_paths = config_search_paths(s.options.config_dirs, std::getenv("DGX_CONFIG_PATH"), exe_dir);
+  s.config_paths = std::move(config_paths).value();
+  s.plugin_paths = plugin_search_paths(s.options.plugin_dirs, std::getenv("DGX_PLUGIN_PATH"), executable_directory());
   s.plugin_services = std::make_unique<HostServices>(s.logger, *s.comm, s.config_paths, "dgxhost");
   s.registry.discover(s.plugin_paths, {s.options.allow_insecure_plugins, s.plugin_services->api()});
   s.registry.add_preset_files(s.config_paths);

@@ -66,6 +66,12 @@ std::optional<Failure> join_ranks(Session& s);
 /// exist is a usage error.
 std::optional<Failure> discover_plugins(Session& s);
 
+/// The folders searched for data files, highest priority first: the --config-dir folders (each must be a folder),
+/// DGX_CONFIG_PATH, the install's configs. From now on the catalog (libs/catalog) searches them, as the plugins do
+/// (discover_plugins hands them on); every command that reads the catalog calls this once. A usage failure names a
+/// --config-dir that is missing or not a folder.
+Expected<std::vector<SearchPath>> use_config_dirs(const std::vector<std::string>& config_dirs);
+
 /// Which workload (--plugin, or the preset workload of a --config file: plugin_option.hpp) with which configuration.
 /// `extra` is a layer above every other (a resumed run's configuration), or nullptr.
 Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra = nullptr);

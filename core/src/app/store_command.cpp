@@ -11,6 +11,8 @@
 #include "dgx/core/store/store.hpp"
 #include "dgx/core/support/text.hpp"
 #include "dgx/core/support/utc_time.hpp"
+#include "session.hpp"
+#include "subcommand.hpp"
 
 namespace po = boost::program_options;
 
@@ -70,6 +72,7 @@ struct StoreCli {
   std::vector<std::string> files;
   std::vector<std::string> sets;
   std::string store;
+  std::vector<std::string> config_dirs;
   bool help = false;
 };
 
@@ -83,6 +86,7 @@ po::options_description store_options(StoreCli& c) {
       "for a log: what it does not print, as dgxhost import --set (system=h100-sxm, ...); repeatable")(
       "action", po::value<std::string>(&c.action),
       "add or info")("files", po::value<std::vector<std::string>>(&c.files), "results files or logs to record");
+  add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
@@ -192,6 +196,10 @@ int run_store(int argc, const char* const* argv) {
               << "\nExit codes: 0 recorded (or already there), 2 a store that cannot be opened or a file that cannot "
                  "be read (the other files are still recorded).\n";
     return 0;
+  }
+  if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
+    std::cerr << "dgxhost: store: " << paths.error().message << "\n";
+    return to_int(paths.error().code);
   }
   auto store = open_store(cli->store, cli->action == "add" ? StoreAccess::write : StoreAccess::read);
   if (!store) {

@@ -19,6 +19,11 @@ void add_output_options(po::options_description& options, SubcommandOutput& out,
                                                                 output_help.c_str());  // Boost copies the text
 }
 
+void add_config_dir_option(po::options_description& options, std::vector<std::string>& dirs) {
+  options.add_options()("config-dir", po::value<std::vector<std::string>>(&dirs)->composing()->value_name("DIR"),
+                        "search DIR for catalog files (models/, systems/, ...) first, as for a run; repeatable");
+}
+
 std::optional<Failure> check_output(const po::variables_map& vm, SubcommandOutput& out, const std::string& command) {
   if (vm.count("output") != 0 && out.output.empty()) {
     return Failure{ExitCode::usage, command + ": --output needs a file name (or - for stdout)"};

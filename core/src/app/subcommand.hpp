@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -25,6 +26,10 @@ struct SubcommandOutput {
 /// Adds --format and --output (-o) to `options`; `what` says what the file receives ("the comparison").
 void add_output_options(boost::program_options::options_description& options, SubcommandOutput& out,
                         const std::string& what);
+
+/// Adds --config-dir (repeatable): folders searched for catalog files (a user's models/ and systems/) before
+/// DGX_CONFIG_PATH and the install's configs, as for a run. use_config_dirs (session.hpp) applies them.
+void add_config_dir_option(boost::program_options::options_description& options, std::vector<std::string>& dirs);
 
 /// After parsing: --output given without a file, an unknown --format, or an --output that cannot be written (its
 /// folder, its extension) are usage failures naming `command`, before any work is done. Sets `shown` and `written`.

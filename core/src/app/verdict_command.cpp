@@ -48,11 +48,11 @@ po::options_description verdict_options(VerdictCli& c) {
       "threshold", po::value<double>(&c.threshold)->default_value(kDefaultVerdictThreshold)->value_name("F"),
       "pass at or above this fraction of the reference (verdict.threshold)")(
       "plugin-dir", po::value<std::vector<std::string>>(&c.plugin_dirs)->value_name("DIR"),
-      "where the plugins that project are (as for a run)")(
-      "config-dir", po::value<std::vector<std::string>>(&c.config_dirs)->value_name("DIR"),
-      "where configs/ is (as for a run)")("quiet,q", po::bool_switch(&c.quiet), "only warnings and errors on stderr")(
+      "where the plugins that project are (as for a run)")("quiet,q", po::bool_switch(&c.quiet),
+                                                           "only warnings and errors on stderr")(
       "files", po::value<std::vector<std::string>>(&c.files), "results files (dgx.results/1) or logs to import");
   add_output_options(d, c.out, "the verdict");
+  add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
@@ -287,7 +287,7 @@ int run_verdict(int argc, const char* const* argv) {
     return report_failure({ExitCode::usage, "no measured or imported row in " + text::join(cli->files, ", ") +
                                                 ": a verdict judges runs, not projections"});
   }
-  auto baseline = load_baseline(cli->baseline, s.config_paths);
+  auto baseline = load_baseline(cli->baseline);
   if (!baseline) {
     return report_failure(baseline.error());
   }

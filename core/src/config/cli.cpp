@@ -47,9 +47,11 @@ po::options_description make_options(CliOptions& o) {
       "more diagnostics on stderr")("quiet,q", po::bool_switch(&o.quiet), "only warnings and errors on stderr");
 
   po::options_description run("Running a workload");
-  run.add_options()("plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
-                    "preset (e.g. llama70b), workload, or plugin to run; 'plugin:workload' when ambiguous")(
-      "describe", po::bool_switch(&o.describe), "show the workload's parameters (types, defaults, help) and exit")(
+  run.add_options()(
+      "plugin,p", po::value<std::string>(&o.plugin)->value_name("NAME"),
+      "preset, workload (e.g. all_reduce) or plugin to run (dgxhost --list shows them); 'plugin:workload' when "
+      "ambiguous")("describe", po::bool_switch(&o.describe),
+                   "show the workload's parameters (types, defaults, help) and exit")(
       "mode,m", po::value<RequestedMode>(&o.mode)->value_name("MODE")->default_value(RequestedMode::automatic, "auto"),
       "auto | measure | project | explore; auto measures when the workload can run here, else projects")(
       "config,c", po::value<std::vector<std::string>>(&o.config_files)->value_name("FILE")->composing(),

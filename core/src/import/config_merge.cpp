@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "catalog_names.hpp"
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/system_catalog.hpp"
 #include "dgx/core/config/layered_config.hpp"
 #include "parsed_run.hpp"
 
@@ -76,14 +78,15 @@ std::optional<Failure> check_catalog_name(const ConfigEntry& entry, const std::s
   if (entry.key != "model" && entry.key != "system") {
     return std::nullopt;
   }
-  const auto names = entry.key == "model" ? catalog_models() : catalog_systems();
   const std::string value = shown(entry.value);
-  if (names.empty() || std::find(names.begin(), names.end(), value) != names.end()) {
+  const bool known = entry.key == "model" ? catalog::find_model(value).has_value()
+                                          : catalog::find_system(value).has_value() || value.ends_with(".toml");
+  if (known) {
     return std::nullopt;
   }
+  const auto names = entry.key == "model" ? catalog_models() : catalog_systems();
   return bad_input(origin, 0,
-                   "--set " + entry.key + "=" + value + ": not a catalog " + entry.key + " (one of " + joined(names) +
-                       ")");
+                   "--set " + entry.key + "=" + value + ": " + catalog::unknown_entry(entry.key, value, names));
 }
 
 std::optional<Failure> apply_set(ParsedRun& run, const std::string& argument, const std::string& origin) {

@@ -32,7 +32,7 @@ std::optional<double> parse_number(std::string_view token);
 /// "... tflops: 386.1 ..." is 386.1. Empty when the label is absent or no number follows it.
 std::optional<double> number_after(std::string_view line, std::string_view label);
 
-/// The text after `label` up to the end of the line (trimmed), for "Model:   llama" lines.
+/// The text after `label` up to the end of the line (trimmed), for "Model:   NAME" lines.
 std::optional<std::string> text_after(std::string_view line, std::string_view label);
 
 /// A JSON document; a usage failure naming the line where it stops otherwise (a file cut off is "truncated").

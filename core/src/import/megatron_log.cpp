@@ -90,7 +90,7 @@ void read_memory_choices(const Arguments& args, ParsedRun& run) {
 }
 
 // Megatron-LM prints no model name, only its architecture: the catalog model that has it, when exactly one does
-// (Llama 2, 3 and 3.1 70B share theirs, and then the user says which).
+// (several releases of a family can share one, and then the user says which).
 void read_architecture(const Arguments& args, ParsedRun& run) {
   auto number = [&](const char* name) -> long {
     const std::string* v = args.find(name);

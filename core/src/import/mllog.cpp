@@ -41,7 +41,7 @@ Expected<Event> read_event(const Line& line, bool last, const std::string& origi
                metadata != nullptr ? *metadata : json::Value()};
 }
 
-// llama2_70b_lora is a fine-tuning benchmark: its row is llm-finetune's.
+// MLPerf's fine-tuning benchmark (its name ends in "_lora"): its row is llm-finetune's.
 void read_benchmark(const Event& e, ParsedRun& run, int line) {
   if (!e.value.is_string()) {
     return;

@@ -2,7 +2,7 @@
 //   [rank0]:[titan] ... - root - INFO - step: 10  loss:  7.9  memory: 34.1GiB(35.9%)  tps: 6,667  tflops: 386.1
 //   mfu: 39.0%
 // where tps is tokens per second per GPU (the rank's tokens over its non-data-parallel group), and the start-up
-// lines that give the configuration: `Building llama3 8B with TransformerModelArgs(...)`, `Building 2-D device mesh
+// lines that give the configuration: `Building <flavour> with TransformerModelArgs(...)`, `Building 2-D device mesh
 // with ['dp_shard', 'tp'], [4, 2]`, `GPU capacity: NVIDIA H100 80GB HBM3 (0) with 79.10GiB memory`, `Training
 // starts at step 1, with local batch size 2, global batch size 16, ..., sequence length 8192, ...`.
 #include <algorithm>

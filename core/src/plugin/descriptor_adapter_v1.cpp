@@ -59,7 +59,7 @@ bool valid_plugin_name(std::string_view n) {
          std::all_of(n.begin(), n.end(), [](char c) { return is_lower_alnum(c) || c == '-' || c == '_'; });
 }
 
-// Workload and preset names: what users type after --plugin ("llama3.1-70b-layer", "all_reduce").
+// Workload and preset names: what users type after --plugin ("all_reduce", "h100-gemm.v2").
 bool valid_workload_name(std::string_view n) {
   return !n.empty() && n.size() <= 128 && is_alnum(n.front()) &&
          std::all_of(n.begin(), n.end(), [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; });

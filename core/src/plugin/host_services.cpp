@@ -42,6 +42,10 @@ HostServices::HostServices(const Logger& logger, HostComm& comm, std::vector<Sea
   api_.cancel_requested = &HostServices::cancel_requested;
   api_.find_data_file = &HostServices::find_data_file;
   api_.host_comm = &HostServices::host_comm;
+  api_.config_dir = &HostServices::config_dir;
+  for (const SearchPath& p : config_paths_) {
+    config_path_texts_.push_back(p.path.string());
+  }
 }
 
 void HostServices::bind_report(Report* report, std::string workload, std::string plugin, json::Object row_config) {
@@ -388,6 +392,19 @@ dgx_status HostServices::find_data_file(void* ctx, const char* relative_path, ch
     return DGX_ERR_INVALID_ARGUMENT;
   }
   std::memcpy(out, path.c_str(), path.size() + 1);
+  return DGX_OK;
+}
+
+dgx_status HostServices::config_dir(void* ctx, std::uint32_t index, const char** path, const char** origin) {
+  const HostServices& s = self(ctx);
+  if (path == nullptr || origin == nullptr) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
+  if (index >= s.config_paths_.size()) {
+    return DGX_ERR_NOT_FOUND;
+  }
+  *path = s.config_path_texts_[index].c_str();
+  *origin = s.config_paths_[index].origin.c_str();
   return DGX_OK;
 }
 

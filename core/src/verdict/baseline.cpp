@@ -64,9 +64,9 @@ std::vector<Reference> references_from_run(const Report& run, const std::string&
   return out;
 }
 
-Expected<Baseline> load_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths) {
+Expected<Baseline> load_baseline(const std::string& spec) {
   if (spec == "published") {
-    auto refs = load_published_references(config_paths);
+    auto refs = load_published_references();
     if (!refs) {
       return refs.error();
     }
@@ -80,8 +80,7 @@ Expected<Baseline> load_baseline(const std::string& spec, const std::vector<Sear
   return Baseline{"baseline run " + spec + " (" + describe_run(run.value()) + ")", references_from_run(*run, spec)};
 }
 
-Expected<std::optional<BaselineRun>>
-prepare_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths, const ResolvedConfig& config) {
+Expected<std::optional<BaselineRun>> prepare_baseline(const std::string& spec, const ResolvedConfig& config) {
   if (spec.empty()) {
     return std::optional<BaselineRun>();
   }
@@ -89,7 +88,7 @@ prepare_baseline(const std::string& spec, const std::vector<SearchPath>& config_
   if (!threshold) {
     return threshold.error();
   }
-  auto baseline = load_baseline(spec, config_paths);
+  auto baseline = load_baseline(spec);
   if (!baseline) {
     return baseline.error();
   }

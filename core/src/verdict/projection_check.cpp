@@ -283,7 +283,7 @@ std::vector<std::string> settling_measurements(const ResultRow& measured, const 
 
 namespace {
 
-// "llama3.1-70b, 64 x h100-sxm, fp8, TP4 PP4 CP2 VP5 MBS1 (imported: nemo 25.09)".
+// "<model>, 64 x h100-sxm, fp8, TP4 PP4 CP2 VP5 MBS1 (imported: nemo 25.09)".
 std::string judged_name(const ResultRow& row, const ResultRow* projected) {
   std::string name = row.config_text("model", row.workload);
   if (const Field* f = projected != nullptr ? projected->find_field("configuration") : nullptr) {

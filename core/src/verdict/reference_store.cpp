@@ -1,12 +1,12 @@
 #include "dgx/core/verdict/reference_store.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
-#include <toml++/toml.h>
-
+#include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/toml_table.hpp"
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/support/text.hpp"
@@ -105,46 +105,25 @@ std::string Constraint::describe() const {
 
 namespace {
 
-json::Value to_json(const toml::node& node) {
-  if (const auto* i = node.as_integer()) {
-    return i->get();
+using catalog::ConfigError;
+using catalog::TomlTable;
+
+// A value the catalog's front door hands on whole, as the host's JSON.
+json::Value json_of(const std::string& text) { return json::parse(text); }
+
+json::Object object_at(const TomlTable& t, std::string_view key) {
+  if (!t.contains(key)) {
+    return {};
   }
-  if (const auto* f = node.as_floating_point()) {
-    return f->get();
+  json::Value value = json_of(t.json_text(key));
+  if (!value.is_object()) {
+    throw ConfigError(t.where(key) + " must be a table");
   }
-  if (const auto* b = node.as_boolean()) {
-    return b->get();
-  }
-  if (const auto* s = node.as_string()) {
-    return s->get();
-  }
-  if (const auto* a = node.as_array()) {
-    json::Array out;
-    for (const toml::node& e : *a) {
-      out.push_back(to_json(e));
-    }
-    return out;
-  }
-  if (const auto* t = node.as_table()) {
-    json::Object out;
-    for (const auto& [key, value] : *t) {
-      out.set(std::string(key.str()), to_json(value));
-    }
-    return out;
-  }
-  return {};
+  return value.as_object();
 }
 
-std::vector<std::string> strings(const toml::table& t, std::string_view key) {
-  std::vector<std::string> out;
-  if (const toml::array* a = t[key].as_array()) {
-    for (const toml::node& e : *a) {
-      if (const auto* s = e.as_string()) {
-        out.push_back(s->get());
-      }
-    }
-  }
-  return out;
+std::vector<std::string> optional_strings(const TomlTable& t, std::string_view key) {
+  return t.contains(key) ? t.strings(key) : std::vector<std::string>{};
 }
 
 struct ValueSpec {
@@ -177,40 +156,23 @@ bool row_has(const json::Object& row, const json::Object& where) {
   return true;
 }
 
-Expected<View> view_from(const toml::table& t, const std::string& where_text) {
+View view_from(const TomlTable& t) {
   View v;
-  v.workload = t["workload"].value_or(std::string());
-  v.what = t["what"].value_or(std::string());
-  v.match = strings(t, "match");
-  v.near = strings(t, "near");
-  if (const toml::table* keys = t["keys"].as_table()) {
-    v.keys = to_json(*keys).as_object();
-  }
-  if (const toml::table* where = t["where"].as_table()) {
-    v.where = to_json(*where).as_object();
-  }
-  if (const toml::array* values = t["values"].as_array()) {
-    for (const toml::node& n : *values) {
-      const toml::table* spec = n.as_table();
-      if (spec == nullptr) {
-        return Failure{ExitCode::usage, where_text + ": values holds tables"};
-      }
-      ValueSpec s{(*spec)["column"].value_or(std::string()),
-                  (*spec)["metric"].value_or(std::string()),
-                  (*spec)["unit"].value_or(std::string()),
-                  (*spec)["per_gpu"].value_or(false),
-                  {}};
-      if (const toml::table* w = (*spec)["where"].as_table()) {
-        s.where = to_json(*w).as_object();
-      }
-      if (s.column.empty() || s.metric.empty() || s.unit.empty()) {
-        return Failure{ExitCode::usage, where_text + ": every value needs column, metric and unit"};
-      }
-      v.values.push_back(std::move(s));
-    }
+  v.workload = t.optional_string("workload").value_or("");
+  v.what = t.optional_string("what").value_or("");
+  v.match = optional_strings(t, "match");
+  v.near = optional_strings(t, "near");
+  v.keys = object_at(t, "keys");
+  v.where = object_at(t, "where");
+  for (const TomlTable& spec : t.tables("values")) {
+    v.values.push_back(ValueSpec{.column = spec.string("column"),
+                                 .metric = spec.string("metric"),
+                                 .unit = spec.string("unit"),
+                                 .per_gpu = spec.boolean("per_gpu", false),
+                                 .where = object_at(spec, "where")});
   }
   if (v.values.empty()) {
-    return Failure{ExitCode::usage, where_text + ": a reference view needs values"};
+    throw ConfigError(t.position() + ": a reference view needs values");
   }
   return v;
 }
@@ -257,70 +219,45 @@ std::optional<Reference> reference_of(const View& view, const json::Object& row,
 }  // namespace
 
 Expected<std::vector<Reference>> parse_references(std::string_view toml_text, const std::string& name) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, name);
-  } catch (const toml::parse_error& e) {
-    return Failure{ExitCode::usage, name + ": " + std::string(e.description())};
-  }
-  std::vector<View> views;
-  if (const toml::array* tables = root["reference"].as_array()) {
-    for (std::size_t i = 0; i < tables->size(); ++i) {
-      const toml::table* t = (*tables)[i].as_table();
-      if (t == nullptr) {
-        return Failure{ExitCode::usage, name + ": [[reference]] must be tables"};
-      }
-      auto view = view_from(*t, name + " [[reference]] " + std::to_string(i + 1));
-      if (!view) {
-        return view.error();
-      }
-      views.push_back(std::move(view.value()));
+  auto refs = catalog::read_toml(toml_text, name, [&](const TomlTable& root) {
+    std::vector<View> views;
+    for (const TomlTable& t : root.tables("reference")) {
+      views.push_back(view_from(t));
     }
-  }
-  std::vector<Reference> out;
-  const toml::array* rows = root["row"].as_array();
-  if (rows == nullptr) {
+    std::vector<Reference> out;
+    const std::vector<TomlTable> rows = root.tables("row");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const json::Value row = json_of(rows[i].json_text());
+      for (const View& view : views) {
+        if (auto ref = reference_of(view, row.as_object(), name + " row " + std::to_string(i + 1))) {
+          out.push_back(std::move(*ref));
+        }
+      }
+    }
     return out;
+  });
+  if (!refs) {
+    return Failure{ExitCode::usage, refs.error().message};
   }
-  for (std::size_t i = 0; i < rows->size(); ++i) {
-    const toml::table* t = (*rows)[i].as_table();
-    if (t == nullptr) {
-      continue;
-    }
-    const json::Object row = to_json(*t).as_object();
-    for (const View& view : views) {
-      if (auto ref = reference_of(view, row, name + " row " + std::to_string(i + 1))) {
-        out.push_back(std::move(*ref));
-      }
-    }
-  }
-  return out;
+  return std::move(refs).value();
 }
 
-Expected<std::vector<Reference>> load_published_references(const std::vector<SearchPath>& config_paths) {
+Expected<std::vector<Reference>> load_published_references() {
+  auto files = catalog::catalog_folder("baselines");
+  if (!files) {
+    return Failure{ExitCode::usage, files.error().message};
+  }
   std::vector<Reference> out;
-  std::set<std::string> seen;  // a file name found in an earlier directory hides later ones, as presets do
-  for (const SearchPath& dir : config_paths) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir.path / "baselines", ec)) {
-      if (entry.path().extension() == ".toml") {
-        files.push_back(entry.path());
-      }
+  for (const catalog::CatalogFile& file : *files) {
+    // Named by the file's name, as the rows' origin ("calibration.toml row 3"); errors by its label and line.
+    auto refs = parse_references(file.text, file.label);
+    if (!refs) {
+      return refs.error();
     }
-    std::sort(files.begin(), files.end());
-    for (const std::filesystem::path& file : files) {
-      if (!seen.insert(file.filename().string()).second) {
-        continue;
-      }
-      std::ifstream in(file, std::ios::binary);
-      std::ostringstream content;
-      content << in.rdbuf();
-      auto refs = parse_references(content.str(), file.filename().string());
-      if (!refs) {
-        return Failure{ExitCode::usage, file.string() + ": " + refs.error().message};
-      }
-      out.insert(out.end(), refs->begin(), refs->end());
+    for (Reference& ref : *refs) {
+      ref.origin = std::filesystem::path(file.relative).filename().string() +
+                   ref.origin.substr(std::min(ref.origin.size(), file.label.size()));
+      out.push_back(std::move(ref));
     }
   }
   return out;

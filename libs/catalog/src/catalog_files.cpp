@@ -6,7 +6,6 @@
 #include <dgx/sdk/text.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <mutex>
 #include <set>
@@ -28,17 +27,6 @@ struct SearchState {
 SearchState& state() {
   static SearchState s;
   return s;
-}
-
-/// Lower-case letters and digits only: users abbreviate catalog names ("llama70b") more than they misspell them.
-std::string reduced(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
 }
 
 std::optional<CatalogFile> embedded_file(std::string_view relative) {
@@ -130,60 +118,24 @@ Expected<std::vector<CatalogFile>> catalog_folder(std::string_view folder) {
   return out;
 }
 
-std::vector<std::string> close_names(std::string_view name, const std::vector<std::string>& candidates,
-                                     std::size_t limit) {
-  const std::string wanted = reduced(name);
-  if (wanted.empty()) {
-    return {};
+std::string unknown_entry(std::string_view noun, std::string_view name, const std::vector<std::string>& known,
+                          std::string_view key, const std::string& likely) {
+  namespace text = sdk::text;
+  std::string message = "unknown " + std::string(noun) + " '" + std::string(name) + "'";
+  if (!key.empty()) {
+    message += " (config key " + std::string(key) + ")";
   }
-  const std::size_t threshold = std::max<std::size_t>(1, wanted.size() / 3);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const std::string& candidate : candidates) {
-    const std::string have = reduced(candidate);
-    std::size_t score = sdk::edit_distance(wanted, have);
-    if (wanted.size() >= 3 && (have.find(wanted) != std::string::npos || wanted.find(have) != std::string::npos)) {
-      score = std::min<std::size_t>(score, 1);
-    }
-    if (score <= threshold) {
-      scored.emplace_back(score, candidate);
+  std::vector<std::string> matches = text::close_matches(name, known, 3, text::Swaps::two_edits);
+  if (!likely.empty()) {
+    matches.erase(std::remove(matches.begin(), matches.end(), likely), matches.end());
+    matches.insert(matches.begin(), likely);
+    if (matches.size() > 3) {
+      matches.pop_back();
     }
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> out;
-  for (auto& [score, candidate] : scored) {
-    if (out.size() == limit) {
-      break;
-    }
-    if (std::find(out.begin(), out.end(), candidate) == out.end()) {
-      out.push_back(std::move(candidate));
-    }
-  }
-  return out;
-}
-
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& known) {
-  const std::vector<std::string> close = close_names(name, known);
-  if (close.empty()) {
-    return {};
-  }
-  std::string message = "did you mean ";
-  for (std::size_t i = 0; i < close.size(); ++i) {
-    message += (i == 0 ? "" : i + 1 == close.size() ? " or " : ", ") + ("'" + close[i] + "'");
-  }
-  return message + "?";
-}
-
-std::string unknown_entry(std::string_view noun, std::string_view name, const std::vector<std::string>& known) {
-  std::string message = "unknown " + std::string(noun) + " '" + std::string(name) + "'; ";
-  const std::string suggestion = did_you_mean(name, known);
-  if (!suggestion.empty()) {
-    message += suggestion + " ";
-  }
-  std::string list;
-  for (const std::string& entry : known) {
-    list += (list.empty() ? "" : ", ") + entry;
-  }
-  return message + "the catalog has: " + list;
+  const std::string suggestion = text::did_you_mean(matches);
+  message += suggestion.empty() ? "." : "; " + suggestion;
+  return message + " The catalog has: " + text::join(known, ", ");
 }
 
 std::vector<std::string> catalog_names(std::string_view folder) {

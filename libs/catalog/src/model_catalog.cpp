@@ -1,6 +1,7 @@
 #include "dgx/catalog/model_catalog.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "dgx/catalog/catalog_files.hpp"
 #include "dgx/catalog/toml_table.hpp"
@@ -63,6 +64,9 @@ ModelConfig read_model(const TomlTable& t) {
   if (t.contains("aliases")) {
     m.aliases = t.strings("aliases");
   }
+  if (t.contains("checkpoints")) {
+    m.checkpoints = t.strings("checkpoints");
+  }
   m.layers = t.positive_int("layers");
   m.hidden = t.positive_int("hidden");
   m.ffn = t.positive_int("ffn");
@@ -120,5 +124,67 @@ std::vector<std::string> model_aliases() {
 }
 
 std::vector<std::string> model_names() { return catalog_names("models"); }
+
+namespace {
+
+/// Lower case, letters and digits only, without an organisation prefix or an instruct / chat suffix: tools spell one
+/// model many ways ("Meta-Llama-3.1-70B-Instruct", "llama31_70b").
+std::string normalized(std::string_view printed) {
+  if (const std::size_t slash = printed.rfind('/'); slash != std::string_view::npos) {
+    printed.remove_prefix(slash + 1);
+  }
+  std::string key;
+  for (const char c : printed) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  for (const std::string_view suffix : {"instruct", "chat", "hf", "base"}) {
+    if (key.size() > suffix.size() && key.ends_with(suffix)) {
+      key.erase(key.size() - suffix.size());
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+std::optional<std::string> model_for_printed_name(std::string_view printed) {
+  const std::string key = normalized(printed);
+  if (key.empty()) {
+    return std::nullopt;
+  }
+  for (const std::string& name : model_names()) {
+    if (normalized(name) == key) {
+      return name;
+    }
+  }
+  for (const std::string& name : model_names()) {
+    auto model = find_model(name);
+    const auto same = [&](const std::string& other) { return normalized(other) == key; };
+    if (model && (std::any_of(model->aliases.begin(), model->aliases.end(), same) ||
+                  std::any_of(model->checkpoints.begin(), model->checkpoints.end(), same))) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> models_with_architecture(const PrintedArchitecture& printed) {
+  std::vector<std::string> matches;
+  if (printed.layers == 0 || printed.hidden == 0) {
+    return matches;
+  }
+  const auto agrees = [](long printed_value, long value) { return printed_value == 0 || printed_value == value; };
+  for (const std::string& name : model_names()) {
+    auto m = find_model(name);
+    if (m && agrees(printed.layers, m->layers) && agrees(printed.hidden, static_cast<long>(m->hidden)) &&
+        agrees(printed.ffn, static_cast<long>(m->ffn)) && agrees(printed.heads, m->heads) &&
+        agrees(printed.kv_groups, m->kv_groups) && agrees(printed.experts, m->experts)) {
+      matches.push_back(name);
+    }
+  }
+  return matches;
+}
 
 }  // namespace dgx::catalog

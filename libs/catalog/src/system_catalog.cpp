@@ -131,6 +131,7 @@ SystemProfile read_system(const TomlTable& own, const std::vector<std::filesyste
   s.display = own.string("display");
   s.source = own.string("source");
   s.device_names = read_device_names(own);
+  s.inherits = own.optional_string("inherits").value_or("");
   std::vector<std::string> chain{s.name};
   const TomlTable t = with_inherited(own, chain, dirs);
 
@@ -235,6 +236,22 @@ bool device_name_matches(std::string_view device_name, std::string_view pattern)
     if (same && (at == 0 || !word(device_name[at - 1])) && (end == device_name.size() || !word(device_name[end]))) {
       return true;
     }
+  }
+  return false;
+}
+
+bool system_answers_to_device(std::string_view system, std::string_view device) {
+  std::string name(system);
+  for (int depth = 0; depth < 16 && !name.empty(); ++depth) {
+    auto profile = find_system(name);
+    if (!profile) {
+      return false;
+    }
+    if (!profile->device_names.empty()) {
+      return std::any_of(profile->device_names.begin(), profile->device_names.end(),
+                         [&](const std::string& pattern) { return device_name_matches(device, pattern); });
+    }
+    name = profile->inherits;
   }
   return false;
 }

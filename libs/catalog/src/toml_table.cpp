@@ -6,7 +6,7 @@
 #include <toml++/toml.h>
 #endif
 
-#include "dgx/catalog/catalog_files.hpp"
+#include <dgx/sdk/text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +103,42 @@ const void* TomlTable::node(std::string_view key) const {
   return found == nullptr && base_ ? base_->node(key) : found;
 }
 
+namespace {
+
+void mark_read(const toml::node& node, std::set<const toml::node*>& read) {
+  read.insert(&node);
+  if (const toml::table* table = node.as_table()) {
+    for (const auto& [key, value] : *table) {
+      mark_read(value, read);
+    }
+  } else if (const toml::array* array = node.as_array()) {
+    for (const toml::node& element : *array) {
+      mark_read(element, read);
+    }
+  }
+}
+
+std::string as_json(const toml::node& node) {
+  std::ostringstream out;
+  node.visit([&](const auto& value) { out << toml::json_formatter{value}; });
+  return out.str();
+}
+
+}  // namespace
+
+std::string TomlTable::json_text(std::string_view key) const {
+  const auto& value = *static_cast<const toml::node*>(required(key));
+  if (own_node(key) != nullptr) {
+    mark_read(value, document_->read);
+  }
+  return as_json(value);
+}
+
+std::string TomlTable::json_text() const {
+  mark_read(as_table(table_), document_->read);
+  return as_json(as_table(table_));
+}
+
 std::vector<std::string> TomlTable::keys() const {
   std::vector<std::string> out;
   for (const auto& [key, value] : as_table(table_)) {
@@ -150,8 +186,8 @@ std::string first_unread(const toml::table& table, const std::string& prefix, co
       std::string message = position_of(file, value.source()) + ": unknown key '" + name + "'";
       const auto known = asked.find(&table);
       if (known != asked.end()) {
-        const std::vector<std::string> close =
-            close_names(key.str(), std::vector<std::string>(known->second.begin(), known->second.end()));
+        const std::vector<std::string> close = sdk::text::close_matches(
+            key.str(), std::vector<std::string>(known->second.begin(), known->second.end()), 1);
         if (!close.empty()) {
           message += " (did you mean '" + dotted(prefix, close.front()) + "'?)";
         }

@@ -5,10 +5,10 @@
 
 #include <dgx/sdk/error.hpp>
 
+#include "dgx/catalog/catalog_files.hpp"
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
-#include "dgx/llm/workload/unknown_name.hpp"
 
 namespace dgx::llm::workload {
 
@@ -25,7 +25,7 @@ FrameworkProfile lookup_framework(const std::string& name) {
   if (std::find(known.begin(), known.end(), name) != known.end()) {
     throw dgx::sdk::RuntimeError("framework profile " + name + ": " + framework.error().message);
   }
-  throw InvalidArgument(unknown_name_message("framework", name, key::framework, known));
+  throw InvalidArgument(catalog::unknown_entry("framework", name, known, key::framework));
 }
 
 void resolve_price(const std::string& provider, std::optional<double> usd_per_gpu_hour, Assumptions& a) {

@@ -3,8 +3,8 @@
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
 
+#include "dgx/catalog/catalog_files.hpp"
 #include "dgx/llm/catalog.hpp"
-#include "dgx/llm/workload/unknown_name.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
 #include <algorithm>
@@ -51,7 +51,7 @@ ModelConfig lookup_model(const std::string& name, std::string_view key) {
   const std::vector<std::string> aliases = model_aliases();
   names.insert(names.end(), aliases.begin(), aliases.end());
   std::sort(names.begin(), names.end());
-  std::string message = unknown_name_message("model", name, key, names, preset ? preset->model : std::string());
+  std::string message = catalog::unknown_entry("model", name, names, key, preset ? preset->model : std::string());
   if (preset) {
     message += " ('" + name + "' is a preset: dgxhost --plugin " + name + ")";
   }
@@ -70,7 +70,7 @@ SystemProfile lookup_system(const std::string& name, std::string_view key) {
   if (system) {
     return std::move(system).value();
   }
-  throw InvalidArgument(unknown_name_message("system", name, key, system_names()) +
+  throw InvalidArgument(catalog::unknown_entry("system", name, system_names(), key) +
                         "; a system of your own: a TOML file (see configs/systems/README.md), named by its path "
                         "or as systems/NAME.toml in a config directory (--config-dir, DGX_CONFIG_PATH)");
 }
@@ -121,7 +121,7 @@ PriceResolution resolve_price(const std::string& system, const std::string& prov
                               "that price " +
                               system + ": " + text::join(providers) + ".");
       }
-      throw InvalidArgument(unknown_name_message("price provider for " + system, provider, keys.provider, providers));
+      throw InvalidArgument(catalog::unknown_entry("price provider for " + system, provider, providers, keys.provider));
     }
     return chosen(*choice, std::move(providers));
   }

@@ -2,12 +2,15 @@
 
 #include "dgx/llm/workload/presets.hpp"
 
+#include "dgx/catalog/host_search_dirs.hpp"
+
 namespace dgx::llm::workload::detail {
 
 dgx::sdk::PluginSpec plugin_part(const PluginInfo& info) {
   dgx::sdk::PluginSpec spec{
       .name = info.name, .version = "1.0.0", .vendor = "dgxhost", .description = info.description};
   spec.presets = embedded_presets(info.name);
+  spec.init = [](dgx::sdk::Host& host) { catalog::search_host_dirs(host); };  // a user's models and systems
   return spec;
 }
 

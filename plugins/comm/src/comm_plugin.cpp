@@ -3,6 +3,8 @@
 // 1:1; NCCL on GPUs, the host's MPI on host buffers where there are none.
 #include <dgx/sdk.hpp>
 
+#include "dgx/catalog/host_search_dirs.hpp"
+
 #include "comm_workload.hpp"
 
 namespace {
@@ -36,6 +38,7 @@ dgx::sdk::PluginSpec make_plugin() {
     plugin.workloads.push_back(spec_for(name, "Sweep of " + name + " message sizes: time, algbw, busbw, check", {c}));
   }
   plugin.workloads.push_back(spec_for("comm", "Every collective in turn (comm.collectives)", {}));
+  plugin.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return plugin;
 }
 

@@ -2,6 +2,8 @@
 // without a driver; can_measure checks the configuration, then the device.
 #include <dgx/sdk.hpp>
 
+#include "dgx/catalog/host_search_dirs.hpp"
+
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 #include "dgx/llm/kernels/metrics.hpp"
 #include "gemm_workload.hpp"
@@ -39,6 +41,7 @@ dgx::sdk::PluginSpec make_plugin() {
             dgx::llm::cuda::require_cuda_device();
           },
   });
+  spec.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return spec;
 }
 

@@ -2,6 +2,8 @@
 // machine without a driver; can_measure checks the configuration, then the device.
 #include <dgx/sdk.hpp>
 
+#include "dgx/catalog/host_search_dirs.hpp"
+
 #include "copy_workload.hpp"
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 
@@ -29,6 +31,7 @@ dgx::sdk::PluginSpec make_plugin() {
             dgx::llm::cuda::require_cuda_device();
           },
   });
+  spec.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return spec;
 }
 

@@ -2,6 +2,8 @@
 // configuration, then the device.
 #include <dgx/sdk.hpp>
 
+#include "dgx/catalog/host_search_dirs.hpp"
+
 #include "dgx/llm/cuda/sdk_bridge.hpp"
 #include "layer_config.hpp"
 #include "layer_workload.hpp"
@@ -29,6 +31,7 @@ dgx::sdk::PluginSpec make_plugin() {
           },
   });
   spec.presets = layer_presets();
+  spec.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return spec;
 }
 

@@ -75,9 +75,14 @@ TEST_CASE("a check file yields its steps, each with the command that runs it alo
         false);
 }
 
-TEST_CASE("a step without a workload, a set that is not KEY=VALUE or no step at all is an error naming the file") {
-  CHECK(parse_platform_check("[[step]]\nname = \"a\"\n", "f.toml").error().message.find("f.toml [[step]] 1") == 0);
-  CHECK(!parse_platform_check("[[step]]\nname = \"a\"\nworkload = \"w\"\nset = [\"novalue\"]\n", "f"));
+TEST_CASE("a step without a workload, a set that is not KEY=VALUE, an unknown key or no step at all is an error "
+          "naming the file, the line and the key") {
+  CHECK(parse_platform_check("[[step]]\nname = \"a\"\n", "f.toml").error().message ==
+        "f.toml:1:1: key 'step[0].workload' is missing");
+  CHECK(parse_platform_check("[[step]]\nname = \"a\"\nworkload = \"w\"\nset = [\"novalue\"]\n", "f").error().message ==
+        "f:4:7: key 'step[0].set': \"novalue\" is not KEY=VALUE, as --set takes it");
+  CHECK(parse_platform_check("[[step]]\nname = \"a\"\nworkload = \"w\"\nwhy_ = \"x\"\n", "f").error().message ==
+        "f:4:8: unknown key 'step[0].why_' (did you mean 'step[0].why'?)");
   CHECK(parse_platform_check("", "f").error().message == "f: no [[step]] tables");
   CHECK(!parse_platform_check("requires = \"tpu\"\n[[step]]\nname = \"a\"\nworkload = \"w\"\n", "f"));
 }

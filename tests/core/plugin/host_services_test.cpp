@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstddef>
+
+#include <dgx/sdk/host.hpp>
 
 #include "dgx/core/plugin/host_services.hpp"
 #include "temp_dir.hpp"
@@ -206,4 +209,26 @@ TEST_CASE("data files are found in the config directories") {
   CHECK(std::string(out.data()) == (dir.path() / "models/m.toml").string());
   CHECK(api.find_data_file(api.ctx, "models/none.toml", out.data(), out.size()) == DGX_ERR_NOT_FOUND);
   CHECK(api.find_data_file(api.ctx, "models/m.toml", out.data(), 4) == DGX_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("config_dir hands a plugin the folders searched for data files, highest priority first") {
+  Logger logger;
+  LocalComm comm;
+  HostServices services(logger, comm,
+                        {{"/a/mine", "--config-dir", true}, {"/usr/share/dgx/configs", "next to dgxhost"}}, "test");
+  const dgx_host_api& api = *services.api();
+  REQUIRE(api.struct_size >= offsetof(dgx_host_api, config_dir) + sizeof api.config_dir);
+  const char* path = nullptr;
+  const char* origin = nullptr;
+  REQUIRE(api.config_dir(api.ctx, 0, &path, &origin) == DGX_OK);
+  CHECK(std::string(path) == "/a/mine");
+  CHECK(std::string(origin) == "--config-dir");
+  REQUIRE(api.config_dir(api.ctx, 1, &path, &origin) == DGX_OK);
+  CHECK(std::string(path) == "/usr/share/dgx/configs");
+  CHECK(api.config_dir(api.ctx, 2, &path, &origin) == DGX_ERR_NOT_FOUND);
+  CHECK(api.config_dir(api.ctx, 0, nullptr, &origin) == DGX_ERR_INVALID_ARGUMENT);
+  const dgx::sdk::Host host(&api);
+  const auto dirs = host.config_dirs();
+  REQUIRE(dirs.size() == 2);
+  CHECK(dirs[1].origin == "next to dgxhost");
 }

@@ -135,8 +135,8 @@ TEST_CASE("a run that already failed keeps its exit code") {
 }
 
 TEST_CASE("--baseline reads published references or a results file, and says what is wrong with either") {
-  CHECK(load_baseline("published", {}).has_value());
-  auto missing = load_baseline("/nonexistent.json", {});
+  CHECK(load_baseline("published").has_value());
+  auto missing = load_baseline("/nonexistent.json");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ExitCode::usage);
   CHECK(missing.error().message.find("'published' or a results file") != std::string::npos);

@@ -105,9 +105,7 @@ TEST_CASE("an unknown name suggests the close ones and lists the catalog") {
   auto model = find_model("llama3.1-7b");
   REQUIRE_FALSE(model.has_value());
   CHECK(model.error().message.starts_with("unknown model 'llama3.1-7b'; did you mean 'llama3.1-70b'"));
-  CHECK(model.error().message.find("the catalog has: ") != std::string::npos);
-  CHECK(did_you_mean("h100-sxn", {"h100-sxm", "b200"}) == "did you mean 'h100-sxm'?");
-  CHECK(did_you_mean("zzz", {"h100-sxm", "b200"}).empty());
+  CHECK(model.error().message.find("The catalog has: ") != std::string::npos);
   CHECK_FALSE(find_model("../models/llama3.1-8b").has_value());
 }
 
@@ -118,4 +116,17 @@ TEST_CASE("read_small_file refuses a directory and a file over its limit, saying
   CHECK(read_small_file(folder.dir / "big.toml", 100).error().message ==
         "is 200 bytes; dgxhost reads at most 100 bytes");
   CHECK(read_small_file(folder.dir / "big.toml", 1000)->size() == 200);
+}
+
+TEST_CASE("an unknown name's message names the key, the likely entries and the whole catalog") {
+  const std::vector<std::string> providers = {"aws", "nebius", "owned"};
+  CHECK(unknown_entry("price provider", "awz", providers, "cost.provider") ==
+        "unknown price provider 'awz' (config key cost.provider); did you mean 'aws'? The catalog has: aws, nebius, "
+        "owned");
+  CHECK(unknown_entry("model", "zzzz", {"alpha", "beta"}, "model", "beta").find("did you mean 'beta'?") !=
+        std::string::npos);
+  CHECK(unknown_entry("model", "qqqq", {"a"}, "model") ==
+        "unknown model 'qqqq' (config key model). The catalog has: a");
+  CHECK(unknown_entry("system", "h100-sxn", {"b200", "h100-sxm"}) ==
+        "unknown system 'h100-sxn'; did you mean 'h100-sxm'? The catalog has: b200, h100-sxm");
 }

@@ -122,6 +122,6 @@ TEST_CASE("an unknown framework name suggests the close ones and lists the catal
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().message.find("unknown framework 'nemo-26.02.1'; did you mean ") == 0);
   CHECK(missing.error().message.find("'nemo-26.02.01'") < missing.error().message.find("the catalog has"));
-  CHECK(missing.error().message.find("the catalog has: nemo-24.07") != std::string::npos);
+  CHECK(missing.error().message.find("The catalog has: nemo-24.07") != std::string::npos);
   CHECK(find_framework("titan").error().message.find("did you mean 'torchtitan'") != std::string::npos);
 }

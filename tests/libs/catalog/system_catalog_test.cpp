@@ -198,7 +198,7 @@ TEST_CASE("an efficiency outside its physical range is rejected with the range")
 TEST_CASE("an unknown system is an error that lists the catalog") {
   const auto s = find_system("tpu-v5");
   REQUIRE_FALSE(s.has_value());
-  CHECK(s.error().message.find("unknown system 'tpu-v5'; the catalog has: a100-sxm-80gb") == 0);
+  CHECK(s.error().message.find("unknown system 'tpu-v5'. The catalog has: a100-sxm-80gb") == 0);
 }
 
 TEST_CASE("a device name pattern matches whole words, ignoring case") {

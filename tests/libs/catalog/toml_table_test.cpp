@@ -67,3 +67,12 @@ TEST_CASE("keys() lists a table's keys by name, then the inherited ones it lacks
   const std::vector<std::string> keys = own.over(base).keys();
   CHECK(keys == std::vector<std::string>{"a", "m", "z"});
 }
+
+TEST_CASE("json_text hands a value or a whole table on as JSON, and counts what it holds as read") {
+  auto json = read_toml("name = \"a\"\n[row]\nx = 1\ny = [1.5, \"b\"]\nz = { w = true }\n", "x.toml",
+                        [](const TomlTable& t) { return t.json_text("name") + " " + t.table("row").json_text(); });
+  REQUIRE_MESSAGE(json.has_value(), (json ? "" : json.error().message));
+  CHECK(json->find("\"a\"") == 0);
+  CHECK(json->find("\"x\" : 1") != std::string::npos);
+  CHECK(json->find("\"w\" : true") != std::string::npos);
+}

@@ -53,7 +53,7 @@ TEST_CASE("unknown names are config errors with the close matches and the catalo
   CHECK(model.find("unknown model 'llama70b' (config key model); did you mean 'llama3.1-70b'") == 0);
   CHECK(model.find("'llama70b' is a preset: dgxhost --plugin llama70b") != std::string::npos);
   CHECK(error_of(settings("llama3.1-8b", "h100"))
-            .find("unknown system 'h100' (config key system); did you mean 'h100-nvl' or 'h100-pcie' or "
+            .find("unknown system 'h100' (config key system); did you mean 'h100-nvl', 'h100-pcie' or "
                   "'h100-sxm'?") == 0);
   TrainingSettings s = settings("llama3.1-8b", "h100-sxm");
   s.provider = "awz";

@@ -102,7 +102,7 @@ TEST_CASE("invalid or infeasible input exits 2 with the reason") {
             "parallel.pp=1", "--set", "parallel.vp=1"},
            "GiB per GPU, h100-sxm has 80.0 GiB"},
           {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
-          {{"--set", "system=h100"}, "did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm'?"},
+          {{"--set", "system=h100"}, "did you mean 'h100-nvl', 'h100-pcie' or 'h100-sxm'?"},
           {{"--set", "framework=nemo-25.10"}, "unknown framework 'nemo-25.10'"},
           {{"--set", "cost.provider=awz"}, "did you mean 'aws'"},
           {{"--set", "explore.gpus=8", "--set", "model=llama3.1-405b"}, "no feasible configuration of llama3.1-405b"},
@@ -284,7 +284,7 @@ TEST_CASE("model names users type: llama3.3-70b and llama3-70b answer, a near mi
       {"--plugin", "llama70b", "--set", "model=llama3-70b", "--set", "explore.gpus=[1024]", "--set", "precision=fp8"});
   REQUIRE_MESSAGE(llama3.exit_code == 0, llama3.err);
   CHECK(has(llama3.out, "Model: Llama 3 70B (llama3-70b): 80 layers"));
-  check_config_errors("llama70b", {{{"--set", "model=llama3-8b"}, "did you mean 'llama3.1-8b' or "}});
+  check_config_errors("llama70b", {{{"--set", "model=llama3-8b"}, "did you mean 'llama3.1-8b', "}});
 }
 
 TEST_CASE("a configuration error found while projecting prints no banner after it: the error is the answer") {

@@ -35,8 +35,12 @@ extern "C" {
 #define DGX_ABI_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define DGX_ABI_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
 
-/* The version this header describes. */
+/* The versions this header describes: 1.0, and 1.1, which appended (fields marked "ABI 1.1") to dgx_host_api:
+ * config_dir (the folders the host searches for data files, so a plugin reads a user's catalog entries in the host's
+ * order).
+ * A reader never touches a field beyond struct_size, so a 1.0 plugin runs on a 1.1 host and the other way round. */
 #define DGX_ABI_V1_0 DGX_ABI_MAKE_VERSION(1, 0)
+#define DGX_ABI_V1_1 DGX_ABI_MAKE_VERSION(1, 1)
 
 /* Name of the one symbol a plugin exports. */
 #define DGX_PLUGIN_ENTRY_SYMBOL "dgx_plugin_entry"
@@ -421,6 +425,11 @@ struct dgx_host_api {
 
   /* The host's communicator over all ranks, on host buffers; valid until the instance is destroyed. */
   dgx_status (*host_comm)(void* ctx, const dgx_comm_api** out);
+
+  /* ABI 1.1. The index-th folder the host searches for data files (catalog entries: models/, systems/, ...),
+   * highest priority first (--config-dir, DGX_CONFIG_PATH, the install's configs): its path and who named it
+   * ("--config-dir"), both valid until shutdown. DGX_ERR_NOT_FOUND past the last. Callable from init on. */
+  dgx_status (*config_dir)(void* ctx, uint32_t index, const char** path, const char** origin);
 };
 
 /* ------------------------------------------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
 // A thin, non-owning wrapper around dgx_host_api; failures become dgx::sdk exceptions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -227,6 +228,29 @@ public:
       throw Cancelled("cancelled by the user");
     }
   }
+  /// A folder the host searches for data files, and who named it ("--config-dir", "DGX_CONFIG_PATH", ...).
+  struct ConfigDir {
+    std::string path;
+    std::string origin;
+  };
+  /// The folders the host searches for data files (catalog entries), highest priority first; empty on a host of
+  /// ABI 1.0, which cannot say.
+  [[nodiscard]] std::vector<ConfigDir> config_dirs() const {
+    std::vector<ConfigDir> dirs;
+    if (!provides(offsetof(dgx_host_api, config_dir), sizeof api_->config_dir) || api_->config_dir == nullptr) {
+      return dirs;
+    }
+    for (std::uint32_t i = 0; i < 1024; ++i) {
+      const char* path = nullptr;
+      const char* origin = nullptr;
+      if (api_->config_dir(api_->ctx, i, &path, &origin) != DGX_OK || path == nullptr) {
+        break;
+      }
+      dirs.push_back({path, origin != nullptr ? origin : ""});
+    }
+    return dirs;
+  }
+
   [[nodiscard]] std::optional<std::string> find_data_file(const std::string& relative_path) const {
     std::string buffer(4096, '\0');
     const dgx_status status = api_->find_data_file(api_->ctx, relative_path.c_str(), buffer.data(), buffer.size());
@@ -238,6 +262,10 @@ public:
   }
 
 private:
+  /// Whether the host's table reaches a field at `offset` of `size` bytes (fields of a later minor version).
+  [[nodiscard]] bool provides(std::size_t offset, std::size_t size) const {
+    return api_ != nullptr && api_->struct_size >= offset + size;
+  }
   static void check(dgx_status status, const char* what) {
     if (status != DGX_OK) {
       throw Error(status, std::string("host service ") + what + " failed: " + status_name(status));

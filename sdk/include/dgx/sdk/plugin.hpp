@@ -260,6 +260,8 @@ public:
   PluginAdapter& operator=(const PluginAdapter&) = delete;
 
   [[nodiscard]] const dgx_plugin_desc* descriptor() const { return &desc_; }
+  /// The version negotiated with the host (plugin_entry).
+  void set_abi_version(std::uint32_t version) { desc_.abi_version = version; }
   [[nodiscard]] const PluginSpec& spec() const { return spec_; }
 
   /// The one adapter of this plugin, built on the first call from `factory`.
@@ -339,10 +341,17 @@ private:
 inline dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out,
                                PluginSpec (*factory)()) noexcept {
   try {
-    const PluginAdapter& adapter = PluginAdapter::get(factory);
+    PluginAdapter& adapter = PluginAdapter::get(factory);
+    // The newest version both speak: a host of an older minor version of the same major reads the descriptor's
+    // fields up to its own (struct_size), and the SDK asks the host only for services its table holds.
+    std::uint32_t version = DGX_ABI_VERSION;
+    if (offer != nullptr && DGX_ABI_VERSION_MAJOR(offer->max_abi_version) == DGX_ABI_VERSION_MAJOR(DGX_ABI_VERSION) &&
+        offer->max_abi_version < version) {
+      version = offer->max_abi_version;
+    }
+    adapter.set_abi_version(version);
     *out = adapter.descriptor();
-    const bool in_range =
-        offer != nullptr && DGX_ABI_VERSION >= offer->min_abi_version && DGX_ABI_VERSION <= offer->max_abi_version;
+    const bool in_range = offer != nullptr && version >= offer->min_abi_version && version <= offer->max_abi_version;
     return in_range ? DGX_OK : DGX_ERR_VERSION;
   } catch (...) {  // the spec factory threw: the host reports the status, naming the file
     *out = nullptr;

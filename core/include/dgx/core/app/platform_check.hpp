@@ -43,16 +43,14 @@ struct PlatformCheck {
   std::vector<CheckStep> steps;
 };
 
-/// Parses a check file; `name` names it in errors (a usage failure for a step without name or workload, or a
-/// `set` entry that is not KEY=VALUE).
+/// Parses a check file through the catalog's TOML front door; `name` names it in errors (a usage failure naming
+/// file:line:col and the key for a step without name or workload, a `set` entry that is not KEY=VALUE, an unknown
+/// key).
 Expected<PlatformCheck> parse_platform_check(std::string_view toml_text, const std::string& name);
 
-/// configs/checks/platform-check.toml under the first config directory that has it.
-Expected<PlatformCheck> load_platform_check(const std::vector<SearchPath>& config_paths);
-
-/// The systems of the catalog the plan is made for: the names of configs/systems/*.toml under the first config
-/// directory that has that folder, sorted; empty when none has it.
-std::vector<std::string> catalog_systems(const std::vector<SearchPath>& config_paths);
+/// checks/platform-check.toml by the catalog's search order (--config-dir, DGX_CONFIG_PATH, the install's configs,
+/// the compiled-in copy).
+Expected<PlatformCheck> load_platform_check();
 
 /// The steps, one a line with what each tells and its command: `dgxhost --plugin platform-check --describe`, and
 /// the plan's note.

@@ -32,7 +32,7 @@ struct ParamSpec {
 };
 
 struct SourceLocation {
-  std::string origin;  // "default", "preset 'llama70b'", "config file", "--set"
+  std::string origin;  // "default", "preset 'NAME'", "config file", "--set"
   std::string file;    // empty unless the value came from a file
   int line = 0;
   int column = 0;
@@ -59,7 +59,7 @@ struct ConfigLayer {
 bool valid_config_key(std::string_view key);
 
 /// Parses one --set argument "key=value". The value is read as a TOML value; text that is not valid TOML is a
-/// string ("model=llama3.1-70b"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose
+/// string ("system=h100-sxm"), and comma-separated text is a list ("precision=bf16,fp8"). Integers whose
 /// unit is bytes ("B") also accept 64K, 1M, 2G.
 Expected<ConfigEntry> parse_set_argument(std::string_view argument);
 

@@ -27,7 +27,7 @@ std::vector<SearchPath> plugin_search_paths(const std::vector<std::string>& plug
 std::vector<SearchPath> config_search_paths(const std::vector<std::string>& config_dirs, const char* env_value,
                                             const std::filesystem::path& exe_dir);
 
-/// Finds `relative` (e.g. "models/llama3.1-8b.toml") in the first config directory that has it; empty if none.
+/// Finds `relative` (e.g. "systems/h100-sxm.toml") in the first config directory that has it; empty if none.
 std::filesystem::path find_in(const std::vector<SearchPath>& paths, const std::filesystem::path& relative);
 
 }  // namespace dgx

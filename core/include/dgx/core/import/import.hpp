@@ -7,7 +7,7 @@
 //
 // The rows use the configuration keys of the workload that would have run them, so `dgxhost verdict` can project
 // exactly that configuration:
-//   training (llm-pretrain; llm-finetune for fine-tuning runs such as MLPerf's Llama 2 70B LoRA): model, system,
+//   training (llm-pretrain; llm-finetune for fine-tuning runs such as MLPerf's LoRA benchmark): model, system,
 //     framework (when known), gpus, precision, parallel.tp/pp/cp/vp/ep, parallel.fsdp, train.mbs, train.gbs,
 //     train.seq_len (finetune.method for llm-finetune); metrics step_time [s] (steady-state median),
 //     tokens_per_s, tokens_per_s_per_gpu, model_tflops_per_gpu and mfu where printed, steps [count]; sample_times

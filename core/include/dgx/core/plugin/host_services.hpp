@@ -74,11 +74,13 @@ private:
   static void progress(void* ctx, double fraction, const char* what);
   static std::int32_t cancel_requested(void* ctx);
   static dgx_status find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity);
+  static dgx_status config_dir(void* ctx, std::uint32_t index, const char** path, const char** origin);
   static dgx_status host_comm(void* ctx, const dgx_comm_api** out);
 
   const Logger& logger_;
   HostComm& comm_;
   std::vector<SearchPath> config_paths_;
+  std::vector<std::string> config_path_texts_;  // config_paths_ as the strings config_dir hands out
   std::string source_;
   const ResolvedConfig* config_ = nullptr;
   Report* report_ = nullptr;

@@ -30,7 +30,7 @@ struct Baseline {
   std::string description;  // "published references (configs/baselines)", "baseline run a.json: spin on ..."
   std::vector<Reference> references;
 };
-Expected<Baseline> load_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths);
+Expected<Baseline> load_baseline(const std::string& spec);
 
 /// The measured and projected rows of an earlier run as references: the same workload and table must match,
 /// the config keys are ranked for the nearest row, every judged metric is comparable.
@@ -42,8 +42,7 @@ struct BaselineRun {
   double threshold = kDefaultVerdictThreshold;
 };
 /// nullopt without --baseline (`spec` empty).
-Expected<std::optional<BaselineRun>>
-prepare_baseline(const std::string& spec, const std::vector<SearchPath>& config_paths, const ResolvedConfig& config);
+Expected<std::optional<BaselineRun>> prepare_baseline(const std::string& spec, const ResolvedConfig& config);
 
 struct VerdictCounts {
   int pass = 0;

@@ -69,11 +69,12 @@ struct Reference {
   std::vector<ReferenceValue> values;
 };
 
-/// Parses the [[reference]] views of one baseline document into references; `name` names the file in errors.
+/// Parses the [[reference]] views of one baseline document into references (through the catalog's TOML front door:
+/// errors name `name`, the line and the key); the rows' origin is "<name> row N".
 Expected<std::vector<Reference>> parse_references(std::string_view toml_text, const std::string& name);
 
-/// Every reference of the *.toml files in configs/baselines/ under the first config directory that has that
-/// folder (the same search paths as presets: --config-dir, DGX_CONFIG_PATH, next to dgxhost).
-Expected<std::vector<Reference>> load_published_references(const std::vector<SearchPath>& config_paths);
+/// Every reference of the baselines/*.toml files of the catalog (its search order: --config-dir, DGX_CONFIG_PATH,
+/// the install's configs, the compiled-in copy; a file name found earlier hides a later one).
+Expected<std::vector<Reference>> load_published_references();
 
 }  // namespace dgx

@@ -48,17 +48,13 @@ struct CatalogFile {
 /// name wins), sorted by name.
 [[nodiscard]] Expected<std::vector<CatalogFile>> catalog_folder(std::string_view folder);
 
-/// Up to `limit` names of `candidates` close to `name`, best first: by edit distance of the names reduced to
-/// lower-case letters and digits, about one edit in three characters (at least one), or one containing the other.
-[[nodiscard]] std::vector<std::string> close_names(std::string_view name, const std::vector<std::string>& candidates,
-                                                   std::size_t limit = 3);
-
-/// "did you mean 'a' or 'b'?" for the close names of `name` among `known`; empty when none is close.
-[[nodiscard]] std::string did_you_mean(std::string_view name, const std::vector<std::string>& known);
-
-/// "unknown <noun> 'name'; did you mean 'a' or 'b'? the catalog has: ...".
+/// The one wording of an unknown catalog name, wherever it is typed: "unknown <noun> 'name' (config key <key>); did
+/// you mean 'a' or 'b'? The catalog has: ...". The suggestions are the SDK's close matches (as every did-you-mean of
+/// dgxhost), a swap of two letters counting as two edits; `likely`, when not empty, is suggested first (the model of
+/// a preset whose name was given as the model). Without a key the parenthesis is left out.
 [[nodiscard]] std::string unknown_entry(std::string_view noun, std::string_view name,
-                                        const std::vector<std::string>& known);
+                                        const std::vector<std::string>& known, std::string_view key = {},
+                                        const std::string& likely = {});
 
 /// Entry names (file stems) of the .toml files directly under `folder` ("models") in every search folder and the
 /// compiled-in copy, sorted, each once.

@@ -4,6 +4,7 @@
 #include "dgx/catalog/expected.hpp"
 #include "dgx/catalog/model_config.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,26 @@ namespace dgx::catalog {
 /// keeps its own name).
 [[nodiscard]] Expected<ModelConfig> find_model(std::string_view name);
 
-/// Names of the embedded models, sorted.
+/// The catalog model a tool means by the name it prints ("llama31_405b", "meta-llama/Meta-Llama-3.1-70B-Instruct",
+/// "llama3 8B"): the names and aliases of the catalog compared without an organisation prefix ("meta-llama/"),
+/// case, punctuation or an instruct / chat / hf / base suffix; nullopt when none matches.
+[[nodiscard]] std::optional<std::string> model_for_printed_name(std::string_view printed);
+
+/// What a log may print of a model's architecture; 0: not printed.
+struct PrintedArchitecture {
+  long layers = 0;
+  long hidden = 0;
+  long ffn = 0;
+  long heads = 0;
+  long kv_groups = 0;
+  long experts = 0;
+};
+
+/// The catalog models whose architecture agrees with every field `printed` states (at least layers and hidden:
+/// fewer would match too much; empty otherwise), sorted.
+[[nodiscard]] std::vector<std::string> models_with_architecture(const PrintedArchitecture& printed);
+
+/// Names of the catalog's models (its search folders and the compiled-in copy), sorted.
 [[nodiscard]] std::vector<std::string> model_names();
 
 /// Every alias of the embedded models, sorted.

@@ -30,6 +30,9 @@ struct ModelConfig {
   std::string source;   ///< public model card / config the numbers come from
   /// Other names users type for the same architecture (`aliases` of the file: "llama3.3-70b"); find_model takes them.
   std::vector<std::string> aliases;
+  /// The names checkpoints and tools print for it ("meta-llama/Meta-Llama-3.1-70B", MLPerf's "llama2_70b_lora",
+  /// torchtitan's "llama3 8B"): `checkpoints` of the file; model_for_printed_name recognises them.
+  std::vector<std::string> checkpoints;
 
   int layers = 0;
   std::int64_t hidden = 0;

@@ -52,6 +52,11 @@ namespace dgx::catalog {
 /// "NVIDIA GH100"; "A100" matches "NVIDIA A100-SXM4-80GB", not "NVIDIA RTX A1000".
 [[nodiscard]] bool device_name_matches(std::string_view device_name, std::string_view pattern);
 
+/// Whether system `system` answers to the CUDA device name `device` by its own device_names or, for a variant without
+/// names of its own (another memory, a power cap), by those of the system it inherits: a log that names an H100 may
+/// be said to have run on an H100 variant, not on a B200. False for an unknown system.
+[[nodiscard]] bool system_answers_to_device(std::string_view system, std::string_view device);
+
 /// The profile of a CUDA device, by name as cudaGetDeviceProperties reports it ("NVIDIA H100 PCIe" -> h100-pcie):
 /// the system with the longest matching device_names pattern, so "H100 PCIe" wins over "H100". An error when no
 /// profile matches, or when two systems match equally well (a catalog mistake).

@@ -139,6 +139,8 @@ struct SystemProfile {
   /// Patterns of the CUDA device names this profile describes, e.g. "H100 80GB HBM3" (system_catalog.hpp,
   /// find_system_for_device). Never inherited.
   std::vector<std::string> device_names;
+  /// The system this one's file starts from (`inherits`); empty for a file of its own.
+  std::string inherits;
 
   double peak_bf16_tflops = 0;        ///< dense
   double peak_fp8_tflops = 0;         ///< dense; 0: no FP8 tensor cores

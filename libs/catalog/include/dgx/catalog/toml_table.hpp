@@ -44,6 +44,10 @@ public:
   [[nodiscard]] TomlTable table(std::string_view key) const;
   /// An array of tables ([[key]]); empty when absent.
   [[nodiscard]] std::vector<TomlTable> tables(std::string_view key) const;
+  /// The value of `key`, whatever its type, as JSON text (a reader that hands a value on whole: the host's
+  /// reference views); the whole table (this layer) with no key. Everything beneath counts as read.
+  [[nodiscard]] std::string json_text(std::string_view key) const;
+  [[nodiscard]] std::string json_text() const;
   /// The keys of this table (this layer's, by name, then the inherited ones it lacks).
   [[nodiscard]] std::vector<std::string> keys() const;
 

@@ -52,6 +52,7 @@ public:
   std::vector<std::string> notes;                                       // "title: text"
   std::vector<std::string> logs;                                        // log messages and refusals
   bool cancel = false;                                                  // what cancel_requested() answers
+  std::vector<std::pair<std::string, std::string>> config_dirs;         // what config_dir() answers: path, origin
 
 private:
   dgx_host_api api_{};
@@ -211,6 +212,15 @@ inline FakeHost::FakeHost() {
   api_.cancel_requested = [](void* ctx) -> std::int32_t { return self(ctx).cancel ? 1 : 0; };
   api_.find_data_file = [](void*, const char*, char*, std::uint64_t) -> dgx_status { return DGX_ERR_NOT_FOUND; };
   api_.host_comm = [](void*, const dgx_comm_api**) -> dgx_status { return DGX_ERR_UNSUPPORTED; };
+  api_.config_dir = [](void* ctx, std::uint32_t index, const char** path, const char** origin) -> dgx_status {
+    const auto& dirs = self(ctx).config_dirs;
+    if (index >= dirs.size()) {
+      return DGX_ERR_NOT_FOUND;
+    }
+    *path = dirs[index].first.c_str();
+    *origin = dirs[index].second.c_str();
+    return DGX_OK;
+  };
 }
 
 /// What a workload's lifecycle ended with: DGX_OK, or the first failing call, its status and message.
