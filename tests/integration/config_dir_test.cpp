@@ -83,8 +83,8 @@ TEST_CASE("a misspelt key in a user's system file is an error naming the file, t
   TempDir dir;
   (void)dir.write("systems/h100-typo.toml", "name = \"h100-typo\"\ninherits = \"h100-sxm\"\ndisplay = \"d\"\n"
                                             "source = \"s\"\n[gpu]\npower_cap = 600\n[network]\nnic_gbps = 25\n");
-  const ProcessResult r = dgxhost({"--plugin", "llama8b", "--mode", "project", "--config-dir", dir.path().string(),
-                                   "--set", "system=h100-typo"});
+  const ProcessResult r = dgxhost(
+      {"--plugin", "llama8b", "--mode", "project", "--config-dir", dir.path().string(), "--set", "system=h100-typo"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("h100-typo.toml:6:13: unknown key 'gpu.power_cap' (did you mean 'gpu.power_cap_w'?)") !=
         std::string::npos);

@@ -26,6 +26,8 @@ int optional_count(const TomlTable& t, std::string_view key) {
   return static_cast<int>(value);
 }
 
+void read_layer_kinds(const TomlTable& t, ModelConfig& m);
+
 /// The keys newer architectures add (MLA, shared experts, leading dense layers, MTP, sliding windows, explicit
 /// head sizes); absent keys keep the plain decoder's meaning.
 void read_extensions(const TomlTable& t, ModelConfig& m) {
@@ -52,8 +54,108 @@ void read_extensions(const TomlTable& t, ModelConfig& m) {
             "mla needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
   }
   require(m.dense_layers < m.layers, t, "dense_layers", "must leave at least one MoE layer");
+  read_layer_kinds(t, m);
   require(m.sliding_window_layers >= 0 && m.sliding_window_layers <= 1, t, "sliding_window_layers",
           "must be a fraction in [0, 1]");
+}
+
+/// What the kinds of layers need: their sizes, layers that add up, and what a grouped model cannot also have.
+void check_layer_kinds(const TomlTable& t, const ModelConfig& m) {
+  bool linear = m.mixer == Mixer::linear_attention;
+  bool mamba = m.mixer == Mixer::mamba2;
+  bool moe_group = false;
+  int total = 0;
+  for (const LayerGroup& g : m.layer_groups) {
+    linear = linear || g.mixer == Mixer::linear_attention;
+    mamba = mamba || g.mixer == Mixer::mamba2;
+    moe_group = moe_group || g.mlp == Mlp::moe;
+    total += g.count;
+  }
+  require(!linear || m.linear_attention.value_heads > 0, t, "linear_attention",
+          "is needed by linear-attention layers (key_heads, value_heads, key_head_dim, value_head_dim, conv_kernel)");
+  require(!mamba || m.mamba.heads > 0, t, "mamba2",
+          "is needed by mamba2 layers (heads, head_dim, state, groups, conv_kernel, chunk)");
+  if (m.grouped()) {
+    require(total == m.layers, t, "layer_group",
+            "counts add up to " + std::to_string(total) + ", the model has " + std::to_string(m.layers) + " layers");
+    require(m.dense_layers == 0, t, "dense_layers", "cannot be given with layer groups (make them a group)");
+    require(!moe_group || m.moe(), t, "layer_group", "has a moe group, but the model has no experts");
+  }
+}
+
+LinearAttentionSizes read_linear_attention(const TomlTable& t) {
+  return LinearAttentionSizes{.key_heads = t.positive_int("key_heads"),
+                              .value_heads = t.positive_int("value_heads"),
+                              .key_head_dim = t.positive_int("key_head_dim"),
+                              .value_head_dim = t.positive_int("value_head_dim"),
+                              .conv_kernel = t.positive_int("conv_kernel")};
+}
+
+Mamba2Sizes read_mamba(const TomlTable& t) {
+  Mamba2Sizes m{.heads = t.positive_int("heads"),
+                .head_dim = t.positive_int("head_dim"),
+                .state = t.positive_int("state"),
+                .groups = t.positive_int("groups"),
+                .conv_kernel = t.positive_int("conv_kernel"),
+                .chunk = t.positive_int("chunk")};
+  require(m.heads % m.groups == 0, t, "groups", "must divide heads " + std::to_string(m.heads));
+  return m;
+}
+
+LayerGroup read_group(const TomlTable& t) {
+  LayerGroup g;
+  g.count = t.positive_int("count");
+  if (t.contains("mixer")) {
+    g.mixer = parse_enum(t, "mixer", parse_mixer, "attention, linear-attention, mamba2, none");
+  }
+  g.window = optional_count(t, "window");
+  g.chunk = optional_count(t, "chunk");
+  g.kv_groups = optional_count(t, "kv_groups");
+  if (t.contains("mlp")) {
+    g.mlp = parse_enum(t, "mlp", parse_mlp, "dense, moe, none");
+  }
+  g.ffn = optional_count(t, "ffn");
+  require(g.mixer == Mixer::attention || (g.window == 0 && g.chunk == 0 && g.kv_groups == 0), t, "mixer",
+          "takes window, chunk and kv_groups only as attention");
+  require(g.mlp == Mlp::dense || g.ffn == 0, t, "ffn", "is the size of a dense MLP");
+  return g;
+}
+
+/// The keys of hybrid and heterogeneous models (mixers other than attention, layer groups, sparse attention) and of
+/// the checkpoint's format; absent keys keep the plain decoder's meaning.
+void read_layer_kinds(const TomlTable& t, ModelConfig& m) {
+  if (t.contains("mixer")) {
+    m.mixer = parse_enum(t, "mixer", parse_mixer, "attention, linear-attention, mamba2, none");
+  }
+  m.mlp_free = t.boolean("mlp_free", false);
+  m.attention_chunk = optional_count(t, "attention_chunk");
+  m.sparse_topk = optional_count(t, "sparse_topk");
+  m.indexer_heads = optional_count(t, "indexer_heads");
+  m.indexer_head_dim = optional_count(t, "indexer_head_dim");
+  require(m.sparse_topk == 0 || (m.indexer_heads > 0 && m.indexer_head_dim > 0), t, "sparse_topk",
+          "needs indexer_heads and indexer_head_dim");
+  m.attention_output_gate = t.boolean("attention_output_gate", false);
+  if (t.contains("linear_attention")) {
+    m.linear_attention = read_linear_attention(t.table("linear_attention"));
+  }
+  if (t.contains("mamba2")) {
+    m.mamba = read_mamba(t.table("mamba2"));
+  }
+  for (const TomlTable& group : t.tables("layer_group")) {
+    m.layer_groups.push_back(read_group(group));
+  }
+  m.extra_params = t.optional_number("extra_params").value_or(0.0);
+  require(m.extra_params >= 0, t, "extra_params", "must be a count of at least 0");
+  if (t.contains("checkpoint")) {
+    const TomlTable checkpoint = t.table("checkpoint");
+    m.checkpoint.weights = parse_enum(checkpoint, "weights", parse_weight_format, "bf16, fp8, fp8-block, mxfp4, nvfp4");
+    if (checkpoint.contains("quantized")) {
+      const std::string part = checkpoint.string("quantized");
+      require(part == "all" || part == "experts", checkpoint, "quantized", "must be \"all\" or \"experts\"");
+      m.checkpoint.quantized = part == "experts" ? QuantizedPart::experts : QuantizedPart::all;
+    }
+  }
+  check_layer_kinds(t, m);
 }
 
 ModelConfig read_model(const TomlTable& t) {

@@ -151,3 +151,47 @@ TEST_CASE("the names users type: llama3.3-70b is an alias of llama3.1-70b, llama
   CHECK(llama3->context == 8192);
   CHECK(llama31->context == 131072);
 }
+
+TEST_CASE("a hybrid model's layer groups, mixers and checkpoint format are read, and each group is viewed alone") {
+  const std::string hybrid =
+      std::string(kValid).replace(std::string(kValid).find("layers = 2"), 10, "layers = 6") +
+      "experts = 8\ntop_k = 2\n"
+      "[mamba2]\nheads = 8\nhead_dim = 16\nstate = 32\ngroups = 2\nconv_kernel = 4\nchunk = 128\n"
+      "[checkpoint]\nweights = \"mxfp4\"\nquantized = \"experts\"\n"
+      "[[layer_group]]\ncount = 3\nmixer = \"mamba2\"\nmlp = \"none\"\n"
+      "[[layer_group]]\ncount = 1\nmixer = \"attention\"\nwindow = 64\nmlp = \"none\"\n"
+      "[[layer_group]]\ncount = 2\nmixer = \"none\"\nmlp = \"moe\"\n";
+  const auto m = parse_model(hybrid, "hybrid.toml");
+  REQUIRE_MESSAGE(m.has_value(), (m ? "" : m.error().message));
+  REQUIRE(m->layer_groups.size() == 3);
+  CHECK(m->checkpoint.weights == WeightFormat::mxfp4);
+  CHECK(m->checkpoint.quantized == QuantizedPart::experts);
+  const ModelConfig mamba = m->layer_view(m->layer_groups[0]);
+  CHECK(mamba.layers == 3);
+  CHECK(mamba.mixer == Mixer::mamba2);
+  CHECK(mamba.mlp_free);
+  CHECK_FALSE(mamba.moe());
+  const ModelConfig local = m->layer_view(m->layer_groups[1]);
+  CHECK(local.sliding_window == 64);
+  CHECK(local.sliding_window_layers == 1.0);
+  const ModelConfig experts = m->layer_view(m->layer_groups[2]);
+  CHECK(experts.mixer == Mixer::none);
+  CHECK(experts.moe());
+  // Groups that do not add up to the layers, or sizes a mixer needs and lacks, are errors naming the key.
+  std::string short_groups = hybrid;
+  short_groups.replace(short_groups.find("count = 2"), 9, "count = 1");
+  CHECK(parse_model(short_groups, "h.toml").error().message.find("key 'layer_group'") != std::string::npos);
+  std::string no_sizes = hybrid;
+  no_sizes.erase(no_sizes.find("[mamba2]"), no_sizes.find("[checkpoint]") - no_sizes.find("[mamba2]"));
+  CHECK(parse_model(no_sizes, "h.toml").error().message.find("is needed by mamba2 layers") != std::string::npos);
+}
+
+TEST_CASE("a model without groups is one group of its default layers, and its view is itself") {
+  const auto m = parse_model(kValid, "tiny.toml");
+  REQUIRE(m.has_value());
+  const std::vector<LayerGroup> mix = m->layer_mix();
+  REQUIRE(mix.size() == 1);
+  CHECK(mix[0].count == 2);
+  CHECK(mix[0].mlp == Mlp::dense);
+  CHECK(m->layer_view(mix[0]).ffn == m->ffn);
+}

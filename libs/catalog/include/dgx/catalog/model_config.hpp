@@ -1,4 +1,6 @@
-// The architecture of a decoder-only transformer, as read from configs/models/<name>.toml.
+// The architecture of a decoder-only model, as read from configs/models/<name>.toml or a Hugging Face config.json
+// (hf_config.hpp). A model is a default layer (the top-level keys) and, where its layers differ (hybrid attention and
+// state-space models, interleaved MoE, per-layer heterogeneous blocks), groups of layers that override it.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,78 @@ enum class AttentionKind : std::uint8_t { gqa, mla };
 
 [[nodiscard]] std::string_view to_string(AttentionKind kind);
 [[nodiscard]] std::optional<AttentionKind> parse_attention_kind(std::string_view text);
+
+/// What mixes information across the tokens of a layer.
+/// - attention: softmax attention (GQA or MLA) over the whole context, a sliding window or a chunk of it;
+/// - linear_attention: gated delta-rule linear attention (Gated DeltaNet, arXiv 2412.06464; Qwen3-Next and Qwen3.5's
+///   "linear_attention" layers): a short causal convolution, then a fixed-size state per head updated token by
+///   token, read in chunks for a prompt;
+/// - mamba2: Mamba-2's selective state space mixer (SSD, arXiv 2405.21060; Nemotron-H's "M" layers): a fixed-size
+///   state per head, chunked scan for a prompt;
+/// - none: no token mixer (an MLP-only layer: Nemotron-H's "-" and "E" layers, Nemotron Super's no-op attention).
+enum class Mixer : std::uint8_t { attention, linear_attention, mamba2, none };
+
+[[nodiscard]] std::string_view to_string(Mixer mixer);
+[[nodiscard]] std::optional<Mixer> parse_mixer(std::string_view text);
+
+/// The MLP of a layer: dense (ffn), the routed experts of the model (moe), or none (a mixer-only layer).
+enum class Mlp : std::uint8_t { dense, moe, none };
+
+[[nodiscard]] std::string_view to_string(Mlp mlp);
+[[nodiscard]] std::optional<Mlp> parse_mlp(std::string_view text);
+
+/// Gated DeltaNet sizes (config.json's linear_num_key_heads, linear_num_value_heads, linear_key_head_dim,
+/// linear_value_head_dim, linear_conv_kernel_dim). Its state is value_heads × key_head_dim × value_head_dim.
+struct LinearAttentionSizes {
+  int key_heads = 0;
+  int value_heads = 0;
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 0;
+};
+
+/// Mamba-2 sizes (config.json's mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel,
+/// chunk_size). Its inner width is heads × head_dim, its state heads × head_dim × state.
+struct Mamba2Sizes {
+  int heads = 0;
+  int head_dim = 0;
+  int state = 0;
+  int groups = 0;
+  int conv_kernel = 0;
+  int chunk = 0;
+};
+
+/// Layers that differ from the model's default layer (`[[layer_group]]` of a model file). The groups of a model
+/// cover all of its layers; their order is not modelled (a pipeline stage gets its share of each group).
+struct LayerGroup {
+  int count = 0;
+  Mixer mixer = Mixer::attention;
+  int window = 0;        ///< attention: sliding window (tokens); 0: the whole context
+  int chunk = 0;         ///< attention: chunked local attention (Llama 4's attention_chunk_size); 0: none
+  int kv_groups = 0;     ///< attention: key/value heads of these layers; 0: the model's
+  Mlp mlp = Mlp::dense;  ///< dense: an MLP of `ffn`; moe: the model's experts; none
+  std::int64_t ffn = 0;  ///< dense MLP inner size; 0: the model's dense ffn
+};
+
+/// The format a checkpoint ships its weights in (hf_quant_config.json, config.json's quantization_config).
+/// - bf16: unquantized;
+/// - fp8: FP8 E4M3 with per-tensor (or per-channel) scales;
+/// - fp8_block: FP8 E4M3 with 128×128 weight blocks and 1×128 activation groups (DeepSeek-V3, Qwen3-FP8);
+/// - mxfp4: OCP MXFP4, E2M1 with one E8M0 scale per 32 (gpt-oss's experts);
+/// - nvfp4: NVIDIA's FP4, E2M1 with one E4M3 scale per 16 and a per-tensor FP32 scale.
+enum class WeightFormat : std::uint8_t { bf16, fp8, fp8_block, mxfp4, nvfp4 };
+
+[[nodiscard]] std::string_view to_string(WeightFormat format);
+[[nodiscard]] std::optional<WeightFormat> parse_weight_format(std::string_view text);
+
+/// What of a checkpoint is quantized to its format: every linear layer but the embedding and the LM head (all), or
+/// the routed experts alone (experts: gpt-oss keeps attention and router in BF16).
+enum class QuantizedPart : std::uint8_t { all, experts };
+
+struct CheckpointFormat {
+  WeightFormat weights = WeightFormat::bf16;
+  QuantizedPart quantized = QuantizedPart::all;
+};
 
 struct ModelConfig {
   std::string name;     ///< catalog key, e.g. "llama3.1-70b"
@@ -68,6 +142,28 @@ struct ModelConfig {
   /// then GLU with a +1 offset on the linear part); 0: no clamp.
   double glu_clamp = 0;
 
+  Mixer mixer = Mixer::attention;  ///< the default layer's token mixer
+  bool mlp_free = false;           ///< the default layer has no MLP (a mixer-only layer)
+  int attention_chunk = 0;         ///< chunked local attention (tokens) of the default layer; 0: none
+  /// DeepSeek sparse attention (DSA, DeepSeek-V3.2, GLM-5): a lightning indexer of indexer_heads × indexer_head_dim
+  /// scores every earlier key in FP8, and each query attends to the sparse_topk best (config.json's index_topk);
+  /// 0: dense attention.
+  int sparse_topk = 0;
+  int indexer_heads = 0;
+  int indexer_head_dim = 0;
+  /// A sigmoid gate of the queries' width on the attention output (Qwen3.5's attn_output_gate): the query
+  /// projection is twice as wide.
+  bool attention_output_gate = false;
+  LinearAttentionSizes linear_attention;  ///< for linear_attention layers
+  Mamba2Sizes mamba;                      ///< for mamba2 layers
+  /// Groups of layers that differ from the default layer; empty: `layers` layers of the default kind (with
+  /// dense_layers leading dense layers and a sliding_window_layers share of sliding-window layers).
+  std::vector<LayerGroup> layer_groups;
+  /// Parameters outside the decoder that a checkpoint ships (a multimodal model's vision encoder and projector):
+  /// counted in its total, never in the text model's work.
+  double extra_params = 0;
+  CheckpointFormat checkpoint;  ///< the format its released weights are in
+
   [[nodiscard]] bool gated() const { return activation == Activation::swiglu; }
   [[nodiscard]] bool moe() const { return experts > 1; }
   [[nodiscard]] bool mla() const { return attention == AttentionKind::mla; }
@@ -91,6 +187,13 @@ struct ModelConfig {
   [[nodiscard]] int moe_layers() const { return moe() ? layers - dense_layers : 0; }
   /// MLP size of a dense layer.
   [[nodiscard]] std::int64_t dense_mlp_ffn() const { return dense_ffn > 0 ? dense_ffn : ffn; }
+  /// Whether the layers differ in kind (layer_groups) rather than being `layers` default layers.
+  [[nodiscard]] bool grouped() const { return !layer_groups.empty(); }
+  /// The layers as groups: layer_groups, or one group of `layers` default layers.
+  [[nodiscard]] std::vector<LayerGroup> layer_mix() const;
+  /// The model as if every layer were of `group`'s kind (layers = group.count, no groups, no leading dense layers,
+  /// no MTP module): what the per-layer models (FLOPs, parameters, ops, memory) evaluate, one group at a time.
+  [[nodiscard]] ModelConfig layer_view(const LayerGroup& group) const;
 };
 
 }  // namespace dgx::catalog

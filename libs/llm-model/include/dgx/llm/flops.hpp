@@ -1,6 +1,7 @@
-// Model FLOPs and parameter counts (the conventions MFU is computed with).
+// Model FLOPs (the conventions MFU is computed with), and the catalog's parameter counts.
 #pragma once
 
+#include "dgx/catalog/model_params.hpp"
 #include "dgx/llm/catalog.hpp"
 
 #include <string_view>
@@ -25,20 +26,8 @@ enum class AttentionFlops : unsigned char { full, causal };
 [[nodiscard]] double model_flops_per_sequence(const ModelConfig& model, int seq_len,
                                               AttentionFlops convention = AttentionFlops::full);
 
-struct ParameterCount {
-  double embedding = 0;             ///< V·h (input embedding; learned positions add seq·h)
-  double output_layer = 0;          ///< V·h, 0 when tied to the embedding
-  double attention_per_layer = 0;   ///< QKV + output projection (+ biases)
-  double mlp_per_layer = 0;         ///< all experts, shared ones included (+ router) for MoE
-  double active_mlp_per_layer = 0;  ///< the top-k and shared experts a token uses (+ router)
-  double dense_mlp_per_layer = 0;   ///< the MLP of a dense layer (for MoE models: their leading dense layers)
-  double mtp = 0;                   ///< multi-token-prediction modules (not in total / active, as model cards)
-  double norms_per_layer = 0;
-  double final_norm = 0;
-  double total = 0;   ///< every parameter
-  double active = 0;  ///< parameters one token touches (MoE: top-k experts)
-};
-
-[[nodiscard]] ParameterCount count_parameters(const ModelConfig& model);
+/// Parameter counts are the catalog's (dgx/catalog/model_params.hpp): facts of the architecture.
+using catalog::count_parameters;
+using catalog::ParameterCount;
 
 }  // namespace dgx::llm
