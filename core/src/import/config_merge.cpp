@@ -12,6 +12,9 @@ namespace dgx::detail {
 
 namespace {
 
+// What a serving run's GPUs are: the fleet that served the benchmark (llm-inference's serve.fleet_gpus).
+constexpr const char* kFleetGpus = "serve.fleet_gpus";
+
 std::string shown(const json::Value& v) { return v.is_string() ? v.as_string() : json::write(v, 0); }
 
 bool same(const json::Value& a, const json::Value& b) {
@@ -43,7 +46,7 @@ std::string placeholder(const std::string& key) {
 std::vector<std::string> required_keys(RunKind kind) {
   switch (kind) {
   case RunKind::training: return {"model", "system", "gpus", "precision", "train.gbs", "train.seq_len"};
-  case RunKind::serving: return {"model", "system", "gpus"};
+  case RunKind::serving: return {"model", "system", kFleetGpus};
   case RunKind::collective: return {"comm.collective", "system", "world_size"};
   }
   return {};
@@ -94,6 +97,9 @@ std::optional<Failure> apply_set(ParsedRun& run, const std::string& argument, co
   if (!entry) {
     return entry.error();
   }
+  if (run.kind == RunKind::serving && entry->key == "gpus") {
+    entry->key = kFleetGpus;  // serving's GPUs are the fleet's; `gpus` is its name before issue 35
+  }
   if (auto problem = check_catalog_name(*entry, origin)) {
     return problem;
   }
@@ -135,7 +141,7 @@ std::string what_is_missing(const std::string& key) {
   if (key == "comm.collective") {
     return "the collective (nccl-tests prints it from version 2.13)";
   }
-  if (key == "gpus" || key == "world_size") {
+  if (key == "gpus" || key == "world_size" || key == kFleetGpus) {
     return "the GPU count";
   }
   return key;

@@ -148,8 +148,8 @@ std::vector<ResultRow> serving_rows(const ParsedRun& run, const std::string& ori
   }
   const Metric* total = row.find_metric("output_tokens_per_s");
   if (total != nullptr && row.find_metric("output_tokens_per_s_per_gpu") == nullptr) {
-    row.add_metric(metric("output_tokens_per_s_per_gpu", total->value / number(run, "gpus"), "tokens/s"));
-    row.add_field(field("derived", "output_tokens_per_s_per_gpu = output_tokens_per_s / gpus", true));
+    row.add_metric(metric("output_tokens_per_s_per_gpu", total->value / number(run, "serve.fleet_gpus"), "tokens/s"));
+    row.add_field(field("derived", "output_tokens_per_s_per_gpu = output_tokens_per_s / serve.fleet_gpus", true));
   }
   return {std::move(row)};
 }

@@ -85,7 +85,7 @@ void read_world(const std::vector<Line>& lines, ParsedRun& run) {
     }
   }
   if (run.config.contains("parallel.tp")) {
-    run.set("gpus", gpus, run.line_of["parallel.tp"]);  // trtllm-bench's world size is TP x PP
+    run.set("serve.fleet_gpus", gpus, run.line_of["parallel.tp"]);  // trtllm-bench's world size is TP x PP
   }
 }
 

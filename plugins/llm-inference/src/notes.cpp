@@ -46,7 +46,7 @@ std::string system_line(const InferenceSettings& s, const workload::ServeAssumpt
          ". A projection for that system, not for this machine's GPUs: " + peaks + " per GPU, " +
          text::gib(sys.hbm_bytes()) + " HBM at " + text::fixed(sys.hbm_tb_s, 2) + " TB/s, NVLink " +
          text::fixed(sys.nvlink_gb_s, 0) + " GB/s in a domain of " + std::to_string(sys.nvlink_domain) +
-         " GPUs; a fleet of " + std::to_string(s.gpus) + " GPUs (" + key::gpus +
+         " GPUs; a fleet of " + std::to_string(s.gpus) + " GPUs (" + key::fleet_gpus +
          "). Other systems: --set system=NAME (" + text::join(workload::other_systems(sys.name)) + ").";
 }
 
@@ -296,7 +296,7 @@ std::string Serving::sweep_note() const {
   }
   std::string out = "Layouts: TP 1-" + std::to_string(std::min(a.system.nvlink_domain, a.model.heads)) +
                     " (powers of two) x PP 1, 2, 4, 8" + (a.model.moe() ? " x EP dividing TP and the experts" : "") +
-                    ", at most the fleet's " + std::to_string(s.gpus) + " GPUs per replica (" + key::gpus +
+                    ", at most the fleet's " + std::to_string(s.gpus) + " GPUs per replica (" + key::fleet_gpus +
                     "); parallel.* only set --mode project's configuration.\nPrecisions: " + precisions_with_kv(s) +
                     ".\nConcurrency per replica: " + concurrency + ".\nRequests: ISL " + std::to_string(c.isl) +
                     " / OSL " + std::to_string(c.osl) + " tokens";

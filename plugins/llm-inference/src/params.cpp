@@ -23,10 +23,15 @@ std::vector<Param> inference_params() {
       Param::string(key::model, "llama3.1-8b",
                     "model to serve, from the model catalog: " + dgx::sdk::text::join(llm::model_names())),
       Param::string(key::system, "h100-sxm", workload::system_help()),
-      Param::integer(key::gpus, 8,
-                     "GPUs of the fleet: replicas = gpus / (TP x PP); explore keeps replicas within it (metrics are "
-                     "per replica; output_tokens_per_s_fleet multiplies)",
+      Param::integer(key::fleet_gpus, 8,
+                     "GPUs of the fleet: replicas = serve.fleet_gpus / (TP x PP); explore keeps replicas within it "
+                     "(metrics are per replica; output_tokens_per_s_fleet multiplies)",
                      "GPUs"),
+      Param::integer(key::gpus, 8,
+                     "deprecated name of serve.fleet_gpus (training's gpus are the GPUs of one job, serving's the "
+                     "fleet's): still read, with a warning",
+                     "GPUs")
+          .without_default(),
       Param::string_list(key::precision, {"bf16", "fp8"},
                          "weights and activations of the linear layers: explore sweeps them, project uses the first "
                          "(nvfp4, mxfp8: Blackwell only); mfu = model FLOPs of one prompt's prefill / its time on the "
@@ -93,7 +98,7 @@ std::vector<Param> inference_params() {
                     "front|all"),
       Param::boolean(key::explore_disaggregated, true,
                      "explore also disaggregated deployments (prefill and decode workers, xPyD rate matched within "
-                     "gpus) on the same Pareto front"),
+                     "serve.fleet_gpus) on the same Pareto front"),
       Param::boolean(key::explore_speculative, true,
                      "with serve.speculative set, explore every configuration with and without it"),
       Param::string(key::mode, "aggregated",
@@ -105,7 +110,7 @@ std::vector<Param> inference_params() {
       Param::integer(key::prefill_ep, 0, "EP of a prefill worker (disaggregated, MoE); 0: parallel.ep"),
       Param::integer(key::prefill_workers, 0,
                      "prefill workers (disaggregated); 0 with serve.decode_workers 0: chosen by rate matching "
-                     "within gpus"),
+                     "within serve.fleet_gpus"),
       Param::integer(key::decode_workers, 0, "decode workers (disaggregated); see serve.prefill_workers"),
       Param::boolean(key::attention_dp, false,
                      "attention data parallel over the TP GPUs, MoE models only: each GPU attends to its own requests "

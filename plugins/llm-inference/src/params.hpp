@@ -16,6 +16,9 @@ namespace dgx::plugins::llm_inference {
 /// users' scripts and presets.
 namespace key {
 using namespace llm::workload::key;
+/// The GPUs of the serving fleet (replicas = fleet / GPUs per replica). Training's `gpus` are the GPUs of one job:
+/// serving spelt this `gpus` until issue 35, which it still reads as a deprecated alias.
+inline constexpr const char* fleet_gpus = "serve.fleet_gpus";
 inline constexpr const char* kv_precision = "serve.kv_precision";
 inline constexpr const char* isl = "serve.isl";
 inline constexpr const char* osl = "serve.osl";

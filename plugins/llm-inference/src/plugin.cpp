@@ -48,10 +48,10 @@ llm::ServeProjection Serving::project_disaggregated() const {
     throw dgx::sdk::InvalidArgument(configuration_label() + " (disaggregated): " + projection.error().message);
   }
   if (projection->gpus() > settings_.gpus) {
-    throw dgx::sdk::InvalidArgument(std::string(key::gpus) + " " + std::to_string(settings_.gpus) + " cannot hold " +
-                                    std::to_string(projection->disaggregation->prefill_workers) + " prefill and " +
-                                    std::to_string(projection->disaggregation->decode_workers) + " decode workers (" +
-                                    std::to_string(projection->gpus()) + " GPUs)");
+    throw dgx::sdk::InvalidArgument(std::string(key::fleet_gpus) + " " + std::to_string(settings_.gpus) +
+                                    " cannot hold " + std::to_string(projection->disaggregation->prefill_workers) +
+                                    " prefill and " + std::to_string(projection->disaggregation->decode_workers) +
+                                    " decode workers (" + std::to_string(projection->gpus()) + " GPUs)");
   }
   return std::move(projection).value();
 }
@@ -62,7 +62,7 @@ llm::ServeProjection Serving::project_configuration(const llm::OpTimeProvider* p
   }
   const int per_replica = settings_.config.layout.gpus();
   if (settings_.gpus % per_replica != 0) {
-    throw dgx::sdk::InvalidArgument(std::string(key::gpus) + " " + std::to_string(settings_.gpus) +
+    throw dgx::sdk::InvalidArgument(std::string(key::fleet_gpus) + " " + std::to_string(settings_.gpus) +
                                     " is not a whole number of replicas of " + std::to_string(per_replica) +
                                     " GPUs (TP x PP)");
   }
@@ -131,7 +131,7 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   if (!explored) {
     const std::string& why = explored.error().message;
     const bool memory = why.find("GiB") != std::string::npos || why.find("does not fit") != std::string::npos;
-    throw dgx::sdk::InvalidArgument(why + (memory ? " (more GPUs per replica: --set " + std::string(key::gpus) +
+    throw dgx::sdk::InvalidArgument(why + (memory ? " (more GPUs per replica: --set " + std::string(key::fleet_gpus) +
                                                         "=N, a narrower precision or a system with more HBM may fit)"
                                                   : ""));
   }

@@ -28,7 +28,7 @@ void add_config(Row& row, const workload::ServeAssumptions& a, const InferenceSe
   // The keys users set, so a row can be fed back with --set.
   row.config(key::model, a.model.name, kHiddenConfig)
       .config(key::system, a.system.name, kHiddenConfig)
-      .config(key::gpus, s.gpus, kHiddenConfig)
+      .config(key::fleet_gpus, s.gpus, kHiddenConfig)
       .config(key::precision, std::string(llm::to_string(c.precision)), kHiddenConfig)  // the precision field shows it
       .config(key::kv_precision, std::string(llm::to_string(c.kv_precision)), kHiddenConfig)
       .config(key::tp, c.layout.tp, kHiddenConfig)

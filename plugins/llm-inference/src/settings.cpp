@@ -157,6 +157,23 @@ void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.emit_launch = host.get_string(key::emit_launch);
 }
 
+/// serve.fleet_gpus, or the deprecated `gpus` that a script of before issue 35 sets: it wins (a preset now sets
+/// serve.fleet_gpus, and the script's --set means to override it), with a warning naming both.
+int read_fleet_gpus(const dgx::sdk::Host& host) {
+  const int fleet = workload::read_int(host, key::fleet_gpus, 1);
+  if (!host.is_set(key::gpus)) {
+    return fleet;
+  }
+  const int old = workload::read_int(host, key::gpus, 1);
+  host.log(DGX_LOG_WARNING,
+           std::string(key::gpus) + " is the deprecated name of " + key::fleet_gpus +
+               " for serving (the GPUs of the fleet; training's gpus are the GPUs of one job): read "
+               "as " +
+               key::fleet_gpus + "=" + std::to_string(old) +
+               (old != fleet ? " over " + std::string(key::fleet_gpus) + " " + std::to_string(fleet) : std::string()));
+  return old;
+}
+
 }  // namespace
 
 llm::Precision InferenceSettings::kv_precision_for(llm::Precision weights) const {
@@ -168,7 +185,7 @@ InferenceSettings read_settings(const dgx::sdk::Host& host) {
   s.model = host.get_string(key::model);
   s.system = workload::system_spec(host, host.get_string(key::system));
   s.system_configured = host.is_set(key::system);
-  s.gpus = workload::read_int(host, key::gpus, 1);
+  s.gpus = read_fleet_gpus(host);
   s.precisions = workload::read_precisions(host);
   s.kv_precision = read_kv_precision(host);
   read_serve(host, s);

@@ -14,7 +14,7 @@ TEST_CASE("a trtllm-bench report gives its engine, world and the P50 of its brea
   CHECK(r.config_text("model") == "llama3.1-8b");
   CHECK(r.config_text("precision") == "fp8");
   CHECK(r.config_text("parallel.tp") == "1");
-  CHECK(r.config_text("gpus") == "1");
+  CHECK(r.config_text("serve.fleet_gpus") == "1");
   CHECK(r.config_text("serve.isl") == "1024");
   CHECK(metric_value(r, "ttft") == doctest::Approx(44.1209120));
   CHECK(metric_value(r, "tpot.p99") == doctest::Approx(0.0759013));

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "llm_host.hpp"
 #include "params.hpp"
 #include "temp_dir.hpp"
@@ -62,7 +64,7 @@ TEST_CASE("bad input is a configuration error that names the reason") {
   big.use_preset("llama405b-serve");
   big.set(key::precision, std::vector<std::string>{"bf16"});
   big.set(key::tp, std::int64_t{4});
-  big.set(key::gpus, std::int64_t{4});
+  big.set(key::fleet_gpus, std::int64_t{4});
   CHECK(error_of(big).find("needs 189.0 GiB of weights per GPU; h100-sxm has 80.0 GiB") != std::string::npos);
   InferenceHost context;
   context.use_preset("llama70b-serve");
@@ -80,8 +82,20 @@ TEST_CASE("bad input is a configuration error that names the reason") {
   CHECK(error_of(fp4).find("nvfp4 needs block-scaled FP4/FP8 tensor cores") != std::string::npos);
   InferenceHost fleet;
   fleet.use_preset("llama70b-serve");
-  fleet.set(key::gpus, std::int64_t{3});
-  CHECK(error_of(fleet) == "gpus 3 is not a whole number of replicas of 2 GPUs (TP x PP)");
+  fleet.set(key::fleet_gpus, std::int64_t{3});
+  CHECK(error_of(fleet) == "serve.fleet_gpus 3 is not a whole number of replicas of 2 GPUs (TP x PP)");
+}
+
+TEST_CASE("serving's deprecated gpus still sets the fleet, over a preset's serve.fleet_gpus, and says so") {
+  InferenceHost old;
+  old.use_preset("llama70b-serve");  // serve.fleet_gpus = 8
+  old.set(key::gpus, std::int64_t{3});
+  CHECK(error_of(old) == "serve.fleet_gpus 3 is not a whole number of replicas of 2 GPUs (TP x PP)");
+  const auto warned = std::find_if(old.logs.begin(), old.logs.end(), [](const std::string& line) {
+    return line.find("gpus is the deprecated name of serve.fleet_gpus") != std::string::npos &&
+           line.find("read as serve.fleet_gpus=3 over serve.fleet_gpus 8") != std::string::npos;
+  });
+  CHECK(warned != old.logs.end());
 }
 
 TEST_CASE("an open-loop rate projects queueing: the row carries mean, p90, p99 and says whether it saturates") {
