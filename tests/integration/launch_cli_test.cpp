@@ -235,3 +235,24 @@ TEST_CASE("a containerised Slurm run mounts this dgxhost's install prefix into t
                        DGX_TEST_DGXHOST + " --plugin all_reduce"));
   CHECK(has(r.out, "from its install prefix " + prefix.string()));
 }
+
+TEST_CASE("a line break of any kind in a launch option is refused, and a manifest stays one YAML document") {
+  // U+0085 (NEL), U+2028 and U+2029 are line breaks to YAML 1.1 parsers; in a comment they would start a second
+  // document ("---\nkind: Pod").
+  for (const std::string breaker : {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9", "\n"}) {
+    const std::string hostile = "/opt/y" + breaker + "---" + breaker + "kind: Pod" + breaker + "---" + breaker + "#";
+    const auto r = dgxhost(job() + std::vector<std::string>{"--dry-run", "--dgxhost", hostile, "--plugin", "spin"});
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.err, "line breaks (a newline, U+0085, U+2028, U+2029)"));
+    const auto slurm = dgxhost(
+        {"launch", "--nodes", "1", "--gpus-per-node", "0", "--dry-run", "--dgxhost", hostile, "--plugin", "spin"});
+    CHECK(slurm.exit_code == 2);
+  }
+  // What reaches a comment from elsewhere (the manifest's own path) is printed escaped, one line.
+  const TempDir dir;
+  const auto script = dir.path() / ("job\xe2\x80\xa8kind.yaml");
+  const auto r = dgxhost(job() + std::vector<std::string>{"--script", script.string(), "--output-dir",
+                                                          (dir.path() / "out").string(), "--plugin", "spin"});
+  CHECK(r.exit_code == 2);  // a script name with a line separator is refused as well
+  CHECK(has(r.err, "--script"));
+}

@@ -28,7 +28,7 @@ IMAGE = ["--container", "nvcr.io/nvidia/pytorch:24.05-py3"]
 # Words YAML could read as something else, and words a shell would: another dgxhost (--dgxhost) takes them as they
 # are, as this one would not check them.
 TRICKY = ["yes", "1.0", "null", "~", "a: b #c", "-x", "é → 8×H100", "it's", '"dq"', "$HOME `id`", "back\\slash",
-          "{x: [1]}", "\u2028"]
+          "{x: [1]}", "\u00a0no-break\u00a0space"]
 
 CASES = {
     "plain": ["--nodes", "2", "--plugin", "all_reduce"],
@@ -133,6 +133,19 @@ def main(dgxhost, crd):
     os.unlink(f.name)
     if ran.returncode != 1 or f"{f.name}: spec.slotsPerWorker" not in ran.stdout:
         raise SystemExit(f"validate_mpijob.py on a broken manifest: exit {ran.returncode}, {ran.stdout}{ran.stderr}")
+    # A line break YAML 1.1 reads as one (NEL, the line and paragraph separators) is refused wherever it is given,
+    # and what does reach a manifest's comments is printed escaped: each manifest is one YAML document.
+    for breaker in ["\u0085", "\u2028", "\u2029"]:
+        for args in (["--nodes", "1", "--plugin", "spin", f"x{breaker}---{breaker}kind: Pod"],
+                     ["--nodes", "1", "--dgxhost", f"/opt/y{breaker}---{breaker}kind: Pod", "--plugin", "spin"]):
+            command = [dgxhost, "launch", "--scheduler", "kubernetes", "--dry-run"] + IMAGE + args
+            ran = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, DGX_RUNS_DIR="off"))
+            if ran.returncode != 2:
+                raise SystemExit(f"{args}: expected exit 2 for the line break U+{ord(breaker):04X}, got "
+                                 f"{ran.returncode}: {ran.stdout}")
+    for name, args in CASES.items():
+        if len(list(yaml.safe_load_all(dry_run(dgxhost, args)))) != 1:
+            raise SystemExit(f"{name}: the manifest is more than one YAML document")
     print("mpijob manifests: all valid, all breaks refused")
     return 0
 

@@ -34,14 +34,11 @@ bool only(const std::string& value, std::string_view allowed_punctuation) {
   });
 }
 
-bool has_control(const std::string& value) {
-  return std::any_of(value.begin(), value.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
 std::string comment_lines(std::string_view text) {
   std::string out;
-  for (const std::string& line : wrap_words(text, 116)) {
+  // printable(): a line break in a value (U+0085, U+2028, '\n', ...) would end the comment and start a line of the
+  // script or manifest.
+  for (const std::string& line : wrap_words(printable(text), 116)) {
     out += "# " + line + "\n";
   }
   return out;
@@ -368,9 +365,10 @@ std::optional<Failure> check_text(const LaunchOptions& o) {
        {std::pair{"--container", &o.container}, std::pair{"--container-mounts", &o.container_mounts},
         std::pair{"--output-dir", &o.output_dir}, std::pair{"--script", &o.script},
         std::pair{"--dgxhost", &o.dgxhost}}) {
-    if (has_control(*value)) {
+    if (printable(*value) != *value) {
       return launch_usage(std::string(option) + " " + printable(*value) +
-                          ": control characters (a newline) are refused");
+                          ": control characters and line breaks (a newline, U+0085, U+2028, U+2029) and invalid "
+                          "UTF-8 are refused");
     }
   }
   if (o.output_dir.find_first_of(" \t%") != std::string::npos) {
@@ -381,7 +379,9 @@ std::optional<Failure> check_text(const LaunchOptions& o) {
   words.insert(words.end(), o.env.begin(), o.env.end());
   for (const std::string& a : words) {
     if (printable(a) != a) {
-      return launch_usage("argument " + printable(a) + ": control characters and invalid UTF-8 are refused");
+      return launch_usage("argument " + printable(a) +
+                          ": control characters and line breaks (a newline, U+0085, U+2028, U+2029) and invalid UTF-8 "
+                          "are refused");
     }
   }
   return check_env(o);

@@ -16,9 +16,6 @@ Failure launch_usage(std::string message);
 /// `value` is non-empty and made of letters, digits and `allowed_punctuation` only.
 bool only(const std::string& value, std::string_view allowed_punctuation);
 
-/// `value` holds a control character (a newline would add a line to a script).
-bool has_control(const std::string& value);
-
 /// `text` as '#' comment lines of a script or manifest, wrapped to 118 columns.
 std::string comment_lines(std::string_view text);
 

@@ -25,3 +25,15 @@ TEST_CASE("invalid UTF-8 becomes U+FFFD, byte by byte") {
   CHECK(printable("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a UTF-16 surrogate
   CHECK(printable("\xf4\x90\x80\x80").find("\xef\xbf\xbd") == 0);              // above U+10FFFF
 }
+
+TEST_CASE("every line break is escaped: NEL as a C1 control, the line and paragraph separators by name") {
+  CHECK(printable("a\xc2\x85"
+                  "b") == "a\\x85b");
+  CHECK(printable("a\xe2\x80\xa8"
+                  "b\xe2\x80\xa9"
+                  "c") == "a\\u2028b\\u2029c");
+  CHECK(printable("a\xe2\x80\xa8"
+                  "b",
+                  true) == "a\\u2028b");               // not a newline a note may keep
+  CHECK(printable("\xe2\x80\x94") == "\xe2\x80\x94");  // an em dash, the same lead bytes, stays
+}

@@ -8,9 +8,9 @@
 
 namespace dgx {
 
-/// `text` with every control character escaped as \xNN (newlines and tabs too, unless `keep_newlines`, which
-/// keeps '\n' and '\t' for multi-line text such as notes) and every byte that is not part of valid UTF-8
-/// replaced by U+FFFD. Printable UTF-8 is unchanged.
+/// `text` with every control character (C0 and C1) escaped as \xNN (newlines and tabs too, unless `keep_newlines`,
+/// which keeps '\n' and '\t' for multi-line text such as notes), the line and paragraph separators U+2028 and U+2029 as
+/// \u2028 and \u2029, and every byte that is not part of valid UTF-8 replaced by U+FFFD. Printable UTF-8 is unchanged.
 std::string printable(std::string_view text, bool keep_newlines = false);
 
 /// printable() of a C string from a plugin; NULL is "".
