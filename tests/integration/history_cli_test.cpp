@@ -167,6 +167,58 @@ TEST_CASE("bad stores and bad queries: exit 2 with a message naming them, and th
   CHECK(bad_file.err.find("notes.txt") != std::string::npos);
 }
 
+TEST_CASE("a FIFO, a device or a damaged database as the store, or a FIFO to record, is refused at once naming it") {
+  const TempDir dir;
+  const std::string fifo = (dir.path() / "store.fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"store", "info", "--store", fifo},
+                                               std::vector<std::string>{"history", "--store", fifo}}) {
+    const ProcessResult r = dgxhost(args);  // returns: a FIFO is refused, never opened and waited on
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(fifo + ": is a FIFO, not a database file") != std::string::npos);
+  }
+  const TempDir nights_dir;
+  const std::string store = (dir.path() / "s.sqlite").string();
+  const ProcessResult results_fifo = dgxhost({"store", "add", "--store", store, fifo});
+  CHECK(results_fifo.exit_code == 2);
+  CHECK(results_fifo.err.find(fifo + ": is a FIFO, not a regular file") != std::string::npos);
+
+  // /dev/null is a device: refused, and SQLite never gets to make its journal beside it.
+  const ProcessResult null_store = dgxhost({"store", "add", "--store", "/dev/null", write_nights(nights_dir, 1)[0]});
+  CHECK(null_store.exit_code == 2);
+  CHECK(null_store.err.find("/dev/null: is a character device, not a database file") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists("/dev/null-journal"));
+
+  // A damaged database: a good store whose pages were overwritten is refused before anything is written into it.
+  REQUIRE(dgxhost(std::vector<std::string>{"store", "add", "--store", store} + write_nights(nights_dir, 3)).exit_code ==
+          0);
+  REQUIRE(dgxhost({"store", "info", "--store", store}).exit_code == 0);  // checkpointed: the pages are in the file
+  {
+    std::fstream file(store, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(2 * 4096);  // page 3 whole: its b-tree header too
+    const std::string garbage(4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  std::filesystem::remove(store + "-wal");
+  std::filesystem::remove(store + "-shm");
+  const auto before = std::filesystem::file_size(store);
+  const ProcessResult damaged = dgxhost({"store", "add", "--store", store, write_nights(nights_dir, 5)[4]});
+  CHECK(damaged.exit_code == 2);
+  CHECK(damaged.err.find(store + ": is damaged") != std::string::npos);
+  CHECK(std::filesystem::file_size(store) == before);
+}
+
+TEST_CASE("--store alone records into the default store of the run-folder root, made on the first run") {
+  const TempDir dir;
+  const std::string root = (dir.path() / "runs").string();  // does not exist yet
+  const ProcessResult r = dgxhost(std::vector<std::string>{"--plugin-dir", DGX_TEST_PLUGIN_DIR, "--plugin", "spin",
+                                                           "--set", "spin.us=200", "--store"} +
+                                      kQuick,
+                                  {{"DGX_RUNS_DIR", root}});
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(root + "/dgx-store.sqlite"));
+}
+
 TEST_CASE("a read-only store: recording into it is refused, naming it, and reading it works") {
   // File modes do not bind root: as root (CI) the commands run as the unprivileged user nobody.
   const bool root = geteuid() == 0;

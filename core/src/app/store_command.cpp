@@ -1,14 +1,20 @@
 // `dgxhost store add|info` and recording a run in the store (store_command.hpp).
 #include "store_command.hpp"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
 #include "dgx/core/results/document_reader.hpp"
+#include "dgx/core/run/journal.hpp"
 #include "dgx/core/store/store.hpp"
+#include "dgx/core/support/files.hpp"
 #include "dgx/core/support/text.hpp"
 #include "dgx/core/support/utc_time.hpp"
 #include "session.hpp"
@@ -27,6 +33,11 @@ Expected<std::optional<std::string>> run_store_location(const CliOptions& option
     if (location.empty()) {
       return Failure{ExitCode::usage, "--store: there is no default store with DGX_RUNS_DIR=off; name one "
                                       "(--store FILE or a postgresql:// URL) or set DGX_STORE"};
+    }
+    // The run-folder root holds the default store: on a first run it does not exist yet, and the run would make it.
+    if (!store_from_environment()) {
+      std::error_code ec;
+      std::filesystem::create_directories(runs_root(), ec);
     }
     return std::optional<std::string>(std::move(location));
   }
@@ -125,18 +136,30 @@ Expected<StoreCli> parse_store(int argc, const char* const* argv) {
   return c;
 }
 
-// A dgx.results/1 document, or a log for dgxhost import: decided by the file's first bytes.
-bool looks_like_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+// A dgx.results/1 document, or a log for dgxhost import: decided by the file's first bytes. The file is checked as
+// the readers check it (a regular file, opened without blocking: a FIFO is refused, not waited on).
+Expected<bool> looks_like_results(const std::string& path) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0) {
+    return Failure{ExitCode::usage, path + ": " + os_reason(errno)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Failure{ExitCode::usage, path + ": is " + std::string(file_kind(st.st_mode)) + ", not a regular file"};
+  }
   std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  const ssize_t n = ::read(fd.get(), head.data(), head.size());
+  head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   const std::size_t first = head.find_first_not_of(" \t\r\n");
   return first != std::string::npos && head[first] == '{' && head.find("\"dgx.results/") != std::string::npos;
 }
 
 Expected<Report> read_any(const std::string& path, const std::vector<std::string>& sets) {
-  if (looks_like_results(path)) {
+  auto results = looks_like_results(path);
+  if (!results) {
+    return results.error();
+  }
+  if (*results) {
     if (!sets.empty()) {
       return Failure{ExitCode::usage, path + ": --set is for logs; a results file records the configuration it ran"};
     }

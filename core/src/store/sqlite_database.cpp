@@ -3,10 +3,15 @@
 // transaction takes the lock at its start (BEGIN IMMEDIATE), so two writers never deadlock upgrading read locks.
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <variant>
 
 #include "database.hpp"
+#include "dgx/core/support/files.hpp"
 
 namespace dgx::detail {
 
@@ -210,6 +215,14 @@ Expected<std::unique_ptr<Database>> open_sqlite(const std::string& path, bool wr
   if (std::filesystem::is_directory(path, ec)) {
     return usage("is a directory; --store names a database file (created when absent)");
   }
+  // A FIFO would block the open, a device (/dev/null) would take SQLite's journal beside it: only a regular file
+  // is a database, and only a regular file (or none) is opened.
+  if (const auto status = std::filesystem::status(path, ec);
+      std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    struct stat st {};
+    const char* kind = ::stat(path.c_str(), &st) == 0 ? file_kind(st.st_mode) : "not a regular file";
+    return usage(std::string("is ") + kind + ", not a database file");
+  }
   if (const auto parent = std::filesystem::path(path).parent_path();
       !parent.empty() && !std::filesystem::is_directory(parent, ec)) {
     return usage("its folder " + parent.string() + " does not exist");
@@ -233,6 +246,21 @@ Expected<std::unique_ptr<Database>> open_sqlite(const std::string& path, bool wr
   }
   if (auto setup = database.value()->query("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", {}); !setup) {
     return setup.error();
+  }
+  // Before the first write of a session: a damaged database is refused, not written into (and made worse).
+  auto check = database.value()->query("PRAGMA quick_check", {});
+  if (!check) {
+    return usage("is damaged: SQLite's quick_check failed (" + check.error().message + ")");
+  }
+  if (check->size() != 1 || check->front().size() != 1 || !std::holds_alternative<std::string>(check->front()[0]) ||
+      std::get<std::string>(check->front()[0]) != "ok") {
+    std::string first =
+        !check->empty() && !check->front().empty() && std::holds_alternative<std::string>(check->front()[0])
+            ? std::get<std::string>(check->front()[0])
+            : std::string("no answer");
+    std::replace(first.begin(), first.end(), '\n', ' ');
+    return usage("is damaged: SQLite's quick_check found " + first +
+                 "; nothing was written (keep a copy, then sqlite3's .recover can save what it holds)");
   }
   return std::unique_ptr<Database>(std::move(database.value()));
 }
