@@ -125,3 +125,25 @@ TEST_CASE("launch --dry-run prints the script and writes nothing") {
   CHECK(r.out.find("srun --mpi=pmix") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("a misspelt command gets the command it most likely means, and the list of commands") {
+  const ProcessResult history = dgxhost({"histroy"});
+  CHECK(history.exit_code == 2);
+  CHECK(history.err.find("unknown command 'histroy'; did you mean 'history'?") != std::string::npos);
+  CHECK(history.err.find("The commands: launch, compare, verdict, import, store, history") != std::string::npos);
+  const ProcessResult import = dgxhost({"imprt", "x.log"});
+  CHECK(import.exit_code == 2);
+  CHECK(import.err.find("did you mean 'import'?") != std::string::npos);
+  CHECK(dgxhost({"nonsense"}).err.find("a run is dgxhost --plugin NAME") != std::string::npos);
+}
+
+TEST_CASE("a command's --help lists the options a user types, not its positional arguments' internal names") {
+  for (const char* command : {"import", "compare", "store", "history", "verdict"}) {
+    CAPTURE(command);
+    const ProcessResult help = dgxhost({command, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("--files") == std::string::npos);
+    CHECK(help.out.find("--action") == std::string::npos);
+    CHECK(help.out.find("--config-dir") != std::string::npos);
+  }
+}

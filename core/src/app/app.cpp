@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compare_command.hpp"
 #include "dgx/core/app/launch_command.hpp"
@@ -13,6 +14,8 @@
 #include "dgx/core/report/listing.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
+#include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/text.hpp"
 #include "history_command.hpp"
 #include "import_command.hpp"
 #include "platform_check_command.hpp"
@@ -70,29 +73,53 @@ int usage_failure(int argc, const char* const* argv, const Failure& failure) {
 
 }  // namespace
 
+namespace {
+
+/// A command of its own (`dgxhost NAME ...`): its entry point, and whether it runs plugins (then crashes and calls
+/// into them are guarded as in a run).
+struct Subcommand {
+  std::string_view name;
+  int (*run)(int, const char* const*);
+  bool runs_plugins;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"launch", &run_launch, true},  // loads the plugins to check what the ranks will run
+    {"compare", &run_compare, false}, {"verdict", &run_verdict, true},  // the projections run plugins
+    {"import", &run_import, false},   {"store", &run_store, false},    {"history", &run_history, false},
+};
+
+/// "unknown command 'histroy'; did you mean 'history'? ..." for a first word that names no command (dgxhost takes
+/// no positional argument of its own).
+Failure unknown_command(std::string_view word) {
+  std::vector<std::string> names;
+  for (const Subcommand& c : kSubcommands) {
+    names.emplace_back(c.name);
+  }
+  const std::string suggestion = text::did_you_mean(text::close_matches(word, names, 3));
+  return Failure{ExitCode::usage,
+                 "unknown command '" + printable(word) + "'" + (suggestion.empty() ? "." : "; " + suggestion) +
+                     " The commands: " + text::join(names, ", ") + "; a run is dgxhost --plugin NAME (dgxhost --help)"};
+}
+
+}  // namespace
+
 int run_app(int argc, const char* const* argv) {
   keep_standard_fds_open();
-  if (argc >= 2 && std::string(argv[1]) == "launch") {
-    install_crash_handlers();  // launch loads the plugins to check what the ranks will run
-    install_call_guards(nullptr);
-    return finish_stdout(nullptr, run_launch(argc - 1, argv + 1));
-  }
-  if (argc >= 2 && std::string(argv[1]) == "compare") {
-    return finish_stdout(nullptr, run_compare(argc - 1, argv + 1));
-  }
-  if (argc >= 2 && std::string(argv[1]) == "verdict") {
-    install_crash_handlers();  // the projections run plugins
-    install_call_guards(nullptr);
-    return finish_stdout(nullptr, run_verdict(argc - 1, argv + 1));
-  }
-  if (argc >= 2 && std::string(argv[1]) == "import") {
-    return finish_stdout(nullptr, run_import(argc - 1, argv + 1));
-  }
-  if (argc >= 2 && std::string(argv[1]) == "store") {
-    return finish_stdout(nullptr, run_store(argc - 1, argv + 1));
-  }
-  if (argc >= 2 && std::string(argv[1]) == "history") {
-    return finish_stdout(nullptr, run_history(argc - 1, argv + 1));
+  if (argc >= 2) {
+    const std::string_view first = argv[1];
+    for (const Subcommand& c : kSubcommands) {
+      if (first == c.name) {
+        if (c.runs_plugins) {
+          install_crash_handlers();
+          install_call_guards(nullptr);
+        }
+        return finish_stdout(nullptr, c.run(argc - 1, argv + 1));
+      }
+    }
+    if (!first.empty() && first.front() != '-') {
+      return usage_failure(argc, argv, unknown_command(first));
+    }
   }
   auto options = parse_or_resume(argc, argv);
   if (!options) {

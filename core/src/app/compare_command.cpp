@@ -31,8 +31,7 @@ po::options_description compare_options(CompareCli& c) {
       "threshold", po::value<double>(&c.options.threshold)->default_value(0.05)->value_name("F"),
       "a change counts when B is more than this fraction better or worse than A")(
       "alpha", po::value<double>(&c.options.alpha)->default_value(0.05)->value_name("P"),
-      "with samples on both sides, the U test's p-value must also be below this")(
-      "files", po::value<std::vector<std::string>>(&c.files), "the two results files (dgxhost -o FILE.json)");
+      "with samples on both sides, the U test's p-value must also be below this");
   add_output_options(d, c.out, "the comparison");
   add_config_dir_option(d, c.config_dirs);
   return d;
@@ -41,7 +40,7 @@ po::options_description compare_options(CompareCli& c) {
 Expected<CompareCli> parse_compare(int argc, const char* const* argv) {
   CompareCli c;
   po::options_description d = compare_options(c);
-  if (auto problem = parse_subcommand(argc, argv, d, c.out, "compare", 2)) {
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "compare", 2, &c.files)) {
     return *problem;
   }
   if (c.help) {

@@ -185,7 +185,7 @@ std::optional<Failure> nothing_judged(const Report& report, const std::vector<Se
 int run_history(int argc, const char* const* argv) {
   HistoryCli c;
   const po::options_description d = history_options(c);
-  if (auto problem = parse_subcommand(argc, argv, d, c.out, "history", 0)) {
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "history", 0, nullptr)) {
     return print_failure("history", *problem);
   }
   if (c.help) {

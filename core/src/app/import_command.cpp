@@ -37,8 +37,7 @@ po::options_description import_options(ImportCli& c) {
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
       "what the file does not print (system=h100-sxm, gpus=64, model=NAME, ...); repeatable. A value that "
-      "contradicts the file is an error")("files", po::value<std::vector<std::string>>(&c.files),
-                                          "the logs or result files to import");
+      "contradicts the file is an error");
   add_output_options(d, c.out, "the rows");
   add_config_dir_option(d, c.config_dirs);
   return d;
@@ -47,7 +46,7 @@ po::options_description import_options(ImportCli& c) {
 Expected<ImportCli> parse_import(int argc, const char* const* argv) {
   ImportCli c;
   po::options_description d = import_options(c);
-  if (auto problem = parse_subcommand(argc, argv, d, c.out, "import", -1)) {
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "import", -1, &c.files)) {
     return *problem;
   }
   if (c.help) {

@@ -94,16 +94,16 @@ po::options_description store_options(StoreCli& c) {
       "a SQLite file or a postgresql:// URL; default $DGX_STORE, else dgx-store.sqlite in the run-folder root "
       "($DGX_RUNS_DIR or ./dgx-runs)")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
-      "for a log: what it does not print, as dgxhost import --set (system=h100-sxm, ...); repeatable")(
-      "action", po::value<std::string>(&c.action),
-      "add or info")("files", po::value<std::vector<std::string>>(&c.files), "results files or logs to record");
+      "for a log: what it does not print, as dgxhost import --set (system=h100-sxm, ...); repeatable");
   add_config_dir_option(d, c.config_dirs);
   return d;
 }
 
 Expected<StoreCli> parse_store(int argc, const char* const* argv) {
   StoreCli c;
-  const po::options_description d = store_options(c);
+  po::options_description d = store_options(c);
+  d.add_options()("action", po::value<std::string>(&c.action))(  // positional: add FILE... | info
+      "files", po::value<std::vector<std::string>>(&c.files));
   po::positional_options_description positional;
   positional.add("action", 1).add("files", -1);
   try {

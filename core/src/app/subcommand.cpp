@@ -49,12 +49,18 @@ std::optional<Failure> check_output(const po::variables_map& vm, SubcommandOutpu
 }
 
 std::optional<Failure> parse_subcommand(int argc, const char* const* argv, const po::options_description& options,
-                                        SubcommandOutput& out, const std::string& command, int max_files) {
+                                        SubcommandOutput& out, const std::string& command, int max_files,
+                                        std::vector<std::string>* files) {
+  po::options_description all;
+  all.add(options);
   po::positional_options_description positional;
-  positional.add("files", max_files);
+  if (files != nullptr) {  // positional only: --help shows the options a user types
+    all.add_options()("files", po::value<std::vector<std::string>>(files));
+    positional.add("files", max_files);
+  }
   try {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
     po::notify(vm);
     return check_output(vm, out, command);
   } catch (const po::error& e) {

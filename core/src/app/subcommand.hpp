@@ -36,11 +36,13 @@ void add_config_dir_option(boost::program_options::options_description& options,
 std::optional<Failure> check_output(const boost::program_options::variables_map& vm, SubcommandOutput& out,
                                     const std::string& command);
 
-/// Parses a subcommand's command line into the variables `options` point at: the positional arguments are "files"
-/// (at most `max_files`; -1: any number), then check_output. A usage failure naming `command` and its --help.
+/// Parses a subcommand's command line into the variables `options` point at and its positional arguments into
+/// `files` (at most `max_files`; -1: any number; nullptr: none taken), then check_output. A usage failure naming
+/// `command` and its --help.
 std::optional<Failure> parse_subcommand(int argc, const char* const* argv,
                                         const boost::program_options::options_description& options,
-                                        SubcommandOutput& out, const std::string& command, int max_files);
+                                        SubcommandOutput& out, const std::string& command, int max_files,
+                                        std::vector<std::string>* files);
 
 /// The file first (so that what stdout says includes whether it could be written), then stdout; the report's exit
 /// code, 1 when the file could not be written; a failed report's error also on stderr when stdout is not a table.

@@ -49,8 +49,7 @@ po::options_description verdict_options(VerdictCli& c) {
       "pass at or above this fraction of the reference (verdict.threshold)")(
       "plugin-dir", po::value<std::vector<std::string>>(&c.plugin_dirs)->value_name("DIR"),
       "where the plugins that project are (as for a run)")("quiet,q", po::bool_switch(&c.quiet),
-                                                           "only warnings and errors on stderr")(
-      "files", po::value<std::vector<std::string>>(&c.files), "results files (dgx.results/1) or logs to import");
+                                                           "only warnings and errors on stderr");
   add_output_options(d, c.out, "the verdict");
   add_config_dir_option(d, c.config_dirs);
   return d;
@@ -59,7 +58,7 @@ po::options_description verdict_options(VerdictCli& c) {
 Expected<VerdictCli> parse_verdict(int argc, const char* const* argv) {
   VerdictCli c;
   po::options_description d = verdict_options(c);
-  if (auto problem = parse_subcommand(argc, argv, d, c.out, "verdict", -1)) {
+  if (auto problem = parse_subcommand(argc, argv, d, c.out, "verdict", -1, &c.files)) {
     return *problem;
   }
   if (c.help) {
