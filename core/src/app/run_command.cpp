@@ -58,7 +58,14 @@ Expected<dgx_mode> choose_mode(const Session& s, const WorkloadInfo& w, const dg
   if (!w.supports(fallback)) {
     return *measure_problem;
   }
-  if (measure_problem) {
+  if (measure_problem && measure_problem->code == ExitCode::no_device) {
+    // The usual case on a laptop or a CI runner: say what happens, not the CUDA runtime's words for it (which read
+    // as a broken driver); those go to -v and to the run's log.
+    s.logger.info("no GPU here: " + w.plugin->name + ":" + w.name + " projects instead (its " +
+                  std::string(mode_name(fallback)) + " mode; --mode measure requires a GPU, -v says why)");
+    s.logger.debug(measure_problem->message);
+    s.logger.info_to_file(measure_problem->message);
+  } else if (measure_problem) {
     s.logger.info(measure_problem->message + "; running its " + std::string(mode_name(fallback)) +
                   " mode instead (--mode measure requires a measurement)");
   }

@@ -34,6 +34,21 @@ TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, an
   CHECK(out.find("\nexplore\n") < out.find("Recommendation:"));
 }
 
+TEST_CASE("without a GPU the run says it projects instead, and keeps the CUDA runtime's words for -v") {
+  const ProcessResult r = dgxhost({"--plugin", "llama8b", "--mode", "project"});
+  REQUIRE(r.exit_code == 0);
+  const ProcessResult automatic = dgxhost({"--plugin", "llama8b"});
+  REQUIRE(automatic.exit_code == 0);
+  if (!has(automatic.err, "no GPU here")) {
+    MESSAGE("a GPU measured here: the no-GPU message is not shown");
+    return;
+  }
+  CHECK(has(automatic.err, "no GPU here: llm-pretrain:llm-pretrain projects instead (its explore mode"));
+  CHECK_FALSE(has(automatic.err, "cudaError"));
+  const ProcessResult verbose = dgxhost({"--plugin", "llama8b", "-v"});
+  CHECK(has(verbose.err, "cannot measure here: no CUDA device found"));
+}
+
 TEST_CASE("--format json holds the same rows, each projected, with its provenance") {
   const dgx::json::Value doc = json_of(dgxhost({"--plugin", "llama70b", "--format", "json"}));
   CHECK(doc["context"]["mode"].as_string() == "explore");
