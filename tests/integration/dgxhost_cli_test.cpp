@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "broken_fixtures.hpp"
 #include "dgx/core/support/json.hpp"
@@ -49,7 +50,7 @@ TEST_CASE("--list --format json is machine-readable") {
 }
 
 TEST_CASE("--describe shows parameters with types, defaults and help") {
-  const ProcessResult r = dgxhost({"--plugin", "spin", "--describe", "--set", "spin.us=7"});
+  const ProcessResult r = dgxhost({"--plugin", "spin", "--describe", "--set", "spin.us=7"}, {{"COLUMNS", "0"}});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("spin.us") != std::string::npos);
   CHECK(r.out.find("busy-wait time per iteration [us]") != std::string::npos);
@@ -69,12 +70,13 @@ TEST_CASE("--describe wraps its help column to the terminal's width, and the not
   }
   CHECK(widest <= 100);
   CHECK(r.out.find("[set by --set comm.max_bytes=1M]") != std::string::npos);
-  const ProcessResult piped = dgxhost({"--plugin", "all_reduce", "--describe"});  // a pipe, no COLUMNS: one line
+  // COLUMNS=0, for a script: one line per parameter (a pipe without COLUMNS wraps at 100 for a reader)
+  const ProcessResult piped = dgxhost({"--plugin", "all_reduce", "--describe"}, {{"COLUMNS", "0"}});
   CHECK(piped.out.find("largest message size (nccl-tests -e) [B] (64K, 1M, 2G, 1T accepted)") != std::string::npos);
 }
 
 TEST_CASE("--describe says which keys take size suffixes, and a suffix elsewhere says how sizes work") {
-  const ProcessResult sizes = dgxhost({"--plugin", "all_reduce", "--describe"});
+  const ProcessResult sizes = dgxhost({"--plugin", "all_reduce", "--describe"}, {{"COLUMNS", "0"}});
   CHECK(sizes.exit_code == 0);
   CHECK(sizes.out.find("largest message size (nccl-tests -e) [B] (64K, 1M, 2G, 1T accepted)") != std::string::npos);
   const ProcessResult elsewhere = dgxhost({"--plugin", "spin", "--set", "spin.us=2K"});
@@ -146,4 +148,18 @@ TEST_CASE("a command's --help lists the options a user types, not its positional
     CHECK(help.out.find("--action") == std::string::npos);
     CHECK(help.out.find("--config-dir") != std::string::npos);
   }
+}
+
+TEST_CASE("--describe into a pipe wraps its help column for a reader, as on a terminal of 100 columns") {
+  const ProcessResult r = dgxhost({"--plugin-dir", DGX_TEST_PLUGIN_DIR, "--plugin", "spin", "--describe"});
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::size_t widest = 0;
+  for (std::string line; std::getline(lines, line);) {
+    widest = std::max(widest, line.size());
+  }
+  CHECK(widest <= 120);  // the help column at 100 columns, the key, type and value columns as wide as they are
+  const ProcessResult unwrapped = dgxhost({"--plugin-dir", DGX_TEST_PLUGIN_DIR, "--plugin", "spin", "--describe"},
+                                          {{"COLUMNS", "0"}});  // COLUMNS=0 still asks for no wrapping
+  CHECK(std::count(unwrapped.out.begin(), unwrapped.out.end(), '\n') < std::count(r.out.begin(), r.out.end(), '\n'));
 }

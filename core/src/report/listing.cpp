@@ -167,6 +167,9 @@ Table wrap_last_column(const Table& t, std::size_t width) {
 
 }  // namespace
 
+/// --describe into a pipe or a file (less, a saved reference): the width a reader's window shows whole.
+constexpr std::size_t kPipedDescribeWidth = 100;
+
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
   std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
@@ -178,7 +181,7 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
   out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
          (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")) + "\n";
 
-  const std::size_t width = stdout_width();
+  const std::size_t width = reading_width(kPipedDescribeWidth);
   Table t;
   t.headers = {"key", "type", "default", "value", "help"};
   t.right_aligned.assign(5, false);

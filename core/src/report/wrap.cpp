@@ -32,6 +32,14 @@ std::size_t stdout_width() {
   return 0;
 }
 
+std::size_t reading_width(std::size_t piped) {
+  const char* columns = std::getenv("COLUMNS");
+  if ((columns != nullptr && *columns != '\0') || isatty(STDOUT_FILENO) == 1) {
+    return stdout_width();
+  }
+  return piped;
+}
+
 std::vector<std::string> wrap_words(std::string_view text, std::size_t width) {
   namespace sdk_text = dgx::sdk::text;
   if (width == 0 || sdk_text::display_width(text) <= width) {

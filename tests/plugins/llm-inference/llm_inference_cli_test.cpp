@@ -39,7 +39,8 @@ TEST_CASE("--mode project --format json: one projected row with the interface's 
 }
 
 TEST_CASE("--describe defines TPOT as trtllm-bench and AIPerf do") {
-  const ProcessResult r = dgxhost({"--plugin", "llm-inference", "--describe"});
+  const ProcessResult r =
+      run_process(DGX_TEST_DGXHOST, {"--plugin", "llm-inference", "--describe"}, {{"COLUMNS", "0"}});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(has(r.out, "TPOT = (E2E - TTFT) / (output tokens - 1), trtllm-bench's TPOT and AIPerf's ITL"));
   CHECK(has(r.out, "mbu = (weight bytes + KV bytes read per decode iteration) / TPOT / HBM peak"));

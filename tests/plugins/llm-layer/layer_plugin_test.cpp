@@ -17,7 +17,7 @@ TEST_CASE("dgxhost --list shows the llm-layer workload and its model presets") {
 }
 
 TEST_CASE("--describe says that peaks come from the GPU's system profile and names the profiles") {
-  const ProcessResult r = run_process(DGX_TEST_DGXHOST, {"--plugin", "llm-layer", "--describe"});
+  const ProcessResult r = run_process(DGX_TEST_DGXHOST, {"--plugin", "llm-layer", "--describe"}, {{"COLUMNS", "0"}});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("peak.bf16") != std::string::npos);
   CHECK(r.out.find("the system profile whose device_names match this GPU (configs/systems: ") != std::string::npos);
