@@ -49,7 +49,12 @@ find_package(dgx-sdk REQUIRED)
 dgx_add_plugin(no-entry SOURCES no_entry.c NO_INSTALL)
 dgx_add_plugin(hidden-entry SOURCES hidden_entry.c NO_INSTALL)
 CMAKE
-"$cmake" -S "$work/bad" -B "$work/bad-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+"$cmake" -S "$work/bad" -B "$work/bad-build" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/bad-configure.log"
+# No build type given: the SDK builds Release (optimised) and says so.
+grep -q "dgx-sdk: no CMAKE_BUILD_TYPE given: building Release" "$work/bad-configure.log" ||
+  { echo "the SDK did not default to Release:"; cat "$work/bad-configure.log"; exit 1; }
+grep -q "^CMAKE_BUILD_TYPE:STRING=Release" "$work/bad-build/CMakeCache.txt" ||
+  { echo "CMAKE_BUILD_TYPE is not Release without a build type"; exit 1; }
 expect_build_failure() {
   if "$cmake" --build "$work/bad-build" --target "$1" > "$work/$1.log" 2>&1; then
     echo "dgx_add_plugin built $1"; exit 1
