@@ -106,6 +106,7 @@ FrameworkProfile read_framework(const TomlTable& t, FrameworkProfile profile) {
   profile.released = t.string("released");
   profile.source = t.string("source");
   profile.inherits = t.optional_string("inherits").value_or("");
+  profile.dense_from = t.optional_string("dense_from").value_or("");
   profile.family = t.optional_string("family").value_or(profile.family.empty() ? "nemo" : profile.family);
   profile.software.family = profile.family;
   if (t.contains("software")) {

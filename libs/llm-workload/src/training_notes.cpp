@@ -59,8 +59,12 @@ std::string framework_line(const TrainingSettings& s, const Assumptions& a) {
   return "Framework: " + a.framework.name + ", " + a.framework.display + " (released " + a.framework.released + "); " +
          (s.frameworks.empty() ? "the newest release profile" : "the configuration names it") +
          ": its kernel efficiencies and software behaviour, fitted to its published runs (configs/frameworks/" +
-         a.framework.name + ".toml). Other releases: --set " + key::framework + "=NAME, or a list to compare them (" +
-         text::join(others) + ").";
+         a.framework.name + ".toml)" +
+         (!a.framework.dense_from.empty() && !a.model.moe()
+              ? "; for a dense model as this one its efficiencies are " + a.framework.dense_from +
+                    "'s (no dense run of " + a.framework.name + " is published)"
+              : std::string()) +
+         ". Other releases: --set " + key::framework + "=NAME, or a list to compare them (" + text::join(others) + ").";
 }
 
 std::string price_line(const Assumptions& a) { return price_line(a.price_reason, a.providers); }

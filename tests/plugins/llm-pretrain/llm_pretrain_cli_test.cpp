@@ -32,6 +32,9 @@ TEST_CASE("dgxhost --plugin llama70b answers on a machine without GPUs, fast, an
   CHECK(has(out, "These numbers are projections of dgx-llm-model 3 for h100-sxm, not measurements"));
   CHECK(out.find("Assumptions:") < out.find("\nexplore\n"));
   CHECK(out.find("\nexplore\n") < out.find("Recommendation:"));
+  // The newest release has no dense run of its own: a dense model is told whose numbers it gets.
+  CHECK(has(out, "for a dense model as this one its efficiencies are nemo-26.02.01's (no dense run of "
+                 "nemo-26.04.01 is published)"));
 }
 
 TEST_CASE("without a GPU the run says it projects instead, and keeps the CUDA runtime's words for -v") {

@@ -36,6 +36,9 @@ struct FrameworkProfile {
   std::string released;  ///< "YYYY-MM", orders the releases
   std::string inherits;  ///< the profile this one starts from; empty for the base
   std::string source;    ///< the published runs its parameters were fitted to
+  /// The release whose numbers this profile keeps for dense models, where no dense run of its own is published
+  /// (`dense_from` of the file, never inherited); empty: its own.
+  std::string dense_from;
   /// The framework the release belongs to ("nemo", "torchtitan"); a profile inherits its parent's, the base is
   /// "nemo". Releases of one family are compared as upgrades; the default projection uses the newest "nemo" one.
   std::string family;
