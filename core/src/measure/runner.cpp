@@ -58,6 +58,23 @@ std::string max_time_reason(const CaseRun& run) {
          " s) ran out: run() must return, or poll cancel_requested, by then";
 }
 
+// The first sample of a phase may take this many times runner.max_time before it is cut: a case without any sample
+// fails the run, and on a loaded machine one iteration of a large case (a gigabyte through host memory) can outlast
+// max_time. Once a sample is in, max_time holds again: a slow machine gives fewer samples, not a failed run.
+constexpr double kFirstSampleAllowance = 10;
+
+// The deadline of a phase that began at `start`: generous until its first sample is in (kFirstSampleAllowance).
+double phase_deadline(const CaseRun& run, double start, bool first_sample) {
+  return start + run.settings.max_time * (first_sample ? kFirstSampleAllowance : 1.0);
+}
+
+// How the watchdog names the first sample's allowance when a call outlives it.
+std::string first_sample_reason(const CaseRun& run) {
+  return "after " + text::format_number(run.settings.max_time * kFirstSampleAllowance, 3) + " s (" +
+         text::format_number(kFirstSampleAllowance, 2) + " x runner.max_time, a phase's first sample) ran out: run() " +
+         "must return, or poll cancel_requested, by then";
+}
+
 dgx_sample_request first_request(const CaseRun& run, bool warmup) {
   return {sizeof(dgx_sample_request), run.index, 0, run.settings.batch, warmup ? 1 : 0, run.settings.cold ? 1 : 0};
 }
@@ -109,8 +126,8 @@ CallResult warm_up(const CaseRun& run) {
   dgx_sample_request request = first_request(run, true);
   dgx_sample_result result{};
   const double start = detail::now();
-  const CallDeadline deadline(start + run.settings.max_time,
-                              max_time_reason(run));  // bounds one sample too, if run() polls
+  CallDeadline deadline(phase_deadline(run, start, index == 0),
+                        index == 0 ? first_sample_reason(run) : max_time_reason(run));  // bounds a sample too
   for (std::uint64_t i = 0;; ++i) {
     const double elapsed = detail::now() - start;
     const bool done = !(i < run.settings.warmup || elapsed < run.settings.warmup_time);
@@ -128,6 +145,7 @@ CallResult warm_up(const CaseRun& run) {
       }
       break;  // warm enough: the timed phase has a limit of its own
     }
+    deadline.move_to(phase_deadline(run, start, false), max_time_reason(run));
   }
   return std::nullopt;
 }
@@ -136,8 +154,7 @@ CallResult warm_up(const CaseRun& run) {
 CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_result& result) {
   dgx_sample_request request = first_request(run, false);
   const double start = detail::now();
-  const CallDeadline deadline(start + run.settings.max_time,
-                              max_time_reason(run));  // bounds one sample too, if run() polls
+  CallDeadline deadline(phase_deadline(run, start, true), first_sample_reason(run));  // bounds a sample too
   bool stop = false;
   while (!stop) {
     request.sample_index = criterion.samples().size();
@@ -153,6 +170,7 @@ CallResult sample(const CaseRun& run, StoppingCriterion& criterion, dgx_sample_r
       criterion.stop_at_cut(detail::now() - start, cancel_requested());
       return std::nullopt;
     }
+    deadline.move_to(phase_deadline(run, start, false), max_time_reason(run));
     stop = detail::agreed(run.comm, criterion.add(*sample.value(), detail::now() - start, cancel_requested()));
     run.logger.progress(run.instance.workload().name,
                         std::min(1.0, criterion.measured_time() / std::max(run.settings.min_time, 1e-9)),

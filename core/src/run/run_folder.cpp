@@ -176,7 +176,7 @@ void ProgressLine::finished(std::uint32_t index, std::uint32_t count, std::size_
   }
   line += "; " + std::to_string(done) + "/" + std::to_string(count) + " finished, " + seconds(elapsed) + " elapsed";
   if (left > 0) {
-    line += ", about " + seconds(time_left_.estimate(left)) + " left";
+    line += ", about " + seconds(time_left_.steady_estimate(elapsed, left)) + " left";
   }
   if (::isatty(STDERR_FILENO) != 0) {
     logger_.info_to_file(line);  // a terminal has the progress bar

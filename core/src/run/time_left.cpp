@@ -43,6 +43,19 @@ std::vector<double> TimeLeft::next_sizes(std::size_t left) const {
   return out;
 }
 
+double TimeLeft::steady_estimate(double elapsed, std::size_t left) {
+  constexpr std::size_t kKept = 5;
+  finishes_.push_back(elapsed + estimate(left));
+  if (finishes_.size() > kKept) {
+    finishes_.erase(finishes_.begin());
+  }
+  std::vector<double> sorted = finishes_;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double finish = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return std::max(0.0, finish - elapsed);
+}
+
 double TimeLeft::estimate(std::size_t left) const {
   if (cases_.empty() || left == 0) {
     return 0;

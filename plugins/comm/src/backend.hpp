@@ -25,8 +25,11 @@ public:
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void upload(void* destination, const void* host_source, std::size_t bytes) = 0;
   virtual void download(void* host_destination, const void* source, std::size_t bytes) = 0;
-  /// Runs `body` `iterations` times back to back; returns the elapsed seconds, taken as timing() says.
-  virtual double time(std::uint32_t iterations, const std::function<void()>& body) = 0;
+  /// Runs `body` `iterations` times back to back; returns the elapsed seconds, taken as timing() says. Where each
+  /// iteration blocks (host memory), `stop` is asked between iterations, outside the timed region, and the sample
+  /// ends (sdk::Cancelled) when every rank agreed to stop; `stop` must be called by every rank alike.
+  virtual double time(std::uint32_t iterations, const std::function<void()>& body,
+                      const std::function<bool()>& stop) = 0;
   [[nodiscard]] virtual sdk::Timing timing() const = 0;
   /// Waits for every operation issued so far.
   virtual void synchronize() = 0;

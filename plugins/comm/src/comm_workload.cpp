@@ -233,9 +233,7 @@ sdk::Case CommWorkload::begin_case(std::size_t index) {
   for (int i = 0; i < config_.warmup_ops; ++i) {
     if (i % 64 == 63) {
       backend_->synchronize();
-      std::int32_t stop = host_.cancelled() || host_.now() - start > config_.max_time ? 1 : 0;
-      host_.broadcast(&stop, sizeof stop, 0);
-      if (stop != 0) {
+      if (agreed_stop(host_.cancelled() || host_.now() - start > config_.max_time)) {
         break;
       }
     }
@@ -255,12 +253,46 @@ sdk::Case CommWorkload::begin_case(std::size_t index) {
   return out;
 }
 
+bool CommWorkload::agreed_stop(bool mine) {
+  std::int32_t stop = mine ? 1 : 0;
+  host_.broadcast(&stop, sizeof stop, 0);
+  return stop != 0;
+}
+
+void CommWorkload::issue_in_chunks(const CaseSpec& c, const Buffers& b) {
+  const std::size_t element = sdk::dtype_size(config_.type);
+  const std::size_t per_chunk = std::max<std::size_t>(1, kHostChunkBytes / element);
+  for (std::size_t done = 0; done < c.shape.count; done += per_chunk) {
+    if (done > 0 && agreed_stop(host_.cancelled())) {
+      throw sdk::Cancelled("stopped between chunks of a host collective: the runner's time or Ctrl-C");
+    }
+    Shape chunk = c.shape;
+    chunk.count = std::min(per_chunk, c.shape.count - done);
+    const Buffers part{static_cast<const char*>(b.send) + done * element, static_cast<char*>(b.recv) + done * element};
+    issue(backend_->comm(), c.collective, part, chunk, config_.type, config_.op, config_.root);
+  }
+}
+
 void CommWorkload::run(const sdk::SampleRequest& request, sdk::SampleResult& result) {
   const CaseSpec& c = *current_;
   const Buffers b = buffers(c);
   sdk::Communicator& comm = backend_->comm();
+  // A host collective of a gigabyte on a loaded machine can outlast the runner's grace after its time is up: one whose
+  // elements reduce or copy independently runs in chunks, every rank agreeing between them whether to stop (MPI
+  // pipelines such a message in chunks of its own, so the bandwidth is that of one operation).
+  const bool chunked = backend_->timing() == sdk::Timing::plugin_wall && c.shape.bytes > kHostChunkBytes &&
+                       (c.collective == Collective::all_reduce || c.collective == Collective::broadcast ||
+                        c.collective == Collective::reduce);
   result.seconds = backend_->time(
-      request.iterations, [&] { issue(comm, c.collective, b, c.shape, config_.type, config_.op, config_.root); });
+      request.iterations,
+      [&] {
+        if (chunked) {
+          issue_in_chunks(c, b);
+        } else {
+          issue(comm, c.collective, b, c.shape, config_.type, config_.op, config_.root);
+        }
+      },
+      [&] { return agreed_stop(host_.cancelled()); });
   result.timing = backend_->timing();
   if (!request.warmup) {
     local_times_.push_back(result.seconds / request.iterations);

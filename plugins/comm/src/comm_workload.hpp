@@ -67,6 +67,12 @@ private:
   [[nodiscard]] std::pair<std::size_t, std::size_t> largest_buffers() const;
   void check_host_memory(std::int64_t max_bytes) const;
   void prepare_buffers(const CaseSpec& c, const Pattern& pattern);
+  /// Whether every rank stops: rank 0's `mine` is everyone's answer, so every rank issues the same collectives.
+  bool agreed_stop(bool mine);
+  /// One element-wise collective (all_reduce, broadcast, reduce) of host memory in chunks of kHostChunkBytes, the
+  /// ranks agreeing between chunks whether to stop (sdk::Cancelled).
+  void issue_in_chunks(const CaseSpec& c, const Buffers& b);
+  static constexpr std::uint64_t kHostChunkBytes = std::uint64_t{64} << 20;
   Buffers buffers(const CaseSpec& c);
   std::string check(const CaseSpec& c, std::uint64_t& wrong);
   double peak_link() const;

@@ -59,3 +59,30 @@ TEST_CASE("without sizes the time left is the mean time per case") {
   CHECK(t.estimate(5) == doctest::Approx(10.0));
   CHECK(TimeLeft().estimate(5) == 0);
 }
+
+TEST_CASE("one slow case on a loaded machine does not swing the time left from minutes to hours and back") {
+  // A recorded pattern: a doubling sweep where one mid-size case took 400 times its due (the machine was busy).
+  TimeLeft t;
+  double elapsed = 0;
+  std::vector<double> shown;
+  for (int log2 = 20; log2 <= 26; ++log2) {
+    const double bytes = std::ldexp(1.0, log2);
+    const double seconds = log2 == 24 ? 400 * (0.01 + bytes / 10e9) : 0.01 + bytes / 10e9;
+    t.add(seconds, bytes);
+    elapsed += seconds;
+    shown.push_back(t.steady_estimate(elapsed, static_cast<std::size_t>(30 - log2)));
+  }
+  // The raw estimate after the slow case jumps by more than 100 times; the steadied one moves by far less.
+  TimeLeft raw;
+  double raw_before = 0, raw_after = 0;
+  for (int log2 = 20; log2 <= 24; ++log2) {
+    const double bytes = std::ldexp(1.0, log2);
+    raw.add(log2 == 24 ? 400 * (0.01 + bytes / 10e9) : 0.01 + bytes / 10e9, bytes);
+    (log2 == 23 ? raw_before : raw_after) = raw.estimate(static_cast<std::size_t>(30 - log2));
+  }
+  CHECK(raw_after > 100 * raw_before);
+  CHECK(shown[4] < 5 * shown[3]);
+  for (const double s : shown) {
+    CHECK(s >= 0);
+  }
+}

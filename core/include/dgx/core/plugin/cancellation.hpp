@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace dgx {
 
@@ -34,10 +35,20 @@ void set_call_deadline(double steady_seconds, const std::string& what = {});
 /// Sets a call deadline for its lifetime.
 class CallDeadline {
 public:
-  CallDeadline(double steady_seconds, const std::string& what) { set_call_deadline(steady_seconds, what); }
+  CallDeadline(double steady_seconds, const std::string& what) : what_(what) {
+    set_call_deadline(steady_seconds, what);
+  }
   ~CallDeadline() { set_call_deadline(0); }
+  /// Moves the deadline, with what it now is.
+  void move_to(double steady_seconds, std::string what) {
+    what_ = std::move(what);
+    set_call_deadline(steady_seconds, what_);
+  }
   CallDeadline(const CallDeadline&) = delete;
   CallDeadline& operator=(const CallDeadline&) = delete;
+
+private:
+  std::string what_;
 };
 
 }  // namespace dgx
