@@ -131,6 +131,28 @@ TEST_CASE("a plugin that sets SIGINT and SIGTERM to SIG_IGN leaves Ctrl-C workin
   CHECK(doc["results"].as_array().size() == 1);
 }
 
+TEST_CASE("a plugin thread that keeps re-ignoring SIGINT and SIGTERM cannot make the host lose them: exit 130") {
+  // From its fourth sample on the plugin runs a thread that sets both to SIG_IGN again and again; SIGTERM then
+  // (what Slurm and Kubernetes send) or Ctrl-C must still stop the run with its results. timeout(1) passes the
+  // signal on, and ends a run that lost it after 60 s (exit 124).
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    CAPTURE(signal_number);
+    TempDir dir;
+    const auto results = dir.path() / "r.json";
+    const ProcessResult r = run_process_signalled(
+        "/usr/bin/timeout",
+        std::vector<std::string>{"60", DGX_TEST_DGXHOST} + misbehave("ignore-signals-thread") +
+            std::vector<std::string>{"--set", "runner.min_time=1000", "--set", "runner.max_time=600", "--set",
+                                     "runner.max_samples=1000000000", "-o", results.string()},
+        {{"DGX_RUNS_DIR", "off"}}, signal_number, [](const std::string& err, double) {
+          return err.find("misbehaving now: ignore-signals-thread") != std::string::npos;
+        });
+    CHECK(r.exit_code == 130);
+    const json::Value doc = json::parse(read(results));
+    CHECK(doc["status"]["exit_code"].as_int() == 130);
+  }
+}
+
 TEST_CASE("a run() that never returns is ended after runner.max_time and the grace period, named, exit 6") {
   const ProcessResult r = dgxhost(misbehave("busy") + std::vector<std::string>{"--set", "runner.max_time=0.1"},
                                   {{"DGX_INTERRUPT_GRACE_S", "1"}});

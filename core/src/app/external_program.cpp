@@ -60,8 +60,17 @@ Expected<ProgramOutput> run_program(const std::vector<std::string>& argv, std::s
     args.push_back(w.data());
   }
   args.push_back(nullptr);
+  // The host blocks SIGINT and SIGTERM in its threads (a thread of its own takes them): the program gets the usual
+  // mask, so that Ctrl-C and a scheduler's SIGTERM reach it.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   write_end = UniqueFd();
   if (rc != 0) {

@@ -9,6 +9,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "dgx/core/plugin/crash_report.hpp"
 
@@ -37,6 +39,31 @@ extern "C" void on_signal(int signal_number) {
 
 extern "C" void on_deadline(int) { end_after_interrupt(g_grace_s.load()); }
 
+// SIGINT and SIGTERM are blocked in every thread the host starts from install_cancellation_handlers() on (plugin
+// threads inherit the mask), and this thread takes them with sigwait: a blocked signal stays pending whatever a
+// plugin thread sets its disposition to, so a plugin that keeps re-ignoring them can no longer make the host lose
+// them. The handler stays installed for threads started before (MPI's), which do not block them.
+void wait_for_signals(sigset_t set) {
+  for (;;) {
+    int signal_number = 0;
+    if (::sigwait(&set, &signal_number) != 0) {
+      continue;
+    }
+    if (!g_cancel.exchange(true)) {
+      ::alarm(g_grace_s.load());
+      continue;
+    }
+    if (signal_number == SIGINT) {  // the second Ctrl-C: ended by SIGINT at once, as a shell expects
+      std::signal(SIGINT, SIG_DFL);
+      sigset_t interrupt;
+      sigemptyset(&interrupt);
+      sigaddset(&interrupt, SIGINT);
+      ::pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
+      ::raise(SIGINT);
+    }
+  }
+}
+
 }  // namespace
 
 void install_cancellation_handlers() {
@@ -55,6 +82,15 @@ void install_cancellation_handlers() {
   action.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  static std::once_flag started;
+  std::call_once(started, [] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(wait_for_signals, set).detach();
+  });
 }
 
 bool cancel_requested() { return g_cancel.load(); }

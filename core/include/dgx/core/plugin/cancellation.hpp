@@ -13,6 +13,10 @@ namespace dgx {
 
 inline constexpr unsigned kInterruptGraceSeconds = 10;
 
+/// Makes SIGINT and SIGTERM ask the run to stop (cancel_requested), a second SIGINT end the process at once, and
+/// the grace period (SIGALRM) end a run that does not stop. Blocks both in the calling thread and in every thread it
+/// starts later, and takes them in a thread of its own (sigwait), so a plugin thread setting them to SIG_IGN cannot
+/// make them lost; call it before any plugin is loaded.
 void install_cancellation_handlers();
 [[nodiscard]] bool cancel_requested();
 void request_cancel();  // what the signal handler does; for tests
