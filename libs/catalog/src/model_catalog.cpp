@@ -148,11 +148,10 @@ void read_layer_kinds(const TomlTable& t, ModelConfig& m) {
   require(m.extra_params >= 0, t, "extra_params", "must be a count of at least 0");
   if (t.contains("checkpoint")) {
     const TomlTable checkpoint = t.table("checkpoint");
-    m.checkpoint.weights = parse_enum(checkpoint, "weights", parse_weight_format, "bf16, fp8, fp8-block, mxfp4, nvfp4");
+    m.checkpoint.weights =
+        parse_enum(checkpoint, "weights", parse_weight_format, "bf16, fp8, fp8-block, mxfp4, nvfp4, int4");
     if (checkpoint.contains("quantized")) {
-      const std::string part = checkpoint.string("quantized");
-      require(part == "all" || part == "experts", checkpoint, "quantized", "must be \"all\" or \"experts\"");
-      m.checkpoint.quantized = part == "experts" ? QuantizedPart::experts : QuantizedPart::all;
+      m.checkpoint.quantized = parse_enum(checkpoint, "quantized", parse_quantized_part, "all, mlp, experts");
     }
   }
   check_layer_kinds(t, m);
