@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/hf_config.hpp"
 #include "dgx/catalog/toml_table.hpp"
 
 namespace dgx::catalog {
@@ -199,6 +200,9 @@ Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view f
 }
 
 Expected<ModelConfig> find_model(std::string_view name) {
+  if (names_hf_config(name)) {  // a Hugging Face config.json, or a folder holding one
+    return read_hf_config(std::filesystem::path(std::string(name)));
+  }
   auto model = load_catalog_entry("models", "model", name, parse_model);
   if (model) {
     return model;

@@ -1,11 +1,13 @@
 #include "dgx/catalog/framework.hpp"
 #include "dgx/catalog/model_catalog.hpp"
+#include "dgx/catalog/model_params.hpp"
 #include "dgx/catalog/precision.hpp"
 #include "dgx/catalog/pricing.hpp"
 #include "dgx/catalog/system_catalog.hpp"
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 using namespace dgx::catalog;
@@ -194,4 +196,17 @@ TEST_CASE("a model without groups is one group of its default layers, and its vi
   CHECK(mix[0].count == 2);
   CHECK(mix[0].mlp == Mlp::dense);
   CHECK(m->layer_view(mix[0]).ffn == m->ffn);
+}
+
+TEST_CASE("find_model reads a config.json by its path, or by the folder that holds it, and says what is wrong") {
+  const std::filesystem::path folder = std::filesystem::path(DGX_SOURCE_DIR) / "tests/libs/catalog/data/hf-configs";
+  const auto hf = find_model((folder / "meta-llama--Meta-Llama-3.1-70B_config.json").string());
+  REQUIRE_MESSAGE(hf.has_value(), (hf ? "" : hf.error().message));
+  // The same architecture as the catalog's llama3.1-70b, under the name its repository gives it.
+  CHECK(hf->name == "meta-llama-3.1-70b");
+  CHECK(count_parameters(*hf).total == count_parameters(*find_model("llama3.1-70b")).total);
+  const auto missing = find_model("no-such-folder/config.json");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message == "no-such-folder/config.json: No such file or directory");
+  CHECK(find_model("llama3.1-70b.json").error().message.find("llama3.1-70b.json: ") == 0);  // a path, not a name
 }
