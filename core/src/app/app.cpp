@@ -15,6 +15,7 @@
 #include "dgx/core/support/files.hpp"
 #include "history_command.hpp"
 #include "import_command.hpp"
+#include "model_command.hpp"
 #include "platform_check_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
@@ -93,6 +94,9 @@ int run_app(int argc, const char* const* argv) {
   }
   if (argc >= 2 && std::string(argv[1]) == "history") {
     return finish_stdout(nullptr, run_history(argc - 1, argv + 1));
+  }
+  if (argc >= 2 && std::string(argv[1]) == "model") {
+    return finish_stdout(nullptr, run_model(argc - 1, argv + 1));
   }
   auto options = parse_or_resume(argc, argv);
   if (!options) {
