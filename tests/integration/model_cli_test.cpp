@@ -23,7 +23,7 @@ std::string hf_config(const std::string& repo) {
   return std::string(DGX_TEST_HF_CONFIGS) + "/" + repo + "_config.json";
 }
 
-const std::string kLlama70b = "meta-llama--Meta-Llama-3.1-70B";
+constexpr const char* kLlama70b = "meta-llama--Meta-Llama-3.1-70B";
 
 ProcessResult show(const std::vector<std::string>& args) {
   return dgxhost(std::vector<std::string>{"model", "show"} + args);

@@ -39,10 +39,10 @@ void read_context(const JsonFields& t, HfModel& out) {
   }
   const std::string type = rope->optional_string("rope_type").value_or(rope->optional_string("type").value_or("?"));
   const auto factor = rope->optional_number("factor");
-  out.notes.push_back("context " + std::to_string(out.model.context) +
-                      " is max_position_embeddings (taken); the native context is " +
-                      std::to_string(out.native_context) + ", extended by " + type + " rope scaling" +
-                      (factor ? " x" + plain_number(*factor) : std::string()));
+  out.notes.emplace_back("context " + std::to_string(out.model.context) +
+                         " is max_position_embeddings (taken); the native context is " +
+                         std::to_string(out.native_context) + ", extended by " + type + " rope scaling" +
+                         (factor ? " x" + plain_number(*factor) : std::string()));
 }
 
 /// A rotary embedding on part of each head (Qwen3.5's partial_rotary_factor, MiniMax's rotary_dim): a note, the
@@ -53,8 +53,8 @@ void read_partial_rotary(const JsonFields& t, HfModel& out) {
     fraction = rope->optional_number("partial_rotary_factor");
   }
   if (fraction && *fraction > 0 && *fraction < 1) {
-    out.notes.push_back("rotary embedding on " + plain_number(*fraction * 100) +
-                        "% of each head (partial_rotary_factor)");
+    out.notes.emplace_back("rotary embedding on " + plain_number(*fraction * 100) +
+                           "% of each head (partial_rotary_factor)");
   }
 }
 
@@ -127,8 +127,8 @@ int shared_expert_count(std::int64_t shared_ffn, std::int64_t expert_ffn, std::v
     return static_cast<int>(shared_ffn / expert_ffn);
   }
   const int nearest = std::max(1, static_cast<int>(std::lround(static_cast<double>(shared_ffn) / expert_ffn)));
-  notes.push_back("shared expert of " + std::to_string(shared_ffn) + " modelled as " + std::to_string(nearest) +
-                  " expert(s) of " + std::to_string(expert_ffn));
+  notes.emplace_back("shared expert of " + std::to_string(shared_ffn) + " modelled as " + std::to_string(nearest) +
+                     " expert(s) of " + std::to_string(expert_ffn));
   return nearest;
 }
 
@@ -161,7 +161,7 @@ void read_qwen3(const JsonFields& root, HfModel& out) {
   m.qk_norm = true;
   m.linear_bias = t.boolean("attention_bias", false);
   if (m.linear_bias) {
-    out.notes.push_back("biases on the attention projections only, modelled on every GEMM");
+    out.notes.emplace_back("biases on the attention projections only, modelled on every GEMM");
   }
   if (t.boolean("use_sliding_window", false)) {
     t.fail("use_sliding_window", "is true: sliding windows above max_window_layers are not read (expected false)");
@@ -194,17 +194,17 @@ void read_minimax_m2(const JsonFields& root, HfModel& out) {
   m.shared_experts = shared_expert_count(t.count("shared_intermediate_size"), m.ffn, out.notes);
   m.qk_norm = t.boolean("use_qk_norm", false);
   if (m.qk_norm && t.optional_string("qk_norm_type").value_or("") == "per_layer") {
-    out.notes.push_back("q/k norms over all heads at once (qk_norm_type per_layer), modelled per head");
+    out.notes.emplace_back("q/k norms over all heads at once (qk_norm_type per_layer), modelled per head");
   }
   if (t.has("rotary_dim") && t.positive("rotary_dim") < m.head_dim()) {
-    out.notes.push_back("rotary embedding on " + std::to_string(t.positive("rotary_dim")) + " of the " +
-                        std::to_string(m.head_dim()) + " channels of each head (rotary_dim)");
+    out.notes.emplace_back("rotary embedding on " + std::to_string(t.positive("rotary_dim")) + " of the " +
+                           std::to_string(m.head_dim()) + " channels of each head (rotary_dim)");
   }
   if (t.boolean("use_mtp", false)) {
     m.mtp_layers = t.count("num_mtp_modules");
     if (t.count("mtp_transformer_layers", 1) != 1) {
-      out.notes.push_back("each MTP module has " + std::to_string(t.count("mtp_transformer_layers")) +
-                          " layers, modelled as one");
+      out.notes.emplace_back("each MTP module has " + std::to_string(t.count("mtp_transformer_layers")) +
+                             " layers, modelled as one");
     }
   }
 }

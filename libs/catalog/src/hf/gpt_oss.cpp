@@ -33,10 +33,10 @@ void read_gpt_oss(const JsonFields& root, HfModel& out) {
                               " layers (num_hidden_layers)");
   }
   settle_layers(layers, m);
-  out.notes.push_back("attention sinks (a learned logit per head) are modelled as plain attention and not counted");
+  out.notes.emplace_back("attention sinks (a learned logit per head) are modelled as plain attention and not counted");
   if (m.glu_clamp > 0) {
-    out.notes.push_back("the GLU's inputs are clamped at " + plain_number(m.glu_clamp) +
-                        " (swiglu_limit), with a +1 offset on the linear half");
+    out.notes.emplace_back("the GLU's inputs are clamped at " + plain_number(m.glu_clamp) +
+                           " (swiglu_limit), with a +1 offset on the linear half");
   }
 }
 

@@ -59,7 +59,7 @@ void read_llama4(const JsonFields& root, HfModel& out) {
   const int dense_ffn = t.positive("intermediate_size_mlp");
   m.qk_norm = t.boolean("use_qk_norm", false);
   if (m.qk_norm) {
-    out.notes.push_back("q/k norms are L2 norms without weights, on the RoPE layers only");
+    out.notes.emplace_back("q/k norms are L2 norms without weights, on the RoPE layers only");
   }
   const int chunk = t.count("attention_chunk_size");
   const std::vector<bool> rope = rope_layers(t, m.layers);
@@ -79,7 +79,7 @@ void read_llama4(const JsonFields& root, HfModel& out) {
                         " tokens with RoPE");
   }
   if (root.has("vision_config")) {
-    out.notes.push_back("the vision encoder (vision_config) is not counted");
+    out.notes.emplace_back("the vision encoder (vision_config) is not counted");
   }
 }
 

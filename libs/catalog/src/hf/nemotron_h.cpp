@@ -69,8 +69,8 @@ void read_nemotron_h(const JsonFields& root, HfModel& out) {
   }
   settle_layers(layers, m);
   if (pattern.find('*') != std::string::npos) {
-    out.notes.push_back("attention layers without position embedding (the Mamba layers carry position), modelled "
-                        "with a rotary pass");
+    out.notes.emplace_back("attention layers without position embedding (the Mamba layers carry position), modelled "
+                           "with a rotary pass");
   }
 }
 

@@ -38,11 +38,11 @@ QuantizedPart quantized_part(const Excluded& e, const ModelConfig& m, std::vecto
     return QuantizedPart::all;
   }
   if (m.moe() && (e.other_mlps || !has_dense_mlps(m))) {
-    notes.push_back("the checkpoint quantizes the routed experts only (attention" +
-                    std::string(has_dense_mlps(m) ? ", dense MLPs and shared experts" : "") + " in BF16)");
+    notes.emplace_back("the checkpoint quantizes the routed experts only (attention" +
+                       std::string(has_dense_mlps(m) ? ", dense MLPs and shared experts" : "") + " in BF16)");
     return QuantizedPart::experts;
   }
-  notes.push_back("the checkpoint quantizes the MLPs (the attention projections it excludes in BF16)");
+  notes.emplace_back("the checkpoint quantizes the MLPs (the attention projections it excludes in BF16)");
   return QuantizedPart::mlp;
 }
 

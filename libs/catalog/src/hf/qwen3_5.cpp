@@ -65,7 +65,7 @@ void read_qwen3_5(const JsonFields& root, HfModel& out) {
     m.ffn = t.positive("moe_intermediate_size");
     m.shared_experts = shared_expert_count(t.count("shared_expert_intermediate_size"), m.ffn, out.notes);
     if (m.shared_experts > 0) {
-      out.notes.push_back("the shared expert's sigmoid gate (hidden -> 1) is not counted");
+      out.notes.emplace_back("the shared expert's sigmoid gate (hidden -> 1) is not counted");
     }
     dense_only = t.has("mlp_only_layers") ? t.integers("mlp_only_layers") : dense_only;
     dense_ffn = dense_only.empty() ? 0 : t.positive("intermediate_size");
