@@ -224,7 +224,9 @@ TEST_CASE("the presets generated from a config.json read as that config.json doe
       {"kimi-k2", "moonshotai--Kimi-K2-Instruct"},
       {"glm-5", "zai-org--GLM-5"},
       {"nemotron-h-56b", "nvidia--Nemotron-H-56B-Base-8K"}};
-  for (const auto& [name, repo] : presets) {
+  for (const auto& preset_and_repo : presets) {  // named members: doctest's CAPTURE cannot take a binding (clang)
+    const char* name = preset_and_repo.first;
+    const char* repo = preset_and_repo.second;
     CAPTURE(name);
     const auto preset = find_model(name);
     const auto config = read_hf_config(folder / (std::string(repo) + "_config.json"));
