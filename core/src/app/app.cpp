@@ -18,6 +18,7 @@
 #include "dgx/core/support/text.hpp"
 #include "history_command.hpp"
 #include "import_command.hpp"
+#include "model_command.hpp"
 #include "platform_check_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
@@ -87,6 +88,7 @@ constexpr Subcommand kSubcommands[] = {
     {"launch", &run_launch, true},  // loads the plugins to check what the ranks will run
     {"compare", &run_compare, false}, {"verdict", &run_verdict, true},  // the projections run plugins
     {"import", &run_import, false},   {"store", &run_store, false},    {"history", &run_history, false},
+    {"model", &run_model, false},
 };
 
 /// "unknown command 'histroy'; did you mean 'history'? ..." for a first word that names no command (dgxhost takes

@@ -125,7 +125,9 @@ std::string cli_help() {
          "      step; verdicts)\n"
          "  dgxhost store add FILE... | store info [--store FILE|URL]   (record results files or logs in the store)\n"
          "  dgxhost history [--plugin W] [--where KEY=VALUE ...] [--metric M] [--since DATE] [--detect]   (series\n"
-         "      over time from the store; --detect finds regressions, exit code 5 for a new one)\n\n"
+         "      over time from the store; --detect finds regressions, exit code 5 for a new one)\n"
+         "  dgxhost model show PATH/config.json|NAME [--format text|toml]   (what dgxhost understands of a model;\n"
+         "      toml: the catalog file of it)\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)

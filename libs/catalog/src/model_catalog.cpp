@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/hf_config.hpp"
 #include "dgx/catalog/toml_table.hpp"
 
 namespace dgx::catalog {
@@ -148,11 +149,10 @@ void read_layer_kinds(const TomlTable& t, ModelConfig& m) {
   require(m.extra_params >= 0, t, "extra_params", "must be a count of at least 0");
   if (t.contains("checkpoint")) {
     const TomlTable checkpoint = t.table("checkpoint");
-    m.checkpoint.weights = parse_enum(checkpoint, "weights", parse_weight_format, "bf16, fp8, fp8-block, mxfp4, nvfp4");
+    m.checkpoint.weights =
+        parse_enum(checkpoint, "weights", parse_weight_format, "bf16, fp8, fp8-block, mxfp4, nvfp4, int4");
     if (checkpoint.contains("quantized")) {
-      const std::string part = checkpoint.string("quantized");
-      require(part == "all" || part == "experts", checkpoint, "quantized", "must be \"all\" or \"experts\"");
-      m.checkpoint.quantized = part == "experts" ? QuantizedPart::experts : QuantizedPart::all;
+      m.checkpoint.quantized = parse_enum(checkpoint, "quantized", parse_quantized_part, "all, mlp, experts");
     }
   }
   check_layer_kinds(t, m);
@@ -200,6 +200,9 @@ Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view f
 }
 
 Expected<ModelConfig> find_model(std::string_view name) {
+  if (names_hf_config(name)) {  // a Hugging Face config.json, or a folder holding one
+    return read_hf_config(std::filesystem::path(std::string(name)));
+  }
   auto model = load_catalog_entry("models", "model", name, parse_model);
   if (model) {
     return model;

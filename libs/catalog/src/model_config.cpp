@@ -61,13 +61,28 @@ std::string_view to_string(WeightFormat format) {
   case WeightFormat::fp8_block: return "fp8-block";
   case WeightFormat::mxfp4: return "mxfp4";
   case WeightFormat::nvfp4: return "nvfp4";
+  case WeightFormat::int4: return "int4";
   }
   return "?";
 }
 
 std::optional<WeightFormat> parse_weight_format(std::string_view text) {
-  constexpr WeightFormat kAll[] = {WeightFormat::bf16, WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::mxfp4,
-                                   WeightFormat::nvfp4};
+  constexpr WeightFormat kAll[] = {WeightFormat::bf16,  WeightFormat::fp8,   WeightFormat::fp8_block,
+                                   WeightFormat::mxfp4, WeightFormat::nvfp4, WeightFormat::int4};
+  return parse_by_name(text, kAll);
+}
+
+std::string_view to_string(QuantizedPart part) {
+  switch (part) {
+  case QuantizedPart::all: return "all";
+  case QuantizedPart::mlp: return "mlp";
+  case QuantizedPart::experts: return "experts";
+  }
+  return "?";
+}
+
+std::optional<QuantizedPart> parse_quantized_part(std::string_view text) {
+  constexpr QuantizedPart kAll[] = {QuantizedPart::all, QuantizedPart::mlp, QuantizedPart::experts};
   return parse_by_name(text, kAll);
 }
 

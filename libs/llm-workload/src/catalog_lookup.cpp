@@ -4,6 +4,7 @@
 #include <dgx/sdk/text.hpp>
 
 #include "dgx/catalog/catalog_files.hpp"
+#include "dgx/catalog/hf_config.hpp"
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/workload_preset.hpp"
 
@@ -40,10 +41,15 @@ PriceResolution chosen(const PriceChoice& choice, std::vector<std::string> provi
 ModelConfig lookup_model(const std::string& name, std::string_view key) {
   auto model = find_model(name);
   if (model) {
-    if (model->name != name) {  // an alias: the notes say which model stands for it
+    if (catalog::names_hf_config(name)) {  // a config.json: the notes say which file
+      model->display += ", read from " + name;
+    } else if (model->name != name) {  // an alias: the notes say which model stands for it
       model->display += ", the architecture of " + name;
     }
     return std::move(model).value();
+  }
+  if (catalog::names_hf_config(name)) {  // a config.json: its own error names the file, the field and the reason
+    throw InvalidArgument(std::string(key) + ": " + model.error().message);
   }
   // A preset name given as the model ("llama70b") most likely means that preset's model.
   const auto preset = find_workload_preset(name);

@@ -136,7 +136,9 @@ void read_explore(const dgx::sdk::Host& host, TrainingSettings& s) {
 std::vector<Param> training_params(const TrainingDefaults& d) {
   // Keys that only --mode project reads say so: explore sweeps layouts, batch splits and recompute itself.
   return {
-      Param::string(key::model, d.model, "model to train, from the model catalog: " + text::join(model_names())),
+      Param::string(key::model, d.model,
+                    "model to train, from the model catalog (" + text::join(model_names()) +
+                        ") or a Hugging Face config.json: PATH/config.json or its folder"),
       Param::string(key::system, "h100-sxm", system_help()),
       Param::string_list(key::framework, {},
                          "software release(s) whose calibrated profile the projection uses, from configs/frameworks: " +

@@ -21,7 +21,8 @@ std::vector<Param> inference_params() {
   namespace c = llm::serve_constants;
   return {
       Param::string(key::model, "llama3.1-8b",
-                    "model to serve, from the model catalog: " + dgx::sdk::text::join(llm::model_names())),
+                    "model to serve, from the model catalog (" + dgx::sdk::text::join(llm::model_names()) +
+                        ") or a Hugging Face config.json: PATH/config.json or its folder"),
       Param::string(key::system, "h100-sxm", workload::system_help()),
       Param::integer(key::fleet_gpus, 8,
                      "GPUs of the fleet: replicas = serve.fleet_gpus / (TP x PP); explore keeps replicas within it "

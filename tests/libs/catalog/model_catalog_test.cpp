@@ -1,21 +1,26 @@
 #include "dgx/catalog/framework.hpp"
+#include "dgx/catalog/hf_config.hpp"
 #include "dgx/catalog/model_catalog.hpp"
+#include "dgx/catalog/model_params.hpp"
 #include "dgx/catalog/precision.hpp"
 #include "dgx/catalog/pricing.hpp"
 #include "dgx/catalog/system_catalog.hpp"
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
+#include <utility>
 
 using namespace dgx::catalog;
 
-TEST_CASE("the embedded model catalog holds all 20 models with their required fields") {
-  const std::vector<std::string> expected = {"deepseek-v3",   "gpt-oss-120b",   "gpt3-175b",       "gpt3-20b",
-                                             "gpt3-5b",       "llama2-13b",     "llama2-70b",      "llama2-7b",
-                                             "llama3-70b",    "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",
-                                             "mixtral-8x22b", "mixtral-8x7b",   "nemotron-22b",    "nemotron-8b",
-                                             "nemotron4-15b", "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b"};
+TEST_CASE("the embedded model catalog holds all 27 models with their required fields") {
+  const std::vector<std::string> expected = {
+      "deepseek-v3",     "glm-5",         "gpt-oss-120b", "gpt-oss-20b",     "gpt3-175b",     "gpt3-20b",
+      "gpt3-5b",         "kimi-k2",       "llama2-13b",   "llama2-70b",      "llama2-7b",     "llama3-70b",
+      "llama3.1-405b",   "llama3.1-70b",  "llama3.1-8b",  "llama4-maverick", "llama4-scout",  "mixtral-8x22b",
+      "mixtral-8x7b",    "nemotron-22b",  "nemotron-8b",  "nemotron-h-56b",  "nemotron4-15b", "nemotron4-340b",
+      "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b"};
   CHECK(model_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);
@@ -24,7 +29,7 @@ TEST_CASE("the embedded model catalog holds all 20 models with their required fi
     CHECK(m->name == name);
     CHECK_FALSE(m->source.empty());
     CHECK(m->layers > 0);
-    CHECK(m->hidden % m->heads == 0);
+    CHECK((m->hidden % m->heads == 0 || m->head_dim_override > 0 || m->mla()));
     CHECK(m->heads % m->kv_groups == 0);
     CHECK(m->ffn > 0);
     CHECK(m->vocab > 0);
@@ -194,4 +199,51 @@ TEST_CASE("a model without groups is one group of its default layers, and its vi
   CHECK(mix[0].count == 2);
   CHECK(mix[0].mlp == Mlp::dense);
   CHECK(m->layer_view(mix[0]).ffn == m->ffn);
+}
+
+TEST_CASE("find_model reads a config.json by its path, or by the folder that holds it, and says what is wrong") {
+  const std::filesystem::path folder = std::filesystem::path(DGX_SOURCE_DIR) / "tests/libs/catalog/data/hf-configs";
+  const auto hf = find_model((folder / "meta-llama--Meta-Llama-3.1-70B_config.json").string());
+  REQUIRE_MESSAGE(hf.has_value(), (hf ? "" : hf.error().message));
+  // The same architecture as the catalog's llama3.1-70b, under the name its repository gives it.
+  CHECK(hf->name == "meta-llama-3.1-70b");
+  CHECK(count_parameters(*hf).total == count_parameters(*find_model("llama3.1-70b")).total);
+  const auto missing = find_model("no-such-folder/config.json");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message == "no-such-folder/config.json: No such file or directory");
+  CHECK(find_model("llama3.1-70b.json").error().message.find("llama3.1-70b.json: ") == 0);  // a path, not a name
+}
+
+TEST_CASE("the presets generated from a config.json read as that config.json does, context and all") {
+  const std::filesystem::path folder = std::filesystem::path(DGX_SOURCE_DIR) / "tests/libs/catalog/data/hf-configs";
+  const std::pair<const char*, const char*> presets[] = {
+      {"qwen3-32b", "Qwen--Qwen3-32B"},
+      {"llama4-scout", "meta-llama--Llama-4-Scout-17B-16E-Instruct"},
+      {"llama4-maverick", "meta-llama--Llama-4-Maverick-17B-128E-Instruct"},
+      {"gpt-oss-20b", "openai--gpt-oss-20b"},
+      {"kimi-k2", "moonshotai--Kimi-K2-Instruct"},
+      {"glm-5", "zai-org--GLM-5"},
+      {"nemotron-h-56b", "nvidia--Nemotron-H-56B-Base-8K"}};
+  for (const auto& preset_and_repo : presets) {  // named members: doctest's CAPTURE cannot take a binding (clang)
+    const char* name = preset_and_repo.first;
+    const char* repo = preset_and_repo.second;
+    CAPTURE(name);
+    const auto preset = find_model(name);
+    const auto config = read_hf_config(folder / (std::string(repo) + "_config.json"));
+    REQUIRE_MESSAGE(preset.has_value(), (preset ? "" : preset.error().message));
+    REQUIRE(config.has_value());
+    CHECK(count_parameters(*preset).total == count_parameters(*config).total);
+    CHECK(count_parameters(*preset).active == count_parameters(*config).active);
+    CHECK(preset->context == config->context);
+    CHECK(preset->seq_len == config->seq_len);
+    CHECK(preset->layer_groups.size() == config->layer_groups.size());
+    CHECK(preset->checkpoint.weights == config->checkpoint.weights);
+  }
+}
+
+TEST_CASE("qwen3-30b-a3b's context is its config.json's max_position_embeddings, room for 8K + 1K tokens") {
+  const auto qwen = find_model("qwen3-30b-a3b");
+  REQUIRE(qwen.has_value());
+  CHECK(qwen->context == 40960);
+  CHECK(qwen->context >= 8192 + 1024);
 }

@@ -53,32 +53,6 @@ TEST_CASE("mixture-of-experts FLOPs count the top-k experts a token uses") {
   CHECK(model_flops_per_sequence(moe, 4096) == doctest::Approx(model_flops_per_sequence(dense, 4096)));
 }
 
-TEST_CASE("parameter counts of known models match their model cards") {
-  CHECK(count_parameters(catalog_model("llama3.1-8b")).total == doctest::Approx(8.03e9).epsilon(0.002));
-  CHECK(count_parameters(catalog_model("llama3.1-70b")).total == doctest::Approx(70.6e9).epsilon(0.002));
-  CHECK(count_parameters(catalog_model("llama3.1-405b")).total == doctest::Approx(405.9e9).epsilon(0.002));
-  CHECK(count_parameters(catalog_model("llama2-7b")).total == doctest::Approx(6.74e9).epsilon(0.002));
-  CHECK(count_parameters(catalog_model("gpt3-175b")).total == doctest::Approx(174.6e9).epsilon(0.005));
-  const ParameterCount mixtral = count_parameters(catalog_model("mixtral-8x7b"));
-  CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005));
-  CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.005));
-}
-
-TEST_CASE("parameter counts of the newer MoE models match their model cards") {
-  const ParameterCount ds = count_parameters(catalog_model("deepseek-v3"));
-  CHECK(ds.total == doctest::Approx(671e9).epsilon(0.005));  // 671B, 37B active; the MTP module apart
-  CHECK(ds.active == doctest::Approx(37.5e9).epsilon(0.01));
-  CHECK(ds.mtp > 10e9);
-  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).total == doctest::Approx(30.5e9).epsilon(0.005));
-  CHECK(count_parameters(catalog_model("qwen3-30b-a3b")).active == doctest::Approx(3.3e9).epsilon(0.02));
-  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).total == doctest::Approx(235e9).epsilon(0.005));
-  CHECK(count_parameters(catalog_model("qwen3-235b-a22b")).active == doctest::Approx(22e9).epsilon(0.02));
-  // gpt-oss: 116.8B; its card's 5.1B active leaves the input embedding (0.58B) out.
-  const ParameterCount oss = count_parameters(catalog_model("gpt-oss-120b"));
-  CHECK(oss.total == doctest::Approx(116.8e9).epsilon(0.005));
-  CHECK(oss.active - oss.embedding == doctest::Approx(5.13e9).epsilon(0.01));
-}
-
 TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers, MTP adds its layer and head") {
   ModelConfig ds = catalog_model("deepseek-v3");
   const double with_mtp = model_flops_per_sequence(ds, 4096);

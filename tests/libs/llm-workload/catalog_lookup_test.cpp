@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config_error.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx::llm::workload;
 
@@ -19,6 +20,18 @@ TEST_CASE("catalog names resolve, and unknown ones are configuration errors with
   CHECK(model.find("unknown model 'llama70b' (config key model); did you mean 'llama3.1-70b'") == 0);
   CHECK(model.find("is a preset: dgxhost --plugin llama70b") != std::string::npos);
   CHECK(config_error_of([] { (void)lookup_system("h100", "system"); }).find("'h100-sxm'") != std::string::npos);
+}
+
+TEST_CASE("a config.json path is a model, its notes name the file, and its errors are configuration errors") {
+  const dgx::testing::TempDir dir;
+  const std::string llama =
+      std::string(DGX_SOURCE_DIR) + "/tests/libs/catalog/data/hf-configs/meta-llama--Meta-Llama-3.1-8B_config.json";
+  const dgx::llm::ModelConfig model = lookup_model(llama, "model");
+  CHECK(model.name == "meta-llama-3.1-8b");
+  CHECK(model.display == "Meta-Llama-3.1-8B, read from " + llama);
+  const std::string broken = dir.write("config.json", "{\"architectures\": [\"LlamaForCausalLM\"]}").string();
+  const std::string message = config_error_of([&] { (void)lookup_model(broken, "model"); });
+  CHECK(message == "model: " + broken + ": field 'num_hidden_layers' is missing (the architecture needs it)");
 }
 
 TEST_CASE("a price comes from the explicit rate, the named provider or the cheapest on-demand list price") {

@@ -15,7 +15,8 @@ namespace dgx::catalog {
 [[nodiscard]] Expected<ModelConfig> parse_model(std::string_view toml_text, std::string_view file);
 
 /// A model of the embedded catalog by name ("llama3.1-70b") or by one of its aliases ("llama3.3-70b": the model
-/// keeps its own name).
+/// keeps its own name), or a Hugging Face config.json by its path: a name ending in ".json" or naming a folder that
+/// holds config.json is read by read_hf_config (hf_config.hpp), whose errors name the file, the field and the reason.
 [[nodiscard]] Expected<ModelConfig> find_model(std::string_view name);
 
 /// The catalog model a tool means by the name it prints ("llama31_405b", "meta-llama/Meta-Llama-3.1-70B-Instruct",

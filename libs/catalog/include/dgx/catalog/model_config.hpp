@@ -83,15 +83,21 @@ struct LayerGroup {
 /// - fp8: FP8 E4M3 with per-tensor (or per-channel) scales;
 /// - fp8_block: FP8 E4M3 with 128×128 weight blocks and 1×128 activation groups (DeepSeek-V3, Qwen3-FP8);
 /// - mxfp4: OCP MXFP4, E2M1 with one E8M0 scale per 32 (gpt-oss's experts);
-/// - nvfp4: NVIDIA's FP4, E2M1 with one E4M3 scale per 16 and a per-tensor FP32 scale.
-enum class WeightFormat : std::uint8_t { bf16, fp8, fp8_block, mxfp4, nvfp4 };
+/// - nvfp4: NVIDIA's FP4, E2M1 with one E4M3 scale per 16 and a per-tensor FP32 scale;
+/// - int4: 4-bit integer weights with a scale per group, 16-bit activations (W4A16: compressed-tensors'
+///   pack-quantized, Kimi K2.5's experts).
+enum class WeightFormat : std::uint8_t { bf16, fp8, fp8_block, mxfp4, nvfp4, int4 };
 
 [[nodiscard]] std::string_view to_string(WeightFormat format);
 [[nodiscard]] std::optional<WeightFormat> parse_weight_format(std::string_view text);
 
-/// What of a checkpoint is quantized to its format: every linear layer but the embedding and the LM head (all), or
-/// the routed experts alone (experts: gpt-oss keeps attention and router in BF16).
-enum class QuantizedPart : std::uint8_t { all, experts };
+/// What of a checkpoint is quantized to its format: every linear layer but the embedding and the LM head (all), the
+/// MLPs with the attention in BF16 (mlp: DeepSeek-V3.1-NVFP4), or the routed experts alone (experts: gpt-oss keeps
+/// attention and router in BF16).
+enum class QuantizedPart : std::uint8_t { all, mlp, experts };
+
+[[nodiscard]] std::string_view to_string(QuantizedPart part);
+[[nodiscard]] std::optional<QuantizedPart> parse_quantized_part(std::string_view text);
 
 struct CheckpointFormat {
   WeightFormat weights = WeightFormat::bf16;

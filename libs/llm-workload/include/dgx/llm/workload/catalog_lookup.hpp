@@ -15,7 +15,8 @@
 
 namespace dgx::llm::workload {
 
-/// A model of the catalog. A training preset's name given as the model ("llama70b") suggests that preset's model.
+/// A model of the catalog, or a Hugging Face config.json by its path (find_model). A training preset's name given as
+/// the model ("llama70b") suggests that preset's model.
 [[nodiscard]] ModelConfig lookup_model(const std::string& name, std::string_view key);
 /// A system of the catalog, or of a user's own system file when `name` is its path (ends in ".toml"): unknown
 /// names and invalid files are configuration errors naming the key, the file and why.
