@@ -87,8 +87,8 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"launch", &run_launch, true},  // loads the plugins to check what the ranks will run
     {"compare", &run_compare, false}, {"verdict", &run_verdict, true},  // the projections run plugins
-    {"import", &run_import, false},   {"store", &run_store, false},    {"history", &run_history, false},
-    {"model", &run_model, false},
+    {"import", &run_import, false},   {"store", &run_store, false},
+    {"history", &run_history, false}, {"model", &run_model, false},
 };
 
 /// "unknown command 'histroy'; did you mean 'history'? ..." for a first word that names no command (dgxhost takes
