@@ -226,6 +226,7 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
     abort_ranks(s, *outcome, report, facts, journal);
   }
   report.context = run_context(context_sources(s), facts);
+  add_declarations(report.workloads, w.declarations);  // what its rows mean, for whoever reads the file
   if (outcome) {
     report.exit_code = to_int(outcome->code);
     report.error = outcome->message;

@@ -194,6 +194,7 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_NVFP4, DGX_PRECISION_MXFP8},
       .params = inference_params(),
       .can_measure = [](dgx::sdk::Host& host) { require_serve_probe(host); },
+      .rows = workload::serving_declarations(),
   });
   spec.add_workload<DecodeWorkload>({
       .name = kDecodeWorkloadName,
@@ -204,6 +205,13 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .params = decode_params(),
       .modes = {dgx::sdk::Mode::measure},
       .can_measure = [](dgx::sdk::Host&) { require_decode_runner(); },
+      .metrics =
+          {dgx::sdk::MetricSpec::lower("tpot", "s", "time per output token: one decode step").with_label("TPOT"),
+           dgx::sdk::MetricSpec::higher("output_tokens_per_s", "tokens/s", "batch / TPOT").with_label("tok/s"),
+           dgx::sdk::MetricSpec::higher("output_tokens_per_s_per_user", "tokens/s", "1 / TPOT")
+               .with_label("tok/s/user"),
+           dgx::sdk::MetricSpec::neutral("bytes_per_iteration", "B", "bytes one decode step reads"),
+           dgx::sdk::MetricSpec::higher("mbu", "%", "bytes per step / TPOT / the HBM bandwidth").with_label("MBU %")},
   });
   return spec;
 }
