@@ -194,6 +194,9 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   const WorkloadInfo& w = *target.workload;
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
+  if (s.comm->ranks().rank == 0) {
+    services.set_output_folder(s.options.emit);  // --emit DIR: the workload's files, written once
+  }
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) {
     return *code;
