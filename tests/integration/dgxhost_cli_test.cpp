@@ -75,6 +75,20 @@ TEST_CASE("--describe wraps its help column to the terminal's width, and the not
   CHECK(piped.out.find("largest message size (nccl-tests -e) [B] (64K, 1M, 2G, 1T accepted)") != std::string::npos);
 }
 
+TEST_CASE("--describe shows what the workload declares of its rows: metrics and their direction, identity, charts") {
+  const ProcessResult r = dgxhost({"--plugin", "all_reduce", "--describe"}, {{"COLUMNS", "0"}});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Metrics (how compare and history judge them):") != std::string::npos);
+  CHECK(r.out.find("busbw") != std::string::npos);
+  CHECK(r.out.find("higher") != std::string::npos);
+  CHECK(r.out.find("Identity (a run of another value of these keys is another series; other keys are context): "
+                   "comm.collective, comm.dtype") != std::string::npos);
+  CHECK(r.out.find("Charts (HTML report): Bus bandwidth against message size") != std::string::npos);
+  const ProcessResult json = dgxhost({"--plugin", "all_reduce", "--describe", "--format", "json"});
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("\"declarations\"") != std::string::npos);
+}
+
 TEST_CASE("--describe says which keys take size suffixes, and a suffix elsewhere says how sizes work") {
   const ProcessResult sizes = dgxhost({"--plugin", "all_reduce", "--describe"}, {{"COLUMNS", "0"}});
   CHECK(sizes.exit_code == 0);

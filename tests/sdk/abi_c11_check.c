@@ -19,6 +19,14 @@ size_t dgx_c11_sizeof(int which) {
   case 10: return offsetof(dgx_host_api, find_data_file);
   case 11: return offsetof(dgx_workload_desc, destroy);
   case 12: return (size_t)dgx_precision_properties(DGX_PRECISION_BF16).mantissa_bits;
+  /* ABI 1.1 */
+  case 13: return sizeof(dgx_metric_desc);
+  case 14: return sizeof(dgx_chart_desc);
+  case 15: return offsetof(dgx_workload_desc, metric_descs);
+  case 16: return offsetof(dgx_workload_desc, chart_count);
+  case 17: return offsetof(dgx_host_api, write_output_file);
+  case 18: return offsetof(dgx_chart_desc, flags);
+  case 19: return sizeof(dgx_better);
   default: return 0;
   }
 }

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include <dgx/plugin.h>
 
 extern "C" size_t dgx_c11_sizeof(int which);
@@ -18,6 +21,26 @@ TEST_CASE("the ABI structs have the same layout in C11 and C++") {
   CHECK(dgx_c11_sizeof(10) == offsetof(dgx_host_api, find_data_file));
   CHECK(dgx_c11_sizeof(11) == offsetof(dgx_workload_desc, destroy));
   CHECK(dgx_c11_sizeof(12) == 7);
+  CHECK(dgx_c11_sizeof(13) == sizeof(dgx_metric_desc));
+  CHECK(dgx_c11_sizeof(14) == sizeof(dgx_chart_desc));
+  CHECK(dgx_c11_sizeof(15) == offsetof(dgx_workload_desc, metric_descs));
+  CHECK(dgx_c11_sizeof(16) == offsetof(dgx_workload_desc, chart_count));
+  CHECK(dgx_c11_sizeof(17) == offsetof(dgx_host_api, write_output_file));
+  CHECK(dgx_c11_sizeof(18) == offsetof(dgx_chart_desc, flags));
+  CHECK(dgx_c11_sizeof(19) == 4);
+}
+
+TEST_CASE("ABI 1.1 only appends: a 1.0 workload descriptor ends where the declarations begin, a 1.0 host table at "
+          "config_dir") {
+  // What a 1.0 plugin's descriptor holds is a prefix of 1.1's: every 1.0 field keeps its offset, the new ones follow.
+  CHECK(offsetof(dgx_workload_desc, metric_descs) > offsetof(dgx_workload_desc, destroy));
+  CHECK(offsetof(dgx_workload_desc, metric_descs) >= offsetof(dgx_workload_desc, destroy) + sizeof(void (*)()));
+  CHECK(offsetof(dgx_workload_desc, identity_keys) > offsetof(dgx_workload_desc, metric_desc_count));
+  CHECK(offsetof(dgx_workload_desc, charts) > offsetof(dgx_workload_desc, identity_key_count));
+  CHECK(sizeof(dgx_workload_desc) >= offsetof(dgx_workload_desc, chart_count) + sizeof(std::uint32_t));
+  CHECK(offsetof(dgx_host_api, write_output_file) > offsetof(dgx_host_api, config_dir));
+  CHECK(offsetof(dgx_metric_desc, struct_size) == 0);
+  CHECK(offsetof(dgx_chart_desc, struct_size) == 0);
 }
 
 TEST_CASE("every ABI struct starts with its size and the enums are 32 bits") {

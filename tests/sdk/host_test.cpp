@@ -75,3 +75,52 @@ TEST_CASE("config_dirs lists the host's data folders, and is empty on a host tab
   old.struct_size = offsetof(dgx_host_api, config_dir);  // what a host of ABI 1.0 hands out
   CHECK(dgx::sdk::Host(&old).config_dirs().empty());
 }
+
+TEST_CASE("write_output_file hands a file to the host, which records where the user asked for files") {
+  dgx::testing::FakeHost fake;
+  const dgx::sdk::Host host(fake.api());
+  CHECK_FALSE(host.output_files_requested());
+  CHECK_THROWS_WITH_AS(host.write_output_file("run.sh", "echo"),
+                       "no folder for the workload's files: dgxhost --emit DIR names one", dgx::sdk::Unsupported);
+  fake.output_folder = "deploy";
+  CHECK(host.output_files_requested());
+  host.write_output_file("run.sh", "#!/bin/sh\necho hi\n", 0755);
+  REQUIRE(fake.written_files.count("run.sh") == 1);
+  CHECK(fake.written_files["run.sh"].text == "#!/bin/sh\necho hi\n");
+  CHECK(fake.written_files["run.sh"].mode == 0755);
+  CHECK_THROWS_AS(host.write_output_file("../run.sh", "x"), dgx::sdk::InvalidArgument);
+  CHECK_THROWS_AS(host.write_output_file("..", "x"), dgx::sdk::InvalidArgument);
+  CHECK(fake.written_files.size() == 1);
+}
+
+TEST_CASE("on a host table of ABI 1.0 write_output_file is Unsupported with a message that says why") {
+  dgx::testing::FakeHost fake;
+  fake.output_folder = "deploy";
+  dgx_host_api old = *fake.api();
+  old.struct_size = offsetof(dgx_host_api, config_dir);
+  old.abi_version = DGX_ABI_V1_0;
+  const dgx::sdk::Host host(&old);
+  CHECK_FALSE(host.output_files_requested());
+  try {
+    host.write_output_file("run.sh", "x");
+    FAIL("no exception");
+  } catch (const dgx::sdk::Unsupported& e) {
+    CHECK(std::string(e.what()).find("ABI 1.0") != std::string::npos);
+    CHECK(std::string(e.what()).find("--emit DIR") != std::string::npos);
+  }
+  CHECK(fake.written_files.empty());
+}
+
+TEST_CASE("a plain file name: no '/', not . or .., no control character") {
+  namespace text = dgx::sdk::text;
+  CHECK(text::file_name_problem("trtllm-serve.sh").empty());
+  CHECK(text::file_name_problem(".hidden").empty());
+  CHECK_FALSE(text::file_name_problem("").empty());
+  CHECK_FALSE(text::file_name_problem(".").empty());
+  CHECK_FALSE(text::file_name_problem("..").empty());
+  CHECK(text::file_name_problem("a/b").find("'/'") != std::string::npos);
+  CHECK(text::file_name_problem("/etc").find("'/'") != std::string::npos);
+  CHECK_FALSE(text::file_name_problem("a\nb").empty());
+  CHECK_FALSE(text::file_name_problem("a\x1b[31m").empty());
+  CHECK_FALSE(text::file_name_problem(std::string(256, 'a')).empty());
+}

@@ -226,3 +226,56 @@ TEST_CASE("an SDK plugin answers the newest version the host offers: 1.1 to a 1.
   const dgx_host_offer future{sizeof(dgx_host_offer), DGX_ABI_MAKE_VERSION(2, 0), DGX_ABI_MAKE_VERSION(2, 3), "t", "0"};
   CHECK(dgx::sdk::detail::plugin_entry(&future, &desc, &make_spec) == DGX_ERR_VERSION);
 }
+
+TEST_CASE("what a workload declares of its rows becomes the descriptor's ABI 1.1 arrays") {
+  using dgx::sdk::ChartSpec;
+  using dgx::sdk::MetricSpec;
+  dgx::sdk::PluginSpec spec = make_spec();
+  spec.workloads[0].metrics = {MetricSpec::higher("busbw", "GB/s", "bus bandwidth").with_label("busbw GB/s"),
+                               MetricSpec::lower("ttft.*", "s"), MetricSpec::neutral("size", "B")};
+  spec.workloads[0].identity_keys = {"probe.behaviour", "size"};
+  spec.workloads[0].charts = {ChartSpec::lines("Bandwidth", "size", "busbw")
+                                  .by("probe.behaviour")
+                                  .log_x()
+                                  .only(dgx::sdk::ResultMode::measured)
+                                  .peak("busbw", "link"),
+                              ChartSpec::bars("TTFT", "probe.behaviour", "ttft.*").in_unit("ms").alternative()};
+  dgx::sdk::detail::PluginAdapter adapter(std::move(spec));
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  CHECK(w.struct_size == sizeof(dgx_workload_desc));
+  REQUIRE(w.metric_desc_count == 3);
+  CHECK(w.metric_descs[0].struct_size == sizeof(dgx_metric_desc));
+  CHECK(std::string(w.metric_descs[0].name) == "busbw");
+  CHECK(std::string(w.metric_descs[0].unit) == "GB/s");
+  CHECK(w.metric_descs[0].better == DGX_BETTER_HIGHER);
+  CHECK(std::string(w.metric_descs[0].label) == "busbw GB/s");
+  CHECK(std::string(w.metric_descs[0].help) == "bus bandwidth");
+  CHECK(w.metric_descs[1].better == DGX_BETTER_LOWER);
+  CHECK(w.metric_descs[1].label == nullptr);  // none given: NULL, as the ABI says
+  CHECK(w.metric_descs[2].better == DGX_BETTER_NONE);
+  REQUIRE(w.identity_key_count == 2);
+  CHECK(std::string(w.identity_keys[1]) == "size");
+  REQUIRE(w.chart_count == 2);
+  const dgx_chart_desc& lines = w.charts[0];
+  CHECK(lines.kind == DGX_CHART_LINES);
+  CHECK(std::string(lines.series) == "probe.behaviour");
+  CHECK(lines.mode == DGX_RESULT_MEASURED);
+  CHECK(lines.flags == (DGX_CHART_LOG_X | DGX_CHART_PEAK_LINE));
+  CHECK(std::string(lines.peak_metric) == "busbw");
+  CHECK(std::string(lines.peak_label) == "link");
+  CHECK(lines.table == nullptr);
+  const dgx_chart_desc& bars = w.charts[1];
+  CHECK(bars.kind == DGX_CHART_BARS);
+  CHECK(std::string(bars.unit) == "ms");
+  CHECK(bars.flags == DGX_CHART_ALTERNATIVE);
+  CHECK(bars.mode == 0);
+}
+
+TEST_CASE("a workload that declares nothing of its rows leaves the ABI 1.1 arrays empty") {
+  dgx::sdk::detail::PluginAdapter adapter(make_spec());
+  const dgx_workload_desc& w = adapter.descriptor()->workloads[0];
+  CHECK(w.metric_descs == nullptr);
+  CHECK(w.metric_desc_count == 0);
+  CHECK(w.identity_keys == nullptr);
+  CHECK(w.charts == nullptr);
+}

@@ -139,6 +139,10 @@ int run_app(int argc, const char* const* argv) {
   if (auto failure = join_ranks(s)) {
     return fail(s, *failure);
   }
+  if (!s.options.emit_launch.empty()) {
+    s.logger.warn("--emit-launch is deprecated: use --emit " + s.options.emit_launch +
+                  " (the folder of every workload's files)");
+  }
   if (auto code = agree_or_exit(s, check_outputs(s.options))) {
     return *code;
   }

@@ -481,6 +481,9 @@ Report merge_check_reports(const PlatformCheck& check, std::vector<Report> steps
       s.set("error", step.error);
     }
     step_list.push_back(std::move(s));
+    for (WorkloadDeclarations& d : step.workloads) {
+      add_declarations(out.workloads, std::move(d));
+    }
     for (ResultRow& r : step.rows) {
       if (const Field* v = r.find_field("verdict"); v != nullptr && r.mode != ResultMode::reference) {
         if (v->value == "pass") {

@@ -201,6 +201,9 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
   const WorkloadInfo& w = *target.workload;
   HostServices services(s.logger, *s.comm, s.config_paths, w.plugin->name);
   services.bind_config(&config);
+  if (s.comm->ranks().rank == 0) {
+    services.set_output_folder(s.options.emit);  // --emit DIR: the workload's files, written once
+  }
   auto mode = choose_mode(s, w, services.api());
   if (auto code = agree_or_exit(s, failure_of(mode))) {
     return *code;
@@ -233,6 +236,7 @@ std::optional<int> run_to_report(Session& s, const Target& target, const Resolve
     abort_ranks(s, *outcome, report, facts, journal);
   }
   report.context = run_context(context_sources(s), facts);
+  add_declarations(report.workloads, w.declarations);  // what its rows mean, for whoever reads the file
   if (outcome) {
     report.exit_code = to_int(outcome->code);
     report.error = outcome->message;

@@ -88,7 +88,13 @@ int finish_stdout(const Logger* logger, int code) {
 }
 
 std::optional<Failure> check_outputs(const CliOptions& o) {
-  if (o.output.empty() || o.list || o.describe) {
+  if (o.list || o.describe) {
+    return std::nullopt;
+  }
+  if (auto problem = check_emit_folder(o.emit)) {
+    return problem;
+  }
+  if (o.output.empty()) {
     return std::nullopt;
   }
   if (auto format = output_format(o.output, stdout_format(o)); !format) {

@@ -273,6 +273,9 @@ int run_verdict(int argc, const char* const* argv) {
     if (first.context.empty()) {
       first.context = run->context;
     }
+    for (WorkloadDeclarations& d : run->workloads) {
+      add_declarations(report.workloads, std::move(d));
+    }
     for (ResultRow& row : run->rows) {
       if (row.mode == ResultMode::measured) {
         for (Field& f : row.fields) {
@@ -299,6 +302,7 @@ int run_verdict(int argc, const char* const* argv) {
     }
   }
   s.options = base;
+  s.registry.declare_rows(report);  // what the plugins say of rows their files do not describe (an import)
   apply_baseline(report, baseline.value(), cli->threshold);
   apply_projections(report, projections);
   report.context = verdict_context(*cli, argc, argv, first);

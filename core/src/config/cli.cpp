@@ -73,10 +73,11 @@ po::options_description make_options(CliOptions& o) {
       "--store=off none")("run-dir", po::value<std::string>(&o.run_dir)->value_name("DIR"),
                           "measure mode: keep the journal of finished cases and results.json in DIR (default: "
                           "$DGX_RUNS_DIR or ./dgx-runs, then <UTC time>-<workload>; DGX_RUNS_DIR=off for none)")(
-      "emit-launch", po::value<std::string>(&o.emit_launch)->value_name("DIR"),
-      "serving workloads: write the recommended (or projected) configuration's launch files to DIR: trtllm-serve "
-      "and its extra_llm_api_options YAML, or vllm serve, and the aiperf profile command (= --set "
-      "serve.emit_launch=DIR)")(
+      "emit", po::value<std::string>(&o.emit)->value_name("DIR"),
+      "write the files the workload makes for you into DIR (created when absent): a serving workload's launch "
+      "files (trtllm-serve or vllm serve and the aiperf profile command) for its pick; dgxhost writes them, never "
+      "through a link")("emit-launch", po::value<std::string>(&o.emit_launch)->value_name("DIR"),
+                        "deprecated: --emit DIR")(
       "resume", po::value<std::string>(&o.resume)->value_name("DIR"),
       "complete the interrupted run in DIR: run only the cases its journal lacks (alone, it repeats the run's "
       "command line; with a command line, that must resolve to the same configuration)");
@@ -234,8 +235,12 @@ Expected<CliOptions> parse_cli(int argc, const char* const* argv) {
     return Failure{ExitCode::usage,
                    "--format " + options.format + ": expected table, json, csv, md, html, junit or prometheus"};
   }
-  if (!options.emit_launch.empty()) {
-    options.sets.push_back("serve.emit_launch=" + options.emit_launch);
+  if (!options.emit_launch.empty()) {  // the deprecated spelling (the session says so once)
+    if (!options.emit.empty() && options.emit != options.emit_launch) {
+      return Failure{ExitCode::usage, "--emit " + options.emit + " and --emit-launch " + options.emit_launch +
+                                          " name two folders (--emit-launch is the deprecated --emit)"};
+    }
+    options.emit = options.emit_launch;
   }
   if (options.describe && options.plugin.empty()) {
     return Failure{ExitCode::usage, "--describe needs --plugin NAME"};

@@ -31,6 +31,7 @@ detail::LoadRecovery g_current_recovery;
 // The host's signal handlers as installed, which every call gets back.
 constexpr std::array<int, 8> kHostSignals = {SIGINT, SIGTERM, SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 std::array<struct sigaction, kHostSignals.size()> g_host_actions{};
+sigset_t g_host_mask{};  // the host's signal mask at install_call_guards (its calls into plugins keep it)
 // What the watchdog found and restored during a call, per signal it watches (SIGINT, SIGTERM): 0 nothing, else
 // 1 + the index of the disposition's name in kDispositions, for the warning when the call returns.
 constexpr std::array<const char*, 3> kDispositions = {"SIG_IGN", "SIG_DFL", "a handler of its own"};
@@ -90,16 +91,19 @@ std::vector<std::string> restore_host_state() {
                         kDispositions[static_cast<std::size_t>(found - 1)]);
     }
   }
+  // The host's own mask (cancellation.hpp: SIGINT and SIGTERM blocked, a thread of the host takes them; SIGALRM
+  // open for the grace period): whatever a plugin changed of it is put back.
   sigset_t blocked;
   sigemptyset(&blocked);
   if (::pthread_sigmask(SIG_BLOCK, nullptr, &blocked) == 0) {
     for (const int s : {SIGINT, SIGTERM, SIGALRM}) {
-      if (sigismember(&blocked, s) == 1) {
+      const bool host_blocks = sigismember(&g_host_mask, s) == 1;
+      if ((sigismember(&blocked, s) == 1) != host_blocks) {
         sigset_t one;
         sigemptyset(&one);
         sigaddset(&one, s);
-        ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
-        changes.push_back("blocked " + signal_name(s));
+        ::pthread_sigmask(host_blocks ? SIG_BLOCK : SIG_UNBLOCK, &one, nullptr);
+        changes.push_back((host_blocks ? "unblocked " : "blocked ") + signal_name(s));
       }
     }
   }
@@ -195,6 +199,7 @@ void format_status(char* out, std::size_t size, const char* function, int status
 
 void install_call_guards(const Logger* logger) {
   g_logger = logger;
+  ::pthread_sigmask(SIG_BLOCK, nullptr, &g_host_mask);
   for (std::size_t i = 0; i < kHostSignals.size(); ++i) {
     ::sigaction(kHostSignals[i], nullptr, &g_host_actions[i]);
   }

@@ -3,11 +3,14 @@
 // Text a plugin hands over is made printable here (printable.hpp), so no reporter prints an escape sequence.
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstring>
 #include <set>
 
 #include <dgx/sdk/error.hpp>
 
+#include "descriptor_checks.hpp"
+#include "descriptor_declarations_v1.hpp"
 #include "dgx/core/config/runner_settings.hpp"
 #include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/plugin/descriptor_adapter.hpp"
@@ -19,36 +22,18 @@ namespace dgx {
 
 namespace {
 
-// Counts and strides beyond these are garbage, not a plugin: reading them would walk off into memory.
+// Counts beyond these are garbage, not a plugin: reading them would walk off into memory.
 constexpr std::uint32_t kMaxWorkloads = 1024;
 constexpr std::uint32_t kMaxParams = 4096;
 constexpr std::uint32_t kMaxPrecisions = 64;
 constexpr std::uint32_t kMaxPresets = 4096;
-constexpr std::uint32_t kMaxStructSize = 64 * 1024;
 
-// "expected ... found ..." for a struct that is too short, absurdly long, or not a multiple of its alignment: the
-// size is the stride of its array, and any C compiler's sizeof is such a multiple, so another one is garbage (and
-// would make the host read misaligned fields, undefined behaviour).
-template <typename T> std::optional<std::string> check_size(const std::string& what, std::uint32_t found) {
-  if (found >= sizeof(T) && found <= kMaxStructSize && found % alignof(T) == 0) {
-    return std::nullopt;
-  }
-  return what + " is " + std::to_string(found) + " bytes (struct_size), ABI " + abi_version_string(DGX_ABI_V1_0) +
-         " requires " + std::to_string(sizeof(T)) + " to " + std::to_string(kMaxStructSize) + ", a multiple of " +
-         std::to_string(alignof(T));
-}
+using detail::check_array;
+using detail::check_size;
+using detail::shown;
 
-// An array the descriptor points to: NULL only when empty, and of a plausible length.
-std::optional<std::string> check_array(const std::string& what, const void* array, std::uint32_t count,
-                                       std::uint32_t max) {
-  if (count > max) {
-    return what + " count is " + std::to_string(count) + " (expected at most " + std::to_string(max) + ")";
-  }
-  if (count > 0 && array == nullptr) {
-    return what + " array is NULL but its count is " + std::to_string(count) + " (expected an array)";
-  }
-  return std::nullopt;
-}
+// ABI 1.0's dgx_workload_desc ended where 1.1 appended the declarations of the rows (abi/v1.h).
+constexpr std::size_t kWorkloadDescV1_0 = offsetof(dgx_workload_desc, metric_descs);
 
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
@@ -64,8 +49,6 @@ bool valid_workload_name(std::string_view n) {
   return !n.empty() && n.size() <= 128 && is_alnum(n.front()) &&
          std::all_of(n.begin(), n.end(), [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
-
-std::string shown(const char* s) { return "'" + printable(s) + "'"; }
 
 std::optional<dgx_param_type> valid_param_type(dgx_param_type type) {
   if (type >= DGX_PARAM_BOOL && type <= DGX_PARAM_STRING_LIST) {
@@ -229,6 +212,9 @@ Expected<WorkloadInfo> read_workload(const dgx_workload_desc& w, std::uint32_t i
   if (auto failure = read_params(w, named, info)) {
     return *failure;
   }
+  if (auto failure = detail::read_declarations_v1(w, named, info)) {
+    return *failure;
+  }
   return info;
 }
 
@@ -237,7 +223,8 @@ std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& pl
     return plugin_failure(*problem);
   }
   if (d.workload_count > 0) {
-    if (auto problem = check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size)) {
+    if (auto problem =
+            check_size<dgx_workload_desc>("workload descriptor", d.workloads->struct_size, kWorkloadDescV1_0)) {
       return plugin_failure(*problem);
     }
   }
@@ -249,6 +236,7 @@ std::optional<Failure> read_workloads(const dgx_plugin_desc& d, LoadedPlugin& pl
     if (plugin.find_workload(workload->name) != nullptr) {
       return plugin_failure("workload '" + workload->name + "' is declared twice (expected unique names)");
     }
+    workload->declarations.plugin = plugin.name;
     plugin.workloads.push_back(std::move(workload.value()));
   }
   return std::nullopt;

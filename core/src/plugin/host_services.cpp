@@ -1,5 +1,6 @@
 #include "dgx/core/plugin/host_services.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -8,8 +9,10 @@
 #include "dgx/core/config/toml_reader.hpp"
 #include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/detail/strided.hpp"
+#include "dgx/core/results/output_path.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/text.hpp"
 
 namespace dgx {
 
@@ -43,6 +46,7 @@ HostServices::HostServices(const Logger& logger, HostComm& comm, std::vector<Sea
   api_.find_data_file = &HostServices::find_data_file;
   api_.host_comm = &HostServices::host_comm;
   api_.config_dir = &HostServices::config_dir;
+  api_.write_output_file = &HostServices::write_output_file;
   for (const SearchPath& p : config_paths_) {
     config_path_texts_.push_back(p.path.string());
   }
@@ -411,6 +415,49 @@ dgx_status HostServices::config_dir(void* ctx, std::uint32_t index, const char**
 }  // namespace dgx
 
 namespace dgx {
+
+namespace {
+
+dgx_status refuse(dgx_error* error, dgx_status status, const std::string& message) {
+  if (error != nullptr && error->struct_size >= sizeof(dgx_error) && error->message != nullptr && error->capacity > 0) {
+    const std::size_t n = std::min<std::size_t>(message.size(), error->capacity - 1);
+    std::memcpy(error->message, message.data(), n);
+    error->message[n] = '\0';
+  }
+  return status;
+}
+
+}  // namespace
+
+// The files a user asked the workload for (--emit DIR): written by the host, safely, into that folder only.
+dgx_status HostServices::write_output_file(void* ctx, const char* name, const char* data, std::uint64_t size,
+                                           std::uint32_t mode, dgx_error* error) {
+  HostServices& s = self(ctx);
+  if (s.output_folder_.empty()) {
+    return refuse(error, DGX_ERR_UNSUPPORTED,
+                  "no folder for the workload's files: dgxhost --emit DIR names one (rank 0 writes them)");
+  }
+  if (name == nullptr) {
+    return DGX_OK;  // the question whether a folder was named
+  }
+  const std::string shown = printable(name);
+  if ((data == nullptr && size > 0) || (mode & ~0777u) != 0) {
+    return refuse(error, DGX_ERR_INVALID_ARGUMENT,
+                  "write_output_file " + shown + ": " +
+                      (data == nullptr ? "no data for " + std::to_string(size) + " bytes"
+                                       : "mode " + std::to_string(mode) + " has bits beyond 0777"));
+  }
+  if (const std::string problem = text::file_name_problem(name); !problem.empty()) {
+    return refuse(error, DGX_ERR_INVALID_ARGUMENT, "write_output_file: " + printable(problem));
+  }
+  if (auto failed =
+          write_file_in_folder(s.output_folder_, name, std::string_view(data != nullptr ? data : "", size), mode)) {
+    s.logger_.log(DGX_LOG_ERROR, s.source_, "--emit: " + *failed);
+    return refuse(error, DGX_ERR_RUNTIME, "--emit " + s.output_folder_ + ": " + *failed);
+  }
+  s.logger_.log(DGX_LOG_INFO, s.source_, "wrote " + s.output_folder_ + "/" + shown);
+  return DGX_OK;
+}
 
 dgx_status HostServices::host_comm(void* ctx, const dgx_comm_api** out) {
   if (out == nullptr) {

@@ -178,4 +178,19 @@ const LoadedPlugin* PluginRegistry::find_plugin(std::string_view name) const {
   return nullptr;
 }
 
+void PluginRegistry::declare_rows(Report& report) const {
+  for (const ResultRow& row : report.rows) {
+    if (declarations_for(report.workloads, row) != nullptr) {
+      continue;
+    }
+    for (const auto& plugin : plugins_) {
+      const WorkloadInfo* w = plugin->find_workload(row.workload);
+      if (w != nullptr && (row.plugin.empty() || row.plugin == plugin->name)) {
+        add_declarations(report.workloads, w->declarations);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace dgx

@@ -191,179 +191,218 @@ Rows rows_where(const Report& report, const std::function<bool(const ResultRow&)
   return out;
 }
 
-// Explore: days and cost against GPUs per precision, the Pareto front -----------------------------------------------
+// The workloads' own charts, as they declare them (ABI 1.1, dgx_chart_desc) ----------------------------------------
 
-void explore_charts(const Report& report, std::vector<json::Object>& out) {
-  const Rows rows = rows_where(report, [](const ResultRow& r) {
-    return r.mode == ResultMode::projected && r.config.contains("gpus") && metric(r, "days_to_train").has_value();
-  });
-  if (rows.size() < 2) {
-    return;
+// A name of a chart declaration read from a row: a metric, a config key, a field (info), or the row's own
+// workload, table, mode or label. `number` where it is one.
+struct Looked {
+  std::string text;
+  std::optional<double> number;
+};
+
+std::optional<Looked> look_up(const ResultRow& r, const std::string& name) {
+  if (const Metric* m = r.find_metric(name)) {
+    if (!std::isfinite(m->value)) {
+      return std::nullopt;
+    }
+    return Looked{text::format_number(m->value, 6), m->value};
   }
-  std::map<std::string, Series> days, cost, all;
+  if (const json::Value* v = r.config.find(name); v != nullptr && !v->is_null()) {
+    return Looked{r.config_text(name), v->is_number() ? std::optional(v->as_number()) : std::nullopt};
+  }
+  if (const Field* f = r.find_field(name)) {
+    char* end = nullptr;
+    const double number = std::strtod(f->value.c_str(), &end);
+    const bool numeric = !f->value.empty() && end != nullptr && *end == '\0' && std::isfinite(number);
+    return Looked{f->value, numeric ? std::optional(number) : std::nullopt};
+  }
+  if (name == "workload" || name == "table" || name == "mode" || name == "label") {
+    const std::string value = name == "workload" ? r.workload
+                              : name == "table"  ? (r.table.empty() ? r.workload : r.table)
+                              : name == "mode"   ? std::string(to_string(r.mode))
+                                                 : r.label;
+    return value.empty() ? std::nullopt : std::optional(Looked{value, std::nullopt});
+  }
+  return std::nullopt;
+}
+
+// The series a row belongs to: "a|b,c" joins, for each ','-part, the first alternative the row has; a row with
+// none of them belongs to its workload's.
+std::string series_of(const ResultRow& r, const std::string& spec) {
+  std::vector<std::string> parts;
+  for (const std::string& part : text::split(spec, ',')) {
+    for (const std::string& alternative : text::split(part, '|')) {
+      if (const auto v = look_up(r, alternative); v && !v->text.empty()) {
+        parts.push_back(v->text);
+        break;
+      }
+    }
+  }
+  return parts.empty() ? r.workload : text::join(parts, " ");
+}
+
+// The rows of one declared chart with their y in the chart's unit.
+struct ChartRow {
+  const ResultRow* row;
+  std::string series;
+  Looked x;
+  double y;
+};
+
+struct ChartData {
+  std::vector<ChartRow> rows;
+  std::string unit;  // y's
+};
+
+ChartData chart_data(const Report& report, const WorkloadDeclarations& d, const ChartDeclaration& c) {
+  ChartData data{{}, c.unit};
+  for (const ResultRow& r : report.rows) {
+    const Metric* y = r.find_metric(c.y);
+    if (declarations_for(report.workloads, r) != &d || (c.mode && r.mode != *c.mode) ||
+        (!c.table.empty() && (r.table.empty() ? r.workload : r.table) != c.table) || y == nullptr ||
+        !std::isfinite(y->value)) {
+      continue;
+    }
+    const auto x = look_up(r, c.x);
+    if (!x || (c.kind == ChartKind::lines && !x->number)) {
+      continue;
+    }
+    if (data.unit.empty()) {
+      data.unit = y->unit;
+    }
+    if (const auto value = convert(y->value, y->unit, data.unit)) {
+      data.rows.push_back({&r, series_of(r, c.series), *x, *value});
+    }
+  }
+  return data;
+}
+
+// The peak `row` gives in the chart's unit: the peak metric itself, or y as its percent of the peak.
+std::optional<double> peak_of(const ChartDeclaration& c, const ChartRow& row, const std::string& unit) {
+  const Metric* peak = row.row->find_metric(c.peak_metric);
+  if (peak == nullptr || !std::isfinite(peak->value) || peak->value <= 0) {
+    return std::nullopt;
+  }
+  if (peak->unit == "%") {
+    return row.y * 100 / peak->value;
+  }
+  return convert(peak->value, peak->unit, unit);
+}
+
+std::string axis_title(const WorkloadDeclarations& d, const std::string& name, const std::string& unit) {
+  const MetricDeclaration* m = d.find_metric(name);
+  const std::string shown = m != nullptr && !m->label.empty() ? m->label : name;
+  return unit.empty() || unit == "1" ? shown : shown + " [" + unit + "]";
+}
+
+std::string unit_of_x(const ChartData& data, const std::string& x) {
+  const Metric* m = data.rows.empty() ? nullptr : data.rows.front().row->find_metric(x);
+  return m != nullptr ? m->unit : std::string();
+}
+
+std::string peak_text(const ChartDeclaration& c, const std::string& series, double peak, const std::string& unit) {
+  return (c.peak_label.empty() ? std::string("peak") : c.peak_label) + (series.empty() ? "" : " " + series) + " " +
+         text::format_number(peak, 4) + " " + unit;
+}
+
+json::Object declared_lines(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data) {
+  std::map<std::string, Series> by_series;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
-  for (const ResultRow* r : rows) {
-    // One line per series: the precision, and the framework release and the price provider when an explore compares
-    // them (its "series" field); merging them made one zig-zagging line per precision.
-    const std::string series = field(*r, "series");
-    const std::string precision = series.empty() ? r->config_text("precision") : series;
-    const double gpus = r->config.at("gpus").as_number(), d = *metric(*r, "days_to_train");
-    days[precision].label = cost[precision].label = all[precision].label = precision;
-    days[precision].points.push_back(json::Array{gpus, d});
-    const auto usd = metric(*r, "cost_usd");
-    if (!usd) {
-      continue;
-    }
-    cost[precision].points.push_back(json::Array{gpus, *usd});
-    all[precision].points.push_back(json::Array{*usd, d});
-    all[precision].line = false;
-    if (field(*r, "pareto") == "*") {
-      front.points.push_back(json::Array{*usd, d});
-    }
-    if (field(*r, "recommended").rfind("yes", 0) == 0) {  // "yes", "yes, deadline": the one recommendation
-      recommended.points.push_back(json::Array{*usd, d});
-    }
-  }
-  auto values = [](const std::map<std::string, Series>& m) {
-    std::vector<Series> v;
-    for (const auto& [k, s] : m) {
-      if (!s.points.empty()) {
-        v.push_back(s);
-      }
-    }
-    return v;
-  };
-  out.push_back(xy_chart("Days to train against GPU count", axis("GPUs", true), axis("days", true), values(days),
-                         "The fastest layout that fits per GPU count and precision (projected)."));
-  if (front.points.empty() && values(cost).empty()) {
-    return;
-  }
-  out.push_back(xy_chart("Cost against GPU count", axis("GPUs", true), axis("cost [USD]"), values(cost),
-                         "Training cost at the assumed price per GPU-hour (projected)."));
-  std::sort(front.points.begin(), front.points.end(),
-            [](const json::Value& a, const json::Value& b) { return a[0].as_number() < b[0].as_number(); });
-  std::vector<Series> pareto = values(all);
-  pareto.push_back(front);
-  if (!recommended.points.empty()) {
-    pareto.push_back(recommended);
-  }
-  out.push_back(xy_chart("Pareto front: days against cost", axis("cost [USD]"), axis("days", true), pareto,
-                         "No configuration on the front trains both faster and cheaper than another; the star is "
-                         "the recommendation."));
-}
-
-// Collectives: bus bandwidth against message size -----------------------------------------------------------------
-
-void comm_charts(const Report& report, std::vector<json::Object>& out) {
-  const Rows rows = rows_where(report, [](const ResultRow& r) {
-    return r.mode == ResultMode::measured && metric(r, "size") && metric_in(r, "busbw", "GB/s");
-  });
-  if (rows.empty()) {
-    return;
-  }
-  // One rank moves nothing over a bus (busbw = 0 for all_reduce): then the algorithm bandwidth says more.
-  const bool bus = std::any_of(rows.begin(), rows.end(), [](const ResultRow* r) { return *metric(*r, "busbw") > 0; });
-  const char* shown = bus ? "busbw" : "algbw";
-  std::map<std::string, Series> by_case;
-  std::optional<double> peak;
-  for (const ResultRow* r : rows) {
-    std::string name = r->config_text("comm.collective");
-    if (name.empty()) {
-      name = r->workload;
-    }
-    const std::string placement = r->config_text("comm.placement");
-    if (!placement.empty()) {
-      name += " " + placement;
-    }
-    const double value = metric_in(*r, shown, "GB/s").value_or(0);
-    by_case[name].label = name;
-    by_case[name].points.push_back(json::Array{*metric(*r, "size"), value});
-    if (const auto pct = metric(*r, "busbw.peak"); bus && pct && *pct > 0 && !peak) {
-      peak = value * 100 / *pct;
-    }
-  }
-  std::vector<Series> series;
-  for (const auto& [k, s] : by_case) {
-    series.push_back(s);
-  }
   json::Array lines;
-  if (peak) {
-    lines.push_back(hline("link peak " + text::format_number(*peak, 4) + " GB/s per direction", *peak));
-  }
-  out.push_back(xy_chart(bus ? "Bus bandwidth against message size" : "Algorithm bandwidth against message size",
-                         axis("size [B]", true), axis(std::string(shown) + " [GB/s]"), series,
-                         bus ? "Measured. nccl-tests' bus bandwidth: algbw x 2(n-1)/n for all_reduce, (n-1)/n for "
-                               "all_gather, reduce_scatter and alltoall, 1 otherwise."
-                             : "Measured. algbw = size / time: with one rank no data crosses a bus, so busbw is 0.",
-                         std::move(lines)));
-}
-
-// Measured layer ops: time per op, TFLOP/s against the peak --------------------------------------------------------
-
-void layer_charts(const Report& report, std::vector<json::Object>& out) {
-  std::map<std::string, Rows> by_precision;
-  for (const ResultRow& r : report.rows) {
-    if (r.table == "llm-layer ops" && metric(r, "time")) {
-      by_precision[r.config_text("precision")].push_back(&r);
+  for (const ChartRow& r : data.rows) {
+    const json::Array point{json::Value(*r.x.number), json::Value(r.y)};
+    Series& s = by_series[r.series];
+    s.label = r.series;
+    s.line = !c.pareto;
+    s.points.push_back(point);
+    if (c.pareto && field(*r.row, "pareto") == "*") {
+      front.points.push_back(point);
+    }
+    if (c.pareto && field(*r.row, "recommended").rfind("yes", 0) == 0) {  // "yes", "yes, deadline"
+      recommended.points.push_back(point);
+    }
+    if (const auto peak = c.peak_line && lines.empty() ? peak_of(c, r, data.unit) : std::nullopt) {
+      lines.push_back(hline(peak_text(c, "", *peak, data.unit), *peak));
     }
   }
-  for (const auto& [precision, rows] : by_precision) {
-    std::vector<std::string> ops, compute_ops;
-    std::vector<double> ms, tflops;
-    std::optional<double> peak;
-    for (const ResultRow* r : rows) {
-      ops.push_back(r->config_text("op"));
-      ms.push_back(*metric_in(*r, "time", "ms"));
-      if (const auto t = metric(*r, "tflops")) {
-        compute_ops.push_back(r->config_text("op"));
-        tflops.push_back(*t);
-        if (const auto pct = metric(*r, "peak_pct"); pct && *pct > 0 && !peak) {
-          peak = *t * 100 / *pct;
-        }
+  const auto by_x = [](const json::Value& a, const json::Value& b) { return a[0].as_number() < b[0].as_number(); };
+  std::vector<Series> series;
+  for (auto& [name, s] : by_series) {
+    std::sort(s.points.begin(), s.points.end(), by_x);
+    series.push_back(std::move(s));
+  }
+  std::sort(front.points.begin(), front.points.end(), by_x);
+  for (Series* extra : {&front, &recommended}) {
+    if (!extra->points.empty()) {
+      series.push_back(std::move(*extra));
+    }
+  }
+  return xy_chart(c.title, axis(axis_title(d, c.x, unit_of_x(data, c.x)), c.log_x),
+                  axis(axis_title(d, c.y, data.unit), c.log_y), series, c.caption, std::move(lines));
+}
+
+json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data) {
+  std::vector<std::string> categories, names;
+  std::map<std::string, std::map<std::string, double>> values;  // series -> category -> y
+  json::Array lines;
+  for (const ChartRow& r : data.rows) {
+    if (std::find(categories.begin(), categories.end(), r.x.text) == categories.end()) {
+      categories.push_back(r.x.text);
+    }
+    if (values.find(r.series) == values.end()) {
+      names.push_back(r.series);
+      if (const auto peak = c.peak_line ? peak_of(c, r, data.unit) : std::nullopt) {
+        lines.push_back(hline(peak_text(c, c.series.empty() ? "" : r.series, *peak, data.unit), *peak));  // per series
       }
     }
-    out.push_back(bar_chart("Time per op, " + precision, "op", axis("time [ms]"), ops, "time", ms,
-                            "One layer's forward and backward, op by op (measured, device events)."));
-    if (tflops.empty()) {
-      continue;
-    }
-    json::Array lines;
-    if (peak) {
-      lines.push_back(hline("dense peak " + text::format_number(*peak, 4) + " TFLOP/s", *peak));
-    }
-    out.push_back(bar_chart(
-        "TFLOP/s per op against the peak, " + precision, "op", axis("TFLOP/s"), compute_ops, "TFLOP/s", tflops,
-        "GEMMs and attention (measured) against the dense peak of the system profile (reference).", std::move(lines)));
+    values[r.series].emplace(r.x.text, r.y);
   }
+  json::Object chart = bar_chart(c.title, axis_title(d, c.x, unit_of_x(data, c.x)), axis(axis_title(d, c.y, data.unit)),
+                                 categories, names.front(), {}, c.caption, std::move(lines));
+  json::Array bars;
+  for (const std::string& name : names) {
+    json::Array column;
+    for (const std::string& category : categories) {
+      const auto it = values[name].find(category);
+      column.push_back(it != values[name].end() ? json::Value(it->second) : json::Value());
+    }
+    json::Object b;
+    b.set("label", name);
+    b.set("values", std::move(column));
+    bars.push_back(std::move(b));
+  }
+  chart.set("bars", std::move(bars));
+  if (c.log_y) {
+    chart.set("y", axis(axis_title(d, c.y, data.unit), true));
+  }
+  return chart;
 }
 
-// Inference: throughput against per-user speed ---------------------------------------------------------------------
+// One declared chart, or nullopt when the host leaves it out (abi/v1.h): no rows, every y zero, a line of one point.
+std::optional<json::Object> declared_chart(const Report& report, const WorkloadDeclarations& d,
+                                           const ChartDeclaration& c) {
+  const ChartData data = chart_data(report, d, c);
+  const bool all_zero = std::all_of(data.rows.begin(), data.rows.end(), [](const ChartRow& r) { return r.y == 0; });
+  if (data.rows.empty() || all_zero || (c.kind == ChartKind::lines && data.rows.size() < 2)) {
+    return std::nullopt;
+  }
+  return c.kind == ChartKind::lines ? declared_lines(d, c, data) : declared_bars(d, c, data);
+}
 
-void inference_charts(const Report& report, std::vector<json::Object>& out) {
-  std::map<std::string, Series> by_table;
-  for (const ResultRow& r : report.rows) {
-    const auto user = metric(r, "output_tokens_per_s_per_user");
-    auto total = metric(r, "output_tokens_per_s_per_gpu");
-    if (!user || !total) {
-      continue;
+void workload_charts(const Report& report, std::vector<json::Object>& out) {
+  for (const WorkloadDeclarations& d : report.workloads) {
+    bool previous_drawn = true;
+    for (const ChartDeclaration& c : d.charts) {
+      if (c.alternative && previous_drawn) {
+        continue;  // an alternative view stands in only for a chart left out
+      }
+      auto chart = declared_chart(report, d, c);
+      previous_drawn = chart.has_value();
+      if (chart) {
+        out.push_back(std::move(*chart));
+      }
     }
-    const std::string name = (r.table.empty() ? r.workload : r.table) + " " + r.config_text("precision");
-    by_table[name].label = name;
-    by_table[name].points.push_back(json::Array{*user, *total});
   }
-  if (by_table.empty()) {
-    return;
-  }
-  std::vector<Series> series;
-  for (auto& [k, s] : by_table) {
-    std::sort(s.points.begin(), s.points.end(),
-              [](const json::Value& a, const json::Value& b) { return a[0].as_number() < b[0].as_number(); });
-    series.push_back(s);
-  }
-  out.push_back(xy_chart("Throughput against per-user speed", axis("output tokens/s per user"),
-                         axis("output tokens/s per GPU"), series,
-                         "Each point one operating point (concurrency or batch), measured or projected as its row "
-                         "says: the further up and right, the better."));
 }
 
 // Verdicts: ratios with the threshold -----------------------------------------------------------------------------
@@ -571,7 +610,7 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
         rows_where(report, [&](const ResultRow& r) { return (r.table.empty() ? r.workload : r.table) == t.title; });
     const Metric* first = nullptr;
     for (const Metric& m : rows.front()->metrics) {
-      if (!m.hidden && better_direction(m.name, m.unit) != Better::none) {
+      if (!m.hidden && better_of(report.workloads, *rows.front(), m.name, m.unit) != Better::none) {
         first = &m;
         break;
       }
@@ -587,9 +626,9 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
         values.push_back(*v);
       }
     }
-    out.push_back(bar_chart(t.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names,
-                            first->name, values,
-                            std::string(to_string(better_direction(first->name, first->unit))) + "."));
+    out.push_back(bar_chart(
+        t.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names, first->name, values,
+        std::string(to_string(better_of(report.workloads, *rows.front(), first->name, first->unit))) + "."));
   }
 }
 
@@ -597,10 +636,7 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
 
 std::vector<json::Object> charts_for(const Report& report) {
   std::vector<json::Object> out;
-  explore_charts(report, out);
-  comm_charts(report, out);
-  layer_charts(report, out);
-  inference_charts(report, out);
+  workload_charts(report, out);
   verdict_charts(report, out);
   projection_charts(report, out);
   compare_charts(report, out);

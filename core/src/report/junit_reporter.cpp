@@ -165,8 +165,9 @@ std::string case_name(const ResultRow& row, const std::vector<std::string>& keys
   return parts.empty() ? row.label : row.label + " (" + text::join(parts, ", ") + ")";
 }
 
-// What CI shows under the test case: the row's mode, config, metrics and provenance.
-std::string row_output(const ResultRow& row) {
+// What CI shows under the test case: the row's mode, config, metrics (with what their workload declares of them:
+// "busbw: 360.5 GB/s (bus bandwidth ...; higher is better)") and provenance.
+std::string row_output(const ResultRow& row, const std::vector<WorkloadDeclarations>& declared) {
   std::string out = "mode: " + std::string(to_string(row.mode)) + "\n";
   std::vector<std::string> config;
   for (const auto& entry : row.config) {
@@ -178,8 +179,11 @@ std::string row_output(const ResultRow& row) {
   for (const Metric& m : row.metrics) {
     const bool whole = m.unit == "count" && m.value == std::trunc(m.value) && std::abs(m.value) < 1e15;
     out += m.name + ": " +
-           (whole ? std::to_string(static_cast<long long>(m.value)) + " " + m.unit : format_quantity(m.value, m.unit)) +
-           "\n";
+           (whole ? std::to_string(static_cast<long long>(m.value)) + " " + m.unit : format_quantity(m.value, m.unit));
+    if (const MetricDeclaration* d = declared_metric(declared, row, m.name); d != nullptr && !d->help.empty()) {
+      out += " (" + d->help + "; " + std::string(to_string(d->better)) + ")";
+    }
+    out += "\n";
   }
   for (const Field& f : row.fields) {
     out += "info." + f.key + ": " + f.value + "\n";
@@ -210,7 +214,8 @@ std::string unique_name(Suite& suite, const std::string& name) {
   return out;
 }
 
-void add_case(Suite& suite, const ResultRow& row, const std::vector<std::string>& keys) {
+void add_case(Suite& suite, const ResultRow& row, const std::vector<std::string>& keys,
+              const std::vector<WorkloadDeclarations>& declared) {
   const Judgement j = judge(row);
   const auto time = median_seconds(row);
   const std::string& group = row.table.empty() ? row.workload : row.table;
@@ -231,7 +236,7 @@ void add_case(Suite& suite, const ResultRow& row, const std::vector<std::string>
            "</failure>\n";
     ++suite.failures;
   }
-  suite.cases.push_back(out + "<system-out>" + xml_text(row_output(row)) + "</system-out>\n</testcase>\n");
+  suite.cases.push_back(out + "<system-out>" + xml_text(row_output(row, declared)) + "</system-out>\n</testcase>\n");
 }
 
 std::string context_string(const json::Object& object, const char* key) {
@@ -346,7 +351,7 @@ std::string render_junit(const Report& report) {
     Suite suite{group.title, {}, {}, 0, 0, 0, 0};
     const std::vector<std::string> keys = varying_config_keys(group.rows, true);
     for (const ResultRow* row : group.rows) {
-      add_case(suite, *row, keys);
+      add_case(suite, *row, keys, report.workloads);
     }
     suites.push_back(std::move(suite));
   }

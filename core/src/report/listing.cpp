@@ -170,6 +170,43 @@ Table wrap_last_column(const Table& t, std::size_t width) {
 /// --describe into a pipe or a file (less, a saved reference): the width a reader's window shows whole.
 constexpr std::size_t kPipedDescribeWidth = 100;
 
+namespace {
+
+// What the workload declares of its rows (ABI 1.1): its metrics, the keys that identify a run, its charts.
+std::string declarations_text(const WorkloadDeclarations& d, std::size_t width) {
+  std::string out;
+  if (!d.metrics.empty()) {
+    Table t;
+    t.headers = {"metric", "unit", "better", "help"};
+    t.right_aligned.assign(4, false);
+    for (const MetricDeclaration& m : d.metrics) {
+      t.cells.push_back({m.name, m.unit, std::string(better_name(m.better)), m.help});
+    }
+    out += "\nMetrics (how compare and history judge them):\n" + render_text_table(wrap_last_column(t, width));
+  }
+  const auto paragraph = [&](const std::string& text) {
+    std::string lines;
+    for (const std::string& line : width == 0 ? std::vector<std::string>{text} : wrap_words(text, width)) {
+      lines += line + "\n";
+    }
+    return "\n" + lines;
+  };
+  if (d.identity_keys) {
+    out += paragraph("Identity (a run of another value of these keys is another series; other keys are context): " +
+                     text::join(*d.identity_keys, ", "));
+  }
+  if (!d.charts.empty()) {
+    std::vector<std::string> titles;
+    for (const ChartDeclaration& c : d.charts) {
+      titles.push_back(c.title);
+    }
+    out += paragraph("Charts (HTML report): " + text::join(titles, "; "));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
   std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
@@ -207,8 +244,9 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
                        e.is_set ? to_toml_literal(e.value) + (width == 0 ? where : "") : "",
                        width == 0 || where.empty() ? help : help + " [set by " + e.where.describe() + "]"});
   }
-  return out + "\nParameters (runner.* are the host's measurement settings):\n" +
-         render_text_table(wrap_last_column(t, width));
+  out +=
+      "\nParameters (runner.* are the host's measurement settings):\n" + render_text_table(wrap_last_column(t, width));
+  return out + declarations_text(w.declarations, width);
 }
 
 json::Value describe_json(const Target& target, const ResolvedConfig& config) {
@@ -229,6 +267,9 @@ json::Value describe_json(const Target& target, const ResolvedConfig& config) {
     params.push_back(param_json(*e.spec, &e));
   }
   o.set("parameters", std::move(params));
+  if (!w.declarations.empty()) {
+    o.set("declarations", w.declarations.to_json());  // the results document's "workloads" entry
+  }
   return o;
 }
 

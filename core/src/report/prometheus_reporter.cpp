@@ -203,7 +203,10 @@ std::optional<Failure> add_row(Exposition& out, const Report& report, const Resu
     }
     const PrometheusName name = prometheus_name(m.name, m.unit);
     const std::string meaning = "metric " + m.name + (name.unit.empty() ? "" : " (" + name.unit + ")");
-    if (auto f = out.add(name.name, "dgxhost " + meaning, meaning, labels, m.value * name.factor, origin)) {
+    const MetricDeclaration* declared = declared_metric(report.workloads, row, m.name);
+    const std::string help =
+        "dgxhost " + meaning + (declared != nullptr && !declared->help.empty() ? ": " + declared->help : "");
+    if (auto f = out.add(name.name, help, meaning, labels, m.value * name.factor, origin)) {
       return f;
     }
   }

@@ -107,6 +107,13 @@ json::Value Report::to_json() const {
   }
   doc.set("status", std::move(status));
   doc.set("context", context);
+  if (!workloads.empty()) {
+    json::Array declared;
+    for (const WorkloadDeclarations& w : workloads) {
+      declared.push_back(w.to_json());
+    }
+    doc.set("workloads", std::move(declared));
+  }
   json::Array results;
   for (const ResultRow& r : rows) {
     results.push_back(r.to_json());

@@ -63,6 +63,11 @@ Report read_results(const Cursor& doc) {
     report.exit_code = code ? static_cast<int>(code->integer()) : 0;
     report.error = status->string_or("error");
   }
+  if (const auto workloads = doc.find("workloads")) {  // ABI 1.1's declarations; absent from older documents
+    for (const Cursor& w : workloads->elements()) {
+      report.workloads.push_back(read_declarations(w));
+    }
+  }
   for (const Cursor& r : doc["results"].elements()) {
     report.rows.push_back(row_from(r));
   }

@@ -153,7 +153,7 @@ Judgement judge_edivisive(const Series& s, const Finite& f, const DetectOptions&
     j.why += "; the newest change point is older than the newest " + std::to_string(o.recent) + " points";
     return j;
   }
-  j.verdict = direction_verdict(better_direction(s.key.metric, s.key.unit), last.mean_before, last.mean_after);
+  j.verdict = direction_verdict(series_better(s.key), last.mean_before, last.mean_after);
   j.why = j.change + (j.changed.empty() ? "" : "; changed: " + j.changed) + "; " + j.why;  // a CI failure's message
   return j;
 }
@@ -183,7 +183,7 @@ Judgement judge_window(const Series& s, const Finite& f, const DetectOptions& o)
     return j;
   }
   j.change_points.insert(f.index[first_recent]);
-  j.verdict = direction_verdict(better_direction(s.key.metric, s.key.unit), w->median_before, w->median_recent);
+  j.verdict = direction_verdict(series_better(s.key), w->median_before, w->median_recent);
   j.why = j.change + (j.changed.empty() ? "" : "; changed: " + j.changed) + "; " + j.why;
   return j;
 }

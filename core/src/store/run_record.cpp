@@ -3,6 +3,7 @@
 #include "run_record.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <set>
@@ -14,10 +15,9 @@ namespace dgx::detail {
 
 namespace {
 
-// Row configuration keys that are context, not identity: a new framework release continues a series (history
-// names it as what changed), and system and GPU count are columns of their own.
-bool context_key(const std::string& key) {
-  return key == "framework" || key == "system" || key == "gpus" || text::starts_with(key, "verdict.");
+// System and GPU count are columns of the key of their own; verdict.* is the host's.
+bool own_column(const std::string& key) {
+  return key == "system" || key == "gpus" || text::starts_with(key, "verdict.");
 }
 
 const json::Value* path(const json::Object& object, std::initializer_list<std::string_view> keys) {
@@ -137,21 +137,36 @@ bool imported(const ResultRow& row) {
 
 std::string row_mode(const ResultRow& row) { return imported(row) ? "imported" : std::string(to_string(row.mode)); }
 
-// The row's part of a series key; `with_context` keeps the framework in its configuration (for rows that would
-// otherwise be alike: an explore comparing releases).
-SeriesKey key_of(const ResultRow& row, const RunContext& run, bool with_context) {
+// The row's configuration in its series key: the keys its workload declares to identify a run (identifies():
+// without a declaration, all but framework, system and GPU count), and the declared identity metrics it carries (a
+// message size); `with_context` keeps the rest of its configuration too (for rows that would otherwise be alike:
+// an explore comparing framework releases or price providers).
+json::Object identity_config(const ResultRow& row, const WorkloadDeclarations* declared, bool with_context) {
+  json::Object config;
+  for (const auto& member : row.config) {
+    if (!own_column(member.first) && (with_context || identifies(declared, member.first))) {
+      config.set(member.first, member.second);
+    }
+  }
+  if (declared != nullptr && declared->identity_keys) {
+    for (const std::string& key : *declared->identity_keys) {
+      if (const Metric* m = row.find_metric(key); m != nullptr && !config.contains(key)) {
+        const bool whole = m->value == std::floor(m->value) && std::abs(m->value) < 1e15;
+        config.set(key, whole ? json::Value(static_cast<long long>(m->value)) : json::Value(m->value));
+      }
+    }
+  }
+  return config;
+}
+
+SeriesKey key_of(const ResultRow& row, const RunContext& run, const WorkloadDeclarations* declared, bool with_context) {
   SeriesKey key;
   key.plugin = row.plugin.empty() ? run.plugin : row.plugin;
   key.workload = row.workload.empty() ? run.workload : row.workload;
   key.table = row.table;
   key.label = row.label;
   key.mode = row_mode(row);
-  json::Object config;
-  for (const auto& member : row.config) {
-    if (!context_key(member.first) || (with_context && member.first == "framework")) {
-      config.set(member.first, member.second);
-    }
-  }
+  const json::Object config = identity_config(row, declared, with_context);
   key.config = json::write(canonical(config), 0);
   key.config_hash = fnv1a_hex(key.config);
   const Field* system = row.find_field("system");
@@ -198,16 +213,17 @@ RunRecord record_of(const Report& report, const std::string& source) {
   record.context = context_of(report, source);
   record.document_hash = fnv1a_hex(json::write(report.to_json(), 0));
   record.rows = report.rows.size();
-  // Rows alike but for their framework (an explore comparing releases) keep it in their key.
+  // Rows alike but for their context (an explore comparing releases) keep it in their key.
   std::map<std::string, int> seen;
   for (const ResultRow& row : report.rows) {
-    ++seen[series_hash(key_of(row, record.context, false))];
+    ++seen[series_hash(key_of(row, record.context, declarations_for(report.workloads, row), false))];
   }
   std::map<std::string, int> occurrence;
   for (const ResultRow& row : report.rows) {
-    SeriesKey key = key_of(row, record.context, false);
+    const WorkloadDeclarations* declared = declarations_for(report.workloads, row);
+    SeriesKey key = key_of(row, record.context, declared, false);
     if (seen[series_hash(key)] > 1) {
-      key = key_of(row, record.context, true);
+      key = key_of(row, record.context, declared, true);
     }
     // Still alike (a report with the same row twice): the second is a series of its own, numbered.
     if (const int n = ++occurrence[series_hash(key)]; n > 1) {
@@ -218,6 +234,8 @@ RunRecord record_of(const Report& report, const std::string& source) {
       p.key = key;
       p.key.metric = m.name;
       p.key.unit = m.unit;
+      const MetricDeclaration* d = declared != nullptr ? declared->find_metric(m.name) : nullptr;
+      p.key.better = d != nullptr ? std::string(better_name(d->better)) : std::string();
       p.value = m.value;
       p.timing = field_text(row, "timing");
       p.verdict = field_text(row, "verdict");

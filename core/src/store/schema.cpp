@@ -45,8 +45,12 @@ std::string version_1(const Dialect& d) {
          d.clustered + ";\n";
 }
 
+// ABI 1.1: the direction a series' metric is better in, as its workload declared it; '' for the series of
+// version 1 (the unit decides, as before).
+std::string version_2(const Dialect&) { return "ALTER TABLE series ADD COLUMN better TEXT NOT NULL DEFAULT '';\n"; }
+
 const std::vector<Migration>& migrations() {
-  static const std::vector<Migration> list{{1, &version_1}};
+  static const std::vector<Migration> list{{1, &version_1}, {2, &version_2}};
   return list;
 }
 
@@ -106,12 +110,7 @@ std::optional<Failure> check_schema(Database& db) {
   if (version.value() > kStoreSchemaVersion) {
     return newer(db, version.value());
   }
-  if (version.value() < kStoreSchemaVersion) {
-    return Failure{ExitCode::usage, store_name(db) + " has store schema version " + std::to_string(version.value()) +
-                                        ", older than this dgxhost's " + std::to_string(kStoreSchemaVersion) +
-                                        ": recording a run in it (dgxhost store add) migrates it"};
-  }
-  return std::nullopt;
+  return std::nullopt;  // an older version is read as it is (sql_store.cpp), and migrated when a run is recorded
 }
 
 std::optional<Failure> prepare_schema(Database& db) {

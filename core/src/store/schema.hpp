@@ -12,8 +12,8 @@ namespace dgx::detail {
 /// holds something else. Serialised against other processes opening the same store.
 std::optional<Failure> prepare_schema(Database& db);
 
-/// For reading only: the database is a store of this version (an empty or foreign one, a newer or an older one
-/// is a usage failure naming what to do).
+/// For reading only: the database is a store of this version or an older one, which is read as it is (an empty or
+/// foreign one, or a newer one, is a usage failure naming what to do).
 std::optional<Failure> check_schema(Database& db);
 
 /// The schema version a database records (0: none).

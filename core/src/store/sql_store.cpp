@@ -6,6 +6,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "dgx/core/store/store.hpp"
 #include "dgx/core/support/text.hpp"
@@ -66,13 +67,18 @@ std::string like_escaped(const std::string& value) {
   return out;
 }
 
-constexpr const char* kSelect =
-    "SELECT s.plugin, s.workload, s.table_name, s.label, s.mode, s.metric, s.unit, s.config_hash, s.config, "
-    "s.system, s.gpu_model, s.hosts, s.gpus, p.run_id, p.value, f.timing, f.verdict, r.run_time, r.plugin, "
-    "r.plugin_version, r.workload, r.preset, r.run_mode, r.system, r.gpu_model, r.hosts, r.gpus, r.driver, r.cuda, "
-    "r.nccl, r.framework, r.dgxhost_version, r.dgxhost_revision, r.config_hash, r.exit_code, r.source, s.id "
-    "FROM series s JOIN points p ON p.series_id = s.id JOIN runs r ON r.id = p.run_id JOIN facts f ON f.id = "
-    "p.facts_id";
+// The query of history(); a store of schema version 1 has no series.better (its series are judged by their unit).
+std::string select_for(int schema_version) {
+  return std::string(
+             "SELECT s.plugin, s.workload, s.table_name, s.label, s.mode, s.metric, s.unit, s.config_hash, s.config, "
+             "s.system, s.gpu_model, s.hosts, s.gpus, p.run_id, p.value, f.timing, f.verdict, r.run_time, r.plugin, "
+             "r.plugin_version, r.workload, r.preset, r.run_mode, r.system, r.gpu_model, r.hosts, r.gpus, r.driver, "
+             "r.cuda, r.nccl, r.framework, r.dgxhost_version, r.dgxhost_revision, r.config_hash, r.exit_code, "
+             "r.source, s.id, ") +
+         (schema_version >= 2 ? "s.better" : "''") +
+         " FROM series s JOIN points p ON p.series_id = s.id JOIN runs r ON r.id = p.run_id JOIN facts f ON f.id = "
+         "p.facts_id";
+}
 
 SeriesKey key_from(const SqlRow& row) {
   SeriesKey k;
@@ -82,6 +88,7 @@ SeriesKey key_from(const SqlRow& row) {
     *texts[i] = sql_text(row[i]);
   }
   k.gpus = sql_int(row[12]);
+  k.better = sql_text(row[37]);
   return k;
 }
 
@@ -125,11 +132,13 @@ public:
     if (auto problem = write(record, outcome)) {
       (void)db_->query("ROLLBACK");
       pending_.clear();
+      declared_.clear();  // what a rolled-back update wrote is not there
       return *problem;
     }
     if (auto committed = db_->query("COMMIT"); !committed) {
       (void)db_->query("ROLLBACK");
       pending_.clear();
+      declared_.clear();  // what a rolled-back update wrote is not there
       return committed.error();
     }
     known_.merge(pending_);  // ids of committed rows only: a rolled-back insert must not be remembered
@@ -138,7 +147,11 @@ public:
   }
 
   Expected<std::vector<Series>> history(const SeriesQuery& query) override {
-    std::string sql = kSelect;
+    auto version = schema_version(*db_);
+    if (!version) {
+      return version.error();
+    }
+    std::string sql = select_for(version.value());
     std::vector<SqlValue> params;
     std::vector<std::string> conditions;
     for (const auto& [field, value] : query.where) {
@@ -286,6 +299,16 @@ private:
     return id;
   }
 
+  // A series recorded before its workload declared its direction (or declared another) takes the newest
+  // declaration; once per series and connection.
+  std::optional<Failure> declare_better(std::int64_t series_id, const std::string& better) {
+    if (better.empty() || !declared_.insert(series_id).second) {
+      return std::nullopt;
+    }
+    auto updated = db_->query("UPDATE series SET better = ? WHERE id = ? AND better <> ?", {better, series_id, better});
+    return updated ? std::nullopt : std::optional<Failure>(updated.error());
+  }
+
   std::optional<Failure> write(const RunRecord& record, AddOutcome& outcome) {
     auto seen = db_->query("SELECT id FROM runs WHERE document_hash = ?", {record.document_hash});
     if (!seen) {
@@ -336,11 +359,14 @@ private:
         const SeriesKey& k = p.key;
         auto id = interned("series", "key_hash", key_hash,
                            "key_hash, plugin, workload, table_name, label, mode, metric, unit, config_hash, config, "
-                           "system, gpu_model, hosts, gpus",
+                           "system, gpu_model, hosts, gpus, better",
                            {key_hash, k.plugin, k.workload, k.table, k.label, k.mode, k.metric, k.unit, k.config_hash,
-                            k.config, k.system, k.gpu_model, k.hosts, k.gpus});
+                            k.config, k.system, k.gpu_model, k.hosts, k.gpus, k.better});
         if (!id) {
           return id.error();
+        }
+        if (auto problem = declare_better(id.value(), k.better)) {
+          return problem;
         }
         series_ids[key_hash] = id.value();
       }
@@ -364,11 +390,19 @@ private:
   // Ids of series and facts rows, which never change once committed: a store that records many runs (a
   // long-lived connection, the benchmark) looks each up once. `pending_` holds this transaction's until it commits.
   std::map<std::string, std::int64_t> known_, pending_;
+  std::set<std::int64_t> declared_;  // series whose direction this connection wrote (declare_better)
 };
 
 }  // namespace
 
 }  // namespace detail
+
+Better series_better(const SeriesKey& key) {
+  if (const auto declared = parse_better(key.better)) {
+    return *declared;
+  }
+  return better_direction(key.metric, key.unit);
+}
 
 const std::vector<std::pair<std::string, std::string>>& store_fields() {
   static const std::vector<std::pair<std::string, std::string>> list = [] {
@@ -376,7 +410,8 @@ const std::vector<std::pair<std::string, std::string>>& store_fields() {
     for (const detail::FieldColumn& f : detail::field_columns()) {
       out.emplace_back(f.field, f.meaning);
     }
-    out.emplace_back("config.KEY", "a key of the row's configuration (config.comm.collective, config.precision)");
+    out.emplace_back("config.KEY",
+                     "a key that identifies the row's series, as its workload declares (config.precision)");
     return out;
   }();
   return list;

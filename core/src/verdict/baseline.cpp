@@ -31,6 +31,32 @@ Expected<double> verdict_threshold(const ResolvedConfig& config) {
   return threshold;
 }
 
+namespace {
+
+// The columns a row of the other run is ranked by, the ones that identify a run first (a difference there weighs
+// more than any in the context, a framework release or a price): the declared identity keys, and the declared
+// identity metrics (a message size) as metric.NAME; then the rest of the configuration. A workload that declares
+// no identity ranks its configuration in order.
+void add_near_columns(const ResultRow& row, const WorkloadDeclarations* declared, Reference& ref) {
+  const bool ranked = declared != nullptr && declared->identity_keys;
+  std::vector<Constraint> context;
+  if (ranked) {
+    for (const std::string& key : *declared->identity_keys) {
+      if (const Metric* m = row.find_metric(key); m != nullptr && row.config.find(key) == nullptr) {
+        ref.near.push_back({{"metric." + key}, json::Value(m->value)});
+      }
+    }
+  }
+  for (const auto& [key, value] : row.config) {
+    if (!text::starts_with(key, "verdict.")) {
+      (!ranked || identifies(declared, key) ? ref.near : context).push_back({{key}, value});
+    }
+  }
+  ref.near.insert(ref.near.end(), context.begin(), context.end());
+}
+
+}  // namespace
+
 std::vector<Reference> references_from_run(const Report& run, const std::string& name) {
   const std::string source = "baseline run " + name + ": " + describe_run(run);
   std::vector<Reference> out;
@@ -49,13 +75,9 @@ std::vector<Reference> references_from_run(const Report& run, const std::string&
                   {}};
     ref.exact.push_back({{"workload"}, row.workload});
     ref.exact.push_back({{"table"}, row.table.empty() ? row.workload : row.table});
-    for (const auto& [key, value] : row.config) {
-      if (!text::starts_with(key, "verdict.")) {
-        ref.near.push_back({{key}, value});
-      }
-    }
+    add_near_columns(row, declarations_for(run.workloads, row), ref);
     for (const Metric& m : row.metrics) {
-      if (better_direction(m.name, m.unit) != Better::none) {
+      if (better_of(run.workloads, row, m.name, m.unit) != Better::none) {
         ref.values.push_back({m.name, m.value, m.unit, true});
       }
     }
@@ -172,7 +194,8 @@ struct Judgement {
   std::string line;  // for the Verdict note
 };
 
-Judgement judge(ResultRow& row, const std::optional<ReferenceMatch>& match, double threshold) {
+Judgement judge(ResultRow& row, const std::optional<ReferenceMatch>& match, double threshold,
+                const std::vector<WorkloadDeclarations>& declared) {
   if (!match) {
     row.add_field({"verdict", "no reference", false});
     row.add_field({"reference", "none: no reference of this workload matches its configuration", true});
@@ -186,7 +209,7 @@ Judgement judge(ResultRow& row, const std::optional<ReferenceMatch>& match, doub
                    true});
     return {"no reference", row_name(row) + ": no comparable reference (" + match->incomparable + ")"};
   }
-  const auto c = headline_comparison(row, *match);
+  const auto c = headline_comparison(row, *match, declared);
   if (!c) {
     row.add_field({"verdict", "no reference", false});
     row.add_field({"reference",
@@ -236,7 +259,7 @@ VerdictCounts apply_baseline(Report& report, const Baseline& baseline, double th
       continue;
     }
     const auto match = find_reference(row, baseline.references);
-    const Judgement j = judge(row, match, threshold);
+    const Judgement j = judge(row, match, threshold, report.workloads);
     if (j.verdict == "no reference") {
       ++counts.none;
       if (!j.line.empty()) {

@@ -15,12 +15,16 @@ namespace dgx {
 
 namespace {
 
-// Spread, extremes and the outlier-prone mean move from run to run without anything getting slower: the median
-// stands for the timed samples (the U test compares the samples themselves). Never judged.
-bool judged(const Metric& m) {
+// What the rows mean: B's declarations, then A's for workloads B's file does not describe.
+using Declared = std::vector<WorkloadDeclarations>;
+
+// Spread, extremes and the outlier-prone mean of the host's timing move from run to run without anything getting
+// slower: the median stands for the timed samples (the U test compares the samples themselves). Never judged, nor
+// the verdict's own ratio; every other metric as its workload declares it (or, undeclared, by its unit).
+bool judged(const Declared& declared, const ResultRow& row, const Metric& m) {
   static const std::set<std::string> kSpread{"time.mean", "time.stdev",    "time.cv",       "time.min",
                                              "time.max",  "time.rank_min", "time.rank_max", "ratio_to_reference"};
-  return kSpread.count(m.name) == 0 && better_direction(m.name, m.unit) != Better::none;
+  return kSpread.count(m.name) == 0 && better_of(declared, row, m.name, m.unit) != Better::none;
 }
 
 struct Counts {
@@ -35,17 +39,28 @@ struct Pair {
   std::optional<UTest> test;  // both rows have at least two samples
 };
 
-// The row's identity in the compare tables: its configuration, plus sizes that are the same on both sides (a
-// message size is a metric of a comm row, yet names its case).
-json::Object identity(const Pair& p) {
+// Whether metric `m` of B's row names its case: a declared identity metric (a message size); where the workload
+// declares no identity, a size in bytes (the rule of files written before ABI 1.1).
+bool names_case(const WorkloadDeclarations* declared, const Metric& m) {
+  if (declared == nullptr || !declared->identity_keys) {
+    return m.unit == "B";
+  }
+  const auto& keys = *declared->identity_keys;
+  return std::find(keys.begin(), keys.end(), m.name) != keys.end();
+}
+
+// The row's identity in the compare tables: its configuration, plus the metrics that name its case where they are
+// the same on both sides (a message size is a metric of a comm row, yet names its case).
+json::Object identity(const Declared& declared, const Pair& p) {
   json::Object config;
   for (const auto& [key, value] : p.b->config) {
     if (!text::starts_with(key, "verdict.")) {
       config.set(key, value);
     }
   }
+  const WorkloadDeclarations* d = declarations_for(declared, *p.b);
   for (const Metric& m : p.b->metrics) {
-    if (m.unit == "B") {
+    if (names_case(d, m)) {
       if (const Metric* other = p.a->find_metric(m.name); other != nullptr && other->value == m.value) {
         config.set(m.name, m.value == std::floor(m.value) ? json::Value(static_cast<long long>(m.value))
                                                           : json::Value(m.value));
@@ -78,9 +93,9 @@ std::string test_text(const UTest& t) {
          (std::min(t.n1, t.n2) < 9 ? "; 9 or more samples per side give the test its power" : "");
 }
 
-ResultRow compare_row(const Pair& p, const Metric& mb, const Metric& ma_in_b_unit, const CompareOptions& o,
-                      Counts& counts) {
-  const Better better = better_direction(mb.name, mb.unit);
+ResultRow compare_row(const Declared& declared, const Pair& p, const Metric& mb, const Metric& ma_in_b_unit,
+                      const CompareOptions& o, Counts& counts) {
+  const Better better = better_of(declared, *p.b, mb.name, mb.unit);
   const double goodness = goodness_ratio(better, mb.value, ma_in_b_unit.value).value_or(1);
   std::string why;
   const std::string verdict = verdict_of(goodness, p.test, o, why);
@@ -90,7 +105,7 @@ ResultRow compare_row(const Pair& p, const Metric& mb, const Metric& ma_in_b_uni
   row.mode = p.b->mode;
   row.table = "compare " + mb.name + " (" + std::string(to_string(better)) + ")";
   row.label = p.b->label;
-  row.config = identity(p);
+  row.config = identity(declared, p);
   row.add_metric({"a", ma_in_b_unit.value, mb.unit, false, "A"});
   row.add_metric({"b", mb.value, mb.unit, false, "B"});
   // One ratio in the table, the HTML chart and the verdict: B relative to A, above 1 when B is better (A/B for a
@@ -177,20 +192,24 @@ std::string summary(const Counts& c, const CompareOptions& o, int unmatched_a, i
 Report compare_runs(const Report& a, const std::string& a_name, const Report& b, const std::string& b_name,
                     const CompareOptions& options) {
   Report out;
+  Declared declared = b.workloads;
+  for (const WorkloadDeclarations& d : a.workloads) {
+    add_declarations(declared, d);
+  }
   std::vector<bool> a_used;
   const std::vector<Pair> pairs = pair_rows(a, a_name, b, a_used);
   Counts counts;
   for (const Pair& p : pairs) {
     for (const Metric& mb : p.b->metrics) {
       const Metric* ma = p.a->find_metric(mb.name);
-      if (ma == nullptr || !judged(mb)) {
+      if (ma == nullptr || !judged(declared, *p.b, mb)) {
         continue;
       }
       const auto value = convert(ma->value, ma->unit, mb.unit);
       if (!value) {
         continue;
       }
-      out.rows.push_back(compare_row(p, mb, Metric{ma->name, *value, mb.unit, false, {}}, options, counts));
+      out.rows.push_back(compare_row(declared, p, mb, Metric{ma->name, *value, mb.unit, false, {}}, options, counts));
     }
   }
   const int unmatched_a = static_cast<int>(std::count_if(a.rows.begin(), a.rows.end(), [&](const ResultRow& r) {

@@ -112,7 +112,8 @@ std::optional<ReferenceMatch> find_reference(const ResultRow& row, const std::ve
   return match;
 }
 
-std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, const ReferenceMatch& match) {
+std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, const ReferenceMatch& match,
+                                                      const std::vector<WorkloadDeclarations>& declared) {
   for (const ReferenceValue& v : match.reference->values) {
     if (!match.exact() && !v.per_gpu) {
       continue;
@@ -122,7 +123,7 @@ std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, cons
       continue;
     }
     const auto reference = convert(v.value, v.unit, m->unit);
-    const Better better = better_direction(m->name, m->unit);
+    const Better better = better_of(declared, row, m->name, m->unit);
     if (!reference) {
       continue;
     }

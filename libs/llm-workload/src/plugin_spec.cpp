@@ -24,6 +24,9 @@ dgx::sdk::WorkloadSpec workload_part(PluginInfo info) {
       .modes = {dgx::sdk::Mode::measure, dgx::sdk::Mode::project, dgx::sdk::Mode::explore},
       .factory = {},
       .can_measure = std::move(info.can_measure),
+      .metrics = std::move(info.rows.metrics),
+      .identity_keys = std::move(info.rows.identity_keys),
+      .charts = std::move(info.rows.charts),
   };
 }
 

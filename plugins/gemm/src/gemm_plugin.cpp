@@ -40,6 +40,9 @@ dgx::sdk::PluginSpec make_plugin() {
             (void)dgx::plugins::gemm::GemmWorkload::read_sweep(host);  // a config error first: exit 2, not 4
             dgx::llm::cuda::require_cuda_device();
           },
+      .metrics = {dgx::sdk::MetricSpec::higher("tflops", "TFLOP/s", "2·M·N·K / the median time"),
+                  dgx::sdk::MetricSpec::higher("peak_pct", "%", "TFLOP/s as a percent of the dense peak (info.peak)")},
+      .identity_keys = {"gemm.m", "gemm.n", "gemm.k", "precision", "gemm.fp8_fast_accum"},
   });
   spec.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return spec;

@@ -30,6 +30,9 @@ dgx::sdk::PluginSpec make_plugin() {
             (void)dgx::plugins::hbm::CopyWorkload::read_bytes(host);  // a config error first: exit 2, not 4
             dgx::llm::cuda::require_cuda_device();
           },
+      .metrics = {dgx::sdk::MetricSpec::higher("bandwidth", "GB/s", "bytes read + written / the median time"),
+                  dgx::sdk::MetricSpec::higher("peak_pct", "%", "bandwidth as a percent of the system's HBM peak")},
+      .identity_keys = {"hbm.bytes"},
   });
   spec.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
   return spec;

@@ -258,6 +258,18 @@ std::string FineTuning::provider_note(const llm::ExploreResult& r) const {
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {
+  // The training rows, and what fine-tuning adds: the data set and method identify a job (finetune.*).
+  workload::RowDeclarations rows = workload::training_declarations(workload::RunTime::hours_to_finetune);
+  rows.identity_keys.emplace_back("finetune.*");
+  using dgx::sdk::MetricSpec;
+  rows.metrics.insert(
+      rows.metrics.end(),
+      {MetricSpec::neutral("trainable_parameters", "count", "parameters that train: all (SFT) or the adapters' (LoRA)"),
+       MetricSpec::higher("mfu_published", "%", "MFU counting the FLOPs of full training, as published LoRA MFU does"),
+       MetricSpec::lower("layer.frozen_base_time", "s",
+                         "measured: the layer's step without adapters or weight "
+                         "gradients"),
+       MetricSpec::lower("layer.adapter_overhead", "1", "measured: the LoRA step / the frozen base's")});
   return workload::plugin_spec<FineTuning>({
       .name = kWorkloadName,
       .description = "LLM fine-tuning: SFT and LoRA compared in step time, tokens/s, MFU, hours and cost of a data "
@@ -270,6 +282,7 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .precisions = workload::training_precisions(),
       .params = finetune_params(),
       .can_measure = workload::can_measure_layer,
+      .rows = std::move(rows),
   });
 }
 

@@ -1,9 +1,6 @@
 #include "launch_files.hpp"
 
 #include <array>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
 
 #include <dgx/sdk/text.hpp>
 
@@ -297,25 +294,8 @@ LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeA
   return f;
 }
 
-std::optional<std::string> write_launch_files(const std::string& dir, const LaunchFiles& files) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    return "cannot create " + dir + ": " + ec.message();
-  }
-  for (const auto& [name, text] : files.files) {
-    const std::filesystem::path path = std::filesystem::path(dir) / name;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) {
-      return "cannot write " + path.string();
-    }
-    if (path.extension() == ".sh") {
-      std::filesystem::permissions(path, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
-                                   std::filesystem::perm_options::add, ec);
-    }
-  }
-  return std::nullopt;
+std::uint32_t launch_file_mode(const std::string& name) {
+  return name.size() > 3 && name.compare(name.size() - 3, 3, ".sh") == 0 ? 0755 : 0644;
 }
 
 }  // namespace dgx::plugins::llm_inference

@@ -1,4 +1,4 @@
-// From the pick to a deployment (serve.emit_launch, dgxhost --emit-launch DIR): the files a user runs to deploy the
+// From the pick to a deployment (dgxhost --emit DIR, which the host writes): the files a user runs to deploy the
 // chosen serving configuration and to measure it. trtllm-serve with its extra_llm_api_options YAML (disaggregated:
 // a context and a generation worker's YAML and the disaggregated router's config), or vllm serve's flags with
 // serve.engine = vllm; and the aiperf profile command with the same lengths, load (concurrency or request rate) and
@@ -6,7 +6,7 @@
 // keys each: the projection's values and nothing else to review.
 #pragma once
 
-#include <optional>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,8 +26,8 @@ struct LaunchFiles {
 [[nodiscard]] LaunchFiles launch_files(const InferenceSettings& settings, const llm::workload::ServeAssumptions& a,
                                        const llm::ServeProjection& projection);
 
-/// Writes them into `dir` (created); the reason when it cannot.
-[[nodiscard]] std::optional<std::string> write_launch_files(const std::string& dir, const LaunchFiles& files);
+/// The permission bits of launch file `name`: a script (.sh) is executable (0755), the rest 0644.
+[[nodiscard]] std::uint32_t launch_file_mode(const std::string& name);
 
 /// The checkpoint the engines load for a catalog model at a precision (Hugging Face ids of the published
 /// checkpoints: NVIDIA's ModelOpt FP8 / NVFP4 ones for quantized Llama, DeepSeek's own FP8 weights), or `name`

@@ -147,10 +147,6 @@ std::vector<Param> inference_params() {
       Param::string(key::checkpoint, "",
                     "the checkpoint the launch files serve (a Hugging Face id or a path); empty: the usual one for "
                     "the model and precision"),
-      Param::string(key::emit_launch, "",
-                    "write the recommended (explore) or projected configuration's launch files here: trtllm-serve "
-                    "and its extra_llm_api_options YAML (or vllm serve), and the aiperf profile command that measures "
-                    "it (dgxhost --emit-launch DIR)"),
   };
 }
 

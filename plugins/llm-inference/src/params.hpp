@@ -43,7 +43,6 @@ inline constexpr const char* acceptance = "serve.acceptance";
 inline constexpr const char* draft_model = "serve.draft_model";
 inline constexpr const char* engine = "serve.engine";
 inline constexpr const char* checkpoint = "serve.checkpoint";
-inline constexpr const char* emit_launch = "serve.emit_launch";
 inline constexpr const char* attention_dp = "parallel.attention_dp";
 inline constexpr const char* prefill_tp = "serve.prefill_tp";
 inline constexpr const char* prefill_ep = "serve.prefill_ep";

@@ -95,19 +95,18 @@ void Serving::project(const dgx::sdk::Host& host) const {
 }
 
 void Serving::emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& p) const {
-  if (settings_.emit_launch.empty()) {
+  if (!host.output_files_requested()) {
     return;
   }
   const LaunchFiles files = launch_files(settings_, assumptions_, p);
-  if (auto error = write_launch_files(settings_.emit_launch, files)) {
-    throw dgx::sdk::InvalidArgument(std::string(key::emit_launch) + ": " + *error);
-  }
   std::string listing;
   for (const auto& [name, text] : files.files) {
-    listing += (listing.empty() ? "" : ", ") + settings_.emit_launch + "/" + name;
+    host.write_output_file(name, text, launch_file_mode(name));  // the host writes them into --emit DIR
+    listing += (listing.empty() ? "" : ", ") + name;
   }
   host.note(NotePlacement::after, "Launch files",
-            "Written for " + llm::describe_serve_point(p, assumptions_.model.moe()) + ": " + listing +
+            "Written for " + llm::describe_serve_point(p, assumptions_.model.moe()) +
+                " into the --emit folder: " + listing +
                 ". Start the server with the first, then measure it with aiperf.sh (the same lengths, load and "
                 "SLOs); dgxhost import reads AIPerf's export back, dgxhost verdict holds it against this projection.");
 }
@@ -176,9 +175,8 @@ void Serving::explore(const dgx::sdk::Host& host) const {
                 " configurations in " + text::duration(elapsed) + ".");
   if (result.recommended) {
     emit_launch_files(host, result.points[*result.recommended].projection);
-  } else if (!settings_.emit_launch.empty()) {
-    host.note(NotePlacement::after, "Launch files",
-              "None written: no configuration meets the SLOs (" + std::string(key::emit_launch) + ").");
+  } else if (host.output_files_requested()) {
+    host.note(NotePlacement::after, "Launch files", "None written: no configuration meets the SLOs (--emit).");
   }
 }
 
@@ -194,6 +192,7 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .precisions = {DGX_PRECISION_BF16, DGX_PRECISION_FP8_E4M3, DGX_PRECISION_NVFP4, DGX_PRECISION_MXFP8},
       .params = inference_params(),
       .can_measure = [](dgx::sdk::Host& host) { require_serve_probe(host); },
+      .rows = workload::serving_declarations(),
   });
   spec.add_workload<DecodeWorkload>({
       .name = kDecodeWorkloadName,
@@ -204,6 +203,13 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .params = decode_params(),
       .modes = {dgx::sdk::Mode::measure},
       .can_measure = [](dgx::sdk::Host&) { require_decode_runner(); },
+      .metrics =
+          {dgx::sdk::MetricSpec::lower("tpot", "s", "time per output token: one decode step").with_label("TPOT"),
+           dgx::sdk::MetricSpec::higher("output_tokens_per_s", "tokens/s", "batch / TPOT").with_label("tok/s"),
+           dgx::sdk::MetricSpec::higher("output_tokens_per_s_per_user", "tokens/s", "1 / TPOT")
+               .with_label("tok/s/user"),
+           dgx::sdk::MetricSpec::neutral("bytes_per_iteration", "B", "bytes one decode step reads"),
+           dgx::sdk::MetricSpec::higher("mbu", "%", "bytes per step / TPOT / the HBM bandwidth").with_label("MBU %")},
   });
   return spec;
 }

@@ -45,7 +45,8 @@ public:
   /// serve.mode = disaggregated: prefill and decode workers (given, or rate matched within the fleet). Throws as
   /// project_configuration does, and when the workers exceed the fleet.
   [[nodiscard]] llm::ServeProjection project_disaggregated() const;
-  /// serve.emit_launch: writes the launch files of `projection` and notes where (throws when they cannot be written).
+  /// dgxhost --emit DIR: hands the launch files of `projection` to the host, which writes them there, and notes them
+  /// (throws the host's error when one cannot be written).
   void emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& projection) const;
   /// The space the settings describe: the precisions, the fleet as the largest replica, explore.concurrency, the
   /// lengths and engine limits of serve.*.

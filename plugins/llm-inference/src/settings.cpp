@@ -154,7 +154,6 @@ void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.explore_disaggregated = host.get_bool(key::explore_disaggregated);
   s.explore_speculative = host.get_bool(key::explore_speculative);
   s.checkpoint = host.get_string(key::checkpoint);
-  s.emit_launch = host.get_string(key::emit_launch);
 }
 
 /// serve.fleet_gpus, or the deprecated `gpus` that a script of before issue 35 sets: it wins (a preset now sets

@@ -35,8 +35,7 @@ struct InferenceSettings {
   bool disaggregated = false;       ///< serve.mode = disaggregated (project)
   llm::ServeLayout prefill_layout;  ///< a prefill worker's layout
   int prefill_workers = 0, decode_workers = 0;
-  std::string checkpoint;   ///< empty: the usual checkpoint of the model and precision
-  std::string emit_launch;  ///< empty: no launch files
+  std::string checkpoint;  ///< empty: the usual checkpoint of the model and precision
 
   /// The KV cache format of a weight precision: the configured one, or auto (FP8 with FP8 / FP4 weights, else BF16).
   [[nodiscard]] llm::Precision kv_precision_for(llm::Precision weights) const;

@@ -217,6 +217,7 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .precisions = workload::training_precisions(),
       .params = pretrain_params(),
       .can_measure = workload::can_measure_layer,
+      .rows = workload::training_declarations(workload::RunTime::days_to_train),
   });
 }
 

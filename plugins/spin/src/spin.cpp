@@ -89,6 +89,7 @@ dgx::sdk::PluginSpec make_plugin() {
                  dgx::sdk::Param::integer(
                      "spin.crash_rank", -1,
                      "this rank aborts during its third sample (checks a job's failure handling)")},
+      .identity_keys = {"spin.us", "spin.case_us"},  // its metrics are the host's timing (time.*, samples)
   });
   return spec;
 }

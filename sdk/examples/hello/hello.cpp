@@ -1,5 +1,6 @@
 // The smallest complete dgx plugin: one workload with a parameter schema, a measure mode (the host times
-// run()), a correctness check, a derived metric, and a project mode that emits a labelled projection.
+// run()), a correctness check, a derived metric, a project mode that emits a labelled projection, and what its rows
+// mean (which way its metrics are better, which keys identify a run, a chart), which dgxhost records with them.
 //
 // The workload sums an array of doubles, a memory-bound loop whose time says how fast this CPU streams memory.
 #include <dgx/sdk.hpp>
@@ -77,6 +78,13 @@ dgx::sdk::PluginSpec make_plugin() {
                  dgx::sdk::Param::floating("hello.assumed_bandwidth", 20.0, "memory bandwidth the projection assumes",
                                            "GB/s")},
       .modes = {dgx::sdk::Mode::measure, dgx::sdk::Mode::project},
+      // What the rows mean: compare and history judge bandwidth higher and time lower, a run is one array size (the
+      // assumed bandwidth is context), and the HTML report draws the bandwidth per array size.
+      .metrics = {dgx::sdk::MetricSpec::higher("bandwidth", "GB/s", "bytes summed / the median time"),
+                  dgx::sdk::MetricSpec::lower("time", "s", "projected: bytes / hello.assumed_bandwidth")},
+      .identity_keys = {"hello.elements"},
+      .charts = {dgx::sdk::ChartSpec::bars("Bandwidth", "hello.elements", "bandwidth")
+                     .with_caption("Measured, or projected from hello.assumed_bandwidth, as each row says.")},
   });
   return spec;
 }

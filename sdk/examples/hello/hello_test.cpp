@@ -29,6 +29,10 @@ int main() {
     return 1;
   }
   const dgx_workload_desc& hello = plugin->workloads[0];
+  expect(hello.metric_desc_count == 2 && hello.metric_descs[0].better == DGX_BETTER_HIGHER,
+         "it declares its metrics: bandwidth is better higher");
+  expect(hello.identity_key_count == 1 && std::string(hello.identity_keys[0]) == "hello.elements",
+         "and the key that identifies a run");
 
   dgx::sdk::testing::FakeHost host;
   host.set("hello.elements", std::int64_t{1000});

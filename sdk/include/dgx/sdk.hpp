@@ -1,6 +1,7 @@
 // The C++ plugin SDK: header-only, compiled into each plugin. Include this one header.
 //
 //   Workload   (workload.hpp)  the class a plugin author derives from
+//   MetricSpec, ChartSpec (declarations.hpp)  what a workload's rows mean: better higher or lower, identity, charts
 //   Host       (host.hpp)      configuration, logging, results, ranks, cancellation
 //   PluginSpec (plugin.hpp)    metadata + workloads, exported with DGX_PLUGIN(factory)
 //   Communicator (comm.hpp)    collectives on the host's communicator (the comm plugin implements it on NCCL)
@@ -13,6 +14,7 @@
 
 #include <dgx/plugin.h>
 #include <dgx/sdk/comm.hpp>
+#include <dgx/sdk/declarations.hpp>
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/expected.hpp>
 #include <dgx/sdk/host.hpp>

@@ -71,9 +71,16 @@ TEST_CASE("help text mentions the exit codes") {
   CHECK(cli_help().find("--plugin") != std::string::npos);
 }
 
-TEST_CASE("--emit-launch DIR is the serving workloads' serve.emit_launch, set after the other --set keys") {
-  auto o = parse({"--plugin", "llama70b-serve", "--emit-launch", "deploy", "--set", "serve.isl=8000"});
+TEST_CASE("--emit DIR names the folder of the workload's files, and --emit-launch DIR is its deprecated spelling") {
+  auto o = parse({"--plugin", "llama70b-serve", "--emit", "deploy", "--set", "serve.isl=8000"});
   REQUIRE(o);
-  CHECK(o->emit_launch == "deploy");
-  CHECK(o->sets == std::vector<std::string>{"serve.isl=8000", "serve.emit_launch=deploy"});
+  CHECK(o->emit == "deploy");
+  CHECK(o->sets == std::vector<std::string>{"serve.isl=8000"});
+  auto old = parse({"--plugin", "llama70b-serve", "--emit-launch", "deploy"});
+  REQUIRE(old);
+  CHECK(old->emit == "deploy");
+  CHECK(old->sets.empty());
+  auto both = parse({"--plugin", "llama70b-serve", "--emit", "a", "--emit-launch", "b"});
+  REQUIRE_FALSE(both);
+  CHECK(both.error().message.find("name two folders") != std::string::npos);
 }

@@ -187,3 +187,171 @@ TEST_CASE("free text from a plugin is made printable when it is lifted") {
   CHECK(plugin->description == "line\\x0abreak \\x1b[2J and \xef\xbf\xbd");
   CHECK(plugin->workloads[0].summary == "\\x1b]0;title\\x07");
 }
+
+// ABI 1.1: what a workload declares of its rows ------------------------------------------------------------------
+
+namespace {
+
+// The in-memory descriptor with declarations: a metric, a family, identity keys and a chart.
+struct Declaring : Descriptor {
+  dgx_metric_desc metrics[2] = {{sizeof(dgx_metric_desc), "rate", "GB/s", DGX_BETTER_HIGHER, "rate", "bytes / time"},
+                                {sizeof(dgx_metric_desc), "part.*", "s", DGX_BETTER_LOWER, nullptr, nullptr}};
+  const char* keys[2] = {"demo.n", "demo.*"};
+  dgx_chart_desc charts[1] = {{sizeof(dgx_chart_desc), "Rate against n", DGX_CHART_LINES, "demo.n", "rate", "demo.name",
+                               "caption", DGX_RESULT_PROJECTED, nullptr, "MB/s", "rate", "peak",
+                               DGX_CHART_LOG_X | DGX_CHART_PEAK_LINE}};
+  Declaring() {
+    workload.metric_descs = metrics;
+    workload.metric_desc_count = 2;
+    workload.identity_keys = keys;
+    workload.identity_key_count = 2;
+    workload.charts = charts;
+    workload.chart_count = 1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a workload's declarations of its rows are lifted with the workload") {
+  Declaring d;
+  auto plugin = d.lift();
+  REQUIRE(plugin);
+  const WorkloadDeclarations& w = plugin->workloads[0].declarations;
+  CHECK(w.plugin == "demo");
+  CHECK(w.workload == "demo");
+  REQUIRE(w.metrics.size() == 2);
+  CHECK(w.metrics[0].better == Better::higher);
+  CHECK(w.metrics[0].help == "bytes / time");
+  CHECK(w.find_metric("part.compute")->better == Better::lower);
+  REQUIRE(w.identity_keys);
+  CHECK(*w.identity_keys == std::vector<std::string>{"demo.n", "demo.*"});
+  REQUIRE(w.charts.size() == 1);
+  const ChartDeclaration& c = w.charts[0];
+  CHECK(c.kind == ChartKind::lines);
+  CHECK(c.mode == ResultMode::projected);
+  CHECK(c.series == "demo.name");
+  CHECK(c.unit == "MB/s");
+  CHECK(c.log_x);
+  CHECK_FALSE(c.log_y);
+  CHECK(c.peak_line);
+  CHECK(c.peak_label == "peak");
+}
+
+TEST_CASE("a descriptor of ABI 1.0 ends before the declarations, which the host never reads") {
+  Declaring d;  // the fields are set, but beyond struct_size: garbage to a 1.0 reader
+  d.workload.struct_size = offsetof(dgx_workload_desc, metric_descs);
+  auto plugin = d.lift();
+  REQUIRE(plugin);
+  CHECK(plugin->workloads[0].declarations.empty());
+  CHECK_FALSE(plugin->workloads[0].declarations.identity_keys);
+  Descriptor shorter;
+  shorter.workload.struct_size = offsetof(dgx_workload_desc, destroy);  // shorter than 1.0: refused
+  CHECK(shorter.reason().find("workload descriptor is") == 0);
+}
+
+TEST_CASE("the C fixture of ABI 1.0 is lifted with nothing declared, its workload descriptor of 1.0's size") {
+  auto opened = open_plugin(fixture("good/libdgx-cplain.so"), false);
+  REQUIRE(opened);
+  auto plugin = lift_descriptor_v1(opened.value());
+  REQUIRE(plugin);
+  CHECK(plugin->workloads[0].desc->struct_size == offsetof(dgx_workload_desc, metric_descs));
+  CHECK(plugin->workloads[0].declarations.empty());
+}
+
+TEST_CASE("a bad declaration disables the plugin with a reason naming the workload, the field and what it found") {
+  SUBCASE("a unit outside the list") {
+    Declaring d;
+    d.metrics[0].unit = "GBps";
+    CHECK(d.reason().find("workload 'demo' metric_descs[0] 'rate' has unit 'GBps' (expected one of s, B") == 0);
+  }
+  SUBCASE("a metric name that is no metric") {
+    Declaring d;
+    d.metrics[1].name = "Part Time";
+    CHECK(d.reason().find("workload 'demo' metric_descs[1] is named 'Part Time'") == 0);
+  }
+  SUBCASE("a direction outside the enumeration") {
+    Declaring d;
+    d.metrics[0].better = 7;
+    CHECK(d.reason().find("metric_descs[0] 'rate' has better = 7") != std::string::npos);
+  }
+  SUBCASE("a metric declared twice") {
+    Declaring d;
+    d.metrics[1].name = "rate";
+    CHECK(d.reason() == "workload 'demo' metric_descs declares 'rate' twice (expected unique names)");
+  }
+  SUBCASE("an identity key the schema does not have") {
+    Declaring d;
+    d.keys[0] = "demo.m";
+    CHECK(d.reason() == "workload 'demo' identity_keys[0] 'demo.m' is neither a parameter of the schema nor a metric "
+                        "of metric_descs (expected one of its keys, or a family such as \"parallel.*\")");
+    d.keys[0] = "rate";  // a declared metric may name the case
+    CHECK(d.lift());
+  }
+  SUBCASE("a family that matches no parameter, and the host's own keys") {
+    Declaring d;
+    d.keys[1] = "other.*";
+    CHECK(d.reason().find("identity_keys[1] 'other.*' matches no parameter of the schema") != std::string::npos);
+    d.keys[1] = "runner.batch";
+    CHECK(d.reason().find("identity_keys[1] 'runner.batch' is the host's") != std::string::npos);
+  }
+  SUBCASE("a NULL identity key or array") {
+    Declaring d;
+    d.keys[1] = nullptr;
+    CHECK(d.reason() == "workload 'demo' identity_keys[1] is NULL (expected a config key)");
+    d.workload.identity_keys = nullptr;
+    CHECK(d.reason() == "workload 'demo' identity_keys array is NULL but its count is 2 (expected an array)");
+  }
+  SUBCASE("a chart of a metric nobody declared") {
+    Declaring d;
+    d.charts[0].y = "speed";
+    CHECK(d.reason() ==
+          "workload 'demo' charts[0] 'Rate against n': y 'speed' is no metric of metric_descs (expected a "
+          "declared metric)");
+  }
+  SUBCASE("a chart against a key the workload does not have") {
+    Declaring d;
+    d.charts[0].x = "demo.size";
+    CHECK(d.reason().find("x 'demo.size' is neither a metric of metric_descs nor a parameter") != std::string::npos);
+  }
+  SUBCASE("a chart's unit of another quantity, an unknown kind, mode or flag, no title") {
+    Declaring d;
+    d.charts[0].unit = "ms";
+    CHECK(d.reason().find("unit 'ms' is not a unit of y 'rate' (GB/s)") != std::string::npos);
+    Declaring k;
+    k.charts[0].kind = 3;
+    CHECK(k.reason().find("has kind 3") != std::string::npos);
+    Declaring m;
+    m.charts[0].mode = 9;
+    CHECK(m.reason().find("has mode 9") != std::string::npos);
+    Declaring f;
+    f.charts[0].flags = 0x100;
+    CHECK(f.reason().find("has flags 256") != std::string::npos);
+    Declaring t;
+    t.charts[0].title = nullptr;
+    CHECK(t.reason() == "workload 'demo' charts[0] has no title (expected one, found NULL)");
+  }
+  SUBCASE("a peak line without a declared peak metric") {
+    Declaring d;
+    d.charts[0].peak_metric = "link";
+    CHECK(d.reason().find("peak_metric 'link' is no metric of metric_descs") != std::string::npos);
+  }
+  SUBCASE("an absurd stride of the new arrays") {
+    Declaring d;
+    d.metrics[0].struct_size = 3;
+    CHECK(d.reason().find("workload 'demo' metric_descs[0] is 3 bytes (struct_size)") == 0);
+    Declaring c;
+    c.workload.chart_count = 100000;
+    CHECK(c.reason() == "workload 'demo' charts count is 100000 (expected at most 256)");
+  }
+}
+
+TEST_CASE("a workload with measure mode may name a key its cases set as identity, one without may not") {
+  Declaring d;
+  d.keys[0] = "world_size";
+  CHECK_FALSE(d.lift());
+  d.workload.modes |= DGX_MODE_BIT(DGX_MODE_MEASURE);
+  static dgx_status (*const run)(dgx_instance*, const dgx_sample_request*, dgx_sample_result*, dgx_error*) =
+      [](dgx_instance*, const dgx_sample_request*, dgx_sample_result*, dgx_error*) -> dgx_status { return DGX_OK; };
+  d.workload.run = run;
+  CHECK(d.lift());
+}

@@ -232,3 +232,30 @@ TEST_CASE("config_dir hands a plugin the folders searched for data files, highes
   REQUIRE(dirs.size() == 2);
   CHECK(dirs[1].origin == "next to dgxhost");
 }
+
+TEST_CASE("write_output_file writes into the --emit folder only, and says why it cannot") {
+  Fixture f;
+  std::array<char, 512> message{};
+  dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
+  const auto write = [&](const char* name, const std::string& data, std::uint32_t mode = 0644) {
+    message.fill('\0');
+    return f.api().write_output_file(f.api().ctx, name, data.data(), data.size(), mode, &error);
+  };
+  CHECK(f.api().write_output_file(f.api().ctx, nullptr, nullptr, 0, 0, nullptr) == DGX_ERR_UNSUPPORTED);
+  CHECK(write("serve.sh", "x") == DGX_ERR_UNSUPPORTED);
+  CHECK(std::string(message.data()).find("--emit DIR") != std::string::npos);
+
+  const dgx::testing::TempDir dir;
+  f.services.set_output_folder((dir.path() / "deploy").string());
+  CHECK(f.api().write_output_file(f.api().ctx, nullptr, nullptr, 0, 0, nullptr) == DGX_OK);  // a folder is named
+  CHECK(write("serve.sh", "echo hi\n", 0755) == DGX_OK);
+  CHECK(std::filesystem::file_size(dir.path() / "deploy" / "serve.sh") == 8);
+  CHECK(write("../serve.sh", "x") == DGX_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(message.data()).find("holds '/'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "serve.sh"));
+  CHECK(write("serve.sh", "x", 04755) == DGX_ERR_INVALID_ARGUMENT);  // no setuid bit through this door
+  std::filesystem::create_directory(dir.path() / "deploy" / "sub");
+  CHECK(write("sub", "x") == DGX_ERR_RUNTIME);
+  CHECK(std::string(message.data()).find("is a directory") != std::string::npos);
+  CHECK(f.api().write_output_file(f.api().ctx, "x", nullptr, 4, 0644, &error) == DGX_ERR_INVALID_ARGUMENT);
+}

@@ -201,3 +201,15 @@ TEST_CASE("the JUnit schema refuses broken documents, so its approval above mean
   CHECK(broken("</testsuites>", "") != 0);                                           // not well-formed
   CHECK(broken("<skipped message", "<skip message") != 0);                           // not an element of the format
 }
+
+TEST_CASE("under a test case, a metric says what its workload declares of it: its help and which way is better") {
+  Report report = judged_report();
+  WorkloadDeclarations d;
+  d.plugin = "llm-pretrain";
+  d.workload = "llm-pretrain";
+  d.metrics = {{"tokens_per_s_per_gpu", "tokens/s", Better::higher, "tok/s/GPU", "tokens/s / GPUs"}};
+  report.workloads.push_back(d);
+  const std::string xml = render_junit(report);
+  CHECK(test_case(xml, "plain").find("tokens_per_s_per_gpu: 1000 tokens/s (tokens/s / GPUs; higher is better)\n") !=
+        std::string::npos);
+}

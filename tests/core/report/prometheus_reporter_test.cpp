@@ -232,3 +232,21 @@ TEST_CASE("promtool's linter does flag what the names avoid, so its silence abov
   CHECK((check.out + check.err).find("abbreviated units") != std::string::npos);
   CHECK((check.out + check.err).find("_count") != std::string::npos);
 }
+
+TEST_CASE("a family's HELP carries what the workload declares of its metric") {
+  Report report;
+  report.rows.push_back(collective_row(1024, "in-place", 10));
+  report.rows.push_back(collective_row(2048, "in-place", 20));
+  WorkloadDeclarations d;
+  d.plugin = "comm";
+  d.workload = "all_reduce";
+  d.metrics = {{"busbw", "GB/s", Better::higher, {}, "bus bandwidth: algbw x the collective's factor"}};
+  report.workloads.push_back(d);
+  const std::string text = render_ok(report);
+  const std::size_t help = text.find("# HELP dgx_busbw_bytes_per_second dgxhost metric busbw (");
+  REQUIRE(help != std::string::npos);
+  CHECK(text.substr(help, text.find('\n', help) - help).ends_with("): bus bandwidth: algbw x the collective's factor"));
+  const std::size_t count = text.find("# HELP dgx_count_value dgxhost metric count");
+  REQUIRE(count != std::string::npos);
+  CHECK(text.substr(count, text.find('\n', count) - count).find(": ") == std::string::npos);  // undeclared: as before
+}

@@ -2,6 +2,7 @@
 // leaving a temporary behind, and a target that cannot be written is known before any work.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,4 +119,98 @@ TEST_CASE("a new results file gets the permissions the umask allows") {
   struct stat st {};
   REQUIRE(::stat(target.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0640);
+}
+
+// --emit DIR: the files a workload asks the host to write (dgx_host_api::write_output_file) --------------------------
+
+TEST_CASE("a workload's file is written into the folder, created when absent, with its mode and no temporary left") {
+  TempDir dir;
+  const auto folder = dir.path() / "deploy";
+  const mode_t old = ::umask(022);
+  const auto problem = write_file_in_folder(folder.string(), "serve.sh", "#!/bin/sh\n", 0755);
+  ::umask(old);
+  REQUIRE_FALSE(problem);
+  CHECK(read(folder / "serve.sh") == "#!/bin/sh\n");
+  struct stat st {};
+  REQUIRE(::stat((folder / "serve.sh").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0755);
+  REQUIRE_FALSE(write_file_in_folder(folder.string(), "serve.sh", "#!/bin/sh\necho again\n", 0644));
+  CHECK(read(folder / "serve.sh") == "#!/bin/sh\necho again\n");  // a regular file of one link is replaced
+  CHECK(entries(folder) == 1);
+}
+
+TEST_CASE("a symbolic link planted in the folder is refused and the file it points to outside is unchanged") {
+  TempDir dir;
+  const auto outside = dir.write("outside/precious.txt", "precious");
+  const auto folder = dir.path() / "deploy";
+  std::filesystem::create_directory(folder);
+  std::filesystem::create_symlink(outside, folder / "serve.sh");
+  const auto problem = write_file_in_folder(folder.string(), "serve.sh", "rm -rf ~\n", 0755);
+  REQUIRE(problem);
+  CHECK(problem->find("is a symbolic link") != std::string::npos);
+  CHECK(read(outside) == "precious");
+  CHECK(std::filesystem::is_symlink(folder / "serve.sh"));
+  CHECK(entries(folder) == 1);  // no temporary left behind
+}
+
+TEST_CASE("a hard link to a file outside the folder is refused and that file is unchanged") {
+  TempDir dir;
+  const auto outside = dir.write("outside/precious.txt", "precious");
+  const auto folder = dir.path() / "deploy";
+  std::filesystem::create_directory(folder);
+  std::filesystem::create_hard_link(outside, folder / "serve.sh");
+  const auto problem = write_file_in_folder(folder.string(), "serve.sh", "rm -rf ~\n", 0755);
+  REQUIRE(problem);
+  CHECK(problem->find("has 2 hard links") != std::string::npos);
+  CHECK(read(outside) == "precious");
+  CHECK(read(folder / "serve.sh") == "precious");
+}
+
+TEST_CASE("a FIFO in the folder is refused at once: inspected, never opened") {
+  TempDir dir;
+  const auto folder = dir.path() / "deploy";
+  std::filesystem::create_directory(folder);
+  const auto fifo = folder / "serve.sh";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A reader holds the FIFO open, so that a writer's open would succeed instead of blocking forever: a host that
+  // opened it would not hang this test but write into the FIFO, which the read below would see.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  const auto problem = write_file_in_folder(folder.string(), "serve.sh", "data", 0644);
+  REQUIRE(problem);  // the call returned: it did not wait for the FIFO
+  CHECK(problem->find("is a FIFO") != std::string::npos);
+  char byte = 0;
+  CHECK(::read(reader, &byte, 1) <= 0);  // nothing was written into it
+  ::close(reader);
+  CHECK(std::filesystem::is_fifo(fifo));
+}
+
+TEST_CASE("a name that is no plain file name is refused and nothing is written anywhere") {
+  TempDir dir;
+  const auto folder = dir.path() / "deploy";
+  std::filesystem::create_directory(folder);
+  for (const char* name : {"../escape.sh", "sub/serve.sh", "/tmp/serve.sh", "..", ".", "", "bad\nname"}) {
+    CAPTURE(name);
+    const auto problem = write_file_in_folder(folder.string(), name, "x", 0644);
+    CHECK(problem);
+  }
+  CHECK(write_file_in_folder(folder.string(), "a/b", "x", 0644)->find("holds '/'") != std::string::npos);
+  CHECK(entries(folder) == 0);
+  CHECK(entries(dir.path()) == 1);  // the folder alone: nothing escaped it
+}
+
+TEST_CASE("--emit DIR is checked before any work: a folder, or absent in one that exists") {
+  TempDir dir;
+  CHECK_FALSE(check_emit_folder(""));
+  CHECK_FALSE(check_emit_folder(dir.path().string()));
+  CHECK_FALSE(check_emit_folder((dir.path() / "new").string()));
+  CHECK_FALSE(check_emit_folder((dir.path() / "new").string() + "/"));
+  const auto file = dir.write("file", "x");
+  const auto not_folder = check_emit_folder(file.string());
+  REQUIRE(not_folder);
+  CHECK(not_folder->code == ExitCode::usage);
+  CHECK(not_folder->message.find("not a folder") != std::string::npos);
+  const auto deep = check_emit_folder((dir.path() / "a" / "b").string());
+  REQUIRE(deep);
+  CHECK(deep->message.find("No such file or directory") != std::string::npos);
 }

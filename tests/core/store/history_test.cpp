@@ -140,3 +140,18 @@ TEST_CASE("series that differ only by host merge into one, in time order, the ho
   CHECK(merged.front().points[1].run.hosts == "node2");
   CHECK(merged.front().points[1].run.time - merged.front().points[0].run.time == 3600);
 }
+
+TEST_CASE("a series judges by the direction its workload declared: a fall of a declared higher-is-better ratio is a "
+          "regression") {
+  Series efficiency = series("efficiency", "1", 30, 26, -0.10, 0.8);
+  const Report undeclared = history_report({efficiency}, detect(DetectMethod::edivisive));
+  CHECK(field(undeclared.rows.front(), "verdict").value == "shift");  // the unit "1" alone says nothing
+  CHECK(undeclared.exit_code == 0);
+  efficiency.key.better = "higher";
+  const Report declared = history_report({efficiency}, detect(DetectMethod::edivisive));
+  CHECK(field(declared.rows.front(), "verdict").value == "regression");
+  CHECK(declared.exit_code == to_int(ExitCode::check_failed));
+  Series time = series("time.median", "s", 30, 26, -0.10, 1e-3);
+  time.key.better = "none";  // declared not judged: a fall is a shift, whatever its unit
+  CHECK(field(history_report({time}, detect(DetectMethod::edivisive)).rows.front(), "verdict").value == "shift");
+}

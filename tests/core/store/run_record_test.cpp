@@ -92,3 +92,57 @@ TEST_CASE("the same configuration in another key order is the same series, an im
   CHECK(imported.points[0].key.hosts.empty());  // not measured here: no host of this run measured it
   CHECK(series_hash(imported.points[0].key) != series_hash(a.points[0].key));
 }
+
+namespace {
+
+// The two-node run with what llm-pretrain declares: model, precision, GPUs and the layout identify a run.
+Report declared_run() {
+  Report run = two_node_run();
+  for (ResultRow& row : run.rows) {
+    row.config.set("parallel.tp", 4);
+    row.config.set("cost.provider", "aws");
+  }
+  WorkloadDeclarations d;
+  d.plugin = "llm-pretrain";
+  d.workload = "pretrain";
+  d.metrics = {{"step_time", "s", Better::lower, {}, {}}};
+  d.identity_keys = std::vector<std::string>{"precision", "gpus", "parallel.*"};
+  run.workloads.push_back(d);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("declared identity keys make the series: a change in a key not listed continues it") {
+  Report run = declared_run();
+  const RunRecord before = record_of(run, "a.json");
+  CHECK(before.points[0].key.config == R"({"parallel.tp":4,"precision":"fp8"})");  // gpus is a column of its own
+  CHECK(before.points[0].key.better == "lower");
+  run.rows[0].config.set("cost.provider", "gcp");  // context: the price
+  const RunRecord cheaper = record_of(run, "b.json");
+  CHECK(series_hash(before.points[0].key) == series_hash(cheaper.points[0].key));
+  run.rows[0].config.set("parallel.tp", 8);  // identity: the layout
+  const RunRecord wider = record_of(run, "c.json");
+  CHECK(series_hash(before.points[0].key) != series_hash(wider.points[0].key));
+}
+
+TEST_CASE("rows alike in their identity but for context keep their whole configuration, each a series") {
+  Report run = declared_run();
+  run.rows[1].config = run.rows[0].config;
+  run.rows[1].config.set("cost.provider", "gcp");  // an explore comparing providers
+  const RunRecord r = record_of(run, "a.json");
+  CHECK(series_hash(r.points[0].key) != series_hash(r.points[1].key));
+  CHECK(r.points[1].key.config.find("gcp") != std::string::npos);
+}
+
+TEST_CASE("a declared identity metric names the case: a message size is part of the series") {
+  Report run = declared_run();
+  run.workloads[0].identity_keys->push_back("size");
+  run.rows[0].add_metric({"size", 1048576, "B", false, {}});
+  run.rows[1].config = run.rows[0].config;
+  run.rows[1].add_metric({"size", 1073741824, "B", false, {}});
+  const RunRecord r = record_of(run, "a.json");
+  CHECK(r.points[0].key.config.find(R"("size":1048576)") != std::string::npos);
+  CHECK(series_hash(r.points[0].key) != series_hash(r.points[1].key));
+  CHECK(r.points[1].key.label == "step");  // two series by their size, not "#2" of one
+}

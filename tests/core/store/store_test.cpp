@@ -251,7 +251,92 @@ TEST_CASE("a store written by a newer dgxhost is refused and left as it is") {
   auto refused = open_store(backend.location());
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == ExitCode::usage);
-  CHECK(refused.error().message.find("newer dgxhost (store schema version 99; this dgxhost reads up to version 1)") !=
+  CHECK(refused.error().message.find("newer dgxhost (store schema version 99; this dgxhost reads up to version 2)") !=
         std::string::npos);
   CHECK(refused.error().message.find("left as it is") != std::string::npos);
+}
+
+namespace {
+
+// What a SQL statement gives on the backend, through its own client (psql, sqlite3).
+void run_sql(const StoreBackend& backend, const std::string& sql) {
+#ifdef DGX_TEST_POSTGRES
+  const auto psql = dgx::testing::PostgresServer::binaries().value() + "/psql";
+  const auto r = dgx::testing::run_process(psql, {backend.location(), "-c", sql});
+#else
+  const auto r = dgx::testing::run_process("/usr/bin/sqlite3", {backend.location(), sql});
+#endif
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+}
+
+// The nightly run with what its workload declares: busbw better higher (as its unit says) and an efficiency in unit
+// "1" better higher (which its unit alone does not say).
+Report declared_nightly(const std::string& time, double busbw) {
+  Report r = nightly(time, busbw);
+  for (ResultRow& row : r.rows) {
+    row.add_metric({"efficiency", busbw / 500, "1", false, {}});
+  }
+  WorkloadDeclarations d;
+  d.plugin = "comm";
+  d.workload = "all_reduce";
+  d.metrics = {{"busbw", "GB/s", Better::higher, {}, {}}, {"efficiency", "1", Better::higher, {}, {}}};
+  d.identity_keys = std::vector<std::string>{"comm.bytes"};
+  r.workloads.push_back(d);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a series keeps the direction its workload declared, and one recorded before learns it") {
+  const StoreBackend backend;
+  if (!backend.ready()) {
+    return;
+  }
+  auto store = backend.open();
+  REQUIRE(store->add(nightly(day(1), 100), "old.json").has_value());  // declares nothing
+  auto before = store->history(where({{"metric", "busbw"}}));
+  REQUIRE(before.has_value());
+  CHECK(before->front().key.better.empty());
+  CHECK(series_better(before->front().key) == Better::higher);  // its unit says so
+  REQUIRE(store->add(declared_nightly(day(2), 101), "new.json").has_value());
+  auto after = store->history(where({{"metric", "busbw"}, {"config.comm.bytes", "1073741824"}}));
+  REQUIRE(after.has_value());
+  REQUIRE(after->size() == 1);  // the same series: comm.bytes identifies it, as before
+  CHECK(after->front().points.size() == 2);
+  CHECK(after->front().key.better == "higher");
+  auto efficiency = store->history(where({{"metric", "efficiency"}}));
+  REQUIRE(efficiency.has_value());
+  REQUIRE_FALSE(efficiency->empty());
+  CHECK(series_better(efficiency->front().key) == Better::higher);  // unit "1": only the declaration says so
+}
+
+TEST_CASE("a store of schema version 1 is read as it is, and migrated when a run is recorded in it") {
+  const StoreBackend backend;
+  if (!backend.ready()) {
+    return;
+  }
+  {
+    auto store = backend.open();
+    REQUIRE(store->add(nightly(day(1), 100), "a.json").has_value());
+  }
+  // What dgxhost wrote before ABI 1.1's declarations: no series.better, version 1.
+  run_sql(backend, "ALTER TABLE series DROP COLUMN better");
+  run_sql(backend, "UPDATE dgx_store SET value = '1' WHERE key = 'schema_version'");
+  {
+    auto reader = open_store(backend.location(), StoreAccess::read);
+    REQUIRE_MESSAGE(reader.has_value(), (reader ? std::string() : reader.error().message));
+    auto series = reader.value()->history(where({{"metric", "busbw"}}));
+    REQUIRE(series.has_value());
+    CHECK(series->size() == 2);
+    CHECK(series->front().key.better.empty());
+    CHECK(reader.value()->summary()->schema_version == 1);  // reading changed nothing
+  }
+  auto writer = backend.open();
+  REQUIRE(writer->add(declared_nightly(day(2), 90), "b.json").has_value());
+  CHECK(writer->summary()->schema_version == kStoreSchemaVersion);
+  auto series = writer->history(where({{"metric", "busbw"}, {"config.comm.bytes", "1073741824"}}));
+  REQUIRE(series.has_value());
+  REQUIRE(series->size() == 1);
+  CHECK(series->front().points.size() == 2);  // the old run and the new one, one series
+  CHECK(series->front().key.better == "higher");
 }

@@ -81,3 +81,61 @@ TEST_CASE("without samples the threshold alone decides, and different configurat
   CHECK(median->find_field("matched")->value == "nearest row of A: spin.us 900 (A 1000)");
   CHECK(median->find_metric("p_value") == nullptr);
 }
+
+namespace {
+
+// Rows of a collective sweep: three message sizes, the size a metric (as the comm plugin reports it), and a
+// metric in unit "1" the unit alone would not judge.
+Report sweep_of(double scale, const std::string& min_bytes, bool declared) {
+  Report run;
+  for (const double size : {1024.0, 1048576.0, 1073741824.0}) {
+    ResultRow row;
+    row.workload = "all_reduce";
+    row.plugin = "comm";
+    row.config.set("comm.dtype", "fp32");
+    row.config.set("comm.min_bytes", min_bytes);
+    row.add_metric({"size", size, "B", false, {}});
+    row.add_metric({"busbw", scale * size / 1e7, "GB/s", false, {}});
+    row.add_metric({"efficiency", 0.5 * scale, "1", false, {}});
+    run.rows.push_back(row);
+  }
+  if (declared) {
+    WorkloadDeclarations d;
+    d.plugin = "comm";
+    d.workload = "all_reduce";
+    d.metrics = {{"busbw", "GB/s", Better::higher, {}, {}},
+                 {"efficiency", "1", Better::higher, {}, {}},
+                 {"size", "B", Better::none, {}, {}}};
+    d.identity_keys = std::vector<std::string>{"comm.dtype", "size"};
+    run.workloads.push_back(d);
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("compare judges a metric by its declared direction, which the unit alone could not give") {
+  const Report out = compare_runs(sweep_of(1.0, "8", true), "a.json", sweep_of(0.8, "8", true), "b.json", {});
+  const ResultRow* efficiency = row_of(out, "efficiency");
+  REQUIRE(efficiency != nullptr);
+  CHECK(efficiency->table == "compare efficiency (higher is better)");
+  CHECK(efficiency->find_field("verdict")->value == "regression");
+  const Report old = compare_runs(sweep_of(1.0, "8", false), "a.json", sweep_of(0.8, "8", false), "b.json", {});
+  CHECK(row_of(old, "efficiency") == nullptr);  // undeclared, in unit "1": not judged
+}
+
+TEST_CASE("compare pairs each row with the row of A of the same identity, its context changes named") {
+  // B swept from another smallest size: context, so every size still pairs with its own, the change named.
+  const Report out = compare_runs(sweep_of(1.0, "8", true), "a.json", sweep_of(1.0, "1K", true), "b.json", {});
+  int busbw = 0;
+  for (const ResultRow& row : out.rows) {
+    if (row.find_field("metric")->value != "busbw") {
+      continue;
+    }
+    ++busbw;
+    CHECK(row.find_field("verdict")->value == "no significant difference");
+    CHECK(row.find_metric("relative")->value == doctest::Approx(1.0));  // each size against the same size
+    CHECK(row.find_field("matched")->value == "nearest row of A: comm.min_bytes 1K (A 8)");
+  }
+  CHECK(busbw == 3);
+}

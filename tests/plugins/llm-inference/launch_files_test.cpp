@@ -2,14 +2,9 @@
 
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "llm_host.hpp"
 #include "params.hpp"
 #include "plugin.hpp"
-#include "temp_dir.hpp"
 
 using namespace dgx::plugins::llm_inference;
 using InferenceHost = dgx::testing::LlmHost<InferenceWorkload, inference_params>;
@@ -18,13 +13,6 @@ namespace {
 
 bool has(const std::string* text, const std::string& part) {
   return text != nullptr && text->find(part) != std::string::npos;
-}
-
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 }  // namespace
@@ -78,18 +66,27 @@ TEST_CASE("with serve.engine = vllm the launch file is vllm serve's flags, atten
   CHECK(has(f.find("aiperf.sh"), "--request-rate 2 --request-count 200"));
 }
 
-TEST_CASE("explore writes the recommendation's launch files where serve.emit_launch says, and notes them") {
-  const dgx::testing::TempDir dir;
+TEST_CASE("explore hands the recommendation's launch files to the host (--emit DIR), scripts executable, and notes "
+          "them") {
   InferenceHost h;
   h.use_preset("llama8b-serve");
-  h.set(key::emit_launch, (dir.path() / "deploy").string());
+  h.output_folder = "deploy";
   h.project(dgx::sdk::Mode::explore);
   CHECK(h.note("Launch files").find("Written for ") == 0);
-  CHECK(std::filesystem::exists(dir.path() / "deploy" / "aiperf.sh"));
-  const std::string script = read(dir.path() / "deploy" / "trtllm-serve.sh");
-  CHECK(script.find("trtllm-serve 'nvidia/Llama-3.1-8B-Instruct-FP8'") != std::string::npos);
-  CHECK((std::filesystem::status(dir.path() / "deploy" / "trtllm-serve.sh").permissions() &
-         std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
+  REQUIRE(h.written_files.count("trtllm-serve.sh") == 1);
+  CHECK(h.written_files.count("aiperf.sh") == 1);
+  CHECK(h.written_files["trtllm-serve.sh"].text.find("trtllm-serve 'nvidia/Llama-3.1-8B-Instruct-FP8'") !=
+        std::string::npos);
+  CHECK(h.written_files["trtllm-serve.sh"].mode == 0755);
+  CHECK(h.written_files["extra_llm_api_options.yaml"].mode == 0644);
+}
+
+TEST_CASE("without --emit no launch file is written and no note says so") {
+  InferenceHost h;
+  h.use_preset("llama8b-serve");
+  h.project(dgx::sdk::Mode::explore);
+  CHECK(h.written_files.empty());
+  CHECK(h.note("Launch files").empty());
 }
 
 TEST_CASE("a disaggregated deployment: each worker on GPUs of its own, the router over every context and generation "

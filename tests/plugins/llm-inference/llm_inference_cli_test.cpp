@@ -75,15 +75,28 @@ TEST_CASE("bad input exits 2 with the reason") {
       });
 }
 
-TEST_CASE("--emit-launch DIR writes the recommendation's trtllm-serve, its YAML and the aiperf command") {
+TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAML and the aiperf command there") {
   const TempDir dir;
   const std::string target = (dir.path() / "deploy").string();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit-launch", target.c_str()});
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit", target.c_str()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(has(r.out, "Launch files:\n  Written for "));
   for (const char* file : {"trtllm-serve.sh", "aiperf.sh"}) {
     CHECK_MESSAGE(std::filesystem::exists(dir.path() / "deploy" / file), file);
   }
+  CHECK((std::filesystem::status(dir.path() / "deploy" / "trtllm-serve.sh").permissions() &
+         std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
+}
+
+TEST_CASE("--emit-launch DIR still writes them, and says once that it is the deprecated --emit") {
+  const TempDir dir;
+  const std::string target = (dir.path() / "deploy").string();
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit-launch", target.c_str()});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(dir.path() / "deploy" / "aiperf.sh"));
+  const auto said = r.err.find("--emit-launch is deprecated: use --emit");
+  CHECK(said != std::string::npos);
+  CHECK(r.err.find("--emit-launch is deprecated", said + 1) == std::string::npos);
 }
 
 TEST_CASE("without a GPU, --mode measure and the decode loop exit with the no-device code") {

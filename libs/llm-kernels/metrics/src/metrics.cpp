@@ -61,4 +61,21 @@ void add_layer_metrics(const sdk::Host& host, std::string_view prefix, const Lay
   add_peak_fields(host, peak, peak_key);
 }
 
+std::vector<sdk::MetricSpec> layer_metric_specs(std::string_view prefix) {
+  const auto name = [&](const char* metric) { return std::string(prefix) + metric; };
+  using sdk::MetricSpec;
+  return {
+      MetricSpec::higher(name("model_tflops"), "TFLOP/s", "model FLOPs of one layer's step / its median time")
+          .with_label("layer TFLOP/s"),
+      MetricSpec::higher(name("mfu"), "%", "layer TFLOP/s as a percent of the dense peak of the precision")
+          .with_label("layer MFU %"),
+      MetricSpec::lower(name("forward_time"), "s", "the layer's forward pass"),
+      MetricSpec::lower(name("backward_time"), "s", "the layer's backward pass"),
+      MetricSpec::neutral(name("peak_memory"), "B", "peak device memory of the layer's step").with_label("peak mem"),
+      MetricSpec::neutral(name("activation_memory"), "B", "activations the backward pass keeps"),
+      MetricSpec::neutral(name("weight_memory"), "B", "the layer's weights"),
+      MetricSpec::neutral(name("gradient_memory"), "B", "the layer's weight gradients"),
+  };
+}
+
 }  // namespace dgx::llm::kernels

@@ -35,10 +35,15 @@ extern "C" {
 #define DGX_ABI_VERSION_MAJOR(version) ((uint32_t)(version) >> 16)
 #define DGX_ABI_VERSION_MINOR(version) ((uint32_t)(version)&0xffffu)
 
-/* The versions this header describes: 1.0, and 1.1, which appended (fields marked "ABI 1.1") to dgx_host_api:
- * config_dir (the folders the host searches for data files, so a plugin reads a user's catalog entries in the host's
- * order).
- * A reader never touches a field beyond struct_size, so a 1.0 plugin runs on a 1.1 host and the other way round. */
+/* The versions this header describes: 1.0, and 1.1, which appended (fields marked "ABI 1.1"):
+ *  - to dgx_workload_desc: what the workload's rows mean (metric_descs, identity_keys, charts), so that a host that
+ *    knows no workload can compare, chart and keep a history of them;
+ *  - to dgx_host_api: config_dir (the folders the host searches for data files, so a plugin reads a user's catalog
+ *    entries in the host's order) and write_output_file (the files a plugin hands the user, written safely by the
+ *    host).
+ * A reader never touches a field beyond struct_size, so a 1.0 plugin runs on a 1.1 host and the other way round: a
+ * workload descriptor of ABI 1.0 ends at metric_descs (its struct_size is offsetof(dgx_workload_desc, metric_descs)),
+ * a host table of ABI 1.0 at config_dir. */
 #define DGX_ABI_V1_0 DGX_ABI_MAKE_VERSION(1, 0)
 #define DGX_ABI_V1_1 DGX_ABI_MAKE_VERSION(1, 1)
 
@@ -215,6 +220,76 @@ typedef struct dgx_sample_stats {
   double cv;    /* stdev / mean */
 } dgx_sample_stats;
 
+/* ABI 1.1: which way a metric is better, for comparisons (dgxhost compare, --baseline) and regression detection
+ * (dgxhost history --detect). */
+typedef int32_t dgx_better;
+enum {
+  DGX_BETTER_NONE = 0,   /* not judged: a count, a size, a configuration echoed as a metric */
+  DGX_BETTER_HIGHER = 1, /* a rate, a bandwidth, a utilisation */
+  DGX_BETTER_LOWER = 2   /* a time, a cost, a spread */
+};
+
+/* ABI 1.1: one metric a workload's rows carry, declared once (google/benchmark's counters, nvbench's summaries).
+ * `name` is the metric as the rows emit it ("step_time"), or a family ending in ".*" ("ttft.*": ttft.mean,
+ * ttft.p99, ...); an exact name wins over a family. `unit` is one of <dgx/sdk/units.hpp> and the unit the rows use.
+ * The host refuses the plugin (naming the workload and the field) for a name that is not a dotted lower-case metric
+ * name, a unit outside the list, a `better` outside the enumeration, or a name declared twice. */
+typedef struct dgx_metric_desc {
+  uint32_t struct_size;
+  const char* name;
+  const char* unit;
+  dgx_better better;
+  const char* label; /* optional short column title ("tok/s/GPU"); NULL: the name. A row's own label wins */
+  const char* help;  /* optional, one line: what it is and how it is computed (Prometheus' # HELP, JUnit) */
+} dgx_metric_desc;
+
+/* ABI 1.1: a chart the HTML report draws from a workload's rows, the host knowing nothing of the workload.
+ *
+ * Which rows: the workload's, of `mode` (0: any) and of `table` (NULL: any), that carry both `x` and `y`. A name in
+ * `x`, `series` and `peak_metric` is looked up in a row as a metric, then a config key, then a field (`info`), then
+ * as the row's own `workload`, `table`, `mode` or `label`. A chart with no such row, with every y zero, or a LINES
+ * chart of fewer than two points, is left out: a plugin may declare charts its runs do not always fill.
+ *
+ * The host checks at load time (and refuses the plugin, naming the workload, the chart and the field): a title, a
+ * known kind and mode, `y` and `peak_metric` among metric_descs, `x` a metric of metric_descs or a parameter of the
+ * schema (or, for a workload with measure mode, a key its cases set, which the host takes on trust), `unit` one of
+ * <dgx/sdk/units.hpp> in the quantity of y, and flags it knows. */
+typedef int32_t dgx_chart_kind;
+enum {
+  DGX_CHART_LINES = 1, /* numeric x against y: one line per series, its points sorted by x */
+  DGX_CHART_BARS = 2   /* one bar per row, its category the text of `x` (a config key, field or metric); several
+                        * series are bars side by side */
+};
+#define DGX_CHART_LOG_X 0x1u /* a logarithmic x axis (LINES) */
+#define DGX_CHART_LOG_Y 0x2u /* a logarithmic y axis */
+#define DGX_CHART_PARETO                                                                                               \
+  0x4u /* LINES: each series as points, no line; the rows whose field "pareto" is "*" joined as a front ("Pareto       \
+          front"), and the rows whose field "recommended" starts with "yes" marked with a star ("recommended") */
+#define DGX_CHART_PEAK_LINE                                                                                            \
+  0x8u /* a horizontal line at the peak, from the first row (of each series, for BARS) that has `peak_metric`: its     \
+          value when its unit is y's quantity, or, in "%", y's value as that percent of the peak (y x 100 / value) */
+#define DGX_CHART_ALTERNATIVE                                                                                          \
+  0x10u /* drawn only when the chart before it in the array was left out: another view of the same rows                \
+           (algorithm bandwidth where every bus bandwidth is zero, as with one rank) */
+typedef struct dgx_chart_desc {
+  uint32_t struct_size;
+  const char* title;
+  dgx_chart_kind kind;
+  const char* x;           /* what the rows are spread over ("gpus", "size", "op") */
+  const char* y;           /* a metric of metric_descs ("days_to_train", "busbw") */
+  const char* series;      /* optional: what names each series: names joined by ',' (their values joined by a
+                            * space), each a list of alternatives joined by '|' (the first the row has):
+                            * "series|precision", "comm.collective|workload,comm.placement". NULL: one series.
+                            * A row with none of them belongs to the series named by its workload */
+  const char* caption;     /* optional, one or two sentences under the chart: what it shows and how it was made */
+  dgx_result_mode mode;    /* only rows of this mode; 0: any */
+  const char* table;       /* optional: only rows of this table; NULL: any of the workload's */
+  const char* unit;        /* optional: the unit y is drawn in ("ms"); NULL: the unit of the first row's y */
+  const char* peak_metric; /* with DGX_CHART_PEAK_LINE: the metric that gives the peak (see the flag) */
+  const char* peak_label;  /* optional: what the peak line says before its value ("link peak"); NULL: "peak" */
+  uint32_t flags;          /* DGX_CHART_* */
+} dgx_chart_desc;
+
 typedef struct dgx_host_api dgx_host_api;
 typedef struct dgx_workload_desc dgx_workload_desc;
 typedef struct dgx_instance dgx_instance; /* opaque, owned by the plugin */
@@ -260,6 +335,25 @@ struct dgx_workload_desc {
   dgx_status (*project)(dgx_instance* instance, dgx_mode mode, dgx_error* error);
   /* Required. Never fails. */
   void (*destroy)(dgx_instance* instance);
+
+  /* ABI 1.1. What the rows mean, so that dgxhost compares, charts and keeps a history of them without knowing the
+   * workload; the host records these declarations in every results document (docs/results-schema.md, "workloads"),
+   * so that compare, history, --baseline and the store know them from the file. All optional: a metric without a
+   * declaration is judged by its unit alone (a time lower, a rate higher, ...). Arrays are strided by the
+   * struct_size of their elements; the strings live as long as the library. */
+  const dgx_metric_desc* metric_descs;
+  uint32_t metric_desc_count;
+  /* ABI 1.1. The keys that identify a run of this workload for comparisons and history: a series is one value of
+   * each (model, system, layout, precision, message size, ...); a key not listed (a framework release, a price, a
+   * sweep's range) is context, and a change in it is named, not a new series. A key is a parameter of the schema, a
+   * family "prefix.*" of them ("parallel.*"), a metric of metric_descs that names the case (a message size), or, for
+   * a workload with measure mode, a key its cases set ("world_size"), taken on trust. runner.* and verdict.* are the
+   * host's, refused. NULL with count 0: every config key but system, gpus and framework (as for ABI 1.0 plugins). */
+  const char* const* identity_keys;
+  uint32_t identity_key_count;
+  /* ABI 1.1. The charts of the HTML report (dgx_chart_desc), in the order they are drawn. */
+  const dgx_chart_desc* charts;
+  uint32_t chart_count;
 };
 
 /* ------------------------------------------------------------------------------------------------------ */
@@ -430,6 +524,18 @@ struct dgx_host_api {
    * highest priority first (--config-dir, DGX_CONFIG_PATH, the install's configs): its path and who named it
    * ("--config-dir"), both valid until shutdown. DGX_ERR_NOT_FOUND past the last. Callable from init on. */
   dgx_status (*config_dir)(void* ctx, uint32_t index, const char** path, const char** origin);
+
+  /* ABI 1.1. Writes a file the user asked the workload for (a launch script, a manifest) into the folder the user
+   * named (dgxhost --emit DIR): `name` is a plain file name (no '/', not "." or "..", no control character), `data`
+   * its `size` bytes, `mode` its permission bits (0644, 0755; the umask applies). The host creates a temporary file
+   * anew in the folder, writes and syncs it, and renames it over `name`; it refuses a symbolic link, a file with
+   * other hard links, and anything that is not a regular file at `name`, and never writes outside the folder.
+   * Returns DGX_OK; DGX_ERR_UNSUPPORTED when the user named no folder; DGX_ERR_INVALID_ARGUMENT for a name or mode it
+   * refuses; DGX_ERR_RUNTIME when the write fails. Every error comes with the reason in `error` (may be NULL).
+   * Called with `name` NULL it writes nothing and answers whether the user named a folder: DGX_OK or
+   * DGX_ERR_UNSUPPORTED. Callable from create to destroy, on rank 0 (other ranks get DGX_ERR_UNSUPPORTED). */
+  dgx_status (*write_output_file)(void* ctx, const char* name, const char* data, uint64_t size, uint32_t mode,
+                                  dgx_error* error);
 };
 
 /* ------------------------------------------------------------------------------------------------------ */

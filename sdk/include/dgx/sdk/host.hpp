@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -251,6 +252,41 @@ public:
     return dirs;
   }
 
+  // Files for the user ------------------------------------------------------------------------------------------
+  /// Whether the user named a folder for the files a workload writes (dgxhost --emit DIR): write_output_file then
+  /// writes them. False on a host of ABI 1.0, which has no such folder.
+  [[nodiscard]] bool output_files_requested() const {
+    return has_write_output_file() && api_->write_output_file(api_->ctx, nullptr, nullptr, 0, 0, nullptr) == DGX_OK;
+  }
+  /// Writes `name` (a plain file name) with `text` into the folder the user named (--emit DIR); `mode` its
+  /// permission bits. The host writes it safely (a fresh temporary renamed into place; never through a link, never
+  /// outside the folder). Throws the host's error: Unsupported when the user named no folder or the host is of ABI
+  /// 1.0, InvalidArgument for a name it refuses, RuntimeError when the write fails.
+  void write_output_file(const std::string& name, std::string_view text, std::uint32_t mode = 0644) const {
+    if (!has_write_output_file()) {
+      throw Unsupported("cannot write " + name + ": this dgxhost (ABI " +
+                        std::to_string(DGX_ABI_VERSION_MAJOR(api_->abi_version)) + "." +
+                        std::to_string(DGX_ABI_VERSION_MINOR(api_->abi_version)) +
+                        ") writes no files for workloads; a dgxhost of ABI 1.1 or later does (--emit DIR)");
+    }
+    std::string message(1024, '\0');
+    dgx_error error{sizeof(dgx_error), static_cast<std::uint32_t>(message.size()), message.data()};
+    const dgx_status status = api_->write_output_file(api_->ctx, name.c_str(), text.data(), text.size(), mode, &error);
+    if (status == DGX_OK) {
+      return;
+    }
+    message.resize(message.find('\0'));
+    if (message.empty()) {
+      message = "host service write_output_file failed for " + name + ": " + status_name(status);
+    }
+    switch (status) {  // the exception of the status, so the plugin (and the host's exit code) can tell them apart
+    case DGX_ERR_UNSUPPORTED: throw Unsupported(message);
+    case DGX_ERR_INVALID_ARGUMENT: throw InvalidArgument(message);
+    case DGX_ERR_RUNTIME: throw RuntimeError(message);
+    default: throw Error(status, message);
+    }
+  }
+
   [[nodiscard]] std::optional<std::string> find_data_file(const std::string& relative_path) const {
     std::string buffer(4096, '\0');
     const dgx_status status = api_->find_data_file(api_->ctx, relative_path.c_str(), buffer.data(), buffer.size());
@@ -265,6 +301,10 @@ private:
   /// Whether the host's table reaches a field at `offset` of `size` bytes (fields of a later minor version).
   [[nodiscard]] bool provides(std::size_t offset, std::size_t size) const {
     return api_ != nullptr && api_->struct_size >= offset + size;
+  }
+  [[nodiscard]] bool has_write_output_file() const {
+    return provides(offsetof(dgx_host_api, write_output_file), sizeof api_->write_output_file) &&
+           api_->write_output_file != nullptr;
   }
   static void check(dgx_status status, const char* what) {
     if (status != DGX_OK) {

@@ -223,13 +223,16 @@ inline void destroy(dgx_instance* instance) { delete &as_instance(instance); }
 class PluginAdapter {
 public:
   explicit PluginAdapter(PluginSpec spec) : spec_(std::move(spec)) {
+    // Sized once, before any descriptor points into them: the inner vectors never move.
     params_.resize(spec_.workloads.size());
+    declared_.resize(spec_.workloads.size());
     for (std::size_t i = 0; i < spec_.workloads.size(); ++i) {
       WorkloadSpec& w = spec_.workloads[i];
       for (const Param& p : w.params) {
         params_[i].push_back(to_c(p));
       }
-      workloads_.push_back(to_c(w, params_[i]));
+      declared_[i] = declarations_of(w);
+      workloads_.push_back(to_c(w, params_[i], declared_[i]));
     }
     for (const PresetSpec& p : spec_.presets) {
       presets_.push_back(
@@ -303,7 +306,31 @@ private:
             c_str_or_null(p.choices), c_str_or_null(p.unit), p.flags, c_str_or_null(p.alias)};
   }
 
-  static dgx_workload_desc to_c(WorkloadSpec& w, const std::vector<dgx_param_desc>& params) {
+  /// A workload's declarations of its rows (ABI 1.1) as the C arrays its descriptor points to.
+  struct Declared {
+    std::vector<dgx_metric_desc> metrics;
+    std::vector<const char*> identity_keys;
+    std::vector<dgx_chart_desc> charts;
+  };
+
+  static Declared declarations_of(const WorkloadSpec& w) {
+    Declared d;
+    for (const MetricSpec& m : w.metrics) {
+      d.metrics.push_back({sizeof(dgx_metric_desc), m.name.c_str(), m.unit.c_str(), static_cast<dgx_better>(m.better),
+                           c_str_or_null(m.label), c_str_or_null(m.help)});
+    }
+    for (const std::string& key : w.identity_keys) {
+      d.identity_keys.push_back(key.c_str());
+    }
+    for (const ChartSpec& c : w.charts) {
+      d.charts.push_back({sizeof(dgx_chart_desc), c.title.c_str(), c.kind, c.x.c_str(), c.y.c_str(),
+                          c_str_or_null(c.series), c_str_or_null(c.caption), c.mode, c_str_or_null(c.table),
+                          c_str_or_null(c.unit), c_str_or_null(c.peak_metric), c_str_or_null(c.peak_label), c.flags});
+    }
+    return d;
+  }
+
+  static dgx_workload_desc to_c(WorkloadSpec& w, const std::vector<dgx_param_desc>& params, const Declared& declared) {
     dgx_workload_desc d{};
     d.struct_size = sizeof d;
     d.name = w.name.c_str();
@@ -327,11 +354,18 @@ private:
     d.finalize = &detail::finalize;
     d.project = &detail::project;
     d.destroy = &detail::destroy;
+    d.metric_descs = declared.metrics.empty() ? nullptr : declared.metrics.data();
+    d.metric_desc_count = static_cast<std::uint32_t>(declared.metrics.size());
+    d.identity_keys = declared.identity_keys.empty() ? nullptr : declared.identity_keys.data();
+    d.identity_key_count = static_cast<std::uint32_t>(declared.identity_keys.size());
+    d.charts = declared.charts.empty() ? nullptr : declared.charts.data();
+    d.chart_count = static_cast<std::uint32_t>(declared.charts.size());
     return d;
   }
 
   PluginSpec spec_;
   std::vector<std::vector<dgx_param_desc>> params_;
+  std::vector<Declared> declared_;
   std::vector<dgx_workload_desc> workloads_;
   std::vector<dgx_preset_desc> presets_;
   dgx_plugin_desc desc_{};

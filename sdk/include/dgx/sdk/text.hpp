@@ -1,6 +1,6 @@
 // The text toolkit of dgxhost and its plugins (header-only): "did you mean ...?" suggestions, joining and
-// splitting, number formatting. The host uses these same functions, so a plugin's messages read like the host's
-// and a suggestion threshold exists once.
+// splitting, number formatting, what a plain file name is. The host uses these same functions, so a plugin's messages
+// read like the host's and a suggestion threshold exists once.
 #pragma once
 
 #include <algorithm>
@@ -286,6 +286,27 @@ inline std::string duration(double seconds, Rounding rounding = Rounding::decima
     return fixed(seconds * 1e3, seconds < 0.1 ? 1 : 0) + " ms";
   }
   return fixed(seconds, seconds < 10 ? 2 : 1) + " s";
+}
+
+/// Why `name` is no plain file name for a folder's entry (dgx_host_api::write_output_file), or empty: it is empty,
+/// "." or "..", longer than 255 bytes, or holds '/', a NUL or another control character.
+inline std::string file_name_problem(std::string_view name) {
+  if (name.empty() || name == "." || name == "..") {
+    return "'" + std::string(name) + "' names no file (expected a plain file name such as launch.sh)";
+  }
+  if (name.size() > 255) {
+    return "a file name of " + std::to_string(name.size()) + " bytes is too long (expected at most 255)";
+  }
+  for (const char c : name) {
+    if (c == '/') {
+      return "'" + std::string(name) + "' holds '/': a file goes into the folder itself, not below or above it";
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return "the file name holds control character " + std::to_string(static_cast<unsigned char>(c)) +
+             " (expected printable characters)";
+    }
+  }
+  return {};
 }
 
 }  // namespace dgx::sdk::text

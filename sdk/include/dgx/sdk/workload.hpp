@@ -1,5 +1,5 @@
 // What a C++ plugin author implements: a Workload subclass, described by a WorkloadSpec (name, kind, parameter
-// schema, modes) and registered in a PluginSpec (plugin.hpp).
+// schema, modes, and what its rows mean: declarations.hpp) and registered in a PluginSpec (plugin.hpp).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <dgx/plugin.h>
+#include <dgx/sdk/declarations.hpp>
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/toml_literal.hpp>
@@ -164,6 +165,11 @@ struct WorkloadSpec {
   WorkloadFactory factory{};
   /// Optional: throws NoDevice or Unsupported when measure mode cannot run here with this configuration.
   std::function<void(Host&)> can_measure{};
+  /// ABI 1.1, all optional (declarations.hpp): which way the rows' metrics are better, the config keys that identify
+  /// a run for comparisons and history (the others are context), and the HTML report's charts.
+  std::vector<MetricSpec> metrics{};
+  std::vector<std::string> identity_keys{};
+  std::vector<ChartSpec> charts{};
 };
 
 }  // namespace dgx::sdk

@@ -36,7 +36,8 @@ struct CliOptions {
                          // "off": not even in DGX_STORE's); empty: DGX_STORE's, when set
   std::vector<std::string> config_files;
   std::vector<std::string> sets;
-  std::string emit_launch;  ///< --emit-launch DIR: the serving workloads' serve.emit_launch (added to sets)
+  std::string emit;         ///< --emit DIR: the folder of the files a workload writes (write_output_file)
+  std::string emit_launch;  ///< --emit-launch DIR: the deprecated spelling of --emit (copied into `emit`)
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> config_dirs;
   /// One-letter options dgxhost does not define (`-b 8`): the workload's aliases, resolved once it is known.

@@ -33,6 +33,9 @@ public:
   void bind_report(Report* report, std::string workload, std::string plugin, json::Object row_config = {});
   /// The measured row that add_metric/add_field extend; nullptr outside a measured case.
   void set_current_row(ResultRow* row) { current_row_ = row; }
+  /// The folder the user named for the workload's files (--emit DIR), where write_output_file writes; empty: none
+  /// (the call answers DGX_ERR_UNSUPPORTED), as on every rank but 0.
+  void set_output_folder(std::string folder) { output_folder_ = std::move(folder); }
 
   /// Why the plugin's results were refused (a metric in a unit outside <dgx/sdk/units.hpp>), once; the run fails
   /// with it however the plugin handled the failed call.
@@ -76,6 +79,8 @@ private:
   static dgx_status find_data_file(void* ctx, const char* relative_path, char* out, std::uint64_t capacity);
   static dgx_status config_dir(void* ctx, std::uint32_t index, const char** path, const char** origin);
   static dgx_status host_comm(void* ctx, const dgx_comm_api** out);
+  static dgx_status write_output_file(void* ctx, const char* name, const char* data, std::uint64_t size,
+                                      std::uint32_t mode, dgx_error* error);
 
   const Logger& logger_;
   HostComm& comm_;
@@ -88,6 +93,7 @@ private:
   std::string plugin_;
   json::Object row_config_;
   ResultRow* current_row_ = nullptr;
+  std::string output_folder_;
   std::optional<Failure> refusal_;
   dgx_host_api api_{};
 };

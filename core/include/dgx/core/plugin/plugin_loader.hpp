@@ -14,6 +14,7 @@
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/plugin/plugin_open.hpp"
+#include "dgx/core/results/workload_declarations.hpp"
 #include "dgx/core/support/expected.hpp"
 
 namespace dgx {
@@ -30,6 +31,8 @@ struct WorkloadInfo {
   std::vector<std::string> precisions;
   std::vector<ParamSpec> params;
   std::uint32_t modes = 0;
+  /// What it declares of its rows (ABI 1.1): metrics, identity keys, charts; empty for a plugin of ABI 1.0.
+  WorkloadDeclarations declarations;
   /// The workload's entry points in the current ABI's layout (v1), which WorkloadInstance calls. An adapter for
   /// an older major version would point this at a current-layout descriptor of wrappers.
   const dgx_workload_desc* desc = nullptr;

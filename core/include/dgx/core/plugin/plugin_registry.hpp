@@ -10,6 +10,7 @@
 
 #include "dgx/core/config/search_paths.hpp"
 #include "dgx/core/plugin/plugin_loader.hpp"
+#include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
 #include "dgx/core/support/printable.hpp"
 
@@ -57,6 +58,9 @@ public:
   /// Every preset: files first, then those embedded in plugins and not overridden.
   [[nodiscard]] std::vector<const PresetInfo*> presets() const;
   [[nodiscard]] const LoadedPlugin* find_plugin(std::string_view name) const;
+  /// Adds to report.workloads what the loaded plugins declare of the workloads of its rows, where the report does not
+  /// say already (rows read from a file of an older dgxhost, or judged against their projection).
+  void declare_rows(Report& report) const;
 
 private:
   void load_candidate(const std::filesystem::path& file, const LoadOptions& options);

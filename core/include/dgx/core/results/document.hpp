@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dgx/core/results/workload_declarations.hpp"
 #include "dgx/core/support/json.hpp"
 
 namespace dgx {
@@ -61,6 +62,8 @@ json::Object dgxhost_identity();
 
 struct Report {
   json::Object context;
+  /// What the rows' workloads declare of them (workload_declarations.hpp): how to judge, pair and chart them.
+  std::vector<WorkloadDeclarations> workloads;
   std::vector<ResultRow> rows;
   std::vector<Note> notes;
   int exit_code = 0;

@@ -15,24 +15,33 @@
 
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
+#include "dgx/core/support/quantity.hpp"
 
 namespace dgx {
 
-/// The schema version this dgxhost writes; a store of a newer version is refused, an older one migrated.
-inline constexpr int kStoreSchemaVersion = 1;
+/// The schema version this dgxhost writes; a store of a newer version is refused, an older one read as it is and
+/// migrated when a run is recorded in it. Version 2 added series.better (ABI 1.1's declared direction).
+inline constexpr int kStoreSchemaVersion = 2;
 
-/// What makes rows of different runs one series: the same plugin, workload, table, label, mode, configuration,
-/// metric, system, GPU model and count, and hosts. What may change along a series without starting a new one (the
-/// driver, CUDA, NCCL, the framework release, dgxhost's revision, the plugin's version) is each point's context.
+/// What makes rows of different runs one series: the same plugin, workload, table, label, mode, configuration (the
+/// keys the workload declares to identify a run), metric, system, GPU model and count, and hosts. What may change
+/// along a series without starting a new one (the driver, CUDA, NCCL, the framework release, the keys the workload
+/// calls context, dgxhost's revision, the plugin's version) is each point's context.
 struct SeriesKey {
   std::string plugin, workload, table, label;
   std::string mode;  // measured, projected, imported or reference
   std::string metric, unit;
-  std::string config_hash;  // of the row's configuration without the context keys (run_record.cpp)
+  std::string config_hash;  // of the row's identifying configuration (run_record.cpp)
   std::string config;       // that configuration, as JSON
   std::string system, gpu_model, hosts;
   std::int64_t gpus = 0;
+  /// Not part of the identity: which way the metric is better as its workload declared it ("higher", "lower",
+  /// "none"), or empty where it declared nothing (a run of a plugin of ABI 1.0, a store of schema 1): the unit decides.
+  std::string better;
 };
+
+/// The direction of `key`'s metric: as declared, else by its unit (better_direction).
+Better series_better(const SeriesKey& key);
 
 /// The context of one run, as columns one can query (--where).
 struct RunContext {

@@ -50,6 +50,8 @@ struct HeadlineComparison {
   Better better = Better::none;
   double ratio = 0;  // above 1: better than the reference (goodness_ratio)
 };
-std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, const ReferenceMatch& match);
+/// Which way a metric is better comes from `declared` (the row's workload's declarations), else from its unit.
+std::optional<HeadlineComparison> headline_comparison(const ResultRow& row, const ReferenceMatch& match,
+                                                      const std::vector<WorkloadDeclarations>& declared = {});
 
 }  // namespace dgx

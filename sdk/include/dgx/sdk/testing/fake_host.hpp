@@ -8,7 +8,8 @@
 //
 // dgxhost's own tests use the same class. Like the host, it refuses metrics in units outside <dgx/sdk/units.hpp>
 // (the call returns DGX_ERR_INVALID_ARGUMENT and the reason is in `logs`). It has no communicator: host_comm
-// returns DGX_ERR_UNSUPPORTED.
+// returns DGX_ERR_UNSUPPORTED. write_output_file records the files in `written_files` (nothing reaches the disk)
+// when `output_folder` is set, as dgxhost --emit DIR would write them, and refuses the names dgxhost refuses.
 #pragma once
 
 #include <array>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include <dgx/plugin.h>
+#include <dgx/sdk/text.hpp>
 #include <dgx/sdk/units.hpp>
 
 namespace dgx::sdk::testing {
@@ -53,6 +55,12 @@ public:
   std::vector<std::string> logs;                                        // log messages and refusals
   bool cancel = false;                                                  // what cancel_requested() answers
   std::vector<std::pair<std::string, std::string>> config_dirs;         // what config_dir() answers: path, origin
+  std::string output_folder;  // what --emit named; empty: none (write_output_file answers DGX_ERR_UNSUPPORTED)
+  struct WrittenFile {
+    std::string text;
+    std::uint32_t mode = 0;
+  };
+  std::map<std::string, WrittenFile> written_files;  // write_output_file: file name -> what it got
 
 private:
   dgx_host_api api_{};
@@ -143,6 +151,32 @@ inline dgx_status rank_info(void*, dgx_rank_info* out) {
   return DGX_OK;
 }
 
+inline dgx_status refuse(dgx_error* error, dgx_status status, const std::string& message) {
+  if (error != nullptr && error->message != nullptr && error->capacity > 0) {
+    const std::size_t n = message.size() < error->capacity - 1 ? message.size() : error->capacity - 1;
+    message.copy(error->message, n);
+    error->message[n] = '\0';
+  }
+  return status;
+}
+
+// As dgxhost does: nothing without a folder (--emit DIR), a plain file name only.
+inline dgx_status write_output_file(void* ctx, const char* name, const char* data, std::uint64_t size,
+                                    std::uint32_t mode, dgx_error* error) {
+  FakeHost& host = self(ctx);
+  if (host.output_folder.empty()) {
+    return refuse(error, DGX_ERR_UNSUPPORTED, "no folder for the workload's files: dgxhost --emit DIR names one");
+  }
+  if (name == nullptr) {
+    return DGX_OK;
+  }
+  if (const std::string problem = text::file_name_problem(name); !problem.empty()) {
+    return refuse(error, DGX_ERR_INVALID_ARGUMENT, "write_output_file: " + problem);
+  }
+  host.written_files[name] = {std::string(data != nullptr ? data : "", data != nullptr ? size : 0), mode};
+  return DGX_OK;
+}
+
 inline double clock_now(void*) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -212,6 +246,7 @@ inline FakeHost::FakeHost() {
   api_.cancel_requested = [](void* ctx) -> std::int32_t { return self(ctx).cancel ? 1 : 0; };
   api_.find_data_file = [](void*, const char*, char*, std::uint64_t) -> dgx_status { return DGX_ERR_NOT_FOUND; };
   api_.host_comm = [](void*, const dgx_comm_api**) -> dgx_status { return DGX_ERR_UNSUPPORTED; };
+  api_.write_output_file = &fake_host_detail::write_output_file;
   api_.config_dir = [](void* ctx, std::uint32_t index, const char** path, const char** origin) -> dgx_status {
     const auto& dirs = self(ctx).config_dirs;
     if (index >= dirs.size()) {

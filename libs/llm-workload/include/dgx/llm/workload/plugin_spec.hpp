@@ -1,7 +1,7 @@
 // The plugin spec of an LLM plugin: what it states of its own (name, description, its workload's kind, summary,
-// precisions, parameters and measure check) and what every LLM plugin shares: version 1.0.0 by dgxhost, one workload
-// named after the plugin with measure, project and explore modes, and the embedded presets whose preset.workload is
-// that name (presets.hpp).
+// precisions, parameters, measure check and what its rows mean) and what every LLM plugin shares: version 1.0.0 by
+// dgxhost, one workload named after the plugin with measure, project and explore modes, and the embedded presets whose
+// preset.workload is that name (presets.hpp).
 #pragma once
 
 #include <functional>
@@ -11,6 +11,7 @@
 
 #include <dgx/sdk/plugin.hpp>
 
+#include "dgx/llm/workload/declarations.hpp"
 #include "dgx/llm/workload/workload.hpp"
 
 namespace dgx::llm::workload {
@@ -25,6 +26,8 @@ struct PluginInfo {
   std::vector<dgx::sdk::Param> params;
   /// Throws dgx::sdk::NoDevice or Unsupported when measure mode cannot run here (the workload's can_measure).
   std::function<void(dgx::sdk::Host&)> can_measure;
+  /// What its rows mean (declarations.hpp: training_declarations, serving_declarations, and its own additions).
+  RowDeclarations rows;
 };
 
 namespace detail {

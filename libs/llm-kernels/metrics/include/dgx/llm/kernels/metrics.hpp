@@ -12,6 +12,7 @@
 #include "dgx/llm/kernels/op_timing.hpp"
 
 #include <string_view>
+#include <vector>
 
 namespace dgx::llm::kernels {
 
@@ -43,5 +44,9 @@ void add_peak_fields(const sdk::Host& host, const llm::Expected<llm::DevicePeak>
 /// and the peak's provenance (add_peak_fields).
 void add_layer_metrics(const sdk::Host& host, std::string_view prefix, const LayerTiming& timing, double step_seconds,
                        const llm::Expected<llm::DevicePeak>& peak, std::string_view peak_key);
+
+/// What add_layer_metrics' metrics mean (ABI 1.1 declarations: unit, which way is better, label and help), named
+/// `<prefix><name>` as it names them, for the WorkloadSpec of every workload whose rows carry them.
+[[nodiscard]] std::vector<sdk::MetricSpec> layer_metric_specs(std::string_view prefix);
 
 }  // namespace dgx::llm::kernels

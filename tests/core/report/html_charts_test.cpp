@@ -1,0 +1,219 @@
+// The HTML report's charts (core/src/report/html_charts.cpp): the workloads' own, drawn from what they declare
+// (ABI 1.1) by a host that knows none of them, and the host's fallback when nothing else draws.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "html_charts.hpp"  // private to core/src/report: the test target adds that folder
+
+using namespace dgx;
+
+namespace {
+
+ChartDeclaration lines(std::string title, std::string x, std::string y) {
+  ChartDeclaration c;
+  c.title = std::move(title);
+  c.x = std::move(x);
+  c.y = std::move(y);
+  return c;
+}
+
+// An explore of a training workload: days and cost per GPU count for two precisions, a front and a pick.
+Report explore() {
+  Report r;
+  WorkloadDeclarations d;
+  d.plugin = "trainer";
+  d.workload = "train";
+  d.metrics = {{"days", "days", Better::lower, "days", {}}, {"cost_usd", "USD", Better::lower, "cost $", {}}};
+  ChartDeclaration days = lines("Days against GPUs", "gpus", "days");
+  days.series = "series|precision";
+  days.mode = ResultMode::projected;
+  days.log_x = days.log_y = true;
+  ChartDeclaration pareto = lines("Pareto", "cost_usd", "days");
+  pareto.series = "series|precision";
+  pareto.pareto = true;
+  d.charts = {days, pareto};
+  r.workloads.push_back(d);
+  for (const char* precision : {"fp8", "bf16"}) {
+    for (const int gpus : {512, 64, 1024}) {
+      ResultRow row;
+      row.workload = "train";
+      row.plugin = "trainer";
+      row.mode = ResultMode::projected;
+      row.config.set("gpus", gpus);
+      row.config.set("precision", precision);
+      row.add_metric({"days", 6400.0 / gpus, "days", false, {}});
+      row.add_metric({"cost_usd", 1000.0 + gpus, "USD", false, {}});
+      row.add_field({"pareto", gpus != 1024 ? "*" : "", false});
+      row.add_field({"recommended", gpus == 512 && std::string(precision) == "fp8" ? "yes" : "", false});
+      r.rows.push_back(row);
+    }
+  }
+  return r;
+}
+
+const json::Object* chart_titled(const std::vector<json::Object>& charts, const std::string& title) {
+  for (const json::Object& c : charts) {
+    if (c.at("title").as_string() == title) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> labels(const json::Object& chart) {
+  std::vector<std::string> out;
+  for (const json::Value& s : chart.at(chart.contains("series") ? "series" : "bars").as_array()) {
+    out.push_back(s.as_object().at("label").as_string());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a declared line chart: a line per series, points in x order, the axes as declared") {
+  const auto charts = html::charts_for(explore());
+  const json::Object* days = chart_titled(charts, "Days against GPUs");
+  REQUIRE(days != nullptr);
+  CHECK(days->at("kind").as_string() == "xy");
+  CHECK(labels(*days) == std::vector<std::string>{"bf16", "fp8"});
+  const json::Array& points = days->at("series").as_array()[0].as_object().at("points").as_array();
+  REQUIRE(points.size() == 3);
+  CHECK(points[0][0].as_number() == 64);  // sorted by x, whatever the rows' order
+  CHECK(points[2][0].as_number() == 1024);
+  CHECK(days->at("x").as_object().at("log").as_bool());
+  CHECK(days->at("y").as_object().at("title").as_string() == "days [days]");
+}
+
+TEST_CASE("a declared Pareto chart: the series as points, the front joined, the recommendation starred") {
+  const auto charts = html::charts_for(explore());
+  const json::Object* pareto = chart_titled(charts, "Pareto");
+  REQUIRE(pareto != nullptr);
+  CHECK(labels(*pareto) == std::vector<std::string>{"bf16", "fp8", "Pareto front", "recommended"});
+  const json::Array& series = pareto->at("series").as_array();
+  CHECK_FALSE(series[0].as_object().at("line").as_bool());
+  CHECK(series[2].as_object().at("line").as_bool());
+  CHECK(series[2].as_object().at("points").as_array().size() == 4);  // 64 and 512 GPUs of both precisions
+  CHECK(series[3].as_object().at("points").as_array().size() == 1);
+  CHECK(series[3].as_object().at("marker").as_string() == "star");
+}
+
+TEST_CASE("a chart whose rows are missing, of another mode, or of one point is left out") {
+  Report r = explore();
+  r.rows.resize(1);  // one point: no line
+  CHECK(chart_titled(html::charts_for(r), "Days against GPUs") == nullptr);
+  Report measured = explore();
+  for (ResultRow& row : measured.rows) {
+    row.mode = ResultMode::measured;
+  }
+  CHECK(chart_titled(html::charts_for(measured), "Days against GPUs") == nullptr);  // declared for projected rows
+  CHECK(chart_titled(html::charts_for(measured), "Pareto") != nullptr);             // declared for any
+}
+
+namespace {
+
+// A sweep of a collective: bus bandwidth against size with a link peak, algbw the alternative view.
+Report sweep(int ranks) {
+  Report r;
+  WorkloadDeclarations d;
+  d.plugin = "coll";
+  d.workload = "all_reduce";
+  d.metrics = {{"size", "B", Better::none, {}, {}},
+               {"busbw", "GB/s", Better::higher, {}, {}},
+               {"algbw", "GB/s", Better::higher, {}, {}},
+               {"busbw.peak", "%", Better::higher, {}, {}}};
+  ChartDeclaration bus = lines("Bus bandwidth", "size", "busbw");
+  bus.series = "coll.collective|workload,coll.placement";
+  bus.log_x = true;
+  bus.peak_line = true;
+  bus.peak_metric = "busbw.peak";
+  bus.peak_label = "link peak";
+  ChartDeclaration alg = lines("Algorithm bandwidth", "size", "algbw");
+  alg.alternative = true;
+  d.charts = {bus, alg};
+  r.workloads.push_back(d);
+  for (const double size : {1e3, 1e6, 1e9}) {
+    ResultRow row;
+    row.workload = "all_reduce";
+    row.plugin = "coll";
+    row.config.set("coll.placement", "in-place");
+    row.add_metric({"size", size, "B", false, {}});
+    const double algbw = size / 1e7;
+    row.add_metric({"algbw", algbw, "GB/s", false, {}});
+    row.add_metric({"busbw", ranks > 1 ? algbw * 1.5 : 0.0, "GB/s", false, {}});
+    row.add_metric({"busbw.peak", 100 * algbw * 1.5 / 450, "%", false, {}});
+    r.rows.push_back(row);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a peak line from a percent of the peak, and an alternative drawn only where the chart before was left out") {
+  const auto many = html::charts_for(sweep(8));
+  const json::Object* bus = chart_titled(many, "Bus bandwidth");
+  REQUIRE(bus != nullptr);
+  CHECK(labels(*bus) == std::vector<std::string>{"all_reduce in-place"});  // no collective key: the workload
+  const json::Array& hlines = bus->at("hlines").as_array();
+  REQUIRE(hlines.size() == 1);
+  CHECK(hlines[0].as_object().at("y").as_number() == doctest::Approx(450));
+  CHECK(hlines[0].as_object().at("label").as_string() == "link peak 450.0 GB/s");
+  CHECK(chart_titled(many, "Algorithm bandwidth") == nullptr);
+  const auto one = html::charts_for(sweep(1));  // one rank: every busbw is 0
+  CHECK(chart_titled(one, "Bus bandwidth") == nullptr);
+  CHECK(chart_titled(one, "Algorithm bandwidth") != nullptr);
+}
+
+TEST_CASE("a declared bar chart: a bar per row labelled by x, a colour per series, y in the declared unit") {
+  Report r;
+  WorkloadDeclarations d;
+  d.plugin = "layer";
+  d.workload = "layer";
+  d.metrics = {{"time", "s", Better::lower, {}, {}}, {"tflops", "TFLOP/s", Better::higher, {}, {}}};
+  ChartDeclaration c;
+  c.title = "Time per op";
+  c.kind = ChartKind::bars;
+  c.x = "op";
+  c.y = "time";
+  c.series = "precision";
+  c.table = "layer ops";
+  c.unit = "ms";
+  d.charts = {c};
+  r.workloads.push_back(d);
+  const std::pair<const char*, const char*> ops[] = {{"qkv", "bf16"}, {"attn", "bf16"}, {"qkv", "fp8"}};
+  for (const auto& [op, precision] : ops) {
+    ResultRow row;
+    row.workload = "layer";
+    row.plugin = "layer";
+    row.table = "layer ops";
+    row.config.set("op", op);
+    row.config.set("precision", precision);
+    row.add_metric({"time", 0.002, "s", false, {}});
+    r.rows.push_back(row);
+  }
+  ResultRow other = r.rows.front();
+  other.table = "layer";  // the layer's own row: not of the chart's table
+  r.rows.push_back(other);
+  const auto charts = html::charts_for(r);
+  const json::Object* bars = chart_titled(charts, "Time per op");
+  REQUIRE(bars != nullptr);
+  CHECK(bars->at("kind").as_string() == "bar");
+  CHECK(bars->at("categories").as_array().size() == 2);  // qkv, attn
+  CHECK(labels(*bars) == std::vector<std::string>{"bf16", "fp8"});
+  const json::Array& fp8 = bars->at("bars").as_array()[1].as_object().at("values").as_array();
+  CHECK(fp8[0].as_number() == doctest::Approx(2));  // ms
+  CHECK(fp8[1].is_null());                          // fp8 has no attn row
+  CHECK(bars->at("y").as_object().at("title").as_string() == "time [ms]");
+}
+
+TEST_CASE("rows no declaration describes get the host's own chart: a bar per row of its first judged metric") {
+  Report r;
+  ResultRow row;
+  row.workload = "spin";
+  row.plugin = "spin";
+  row.add_metric({"time.median", 0.002, "s", false, {}});
+  r.rows.push_back(row);
+  const auto charts = html::charts_for(r);
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0].at("title").as_string() == "spin: time.median");
+}
