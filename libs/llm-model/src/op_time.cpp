@@ -77,6 +77,17 @@ struct RooflineTimer {
     return flops / rate + overhead(a.kernels());
   }
 
+  /// A chunked scan's small per-chunk matmuls at the system's flash-attention fraction of the BF16 peak: the
+  /// kernels (mamba_ssm's, flash-linear-attention's Triton kernels) have no calibrated rate of their own, and they
+  /// are, as attention is, tiles of small matmuls with elementwise work between them.
+  double operator()(const ScanShape& s) const {
+    const Efficiency& e = system.efficiency;
+    const bool forward = pass == Pass::forward;
+    const double rate = system.peak_bf16_tflops * 1e12 * (forward ? e.attention_fwd : e.attention_bwd) *
+                        e.sustained_compute * sm_fill(static_cast<double>(s.tiles), system.sms);
+    return std::max(s.flops / rate, memory_seconds(s.bytes)) + overhead(s.kernels);
+  }
+
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }
 
   double operator()(const CollectiveShape& c) const {

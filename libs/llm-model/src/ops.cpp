@@ -33,6 +33,9 @@ struct KeyWriter {
     out << " b=" << s.batch << " h=" << s.heads << " kv=" << s.kv_heads << " q=" << s.q_len << " k=" << s.kv_len
         << " d=" << s.head_dim << " mask=" << s.mask_fraction << " steps=" << s.steps;
   }
+  void operator()(const ScanShape& s) const {
+    out << " flops=" << s.flops << " bytes=" << s.bytes << " tiles=" << s.tiles << " kernels=" << s.kernels;
+  }
   void operator()(const MemoryShape& s) const { out << " bytes=" << s.bytes << " kernels=" << s.kernels; }
   void operator()(const CollectiveShape& s) const {
     out << " " << to_string(s.collective) << " bytes=" << s.bytes << " ranks=" << s.placement.ranks

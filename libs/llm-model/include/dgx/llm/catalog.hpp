@@ -17,11 +17,17 @@ namespace dgx::llm {
 
 using catalog::Activation;
 using catalog::AttentionKind;
+using catalog::CheckpointFormat;
 using catalog::Efficiency;
 using catalog::EmbeddedFile;
 using catalog::FrameworkProfile;
 using catalog::FsdpKind;
 using catalog::KernelEfficiency;
+using catalog::LayerGroup;
+using catalog::LinearAttentionSizes;
+using catalog::Mamba2Sizes;
+using catalog::Mixer;
+using catalog::Mlp;
 using catalog::ModelConfig;
 using catalog::OwnedClusterModel;
 using catalog::PeakColumn;
@@ -29,9 +35,11 @@ using catalog::Precision;
 using catalog::PriceChoice;
 using catalog::PriceEntry;
 using catalog::PricingCatalog;
+using catalog::QuantizedPart;
 using catalog::SelectivePolicy;
 using catalog::Software;
 using catalog::SystemProfile;
+using catalog::WeightFormat;
 
 using catalog::kAllPrecisions;
 

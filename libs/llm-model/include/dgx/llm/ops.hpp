@@ -38,6 +38,16 @@ struct AttentionShape {
   [[nodiscard]] int kernels() const { return steps > 1 ? steps * (1 + kCpRingStepExtraKernels) : steps; }
 };
 
+/// The chunked scan of a state-space or linear-attention mixer (Mamba-2's SSD, Gated DeltaNet's delta rule:
+/// mixer_work.hpp): `flops` on the tensor cores in small per-chunk matmuls, `bytes` read and written, `tiles`
+/// independent blocks (sequences × chunks × heads), `kernels` launches.
+struct ScanShape {
+  double flops = 0;
+  double bytes = 0;
+  std::int64_t tiles = 1;
+  int kernels = 1;
+};
+
 /// A memory-bound op: `bytes` read + written in `kernels` launches.
 struct MemoryShape {
   double bytes = 0;
@@ -86,7 +96,7 @@ enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_ml
 /// combine, which the dropless dispatcher's host synchronisation keeps out of graphs).
 enum class GraphScope : std::uint8_t { none, attn, mlp, moe_router, moe_preprocess };
 
-using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
+using OpShape = std::variant<GemmShape, AttentionShape, ScanShape, MemoryShape, CollectiveShape>;
 
 struct Op {
   std::string_view name;  ///< stable name, e.g. "fc1", "attention", "tp_all_gather_fc1" (static storage)
