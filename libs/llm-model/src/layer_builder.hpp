@@ -46,7 +46,7 @@ public:
         cp_group_(place_group(shape.tp, shape.cp, system.nvlink_domain)),
         ep_group_(place_group(shape.expert_tp(), shape.ep, system.nvlink_domain)),
         etp_group_(place_group(1, shape.expert_tp(), system.nvlink_domain)), fp8_(casts_gemm_inputs(shape.precision)),
-        input_bytes_(gemm_operand_bytes(shape.precision)) {
+        input_bytes_(gemm_operand_bytes(shape.precision)), fp8_tensor_cores_(system.supports(Precision::fp8)) {
     // A layer has a few dozen ops each way; reserving also keeps GCC 12's -Wstringop-overflow false positive
     // on vector<variant> growth quiet.
     ops_.forward.reserve(kReservedOps);
@@ -71,6 +71,8 @@ public:
   [[nodiscard]] double hidden() const { return static_cast<double>(model_.hidden); }
   [[nodiscard]] const Software& software() const { return software_; }
   [[nodiscard]] bool fp8() const { return fp8_; }
+  /// Whether the GPU has FP8 tensor cores (what DSA's FP8 indexer runs on; BF16 without).
+  [[nodiscard]] bool fp8_tensor_cores() const { return fp8_tensor_cores_; }
   /// Output width of fc1 of an MLP of inner size `ffn`: gate and up for a gated MLP.
   [[nodiscard]] double fc1_out(double ffn) const { return ffn * (model_.mlp_matrices() - 1); }
   /// Whether the norm before a column-parallel GEMM writes the GEMM's input type itself (Transformer Engine's
@@ -261,6 +263,7 @@ private:
   GroupPlacement tp_group_, cp_group_, ep_group_, etp_group_;
   bool fp8_;
   double input_bytes_;
+  bool fp8_tensor_cores_;
   double traffic_ = 1;
   OpPart part_ = OpPart::other;
   GraphScope scope_ = GraphScope::none;

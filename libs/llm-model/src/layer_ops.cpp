@@ -142,41 +142,77 @@ void weight_casts(Builder& b, const ModelConfig& model, const ShapeKey& shape, b
   b.memory(true, "cast_weights", params * bytes);
 }
 
+/// The token mixer of a layer: attention (GQA or MLA), Mamba-2, Gated DeltaNet, or none.
+void mixer_block(Builder& b, const ModelConfig& model, bool forward) {
+  switch (model.mixer) {
+  case Mixer::attention:
+    model.mla() ? detail::mla_block(b, model, forward) : detail::attention_block(b, model, forward);
+    break;
+  case Mixer::mamba2: detail::mamba_block(b, model, forward); break;
+  case Mixer::linear_attention: detail::linear_attention_block(b, model, forward); break;
+  case Mixer::none: break;
+  }
+}
+
+/// Names of the mixer half's norm, its cast and its residual: attention's, or a state-space / linear mixer's.
+struct MixerHalfNames {
+  std::string_view norm, cast, residual;
+};
+constexpr MixerHalfNames kAttentionHalf{"norm_attn", "cast_norm_attn_output", "residual_attn"};
+constexpr MixerHalfNames kMixerHalf{"norm_mixer", "cast_norm_mixer_output", "residual_mixer"};
+
+/// A pre-norm layer: the mixer half (norm, mixer, residual) unless the layer has no mixer, the MLP half (norm, dense
+/// MLP or experts, residual) unless it has no MLP.
 void decoder_layer(Builder& b, const ModelConfig& model, const ShapeKey& shape, bool dense_layer, bool forward) {
   const double norm_out = b.norm_output_bytes();
   const bool moe = model.moe() && !dense_layer;
   const double ffn = static_cast<double>(model.dense_mlp_ffn());
+  const bool mixer = model.mixer != Mixer::none;
+  const bool mlp = !model.mlp_free;
+  const MixerHalfNames& half = model.mixer == Mixer::attention ? kAttentionHalf : kMixerHalf;
   // CUDA-graph scopes as Megatron's TransformerLayer draws them: attn is the attention half (input norm to its
-  // residual), mlp a dense layer's MLP half, moe_router the pre-MLP norm and the router of an MoE layer (the rest of
-  // the MoE half is tagged inside moe_mlp).
+  // residual; the mixer half of a Mamba-2 or linear-attention layer likewise), mlp a dense layer's MLP half,
+  // moe_router the pre-MLP norm and the router of an MoE layer (the rest of the MoE half is tagged inside moe_mlp).
   const GraphScope mlp_half = moe ? GraphScope::moe_router : GraphScope::mlp;
   const std::function<void(bool)> steps[] = {
       [&](bool f) { weight_casts(b, model, shape, dense_layer, f); },
       [&](bool f) {
-        b.in_scope(GraphScope::attn, [&] {
-          b.in_part(OpPart::norm, [&] { b.norm(f, "norm_attn", norm_out); });
-          b.norm_cast(f, "cast_norm_attn_output");
-        });
+        if (mixer) {
+          b.in_scope(GraphScope::attn, [&] {
+            b.in_part(OpPart::norm, [&] { b.norm(f, half.norm, norm_out); });
+            b.norm_cast(f, half.cast);
+          });
+        }
+      },
+      [&](bool f) { b.in_scope(GraphScope::attn, [&] { mixer_block(b, model, f); }); },
+      [&](bool f) {
+        if (mixer) {
+          b.in_scope(GraphScope::attn, [&] { b.residual(f, half.residual); });
+        }
       },
       [&](bool f) {
-        b.in_scope(GraphScope::attn,
-                   [&] { model.mla() ? detail::mla_block(b, model, f) : detail::attention_block(b, model, f); });
-      },
-      [&](bool f) { b.in_scope(GraphScope::attn, [&] { b.residual(f, "residual_attn"); }); },
-      [&](bool f) {
-        b.in_scope(mlp_half, [&] {
-          b.in_part(OpPart::norm, [&] { b.norm(f, "norm_mlp", norm_out); });
-          b.in_part(moe ? OpPart::moe : OpPart::dense_mlp, [&] { b.norm_cast(f, "cast_norm_mlp_output"); });
-        });
+        if (mlp) {
+          b.in_scope(mlp_half, [&] {
+            b.in_part(OpPart::norm, [&] { b.norm(f, "norm_mlp", norm_out); });
+            b.in_part(moe ? OpPart::moe : OpPart::dense_mlp, [&] { b.norm_cast(f, "cast_norm_mlp_output"); });
+          });
+        }
       },
       [&](bool f) {
+        if (!mlp) {
+          return;
+        }
         if (moe) {
           b.in_part(OpPart::moe, [&] { moe_mlp(b, model, shape, f); });
         } else {
           b.in_scope(GraphScope::mlp, [&] { b.in_part(OpPart::dense_mlp, [&] { dense_mlp(b, f, ffn); }); });
         }
       },
-      [&](bool f) { b.in_scope(moe ? GraphScope::none : GraphScope::mlp, [&] { b.residual(f, "residual_mlp"); }); },
+      [&](bool f) {
+        if (mlp) {
+          b.in_scope(moe ? GraphScope::none : GraphScope::mlp, [&] { b.residual(f, "residual_mlp"); });
+        }
+      },
   };
   Builder::run(forward, steps);
 }

@@ -120,8 +120,8 @@ double delta_bytes(const LinearAttentionSizes& la, double sequences, double leng
 /// The span of keys a query of `layer` may attend to: its window, its chunk, its top-k; 0: unlimited.
 double key_span(const ModelConfig& layer) {
   double span = 0;
-  for (const int limit : {layer.sliding_window_layers >= 1 ? layer.sliding_window : 0, layer.attention_chunk,
-                          layer.sparse_topk}) {
+  for (const int limit :
+       {layer.sliding_window_layers >= 1 ? layer.sliding_window : 0, layer.attention_chunk, layer.sparse_topk}) {
     if (limit > 0) {
       span = span > 0 ? std::min(span, static_cast<double>(limit)) : limit;
     }

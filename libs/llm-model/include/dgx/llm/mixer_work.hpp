@@ -48,8 +48,7 @@ inline constexpr int kDeltaRuleChunk = 64;
 [[nodiscard]] ScanWork delta_rule_forward(const LinearAttentionSizes& la, double sequences, double length, int tp = 1);
 /// The backward: 2× the forward's products and the recomputed W, U and chunk states (flash-linear-attention's backward
 /// recomputes them).
-[[nodiscard]] ScanWork delta_rule_backward(const LinearAttentionSizes& la, double sequences, double length,
-                                           int tp = 1);
+[[nodiscard]] ScanWork delta_rule_backward(const LinearAttentionSizes& la, double sequences, double length, int tp = 1);
 /// Bytes a decoding sequence keeps per Gated DeltaNet layer on one rank: the state (value heads × dk × dv in FP32)
 /// and the convolution's last conv_kernel − 1 inputs of q, k and v (BF16).
 [[nodiscard]] double delta_rule_state_bytes(const LinearAttentionSizes& la, int tp = 1);
