@@ -16,8 +16,9 @@ constexpr LinearNames kInProj{"in_proj",
                               "tp_all_gather_in_proj",
                               "tp_all_gather_in_proj_wgrad",
                               "tp_reduce_scatter_in_proj_grad"};
-constexpr LinearNames kOutProj{"out_proj",       "cast_out_proj_input", "cast_out_proj_grad", "tp_all_gather_out_proj_grad",
-                               "",               "tp_reduce_scatter_out_proj"};
+constexpr LinearNames kOutProj{
+    "out_proj", "cast_out_proj_input",       "cast_out_proj_grad", "tp_all_gather_out_proj_grad",
+    "",         "tp_reduce_scatter_out_proj"};
 
 /// The causal convolution (causal_conv1d with SiLU) over `channels` per token: forward reads the input and writes
 /// the output; backward reads the input and the output gradient and writes the input gradient.
@@ -32,12 +33,12 @@ void gated_norm(Builder& b, bool forward, double width) {
 }
 
 void scan(Builder& b, bool forward, std::string_view name, const ScanWork& w) {
-  b.push(forward, Op{.name = name,
-                     .pass = forward ? Pass::forward : Pass::backward,
-                     .shape = ScanShape{.flops = w.flops,
-                                        .bytes = w.bytes,
-                                        .tiles = static_cast<std::int64_t>(w.tiles),
-                                        .kernels = w.kernels}});
+  b.push(
+      forward,
+      Op{.name = name,
+         .pass = forward ? Pass::forward : Pass::backward,
+         .shape = ScanShape{
+             .flops = w.flops, .bytes = w.bytes, .tiles = static_cast<std::int64_t>(w.tiles), .kernels = w.kernels}});
 }
 
 }  // namespace

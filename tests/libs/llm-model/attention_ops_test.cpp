@@ -18,7 +18,9 @@ using dgx::llm::testing::has_op;
 using dgx::llm::testing::op_named;
 
 namespace {
-double attention_mask(const OpList& ops) { return std::get<AttentionShape>(op_named(ops.forward, "attention", Pass::forward)->shape).mask_fraction; }
+double attention_mask(const OpList& ops) {
+  return std::get<AttentionShape>(op_named(ops.forward, "attention", Pass::forward)->shape).mask_fraction;
+}
 }  // namespace
 
 TEST_CASE("an output gate widens the query projection by the query width and gates the attention output") {

@@ -13,10 +13,10 @@
 
 using namespace dgx::llm;
 using dgx::llm::testing::catalog_system;
+using dgx::llm::testing::fixture_model;
 using dgx::llm::testing::gemm_flops_of;
 using dgx::llm::testing::has_op;
 using dgx::llm::testing::op_named;
-using dgx::llm::testing::fixture_model;
 
 namespace {
 /// The view of the model's group whose mixer and MLP are these.
@@ -89,8 +89,8 @@ TEST_CASE("the scan layers save their projections, convolution and scan outputs,
   CHECK(layer_activation_bytes(mamba, two) == doctest::Approx(saved / 2));
   // By hand (BF16): norm input 4096·2; in_proj input 4096·2; z·x·B·C·dt (2·8192 + 2·1024 + 128)·2; the convolution's
   // output (8192 + 2048)·2; y 8192·2; dt and the decay 2·128·4; out_proj's input 8192·2, per token.
-  const double per_token = 4096 * 2 + 4096 * 2 + (2 * 8192 + 2048 + 128) * 2 + (8192 + 2048) * 2 + 8192 * 2 +
-                           2 * 128 * 4 + 8192 * 2;
+  const double per_token =
+      4096 * 2 + 4096 * 2 + (2 * 8192 + 2048 + 128) * 2 + (8192 + 2048) * 2 + 8192 * 2 + 2 * 128 * 4 + 8192 * 2;
   CHECK(saved == doctest::Approx(8192 * per_token));
   ShapeKey full = one;
   full.recompute = Recompute::full;
