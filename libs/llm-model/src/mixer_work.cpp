@@ -195,6 +195,27 @@ double attention_keys_per_query(const ModelConfig& layer, double length, bool ca
   return causal ? 0.5 * keys : keys;
 }
 
+double prefill_keys(const ModelConfig& layer, double mean_keys) {
+  const double span = key_span(layer);
+  if (span <= 0 || mean_keys <= 0) {
+    return mean_keys;
+  }
+  double keys = mean_keys;
+  const double length = 2 * mean_keys;
+  if (layer.attention_chunk > 0 && length > layer.attention_chunk) {
+    const double c = layer.attention_chunk;
+    const double whole = std::floor(length / c);
+    const double rest = length - whole * c;
+    keys = (whole * c * c / 2 + rest * rest / 2) / length;
+  }
+  for (const int limit : {layer.sliding_window_layers >= 1 ? layer.sliding_window : 0, layer.sparse_topk}) {
+    if (limit > 0 && length > limit) {
+      keys = std::min(keys, limit - static_cast<double>(limit) * limit / (4 * mean_keys));
+    }
+  }
+  return keys;
+}
+
 double decode_keys(const ModelConfig& layer, double context) {
   if (layer.attention_chunk > 0 && context > layer.attention_chunk) {
     // The position inside the current chunk, uniform over the chunk for a context past the first.

@@ -58,7 +58,10 @@ struct RooflineTimer {
     }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
                         wave_fill(tiles, system.sms);
-    const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
+    const double operands =
+        g.weight_bytes > 0
+            ? (1.0 * g.m * g.k * gemm_operand_bytes(precision) + 1.0 * g.k * g.n * g.weight_bytes) * g.groups
+            : (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
     // A grouped GEMM launches one GEMM per group (Transformer Engine's per-expert cuBLAS calls), each with its own
     // ramp-up and tail.

@@ -28,6 +28,9 @@ struct KeyWriter {
     if (s.accumulate_bytes > 0) {
       out << " accumulate=" << s.accumulate_bytes;
     }
+    if (s.weight_bytes > 0) {
+      out << " weights=" << s.weight_bytes;
+    }
   }
   void operator()(const AttentionShape& s) const {
     out << " b=" << s.batch << " h=" << s.heads << " kv=" << s.kv_heads << " q=" << s.q_len << " k=" << s.kv_len

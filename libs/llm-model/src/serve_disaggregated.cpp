@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_disaggregated.hpp"
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_kv.hpp"
 #include "dgx/llm/serve_ops.hpp"
 
 #include <algorithm>
@@ -115,7 +116,8 @@ std::optional<Error> worker_error(const ServeModel& model, const DisaggConfig& c
 double prompt_kv_bytes(const ModelConfig& model, const ServeConfig& config, int isl) {
   const ServeShape whole{
       .layout = {}, .precision = config.precision, .kv_precision = config.kv_precision, .speculative = {}};
-  return isl * kv_bytes_per_token(model, whole);
+  const KvFootprint kv = kv_footprint(model, whole);
+  return kv.proportional() ? isl * kv.per_token : kv.bytes(isl);
 }
 
 double kv_transfer_seconds(const SystemProfile& system, double bytes, int prefill_gpus, bool over_network) {

@@ -197,8 +197,8 @@ Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
   if (!memory) {
     return memory.error();
   }
-  ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens()};
   const int tokens = config.reserved_tokens();
+  ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens(tokens)};
   c.max_concurrency = std::min(config.replica_batch_size(), memory->max_requests(tokens));
   if (c.max_concurrency < 1) {
     return Error{"one request of " + std::to_string(tokens) + " tokens (ISL + OSL) does not fit the KV cache of " +

@@ -61,6 +61,10 @@ inline constexpr int kDeltaRuleChunk = 64;
 /// p = 1..length (a window: the last w; a chunk: the position inside its chunk; DSA: the top-k), full: the keys of the
 /// span without the causal mask (the published MFU convention's s per query, limited to the span).
 [[nodiscard]] double attention_keys_per_query(const ModelConfig& layer, double length, bool causal);
+/// Keys a prompt token attends to in a layer, when `mean_keys` is what it attends to under full causal attention (a
+/// prompt of 2·mean_keys tokens from its start): within a window or top-k w, mean of min(p, w) = mean_keys below
+/// w/2, else w − w²/(4·mean_keys); within chunks of c, each chunk's causal triangle over the prompt's length.
+[[nodiscard]] double prefill_keys(const ModelConfig& layer, double mean_keys);
 /// The keys a decoding token at context `context` reads in a layer (the KV a sequence holds there): the context, at
 /// most the window, the position inside the current chunk, or the top-k.
 [[nodiscard]] double decode_keys(const ModelConfig& layer, double context);

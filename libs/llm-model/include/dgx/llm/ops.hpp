@@ -14,10 +14,13 @@ namespace dgx::llm {
 
 /// C = A·B with A m×k and B k×n, `groups` independent GEMMs of that shape (grouped GEMM of MoE experts).
 /// accumulate: C is read and written in `accumulate_bytes` per element (wgrad into the main-grad buffer).
+/// weight_bytes: bytes per element of B where the weights are stored narrower than the op's precision runs (a
+/// mixed-input GEMM: MXFP4 weights dequantized in the main loop under BF16 or MXFP8 activations); 0: the precision's.
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t groups = 1;
   double accumulate_bytes = 0;
+  double weight_bytes = 0;
 };
 
 /// Kernels a context-parallel ring step launches beside its partial attention (Transformer Engine's
