@@ -18,7 +18,9 @@ namespace dgx::llm::detail {
 
 using constants::kBf16;
 
-inline std::int64_t whole(double value) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(value))); }
+inline std::int64_t whole(double value) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(value)));
+}
 
 /// Appends the ops of one iteration at the per-rank shapes of a layout. With attention DP the attention, norms, dense
 /// MLPs and LM head see this GPU's share of the load (`local`), the MoE experts every rank's tokens (`load`).
@@ -54,13 +56,11 @@ public:
     if (m <= 0 || n <= 0 || k <= 0) {
       return;
     }
-    ops_.push_back(Op{.name = name,
-                      .precision = f.compute,
-                      .shape = GemmShape{.m = whole(m),
-                                         .n = whole(n),
-                                         .k = whole(k),
-                                         .groups = whole(groups),
-                                         .weight_bytes = f.weight_bytes}});
+    ops_.push_back(
+        Op{.name = name,
+           .precision = f.compute,
+           .shape = GemmShape{
+               .m = whole(m), .n = whole(n), .k = whole(k), .groups = whole(groups), .weight_bytes = f.weight_bytes}});
   }
   /// A chunked scan (a prompt's Mamba-2 or Gated DeltaNet layer): left out when it has nothing to do.
   void scan(std::string_view name, const ScanWork& w) {

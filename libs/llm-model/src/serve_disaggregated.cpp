@@ -3,6 +3,7 @@
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_kv.hpp"
 #include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/serve_precision.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -196,7 +197,7 @@ Expected<ServeProjection> project_disaggregated(const ServeModel& model, const D
   p.mbu = tpot > 0 ? (decode_step.weight_bytes + decode_step.kv_bytes) / decode_step.seconds /
                          model.system().hbm_bytes_per_s()
                    : 0;
-  const double peak = model.system().dense_peak_flops(decode.precision) * gp;
+  const double peak = model.system().dense_peak_flops(gemm_precision(decode.precision, model.system())) * gp;
   p.mfu = peak > 0 ? prefill.step.flops / prefill.step.seconds / peak : 0;
   if (price && p.output_tokens_per_s > 0) {
     p.usd_per_million_output_tokens = price->usd_per_gpu_hour * p.gpus() / 3600.0 / p.output_tokens_per_s * 1e6;

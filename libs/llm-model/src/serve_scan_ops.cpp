@@ -55,7 +55,8 @@ void serve_linear_attention(ServeOpsBuilder& b) {
   b.scan("delta_rule_scan", delta_rule_forward(la, 1, load.prefill_tokens, tp));
   // fused_recurrent_gated_delta_rule: read and write each sequence's states; read q, k, v, write o per position.
   const double rows = load.decode_seqs * load.verify;
-  b.memory("delta_rule_step", load.decode_seqs * 2 * delta_rule_state_bytes(la, tp) + rows * (2 * key + 2 * value) * kBf16);
+  b.memory("delta_rule_step",
+           load.decode_seqs * 2 * delta_rule_state_bytes(la, tp) + rows * (2 * key + 2 * value) * kBf16);
   serve_gated_norm(b, value);
   b.gemm("out_proj", t, b.hidden(), value, b.format());
 }

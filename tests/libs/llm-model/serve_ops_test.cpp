@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_ops.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/mixer_work.hpp"
 
 #include "catalog_fixtures.hpp"
 

@@ -49,6 +49,7 @@ struct GemmFormat {
 /// What a projection in `serving` assumed beyond the format itself, one sentence ("MXFP4 experts run as W4A16 on
 /// h100-sxm: no FP4 tensor cores; attention and router stay BF16, as the checkpoint ships them"); empty when the
 /// precision runs as itself on every linear layer.
-[[nodiscard]] std::string precision_assumption(const ModelConfig& model, const SystemProfile& system, Precision serving);
+[[nodiscard]] std::string precision_assumption(const ModelConfig& model, const SystemProfile& system,
+                                               Precision serving);
 
 }  // namespace dgx::llm
