@@ -60,7 +60,7 @@ public:
   void push(bool forward, Op op) {
     op.part = part_;
     op.scope = scope_;
-    list(forward).push_back(std::move(op));
+    list(forward).push_back(op);
   }
   std::vector<Op>& list(bool forward) { return forward ? ops_.forward : ops_.backward; }
   [[nodiscard]] double tokens() const { return tokens_; }

@@ -250,8 +250,8 @@ ModelConfig serve_view(const ModelConfig& model, const LayerGroup& group) {
 
 double stage_share(const ModelConfig& model, const LayerGroup& group, int pp) {
   const int stages = std::max(1, pp);
-  const double stage_layers = (model.layers + stages - 1) / stages;
-  return model.layers > 0 ? stage_layers * group.count / model.layers : 0.0;
+  const int stage_layers = (model.layers + stages - 1) / stages;  // ceil(layers / pp), as rank_shape's
+  return model.layers > 0 ? static_cast<double>(stage_layers) * group.count / model.layers : 0.0;
 }
 
 StepLoad attended(const ModelConfig& layer, const StepLoad& load) {

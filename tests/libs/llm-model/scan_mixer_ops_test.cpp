@@ -38,7 +38,7 @@ TEST_CASE("a Mamba-2 layer runs in_proj, the convolution, the SSD scan, the gate
   const Mamba2Sizes& s = m.mamba;
   const std::int64_t inner = std::int64_t{s.heads} * s.head_dim;
   const auto& in_proj = std::get<GemmShape>(op_named(ops.forward, "in_proj", Pass::forward)->shape);
-  CHECK(in_proj.n == (2 * inner + 2 * s.groups * s.state + s.heads) / 2);
+  CHECK(in_proj.n == (2 * inner + 2LL * s.groups * s.state + s.heads) / 2);
   CHECK(std::get<GemmShape>(op_named(ops.forward, "out_proj", Pass::forward)->shape).k == inner / 2);
   const auto& scan = std::get<ScanShape>(op_named(ops.forward, "ssd_scan", Pass::forward)->shape);
   CHECK(scan.flops == doctest::Approx(ssd_forward(s, 1, 8192, 2).flops));

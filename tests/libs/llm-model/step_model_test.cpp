@@ -242,7 +242,7 @@ TEST_CASE("an eager MoE layer waits for the host where its kernels are shorter t
 
 namespace {
 /// `model` with its layers written as groups of the default layer: the same model, grouped.
-ModelConfig split_into_identical_groups(ModelConfig model, std::vector<int> counts) {
+ModelConfig split_into_identical_groups(ModelConfig model, const std::vector<int>& counts) {
   const LayerGroup kind = model.layer_mix().front();
   for (const int count : counts) {
     LayerGroup group = kind;

@@ -103,7 +103,10 @@ TEST_CASE("gpt-oss-120b serves in its checkpoint's MXFP4 by default: W4A16 on Ho
       {"h100-sxm", "MXFP4 experts run as W4A16 on h100-sxm: no FP4 tensor cores"},
       {"h200-sxm", "MXFP4 experts run as W4A16 on h200-sxm: no FP4 tensor cores"},
       {"b200", "MXFP4 experts run as W4A8 on b200: MXFP4 weights x MXFP8 activations at the FP8 peak"}};
-  for (const auto& [system, assumption] : systems) {
+  // Named members, not a structured binding: CAPTURE's lambda captures them, which clang 14 rejects.
+  for (const auto& entry : systems) {
+    const std::string& system = entry.first;
+    const std::string& assumption = entry.second;
     CAPTURE(system);
     const std::string set_system = "system=" + system;
     const dgx::json::Value doc = json_of(dgxhost({"--plugin", "llm-inference", "--mode", "project", "--set",
