@@ -195,7 +195,8 @@ LayoutIssue check_shape(const ModelConfig& model, const SystemProfile& system, c
       model.grouped() || model.mixer != Mixer::attention ? mixer_kinds(model, l.tp) : MixerKinds{};
   // In order: the first rule broken is reported.
   const std::pair<bool, LayoutIssue> rules[] = {
-      {!system.supports(train.precision), LayoutIssue::precision_unsupported},
+      // The checkpoint formats (fp8-block, mxfp4) are serving formats: no training GEMM runs in them.
+      {!is_gemm_precision(train.precision) || !system.supports(train.precision), LayoutIssue::precision_unsupported},
       {block_scaled && !sw.block_scaled_formats, LayoutIssue::framework_precision},
       {model.moe() && !sw.expert_parallel, LayoutIssue::framework_moe},
       {modules_chosen && !sw.recompute_modules, LayoutIssue::framework_recompute_modules},
