@@ -134,14 +134,15 @@ TEST_CASE("a plugin that sets SIGINT and SIGTERM to SIG_IGN leaves Ctrl-C workin
 TEST_CASE("a plugin thread that keeps re-ignoring SIGINT and SIGTERM cannot make the host lose them: exit 130") {
   // From its fourth sample on the plugin runs a thread that sets both to SIG_IGN again and again; SIGTERM then
   // (what Slurm and Kubernetes send) or Ctrl-C must still stop the run with its results. timeout(1) passes the
-  // signal on, and ends a run that lost it after 60 s (exit 124).
+  // signal on (--foreground: to dgxhost alone, once; without it the process group gets a second SIGINT, which ends
+  // dgxhost at once), and ends a run that lost it after 60 s (exit 124).
   for (const int signal_number : {SIGTERM, SIGINT}) {
     CAPTURE(signal_number);
     TempDir dir;
     const auto results = dir.path() / "r.json";
     const ProcessResult r = run_process_signalled(
         "/usr/bin/timeout",
-        std::vector<std::string>{"60", DGX_TEST_DGXHOST} + misbehave("ignore-signals-thread") +
+        std::vector<std::string>{"--foreground", "60", DGX_TEST_DGXHOST} + misbehave("ignore-signals-thread") +
             std::vector<std::string>{"--set", "runner.min_time=1000", "--set", "runner.max_time=600", "--set",
                                      "runner.max_samples=1000000000", "-o", results.string()},
         {{"DGX_RUNS_DIR", "off"}}, signal_number, [](const std::string& err, double) {

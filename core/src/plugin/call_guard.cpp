@@ -1,5 +1,6 @@
 #include "dgx/core/plugin/call_guard.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -240,6 +241,29 @@ CallGuard::~CallGuard() {
   if (!changes.empty()) {
     warn_once(what_, changes);
   }
+}
+
+bool guard_signal_change(int signal_number, const struct sigaction* wanted, const void* caller) {
+  if (wanted == nullptr || !g_armed.load()) {
+    return false;
+  }
+  std::size_t index = g_found_by_watchdog.size();
+  for (std::size_t i = 0; i < g_found_by_watchdog.size(); ++i) {  // SIGINT, SIGTERM
+    if (kHostSignals[i] == signal_number) {
+      index = i;
+    }
+  }
+  if (index == g_found_by_watchdog.size()) {
+    return false;
+  }
+  // dgxhost's own code may change them (the cancellation handlers); anything else may not.
+  Dl_info own{}, from{};
+  static const int anchor = 0;
+  if (::dladdr(&anchor, &own) != 0 && ::dladdr(caller, &from) != 0 && own.dli_fbase == from.dli_fbase) {
+    return false;
+  }
+  g_found_by_watchdog[index].store(1 + static_cast<int>(disposition(*wanted)));
+  return true;
 }
 
 void guard_exit(int status, const char* function, const void* caller) {

@@ -1,5 +1,7 @@
 #include "dgx/llm/accuracy_band.hpp"
 
+#include "dgx/llm/calibration_scope.hpp"
+
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/flops.hpp"
 
@@ -104,6 +106,7 @@ BandQuery band_query(const ModelConfig& model, const SystemProfile& system, Prec
   return BandQuery{.model = model.name,
                    .parameters = count_parameters(model).total,
                    .moe = model.moe(),
+                   .uncalibrated_layers = uncalibrated_layer_kinds(model),
                    .system = system.name,
                    .architecture = system.architecture,
                    .framework = system.software.framework,
@@ -203,6 +206,10 @@ AccuracyBand AccuracyModel::compute(const BandQuery& q, std::optional<std::size_
   if (q.moe && moe_rows == 0) {
     width *= kUncalibratedFamilyWidening;
     b.reasons.push_back(q.model + " is a mixture-of-experts model and no MoE run is calibrated");
+  }
+  if (!q.uncalibrated_layers.empty()) {
+    width *= kUncalibratedFamilyWidening;
+    b.reasons.push_back(q.model + " has layer kinds no calibration run has (" + q.uncalibrated_layers + ")");
   }
   if (n < kFewRows) {
     width *= kFewRowsWidening;

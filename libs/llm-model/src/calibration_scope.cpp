@@ -73,6 +73,11 @@ std::pair<double, double> nearest_size(const std::vector<double>& sizes, double 
 }
 
 void check_model(const ModelConfig& model, const Coverage& c, std::vector<std::string>& out) {
+  if (const std::string kinds = uncalibrated_layer_kinds(model); !kinds.empty()) {
+    out.push_back(model.name + " has layer kinds no calibration run has (" + kinds +
+                  "): their ops are modelled from their algorithms, and the chunked scans run at the system's "
+                  "attention efficiency, unverified");
+  }
   if (model.moe() && !c.moe_models.contains(model.name)) {
     std::string calibrated;
     for (const std::string& name : c.moe_models) {
@@ -92,6 +97,30 @@ void check_model(const ModelConfig& model, const Coverage& c, std::vector<std::s
 }
 
 }  // namespace
+
+std::string uncalibrated_layer_kinds(const ModelConfig& model) {
+  std::vector<std::string> kinds;
+  const auto add = [&kinds](bool present, const char* name) {
+    if (present && std::find(kinds.begin(), kinds.end(), name) == kinds.end()) {
+      kinds.emplace_back(name);
+    }
+  };
+  for (const LayerGroup& group : model.layer_mix()) {
+    const ModelConfig layer = model.layer_view(group);
+    add(layer.mixer == Mixer::mamba2, "Mamba-2");
+    add(layer.mixer == Mixer::linear_attention, "linear attention");
+    add(layer.mixer == Mixer::none, "MLP-only layers");
+    add(layer.mlp_free, "mixer-only layers");
+    add(layer.mixer == Mixer::attention && layer.attention_chunk > 0, "chunked attention");
+    add(layer.mixer == Mixer::attention && layer.sparse_topk > 0, "DSA sparse attention");
+    add(layer.mixer == Mixer::attention && layer.attention_output_gate, "attention output gates");
+  }
+  std::string out;
+  for (const std::string& kind : kinds) {
+    out += (out.empty() ? "" : ", ") + kind;
+  }
+  return out;
+}
 
 std::vector<std::string> outside_calibration(const ModelConfig& model, const SystemProfile& system, Precision precision,
                                              int seq_len) {

@@ -62,6 +62,11 @@ LinearWidth linear_width(const ModelConfig& model, LoraTarget target) {
 }
 
 Expected<FineTune> check_finetune(const ModelConfig& model, const FineTune& finetune, int seq_len) {
+  if (model.grouped() || model.mixer != Mixer::attention || model.mlp_free) {
+    return Error{"fine-tuning " + model.name +
+                 " is not modelled: its layers are not all attention + MLP (hybrid and state-space layers have no "
+                 "fine-tuning op lists, packed-sample scans or adapters here); pretraining projects it"};
+  }
   if (finetune.avg_tokens_per_sample < 0 || !std::isfinite(finetune.avg_tokens_per_sample)) {
     return Error{"average tokens per sample must be a positive number, got " + number(finetune.avg_tokens_per_sample)};
   }

@@ -9,12 +9,13 @@ namespace dgx::llm::detail {
 namespace {
 
 /// Kernels the host issues for an op: one per GEMM of a grouped GEMM (Transformer Engine launches each local
-/// expert's GEMM), per kernel of a memory-bound op, per kernel of attention (AttentionShape::kernels), one per
-/// collective.
+/// expert's GEMM), per kernel of a memory-bound op, per kernel of attention (AttentionShape::kernels) and of a chunked
+/// scan, one per collective.
 double host_kernels(const Op& op) {
   struct Count {
     double operator()(const GemmShape& g) const { return static_cast<double>(g.groups); }
     double operator()(const AttentionShape& a) const { return a.kernels(); }
+    double operator()(const ScanShape& s) const { return s.kernels; }
     double operator()(const MemoryShape& m) const { return m.kernels; }
     double operator()(const CollectiveShape& /*unused*/) const { return 1; }
   };

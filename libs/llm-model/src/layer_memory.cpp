@@ -3,6 +3,7 @@
 #include "dgx/llm/memory_model.hpp"
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/mixer_work.hpp"
 #include "dgx/llm/model_constants.hpp"
 
 namespace dgx::llm {
@@ -44,6 +45,20 @@ double projection_inputs(const ModelConfig& model, double t, int tp, double gemm
   return normed + shard * (latents * (kBf16 + gemm_input) + model.qk_rope_head_dim * kBf16);
 }
 
+/// What an output gate and DSA's indexer add to attention's saved tensors, per TP rank: the gate (the query
+/// projection's second half) beside the attention output; the indexer's FP8 queries and key, its FP32 head weights
+/// (every rank holds the whole indexer) and the top-k indices.
+double gate_and_indexer_bytes(const ModelConfig& model, double t, int tp) {
+  const double gate = model.attention_output_gate ? t * static_cast<double>(model.q_width()) / tp * kBf16 : 0.0;
+  if (model.sparse_topk <= 0) {
+    return gate;
+  }
+  const double heads = model.indexer_heads;
+  const double indexer = t * (heads * model.indexer_head_dim + model.indexer_head_dim) * 1.0 + t * heads * kFp32 +
+                         t * model.sparse_topk * kFp32;
+  return gate + indexer;
+}
+
 /// Saved tensors of the attention block and its norm, per TP rank, under Megatron's selective recompute of
 /// `modules` (0: none).
 double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shape, double gemm_input,
@@ -66,7 +81,54 @@ double attention_activation_bytes(const ModelConfig& model, const ShapeKey& shap
                          (model.mla() && has_module(modules, RecomputeModule::mla_up_proj) ? qkv : 0.0);
   const bool norm_output = !has_module(modules, RecomputeModule::layernorm);
   return projection_inputs(model, t, tp, gemm_input, norm_output) + qkv + core_output + softmax_stats + proj_input -
-         dropped;
+         dropped + gate_and_indexer_bytes(model, t, tp);
+}
+
+/// Mamba-2 (Megatron's MambaMixer), per TP rank: the in_proj input (the norm's output, unless layernorm recompute),
+/// its output z·x·B·C·dt (the convolution's and the gate's input), the convolution's output (the scan's input), what
+/// mamba_chunk_scan_combined keeps (its output y, dt and the cumulative decay in FP32), and out_proj's input.
+double mamba_activation_bytes(const ModelConfig& model, double t, int tp, double gemm_input, bool norm_output) {
+  const Mamba2Sizes& s = model.mamba;
+  const double h = static_cast<double>(model.hidden);
+  const double inner = static_cast<double>(s.heads) * s.head_dim / tp;
+  const double bc = 2.0 * s.groups * s.state / tp;
+  const double heads = static_cast<double>(s.heads) / tp;
+  const double input = norm_output ? t / tp * h * gemm_input : 0.0;
+  const double projected = t * (2 * inner + bc + heads) * kBf16;
+  const double convolved = t * (inner + bc) * kBf16;
+  const double scan = t * inner * kBf16 + 2 * t * heads * kFp32;
+  return input + projected + convolved + scan + t * inner * gemm_input;
+}
+
+/// Gated DeltaNet, per TP rank: the in_proj input, its output q·k·v·z·β·a, the convolution's output, the gates β and
+/// g in FP32, what chunk_gated_delta_rule keeps (the solved chunk matrices, one row of kDeltaRuleChunk per token
+/// and value head, and its output) and out_proj's input.
+double linear_attention_activation_bytes(const ModelConfig& model, double t, int tp, double gemm_input,
+                                         bool norm_output) {
+  const LinearAttentionSizes& la = model.linear_attention;
+  const double h = static_cast<double>(model.hidden);
+  const double key = static_cast<double>(la.key_heads) * la.key_head_dim / tp;
+  const double value = static_cast<double>(la.value_heads) * la.value_head_dim / tp;
+  const double heads = static_cast<double>(la.value_heads) / tp;
+  const double input = norm_output ? t / tp * h * gemm_input : 0.0;
+  const double projected = t * (2 * key + 2 * value + 2 * heads) * kBf16;
+  const double convolved = t * (2 * key + value) * kBf16;
+  const double scan = 2 * t * heads * kFp32 + t * heads * kDeltaRuleChunk * kBf16 + t * value * kBf16;
+  return input + projected + convolved + scan + t * value * gemm_input;
+}
+
+/// The token mixer's saved tensors, per TP rank: attention's, Mamba-2's, Gated DeltaNet's, or none.
+double mixer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, double gemm_input,
+                              RecomputeModules modules) {
+  const double t = static_cast<double>(shape.local_tokens());
+  const bool norm_output = !has_module(modules, RecomputeModule::layernorm);
+  switch (model.mixer) {
+  case Mixer::attention: return attention_activation_bytes(model, shape, gemm_input, modules);
+  case Mixer::mamba2: return mamba_activation_bytes(model, t, shape.tp, gemm_input, norm_output);
+  case Mixer::linear_attention: return linear_attention_activation_bytes(model, t, shape.tp, gemm_input, norm_output);
+  case Mixer::none: break;
+  }
+  return 0;
 }
 
 /// torchtitan's per-op selective recompute (Software::selective_policy every_other_matmul), per TP rank: the
@@ -101,13 +163,18 @@ double layer_activation_bytes(const ModelConfig& model, const ShapeKey& shape, b
   if (shape.recompute == Recompute::full) {
     return t / tp * h * kBf16;
   }
-  if (shape.recompute == Recompute::selective && policy == SelectivePolicy::every_other_matmul) {
+  if (shape.recompute == Recompute::selective && policy == SelectivePolicy::every_other_matmul &&
+      model.mixer == Mixer::attention && !model.mlp_free) {
     return every_other_matmul_bytes(model, shape);
   }
   const RecomputeModules modules = shape.modules();
   const bool norm_output = !has_module(modules, RecomputeModule::layernorm);
-  const double norms = 2 * t / tp * h * kBf16;  // inputs of both norms (residual stream)
-  const double attention = attention_activation_bytes(model, shape, gemm_input, modules);
+  const double halves = (model.mixer != Mixer::none ? 1.0 : 0.0) + (model.mlp_free ? 0.0 : 1.0);
+  const double norms = halves * t / tp * h * kBf16;  // inputs of the norms (residual stream)
+  const double attention = mixer_activation_bytes(model, shape, gemm_input, modules);
+  if (model.mlp_free) {
+    return norms + attention;
+  }
   if (!model.moe() || dense_layer) {
     const MlpSaved mlp = mlp_saved(model, t, tp, gemm_input, static_cast<double>(model.dense_mlp_ffn()));
     const double kept =

@@ -142,6 +142,30 @@ std::string split_rule(PipelineSplit split) {
          "ceil(layers/pp) layers per middle stage leave the first and last stage at least one layer each";
 }
 
+/// The layer kinds of a model that TP and CP split: Megatron's MambaMixer shards heads and groups over TP, its
+/// GatedDeltaNet key and value heads; no layer kind but attention is modelled under context parallelism.
+struct MixerKinds {
+  bool scan = false;                 ///< a Mamba-2 or linear-attention layer
+  bool heads_not_divisible = false;  ///< by tp
+};
+MixerKinds mixer_kinds(const ModelConfig& model, int tp) {
+  MixerKinds kinds;
+  for (const LayerGroup& group : model.layer_mix()) {
+    const ModelConfig layer = model.layer_view(group);
+    if (layer.mixer == Mixer::mamba2) {
+      kinds.scan = true;
+      kinds.heads_not_divisible |= !divisible(layer.mamba.heads, tp) || !divisible(layer.mamba.groups, tp);
+    } else if (layer.mixer == Mixer::linear_attention) {
+      kinds.scan = true;
+      const LinearAttentionSizes& la = layer.linear_attention;
+      kinds.heads_not_divisible |= !divisible(la.key_heads, tp) || !divisible(la.value_heads, tp);
+    } else if (layer.mixer == Mixer::attention) {
+      kinds.heads_not_divisible |= !divisible(layer.kv_groups, tp);
+    }
+  }
+  return kinds;
+}
+
 }  // namespace
 
 int folded_etp(const Layout& l, int dp) {
@@ -167,9 +191,12 @@ LayoutIssue check_shape(const ModelConfig& model, const SystemProfile& system, c
   const bool block_scaled = train.precision == Precision::mxfp8 || train.precision == Precision::nvfp4;
   const bool modules_chosen =
       train.recompute == Recompute::selective && train.recompute_modules != kDefaultRecomputeModules;
+  const MixerKinds mixers =
+      model.grouped() || model.mixer != Mixer::attention ? mixer_kinds(model, l.tp) : MixerKinds{};
   // In order: the first rule broken is reported.
   const std::pair<bool, LayoutIssue> rules[] = {
-      {!system.supports(train.precision), LayoutIssue::precision_unsupported},
+      // The checkpoint formats (fp8-block, mxfp4) are serving formats: no training GEMM runs in them.
+      {!is_gemm_precision(train.precision) || !system.supports(train.precision), LayoutIssue::precision_unsupported},
       {block_scaled && !sw.block_scaled_formats, LayoutIssue::framework_precision},
       {model.moe() && !sw.expert_parallel, LayoutIssue::framework_moe},
       {modules_chosen && !sw.recompute_modules, LayoutIssue::framework_recompute_modules},
@@ -181,6 +208,8 @@ LayoutIssue check_shape(const ModelConfig& model, const SystemProfile& system, c
       {l.tp > system.nvlink_domain, LayoutIssue::tp_exceeds_domain},
       {!divisible(model.heads, l.tp), LayoutIssue::heads_not_divisible},
       {!divisible(model.kv_groups, l.tp), LayoutIssue::kv_groups_not_divisible},
+      {mixers.heads_not_divisible, LayoutIssue::mixer_heads_not_divisible},
+      {mixers.scan && l.cp > 1, LayoutIssue::cp_with_scan},
       {!model.moe() && l.ep > 1, LayoutIssue::ep_on_dense},
       {!divisible(model.experts, l.ep), LayoutIssue::experts_not_divisible},
       {l.cp > 1 && !divisible(seq, 2LL * l.cp), LayoutIssue::seq_not_divisible_cp},
@@ -290,6 +319,13 @@ std::string describe(LayoutIssue issue, const ModelConfig& model, const SystemPr
   case LayoutIssue::heads_not_divisible: return "heads " + s(model.heads) + " not divisible by tp " + s(l.tp);
   case LayoutIssue::kv_groups_not_divisible:
     return "kv groups " + s(model.kv_groups) + " not divisible by tp " + s(l.tp);
+  case LayoutIssue::mixer_heads_not_divisible:
+    return "tp " + s(l.tp) + " does not divide the heads of every layer kind of " + model.name +
+           " (Mamba-2 heads and groups, linear-attention key and value heads, each group's KV heads)";
+  case LayoutIssue::cp_with_scan:
+    return "context parallelism (cp " + s(l.cp) +
+           ") of Mamba-2 and linear-attention layers is not modelled: their "
+           "chunked scans pass a state from one CP rank's tokens to the next";
   case LayoutIssue::ep_on_dense:
     return "ep " + s(l.ep) + " requires a mixture-of-experts model; " + model.name + " is dense";
   case LayoutIssue::experts_not_divisible: return "experts " + s(model.experts) + " not divisible by ep " + s(l.ep);

@@ -15,6 +15,8 @@ enum class LayoutIssue : std::uint8_t {
   tp_exceeds_domain,
   heads_not_divisible,
   kv_groups_not_divisible,
+  mixer_heads_not_divisible,
+  cp_with_scan,
   ep_on_dense,
   experts_not_divisible,
   seq_not_divisible_cp,

@@ -53,7 +53,34 @@ Shards shards_of(const TrainConfig& train, const ResolvedLayout& r) {
 
 }  // namespace
 
+namespace {
+
+/// A grouped model's mean layer: each group's parameters and saved activations weighted by its share of the layers
+/// (a stage of n layers holds n × count/layers of each group); one layer rebuilt at a time under full recompute, the
+/// largest.
+ShapeMemory grouped_memory(const ModelConfig& model, const ShapeKey& shape, SelectivePolicy policy) {
+  ShapeMemory m;
+  m.count = count_parameters(model);
+  for (const LayerGroup& group : model.layer_groups) {
+    const ShapeMemory one = shape_memory(model.layer_view(group), shape, policy);
+    const double share = static_cast<double>(group.count) / model.layers;
+    m.layer.dense += share * one.layer.dense;
+    m.layer.expert += share * one.layer.expert;
+    m.layer.linear += share * one.layer.linear;
+    m.activation += share * one.activation;
+    m.recomputed_layer = std::max(m.recomputed_layer, one.recomputed_layer);
+  }
+  m.dense_layer = m.layer;
+  m.dense_activation = m.activation;
+  return m;
+}
+
+}  // namespace
+
 ShapeMemory shape_memory(const ModelConfig& model, const ShapeKey& shape, SelectivePolicy policy) {
+  if (model.grouped()) {
+    return grouped_memory(model, shape, policy);
+  }
   ShapeMemory m;
   m.count = count_parameters(model);
   m.layer = layer_params_per_gpu(model, shape.tp, shape.ep, false, shape.etp);

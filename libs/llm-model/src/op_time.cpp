@@ -58,7 +58,10 @@ struct RooflineTimer {
     }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
                         wave_fill(tiles, system.sms);
-    const double operands = (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
+    const double operands =
+        g.weight_bytes > 0
+            ? (1.0 * g.m * g.k * gemm_operand_bytes(precision) + 1.0 * g.k * g.n * g.weight_bytes) * g.groups
+            : (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
     // A grouped GEMM launches one GEMM per group (Transformer Engine's per-expert cuBLAS calls), each with its own
     // ramp-up and tail.
@@ -75,6 +78,17 @@ struct RooflineTimer {
                         e.sustained_compute * sm_fill(tiles, system.sms) *
                         head_dim_factor(static_cast<double>(a.head_dim));
     return flops / rate + overhead(a.kernels());
+  }
+
+  /// A chunked scan's small per-chunk matmuls at the system's flash-attention fraction of the BF16 peak: the
+  /// kernels (mamba_ssm's, flash-linear-attention's Triton kernels) have no calibrated rate of their own, and they
+  /// are, as attention is, tiles of small matmuls with elementwise work between them.
+  double operator()(const ScanShape& s) const {
+    const Efficiency& e = system.efficiency;
+    const bool forward = pass == Pass::forward;
+    const double rate = system.peak_bf16_tflops * 1e12 * (forward ? e.attention_fwd : e.attention_bwd) *
+                        e.sustained_compute * sm_fill(static_cast<double>(s.tiles), system.sms);
+    return std::max(s.flops / rate, memory_seconds(s.bytes)) + overhead(s.kernels);
   }
 
   double operator()(const MemoryShape& m) const { return memory_seconds(m.bytes) + overhead(m.kernels); }

@@ -28,10 +28,16 @@ struct KeyWriter {
     if (s.accumulate_bytes > 0) {
       out << " accumulate=" << s.accumulate_bytes;
     }
+    if (s.weight_bytes > 0) {
+      out << " weights=" << s.weight_bytes;
+    }
   }
   void operator()(const AttentionShape& s) const {
     out << " b=" << s.batch << " h=" << s.heads << " kv=" << s.kv_heads << " q=" << s.q_len << " k=" << s.kv_len
         << " d=" << s.head_dim << " mask=" << s.mask_fraction << " steps=" << s.steps;
+  }
+  void operator()(const ScanShape& s) const {
+    out << " flops=" << s.flops << " bytes=" << s.bytes << " tiles=" << s.tiles << " kernels=" << s.kernels;
   }
   void operator()(const MemoryShape& s) const { out << " bytes=" << s.bytes << " kernels=" << s.kernels; }
   void operator()(const CollectiveShape& s) const {

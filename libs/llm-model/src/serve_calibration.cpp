@@ -1,5 +1,6 @@
 #include "dgx/llm/serve_calibration.hpp"
 
+#include "dgx/llm/calibration_scope.hpp"
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_model.hpp"
 
@@ -91,6 +92,20 @@ ServeExpectedError expected_error(const ServeProjection& p, const ModelConfig& m
     e.ttft += 0.1;
     e.reasons.emplace_back("MoE, MLA and attention DP are modelled from their parts (balanced routing, no expert "
                            "skew), with no published serving run in the calibration set");
+  }
+  if (const std::string kinds = uncalibrated_layer_kinds(model); !kinds.empty()) {
+    e.throughput += 0.15;
+    e.tpot += 0.15;
+    e.ttft += 0.1;
+    e.reasons.push_back("layer kinds with no published serving run (" + kinds +
+                        "): their scans and recurrent steps are modelled from their algorithms at the system's "
+                        "attention and memory efficiencies");
+  }
+  if (!is_gemm_precision(p.config.precision)) {
+    e.throughput += 0.1;
+    e.tpot += 0.1;
+    e.reasons.push_back(std::string(to_string(p.config.precision)) +
+                        " weights: their mixed-input or block-scaled kernels have no published serving run here");
   }
   if (p.disaggregation) {
     e.throughput = std::max(e.throughput, 0.25);

@@ -1,6 +1,8 @@
 #include "dgx/llm/serve_config.hpp"
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/serve_precision.hpp"
 
 #include <dgx/sdk/text.hpp>
 
@@ -66,6 +68,26 @@ std::optional<Error> attention_dp_error(const ModelConfig& m, const SystemProfil
   return std::nullopt;
 }
 
+/// TP splits the heads of every layer kind: each group's KV heads (dividing or divided by TP, as attention's),
+/// Mamba-2's heads and groups, linear attention's key and value heads.
+std::optional<Error> mixer_heads_error(const ModelConfig& m, int tp) {
+  for (const LayerGroup& group : serve_layer_groups(m)) {
+    const ModelConfig v = serve_view(m, group);
+    const auto fails = [tp](int heads) { return heads > 0 && heads % tp != 0; };
+    const bool bad = v.mixer == Mixer::mamba2 ? fails(v.mamba.heads) || fails(v.mamba.groups)
+                     : v.mixer == Mixer::linear_attention
+                         ? fails(v.linear_attention.key_heads) || fails(v.linear_attention.value_heads)
+                     : v.mixer == Mixer::attention ? v.kv_groups % tp != 0 && tp % v.kv_groups != 0
+                                                   : false;
+    if (bad) {
+      return Error{"TP " + n(tp) + " does not divide the heads of the " + std::string(to_string(v.mixer)) +
+                   " layers of " + m.name +
+                   " (Mamba-2 heads and groups, linear-attention key and value heads, KV heads)"};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> layout_error(const ModelConfig& m, const SystemProfile& s, const ServeLayout& l) {
   if (l.tp < 1 || l.pp < 1 || l.ep < 1) {
     return Error{"TP, PP and EP must be at least 1, got TP " + n(l.tp) + " PP " + n(l.pp) + " EP " + n(l.ep)};
@@ -87,6 +109,9 @@ std::optional<Error> layout_error(const ModelConfig& m, const SystemProfile& s, 
   if (l.pp > m.layers) {
     return Error{"PP " + n(l.pp) + " exceeds the " + n(m.layers) + " layers of " + m.name};
   }
+  if (auto e = mixer_heads_error(m, l.tp)) {
+    return e;
+  }
   if (l.ep > 1 && !m.moe()) {
     return Error{"EP " + n(l.ep) + " needs a mixture-of-experts model; " + m.name + " is dense"};
   }
@@ -104,15 +129,15 @@ std::optional<Error> layout_error(const ModelConfig& m, const SystemProfile& s, 
 }
 
 std::optional<Error> precision_error(const SystemProfile& s, Precision precision, Precision kv) {
-  if (!s.supports(precision)) {
+  if (!s.supports(gemm_precision(precision, s))) {
     const bool block = precision == Precision::mxfp8 || precision == Precision::nvfp4;
     return Error{
         std::string(to_string(precision)) + " needs " +
         (block ? "block-scaled FP4/FP8 tensor cores (Blackwell: b200, gb200-nvl72, gb300-nvl72)" : "FP8 tensor cores") +
         "; " + s.name + " has none"};
   }
-  if (kv == Precision::mxfp8) {
-    return Error{"the KV cache is bf16, fp8 or nvfp4, got mxfp8"};
+  if (kv == Precision::mxfp8 || !is_gemm_precision(kv)) {
+    return Error{"the KV cache is bf16, fp8 or nvfp4, got " + std::string(to_string(kv))};
   }
   if (kv == Precision::nvfp4 && !s.block_scaled_formats) {
     return Error{"an nvfp4 KV cache needs Blackwell's FP4 formats; " + s.name + " has none"};
@@ -270,7 +295,9 @@ int LengthTable::max_total() const {
   return most;
 }
 
-Precision auto_kv_precision(Precision weights) { return weights == Precision::bf16 ? Precision::bf16 : Precision::fp8; }
+Precision auto_kv_precision(Precision weights) {
+  return weights == Precision::bf16 || weights == Precision::mxfp4 ? Precision::bf16 : Precision::fp8;
+}
 
 std::string layout_label(const ServeLayout& layout, bool moe) {
   if (layout.attention_dp) {

@@ -1,7 +1,9 @@
 #include "dgx/llm/serve_disaggregated.hpp"
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_kv.hpp"
 #include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/serve_precision.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,7 +117,8 @@ std::optional<Error> worker_error(const ServeModel& model, const DisaggConfig& c
 double prompt_kv_bytes(const ModelConfig& model, const ServeConfig& config, int isl) {
   const ServeShape whole{
       .layout = {}, .precision = config.precision, .kv_precision = config.kv_precision, .speculative = {}};
-  return isl * kv_bytes_per_token(model, whole);
+  const KvFootprint kv = kv_footprint(model, whole);
+  return kv.proportional() ? isl * kv.per_token : kv.bytes(isl);
 }
 
 double kv_transfer_seconds(const SystemProfile& system, double bytes, int prefill_gpus, bool over_network) {
@@ -194,7 +197,7 @@ Expected<ServeProjection> project_disaggregated(const ServeModel& model, const D
   p.mbu = tpot > 0 ? (decode_step.weight_bytes + decode_step.kv_bytes) / decode_step.seconds /
                          model.system().hbm_bytes_per_s()
                    : 0;
-  const double peak = model.system().dense_peak_flops(decode.precision) * gp;
+  const double peak = model.system().dense_peak_flops(gemm_precision(decode.precision, model.system())) * gp;
   p.mfu = peak > 0 ? prefill.step.flops / prefill.step.seconds / peak : 0;
   if (price && p.output_tokens_per_s > 0) {
     p.usd_per_million_output_tokens = price->usd_per_gpu_hour * p.gpus() / 3600.0 / p.output_tokens_per_s * 1e6;

@@ -2,6 +2,7 @@
 
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/serve_disaggregated.hpp"
+#include "dgx/llm/serve_precision.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -432,7 +433,7 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
   }
   ServeSweep sweep(model, space, slo, price, r);
   for (const Precision precision : space.precisions) {
-    if (!s.supports(precision)) {
+    if (!s.supports(gemm_precision(precision, s))) {
       ServeConfig probe = config;
       probe.layout = ServeLayout{};
       probe.precision = precision;

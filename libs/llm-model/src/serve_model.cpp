@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_model.hpp"
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_precision.hpp"
 #include "dgx/llm/serve_simulation.hpp"
 
 #include <algorithm>
@@ -150,7 +151,8 @@ double prefill_mfu(const ServeStepModel& steps, const ServeShape& shape, const S
   const StepLoad one{
       .prefill_tokens = tokens, .prefill_pairs = tokens * 0.5 * (c.isl + 1.0), .logit_rows = 1.0 / chunks};
   const StepCost cost = steps.step(shape, one);
-  const double peak = steps.system().dense_peak_flops(shape.precision) * shape.layout.gpus();
+  const double peak =
+      steps.system().dense_peak_flops(gemm_precision(shape.precision, steps.system())) * shape.layout.gpus();
   return peak > 0 ? cost.flops / cost.seconds / peak : 0;
 }
 
@@ -197,8 +199,8 @@ Expected<ServeCapacity> ServeModel::capacity(const ServeConfig& config) const {
   if (!memory) {
     return memory.error();
   }
-  ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens()};
   const int tokens = config.reserved_tokens();
+  ServeCapacity c{.memory = *memory, .kv_tokens = memory->kv_tokens(tokens)};
   c.max_concurrency = std::min(config.replica_batch_size(), memory->max_requests(tokens));
   if (c.max_concurrency < 1) {
     return Error{"one request of " + std::to_string(tokens) + " tokens (ISL + OSL) does not fit the KV cache of " +

@@ -1,8 +1,8 @@
 #include "dgx/llm/serve_ops.hpp"
 
-#include "dgx/llm/communication.hpp"
-#include "dgx/llm/model_constants.hpp"
-#include "dgx/llm/serve_constants.hpp"
+#include "serve_builder.hpp"
+
+#include "dgx/llm/serve_kv.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,124 +12,8 @@ namespace dgx::llm {
 
 namespace {
 
-using constants::kBf16;
-
-std::int64_t whole(double value) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(value))); }
-
-/// Appends the ops of one iteration at the per-rank shapes of a layout. With attention DP the attention, norms, dense
-/// MLPs and LM head see this GPU's share of the load (`local`), the MoE experts every rank's tokens (`load`).
-class ServeOpsBuilder {
-public:
-  ServeOpsBuilder(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape, const StepLoad& load)
-      : model_(model), shape_(shape), load_(load), local_(load.split(shape.layout.attention_dp_ranks())),
-        system_(system), rank_(rank_shape(model, shape.layout)),
-        tp_group_(place_group(1, shape.layout.attention_tp(), system.nvlink_domain)),
-        ep_group_(place_group(1, shape.layout.tp, system.nvlink_domain)),
-        pp_group_(place_group(shape.layout.tp, shape.layout.pp, system.nvlink_domain)),
-        input_bytes_(gemm_operand_bytes(shape.precision)) {
-    ops_.reserve(32);
-  }
-
-  std::vector<Op> take() { return std::move(ops_); }
-
-  /// Tokens this GPU's attention and dense parts process.
-  [[nodiscard]] double tokens() const { return local_.tokens(); }
-  /// GPUs the attention heads and dense weights are split over (1 with attention DP).
-  [[nodiscard]] double tp() const { return shape_.layout.attention_tp(); }
-  [[nodiscard]] double hidden() const { return static_cast<double>(model_.hidden); }
-  [[nodiscard]] const RankShape& rank() const { return rank_; }
-  /// What a fused norm or activation writes: the input format of the GEMM it feeds.
-  [[nodiscard]] double gemm_input_bytes() const { return input_bytes_; }
-  [[nodiscard]] const SystemProfile& system() const { return system_; }
-
-  void gemm(std::string_view name, double m, double n, double k, Precision precision, double groups = 1) {
-    if (m <= 0 || n <= 0 || k <= 0) {
-      return;
-    }
-    ops_.push_back(Op{.name = name,
-                      .precision = precision,
-                      .shape = GemmShape{.m = whole(m), .n = whole(n), .k = whole(k), .groups = whole(groups)}});
-  }
-  void memory(std::string_view name, double bytes, int kernels = 1) {
-    if (bytes > 0) {
-      ops_.push_back(Op{.name = name, .shape = MemoryShape{.bytes = bytes, .kernels = kernels}});
-    }
-  }
-  void collective(std::string_view name, CommGroup group, Collective kind, double bytes) {
-    const GroupPlacement placement = group == CommGroup::pp ? pp_group_ : tp_group_;
-    if (placement.ranks > 1 && bytes > 0) {
-      ops_.push_back(Op{.name = name,
-                        .group = group,
-                        .shape = CollectiveShape{.collective = kind, .bytes = bytes, .placement = placement}});
-    }
-  }
-  /// The TP all-reduce: the engines' one-shot kernel for small messages inside the NVLink domain when it is the
-  /// faster (latency-bound decode), NCCL's ring otherwise.
-  void all_reduce(std::string_view name, double bytes) {
-    if (tp_group_.ranks <= 1 || bytes <= 0) {
-      return;
-    }
-    CollectiveShape shape{.collective = Collective::all_reduce, .bytes = bytes, .placement = tp_group_};
-    const bool small = bytes <= serve_constants::kOneShotAllReduceMaxBytes && !tp_group_.spans_domains();
-    shape.one_sided = small && collective_seconds(system_, Collective::all_reduce, bytes, tp_group_, 1, true) <
-                                   collective_seconds(system_, Collective::all_reduce, bytes, tp_group_);
-    ops_.push_back(Op{.name = name, .group = CommGroup::tp, .shape = shape});
-  }
-  /// The MoE dispatch or combine of attention DP: every rank sends its tokens' routed copies to the experts' ranks
-  /// (one-sided stores, a token sent once per remote NVLink domain and fanned out there).
-  void all_to_all(std::string_view name, double bytes) {
-    if (ep_group_.ranks <= 1 || bytes <= 0) {
-      return;
-    }
-    ops_.push_back(Op{.name = name,
-                      .group = CommGroup::ep,
-                      .shape = CollectiveShape{.collective = Collective::all_to_all,
-                                               .bytes = bytes,
-                                               .placement = ep_group_,
-                                               .offdomain_share = flex_offdomain_share(ep_group_, model_.top_k),
-                                               .one_sided = true}});
-  }
-  void attention(double q_len, double kv_len, double head_dim, double kv_heads) {
-    if (q_len <= 0 || kv_len <= 0) {
-      return;
-    }
-    ops_.push_back(Op{.name = "attention",
-                      .shape = AttentionShape{.batch = 1,
-                                              .heads = whole(rank_.heads),
-                                              .kv_heads = whole(kv_heads),
-                                              .q_len = whole(q_len),
-                                              .kv_len = whole(kv_len),
-                                              .head_dim = whole(head_dim),
-                                              .mask_fraction = 1}});
-  }
-  /// Residual add fused with the norm that follows it, which writes the next GEMM's input format: read x and the
-  /// residual, write the new residual and the normalized tokens.
-  void add_norm(std::string_view name, double rows) {
-    memory(name, rows * hidden() * (3 * kBf16 + gemm_input_bytes()));
-  }
-  /// The MLP activation on `rows` × `width`, writing the second GEMM's input format (SwiGLU reads gate and up).
-  void activation(double rows, double width) {
-    const double in = rows * width * kBf16;
-    const double out = rows * width * gemm_input_bytes();
-    switch (model_.activation) {
-    case Activation::swiglu: memory("swiglu", 2 * in + out); break;
-    case Activation::gelu: memory("gelu", in + out); break;
-    case Activation::squared_relu: memory("squared_relu", 2 * in + out + in, 2); break;
-    }
-  }
-
-  const ModelConfig& model_;
-  const ServeShape& shape_;
-  const StepLoad& load_;  ///< the whole replica's load
-  StepLoad local_;        ///< this GPU's share of it (attention DP), else the same
-
-private:
-  const SystemProfile& system_;
-  RankShape rank_;
-  GroupPlacement tp_group_, ep_group_, pp_group_;
-  double input_bytes_;
-  std::vector<Op> ops_;
-};
+using detail::kBf16;
+using detail::ServeOpsBuilder;
 
 /// Decode attention reads each decoding sequence's KV cache once (its verify positions share the read); when its
 /// FLOPs outweigh the bytes (MLA's 128 heads over one latent, long drafts) it runs at the attention kernel's
@@ -153,6 +37,34 @@ void decode_attention(ServeOpsBuilder& b, double kv_width, double kv_bytes, doub
   b.memory("decode_attention", bytes, 2);
 }
 
+/// DSA's lightning indexer (DeepSeek-V3.2; vLLM's and SGLang's DeepseekV32 indexer): its projections, its FP8 key
+/// appended to its own cache (the key and an FP32 scale per token), the FP8 scores of every query against every
+/// earlier key (a prompt: one kernel over the chunk; decoding: reading each sequence's whole indexer cache) and the
+/// top-k selection over the logits.
+void serve_indexer(ServeOpsBuilder& b) {
+  const ModelConfig& m = b.model_;
+  if (m.sparse_topk <= 0) {
+    return;
+  }
+  const StepLoad& load = b.whole_;  // every earlier key, whatever the top-k keeps
+  const double t = b.tokens();
+  const double heads = m.indexer_heads;
+  const double dim = m.indexer_head_dim;
+  const Precision scores = b.system().supports(Precision::fp8) ? Precision::fp8 : Precision::bf16;
+  const double key_bytes = dim * gemm_operand_bytes(scores) + constants::kFp32;
+  b.gemm("indexer_q", t, heads * dim, m.mla() && m.q_lora_rank > 0 ? m.q_lora_rank : b.hidden(), Precision::bf16);
+  b.gemm("indexer_k", t, dim + heads, b.hidden(), Precision::bf16);
+  b.memory("indexer_k_append", t * key_bytes);
+  if (load.prefill_tokens > 0) {
+    const double keys = load.prefill_pairs / load.prefill_tokens;
+    b.gemm("indexer_scores", load.prefill_tokens, keys, heads * dim, scores);
+    b.memory("indexer_topk",
+             load.prefill_pairs * 2 * constants::kFp32 + load.prefill_tokens * m.sparse_topk * constants::kFp32);
+  }
+  // Decoding: read the whole indexer cache of every sequence, write and read one logit per key, pick the top-k.
+  b.memory("indexer_decode", load.decode_kv_tokens * (key_bytes + 2 * load.verify * constants::kFp32), 2);
+}
+
 void gqa_attention(ServeOpsBuilder& b, double kv_bytes) {
   const ModelConfig& m = b.model_;
   const StepLoad& load = b.local_;
@@ -160,19 +72,25 @@ void gqa_attention(ServeOpsBuilder& b, double kv_bytes) {
   const double t = b.tokens();
   const double q_width = r.heads * r.head_dim;
   const double kv_width = r.kv_heads * r.head_dim;
-  b.gemm("qkv", t, static_cast<double>(m.qkv_width()) / b.tp(), b.hidden(), b.shape_.precision);
+  const double gate = m.attention_output_gate ? q_width : 0.0;  // the query projection's gate half
+  b.gemm("qkv", t, static_cast<double>(m.qkv_width()) / b.tp() + gate, b.hidden(), b.format());
   // Rotary embedding of q and k fused with the KV cache append: read the QKV output, write q, write k and v into
   // the cache in its format.
   b.memory("rope_kv_append", t * ((q_width + 2 * kv_width) * kBf16 + q_width * kBf16 + 2 * kv_width * kv_bytes));
+  serve_indexer(b);
   if (load.prefill_tokens > 0) {
     b.attention(load.prefill_tokens, load.prefill_pairs / load.prefill_tokens, r.head_dim, r.kv_heads);
   }
   // Decode attention streams every decoding sequence's K and V (split over the sequence, then combined).
   decode_attention(b, 2 * kv_width, kv_bytes, 4 * r.head_dim);
-  if (b.shape_.precision != Precision::bf16) {
-    b.memory("cast_proj_input", t * q_width * (kBf16 + b.gemm_input_bytes()));
+  if (m.attention_output_gate) {
+    // sigmoid(gate) times the attention output: read both, write the product.
+    b.memory("output_gate", t * q_width * 3 * kBf16);
   }
-  b.gemm("proj", t, b.hidden(), q_width, b.shape_.precision);
+  if (b.format().compute != Precision::bf16) {
+    b.memory("cast_proj_input", t * q_width * (kBf16 + b.format().input_bytes()));
+  }
+  b.gemm("proj", t, b.hidden(), q_width, b.format());
 }
 
 /// DeepSeek's multi-head latent attention as TensorRT-LLM runs it: the fused down-projection of queries and keys /
@@ -190,11 +108,12 @@ void mla_attention(ServeOpsBuilder& b, double kv_bytes) {
   const double nope = m.qk_nope_head_dim;
   const double v = m.v_head_dim;
   const double q_lora = m.q_lora_rank;
-  const Precision p = b.shape_.precision;
+  const GemmFormat& p = b.format();
   b.gemm("mla_fused_a", t, q_lora + latent + rope, h, p);
   b.memory("mla_latent_norms", t * (q_lora + latent) * 2 * kBf16, 2);
   b.gemm("q_b", t, r.heads * (nope + rope), q_lora > 0 ? q_lora : h, p);
   b.memory("rope_kv_append", t * (latent + rope) * (kBf16 + kv_bytes) + t * r.heads * rope * 2 * kBf16);
+  serve_indexer(b);
   if (load.prefill_tokens > 0) {
     b.gemm("kv_b", load.prefill_tokens, r.heads * (nope + v), latent, p);
     b.attention(load.prefill_tokens, load.prefill_pairs / load.prefill_tokens, nope + rope, r.heads);
@@ -210,9 +129,9 @@ void mla_attention(ServeOpsBuilder& b, double kv_bytes) {
 void serve_dense_mlp(ServeOpsBuilder& b, double ffn, double split) {
   const double t = b.tokens();
   const double width = ffn / split;
-  b.gemm("fc1", t, width * (b.model_.mlp_matrices() - 1), b.hidden(), b.shape_.precision);
-  b.activation(t, width);
-  b.gemm("fc2", t, b.hidden(), width, b.shape_.precision);
+  b.gemm("fc1", t, width * (b.model_.mlp_matrices() - 1), b.hidden(), b.format());
+  b.activation(t, width, b.format());
+  b.gemm("fc2", t, b.hidden(), width, b.format());
 }
 
 /// Routed experts: the router on every token (BF16), the routed copies gathered per local expert, grouped expert
@@ -232,14 +151,15 @@ void serve_moe_mlp(ServeOpsBuilder& b) {
   const double active = std::max(1.0, std::ceil(local_experts * hit - 1e-9));
   const double copies = all * m.top_k / l.ep;  // routed token copies this rank's experts process
   const double width = static_cast<double>(m.ffn) / l.expert_tp();
+  const GemmFormat& f = b.format(true);
   b.gemm("router", local, experts, h, Precision::bf16);
   if (l.attention_dp) {
-    b.all_to_all("ep_dispatch", local * m.top_k * h * b.gemm_input_bytes());
+    b.all_to_all("ep_dispatch", local * m.top_k * h * f.input_bytes());
   }
-  b.memory("permute", copies * h * 2 * b.gemm_input_bytes());
-  b.gemm("expert_fc1", copies / active, width * (m.mlp_matrices() - 1), h, b.shape_.precision, active);
-  b.activation(copies, width);
-  b.gemm("expert_fc2", copies / active, h, width, b.shape_.precision, active);
+  b.memory("permute", copies * h * 2 * f.input_bytes());
+  b.gemm("expert_fc1", copies / active, width * (m.mlp_matrices() - 1), h, f, active);
+  b.activation(copies, width, f);
+  b.gemm("expert_fc2", copies / active, h, width, f, active);
   b.memory("unpermute", copies * h * kBf16 + local * h * kBf16);
   if (l.attention_dp) {
     b.all_to_all("ep_combine", local * m.top_k * h * kBf16);
@@ -282,6 +202,9 @@ RankShape rank_shape(const ModelConfig& model, const ServeLayout& layout) {
 }
 
 double kv_bytes_per_token(const ModelConfig& model, const ServeShape& shape) {
+  if (!uniform_kv(model)) {
+    return kv_footprint(model, shape).per_token;
+  }
   const RankShape r = rank_shape(model, shape.layout);
   const double bytes = gemm_operand_bytes(shape.kv_precision);
   double draft_layers_width = 0;
@@ -297,6 +220,56 @@ double kv_bytes_per_token(const ModelConfig& model, const ServeShape& shape) {
   return (r.stage_layers * r.kv_width + draft_layers_width) * bytes;
 }
 
+std::vector<LayerGroup> serve_layer_groups(const ModelConfig& model) {
+  std::vector<LayerGroup> groups = model.layer_mix();
+  const double share = model.sliding_window_layers;
+  if (model.grouped() || model.sliding_window <= 0 || share <= 0 || share >= 1) {
+    return groups;
+  }
+  LayerGroup windowed = groups.front();
+  windowed.count = std::clamp(static_cast<int>(std::lround(share * model.layers)), 0, model.layers);
+  windowed.window = model.sliding_window;
+  groups.front().count -= windowed.count;
+  groups.push_back(windowed);
+  std::erase_if(groups, [](const LayerGroup& g) { return g.count <= 0; });
+  return groups;
+}
+
+bool serves_by_group(const ModelConfig& model) { return model.grouped() || serve_layer_groups(model).size() > 1; }
+
+ModelConfig serve_view(const ModelConfig& model, const LayerGroup& group) {
+  if (model.grouped()) {
+    return model.layer_view(group);
+  }
+  ModelConfig view = model;
+  view.layers = group.count;
+  view.sliding_window = group.window;
+  view.sliding_window_layers = group.window > 0 ? 1.0 : 0.0;
+  return view;
+}
+
+double stage_share(const ModelConfig& model, const LayerGroup& group, int pp) {
+  const int stages = std::max(1, pp);
+  const int stage_layers = (model.layers + stages - 1) / stages;  // ceil(layers / pp), as rank_shape's
+  return model.layers > 0 ? static_cast<double>(stage_layers) * group.count / model.layers : 0.0;
+}
+
+StepLoad attended(const ModelConfig& layer, const StepLoad& load) {
+  const bool limited = (layer.sliding_window > 0 && layer.sliding_window_layers >= 1) || layer.attention_chunk > 0 ||
+                       layer.sparse_topk > 0;
+  if (!limited || layer.mixer != Mixer::attention) {
+    return load;
+  }
+  StepLoad seen = load;
+  if (load.decode_seqs > 0) {
+    seen.decode_kv_tokens = load.decode_seqs * decode_keys(layer, load.decode_kv_tokens / load.decode_seqs);
+  }
+  if (load.prefill_tokens > 0) {
+    seen.prefill_pairs = load.prefill_tokens * prefill_keys(layer, load.prefill_pairs / load.prefill_tokens);
+  }
+  return seen;
+}
+
 std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                                 const StepLoad& load) {
   return serve_layer_ops(model, system, shape, load, model.moe() ? LayerKind::moe : LayerKind::dense);
@@ -306,15 +279,23 @@ std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& s
                                 const StepLoad& load, LayerKind kind) {
   ServeOpsBuilder b(model, system, shape, load);
   const double kv_bytes = gemm_operand_bytes(shape.kv_precision);
-  b.add_norm("norm_attn", b.tokens());
-  if (model.mla()) {
-    mla_attention(b, kv_bytes);
-  } else {
-    gqa_attention(b, kv_bytes);
+  if (model.mixer != Mixer::none) {
+    const bool attention = model.mixer == Mixer::attention;
+    b.add_norm(attention ? "norm_attn" : "norm_mixer", b.tokens(), b.format());
+    switch (model.mixer) {
+    case Mixer::attention: model.mla() ? mla_attention(b, kv_bytes) : gqa_attention(b, kv_bytes); break;
+    case Mixer::mamba2: detail::serve_mamba(b); break;
+    case Mixer::linear_attention: detail::serve_linear_attention(b); break;
+    case Mixer::none: break;
+    }
+    b.all_reduce(attention ? "tp_all_reduce_attn" : "tp_all_reduce_mixer", b.tokens() * b.hidden() * kBf16);
   }
-  b.all_reduce("tp_all_reduce_attn", b.tokens() * b.hidden() * kBf16);
-  b.add_norm("norm_mlp", b.tokens());
-  if (kind == LayerKind::moe && model.moe()) {
+  if (model.mlp_free) {
+    return b.take();
+  }
+  const bool moe = kind == LayerKind::moe && model.moe();
+  b.add_norm("norm_mlp", b.tokens(), b.format(moe));
+  if (moe) {
     serve_moe_mlp(b);
   } else {
     serve_dense_mlp(b, static_cast<double>(model.moe() ? model.dense_mlp_ffn() : model.ffn), b.tp());

@@ -1,7 +1,9 @@
 #include "dgx/llm/serve_step.hpp"
 
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/mixer_work.hpp"
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_kv.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +31,8 @@ struct ListCost {
       default: compute += seconds; break;
       }
       if (const auto* g = std::get_if<GemmShape>(&op.shape)) {
-        weight_bytes += repeat * static_cast<double>(g->k) * g->n * g->groups * gemm_operand_bytes(op.precision);
+        const double bytes = g->weight_bytes > 0 ? g->weight_bytes : gemm_operand_bytes(op.precision);
+        weight_bytes += repeat * static_cast<double>(g->k) * g->n * g->groups * bytes;
       }
       ++ops;
       measured += provider.source(op) == "measured" ? 1 : 0;
@@ -38,11 +41,18 @@ struct ListCost {
   [[nodiscard]] double total() const { return compute + tp + ep + pp; }
 };
 
-/// One stage's layers: its dense layers and its MoE layers.
+/// One stage's layers: its dense layers and its MoE layers; a model served by group, its share of each group.
 ListCost stage_layers(const ModelConfig& model, const SystemProfile& system, const ServeShape& shape,
                       const StepLoad& load, const OpTimeProvider& provider) {
   const RankShape r = rank_shape(model, shape.layout);
   ListCost cost;
+  if (serves_by_group(model)) {
+    for (const LayerGroup& group : serve_layer_groups(model)) {
+      cost.add(serve_layer_ops(serve_view(model, group), system, shape, load), provider,
+               stage_share(model, group, shape.layout.pp));
+    }
+    return cost;
+  }
   if (r.moe_layers > 0) {
     cost.add(serve_layer_ops(model, system, shape, load, LayerKind::moe), provider, r.moe_layers);
   }
@@ -71,7 +81,40 @@ ModelConfig eagle_head(const ModelConfig& model) {
   return head;
 }
 
+/// Model FLOPs of one iteration in `layer`'s layers (a serve_view of count layers): 2 per active weight per token,
+/// 4·hidden per attention pair within the layer's span, or the chunked scan of the prompt tokens and each decoding
+/// sequence's recurrent step.
+double group_flops(const ModelConfig& layer, const StepLoad& load) {
+  const ParameterCount p = count_parameters(layer);
+  const double linear = p.attention_per_layer + (layer.mlp_free ? 0.0 : p.active_mlp_per_layer);
+  double mixer = 0;
+  switch (layer.mixer) {
+  case Mixer::attention: {
+    const StepLoad seen = attended(layer, load);
+    mixer = 4.0 * static_cast<double>(layer.hidden) * (seen.prefill_pairs + seen.decode_kv_tokens * seen.verify);
+    break;
+  }
+  case Mixer::mamba2:
+    mixer = ssd_forward(layer.mamba, 1, load.prefill_tokens).flops +
+            load.decode_seqs * load.verify * ssd_step_flops(layer.mamba);
+    break;
+  case Mixer::linear_attention:
+    mixer = delta_rule_forward(layer.linear_attention, 1, load.prefill_tokens).flops +
+            load.decode_seqs * load.verify * delta_rule_step_flops(layer.linear_attention);
+    break;
+  case Mixer::none: break;
+  }
+  return layer.layers * (2.0 * linear * load.tokens() + mixer);
+}
+
 double model_flops(const ModelConfig& model, const StepLoad& load) {
+  if (serves_by_group(model) || model.mixer != Mixer::attention || model.mlp_free) {
+    double flops = 0;
+    for (const LayerGroup& group : serve_layer_groups(model)) {
+      flops += group_flops(serve_view(model, group), load);
+    }
+    return flops + 2.0 * static_cast<double>(model.vocab) * static_cast<double>(model.hidden) * load.logit_rows;
+  }
   const ParameterCount p = count_parameters(model);
   const double dense_layers = model.layers - model.moe_layers();
   const double linear = model.layers * p.attention_per_layer + model.moe_layers() * p.active_mlp_per_layer +
@@ -200,7 +243,8 @@ StepCost ServeStepModel::step(const ServeShape& shape, const StepLoad& load) con
   const double requests = scheduled_requests(load) / (pp * shape.layout.attention_dp_ranks());
   cost.overhead = pp * exposed_host_seconds(gpu / pp, requests);
   cost.seconds = gpu + cost.overhead;
-  cost.kv_bytes = load.decode_kv_tokens * kv_bytes_per_token(model_, shape) / shape.layout.attention_dp_ranks();
+  cost.kv_bytes = kv_footprint(model_, shape).read_bytes(load.decode_seqs, load.decode_kv_tokens) /
+                  shape.layout.attention_dp_ranks();
   cost.flops = model_flops(model_, load);
   return cost;
 }

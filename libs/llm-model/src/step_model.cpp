@@ -56,6 +56,17 @@ PassCost pass_cost(const std::vector<Op>& ops, const OpTimeProvider& provider, c
   return cost;
 }
 
+/// Adds `times` × each part of `cost` to `sum`.
+void add_scaled(ChunkCost& sum, const ChunkCost& cost, double times) {
+  for (auto [to, from] : {std::pair{&sum.forward, &cost.forward}, std::pair{&sum.backward, &cost.backward}}) {
+    to->compute += times * from->compute;
+    to->tp += times * from->tp;
+    to->cp += times * from->cp;
+    to->ep += times * from->ep;
+    to->host += times * from->host;
+  }
+}
+
 /// The shape in two words: tp, etp, cp, ep, mbs | seq_len, dispatcher, precision, recompute, graphs, recompute modules.
 PackedShape pack(const ShapeKey& k) {
   const auto u = [](auto v) { return static_cast<std::uint64_t>(v); };
@@ -115,7 +126,7 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   if (const auto found = cache_.find(packed); found != cache_.end()) {
     return found->second;
   }
-  OpList layer = transformer_layer_ops(model_, system_, key);
+  OpList layer = model_.grouped() ? OpList{} : transformer_layer_ops(model_, system_, key);
   OpList embedding = embedding_ops(model_, system_, key);
   OpList output = output_ops(model_, system_, key);
   // Only MoE models with leading dense layers and models with MTP modules time the extra chunks.
@@ -134,14 +145,29 @@ const ShapeCost& StepModel::shape_cost(const ShapeKey& key) {
   const auto chunk = [&](const OpList& ops) {
     return cost_of(ops, *provider_, system_.software, key.precision, key.cuda_graphs);
   };
-  const ChunkCost layer_cost = chunk(layer);
+  // A grouped model's mean layer: each group's cost weighted by its share of the layers, so that a stage of n layers
+  // costs n × count/layers of each group (the groups' order is not modelled).
+  std::vector<OpList> group_layers;
+  ChunkCost layer_cost;
+  if (model_.grouped()) {
+    for (const LayerGroup& group : model_.layer_groups) {
+      group_layers.push_back(transformer_layer_ops(model_.layer_view(group), system_, key));
+      add_scaled(layer_cost, chunk(group_layers.back()), static_cast<double>(group.count) / model_.layers);
+    }
+  } else {
+    layer_cost = chunk(layer);
+  }
   ShapeCost cost{.layer = layer_cost,
                  .embedding = chunk(embedding),
                  .output = chunk(output),
                  .dense_layer = leading_dense ? chunk(dense_layer) : layer_cost,
                  .mtp = chunk(mtp),
                  .memory = shape_memory(model_, key, system_.software.selective)};
-  for (const OpList* list : {&layer, &embedding, &output, &dense_layer, &mtp}) {
+  std::vector<const OpList*> lists = {&layer, &embedding, &output, &dense_layer, &mtp};
+  for (const OpList& group : group_layers) {
+    lists.push_back(&group);
+  }
+  for (const OpList* list : lists) {
     for (const auto* ops : {&list->forward, &list->backward}) {
       for (const Op& op : *ops) {
         ++cost.ops;

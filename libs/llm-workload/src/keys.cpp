@@ -1,5 +1,6 @@
 #include "dgx/llm/workload/keys.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -38,18 +39,17 @@ int read_int(const dgx::sdk::Host& host, const char* key, std::int64_t min) {
   return bounded_int(key, host.get_int(key), min);
 }
 
-std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+namespace {
+
+std::vector<Precision> read_precision_list(const dgx::sdk::Host& host,
+                                           std::optional<Precision> (*parse)(std::string_view), const char* choices) {
   std::vector<Precision> out;
   for (const std::string& text : host.get_string_list(key::precision)) {
-    const auto precision = parse_precision(text);
+    const auto precision = parse(text);
     if (!precision) {
-      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of bf16, fp8, mxfp8, nvfp4");
+      throw InvalidArgument(std::string(key::precision) + ": '" + text + "' is not one of " + choices);
     }
-    bool seen = false;
-    for (const Precision p : out) {
-      seen = seen || p == *precision;
-    }
-    if (!seen) {
+    if (std::find(out.begin(), out.end(), *precision) == out.end()) {
       out.push_back(*precision);
     }
   }
@@ -57,6 +57,16 @@ std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
     throw InvalidArgument(std::string(key::precision) + " must name at least one precision");
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
+  return read_precision_list(host, parse_precision, "bf16, fp8, mxfp8, nvfp4");
+}
+
+std::vector<Precision> read_serve_precisions(const dgx::sdk::Host& host) {
+  return read_precision_list(host, parse_serve_precision, "bf16, fp8, mxfp8, nvfp4, fp8-block, mxfp4");
 }
 
 }  // namespace dgx::llm::workload

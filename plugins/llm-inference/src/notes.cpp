@@ -9,7 +9,9 @@
 #include "dgx/llm/flops.hpp"
 #include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_kv.hpp"
 #include "dgx/llm/serve_ops.hpp"
+#include "dgx/llm/serve_precision.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "params.hpp"
@@ -22,6 +24,56 @@ namespace {
 namespace text = dgx::sdk::text;
 namespace workload = llm::workload;
 
+/// "24 Mamba-2 (no MLP), 4 attention (no MLP), 24 MLP-only": the kinds of layer serving runs.
+std::string layer_kinds(const llm::ModelConfig& m) {
+  std::string out;
+  for (const llm::LayerGroup& g : llm::serve_layer_groups(m)) {
+    const llm::ModelConfig v = llm::serve_view(m, g);
+    std::string kind = v.mixer == llm::Mixer::none ? "MLP-only" : std::string(llm::to_string(v.mixer));
+    if (v.mixer == llm::Mixer::attention && v.sliding_window_layers >= 1 && v.sliding_window > 0) {
+      kind += " over a " + std::to_string(v.sliding_window) + "-token window";
+    }
+    if (v.mixer == llm::Mixer::attention && v.attention_chunk > 0) {
+      kind += " in " + std::to_string(v.attention_chunk) + "-token chunks";
+    }
+    kind += v.mlp_free ? " (no MLP)" : v.moe() && v.mixer != llm::Mixer::none ? " + MoE" : "";
+    out += (out.empty() ? "" : ", ") + std::to_string(g.count) + " " + kind;
+  }
+  return out;
+}
+
+/// What a request keeps at TP 1 in BF16 (serve_kv.hpp): per token, in capped layers, per sequence.
+std::string footprint_text(const llm::ModelConfig& m) {
+  const llm::KvFootprint kv = llm::kv_footprint(
+      m, llm::ServeShape{.layout = {}, .precision = llm::Precision::bf16, .kv_precision = llm::Precision::bf16});
+  std::string out = "KV cache " + text::si_count(kv.per_token / 2) +
+                    " elements per token in the layers that keep every "
+                    "token";
+  for (const llm::KvFootprint::Capped& c : kv.capped) {
+    out += ", " + text::si_count(c.bytes_per_token / 2) + " in layers that keep at most " + text::si_count(c.tokens) +
+           " tokens";
+  }
+  if (kv.per_sequence > 0) {
+    out += ", and a fixed recurrent state of " + text::fixed(kv.per_sequence / (1024.0 * 1024.0), 1) +
+           " MiB per request (FP32 SSM / delta-rule states and convolution states, BF16 KV at TP 1)";
+  }
+  return out;
+}
+
+/// The parts of a request's footprint beyond its KV per token, per GPU: the windowed or chunked layers' KV (at most
+/// their span of tokens) and the recurrent states; empty for a footprint in proportion to the tokens.
+std::string footprint_parts(const llm::KvFootprint& kv) {
+  std::string out;
+  for (const llm::KvFootprint::Capped& c : kv.capped) {
+    out += ", + " + text::fixed(c.bytes_per_token / 1024, 0) + " KiB per token for at most " +
+           text::si_count(c.tokens) + " tokens of a request";
+  }
+  if (kv.per_sequence > 0) {
+    out += ", + " + text::fixed(kv.per_sequence / (1024.0 * 1024.0), 1) + " MiB of recurrent state per request";
+  }
+  return out.empty() ? out : out + "; the tokens count requests of ISL + OSL";
+}
+
 std::string model_line(const workload::ServeAssumptions& a) {
   const llm::ModelConfig& m = a.model;
   const llm::ParameterCount params = llm::count_parameters(m);
@@ -32,10 +84,15 @@ std::string model_line(const workload::ServeAssumptions& a) {
     line += " (" + text::si_count(params.active) + " active: " + std::to_string(m.top_k) + " of " +
             std::to_string(m.experts) + " experts)";
   }
-  const double kv = 2.0 * m.layers * m.kv_groups * static_cast<double>(m.head_dim());
-  return line + ", context " + std::to_string(m.context) + " tokens; KV cache " + text::si_count(kv) +
-         " elements per token. Linear layers in the precision of each row; embedding and LM head BF16 (as quantized "
-         "checkpoints keep them).";
+  const std::string tail = ". Linear layers in the precision of each row; embedding and LM head BF16 (as quantized "
+                           "checkpoints keep them).";
+  if (llm::uniform_kv(m)) {
+    const double kv = 2.0 * m.layers * m.kv_groups * static_cast<double>(m.head_dim());
+    return line + ", context " + std::to_string(m.context) + " tokens; KV cache " + text::si_count(kv) +
+           " elements per token" + tail;
+  }
+  return line + "; layers: " + layer_kinds(m) + "; context " + std::to_string(m.context) + " tokens; " +
+         footprint_text(m) + tail;
 }
 
 std::string system_line(const InferenceSettings& s, const workload::ServeAssumptions& a) {
@@ -50,14 +107,31 @@ std::string system_line(const InferenceSettings& s, const workload::ServeAssumpt
          "). Other systems: --set system=NAME (" + text::join(workload::other_systems(sys.name)) + ").";
 }
 
-/// "bf16 (KV bf16), fp8 (KV fp8)".
-std::string precisions_with_kv(const InferenceSettings& s) {
-  std::string out;
+/// "bf16 (KV bf16), fp8 (KV fp8)", and what each precision was assumed to run as.
+std::string precisions_with_kv(const InferenceSettings& s, const workload::ServeAssumptions& a) {
+  std::string out, assumed;
   for (const llm::Precision p : s.precisions) {
     out += (out.empty() ? "" : ", ") + std::string(llm::to_string(p)) + " (KV " +
            std::string(llm::to_string(s.kv_precision_for(p))) + ")";
+    if (const std::string line = llm::precision_assumption(a.model, a.system, p); !line.empty()) {
+      assumed += " " + line + ".";
+    }
   }
-  return out;
+  if (s.checkpoint_precision) {
+    out += ": the checkpoint's own format (" + std::string(key::precision) + " unset)";
+  }
+  return out + (assumed.empty() ? "" : "." + assumed.substr(0, assumed.size() - 1));
+}
+
+/// " (the checkpoint's own format; MXFP4 experts run as W4A16 on h100-sxm: ...)": what the projection's precision
+/// was taken as.
+std::string precision_detail(const InferenceSettings& s, const workload::ServeAssumptions& a, llm::Precision p) {
+  std::string parts =
+      s.checkpoint_precision ? "the checkpoint's own format, " + std::string(key::precision) + " unset" : std::string();
+  if (const std::string assumed = llm::precision_assumption(a.model, a.system, p); !assumed.empty()) {
+    parts += (parts.empty() ? "" : "; ") + assumed;
+  }
+  return parts.empty() ? "" : " (" + parts + ")";
 }
 
 }  // namespace
@@ -153,7 +227,8 @@ std::string Serving::configuration_note(const llm::ServeProjection& p) const {
                  a.system.name + (settings_.prefill_workers == 0 ? ", rate matched" : "") + ")";
   }
   std::string out = a.model.name + " served by " + deployment + ": " + std::string(llm::to_string(c.precision)) +
-                    " weights, " + std::string(llm::to_string(c.kv_precision)) + " KV cache" +
+                    " weights" + precision_detail(settings_, a, c.precision) + ", " +
+                    std::string(llm::to_string(c.kv_precision)) + " KV cache" +
                     (settings_.kv_precision ? "" : " (" + std::string(key::kv_precision) + " = auto)") +
                     "; requests of ISL " + std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + " tokens";
   if (c.lengths) {
@@ -246,7 +321,7 @@ std::string Serving::memory_note(const llm::ServeProjection& p) const {
   return text::gib(m.capacity) + " per GPU: weights " + text::gib_number(m.weights) + ", activations " +
          text::gib_number(m.activations) + ", reserve " + text::gib_number(m.reserve) + ", KV cache " +
          text::gib_number(m.kv_cache) + " GiB = " + text::si_count(p.capacity.kv_tokens) + " tokens (" +
-         text::fixed(m.kv_bytes_per_token / 1024, 0) + " KiB per token per GPU); " +
+         text::fixed(m.kv_bytes_per_token / 1024, 0) + " KiB per token per GPU" + footprint_parts(m.kv) + "); " +
          std::to_string(p.capacity.max_concurrency) + " requests of ISL + OSL fit at once.";
 }
 
@@ -256,7 +331,7 @@ std::string Serving::utilisation_note(const llm::ServeProjection& p) const {
          text::fixed(d.kv_bytes / 1e9, 1) + " GB of KV cache read per decode iteration per GPU, over TPOT, against " +
          mbu_peak_label(assumptions_.system) + ". MFU " + text::fixed(100 * p.mfu, 0) + "%: one prompt of " +
          std::to_string(p.config.isl) + " tokens prefilled on the idle replica, against the dense " +
-         std::string(llm::to_string(p.config.precision)) + " peak.";
+         std::string(llm::to_string(llm::gemm_precision(p.config.precision, assumptions_.system))) + " peak.";
 }
 
 std::string Serving::rows_note(const llm::ServeExploreResult& r, const std::vector<std::size_t>& shown) const {
@@ -297,7 +372,7 @@ std::string Serving::sweep_note() const {
   std::string out = "Layouts: TP 1-" + std::to_string(std::min(a.system.nvlink_domain, a.model.heads)) +
                     " (powers of two) x PP 1, 2, 4, 8" + (a.model.moe() ? " x EP dividing TP and the experts" : "") +
                     ", at most the fleet's " + std::to_string(s.gpus) + " GPUs per replica (" + key::fleet_gpus +
-                    "); parallel.* only set --mode project's configuration.\nPrecisions: " + precisions_with_kv(s) +
+                    "); parallel.* only set --mode project's configuration.\nPrecisions: " + precisions_with_kv(s, a) +
                     ".\nConcurrency per replica: " + concurrency + ".\nRequests: ISL " + std::to_string(c.isl) +
                     " / OSL " + std::to_string(c.osl) + " tokens";
   if (c.has_spread()) {

@@ -27,7 +27,9 @@ workload::ServeAssumptions resolve(const InferenceSettings& s) {
 
 }  // namespace
 
-Serving::Serving(const dgx::sdk::Host& host) : settings_(read_settings(host)), assumptions_(resolve(settings_)) {}
+Serving::Serving(const dgx::sdk::Host& host) : settings_(read_settings(host)), assumptions_(resolve(settings_)) {
+  default_to_checkpoint(settings_, assumptions_.model);
+}
 
 void Serving::use_system(const std::string& system) {
   settings_.system = system;

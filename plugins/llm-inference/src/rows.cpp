@@ -8,6 +8,7 @@
 
 #include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_precision.hpp"
 #include "dgx/llm/workload/calibration_summary.hpp"
 #include "params.hpp"
 #include "plugin.hpp"
@@ -67,7 +68,8 @@ void add_expected_error(Row& row, const workload::ServeAssumptions& a, const llm
 }
 
 void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeProjection& p) {
-  const auto peak = a.system.dense_peak_flops(p.config.precision) / 1e12;
+  const llm::Precision gemm = llm::gemm_precision(p.config.precision, a.system);
+  const auto peak = a.system.dense_peak_flops(gemm) / 1e12;
   // A column even when every row shown has one precision: the table must say which it is (with the front alone
   // BF16 rows are often all dominated, and an unnamed precision read as BF16).
   const std::string layout = p.disaggregation ? std::to_string(p.disaggregation->prefill_workers) + "P " +
@@ -96,14 +98,16 @@ void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeP
       .field("price", a.price_reason, kHiddenField)
       .field("mbu_peak", mbu_peak_label(a.system), kHiddenField)
       .field("mfu_peak",
-             text::fixed(peak, 0) + " TFLOP/s dense " + std::string(llm::to_string(p.config.precision)) + " (" +
-                 a.system.name + ")",
+             text::fixed(peak, 0) + " TFLOP/s dense " + std::string(llm::to_string(gemm)) + " (" + a.system.name + ")",
              kHiddenField)
       .field("tpot_definition",
              "(E2E - TTFT) / (output tokens - 1): trtllm-bench's TPOT, AIPerf's ITL (not vLLM's chunk-gap ITL)",
              kHiddenField)
       .field("latency", latency_method(p), kHiddenField)
       .field("source", p.provenance, kHiddenField);
+  if (const std::string assumed = llm::precision_assumption(a.model, a.system, p.config.precision); !assumed.empty()) {
+    row.field("precision_assumption", assumed, kHiddenField);
+  }
 }
 
 void add_latency(Row& row, RowView view, const llm::ServeProjection& p) {

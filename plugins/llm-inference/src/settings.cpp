@@ -8,6 +8,7 @@
 #include <dgx/sdk/text.hpp>
 
 #include "dgx/llm/serve_lengths.hpp"
+#include "dgx/llm/serve_precision.hpp"
 #include "dgx/llm/workload/catalog_lookup.hpp"
 #include "dgx/llm/workload/keys.hpp"
 #include "params.hpp"
@@ -179,13 +180,25 @@ llm::Precision InferenceSettings::kv_precision_for(llm::Precision weights) const
   return kv_precision ? *kv_precision : llm::auto_kv_precision(weights);
 }
 
+void default_to_checkpoint(InferenceSettings& s, const llm::ModelConfig& model) {
+  const llm::Precision own = llm::checkpoint_precision(model);
+  if (s.precision_configured || own == llm::Precision::bf16) {
+    return;
+  }
+  s.precisions = {own};
+  s.checkpoint_precision = true;
+  s.config.precision = own;
+  s.config.kv_precision = s.kv_precision_for(own);
+}
+
 InferenceSettings read_settings(const dgx::sdk::Host& host) {
   InferenceSettings s;
   s.model = host.get_string(key::model);
   s.system = workload::system_spec(host, host.get_string(key::system));
   s.system_configured = host.is_set(key::system);
   s.gpus = read_fleet_gpus(host);
-  s.precisions = workload::read_precisions(host);
+  s.precisions = workload::read_serve_precisions(host);
+  s.precision_configured = host.is_set(key::precision);
   s.kv_precision = read_kv_precision(host);
   read_serve(host, s);
   read_cost(host, s);

@@ -20,6 +20,8 @@ struct InferenceSettings {
   bool system_configured = false;  ///< a preset, file or --set named the system (else the workload's default)
   int gpus = 0;                    ///< the fleet
   std::vector<llm::Precision> precisions;
+  bool precision_configured = false;  ///< a preset, file or --set named the precisions (else the model's default)
+  bool checkpoint_precision = false;  ///< the precision is the model's checkpoint format, chosen by default
   std::optional<llm::Precision> kv_precision;  ///< nullopt: auto (kv_precision_for)
   llm::ServeConfig config;                     ///< precision = precisions.front(), kv precision resolved
   llm::ServeSlo slo;
@@ -40,6 +42,10 @@ struct InferenceSettings {
   /// The KV cache format of a weight precision: the configured one, or auto (FP8 with FP8 / FP4 weights, else BF16).
   [[nodiscard]] llm::Precision kv_precision_for(llm::Precision weights) const;
 };
+
+/// With no precision configured, a model whose checkpoint ships quantized is served in its own format (gpt-oss: mxfp4,
+/// DeepSeek-V3: fp8-block) rather than the workload's bf16/fp8 default.
+void default_to_checkpoint(InferenceSettings& settings, const llm::ModelConfig& model);
 
 /// Reads every key of params.hpp. Throws dgx::sdk::InvalidArgument naming the key and the value when one is out of
 /// range or not one of its choices.

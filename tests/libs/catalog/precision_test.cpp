@@ -25,3 +25,17 @@ TEST_CASE("GEMM operands shrink with the format, block scales included") {
   CHECK_FALSE(casts_gemm_inputs(Precision::bf16));
   CHECK(casts_gemm_inputs(Precision::fp8));
 }
+
+TEST_CASE("the checkpoint formats parse as serving precisions only, and read their weights at the format's bytes") {
+  for (const Precision p : kServePrecisions) {
+    CHECK(parse_serve_precision(to_string(p)) == p);
+  }
+  CHECK(parse_serve_precision("mxfp4") == Precision::mxfp4);
+  CHECK(parse_serve_precision("fp8-block") == Precision::fp8_block);
+  CHECK_FALSE(parse_precision("mxfp4").has_value());  // never a training precision
+  CHECK_FALSE(is_gemm_precision(Precision::mxfp4));
+  CHECK(is_gemm_precision(Precision::nvfp4));
+  CHECK(gemm_operand_bytes(Precision::mxfp4) == doctest::Approx(4.25 / 8));  // E2M1 + one E8M0 per 32
+  CHECK(gemm_operand_bytes(Precision::fp8_block) == doctest::Approx(1 + 4.0 / (128 * 128)));
+  CHECK(peak_column(Precision::fp8_block) == PeakColumn::fp8);
+}

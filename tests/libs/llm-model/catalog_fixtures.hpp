@@ -6,6 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 namespace dgx::llm::testing {
@@ -14,6 +17,20 @@ inline ModelConfig catalog_model(std::string_view name) {
   auto found = find_model(name);
   REQUIRE_MESSAGE(found.has_value(), (found ? "" : found.error().message));
   return found.value();
+}
+
+/// A model of the test fixtures' catalog folder (tests/fixtures/catalog/models: the hybrid models no catalog entry
+/// describes yet).
+inline ModelConfig fixture_model(std::string_view name) {
+  const std::string file =
+      std::string(DGX_SOURCE_DIR) + "/tests/fixtures/catalog/models/" + std::string(name) + ".toml";
+  std::ifstream in(file);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto parsed = parse_model(text.str(), file);
+  REQUIRE_MESSAGE(parsed.has_value(), (parsed ? "" : parsed.error().message));
+  return parsed.value();
 }
 
 inline SystemProfile catalog_system(std::string_view name) {

@@ -1,4 +1,5 @@
 #include "dgx/llm/flops.hpp"
+#include "dgx/llm/mixer_work.hpp"
 
 #include "catalog_fixtures.hpp"
 
@@ -69,4 +70,37 @@ TEST_CASE("MoE FLOPs count the shared experts and the leading dense layers, MTP 
   no_shared.shared_experts = 0;
   const double h = 7168, ffn = 2048;
   CHECK(without - model_flops_per_sequence(no_shared, 4096) == doctest::Approx(4096 * 6 * 3 * h * ffn * 58));
+}
+
+TEST_CASE("a hybrid model's FLOPs sum its groups: each mixer's linear weights and scan or core, each MLP") {
+  const ModelConfig m = dgx::llm::testing::fixture_model("nemotron-h-8b-like");
+  const double s = 8192;
+  double expected = 6.0 * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);  // the LM head
+  for (const LayerGroup& group : m.layer_groups) {
+    const ModelConfig v = m.layer_view(group);
+    double layer = 6.0 * dgx::catalog::mixer_linear_weights(v);
+    if (v.mixer == Mixer::mamba2) {
+      layer += 3.0 * ssd_forward(v.mamba, 1, s).flops / s;
+    } else if (v.mixer == Mixer::attention) {
+      layer += 6.0 * s * v.heads * 2.0 * static_cast<double>(v.head_dim());  // QKᵀ and PV, full convention
+    }
+    if (!v.mlp_free) {
+      layer += 6.0 * dgx::catalog::mlp_linear_weights(v, static_cast<double>(v.ffn));
+    }
+    expected += group.count * layer;
+  }
+  CHECK(model_flops_per_sequence(m, 8192) == doctest::Approx(s * expected));
+  // The scans count the same under both conventions; only attention's core halves.
+  const double attention_core = 4 * 6.0 * s * m.heads * 2.0 * static_cast<double>(m.head_dim());
+  CHECK(model_flops_per_sequence(m, 8192) - model_flops_per_sequence(m, 8192, AttentionFlops::causal) ==
+        doctest::Approx(s * 0.5 * attention_core));
+}
+
+TEST_CASE("a Qwen3.5-like hybrid counts its gated query projection and its Gated DeltaNet scans") {
+  const ModelConfig m = dgx::llm::testing::fixture_model("qwen3.5-27b-like");
+  // Active parameters are what the linear layers of a token pass through: 6 FLOPs each, plus the cores and scans.
+  const double linear = 6.0 * 4096 * (dgx::catalog::count_parameters(m).active);
+  const double flops = model_flops_per_sequence(m, 4096);
+  CHECK(flops > linear * 0.99);
+  CHECK(flops < linear * 1.6);
 }

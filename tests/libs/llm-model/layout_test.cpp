@@ -182,3 +182,13 @@ TEST_CASE("a layout the framework cannot express names the framework, the key an
   // A single replica needs no sharding: the default optimizer setting is fine there.
   CHECK(error("llama3.1-8b", train({.tp = 8}, 1, 8, 8192), 8, titan) == "(valid)");
 }
+
+TEST_CASE("a checkpoint format is no training precision: mxfp4 and fp8-block GEMMs are refused") {
+  const ModelConfig m = dgx::llm::testing::catalog_model("llama3.1-8b");
+  for (const Precision p : {Precision::mxfp4, Precision::fp8_block}) {
+    const auto r = resolve_layout(m, dgx::llm::testing::catalog_system("b200"), 8,
+                                  dgx::llm::testing::train(Layout{.tp = 1}, 1, 64, 4096, p));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().message.find("does not support") != std::string::npos);
+  }
+}

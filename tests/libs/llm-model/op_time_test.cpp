@@ -172,3 +172,19 @@ TEST_CASE("a context-parallel ring pays its per-step exchange and merge kernels 
   CHECK(8 * (1 + kCpRingStepExtraKernels) * kernel_s / small > 0.2);
   CHECK(8 * (1 + kCpRingStepExtraKernels) * kernel_s / large < 0.01);
 }
+
+TEST_CASE(
+    "a chunked scan runs at the attention fraction of the BF16 peak, or at the memory roofline when it reads more") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const RooflineProvider roofline(h100);
+  const Efficiency& e = h100.efficiency;
+  const double overhead = 5 * e.kernel_overhead_us * 1e-6;
+  const Op compute{.name = "ssd_scan", .shape = ScanShape{.flops = 1e12, .bytes = 1e6, .tiles = 10000, .kernels = 5}};
+  CHECK(roofline.seconds(compute) ==
+        doctest::Approx(1e12 / (h100.peak_bf16_tflops * 1e12 * e.attention_fwd * e.sustained_compute) + overhead));
+  Op backward = compute;
+  backward.pass = Pass::backward;
+  CHECK(roofline.seconds(backward) > roofline.seconds(compute));  // attention_bwd < attention_fwd
+  const Op memory{.name = "ssd_scan", .shape = ScanShape{.flops = 1e6, .bytes = 1e10, .tiles = 10000, .kernels = 5}};
+  CHECK(roofline.seconds(memory) == doctest::Approx(1e10 / (h100.hbm_bytes_per_s() * e.memory_bw) + overhead));
+}

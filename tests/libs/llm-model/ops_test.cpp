@@ -23,6 +23,8 @@ TEST_CASE("op keys name the op, its pass, precision and exact shape") {
                                              .mask_fraction = 0.5,
                                              .steps = 2}};
   CHECK(attention.key() == "attention.backward bf16 b=1 h=8 kv=2 q=4096 k=8192 d=128 mask=0.5 steps=2");
+  const Op scan{.name = "ssd_scan", .shape = ScanShape{.flops = 2e12, .bytes = 3e9, .tiles = 4096, .kernels = 5}};
+  CHECK(scan.key() == "ssd_scan.forward flops=2e+12 bytes=3e+09 tiles=4096 kernels=5");
   const Op memory{.name = "swiglu", .shape = MemoryShape{.bytes = 1e9, .kernels = 1}};
   CHECK(memory.key() == "swiglu.forward bytes=1e+09 kernels=1");
   const Op collective{.name = "tp_all_gather_fc1",

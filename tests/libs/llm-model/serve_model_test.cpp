@@ -178,3 +178,50 @@ TEST_CASE("DeepSeek-R1 with attention DP and EP 8 on 8 H200s holds far more requ
   CHECK(b.decode_step.tp_comm == 0);
   CHECK(a.capacity.memory.weights > 80e9);  // 671B parameters in FP8 over 8 GPUs
 }
+
+TEST_CASE("a grouped model whose groups are all of the default kind serves as the ungrouped model does") {
+  const ModelConfig plain = catalog_model("qwen3-30b-a3b");
+  ModelConfig grouped = plain;
+  for (const int count : {12, 36}) {
+    LayerGroup group = plain.layer_mix().front();
+    group.count = count;
+    grouped.layer_groups.push_back(group);
+  }
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  for (const ServeLayout layout :
+       {ServeLayout{.tp = 2}, ServeLayout{.tp = 4, .ep = 4}, ServeLayout{.tp = 2, .pp = 2}}) {
+    const ServeConfig c = serve_config(layout, 2000, 500, 32);
+    const ServeProjection a = projected(ServeModel(plain, h100), c);
+    const ServeProjection b = projected(ServeModel(grouped, h100), c);
+    CHECK(b.tpot.median == doctest::Approx(a.tpot.median).epsilon(1e-9));
+    CHECK(b.ttft.median == doctest::Approx(a.ttft.median).epsilon(1e-9));
+    CHECK(b.capacity.memory.weights == doctest::Approx(a.capacity.memory.weights).epsilon(1e-9));
+    CHECK(b.capacity.max_concurrency == a.capacity.max_concurrency);
+    CHECK(b.capacity.kv_tokens == doctest::Approx(a.capacity.kv_tokens).epsilon(1e-9));
+    CHECK(b.mfu == doctest::Approx(a.mfu).epsilon(1e-9));
+  }
+}
+
+TEST_CASE(
+    "hybrid models serve: fixed recurrent states raise how many requests fit and keep decode cheap at long context") {
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  const ModelConfig nemotron = fixture_model("nemotron-h-8b-like");
+  const ServeModel model(nemotron, h100);
+  const ServeProjection p = projected(model, serve_config({.tp = 1}, 4000, 1000, 0));
+  CHECK(p.tpot.median > 0);
+  CHECK(p.output_tokens_per_s > 0);
+  // What one request keeps: its 4 attention layers' KV of 5000 tokens and its 24 Mamba-2 states.
+  const ServeMemory& m = p.capacity.memory;
+  CHECK(p.capacity.max_concurrency ==
+        std::min(p.config.replica_batch_size(), static_cast<int>(m.kv_cache / m.kv.bytes(5000))));
+  // The same model with attention in every mixer layer keeps 7× the KV per token: fewer requests fit.
+  ModelConfig all_attention = nemotron;
+  all_attention.layer_groups[0].mixer = Mixer::attention;
+  const ServeProjection dense = projected(ServeModel(all_attention, h100), serve_config({.tp = 1}, 4000, 1000, 0));
+  CHECK(dense.capacity.max_concurrency < p.capacity.max_concurrency);
+  const ServeProjection qwen =
+      projected(ServeModel(fixture_model("qwen3.5-27b-like"), h100), serve_config({.tp = 4}, 8000, 1000, 64));
+  CHECK(qwen.tpot.median > 0);
+  CHECK(qwen.ttft.median > 0);
+  CHECK(qwen.mfu > 0);
+}

@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_ops.hpp"
 
 #include "dgx/llm/communication.hpp"
+#include "dgx/llm/mixer_work.hpp"
 
 #include "catalog_fixtures.hpp"
 
@@ -171,4 +172,77 @@ TEST_CASE("a decode all-reduce of a few kB is one-shot: two NVLink hops instead 
   const StepLoad chunk{.prefill_tokens = 8192, .prefill_pairs = 8192 * 4096.0, .logit_rows = 1};
   CHECK_FALSE(
       std::get<CollectiveShape>(find_op(serve_layer_ops(m, s, shape, chunk), "tp_all_reduce_mlp")->shape).one_sided);
+}
+
+namespace {
+ModelConfig serve_group(const ModelConfig& model, Mixer mixer) {
+  for (const LayerGroup& g : model.layer_groups) {
+    if (g.mixer == mixer) {
+      return serve_view(model, g);
+    }
+  }
+  FAIL("no such group");
+  return model;
+}
+}  // namespace
+
+TEST_CASE("a Mamba-2 layer decodes by reading and writing each sequence's FP32 state, and scans a prompt's chunks") {
+  const ModelConfig m = serve_group(fixture_model("nemotron-h-8b-like"), Mixer::mamba2);
+  const SystemProfile s = catalog_system("h100-sxm");
+  const ServeShape shape{.layout = {.tp = 2}, .precision = Precision::fp8, .kv_precision = Precision::fp8};
+  const std::vector<Op> decode =
+      serve_layer_ops(m, s, shape, StepLoad{.decode_seqs = 32, .decode_kv_tokens = 32 * 5000.0, .logit_rows = 32});
+  CHECK(names(decode) == std::vector<std::string>{"norm_mixer", "in_proj", "conv1d", "ssd_step", "gated_norm",
+                                                  "out_proj", "tp_all_reduce_mixer"});
+  // 32 sequences × (read + write) × (64 heads × 64 × 128 FP32 + 3 × (4096 + 1024) BF16 conv state), whatever their
+  // context; plus x, B, C, dt read and y written per position.
+  const double state = 64.0 * 64 * 128 * 4 + 3.0 * (4096 + 1024) * 2;
+  const double io = 32.0 * (2 * 4096 + 1024 + 64) * 2;
+  CHECK(std::get<MemoryShape>(find_op(decode, "ssd_step")->shape).bytes == doctest::Approx(32 * 2 * state + io));
+  const std::vector<Op> prefill =
+      serve_layer_ops(m, s, shape, StepLoad{.prefill_tokens = 4096, .prefill_pairs = 4096 * 2048.5, .logit_rows = 1});
+  const Op* scan = find_op(prefill, "ssd_scan");
+  REQUIRE(scan != nullptr);
+  CHECK(std::get<ScanShape>(scan->shape).flops == doctest::Approx(ssd_forward(m.mamba, 1, 4096, 2).flops));
+  CHECK(std::get<GemmShape>(find_op(prefill, "in_proj")->shape).n == (2 * 8192 + 2 * 8 * 128 + 128) / 2);
+}
+
+TEST_CASE(
+    "a Gated DeltaNet layer decodes by a recurrent step over its dk × dv states, with its gated attention beside") {
+  const ModelConfig model = fixture_model("qwen3.5-27b-like");
+  const ModelConfig linear = serve_group(model, Mixer::linear_attention);
+  const SystemProfile s = catalog_system("h100-sxm");
+  const ServeShape shape{.layout = {.tp = 4}, .precision = Precision::fp8, .kv_precision = Precision::fp8};
+  const StepLoad load{.decode_seqs = 8, .decode_kv_tokens = 8 * 3000.0, .logit_rows = 8};
+  const std::vector<Op> ops = serve_layer_ops(linear, s, shape, load);
+  CHECK(names(ops) == std::vector<std::string>{"norm_mixer", "in_proj", "conv1d", "gdn_gates", "delta_rule_step",
+                                               "gated_norm", "out_proj", "tp_all_reduce_mixer", "norm_mlp", "fc1",
+                                               "swiglu", "fc2", "tp_all_reduce_mlp"});
+  const double state = delta_rule_state_bytes(linear.linear_attention, 4);
+  CHECK(std::get<MemoryShape>(find_op(ops, "delta_rule_step")->shape).bytes ==
+        doctest::Approx(8 * 2 * state + 8 * (2 * 512 + 2 * 1536) * 2.0));
+  // The gated attention layers: the query projection twice as wide, the gate after the attention.
+  const std::vector<Op> attention = serve_layer_ops(serve_group(model, Mixer::attention), s, shape, load);
+  CHECK(std::get<GemmShape>(find_op(attention, "qkv")->shape).n == (24 * 256 + 2 * 4 * 256 + 24 * 256) / 4);
+  CHECK(find_op(attention, "output_gate") != nullptr);
+}
+
+TEST_CASE("a sliding-window layer's decode reads at most its window of each sequence, its prompt tokens fewer keys") {
+  const ModelConfig gpt_oss = catalog_model("gpt-oss-120b");
+  const std::vector<LayerGroup> groups = serve_layer_groups(gpt_oss);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].count == 18);
+  CHECK(groups[0].window == 0);
+  CHECK(groups[1].count == 18);
+  CHECK(groups[1].window == 128);
+  const ModelConfig windowed = serve_view(gpt_oss, groups[1]);
+  const StepLoad load{
+      .decode_seqs = 10, .decode_kv_tokens = 10 * 3000.0, .prefill_tokens = 1000, .prefill_pairs = 1000 * 2000.0};
+  const StepLoad seen = attended(windowed, load);
+  CHECK(seen.decode_kv_tokens == 10 * 128);
+  CHECK(seen.prefill_pairs == doctest::Approx(1000 * (128 - 128.0 * 128 / (4 * 2000))));
+  CHECK(attended(serve_view(gpt_oss, groups[0]), load).decode_kv_tokens == 10 * 3000.0);
+  // A model without windowed layers is one group, served as before.
+  CHECK(serve_layer_groups(catalog_model("llama3.1-70b")).size() == 1);
+  CHECK_FALSE(serves_by_group(catalog_model("llama3.1-70b")));
 }

@@ -239,3 +239,58 @@ TEST_CASE("an eager MoE layer waits for the host where its kernels are shorter t
   StepModel dense(catalog_model("llama3.1-8b"), b200);
   CHECK(project_ok(dense, 8, train(Layout{}, 1, 128, 8192)).breakdown.host == 0);
 }
+
+namespace {
+/// `model` with its layers written as groups of the default layer: the same model, grouped.
+ModelConfig split_into_identical_groups(ModelConfig model, const std::vector<int>& counts) {
+  const LayerGroup kind = model.layer_mix().front();
+  for (const int count : counts) {
+    LayerGroup group = kind;
+    group.count = count;
+    model.layer_groups.push_back(group);
+  }
+  return model;
+}
+}  // namespace
+
+TEST_CASE("a grouped model whose groups are all of the default kind projects as the ungrouped model does") {
+  for (const char* name : {"llama3.1-8b", "qwen3-30b-a3b"}) {
+    CAPTURE(name);
+    const ModelConfig plain = catalog_model(name);
+    const ModelConfig grouped = split_into_identical_groups(plain, {plain.layers / 4, plain.layers - plain.layers / 4});
+    StepModel a(plain, catalog_system("h100-sxm"));
+    StepModel b(grouped, catalog_system("h100-sxm"));
+    for (const Layout layout : {Layout{.tp = 2}, Layout{.tp = 1, .pp = 4, .ep = plain.moe() ? 8 : 1}}) {
+      for (const Recompute recompute : {Recompute::none, Recompute::full}) {
+        TrainConfig t = train(layout, 1, 256, 4096, Precision::fp8);
+        t.recompute = recompute;
+        const Projection x = project_ok(a, 64, t);
+        const Projection y = project_ok(b, 64, t);
+        CHECK(y.step_time_s == doctest::Approx(x.step_time_s).epsilon(1e-12));
+        CHECK(y.memory.total() == doctest::Approx(x.memory.total()).epsilon(1e-12));
+        CHECK(y.model_flops_per_sequence == doctest::Approx(x.model_flops_per_sequence).epsilon(1e-12));
+        CHECK(y.mfu == doctest::Approx(x.mfu).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("a hybrid model's stage costs its share of each group: the mean layer is the groups' count-weighted mean") {
+  const ModelConfig hybrid = dgx::llm::testing::fixture_model("nemotron-h-8b-like");
+  const SystemProfile h100 = catalog_system("h100-sxm");
+  StepModel m(hybrid, h100);
+  const ShapeKey key{.tp = 2, .mbs = 1, .seq_len = 8192, .precision = Precision::fp8};
+  double mean = 0;
+  for (const LayerGroup& group : hybrid.layer_groups) {
+    StepModel one(hybrid.layer_view(group), h100);
+    mean += one.shape_cost(key).layer.total() * group.count / hybrid.layers;
+  }
+  CHECK(m.shape_cost(key).layer.total() == doctest::Approx(mean).epsilon(1e-12));
+  // The projection runs end to end: 52 layers over 4 stages, the Mamba-2 scans and the MLP-only layers included.
+  const Projection p = project_ok(m, 64, train(Layout{.tp = 2, .pp = 4}, 1, 128, 8192, Precision::fp8));
+  CHECK(p.step_time_s > 0);
+  CHECK(p.memory.fits());
+  CHECK(p.model_flops_per_sequence == doctest::Approx(model_flops_per_sequence(hybrid, 8192)));
+  CHECK(p.mfu > 0.1);
+  CHECK(p.mfu < 0.8);
+}

@@ -111,3 +111,59 @@ TEST_CASE("without a GPU, --mode measure and the decode loop exit with the no-de
   CHECK(decode.exit_code == 4);
   CHECK(says_why(decode.err));
 }
+
+TEST_CASE("gpt-oss-120b serves in its checkpoint's MXFP4 by default: W4A16 on Hopper, W4A8 on Blackwell, said") {
+  const std::vector<std::pair<std::string, std::string>> systems = {
+      {"h100-sxm", "MXFP4 experts run as W4A16 on h100-sxm: no FP4 tensor cores"},
+      {"h200-sxm", "MXFP4 experts run as W4A16 on h200-sxm: no FP4 tensor cores"},
+      {"b200", "MXFP4 experts run as W4A8 on b200: MXFP4 weights x MXFP8 activations at the FP8 peak"}};
+  // Named members, not a structured binding: CAPTURE's lambda captures them, which clang 14 rejects.
+  for (const auto& entry : systems) {
+    const std::string& system = entry.first;
+    const std::string& assumption = entry.second;
+    CAPTURE(system);
+    const std::string set_system = "system=" + system;
+    const dgx::json::Value doc = json_of(dgxhost({"--plugin", "llm-inference", "--mode", "project", "--set",
+                                                  "model=gpt-oss-120b", "--set", set_system, "--format", "json"}));
+    const auto& rows = doc["results"].as_array();
+    REQUIRE(rows.size() == 1);
+    CHECK(rows.front()["config"]["precision"].as_string() == "mxfp4");
+    CHECK(metric(rows.front(), "output_tokens_per_s") > 0);
+    CHECK(has(rows.front()["info"]["precision_assumption"].as_string(), assumption));
+    // The text report's notes say it too, and that the checkpoint's format was the default.
+    const std::string out = fast_answer(
+        {"--plugin", "llm-inference", "--mode", "project", "--set", "model=gpt-oss-120b", "--set", set_system});
+    CHECK(has(out, assumption));
+    CHECK(has(out, "the checkpoint's own format, precision unset"));
+    CHECK(has(out, "attention, router and the other linear layers stay BF16"));
+  }
+  // Named explicitly, the same; another precision quantizes every linear layer and says so.
+  const std::string explicit_mxfp4 = fast_answer(
+      {"--plugin", "llm-inference", "--mode", "project", "--set", "model=gpt-oss-120b", "--set", "precision=mxfp4"});
+  CHECK(has(explicit_mxfp4, "MXFP4 experts run as W4A16 on h100-sxm"));
+  const std::string fp8 = fast_answer({"--plugin", "llm-inference", "--mode", "project", "--set", "model=gpt-oss-120b",
+                                       "--set", "precision=fp8", "--set", "parallel.tp=2"});
+  CHECK(has(fp8, "gpt-oss-120b's checkpoint ships mxfp4: fp8 quantizes every linear layer anew"));
+}
+
+TEST_CASE("qwen3-30b-a3b serves 8K-token prompts with 1K-token outputs (its context is 40960)") {
+  const dgx::json::Value doc =
+      json_of(dgxhost({"--plugin", "llm-inference", "--mode", "project", "--set", "model=qwen3-30b-a3b", "--set",
+                       "serve.isl=8192", "--set", "serve.osl=1024", "--set", "parallel.tp=2", "--format", "json"}));
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  CHECK(metric(rows.front(), "ttft") > 0);
+  CHECK(metric(rows.front(), "output_tokens_per_s") > 0);
+}
+
+TEST_CASE("hybrid models of a --config-dir folder serve: Mamba-2 and Gated DeltaNet states in the KV notes") {
+  const std::string dir = DGX_SOURCE_DIR "/tests/fixtures/catalog";
+  const std::string nemotron = fast_answer({"--plugin", "llm-inference", "--config-dir", dir, "--mode", "project",
+                                            "--set", "model=nemotron-h-8b-like", "--set", "serve.isl=4000"});
+  CHECK(has(nemotron, "layers: 24 mamba2 (no MLP), 4 attention (no MLP), 24 MLP-only"));
+  CHECK(has(nemotron, "MiB of recurrent state per request"));
+  const std::string qwen = fast_answer({"--plugin", "llm-inference", "--config-dir", dir, "--mode", "project", "--set",
+                                        "model=qwen3.5-27b-like", "--set", "parallel.tp=4", "--set", "precision=fp8"});
+  CHECK(has(qwen, "48 linear-attention, 16 attention"));
+  CHECK(has(qwen, "layer kinds with no published serving run (linear attention, attention output gates)"));
+}

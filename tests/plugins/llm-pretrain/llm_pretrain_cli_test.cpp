@@ -312,3 +312,26 @@ TEST_CASE("a configuration error found while projecting prints no banner after i
   CHECK_FALSE(has(r.out, "dgxhost 0.1.0"));
   CHECK(r.out.empty());
 }
+
+TEST_CASE("a hybrid Mamba-2 model of a --config-dir folder projects, outside calibration and saying why") {
+  const std::string dir = DGX_SOURCE_DIR "/tests/fixtures/catalog";
+  const std::vector<std::string> args = {"--plugin", "llm-pretrain",  "--config-dir", dir,
+                                         "--mode",   "project",       "--set",        "model=nemotron-h-8b-like",
+                                         "--set",    "gpus=64",       "--set",        "parallel.tp=2",
+                                         "--set",    "parallel.cp=1", "--set",        "precision=fp8"};
+  std::vector<std::string> json = args;
+  json.insert(json.end(), {"--format", "json"});
+  const dgx::json::Value doc = json_of(dgxhost(json));
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  CHECK(metric(rows.front(), "step_time") > 0);
+  CHECK(metric(rows.front(), "mfu") > 10);
+  const std::string out = fast_answer(args);
+  CHECK(has(out, "has layer kinds no calibration run has (Mamba-2, mixer-only layers, MLP-only layers)"));
+  // Context parallelism of the scan layers is refused, with the reason.
+  std::vector<std::string> cp = args;
+  cp[cp.size() - 3] = "parallel.cp=2";
+  const ProcessResult refused = dgxhost(cp);
+  CHECK(refused.exit_code == 2);
+  CHECK(has(refused.err, "context parallelism (cp 2) of Mamba-2 and linear-attention layers is not modelled"));
+}

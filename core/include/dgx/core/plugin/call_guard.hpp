@@ -13,6 +13,7 @@
 //    mask and its stdout and stderr are put back if the plugin changed them, with one warning naming the call.
 #pragma once
 
+#include <csignal>
 #include <string>
 
 #include "dgx/core/plugin/crash_report.hpp"
@@ -47,5 +48,12 @@ private:
 /// a line when a plugin asked for it, during a call into it or from its own code (`caller`) outside any.
 /// Async-signal-safe.
 void guard_exit(int status, const char* function, const void* caller);
+
+/// The signal hook, for signal_hook.cpp: whether a change of `signal_number`'s action to `wanted`, asked from code at
+/// `caller`, is refused. Once the guards are installed, SIGINT and SIGTERM keep the host's handlers whatever code
+/// outside dgxhost itself asks (a plugin, during a call or from a thread of its own; a library it loaded): setting
+/// them to SIG_IGN would discard a pending Ctrl-C or scheduler's SIGTERM even while the host blocks them. The
+/// attempt is reported as a restored handler is ("the plugin set SIGINT to SIG_IGN; dgxhost restored its own").
+bool guard_signal_change(int signal_number, const struct sigaction* wanted, const void* caller);
 
 }  // namespace dgx

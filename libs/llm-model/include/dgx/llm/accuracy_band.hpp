@@ -30,6 +30,8 @@ struct BandQuery {
   std::string model;      ///< catalog name
   double parameters = 0;  ///< total parameters
   bool moe = false;
+  /// Layer kinds no calibration run has (calibration_scope.hpp uncalibrated_layer_kinds); empty: none.
+  std::string uncalibrated_layers;
   std::string system;        ///< catalog name
   std::string architecture;  ///< SystemProfile::architecture
   std::string framework;     ///< profile name

@@ -17,11 +17,17 @@ namespace dgx::llm {
 
 using catalog::Activation;
 using catalog::AttentionKind;
+using catalog::CheckpointFormat;
 using catalog::Efficiency;
 using catalog::EmbeddedFile;
 using catalog::FrameworkProfile;
 using catalog::FsdpKind;
 using catalog::KernelEfficiency;
+using catalog::LayerGroup;
+using catalog::LinearAttentionSizes;
+using catalog::Mamba2Sizes;
+using catalog::Mixer;
+using catalog::Mlp;
 using catalog::ModelConfig;
 using catalog::OwnedClusterModel;
 using catalog::PeakColumn;
@@ -29,11 +35,14 @@ using catalog::Precision;
 using catalog::PriceChoice;
 using catalog::PriceEntry;
 using catalog::PricingCatalog;
+using catalog::QuantizedPart;
 using catalog::SelectivePolicy;
 using catalog::Software;
 using catalog::SystemProfile;
+using catalog::WeightFormat;
 
 using catalog::kAllPrecisions;
+using catalog::kServePrecisions;
 
 using catalog::apply_framework;
 using catalog::casts_gemm_inputs;
@@ -47,6 +56,7 @@ using catalog::find_system;
 using catalog::find_system_for_device;
 using catalog::framework_names;
 using catalog::gemm_operand_bytes;
+using catalog::is_gemm_precision;
 using catalog::load_system_file;
 using catalog::model_aliases;
 using catalog::model_names;
@@ -55,6 +65,7 @@ using catalog::parse_attention_kind;
 using catalog::parse_framework;
 using catalog::parse_model;
 using catalog::parse_precision;
+using catalog::parse_serve_precision;
 using catalog::parse_system;
 using catalog::peak_column;
 using catalog::power_clock_scale;

@@ -21,8 +21,11 @@ enum class AttentionFlops : unsigned char { full, causal };
 /// with a·d = h this is NVIDIA's s·(12·L·h²·(1 + g/a + s/h·c) + 6·m·L·ffn·h·k + 6·V·h): g/a = kv groups / heads,
 /// m = MLP matrices (3 for gated SwiGLU giving 18·L·ffn·h, 2 for GELU / squared ReLU giving 12·L·ffn·h),
 /// k = experts per token. MLA counts its latent down- and up-projections, MoE models with leading dense layers
-/// count those layers' MLP, sliding-window layers count their window only, an MTP module counts its layer,
-/// projection and LM head. The router, norms and elementwise ops are not counted (the published convention).
+/// count those layers' MLP, sliding-window layers count their window only (chunked layers their chunk, DSA its top-k
+/// keys and its indexer over every earlier key), an MTP module counts its layer, projection and LM head. A grouped
+/// model sums each group's mixer and MLP: Mamba-2 and Gated DeltaNet layers count their projections and 3 × their
+/// chunked scan's forward (mixer_work.hpp), under either convention; MLP-only and mixer-only layers what they have.
+/// The router, norms and elementwise ops are not counted (the published convention).
 [[nodiscard]] double model_flops_per_sequence(const ModelConfig& model, int seq_len,
                                               AttentionFlops convention = AttentionFlops::full);
 

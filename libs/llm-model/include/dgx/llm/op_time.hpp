@@ -28,6 +28,8 @@ public:
 /// - attention: executed FLOPs (backward 2.5× forward: dQ, dK, dV, dP and the recomputed QKᵀ) at the flash
 ///   attention fraction of the BF16 peak, the same fill over (batch · heads · query tiles), plus one kernel
 ///   overhead per ring step;
+/// - chunked scan (Mamba-2, Gated DeltaNet): max(FLOPs at the attention fraction of the BF16 peak with the SM fill of
+///   its tiles, bytes / (memory_bw · HBM)) + kernel overhead per kernel;
 /// - memory-bound: bytes / (memory_bw · HBM) + kernel overhead per kernel;
 /// - collectives: the α-β model of communication.hpp.
 class RooflineProvider final : public OpTimeProvider {

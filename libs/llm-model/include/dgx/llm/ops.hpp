@@ -14,10 +14,13 @@ namespace dgx::llm {
 
 /// C = A·B with A m×k and B k×n, `groups` independent GEMMs of that shape (grouped GEMM of MoE experts).
 /// accumulate: C is read and written in `accumulate_bytes` per element (wgrad into the main-grad buffer).
+/// weight_bytes: bytes per element of B where the weights are stored narrower than the op's precision runs (a
+/// mixed-input GEMM: MXFP4 weights dequantized in the main loop under BF16 or MXFP8 activations); 0: the precision's.
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t groups = 1;
   double accumulate_bytes = 0;
+  double weight_bytes = 0;
 };
 
 /// Kernels a context-parallel ring step launches beside its partial attention (Transformer Engine's
@@ -36,6 +39,16 @@ struct AttentionShape {
   int steps = 1;
   /// Kernel launches: one attention kernel per ring step, and a ring's per-step exchange and merge kernels.
   [[nodiscard]] int kernels() const { return steps > 1 ? steps * (1 + kCpRingStepExtraKernels) : steps; }
+};
+
+/// The chunked scan of a state-space or linear-attention mixer (Mamba-2's SSD, Gated DeltaNet's delta rule:
+/// mixer_work.hpp): `flops` on the tensor cores in small per-chunk matmuls, `bytes` read and written, `tiles`
+/// independent blocks (sequences × chunks × heads), `kernels` launches.
+struct ScanShape {
+  double flops = 0;
+  double bytes = 0;
+  std::int64_t tiles = 1;
+  int kernels = 1;
 };
 
 /// A memory-bound op: `bytes` read + written in `kernels` launches.
@@ -86,7 +99,7 @@ enum class OpPart : std::uint8_t { other, norm, attention_core, mla_up, dense_ml
 /// combine, which the dropless dispatcher's host synchronisation keeps out of graphs).
 enum class GraphScope : std::uint8_t { none, attn, mlp, moe_router, moe_preprocess };
 
-using OpShape = std::variant<GemmShape, AttentionShape, MemoryShape, CollectiveShape>;
+using OpShape = std::variant<GemmShape, AttentionShape, ScanShape, MemoryShape, CollectiveShape>;
 
 struct Op {
   std::string_view name;  ///< stable name, e.g. "fc1", "attention", "tp_all_gather_fc1" (static storage)

@@ -84,7 +84,7 @@ struct LengthTable {
 /// a mean and a standard deviation per length, or a table from data) and the load.
 struct ServeConfig {
   ServeLayout layout;
-  Precision precision = Precision::bf16;     ///< weights and activations of the linear layers
+  Precision precision = Precision::bf16;     ///< the linear layers' format (kServePrecisions: serve_precision.hpp)
   Precision kv_precision = Precision::bf16;  ///< the KV cache: bf16, fp8 or nvfp4
   int isl = 0;                               ///< input (prompt) tokens per request, mean
   int osl = 0;                               ///< output tokens per request, mean
@@ -114,7 +114,8 @@ struct ServeConfig {
 };
 
 /// The KV cache format that goes with a weight precision when none is chosen (serve.kv_precision = auto): FP8 for FP8
-/// and FP4 weights (the FP8 recipes quantize the KV cache too; configs/baselines/inference.md), else BF16.
+/// and FP4 weights (the FP8 recipes quantize the KV cache too; configs/baselines/inference.md) and for fp8-block, BF16
+/// for bf16 and mxfp4 (gpt-oss's checkpoint keeps attention in BF16).
 [[nodiscard]] Precision auto_kv_precision(Precision weights);
 
 /// "TP2 PP1", "TP8 PP2 EP4" (EP only for MoE models or when set), "DEP8 PP1" (attention DP over 8 GPUs, EP 8).
@@ -122,9 +123,10 @@ struct ServeConfig {
 
 /// Checks the layout against the model and the system (TP within the NVLink domain and dividing the heads, KV heads
 /// dividing or divided by TP, PP at most the layers, EP dividing TP and the experts, attention DP only for MoE
-/// models), the precisions against the system's formats (nvfp4 and mxfp8 need Blackwell's block-scaled tensor
-/// cores), the lengths against the model's context, the load, and speculative decoding against the model and the
-/// engine. nullopt when valid; memory is serve_memory()'s question.
+/// models, TP dividing every layer kind's heads), the precisions against the system's formats (nvfp4 and mxfp8 need
+/// Blackwell's block-scaled tensor cores; fp8-block FP8 ones; mxfp4 runs everywhere, serve_precision.hpp), the lengths
+/// against the model's context, the load, and speculative decoding against the model and the engine. nullopt when
+/// valid; memory is serve_memory()'s question.
 [[nodiscard]] std::optional<Error> serve_config_error(const ModelConfig& model, const SystemProfile& system,
                                                       const ServeConfig& config);
 /// The part of serve_config_error that does not depend on the layout or the precision: the request lengths against

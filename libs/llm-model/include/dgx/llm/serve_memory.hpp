@@ -7,6 +7,7 @@
 
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/expected.hpp"
+#include "dgx/llm/serve_kv.hpp"
 #include "dgx/llm/serve_ops.hpp"
 
 namespace dgx::llm {
@@ -17,7 +18,8 @@ struct ServeMemory {
   double reserve = 0;             ///< CUDA context, library workspaces, communication buffers, CUDA graphs
   double kv_cache = 0;            ///< bytes given to the KV cache
   double capacity = 0;            ///< HBM bytes
-  double kv_bytes_per_token = 0;  ///< KV bytes one token takes on one GPU of the fullest stage
+  double kv_bytes_per_token = 0;  ///< KV bytes one token takes on one GPU of the fullest stage (layers keeping all)
+  KvFootprint kv;                 ///< what a request keeps: per token, in windowed / chunked layers, recurrent state
   int kv_replicas = 1;            ///< attention DP ranks, each holding its own requests' KV cache (else 1)
 
   /// Tokens the replica's KV cache holds (every GPU holds its layers' share of each token; with attention DP each
@@ -25,14 +27,19 @@ struct ServeMemory {
   [[nodiscard]] double kv_tokens() const {
     return kv_bytes_per_token > 0 ? kv_replicas * kv_cache / kv_bytes_per_token : 0;
   }
+  /// Tokens the replica's KV cache holds in requests of `request_tokens` (prompt + output) each: kv_tokens() when the
+  /// footprint grows with the tokens alone; with windows, chunks or recurrent states the requests that fit × their
+  /// tokens (fractional).
+  [[nodiscard]] double kv_tokens(double request_tokens) const;
   /// Requests of prompt + output `tokens` that fit at once (with attention DP, whole on one rank).
   [[nodiscard]] int max_requests(double tokens) const;
   [[nodiscard]] double total() const { return weights + activations + reserve + kv_cache; }
 };
 
-/// Weight bytes one GPU of the fullest stage holds: the decoder layers' linear weights at `shape.precision` (MoE:
-/// its experts/ep experts sliced tp/ep ways), norms and router in BF16, the token embedding on the first stage and
-/// the LM head on the last (BF16, split over TP).
+/// Weight bytes one GPU of the fullest stage holds: the decoder layers' linear weights in their serving format
+/// (serve_precision.hpp; MoE: its experts/ep experts sliced tp/ep ways), norms and router in BF16, the token
+/// embedding on the first stage and the LM head on the last (BF16, split over TP); a model served by group holds its
+/// share of each group's layers.
 [[nodiscard]] double serve_weight_bytes(const ModelConfig& model, const ServeShape& shape);
 
 /// The memory of one GPU, or why the configuration does not fit: the weights alone exceed the HBM, or nothing is

@@ -54,18 +54,38 @@ struct RankShape {
 };
 [[nodiscard]] RankShape rank_shape(const ModelConfig& model, const ServeLayout& layout);
 
-/// KV cache bytes one token occupies on one GPU of the fullest stage: 2 (K, V) · layers · KV heads · head_dim ·
-/// bytes of the KV format; MLA: layers · (kv_lora_rank + qk_rope_head_dim) · bytes, the compressed latent, which
-/// every TP rank holds whole (it has no heads to split). A drafter adds its own layers' KV (MTP, EAGLE: one layer;
-/// a draft model: all of its layers).
+/// KV cache bytes one token occupies on one GPU of the fullest stage in the layers that keep every token: 2 (K, V) ·
+/// layers · KV heads · head_dim · bytes of the KV format; MLA: layers · (kv_lora_rank + qk_rope_head_dim) · bytes,
+/// the compressed latent, which every TP rank holds whole (it has no heads to split). A drafter adds its own layers'
+/// KV (MTP, EAGLE: one layer; a draft model: all of its layers). Windowed and chunked layers and the recurrent states
+/// of Mamba-2 and linear attention are the other parts of a request's footprint (serve_kv.hpp).
 [[nodiscard]] double kv_bytes_per_token(const ModelConfig& model, const ServeShape& shape);
+
+/// The kinds of layer serving runs: the model's groups; for a model without groups whose sliding-window layers are a
+/// share of its layers (gpt-oss: every other one), its full and its windowed layers (the share rounded to whole
+/// layers); else one group of all its layers.
+[[nodiscard]] std::vector<LayerGroup> serve_layer_groups(const ModelConfig& model);
+/// Whether serving runs `model` group by group (serve_layer_groups has more than one group, or the one group's kind
+/// differs from a plain attention + MLP layer's treatment), rather than as `layers` identical layers.
+[[nodiscard]] bool serves_by_group(const ModelConfig& model);
+/// One group's layers as a uniform model: layer_view for a grouped model; for a model without groups the model with
+/// the group's window (sliding_window_layers 1 or 0).
+[[nodiscard]] ModelConfig serve_view(const ModelConfig& model, const LayerGroup& group);
+/// Layers of `group` on the fullest of `pp` stages: its share of ceil(layers / pp) (fractional).
+[[nodiscard]] double stage_share(const ModelConfig& model, const LayerGroup& group, int pp);
+
+/// The load a layer's attention sees: each decoding sequence's keys within the layer's window, chunk or top-k
+/// (mixer_work.hpp decode_keys at its mean context) and each prompt token's (prefill_keys); `load` itself for a layer
+/// that attends to the whole context.
+[[nodiscard]] StepLoad attended(const ModelConfig& layer, const StepLoad& load);
 
 /// The kind of decoder layer: the model's MoE layers, or its dense ones (all of a dense model; DeepSeek's first
 /// three).
 enum class LayerKind : unsigned char { dense, moe };
 
 /// The ops of one decoder layer on one GPU for `load` (an op whose size is zero is left out); `kind` defaults to the
-/// model's MoE layer when it has experts.
+/// model's MoE layer when it has experts. The layer is `model`'s default layer (a serve_view for one group): its mixer
+/// (attention over its window, chunk or top-k, Mamba-2, linear attention or none) and its MLP (or none).
 [[nodiscard]] std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system,
                                               const ServeShape& shape, const StepLoad& load);
 [[nodiscard]] std::vector<Op> serve_layer_ops(const ModelConfig& model, const SystemProfile& system,
