@@ -138,3 +138,32 @@ TEST_CASE("--set model=PATH/config.json trains and serves the model of the file 
   CHECK(r.exit_code == 2);
   CHECK(has(r.err, broken.string() + ": field 'num_hidden_layers' is missing"));
 }
+
+TEST_CASE("every config.json of the reference set projects training and serving on a system it fits") {
+  // Issue 35: training (an explore at 256 GPUs of a GB200 NVL72 in BF16: the layouts that fit, the best kept) and
+  // serving (the explorer over one node of 8 B200) run for every architecture, hybrid and MoE ones included.
+  for (const auto& entry : std::filesystem::directory_iterator(DGX_TEST_HF_CONFIGS)) {
+    const std::string file = entry.path().filename().string();
+    if (!file.ends_with("_config.json") || file.ends_with("_hf_quant_config.json")) {
+      continue;
+    }
+    CAPTURE(file);
+    const std::string model = "model=" + entry.path().string();
+    const ProcessResult training =
+        dgxhost({"--plugin", "llm-pretrain", "--set", model, "--set", "system=gb200-nvl72", "--set",
+                 "explore.gpus=256", "--set", "precision=bf16", "--format", "json"});
+    REQUIRE_MESSAGE(training.exit_code == 0, training.err);
+    const json::Value trained = json::parse(training.out)["results"][0];
+    CHECK(trained["mode"].as_string() == "projected");
+    CHECK(metric(trained, "step_time") > 0);
+    CHECK(metric(trained, "mfu") > 0);
+    CHECK(metric(trained, "mfu") < 100);  // in %
+    const ProcessResult serving = dgxhost({"--plugin", "llm-inference", "--set", model, "--set", "system=b200",
+                                           "--set", "serve.fleet_gpus=8", "--format", "json"});
+    REQUIRE_MESSAGE(serving.exit_code == 0, serving.err);
+    const json::Value doc = json::parse(serving.out);
+    const json::Array& served = doc["results"].as_array();
+    REQUIRE_FALSE(served.empty());
+    CHECK(served[0]["mode"].as_string() == "projected");
+  }
+}
