@@ -150,16 +150,16 @@ TEST_CASE("every config.json of the reference set projects training and serving 
     CAPTURE(file);
     const std::string model = "model=" + entry.path().string();
     const ProcessResult training =
-        dgxhost({"--plugin", "llm-pretrain", "--set", model, "--set", "system=gb200-nvl72", "--set",
-                 "explore.gpus=256", "--set", "precision=bf16", "--format", "json"});
+        dgxhost({"--plugin", "llm-pretrain", "--set", model, "--set", "system=gb200-nvl72", "--set", "explore.gpus=256",
+                 "--set", "precision=bf16", "--format", "json"});
     REQUIRE_MESSAGE(training.exit_code == 0, training.err);
     const json::Value trained = json::parse(training.out)["results"][0];
     CHECK(trained["mode"].as_string() == "projected");
     CHECK(metric(trained, "step_time") > 0);
     CHECK(metric(trained, "mfu") > 0);
     CHECK(metric(trained, "mfu") < 100);  // in %
-    const ProcessResult serving = dgxhost({"--plugin", "llm-inference", "--set", model, "--set", "system=b200",
-                                           "--set", "serve.fleet_gpus=8", "--format", "json"});
+    const ProcessResult serving = dgxhost({"--plugin", "llm-inference", "--set", model, "--set", "system=b200", "--set",
+                                           "serve.fleet_gpus=8", "--format", "json"});
     REQUIRE_MESSAGE(serving.exit_code == 0, serving.err);
     const json::Value doc = json::parse(serving.out);
     const json::Array& served = doc["results"].as_array();

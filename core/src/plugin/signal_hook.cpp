@@ -1,4 +1,5 @@
-// The signal hook (call_guard.hpp): dgxhost's own sigaction and signal. The executable exports them (core/CMakeLists.txt:
+// The signal hook (call_guard.hpp): dgxhost's own sigaction and signal. The executable exports them
+// (core/CMakeLists.txt:
 // --export-dynamic-symbol) and comes first in the symbol lookup of every library it loads, so a plugin's call lands
 // here; libc's own internal calls do not. A change of SIGINT's or SIGTERM's action asked from outside dgxhost is
 // refused (guard_signal_change), everything else goes to libc's. Built into dgxhost only, as the exit hook is.
