@@ -17,7 +17,12 @@ double SystemProfile::dense_peak_flops(Precision precision) const {
 }
 
 double SystemProfile::gemm_ceiling(Precision precision) const {
-  const double kernels = efficiency.gemm_software[static_cast<std::size_t>(precision)];
+  // The checkpoint formats have no row of their own: they take the kernels of the GEMM precision of their peak.
+  const Precision table = is_gemm_precision(precision)                ? precision
+                          : peak_column(precision) == PeakColumn::fp8 ? Precision::fp8
+                          : peak_column(precision) == PeakColumn::fp4 ? Precision::nvfp4
+                                                                      : Precision::bf16;
+  const double kernels = efficiency.gemm_software.at(static_cast<std::size_t>(table));
   switch (peak_column(precision)) {
   case PeakColumn::bf16: return efficiency.gemm_ceiling_bf16 * kernels;
   case PeakColumn::fp8: return efficiency.gemm_ceiling_fp8 * kernels;

@@ -296,7 +296,8 @@ int LengthTable::max_total() const {
 }
 
 Precision auto_kv_precision(Precision weights) {
-  return weights == Precision::bf16 || weights == Precision::mxfp4 ? Precision::bf16 : Precision::fp8;
+  return weights == Precision::bf16 || weights == Precision::mxfp4 || weights == Precision::int4 ? Precision::bf16
+                                                                                                 : Precision::fp8;
 }
 
 std::string layout_label(const ServeLayout& layout, bool moe) {

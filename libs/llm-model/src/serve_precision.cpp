@@ -26,6 +26,7 @@ Precision gemm_precision(Precision serving, const SystemProfile& system) {
   switch (serving) {
   case Precision::fp8_block: return Precision::fp8;
   case Precision::mxfp4: return system.supports(Precision::mxfp8) ? Precision::mxfp8 : Precision::bf16;
+  case Precision::int4: return Precision::bf16;
   default: break;
   }
   return serving;
@@ -55,6 +56,7 @@ Precision checkpoint_precision(const ModelConfig& model) {
   case WeightFormat::fp8_block: return Precision::fp8_block;
   case WeightFormat::mxfp4: return Precision::mxfp4;
   case WeightFormat::nvfp4: return Precision::nvfp4;
+  case WeightFormat::int4: return Precision::int4;
   }
   return Precision::bf16;
 }
@@ -71,6 +73,9 @@ std::string precision_assumption(const ModelConfig& model, const SystemProfile& 
               : "MXFP4" + what + " run as W4A8 on " + system.name +
                     ": MXFP4 weights x MXFP8 activations at the FP8 peak (TensorRT-LLM's default MoE backend on "
                     "Blackwell)";
+  } else if (serving == Precision::int4) {
+    out = "INT4" + what + " (groups of 32, BF16 scales) run as W4A16 on " + system.name +
+          ": dequantized to BF16 in the GEMM's main loop and multiplied at the BF16 peak (Marlin-style kernels)";
   } else if (serving == Precision::fp8_block) {
     out = "FP8 block-scaled" + what + " (128x128 blocks) run as FP8 GEMMs at the FP8 peak on " + system.name +
           ": their FP32 scales are read with them, the promotion of the partial sums in the main loop is not timed";

@@ -66,7 +66,7 @@ std::vector<Precision> read_precisions(const dgx::sdk::Host& host) {
 }
 
 std::vector<Precision> read_serve_precisions(const dgx::sdk::Host& host) {
-  return read_precision_list(host, parse_serve_precision, "bf16, fp8, mxfp8, nvfp4, fp8-block, mxfp4");
+  return read_precision_list(host, parse_serve_precision, "bf16, fp8, mxfp8, nvfp4, fp8-block, mxfp4, int4");
 }
 
 }  // namespace dgx::llm::workload

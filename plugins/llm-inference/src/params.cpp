@@ -33,13 +33,14 @@ std::vector<Param> inference_params() {
                      "fleet's): still read, with a warning",
                      "GPUs")
           .without_default(),
-      Param::string_list(key::precision, {"bf16", "fp8"},
-                         "weights and activations of the linear layers: explore sweeps them, project uses the first "
-                         "(nvfp4, mxfp8: Blackwell only; fp8-block: 128x128-block FP8 at the FP8 peak; mxfp4: "
-                         "W4A16 on Hopper, W4A8 on Blackwell); unset, a model whose checkpoint ships quantized is "
-                         "served in its own format (gpt-oss: mxfp4 experts); mfu = model FLOPs of one prompt's "
-                         "prefill / its time on the idle replica / GPUs / dense peak of the precision its GEMMs run at",
-                         "bf16|fp8|nvfp4|mxfp8|fp8-block|mxfp4"),
+      Param::string_list(
+          key::precision, {"bf16", "fp8"},
+          "weights and activations of the linear layers: explore sweeps them, project uses the first "
+          "(nvfp4, mxfp8: Blackwell only; fp8-block: 128x128-block FP8 at the FP8 peak; mxfp4: "
+          "W4A16 on Hopper, W4A8 on Blackwell; int4: W4A16); unset, a model whose checkpoint ships quantized is "
+          "served in its own format (gpt-oss: mxfp4 experts); mfu = model FLOPs of one prompt's "
+          "prefill / its time on the idle replica / GPUs / dense peak of the precision its GEMMs run at",
+          "bf16|fp8|nvfp4|mxfp8|fp8-block|mxfp4|int4"),
       Param::string(key::kv_precision, "auto",
                     "KV cache format; auto: fp8 with FP8 or FP4 weights, else bf16; mbu = (weight bytes + KV bytes "
                     "read per decode iteration) / TPOT / HBM peak, per GPU (Databricks' MBU); kv_cache_tokens = KV "

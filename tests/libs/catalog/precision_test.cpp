@@ -38,4 +38,8 @@ TEST_CASE("the checkpoint formats parse as serving precisions only, and read the
   CHECK(gemm_operand_bytes(Precision::mxfp4) == doctest::Approx(4.25 / 8));  // E2M1 + one E8M0 per 32
   CHECK(gemm_operand_bytes(Precision::fp8_block) == doctest::Approx(1 + 4.0 / (128 * 128)));
   CHECK(peak_column(Precision::fp8_block) == PeakColumn::fp8);
+  CHECK(parse_serve_precision("int4") == Precision::int4);
+  CHECK_FALSE(parse_precision("int4").has_value());
+  CHECK(gemm_operand_bytes(Precision::int4) == doctest::Approx(4.5 / 8));  // 4-bit integers + one BF16 per 32
+  CHECK(peak_column(Precision::int4) == PeakColumn::bf16);                 // W4A16: multiplied in BF16
 }

@@ -5,11 +5,13 @@
 #include "dgx/llm/serve_memory.hpp"
 
 #include "catalog_fixtures.hpp"
+#include "text_checks.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace dgx::llm;
 using namespace dgx::llm::testing;
+using dgx::testing::has;
 
 TEST_CASE("MXFP4 runs as W4A16 on Hopper and W4A8 on Blackwell, FP8 block-scaled at the FP8 peak") {
   const SystemProfile h100 = catalog_system("h100-sxm");
@@ -48,6 +50,38 @@ TEST_CASE("gpt-oss served in its own MXFP4 quantizes its experts alone, attentio
   CHECK(weights > experts * 4.25 / 8);
   CHECK(weights < experts * 4.25 / 8 + 2 * (117e9 - experts) * 1.01);
   CHECK(weights < 0.3 * serve_weight_bytes(gpt_oss, ServeShape{.layout = {}, .precision = Precision::bf16}));
+}
+
+TEST_CASE("an INT4 checkpoint (Kimi K2.5) is served as W4A16 on every GPU, its experts at 4.5 bits") {
+  ModelConfig kimi = catalog_model("kimi-k2");
+  kimi.checkpoint = CheckpointFormat{.weights = WeightFormat::int4, .quantized = QuantizedPart::experts};
+  CHECK(checkpoint_precision(kimi) == Precision::int4);
+  for (const char* gpu : {"h100-sxm", "b200"}) {
+    const SystemProfile system = catalog_system(gpu);
+    CAPTURE(gpu);
+    CHECK(gemm_precision(Precision::int4, system) == Precision::bf16);
+    CHECK(serve_gemm_format(kimi, system, Precision::int4, true).weights() == doctest::Approx(4.5 / 8));
+    CHECK(serve_gemm_format(kimi, system, Precision::int4, false).weights() == 2);  // attention, shared experts
+    CHECK(system.gemm_ceiling(Precision::int4) == system.gemm_ceiling(Precision::bf16));
+    CHECK(has(precision_assumption(kimi, system, Precision::int4), "INT4 experts (groups of 32, BF16 scales) run as "
+                                                                   "W4A16 on " +
+                                                                       std::string(gpu)));
+  }
+  CHECK(auto_kv_precision(Precision::int4) == Precision::bf16);
+  // 1.03T parameters, nearly all in routed experts: at 4.5 bits about a quarter of the BF16 weights and more than a
+  // quarter of their bytes at 4 bits alone.
+  const double int4 = serve_weight_bytes(kimi, ServeShape{.layout = {}, .precision = Precision::int4});
+  const double bf16 = serve_weight_bytes(kimi, ServeShape{.layout = {}, .precision = Precision::bf16});
+  CHECK(int4 / bf16 > 4.5 / 16);
+  CHECK(int4 / bf16 < 0.32);
+}
+
+TEST_CASE("the checkpoint formats take the kernels of the GEMM precision at whose peak they run") {
+  SystemProfile h100 = catalog_system("h100-sxm");
+  h100.efficiency.gemm_software = {0.9, 0.8, 1, 1};
+  CHECK(h100.gemm_ceiling(Precision::fp8_block) == h100.gemm_ceiling(Precision::fp8));
+  CHECK(h100.gemm_ceiling(Precision::int4) == h100.gemm_ceiling(Precision::bf16));
+  CHECK(h100.gemm_ceiling(Precision::fp8) == doctest::Approx(h100.efficiency.gemm_ceiling_fp8 * 0.8));
 }
 
 TEST_CASE("a mixed-input GEMM streams its narrow weights: decode's GEMM time follows 4.25-bit weights") {

@@ -78,7 +78,7 @@ TEST_CASE("bad input exits 2 with the reason") {
 TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAML and the aiperf command there") {
   const TempDir dir;
   const std::string target = (dir.path() / "deploy").string();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit", target.c_str()});
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit", target});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(has(r.out, "Launch files:\n  Written for "));
   for (const char* file : {"trtllm-serve.sh", "aiperf.sh"}) {
@@ -91,7 +91,7 @@ TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAM
 TEST_CASE("--emit-launch DIR still writes them, and says once that it is the deprecated --emit") {
   const TempDir dir;
   const std::string target = (dir.path() / "deploy").string();
-  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit-launch", target.c_str()});
+  const ProcessResult r = dgxhost({"--plugin", "llama70b-serve", "--emit-launch", target});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(std::filesystem::exists(dir.path() / "deploy" / "aiperf.sh"));
   const auto said = r.err.find("--emit-launch is deprecated: use --emit");

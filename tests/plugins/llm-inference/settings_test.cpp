@@ -49,7 +49,7 @@ TEST_CASE("the KV cache format follows the weights unless it is set") {
 TEST_CASE("out-of-range values and unknown choices name the key") {
   InferenceHost h;
   h.set(key::precision, std::vector<std::string>{"fp16"});
-  CHECK(settings_error_of(h) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4, fp8-block, mxfp4");
+  CHECK(settings_error_of(h) == "precision: 'fp16' is not one of bf16, fp8, mxfp8, nvfp4, fp8-block, mxfp4, int4");
   InferenceHost kv;
   kv.set(key::kv_precision, std::string("mxfp8"));
   CHECK(settings_error_of(kv) == "serve.kv_precision: 'mxfp8' is not one of auto, bf16, fp8, nvfp4");

@@ -114,12 +114,12 @@ struct ModelConfig {
   /// torchtitan's "llama3 8B"): `checkpoints` of the file; model_for_printed_name recognises them.
   std::vector<std::string> checkpoints;
 
-  int layers = 0;
   std::int64_t hidden = 0;
   std::int64_t ffn = 0;  ///< MLP inner size (per expert for MoE)
-  int heads = 0;         ///< attention (query) heads, a
-  int kv_groups = 0;     ///< key/value heads, g (g == a: multi-head attention)
   std::int64_t vocab = 0;
+  int layers = 0;
+  int heads = 0;      ///< attention (query) heads, a
+  int kv_groups = 0;  ///< key/value heads, g (g == a: multi-head attention)
   Activation activation = Activation::swiglu;
   int seq_len = 0;               ///< default training sequence length
   int context = 0;               ///< longest sequence (prompt + output) served: the file's `context`, else seq_len
@@ -143,10 +143,10 @@ struct ModelConfig {
   int mtp_layers = 0;          ///< multi-token-prediction modules trained with the model (DeepSeek-V3: 1)
   int sliding_window = 0;      ///< local attention window of the sliding-window layers (tokens); 0: none
   double sliding_window_layers = 0;  ///< fraction of the layers that use it (gpt-oss: every other layer, 0.5)
-  bool qk_norm = false;              ///< per-head RMSNorm of queries and keys before rotary (Qwen3's q_norm / k_norm)
   /// The gated activation's inputs are clamped (gpt-oss: the gate at +glu_clamp, the linear part to ±glu_clamp,
   /// then GLU with a +1 offset on the linear part); 0: no clamp.
   double glu_clamp = 0;
+  bool qk_norm = false;  ///< per-head RMSNorm of queries and keys before rotary (Qwen3's q_norm / k_norm)
 
   Mixer mixer = Mixer::attention;  ///< the default layer's token mixer
   bool mlp_free = false;           ///< the default layer has no MLP (a mixer-only layer)

@@ -47,7 +47,8 @@ struct Efficiency {
   double nvlink_hop_latency_us = 0;
   double network_hop_latency_us = 0;
   /// Fraction of the hardware GEMM rate (ceiling · sustained) that the framework release's kernels and
-  /// quantization recipes reach, per precision (indexed by Precision). 1 until a framework profile sets it.
+  /// quantization recipes reach, per GEMM precision (kAllPrecisions, indexed by Precision). 1 until a framework
+  /// profile sets it.
   std::array<double, 4> gemm_software{1, 1, 1, 1};
   /// Fraction of a dense GEMM's rate the routed experts' grouped GEMMs reach under the framework release (TE's
   /// grouped GEMM: one GEMM per local expert with its own quantization and padding). 1 until a profile sets it.

@@ -115,7 +115,7 @@ struct ServeConfig {
 
 /// The KV cache format that goes with a weight precision when none is chosen (serve.kv_precision = auto): FP8 for FP8
 /// and FP4 weights (the FP8 recipes quantize the KV cache too; configs/baselines/inference.md) and for fp8-block, BF16
-/// for bf16 and mxfp4 (gpt-oss's checkpoint keeps attention in BF16).
+/// for bf16, mxfp4 and int4 (gpt-oss's and Kimi K2.5's checkpoints keep attention in BF16).
 [[nodiscard]] Precision auto_kv_precision(Precision weights);
 
 /// "TP2 PP1", "TP8 PP2 EP4" (EP only for MoE models or when set), "DEP8 PP1" (attention DP over 8 GPUs, EP 8).
@@ -124,9 +124,9 @@ struct ServeConfig {
 /// Checks the layout against the model and the system (TP within the NVLink domain and dividing the heads, KV heads
 /// dividing or divided by TP, PP at most the layers, EP dividing TP and the experts, attention DP only for MoE
 /// models, TP dividing every layer kind's heads), the precisions against the system's formats (nvfp4 and mxfp8 need
-/// Blackwell's block-scaled tensor cores; fp8-block FP8 ones; mxfp4 runs everywhere, serve_precision.hpp), the lengths
-/// against the model's context, the load, and speculative decoding against the model and the engine. nullopt when
-/// valid; memory is serve_memory()'s question.
+/// Blackwell's block-scaled tensor cores; fp8-block FP8 ones; mxfp4 and int4 run everywhere, serve_precision.hpp), the
+/// lengths against the model's context, the load, and speculative decoding against the model and the engine. nullopt
+/// when valid; memory is serve_memory()'s question.
 [[nodiscard]] std::optional<Error> serve_config_error(const ModelConfig& model, const SystemProfile& system,
                                                       const ServeConfig& config);
 /// The part of serve_config_error that does not depend on the layout or the precision: the request lengths against

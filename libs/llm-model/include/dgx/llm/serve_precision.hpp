@@ -6,6 +6,8 @@
 //   multiplied at the BF16 rate (TensorRT-LLM's Triton MoE backend, Marlin-style kernels);
 // - mxfp4 on Blackwell: W4A8, MXFP4 weights × MXFP8 activations at the FP8 rate (TensorRT-LLM's default TRTLLM MoE
 //   backend on B200 / GB200 / B300 / GB300; its gpt-oss deployment guide);
+// - int4 (Kimi K2.5's experts, compressed-tensors): W4A16 on every GPU, the integers dequantized to BF16 in the main
+//   loop (vLLM's Marlin kernels);
 // - fp8-block: FP8 GEMMs at the FP8 rate; their scales (one FP32 per 128×128 weight block, one per 128 activations) are
 //   read with the operands and the partial sums promoted in the main loop (DeepGEMM), whose time is not counted.
 #pragma once
@@ -29,7 +31,7 @@ struct GemmFormat {
 
 /// The tensor-core precision a serving precision runs its quantized GEMMs at on `system`: itself for bf16, fp8,
 /// mxfp8 and nvfp4; fp8 for fp8-block; for mxfp4 mxfp8 on GPUs with block-scaled FP8 (Blackwell, W4A8), else bf16
-/// (W4A16).
+/// (W4A16); bf16 for int4 (W4A16).
 [[nodiscard]] Precision gemm_precision(Precision serving, const SystemProfile& system);
 
 /// The format of one linear layer of `model` served in `serving` on `system` (`expert`: a routed expert's). A
@@ -39,11 +41,12 @@ struct GemmFormat {
                                            bool expert);
 
 /// Bytes per weight element of one linear layer of `model` served in `serving` (`expert`: a routed expert's): the
-/// format's, scales included (fp8-block 1 + 4/128², mxfp4 0.5 + 1/32); 2 (BF16) for what a checkpoint served in its own
-/// format does not quantize. The same on every system: a format's bytes do not depend on how it is multiplied.
+/// format's, scales included (fp8-block 1 + 4/128², mxfp4 0.5 + 1/32, int4 0.5 + 2/32); 2 (BF16) for what a checkpoint
+/// served in its own format does not quantize. The same on every system: a format's bytes do not depend on how it is
+/// multiplied.
 [[nodiscard]] double serve_weight_element_bytes(const ModelConfig& model, Precision serving, bool expert);
 
-/// The serving precision of a model's checkpoint format (bf16, fp8, fp8-block, mxfp4, nvfp4).
+/// The serving precision of a model's checkpoint format (bf16, fp8, fp8-block, mxfp4, nvfp4, int4).
 [[nodiscard]] Precision checkpoint_precision(const ModelConfig& model);
 
 /// What a projection in `serving` assumed beyond the format itself, one sentence ("MXFP4 experts run as W4A16 on

@@ -33,7 +33,7 @@ inline constexpr const char* usd_per_gpu_hour = "cost.usd_per_gpu_hour";
 [[nodiscard]] std::string system_help();
 /// The `precision` list, duplicates dropped. Throws dgx::sdk::InvalidArgument for an unknown name or an empty list.
 [[nodiscard]] std::vector<Precision> read_precisions(const dgx::sdk::Host& host);
-/// The same for serving: the GEMM precisions and the checkpoint formats fp8-block and mxfp4.
+/// The same for serving: the GEMM precisions and the checkpoint formats fp8-block, mxfp4 and int4.
 [[nodiscard]] std::vector<Precision> read_serve_precisions(const dgx::sdk::Host& host);
 
 }  // namespace dgx::llm::workload
