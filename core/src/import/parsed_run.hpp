@@ -55,10 +55,12 @@ struct ParsedRun {
 
   SeriesKind series_kind = SeriesKind::step_time_s;
   std::vector<double> series;         // training: one value per logged step, in order
+  std::vector<long> steps;            // the step (iteration) number of each series value, where printed
   std::vector<double> tflops;         // per GPU, per logged step, where printed
   std::vector<double> mfu;            // percent, per logged step, where printed
   std::vector<CollectiveLine> lines;  // collectives
-  std::vector<Metric> metrics;        // serving: the tool's summary, in the rows' names and units
+  std::vector<Metric> metrics;        // the tool's own summary values, in the rows' names and units: serving's
+                                      // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
   std::vector<std::string> notes;     // said in the row's field `note` (e.g. a table without its footer)
 
   /// Records a config value the file prints, and its line.
