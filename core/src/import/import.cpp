@@ -131,8 +131,9 @@ std::vector<std::string> import_formats() {
   return names;
 }
 
-Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
-                                             const std::vector<std::string>& sets) {
+namespace detail {
+
+Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
@@ -141,7 +142,14 @@ Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::s
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
-  auto run = format->parse(text, origin);
+  return format->parse(text, origin);
+}
+
+}  // namespace detail
+
+Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+                                             const std::vector<std::string>& sets) {
+  auto run = read_run(text, origin);
   if (!run) {
     return run.error();
   }

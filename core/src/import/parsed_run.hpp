@@ -96,6 +96,10 @@ Failure bad_input(const std::string& origin, int line, const std::string& messag
 /// printed model and GPU become catalog names, and every key a row of this kind needs must then be known.
 std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>& sets, const std::string& origin);
 
+/// What one file says (import.cpp): refuses what is no log (empty, binary), tells the format by what only it
+/// prints and runs that format's parser. Nothing from --set yet.
+Expected<ParsedRun> read_run(std::string_view text, const std::string& origin);
+
 /// The rows of a run whose configuration is complete (rows.cpp).
 Expected<std::vector<ResultRow>> make_rows(const ParsedRun& run, const std::string& origin);
 
