@@ -36,9 +36,9 @@ Metric series_value(SeriesKind kind, double value) {
 std::optional<Failure> read_collective(const ParsedRun& run, LogReading& reading, const std::string& origin) {
   const CollectiveLine* best = nullptr;
   for (const CollectiveLine& l : run.lines) {
-    const bool better = best == nullptr || l.size_bytes > best->size_bytes ||
-                        (l.size_bytes == best->size_bytes && l.placement == "out-of-place" &&
-                         best->placement != "out-of-place");
+    const bool better =
+        best == nullptr || l.size_bytes > best->size_bytes ||
+        (l.size_bytes == best->size_bytes && l.placement == "out-of-place" && best->placement != "out-of-place");
     if (better) {
       best = &l;
     }
@@ -50,8 +50,8 @@ std::optional<Failure> read_collective(const ParsedRun& run, LogReading& reading
   reading.values.push_back(metric("algbw", best->algbw, "GB/s"));
   reading.values.push_back(metric("size", best->size_bytes, "B"));
   reading.values.push_back(metric("time", best->time_us * 1e-6, "s"));
-  reading.notes.push_back("the largest message (" + std::to_string(static_cast<long long>(best->size_bytes)) +
-                          " B), " + best->placement);
+  reading.notes.push_back("the largest message (" + std::to_string(static_cast<long long>(best->size_bytes)) + " B), " +
+                          best->placement);
   return std::nullopt;
 }
 
@@ -108,9 +108,9 @@ Expected<LogReading> inspect_text(std::string_view text, const std::string& orig
   for (const auto& [key, value] : run->config) {
     const auto line = run->line_of.find(key);
     const std::string shown = value.is_string() ? value.as_string() : json::write(value, 0);
-    reading.printed.push_back(field(
-        key, shown + (line != run->line_of.end() && line->second > 0 ? " (line " + std::to_string(line->second) + ")"
-                                                                      : "")));
+    reading.printed.push_back(field(key, shown + (line != run->line_of.end() && line->second > 0
+                                                      ? " (line " + std::to_string(line->second) + ")"
+                                                      : "")));
   }
   if (!run->printed_model.empty()) {
     reading.printed.push_back(field("model as printed", run->printed_model));

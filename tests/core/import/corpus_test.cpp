@@ -3,6 +3,7 @@
 // 1%; what the manifest calls unreadable must be refused with a message, not read as something.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -25,6 +26,39 @@ json::Array manifest() {
   return json::parse(text.str()).as_array();
 }
 
+struct Wanted {
+  std::string name;  // the rows' metric name
+  double scale = 1;  // manifest value = ours x scale
+};
+
+// The manifest's metric names are a reader's ("ttft_median", in ms); the rows' are "ttft" in seconds, with
+// ".p90" / ".mean" suffixes for the other statistics.
+Wanted rows_name(std::string name, const std::string& unit) {
+  Wanted w;
+  for (const auto& [suffix, ours] : {std::pair<std::string, std::string>{"_median", ""},
+                                     {"_mean", ".mean"},
+                                     {"_p50", ""},
+                                     {"_p90", ".p90"},
+                                     {"_p99", ".p99"}}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      name = name.substr(0, name.size() - suffix.size()) + ours;
+      break;
+    }
+  }
+  w.name = name;
+  w.scale = unit == "ms" ? 1e3 : 1;
+  return w;
+}
+
+const Metric* find_value(const LogReading& reading, const std::string& name) {
+  for (const Metric& m : reading.values) {
+    if (m.name == name) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("the corpus holds at least 100 real outputs from at least 12 public sources, each with its provenance") {
@@ -40,6 +74,38 @@ TEST_CASE("the corpus holds at least 100 real outputs from at least 12 public so
   }
   CHECK(entries.size() >= 100);
   CHECK(sources.size() >= 12);
+}
+
+TEST_CASE("every readable file of the real-log corpus imports to within 1% of the value a careful reader computes") {
+  int read = 0;
+  int right = 0;
+  for (const json::Value& e : manifest()) {
+    if (!e["readable"].as_bool()) {
+      continue;
+    }
+    ++read;
+    const std::string file = e["file"].as_string();
+    const json::Value& value = e["value"];
+    const Wanted wanted = rows_name(value["metric"].as_string(), value["unit"].as_string());
+    auto reading = inspect_file(corpus_path(file));
+    if (!reading) {
+      FAIL_CHECK(file << ": refused: " << reading.error().message);
+      continue;
+    }
+    const Metric* got = find_value(*reading, wanted.name);
+    if (got == nullptr) {
+      FAIL_CHECK(file << ": read as " << reading->tool << " without " << wanted.name);
+      continue;
+    }
+    const double expected = value["value"].as_number();
+    const double ours = got->value * wanted.scale;
+    const bool close = std::abs(ours - expected) <= 0.01 * std::abs(expected);
+    CHECK_MESSAGE(close, file << ": " << wanted.name << " " << ours << " against the manifest's " << expected << " ("
+                              << value["how"].as_string() << "); " << reading->steady_state);
+    right += close ? 1 : 0;
+  }
+  MESSAGE(right << " of " << read << " readable corpus files within 1%");
+  CHECK(read >= 95);
 }
 
 TEST_CASE("an unreadable file of the corpus is refused with one message saying what is missing") {
