@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <filesystem>
 
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -152,8 +155,12 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
 
 }  // namespace detail
 
-Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
-                                             const std::vector<std::string>& sets) {
+namespace {
+
+// import_text, dated by `file_time` (the file's modification time) when neither --set run.time nor the log does.
+Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::string& origin,
+                                              const std::vector<std::string>& sets,
+                                              std::optional<std::int64_t> file_time) {
   auto run = read_run(text, origin);
   if (!run) {
     return run.error();
@@ -162,10 +169,31 @@ Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::s
   if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
     return *problem;
   }
+  if (!run->time && file_time) {
+    run->time = *file_time;
+    run->time_from = "the file's modification time";
+  }
   if (auto problem = merge_sets(*run, config_sets, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);
+}
+
+std::optional<std::int64_t> modification_time(const std::string& path) {
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
+}  // namespace
+
+Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+                                             const std::vector<std::string>& sets) {
+  return import_dated(text, origin, sets, std::nullopt);
 }
 
 namespace {
@@ -198,6 +226,18 @@ json::Object import_context(const std::vector<std::string>& paths, const std::ve
   }
   import.set("sets", std::move(set_array));
   context.set("import", std::move(import));
+  // When the run ran, for the store's history: the earliest of the files' times.
+  std::optional<std::int64_t> earliest;
+  for (const ResultRow& r : rows) {
+    const Field* t = r.find_field("time");
+    const auto seconds = t != nullptr ? parse_iso_utc(t->value) : std::nullopt;
+    if (seconds && (!earliest || *seconds < *earliest)) {
+      earliest = seconds;
+    }
+  }
+  if (earliest) {
+    context.set("time", iso_utc(*earliest));
+  }
   return context;
 }
 
@@ -210,7 +250,7 @@ Expected<Report> import_files(const std::vector<std::string>& paths, const std::
     if (!text) {
       return text.error();
     }
-    auto rows = import_text(*text, path, sets);
+    auto rows = import_dated(*text, path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }
