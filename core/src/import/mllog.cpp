@@ -8,6 +8,7 @@
 // The speed comes from the submitters' tracked_stats: a step time per step ("train_step_time", NeMo's
 // "train_step_timing in s"), else per block of steps a throughput [samples/s] (with its mean step time from v5.0).
 // A second run_start is a second run.
+#include <algorithm>
 #include <regex>
 
 #include "log_text.hpp"

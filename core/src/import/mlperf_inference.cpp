@@ -15,6 +15,7 @@
 // and tokens per second, scheduled samples per second before loadgen 4.1; SingleStream: the 90th percentile
 // latency), the query latency, TTFT and TPOT percentiles; the scenario, mode, validity and SUT name as printed. An
 // INVALID result is read and says so in its note.
+#include <algorithm>
 #include <map>
 
 #include "log_text.hpp"
