@@ -97,7 +97,7 @@ Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::
   }
   std::string how;
   const std::vector<double> times = step_times(run, how);
-  auto steady = steady_state(times, origin);
+  auto steady = steady_state(times, origin, run.warmup_rule());
   if (!steady) {
     return steady.error();
   }
