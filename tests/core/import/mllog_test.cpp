@@ -58,7 +58,7 @@ TEST_CASE("a step time logged per step is read before the throughput per block")
   CHECK(field_value(r, "timing").find("per step") != std::string::npos);
 }
 
-TEST_CASE("NeMo's train_step_timing in MLLOG is the step time; GPT-3's end-of-run token throughput is not samples/s") {
+TEST_CASE("NeMo's train_step_timing in MLLOG is the step time, GPT-3's end-of-run token throughput is not samples/s") {
   auto rows = import_data_file("mlperf/gpt3_step_timing.txt", {"system=h100-sxm", "gpus=256", "precision=fp8"});
   REQUIRE(rows);
   const ResultRow& r = rows->front();
