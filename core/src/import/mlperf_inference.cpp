@@ -134,11 +134,12 @@ std::optional<std::pair<std::string, std::string>> percentile_label(std::string_
 // A rate line: in the results section it is the scenario's result (samples_per_s, output_tokens_per_s); among the
 // additional stats, a samples rate keeps its qualifier (scheduled_samples_per_s).
 bool read_rate(LoadgenLog& r, std::string_view label, double value, bool result_section) {
-  if (label == "Samples per second" || ((label == "Completed samples per second" ||
-                                         label == "Scheduled samples per second") && result_section)) {
+  if (label == "Samples per second" ||
+      ((label == "Completed samples per second" || label == "Scheduled samples per second") && result_section)) {
     add_loadgen_rate(r.run, "samples_per_s", value);
   } else if (label == "Completed samples per second" || label == "Scheduled samples per second") {
-    add_loadgen_rate(r.run, label.starts_with("Completed") ? "completed_samples_per_s" : "scheduled_samples_per_s", value);
+    add_loadgen_rate(r.run, label.starts_with("Completed") ? "completed_samples_per_s" : "scheduled_samples_per_s",
+                     value);
   } else if (label == "Tokens per second" || label == "Completed tokens per second") {
     add_loadgen_rate(r.run, "output_tokens_per_s", value);
   } else if (label.starts_with("Completed tokens per second (inferred)")) {
@@ -157,7 +158,10 @@ void read_summary_line(LoadgenLog& r, const Line& line, bool result_section) {
   const std::string_view label = trim(line.text.substr(0, colon));
   const std::string value(trim(line.text.substr(colon + 1)));
   if (label == "SUT name" || label == "Scenario" || label == "Mode" || label == "Result is") {
-    const char* key = label == "SUT name" ? "sut" : label == "Scenario" ? "scenario" : label == "Mode" ? "mode" : "result";
+    const char* key = label == "SUT name"   ? "sut"
+                      : label == "Scenario" ? "scenario"
+                      : label == "Mode"     ? "mode"
+                                            : "result";
     set_printed(r.run, key, value, line.number);
     return;
   }
@@ -210,7 +214,8 @@ std::optional<std::pair<std::string, std::string>> percentile_key(std::string_vi
     }
     const std::string_view rest = key.substr(prefix.size());
     const std::size_t end = rest.find("_percentile_");
-    if (end == std::string_view::npos || (rest.substr(end) != "_percentile_latency_ns" && rest.substr(end) != "_percentile_ns")) {
+    if (end == std::string_view::npos ||
+        (rest.substr(end) != "_percentile_latency_ns" && rest.substr(end) != "_percentile_ns")) {
       return std::nullopt;
     }
     return std::make_pair(std::string(name), std::string(rest.substr(0, end)));
@@ -229,7 +234,8 @@ void read_detail_rate(LoadgenLog& r, const std::string& key, double value) {
   if (key == "result_samples_per_second") {
     add_loadgen_rate(r.run, "samples_per_s", value);
   } else if (key == "result_tokens_per_second" || key == "result_completed_tokens_per_second") {
-    add_loadgen_rate(r.run, "output_tokens_per_s", value);  // not result_token_throughput: loadgen 4.1 logs a wrong number
+    add_loadgen_rate(r.run, "output_tokens_per_s",
+                     value);  // not result_token_throughput: loadgen 4.1 logs a wrong number
   } else if (key == "result_completed_samples_per_sec") {
     add_loadgen_rate(r.run, scheduled_is_result(r.run) ? "completed_samples_per_s" : "samples_per_s", value);
   } else if (key == "result_scheduled_samples_per_sec") {
