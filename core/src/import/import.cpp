@@ -73,8 +73,10 @@ struct ImportFormat {
   Parser parse;
 };
 
-// Most specific first: an MLPerf log is also a NeMo log, a Megatron-LM log may carry a torchtitan-like line.
-constexpr std::array<ImportFormat, 8> kFormats = {{
+// Most specific first: loadgen's detail log is MLLOG too, an MLPerf log is also a NeMo log, a Megatron-LM log may
+// carry a torchtitan-like line.
+constexpr std::array<ImportFormat, 9> kFormats = {{
+    {"mlperf-inference", looks_like_mlperf_inference, parse_mlperf_inference},
     {"mlperf", looks_like_mllog, parse_mllog},
     {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
     {"aiperf", looks_like_aiperf, parse_aiperf},

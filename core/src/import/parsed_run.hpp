@@ -129,6 +129,8 @@ bool looks_like_torchtitan(std::string_view text);
 Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin);
 bool looks_like_mllog(std::string_view text);
 Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin);
+bool looks_like_mlperf_inference(std::string_view text);
+Expected<ParsedRun> parse_mlperf_inference(std::string_view text, const std::string& origin);
 bool looks_like_nccl_tests(std::string_view text);
 Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
 bool looks_like_aiperf(std::string_view text);

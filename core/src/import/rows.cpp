@@ -94,6 +94,13 @@ std::optional<double> steady_median(const std::vector<double>& series, std::size
 }
 
 Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::string& origin) {
+  if (run.series.empty() && !run.metrics.empty()) {  // MLPerf's time to train, without a logged step time
+    ResultRow row = base_row(run, origin, run.workload);
+    for (const Metric& m : run.metrics) {
+      row.add_metric(m);
+    }
+    return std::vector<ResultRow>{std::move(row)};
+  }
   std::string how;
   const std::vector<double> times = step_times(run, how);
   auto steady = steady_state(times, origin, run.warmup_rule());
@@ -114,6 +121,9 @@ Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::
     row.add_metric(metric("mfu", *mfu, "%"));
   }
   row.add_metric(metric("steps", static_cast<double>(times.size()), "count"));
+  for (const Metric& m : run.metrics) {
+    row.add_metric(m);
+  }
   row.sample_times = steady->steady;
   row.add_field(field("steady_state", steady->describe()));
   row.add_field(field("derived",
