@@ -41,6 +41,7 @@ WarmupRule ParsedRun::warmup_rule() const {
   WarmupRule rule;
   rule.first_step = steps.empty() ? 0 : steps.front();
   rule.warmup = user_warmup;
+  rule.warm_at_start = warm_at_start;
   return rule;
 }
 

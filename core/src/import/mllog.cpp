@@ -251,6 +251,7 @@ Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin
   TrainingLog r;
   r.run.tool = "mlperf";
   r.run.kind = RunKind::training;
+  r.run.warm_at_start = true;  // MLPerf's timed region starts after the benchmark's own warm-up
   r.run.workload = "llm-pretrain";
   const bool ends_cleanly = text.back() == '\n';
   const std::vector<Line> lines = split_lines(text);

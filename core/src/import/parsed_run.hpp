@@ -67,6 +67,7 @@ struct ParsedRun {
                                            // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
   std::vector<std::string> notes;          // said in the row's field `note` (e.g. a table without its footer)
   std::optional<std::size_t> user_warmup;  // --set import.warmup=N: the warm-up steps to drop, 0 allowed
+  bool warm_at_start = false;              // the tool warms up before it times (MLPerf: before run_start)
   std::optional<std::int64_t> time;        // when the run ran (UTC seconds): as the log prints it, or --set run.time
   std::string time_from;                   // where `time` comes from: "line 12", "--set run.time"
 
