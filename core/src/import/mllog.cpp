@@ -107,6 +107,10 @@ std::optional<Failure> read_run_start(const MllogEvent& e, TrainingLog& r, int l
   }
   r.run.line_of["run_start"] = line;
   r.start_ms = e.time_ms;
+  if (e.time_ms && *e.time_ms > 0) {  // when the run ran, for the store's history
+    r.run.time = static_cast<std::int64_t>(*e.time_ms / 1000);
+    r.run.time_from = "run_start at line " + std::to_string(line);
+  }
   return std::nullopt;
 }
 
