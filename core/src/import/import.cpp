@@ -153,7 +153,14 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
-  return format->parse(text, origin);
+  auto run = format->parse(text, origin);
+  if (!run) {
+    return run.error();
+  }
+  if (auto problem = check_plausible(*run, origin)) {
+    return *problem;
+  }
+  return run;
 }
 
 }  // namespace detail
@@ -177,6 +184,9 @@ Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::
     run->time_from = "the file's modification time";
   }
   if (auto problem = merge_sets(*run, config_sets, origin)) {
+    return *problem;
+  }
+  if (auto problem = check_fabric(*run, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);
