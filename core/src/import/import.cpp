@@ -35,7 +35,7 @@ std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Valu
 }
 
 void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
-                            std::optional<double> p99_ms) {
+                            std::optional<double> p99_ms, std::optional<double> mean_ms) {
   if (median_ms) {
     metrics.push_back(metric(name, *median_ms * 1e-3, "s"));
   }
@@ -44,6 +44,9 @@ void ParsedRun::add_latency(const std::string& name, std::optional<double> media
   }
   if (p99_ms) {
     metrics.push_back(metric(name + ".p99", *p99_ms * 1e-3, "s"));
+  }
+  if (mean_ms) {
+    metrics.push_back(metric(name + ".mean", *mean_ms * 1e-3, "s"));
   }
 }
 

@@ -68,9 +68,10 @@ struct ParsedRun {
   /// set(), unless the file printed `key` before with another value: then two runs share the file (a restart
   /// with another batch size, a second argument block) and the failure names both lines.
   std::optional<Failure> agree(const std::string& key, const json::Value& value, int line, const std::string& origin);
-  /// A serving latency printed in milliseconds: `name` [s] (the median), `name`.p90, `name`.p99 where printed.
+  /// A serving latency printed in milliseconds: `name` [s] (the median), `name`.p90, `name`.p99 and `name`.mean
+  /// where printed (a mean is never taken for the median).
   void add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
-                   std::optional<double> p99_ms);
+                   std::optional<double> p99_ms, std::optional<double> mean_ms = std::nullopt);
 };
 
 inline Metric metric(std::string name, double value, std::string unit) {
