@@ -68,10 +68,11 @@ struct ImportFormat {
 
 // Most specific first: an MLPerf log is also a NeMo log, a Megatron-LM log may carry a torchtitan-like line, SGLang's
 // benchmark report is vLLM's with lines of its own.
-constexpr std::array<ImportFormat, 9> kFormats = {{
+constexpr std::array<ImportFormat, 10> kFormats = {{
     {"mlperf", looks_like_mllog, parse_mllog},
     {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
     {"aiperf", looks_like_aiperf, parse_aiperf},
+    {"genai-perf", looks_like_genai_perf, parse_genai_perf},
     {"sglang-bench", looks_like_sglang_bench, parse_sglang_bench},
     {"vllm-bench", looks_like_vllm_bench, parse_vllm_bench},
     {"trtllm-bench", looks_like_trtllm_bench, parse_trtllm_bench},

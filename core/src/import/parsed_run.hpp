@@ -119,6 +119,8 @@ bool looks_like_nccl_tests(std::string_view text);
 Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
 bool looks_like_aiperf(std::string_view text);
 Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origin);
+bool looks_like_genai_perf(std::string_view text);  // in aiperf.cpp: the table AIPerf inherited
+Expected<ParsedRun> parse_genai_perf(std::string_view text, const std::string& origin);
 bool looks_like_sglang_bench(std::string_view text);
 Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string& origin);
 bool looks_like_vllm_bench(std::string_view text);

@@ -25,7 +25,7 @@ TEST_CASE("a file of no known format lists the formats and shows its first line"
   CHECK(message.find("the first line is 'hello world'") != std::string::npos);
 }
 
-TEST_CASE("import_formats names every parser") { CHECK(import_formats().size() == 9); }
+TEST_CASE("import_formats names every parser") { CHECK(import_formats().size() == 10); }
 
 TEST_CASE("import_files reports the files, tools and versions in its context") {
   ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);
