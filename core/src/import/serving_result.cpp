@@ -61,7 +61,7 @@ std::optional<double> value_number(const ResultEntry* e) {
   return parse_number(first);
 }
 
-// "Median TTFT (ms)" -> latency "ttft", statistic "median".
+// "Median TTFT (ms)" -> latency "ttft", statistic "Median".
 struct LatencyLabel {
   std::string name;
   std::string stat;
@@ -218,7 +218,7 @@ Expected<ResultBlock> the_serving_result(const std::vector<Line>& lines, const s
     }
     return bad_input(origin, blocks[1].first_line,
                      std::to_string(blocks.size()) + " runs in one file (Serving Benchmark Result blocks at lines " +
-                         where + "): import one run per file");
+                         where + "): import one run per file (the block you mean, with the lines above it)");
   }
   return std::move(blocks.front());
 }
