@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <filesystem>
 
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -32,6 +35,14 @@ std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Valu
     set(key, value, line);
   }
   return std::nullopt;
+}
+
+WarmupRule ParsedRun::warmup_rule() const {
+  WarmupRule rule;
+  rule.first_step = steps.empty() ? 0 : steps.front();
+  rule.warmup = user_warmup;
+  rule.warm_at_start = warm_at_start;
+  return rule;
 }
 
 void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
@@ -66,9 +77,10 @@ struct ImportFormat {
   Parser parse;
 };
 
-// Most specific first: an MLPerf log is also a NeMo log, a Megatron-LM log may carry a torchtitan-like line, SGLang's
-// benchmark report is vLLM's with lines of its own.
-constexpr std::array<ImportFormat, 10> kFormats = {{
+// Most specific first: loadgen's detail log is MLLOG too, an MLPerf log is also a NeMo log, a Megatron-LM log may
+// carry a torchtitan-like line, SGLang's benchmark report is vLLM's with lines of its own.
+constexpr std::array<ImportFormat, 11> kFormats = {{
+    {"mlperf-inference", looks_like_mlperf_inference, parse_mlperf_inference},
     {"mlperf", looks_like_mllog, parse_mllog},
     {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
     {"aiperf", looks_like_aiperf, parse_aiperf},
@@ -80,8 +92,6 @@ constexpr std::array<ImportFormat, 10> kFormats = {{
     {"torchtitan", looks_like_torchtitan, parse_torchtitan_log},
     {"nemo", looks_like_nemo, parse_nemo_log},
 }};
-
-constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
 
 int line_at(std::string_view text, std::size_t byte) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
@@ -153,16 +163,45 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
 
 }  // namespace detail
 
-Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
-                                             const std::vector<std::string>& sets) {
+namespace {
+
+// import_text, dated by `file_time` (the file's modification time) when neither --set run.time nor the log does.
+Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::string& origin,
+                                              const std::vector<std::string>& sets,
+                                              std::optional<std::int64_t> file_time) {
   auto run = read_run(text, origin);
   if (!run) {
     return run.error();
   }
-  if (auto problem = merge_sets(*run, sets, origin)) {
+  std::vector<std::string> config_sets;
+  if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
+    return *problem;
+  }
+  if (!run->time && file_time) {
+    run->time = *file_time;
+    run->time_from = "the file's modification time";
+  }
+  if (auto problem = merge_sets(*run, config_sets, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);
+}
+
+std::optional<std::int64_t> modification_time(const std::string& path) {
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
+}  // namespace
+
+Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+                                             const std::vector<std::string>& sets) {
+  return import_dated(text, origin, sets, std::nullopt);
 }
 
 namespace {
@@ -195,6 +234,18 @@ json::Object import_context(const std::vector<std::string>& paths, const std::ve
   }
   import.set("sets", std::move(set_array));
   context.set("import", std::move(import));
+  // When the run ran, for the store's history: the earliest of the files' times.
+  std::optional<std::int64_t> earliest;
+  for (const ResultRow& r : rows) {
+    const Field* t = r.find_field("time");
+    const auto seconds = t != nullptr ? parse_iso_utc(t->value) : std::nullopt;
+    if (seconds && (!earliest || *seconds < *earliest)) {
+      earliest = seconds;
+    }
+  }
+  if (earliest) {
+    context.set("time", iso_utc(*earliest));
+  }
   return context;
 }
 
@@ -207,7 +258,7 @@ Expected<Report> import_files(const std::vector<std::string>& paths, const std::
     if (!text) {
       return text.error();
     }
-    auto rows = import_text(*text, path, sets);
+    auto rows = import_dated(*text, path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }
