@@ -46,7 +46,7 @@ WarmupRule ParsedRun::warmup_rule() const {
 }
 
 void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
-                            std::optional<double> p99_ms) {
+                            std::optional<double> p99_ms, std::optional<double> mean_ms) {
   if (median_ms) {
     metrics.push_back(metric(name, *median_ms * 1e-3, "s"));
   }
@@ -55,6 +55,9 @@ void ParsedRun::add_latency(const std::string& name, std::optional<double> media
   }
   if (p99_ms) {
     metrics.push_back(metric(name + ".p99", *p99_ms * 1e-3, "s"));
+  }
+  if (mean_ms) {
+    metrics.push_back(metric(name + ".mean", *mean_ms * 1e-3, "s"));
   }
 }
 
@@ -75,12 +78,14 @@ struct ImportFormat {
 };
 
 // Most specific first: loadgen's detail log is MLLOG too, an MLPerf log is also a NeMo log, a Megatron-LM log may
-// carry a torchtitan-like line.
-constexpr std::array<ImportFormat, 9> kFormats = {{
+// carry a torchtitan-like line, SGLang's benchmark report is vLLM's with lines of its own.
+constexpr std::array<ImportFormat, 11> kFormats = {{
     {"mlperf-inference", looks_like_mlperf_inference, parse_mlperf_inference},
     {"mlperf", looks_like_mllog, parse_mllog},
     {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
     {"aiperf", looks_like_aiperf, parse_aiperf},
+    {"genai-perf", looks_like_genai_perf, parse_genai_perf},
+    {"sglang-bench", looks_like_sglang_bench, parse_sglang_bench},
     {"vllm-bench", looks_like_vllm_bench, parse_vllm_bench},
     {"trtllm-bench", looks_like_trtllm_bench, parse_trtllm_bench},
     {"megatron-lm", looks_like_megatron, parse_megatron_log},

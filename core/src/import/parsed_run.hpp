@@ -81,9 +81,10 @@ struct ParsedRun {
   /// set(), unless the file printed `key` before with another value: then two runs share the file (a restart
   /// with another batch size, a second argument block) and the failure names both lines.
   std::optional<Failure> agree(const std::string& key, const json::Value& value, int line, const std::string& origin);
-  /// A serving latency printed in milliseconds: `name` [s] (the median), `name`.p90, `name`.p99 where printed.
+  /// A serving latency printed in milliseconds: `name` [s] (the median), `name`.p90, `name`.p99 and `name`.mean
+  /// where printed (a mean is never taken for the median).
   void add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
-                   std::optional<double> p99_ms);
+                   std::optional<double> p99_ms, std::optional<double> mean_ms = std::nullopt);
 };
 
 inline Metric metric(std::string name, double value, std::string unit) {
@@ -143,6 +144,10 @@ bool looks_like_nccl_tests(std::string_view text);
 Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
 bool looks_like_aiperf(std::string_view text);
 Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origin);
+bool looks_like_genai_perf(std::string_view text);  // in aiperf.cpp: the table AIPerf inherited
+Expected<ParsedRun> parse_genai_perf(std::string_view text, const std::string& origin);
+bool looks_like_sglang_bench(std::string_view text);
+Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string& origin);
 bool looks_like_vllm_bench(std::string_view text);
 Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin);
 bool looks_like_trtllm_bench(std::string_view text);

@@ -4,7 +4,9 @@
 //   = WORLD + RUNTIME INFORMATION            TP Size:, PP Size:, EP Size:, Max Runtime Batch Size:
 //   = PERFORMANCE OVERVIEW                   Request Throughput (req/sec):, Total Output Throughput (tokens/sec):,
 //                                            Per User Output Throughput ..., Per GPU Output Throughput ...
-// and the per-request breakdowns in ms: "[TTFT] P50    : 52269.7", "[TPOT] P99 ...", "[Latency] P90 ...".
+// and the per-request breakdowns in ms: "[TTFT] P50    : 52269.7", "[TPOT] P99 ...", "[Latency] AVERAGE: ...".
+// Reports of 0.17 and before put the lengths in the PERFORMANCE OVERVIEW and call the output rate
+// "Token Throughput (tokens/sec)" (the output tokens: "Total Token Throughput" of later ones adds the input).
 #include <cmath>
 
 #include "log_text.hpp"
@@ -39,17 +41,25 @@ std::optional<double> labelled(const std::vector<Line>& lines, std::string_view 
   return std::nullopt;
 }
 
-// The percentile breakdown when printed, the average otherwise (older versions print only that).
+// The percentile breakdown where printed, and the average (older versions print only that).
 void read_latency(const std::vector<Line>& lines, ParsedRun& run, const std::string& tag, std::string_view average,
                   const std::string& name) {
-  auto median = breakdown(lines, tag, "P50");
-  if (!median) {
-    median = labelled(lines, average);
-    if (median) {
-      run.notes.push_back(name + ": the average (the report has no P50)");
+  auto mean = breakdown(lines, tag, "AVERAGE");
+  run.add_latency(name, breakdown(lines, tag, "P50"), breakdown(lines, tag, "P90"), breakdown(lines, tag, "P99"),
+                  mean ? mean : labelled(lines, average));
+}
+
+// The number after the ':' of the first line starting with one of `labels`.
+std::optional<double> rate(const std::vector<Line>& lines, std::initializer_list<std::string_view> labels) {
+  for (std::string_view label : labels) {
+    for (const Line& l : lines) {
+      const std::string_view s = trim(l.text);
+      if (s.rfind(label, 0) == 0 && s.find(':') != std::string_view::npos) {
+        return parse_number(trim(s.substr(s.find(':') + 1)));
+      }
     }
   }
-  run.add_latency(name, median, breakdown(lines, tag, "P90"), breakdown(lines, tag, "P99"));
+  return std::nullopt;
 }
 
 void read_engine(const std::vector<Line>& lines, ParsedRun& run) {
@@ -112,6 +122,9 @@ Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string&
   read_engine(lines, run);
   read_world(lines, run);
   int line = 0;
+  if (auto requests = labelled(lines, "Number of requests:", &line)) {
+    run.set("serve.requests", static_cast<std::int64_t>(*requests), line);
+  }
   if (auto isl = labelled(lines, "Average Input Length (tokens):", &line)) {
     run.set("serve.isl", static_cast<std::int64_t>(std::llround(*isl)), line);
   }
@@ -121,20 +134,17 @@ Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string&
   read_latency(lines, run, "TTFT", "Average time-to-first-token [TTFT] (ms):", "ttft");
   read_latency(lines, run, "TPOT", "Average time-per-output-token [TPOT] (ms):", "tpot");
   read_latency(lines, run, "Latency", "Average request latency (ms):", "e2e_latency");
-  const std::pair<const char*, const char*> rates[] = {{"Total Output Throughput (tokens/sec):", "output_tokens_per_s"},
-                                                       {"Per GPU Output Throughput", "output_tokens_per_s_per_gpu"},
-                                                       {"Per User Output Throughput", "output_tokens_per_s_per_user"},
-                                                       {"Request Throughput (req/sec):", "requests_per_s"}};
-  for (const auto& [label, name] : rates) {
-    for (const Line& l : lines) {
-      const std::string_view s = trim(l.text);
-      if (s.rfind(label, 0) == 0 && s.find(':') != std::string_view::npos) {
-        if (auto v = parse_number(trim(s.substr(s.find(':') + 1)))) {
-          run.metrics.push_back(metric(name, *v, std::string(name) == "requests_per_s" ? "requests/s" : "tokens/s"));
-        }
-        break;
-      }
-    }
+  if (auto v = rate(lines, {"Total Output Throughput (tokens/sec):", "Token Throughput (tokens/sec):"})) {
+    run.metrics.push_back(metric("output_tokens_per_s", *v, "tokens/s"));
+  }
+  if (auto v = rate(lines, {"Per GPU Output Throughput"})) {
+    run.metrics.push_back(metric("output_tokens_per_s_per_gpu", *v, "tokens/s"));
+  }
+  if (auto v = rate(lines, {"Per User Output Throughput"})) {
+    run.metrics.push_back(metric("output_tokens_per_s_per_user", *v, "tokens/s"));
+  }
+  if (auto v = rate(lines, {"Request Throughput (req/sec):"})) {
+    run.metrics.push_back(metric("requests_per_s", *v, "requests/s"));
   }
   return run;
 }

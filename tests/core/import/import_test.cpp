@@ -32,8 +32,8 @@ TEST_CASE("a file of no known format lists the formats and shows its first line"
 
 TEST_CASE("import_formats names every parser, each once") {
   const std::vector<std::string> names = import_formats();
-  for (const char* name : {"mlperf-inference", "mlperf", "nccl-tests", "aiperf", "vllm-bench", "trtllm-bench",
-                           "megatron-lm", "torchtitan", "nemo"}) {
+  for (const char* name : {"mlperf-inference", "mlperf", "nccl-tests", "aiperf", "genai-perf", "sglang-bench",
+                           "vllm-bench", "trtllm-bench", "megatron-lm", "torchtitan", "nemo"}) {
     CHECK(std::count(names.begin(), names.end(), name) == 1);
   }
 }

@@ -28,3 +28,16 @@ TEST_CASE("a trtllm-bench report without its performance overview is truncated")
   const std::string message = failure_text(import_data_file("trtllm-bench/truncated.txt", {"system=b200"}));
   CHECK(message.find("truncated: a trtllm-bench report without its PERFORMANCE OVERVIEW") != std::string::npos);
 }
+
+TEST_CASE("a trtllm-bench 0.17 report's Token Throughput is its output rate, its lengths and requests are read") {
+  auto rows = import_data_file("trtllm-bench/engine_v0.17.txt", {"system=h100-sxm"});
+  REQUIRE(rows);
+  const ResultRow& r = rows->front();
+  CHECK(r.config_text("model") == "llama3.1-8b");
+  CHECK(r.config_text("precision") == "fp8");
+  CHECK(r.config_text("serve.requests") == "3000");
+  CHECK(r.config_text("serve.isl") == "128");
+  CHECK(metric_value(r, "output_tokens_per_s") == doctest::Approx(28390.4265));
+  CHECK(metric_value(r, "requests_per_s") == doctest::Approx(221.8002));
+  CHECK(r.find_metric("ttft") == nullptr);
+}

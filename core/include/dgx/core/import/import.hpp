@@ -1,10 +1,10 @@
 // dgxhost import: the logs and result files of the tools people already run (NeMo / Megatron-Bridge, Megatron-LM,
-// torchtitan, MLPerf Training's MLLOG, MLPerf Inference's loadgen logs, nccl-tests, AIPerf, vLLM's benchmark,
-// trtllm-bench), read into dgx.results/1 rows of
-// mode measured, each labelled with the tool that measured it ("measured (imported: torchtitan)"). One parser per
-// format (core/src/import/<format>.cpp); what the file prints is read from it, what it does not comes from --set,
-// and nothing is guessed: a key a row needs and the file lacks is an error naming the key and the --set that
-// supplies it.
+// torchtitan, MLPerf Training's MLLOG, MLPerf Inference's loadgen logs, nccl-tests, AIPerf, GenAI-Perf, SGLang's and
+// vLLM's benchmarks, trtllm-bench), read into dgx.results/1 rows of mode measured, each labelled with the tool that
+// measured it ("measured (imported: torchtitan)"). One parser per format (core/src/import/<format>.cpp; GenAI-Perf's
+// table is AIPerf's, in aiperf.cpp, and SGLang's report vLLM's, serving_result.cpp); what the file prints is read
+// from it, what it does not comes from --set, and nothing is guessed: a key a row needs and the file lacks is an
+// error naming the key and the --set that supplies it.
 //
 // The rows use the configuration keys of the workload that would have run them, so `dgxhost verdict` can project
 // exactly that configuration:
@@ -18,10 +18,12 @@
 //     comm.dtype, comm.op, comm.placement; metrics size [B], count, time [s], algbw, busbw [GB/s], wrong; one row
 //     per size and placement, field table_layout "nccl-tests";
 //   serving (llm-inference): model, system, gpus, precision, parallel.tp/pp/ep, serve.isl, serve.osl,
-//     serve.concurrency; metrics ttft, tpot, e2e_latency [s] (medians), their .p90/.p99, output_tokens_per_s,
-//     output_tokens_per_s_per_gpu, output_tokens_per_s_per_user, requests_per_s; MLPerf Inference: samples_per_s
-//     (the scenario's result; scheduled_/completed_samples_per_s the other rate), latency [s] (loadgen's query
-//     latency, .p90 a SingleStream result) and mlperf.scenario/mode/result/sut as printed.
+//     serve.concurrency, serve.request_rate (serve.arrival burst for a rate of inf without a limit), serve.requests;
+//     metrics ttft, tpot, itl, e2e_latency [s] (medians), their .p90/.p99 and .mean as printed (a mean is never
+//     taken for a median), output_tokens_per_s, output_tokens_per_s_per_gpu, output_tokens_per_s_per_user,
+//     requests_per_s; a file of several runs (benchmark reports pasted one after another) is refused; MLPerf
+//     Inference: samples_per_s (the scenario's result; scheduled_/completed_samples_per_s the other rate), latency
+//     [s] (loadgen's query latency, .p90 a SingleStream result) and mlperf.scenario/mode/result/sut as printed.
 // Every row has the fields source ("imported: <tool> <version>"), tool, tool_version (when printed), file
 // ("PATH:FIRST-LAST", the lines read), timing (how the tool timed it) and, for series, steady_state ("median of
 // 90 steps, 10 warm-up steps dropped").
@@ -37,7 +39,7 @@
 namespace dgx {
 
 /// The tools import reads, by the name --format-of-input / messages use: "nemo", "megatron-lm", "torchtitan",
-/// "mlperf", "mlperf-inference", "nccl-tests", "aiperf", "vllm-bench", "trtllm-bench".
+/// "mlperf", "mlperf-inference", "nccl-tests", "aiperf", "genai-perf", "sglang-bench", "vllm-bench", "trtllm-bench".
 std::vector<std::string> import_formats();
 
 /// The rows of one file's text; `origin` names it in errors and in the rows' `file` field; `sets` are --set
