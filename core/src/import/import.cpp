@@ -7,6 +7,7 @@
 
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "launcher_output.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -137,12 +138,20 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
+  // The parsers read the tool's own text: launcher prefixes off, one rank's lines (launcher_output.hpp), each line
+  // where it was in the file.
+  LauncherOutput log(text);
   const auto format =
-      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(text); });
+      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(log.text()); });
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
-  return format->parse(text, origin);
+  log.keep_one_rank(format->looks_like);
+  auto run = format->parse(log.text(), origin);
+  if (run) {
+    log.record_world_size(*run);
+  }
+  return run;
 }
 
 }  // namespace detail
