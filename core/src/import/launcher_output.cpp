@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <set>
 
 #include "log_text.hpp"
 

@@ -166,7 +166,10 @@ std::optional<Failure> read_iteration(const Line& line, ParsedRun& run, double& 
   if (!ms || !iteration) {
     return bad_input(origin, line.number, "an iteration line without its elapsed time (a line cut short?)");
   }
-  if (*iteration <= last_iteration) {
+  if (*iteration == last_iteration) {
+    return std::nullopt;  // the same iteration again: several ranks printing it without a prefix to tell them apart
+  }
+  if (*iteration < last_iteration) {
     return bad_input(origin, line.number,
                      "two runs in one file: the iterations restart at " +
                          std::to_string(static_cast<long long>(*iteration)) + "; import one run per file");

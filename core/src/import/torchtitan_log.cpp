@@ -6,6 +6,7 @@
 // with ['dp_shard', 'tp'], [4, 2]`, `GPU capacity: NVIDIA H100 80GB HBM3 (0) with 79.10GiB memory`, `Training
 // starts at step 1, with local batch size 2, global batch size 16, ..., sequence length 8192, ...`.
 #include <algorithm>
+#include <ranges>
 
 #include "log_text.hpp"
 #include "parsed_run.hpp"
@@ -113,7 +114,7 @@ std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run
 }
 
 void read_model(std::string_view line, ParsedRun& run, int number) {
-  // "Building llama3 8B with TransformerModelArgs(...)", newer "Building qwen3 14B": a module and a flavour.
+  // "Building <module> <flavour> with TransformerModelArgs(...)", newer torchtitan "Building <module> <flavour>".
   const std::size_t at = line.find("Building ");
   if (at == std::string_view::npos || line.find("device mesh") != std::string_view::npos) {
     return;
@@ -227,12 +228,12 @@ struct TitanFeatures {
 
 // The last "SomethingError: ..." line (a traceback's last line), to say how a run without steps ended.
 std::optional<Line> last_error(const std::vector<Line>& lines) {
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    const std::string_view s = trim(it->text);
+  for (const Line& line : std::ranges::reverse_view(lines)) {
+    const std::string_view s = trim(line.text);
     const std::size_t colon = s.find(": ");
     const std::string_view head = colon == std::string_view::npos ? std::string_view() : s.substr(0, colon);
     if (head.size() > 5 && head.substr(head.size() - 5) == "Error" && head.find(' ') == std::string_view::npos) {
-      return Line{s, it->number};
+      return Line{s, line.number};
     }
   }
   return std::nullopt;

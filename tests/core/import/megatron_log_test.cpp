@@ -96,3 +96,14 @@ TEST_CASE("Megatron-LM iteration lines with only the rank's prefix to say the wo
   CHECK(run->config.at("train.gbs").as_int() == 2048);
   CHECK(run->series.size() == 2);
 }
+
+TEST_CASE("a Megatron-LM iteration printed twice is one iteration; iterations that go back are a second run") {
+  const std::string one = " iteration        1/      10 | elapsed time per iteration (ms): 3061.2 |\n";
+  const std::string two = " iteration        2/      10 | elapsed time per iteration (ms): 3050.0 |\n";
+  auto twice = detail::read_run(one + one + two + two, "twice.log");
+  REQUIRE(twice);
+  CHECK(twice->steps == std::vector<long>{1, 2});
+  auto restarted = detail::read_run(one + two + one, "restart.log");
+  REQUIRE_FALSE(restarted);
+  CHECK(restarted.error().message.find("restart.log:3: two runs in one file: the iterations restart at 1") == 0);
+}
