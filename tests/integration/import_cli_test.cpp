@@ -115,3 +115,23 @@ TEST_CASE("dgxhost import --help names the formats and the exit codes") {
   CHECK(r.out.find("torchtitan") != std::string::npos);
   CHECK(r.out.find("Exit codes") != std::string::npos);
 }
+
+TEST_CASE("dgxhost import --inspect shows what a log says by itself, with no --set, as text or JSON") {
+  const ProcessResult text = import({"--inspect", data("nemo/llama3_70b.log")});
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("nemo (training, llm-pretrain), lines 13-62") != std::string::npos);
+  CHECK(text.out.find("steady state: median of 45 steps, 5 warm-up steps dropped") != std::string::npos);
+  CHECK(text.out.find("step_time: 12.63 s") != std::string::npos);
+  CHECK(text.out.find("prints train.gbs = 128 (line 13)") != std::string::npos);
+
+  const ProcessResult json_out = import({"--inspect", "--format", "json", data("nemo/llama3_70b.log")});
+  REQUIRE_MESSAGE(json_out.exit_code == 0, json_out.err);
+  const json::Value reading = json::parse(json_out.out)[0];
+  CHECK(reading["tool"].as_string() == "nemo");
+  CHECK(reading["values"][0]["name"].as_string() == "step_time");
+  CHECK(reading["values"][0]["value"].as_number() == doctest::Approx(12.63));
+
+  const ProcessResult csv = import({"--inspect", "--format", "csv", data("nemo/llama3_70b.log")});
+  CHECK(csv.exit_code == 2);
+  CHECK(csv.err.find("--inspect prints a table or JSON") != std::string::npos);
+}

@@ -7,6 +7,8 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
+#include "dgx/core/support/json.hpp"
+#include "dgx/core/support/quantity.hpp"
 #include "session.hpp"
 #include "subcommand.hpp"
 
@@ -22,6 +24,7 @@ struct ImportCli {
   SubcommandOutput out;
   std::vector<std::string> config_dirs;
   bool help = false;
+  bool inspect = false;
 };
 
 std::string formats_text() {
@@ -37,7 +40,10 @@ po::options_description import_options(ImportCli& c) {
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
       "what the file does not print (system=h100-sxm, gpus=64, model=NAME, ...); repeatable. A value that "
-      "contradicts the file is an error");
+      "contradicts the file is an error; import.warmup=N sets the warm-up steps to drop (0 allowed)")(
+      "inspect", po::bool_switch(&c.inspect),
+      "print what each file says by itself (its tool, headline values, steady state, the configuration it "
+      "prints) without making rows: no --set needed; --format json for a machine");
   add_output_options(d, c.out, "the rows");
   add_config_dir_option(d, c.config_dirs);
   return d;
@@ -58,6 +64,82 @@ Expected<ImportCli> parse_import(int argc, const char* const* argv) {
   return c;
 }
 
+void print_reading_text(const std::string& path, const LogReading& r) {
+  std::cout << path << ": " << r.tool << (r.version.empty() ? "" : " " + r.version) << " (" << r.kind << ", "
+            << r.workload << "), lines " << r.lines << "\n";
+  std::cout << "  timing: " << r.timing << "\n";
+  if (!r.steady_state.empty()) {
+    std::cout << "  steady state: " << r.steady_state << "\n";
+  }
+  for (const Metric& m : r.values) {
+    std::cout << "  " << m.name << ": " << format_quantity(m.value, m.unit) << "\n";
+  }
+  for (const Field& f : r.printed) {
+    std::cout << "  prints " << f.key << " = " << f.value << "\n";
+  }
+  for (const std::string& n : r.notes) {
+    std::cout << "  note: " << n << "\n";
+  }
+}
+
+json::Object reading_json(const std::string& path, const LogReading& r) {
+  json::Object o;
+  o.set("file", path);
+  o.set("tool", r.tool);
+  o.set("tool_version", r.version.empty() ? json::Value(nullptr) : json::Value(r.version));
+  o.set("kind", r.kind);
+  o.set("workload", r.workload);
+  o.set("lines", r.lines);
+  o.set("timing", r.timing);
+  o.set("steady_state", r.steady_state.empty() ? json::Value(nullptr) : json::Value(r.steady_state));
+  json::Array values;
+  for (const Metric& m : r.values) {
+    json::Object v;
+    v.set("name", m.name);
+    v.set("value", m.value);
+    v.set("unit", m.unit);
+    values.push_back(std::move(v));
+  }
+  o.set("values", std::move(values));
+  json::Object printed;
+  for (const Field& f : r.printed) {
+    printed.set(f.key, f.value);
+  }
+  o.set("prints", std::move(printed));
+  json::Array notes;
+  for (const std::string& n : r.notes) {
+    notes.push_back(n);
+  }
+  o.set("notes", std::move(notes));
+  return o;
+}
+
+// `import --inspect`: what each file says, before any --set; the first unreadable file ends it (exit 2).
+int run_inspect(const ImportCli& cli) {
+  if (cli.out.shown != Format::table && cli.out.shown != Format::json) {
+    return print_failure("import", Failure{ExitCode::usage, "--inspect prints a table or JSON (--format json)"});
+  }
+  if (!cli.out.output.empty()) {
+    return print_failure("import", Failure{ExitCode::usage, "--inspect prints to stdout; it takes no --output"});
+  }
+  json::Array readings;
+  for (const std::string& path : cli.files) {
+    auto reading = inspect_file(path, cli.sets);
+    if (!reading) {
+      return print_failure("import", reading.error());
+    }
+    if (cli.out.shown == Format::json) {
+      readings.push_back(reading_json(path, *reading));
+    } else {
+      print_reading_text(path, *reading);
+    }
+  }
+  if (cli.out.shown == Format::json) {
+    std::cout << json::write(readings) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_import(int argc, const char* const* argv) {
@@ -75,6 +157,9 @@ int run_import(int argc, const char* const* argv) {
   }
   if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
     return print_failure("import", paths.error());
+  }
+  if (cli->inspect) {
+    return run_inspect(*cli);
   }
   auto report = import_files(cli->files, cli->sets);
   if (!report) {

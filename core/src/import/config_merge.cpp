@@ -1,6 +1,7 @@
 // --set and the file together: what the file prints wins unless --set says the same, what it does not print comes
 // from --set, and a key a row needs that neither gives is an error naming the --set that supplies it.
 #include <algorithm>
+#include <cmath>
 
 #include "catalog_names.hpp"
 #include "dgx/catalog/catalog_files.hpp"
@@ -134,6 +135,40 @@ std::optional<Failure> resolve_printed_names(ParsedRun& run, const std::string& 
   return std::nullopt;
 }
 
+// What the file prints of the configuration, for the message that asks for the rest: "model=llama3.1-70b (line 12)".
+std::string what_it_prints(const ParsedRun& run) {
+  std::string printed;
+  for (const auto& [key, value] : run.config) {
+    const int line = line_of(run, key);
+    printed += (printed.empty() ? "" : ", ") + key + "=" + shown(value) +
+               (line > 0 ? " (line " + std::to_string(line) + ")" : "");
+  }
+  if (!run.printed_model.empty() && !run.config.contains("model")) {
+    printed += (printed.empty() ? "" : ", ") + std::string("the model as '") + run.printed_model + "'";
+  }
+  if (!run.printed_device.empty() && !run.config.contains("system")) {
+    printed += (printed.empty() ? "" : ", ") + std::string("the GPU as '") + run.printed_device + "'";
+  }
+  return printed.empty() ? "the log prints no configuration key" : "the log prints " + printed;
+}
+
+// A training run's sequence length, when the log does not print it: the model's default from the catalog, said so
+// in the row's note (Megatron prints it in its argument dump, torchtitan and NeMo's progress lines do not).
+void default_seq_len(ParsedRun& run) {
+  const json::Value* model = run.config.find("model");
+  if (run.kind != RunKind::training || run.config.contains("train.seq_len") || model == nullptr ||
+      !model->is_string()) {
+    return;
+  }
+  const std::string name = model->as_string();  // set() below may move the config's members
+  const auto config = catalog::find_model(name);
+  if (config && config->seq_len > 0) {
+    run.config.set("train.seq_len", config->seq_len);
+    run.notes.push_back("train.seq_len " + std::to_string(config->seq_len) + " is " + name +
+                        "'s default from the catalog: the log does not print it");
+  }
+}
+
 std::string what_is_missing(const std::string& key) {
   if (key == "system" || key == "model" || key == "precision") {
     return "the " + key;
@@ -150,6 +185,7 @@ std::string what_is_missing(const std::string& key) {
 }  // namespace
 
 std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>& sets, const std::string& origin) {
+  const std::string printed = what_it_prints(run);  // before --set adds to the configuration
   for (const std::string& argument : sets) {
     if (auto problem = apply_set(run, argument, origin)) {
       return problem;
@@ -158,6 +194,10 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
   if (auto problem = resolve_printed_names(run, origin)) {
     return problem;
   }
+  default_seq_len(run);
+  // Every missing key in one message, so that one more attempt imports the file.
+  std::vector<std::string> missing;
+  std::vector<std::string> adds;
   for (const std::string& key : required_keys(run.kind)) {
     if (!run.config.contains(key)) {
       const std::string device = key == "system" && !run.printed_device.empty()
@@ -166,10 +206,47 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
       const std::string candidates = key == "model" && !run.model_candidates.empty()
                                          ? " (its architecture is that of " + joined(run.model_candidates) + ")"
                                          : "";
-      return bad_input(origin, 0,
-                       "the log does not print " + what_is_missing(key) + device + candidates + ": add --set " + key +
-                           "=" + placeholder(key));
+      missing.push_back(what_is_missing(key) + device + candidates);
+      adds.push_back("--set " + key + "=" + placeholder(key));
     }
+  }
+  if (missing.empty()) {
+    return std::nullopt;
+  }
+  std::string message = "the log does not print ";
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    message += (i == 0 ? "" : i + 1 == missing.size() ? " nor " : ", ") + missing[i];
+  }
+  message += ": add";
+  for (const std::string& add : adds) {
+    message += " " + add;
+  }
+  return bad_input(origin, 0, message + "; " + printed);
+}
+
+std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<std::string>& sets,
+                                            std::vector<std::string>& rest, const std::string& origin) {
+  for (const std::string& argument : sets) {
+    if (!argument.starts_with("import.")) {
+      rest.push_back(argument);
+      continue;
+    }
+    auto entry = parse_set_argument(argument);
+    if (!entry) {
+      return entry.error();
+    }
+    if (entry->key != "import.warmup") {
+      return bad_input(origin, 0, "--set " + entry->key + ": not an option of import (import.warmup=N is)");
+    }
+    const bool count = entry->value.is_number() && entry->value.as_number() >= 0 &&
+                       entry->value.as_number() == std::floor(entry->value.as_number()) &&
+                       entry->value.as_number() < 1e9;
+    if (!count) {
+      return bad_input(origin, 0,
+                       "--set import.warmup=" + shown(entry->value) +
+                           ": the warm-up steps to drop must be a whole number, 0 or more");
+    }
+    run.user_warmup = static_cast<std::size_t>(entry->value.as_number());
   }
   return std::nullopt;
 }

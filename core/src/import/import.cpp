@@ -35,6 +35,13 @@ std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Valu
   return std::nullopt;
 }
 
+WarmupRule ParsedRun::warmup_rule() const {
+  WarmupRule rule;
+  rule.first_step = steps.empty() ? 0 : steps.front();
+  rule.warmup = user_warmup;
+  return rule;
+}
+
 void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
                             std::optional<double> p99_ms) {
   if (median_ms) {
@@ -75,8 +82,6 @@ constexpr std::array<ImportFormat, 8> kFormats = {{
     {"torchtitan", looks_like_torchtitan, parse_torchtitan_log},
     {"nemo", looks_like_nemo, parse_nemo_log},
 }};
-
-constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
 
 int line_at(std::string_view text, std::size_t byte) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
@@ -162,7 +167,11 @@ Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::s
   if (!run) {
     return run.error();
   }
-  if (auto problem = merge_sets(*run, sets, origin)) {
+  std::vector<std::string> config_sets;
+  if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
+    return *problem;
+  }
+  if (auto problem = merge_sets(*run, config_sets, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);

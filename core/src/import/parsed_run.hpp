@@ -11,8 +11,11 @@
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
 #include "dgx/core/support/json.hpp"
+#include "steady_state.hpp"
 
 namespace dgx::detail {
+
+inline constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
 
 enum class RunKind { training, collective, serving };
 
@@ -54,14 +57,18 @@ struct ParsedRun {
   std::vector<std::string> model_candidates;  // catalog models whose architecture matches what the file prints
 
   SeriesKind series_kind = SeriesKind::step_time_s;
-  std::vector<double> series;         // training: one value per logged step, in order
-  std::vector<long> steps;            // the step (iteration) number of each series value, where printed
-  std::vector<double> tflops;         // per GPU, per logged step, where printed
-  std::vector<double> mfu;            // percent, per logged step, where printed
-  std::vector<CollectiveLine> lines;  // collectives
-  std::vector<Metric> metrics;        // the tool's own summary values, in the rows' names and units: serving's
-                                      // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
-  std::vector<std::string> notes;     // said in the row's field `note` (e.g. a table without its footer)
+  std::vector<double> series;              // training: one value per logged step, in order
+  std::vector<long> steps;                 // the step (iteration) number of each series value, where printed
+  std::vector<double> tflops;              // per GPU, per logged step, where printed
+  std::vector<double> mfu;                 // percent, per logged step, where printed
+  std::vector<CollectiveLine> lines;       // collectives
+  std::vector<Metric> metrics;             // the tool's own summary values, in the rows' names and units: serving's
+                                           // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
+  std::vector<std::string> notes;          // said in the row's field `note` (e.g. a table without its footer)
+  std::optional<std::size_t> user_warmup;  // --set import.warmup=N: the warm-up steps to drop, 0 allowed
+
+  /// The warm-up rule of this run's series (steady_state.hpp): where the log starts, the user's count.
+  [[nodiscard]] WarmupRule warmup_rule() const;
 
   /// Records a config value the file prints, and its line.
   void set(const std::string& key, json::Value value, int line);
@@ -91,6 +98,11 @@ inline Field field(std::string key, std::string value, bool hidden = false) {
 
 /// A usage failure naming "ORIGIN:LINE: MESSAGE" (the line left out when 0).
 Failure bad_input(const std::string& origin, int line, const std::string& message);
+
+/// The --set entries that are options of the import itself (import.warmup=N) applied to `run`; the others, for
+/// merge_sets, in `rest`.
+std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<std::string>& sets,
+                                            std::vector<std::string>& rest, const std::string& origin);
 
 /// Fills `run.config` from --set (config_merge.cpp): a --set of a key the file prints must agree with it, the
 /// printed model and GPU become catalog names, and every key a row of this kind needs must then be known.

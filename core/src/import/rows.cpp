@@ -90,7 +90,7 @@ std::optional<double> steady_median(const std::vector<double>& series, std::size
 Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::string& origin) {
   std::string how;
   const std::vector<double> times = step_times(run, how);
-  auto steady = steady_state(times, origin);
+  auto steady = steady_state(times, origin, run.warmup_rule());
   if (!steady) {
     return steady.error();
   }

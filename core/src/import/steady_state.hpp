@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,18 +10,28 @@
 
 namespace dgx::detail {
 
+inline constexpr std::size_t kMinSteadySteps = 3;
+
+/// What decides the warm-up besides the values: where the log starts, and the user's own count.
+struct WarmupRule {
+  long first_step = 0;                      // the step number of the first value; 0 when the log does not number them
+  std::optional<std::size_t> warmup;        // import.warmup=N: the steps to drop, replacing the automatic rule
+  std::size_t min_steps = kMinSteadySteps;  // steps that must remain; 1 when the user named the warm-up
+};
+
 struct SteadyState {
   std::vector<double> steady;  // the steps kept, in order
   std::size_t dropped = 0;     // warm-up steps dropped from the front
   double median = 0;
+  bool mid_run = false;      // the log starts after step 1: its first steps are no warm-up
+  bool user_warmup = false;  // import.warmup chose `dropped`
 
   /// "median of 90 steps, 10 warm-up steps dropped".
   [[nodiscard]] std::string describe() const;
 };
 
-inline constexpr std::size_t kMinSteadySteps = 3;
-
-/// The steady state of `steps`, or a usage failure naming `origin` when too few steps remain.
-Expected<SteadyState> steady_state(const std::vector<double>& steps, const std::string& origin);
+/// The steady state of `steps`, or a usage failure naming `origin` when fewer than rule.min_steps remain.
+Expected<SteadyState> steady_state(const std::vector<double>& steps, const std::string& origin,
+                                   const WarmupRule& rule = {});
 
 }  // namespace dgx::detail

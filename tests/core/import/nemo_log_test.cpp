@@ -66,3 +66,37 @@ TEST_CASE("NeMo 2's progress lines give each step's number") {
   CHECK(run->steps == std::vector<long>{120, 121});
   CHECK(run->series == std::vector<double>{0.03146, 0.03163});
 }
+
+TEST_CASE("every key a NeMo log lacks is asked for in one message, with what the log does print") {
+  const std::string message = failure_text(import_data_file("nemo/llama3_70b.log", {"model=llama3.1-70b"}));
+  CHECK(message.find("the log does not print the system, the GPU count nor the precision: add --set "
+                     "system=NAME") != std::string::npos);
+  CHECK(message.find("--set gpus=N --set precision=bf16|fp8|mxfp8|nvfp4; the log prints train.gbs=128 (line 13)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a NeMo log without the sequence length takes the model's default from the catalog, and says so") {
+  auto rows =
+      import_data_file("nemo/llama3_70b.log", {"precision=fp8", "system=h100-sxm", "gpus=64", "model=llama3.1-70b"});
+  REQUIRE(rows);
+  CHECK(rows->front().config_text("train.seq_len") == "8192");
+  CHECK(field_value(rows->front(), "note").find("train.seq_len 8192 is llama3.1-70b's default from the catalog") !=
+        std::string::npos);
+}
+
+TEST_CASE("import.warmup=N replaces the automatic warm-up, and the row says so") {
+  std::vector<std::string> sets = nemo_sets();
+  sets.emplace_back("import.warmup=0");
+  auto rows = import_data_file("nemo/llama3_70b.log", sets);
+  REQUIRE(rows);
+  CHECK(field_value(rows->front(), "steady_state") == "median of 50 steps, 0 warm-up steps dropped (import.warmup)");
+  sets.back() = "import.warmup=-1";
+  CHECK(failure_text(import_data_file("nemo/llama3_70b.log", sets)).find("must be a whole number, 0 or more") !=
+        std::string::npos);
+  sets.back() = "import.warmpu=2";
+  CHECK(failure_text(import_data_file("nemo/llama3_70b.log", sets)).find("not an option of import") !=
+        std::string::npos);
+  sets.back() = "import.warmup=50";
+  CHECK(failure_text(import_data_file("nemo/llama3_70b.log", sets)).find("import.warmup=50 drops them all") !=
+        std::string::npos);
+}

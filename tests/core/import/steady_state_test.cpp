@@ -20,3 +20,33 @@ TEST_CASE("three steps are no steady state: one warm-up and two are too few") {
   CHECK(s.error().code == ExitCode::usage);
   CHECK(s.error().message.find("x.log: no steady state: the run logged only 3 steps") == 0);
 }
+
+TEST_CASE("a front step still far from the median after the 10 percent is ramp-up and dropped too") {
+  // A Megatron MoE run: iteration 1 is start-up, iteration 2 still twice the steady time.
+  std::vector<double> steps = {300, 6.4, 3.1, 3.0, 3.1, 3.05, 3.0, 3.1, 3.0, 3.1};
+  auto s = detail::steady_state(steps, "x.log");
+  REQUIRE(s);
+  CHECK(s->dropped == 2);
+  CHECK(s->median == doctest::Approx(3.075));
+}
+
+TEST_CASE("a mid-run excerpt drops no step for being first, and says why") {
+  detail::WarmupRule rule;
+  rule.first_step = 182;
+  auto s = detail::steady_state({127.1, 127.5, 127.3, 127.6}, "x.log", rule);
+  REQUIRE(s);
+  CHECK(s->dropped == 0);
+  CHECK(s->describe() == "median of 4 steps, 0 warm-up steps dropped (a mid-run excerpt)");
+}
+
+TEST_CASE("with import.warmup the user's count replaces the rule and one steady step is enough") {
+  detail::WarmupRule rule;
+  rule.warmup = 1;
+  auto s = detail::steady_state({9, 2}, "x.log", rule);
+  REQUIRE(s);
+  CHECK(s->median == 2);
+  CHECK(s->describe() == "median of 1 step, 1 warm-up step dropped (import.warmup)");
+  auto none = detail::steady_state({9, 2}, "x.log");
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message.find("--set import.warmup=N (0 allowed)") != std::string::npos);
+}

@@ -44,6 +44,34 @@ std::vector<std::string> import_formats();
 Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
                                              const std::vector<std::string>& sets);
 
+/// What a file says by itself, before any --set: what `dgxhost import --inspect` prints, and what a user needs to
+/// see when the import asks for keys. `values` are the headline numbers a careful reader computes from the file
+/// alone, in the rows' metric names and units: a training log's steady-state step_time [s],
+/// tokens_per_s_per_gpu or samples_per_s (as the tool logs it) and MLPerf's time_to_train [min]; a collective's busbw
+/// and algbw [GB/s] at its largest message size (out-of-place unless only in-place is printed); a serving
+/// benchmark's summary (output_tokens_per_s, ttft, tpot, ...). A series of fewer steps than a row needs is still
+/// read (`steady_state` says how many steps were used, `notes` that it is no steady state).
+struct LogReading {
+  std::string tool;     // "torchtitan", as import_formats() names it
+  std::string version;  // as printed; empty when the file does not say
+  std::string kind;     // "training", "collective" or "serving"
+  std::string workload;
+  std::string timing;        // how the tool timed what it printed
+  std::string lines;         // "FIRST-LAST": the lines read
+  std::string steady_state;  // series only: "median of 9 steps, 1 warm-up step dropped"
+  std::vector<Metric> values;
+  std::vector<Field> printed;  // the configuration the file prints, with its line ("model", "llama3.1-8b (line 4)")
+  std::vector<std::string> notes;
+};
+
+/// The LogReading of one file's text; `sets` may hold import.warmup=N (other keys are ignored here). A usage
+/// failure for what import_text refuses before --set matters: no log, no known format, a truncated or crashed run.
+Expected<LogReading> inspect_text(std::string_view text, const std::string& origin,
+                                  const std::vector<std::string>& sets = {});
+
+/// inspect_text of a file read as a regular file of bounded size.
+Expected<LogReading> inspect_file(const std::string& path, const std::vector<std::string>& sets = {});
+
 /// import_text of each file in turn (read as a regular file of bounded size) into one report whose context says
 /// what was imported; the first failure ends it.
 Expected<Report> import_files(const std::vector<std::string>& paths, const std::vector<std::string>& sets);
