@@ -239,23 +239,18 @@ std::optional<Line> last_error(const std::vector<Line>& lines) {
   return std::nullopt;
 }
 
-// torchtitan's first step pays torch.compile and the first batches: a run that logged nothing after it has no
-// step to report.
-std::optional<Failure> refuse_without_steady_step(const std::vector<Line>& lines, const ParsedRun& run,
-                                                  const std::string& origin) {
-  if (run.series.empty()) {
-    const auto error = last_error(lines);
-    return bad_input(origin, error ? error->number : 0,
-                     "no metrics line (step: ... tps: ...): the run logged no training step" +
-                         (error ? "; it ended with '" + std::string(error->text.substr(0, 160)) + "'"
-                                : std::string("; the log ends before the first one")));
+// A run that died before its first metrics line (an OOM in step 1) says how it ended. One that logged only its
+// first step is the steady-state rule's to refuse (steady_state.cpp): its user may vouch for it with import.warmup.
+std::optional<Failure> refuse_without_steps(const std::vector<Line>& lines, const ParsedRun& run,
+                                            const std::string& origin) {
+  if (!run.series.empty()) {
+    return std::nullopt;
   }
-  if (run.steps == std::vector<long>{1}) {
-    return bad_input(origin, 0,
-                     "only step 1 is logged: the first step pays torch.compile and start-up, and the log ends before "
-                     "any later step; no steady-state value");
-  }
-  return std::nullopt;
+  const auto error = last_error(lines);
+  return bad_input(origin, error ? error->number : 0,
+                   "no metrics line (step: ... tps: ...): the run logged no training step" +
+                       (error ? "; it ended with '" + std::string(error->text.substr(0, 160)) + "'"
+                              : std::string("; the log ends before the first one")));
 }
 
 }  // namespace
@@ -292,7 +287,7 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
       run.last_line = line.number;
     }
   }
-  if (auto problem = refuse_without_steady_step(lines, run, origin)) {
+  if (auto problem = refuse_without_steps(lines, run, origin)) {
     return *problem;
   }
   features.apply(run);

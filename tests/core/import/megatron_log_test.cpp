@@ -97,7 +97,7 @@ TEST_CASE("Megatron-LM iteration lines with only the rank's prefix to say the wo
   CHECK(run->series.size() == 2);
 }
 
-TEST_CASE("a Megatron-LM iteration printed twice is one iteration; iterations that go back are a second run") {
+TEST_CASE("a Megatron-LM iteration printed twice is one iteration, iterations that go back are a second run") {
   const std::string one = " iteration        1/      10 | elapsed time per iteration (ms): 3061.2 |\n";
   const std::string two = " iteration        2/      10 | elapsed time per iteration (ms): 3050.0 |\n";
   auto twice = detail::read_run(one + one + two + two, "twice.log");

@@ -113,11 +113,7 @@ TEST_CASE("newer torchtitan's mesh, model and batch lines") {
   CHECK(run->mfu.empty());  // "mfu: N/A"
 }
 
-TEST_CASE("a torchtitan run that logged only step 1 or no step at all is refused, saying what is missing") {
-  const std::string first = "[rank0]:[titan] 2025-01-01 00:00:01,000 - root - INFO - step:  1  tps: 449\n";
-  auto one = detail::read_run(first, "step1.log");
-  REQUIRE_FALSE(one);
-  CHECK(one.error().message.find("step1.log: only step 1 is logged") == 0);
+TEST_CASE("a torchtitan run that logged no step is refused, saying how it ended") {
   const std::string crashed = "[rank0]:[titan] 2025-01-01 00:00:01,000 - root - INFO - Training starts at step 1\n"
                               "[rank0]:[rank0]: Traceback (most recent call last):\n"
                               "[rank0]:[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n";
