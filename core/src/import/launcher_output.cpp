@@ -198,6 +198,25 @@ bool most_lines(const std::vector<std::string>& lines, bool (*starts)(std::strin
 
 bool quoted(std::string_view s) { return !s.empty() && s.front() == '>'; }
 
+// Takes every prefix off the front of `s`, outermost first (srun's label only there), and says the rank and world
+// size they name.
+Prefix strip_prefixes(std::string_view& s, bool srun) {
+  Prefix named;
+  for (bool first = true;; first = false) {
+    std::optional<Prefix> p = first && srun ? srun_label(s) : std::nullopt;
+    for (auto* kind : {mpirun_tag, torchrun_tag, bracket_group, bare_timestamp}) {
+      p = p ? p : kind(s);
+    }
+    if (!p || p->length == 0) {
+      return named;
+    }
+    s.remove_prefix(p->length);
+    named.length += p->length;
+    named.rank = p->rank ? p->rank : named.rank;
+    named.world_size = p->world_size ? p->world_size : named.world_size;
+  }
+}
+
 }  // namespace
 
 LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
@@ -210,26 +229,17 @@ LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
       lines_, [](std::string_view s) { return srun_label(s).has_value(); }, 0.5);
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     std::string_view s = lines_[i];
-    if (blockquote) {
+    if (blockquote && quoted(s)) {
       s.remove_prefix(s.substr(0, 2) == "> " ? 2 : 1);
     }
     if (is_fence(s)) {
       s = {};
     }
-    for (bool first = true;; first = false) {
-      std::optional<Prefix> p = first && srun ? srun_label(s) : std::nullopt;
-      for (auto* kind : {mpirun_tag, torchrun_tag, bracket_group, bare_timestamp}) {
-        p = p ? p : kind(s);
-      }
-      if (!p || p->length == 0) {
-        break;
-      }
-      s.remove_prefix(p->length);
-      ranks_[i] = p->rank.value_or(ranks_[i]);
-      if (p->world_size && !world_size_) {
-        world_size_ = p->world_size;
-        world_size_line_ = static_cast<int>(i) + 1;
-      }
+    const Prefix named = strip_prefixes(s, srun);
+    ranks_[i] = named.rank.value_or(-1);
+    if (named.world_size && !world_size_) {
+      world_size_ = named.world_size;
+      world_size_line_ = static_cast<int>(i) + 1;
     }
     if (s.size() != lines_[i].size()) {
       changed_ = true;

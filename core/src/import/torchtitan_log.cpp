@@ -6,7 +6,6 @@
 // with ['dp_shard', 'tp'], [4, 2]`, `GPU capacity: NVIDIA H100 80GB HBM3 (0) with 79.10GiB memory`, `Training
 // starts at step 1, with local batch size 2, global batch size 16, ..., sequence length 8192, ...`.
 #include <algorithm>
-#include <ranges>
 
 #include "log_text.hpp"
 #include "parsed_run.hpp"
@@ -228,7 +227,8 @@ struct TitanFeatures {
 
 // The last "SomethingError: ..." line (a traceback's last line), to say how a run without steps ended.
 std::optional<Line> last_error(const std::vector<Line>& lines) {
-  for (const Line& line : std::ranges::reverse_view(lines)) {
+  for (std::size_t i = lines.size(); i-- > 0;) {
+    const Line& line = lines[i];
     const std::string_view s = trim(line.text);
     const std::size_t colon = s.find(": ");
     const std::string_view head = colon == std::string_view::npos ? std::string_view() : s.substr(0, colon);

@@ -71,8 +71,8 @@ TEST_CASE("leading timestamps come off, bracketed or not") {
 }
 
 TEST_CASE("a paste quoted whole as a markdown blockquote is unquoted, and fences become empty lines") {
-  const LauncherOutput log("> ```\n> # nThread 1\n>\n> ```\n");
-  CHECK(lines_of(log) == std::vector<std::string>{"", "# nThread 1", "", ""});
+  const LauncherOutput log("> ```\n> # nThread 1\n>\n\n> ```\n");
+  CHECK(lines_of(log) == std::vector<std::string>{"", "# nThread 1", "", "", ""});
   const LauncherOutput partly("> mpirun -np 16\n```\nrow\n```\n");
   CHECK(lines_of(partly) == std::vector<std::string>{"> mpirun -np 16", "", "row", ""});
 }
