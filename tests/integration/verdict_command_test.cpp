@@ -161,7 +161,7 @@ TEST_CASE("dgxhost verdict judges a log of each format against its projection an
        "slower than this configuration"},
       {"nccl-tests/all_reduce_8xh100.txt",
        {},
-       "18 rows: all_reduce all_reduce_8xh100.txt (imported: nccl-tests 2.13.11): no projection (all_reduce only "
+       "18 rows: all_reduce nccl-tests (imported: nccl-tests 2.13.11): no projection (all_reduce only "
        "measures"},
       {"aiperf/profile_export_aiperf.json",
        {"system=h100-sxm", "gpus=4", "parallel.tp=4", "precision=fp8"},

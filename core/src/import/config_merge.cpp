@@ -7,6 +7,7 @@
 #include "dgx/catalog/catalog_files.hpp"
 #include "dgx/catalog/system_catalog.hpp"
 #include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "parsed_run.hpp"
 
 namespace dgx::detail {
@@ -227,13 +228,24 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
 std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<std::string>& sets,
                                             std::vector<std::string>& rest, const std::string& origin) {
   for (const std::string& argument : sets) {
-    if (!argument.starts_with("import.")) {
+    if (!argument.starts_with("import.") && !argument.starts_with("run.time=")) {
       rest.push_back(argument);
       continue;
     }
     auto entry = parse_set_argument(argument);
     if (!entry) {
       return entry.error();
+    }
+    if (entry->key == "run.time") {
+      const auto seconds = entry->value.is_string() ? parse_iso_utc(entry->value.as_string()) : std::nullopt;
+      if (!seconds) {
+        return bad_input(origin, 0,
+                         "--set run.time=" + shown(entry->value) +
+                             ": when the run ran must be an ISO 8601 UTC time such as 2026-11-03T02:00:00Z");
+      }
+      run.time = *seconds;
+      run.time_from = "--set run.time";
+      continue;
     }
     if (entry->key != "import.warmup") {
       return bad_input(origin, 0, "--set " + entry->key + ": not an option of import (import.warmup=N is)");

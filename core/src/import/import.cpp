@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <filesystem>
 
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/utc_time.hpp"
 #include "launcher_output.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
@@ -71,8 +74,10 @@ struct ImportFormat {
   Parser parse;
 };
 
-// Most specific first: an MLPerf log is also a NeMo log, a Megatron-LM log may carry a torchtitan-like line.
-constexpr std::array<ImportFormat, 8> kFormats = {{
+// Most specific first: loadgen's detail log is MLLOG too, an MLPerf log is also a NeMo log, a Megatron-LM log may
+// carry a torchtitan-like line.
+constexpr std::array<ImportFormat, 9> kFormats = {{
+    {"mlperf-inference", looks_like_mlperf_inference, parse_mlperf_inference},
     {"mlperf", looks_like_mllog, parse_mllog},
     {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
     {"aiperf", looks_like_aiperf, parse_aiperf},
@@ -161,8 +166,12 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
 
 }  // namespace detail
 
-Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
-                                             const std::vector<std::string>& sets) {
+namespace {
+
+// import_text, dated by `file_time` (the file's modification time) when neither --set run.time nor the log does.
+Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::string& origin,
+                                              const std::vector<std::string>& sets,
+                                              std::optional<std::int64_t> file_time) {
   auto run = read_run(text, origin);
   if (!run) {
     return run.error();
@@ -171,10 +180,31 @@ Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::s
   if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
     return *problem;
   }
+  if (!run->time && file_time) {
+    run->time = *file_time;
+    run->time_from = "the file's modification time";
+  }
   if (auto problem = merge_sets(*run, config_sets, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);
+}
+
+std::optional<std::int64_t> modification_time(const std::string& path) {
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
+}  // namespace
+
+Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+                                             const std::vector<std::string>& sets) {
+  return import_dated(text, origin, sets, std::nullopt);
 }
 
 namespace {
@@ -207,6 +237,18 @@ json::Object import_context(const std::vector<std::string>& paths, const std::ve
   }
   import.set("sets", std::move(set_array));
   context.set("import", std::move(import));
+  // When the run ran, for the store's history: the earliest of the files' times.
+  std::optional<std::int64_t> earliest;
+  for (const ResultRow& r : rows) {
+    const Field* t = r.find_field("time");
+    const auto seconds = t != nullptr ? parse_iso_utc(t->value) : std::nullopt;
+    if (seconds && (!earliest || *seconds < *earliest)) {
+      earliest = seconds;
+    }
+  }
+  if (earliest) {
+    context.set("time", iso_utc(*earliest));
+  }
   return context;
 }
 
@@ -219,7 +261,7 @@ Expected<Report> import_files(const std::vector<std::string>& paths, const std::
     if (!text) {
       return text.error();
     }
-    auto rows = import_text(*text, path, sets);
+    auto rows = import_dated(*text, path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }

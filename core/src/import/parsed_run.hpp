@@ -2,6 +2,7 @@
 // into ResultRows. A parser records what the file prints and where (the line), nothing it would have to guess.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,6 +67,8 @@ struct ParsedRun {
                                            // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
   std::vector<std::string> notes;          // said in the row's field `note` (e.g. a table without its footer)
   std::optional<std::size_t> user_warmup;  // --set import.warmup=N: the warm-up steps to drop, 0 allowed
+  std::optional<std::int64_t> time;        // when the run ran (UTC seconds): as the log prints it, or --set run.time
+  std::string time_from;                   // where `time` comes from: "line 12", "--set run.time"
 
   /// The warm-up rule of this run's series (steady_state.hpp): where the log starts, the user's count.
   [[nodiscard]] WarmupRule warmup_rule() const;
@@ -99,8 +102,8 @@ inline Field field(std::string key, std::string value, bool hidden = false) {
 /// A usage failure naming "ORIGIN:LINE: MESSAGE" (the line left out when 0).
 Failure bad_input(const std::string& origin, int line, const std::string& message);
 
-/// The --set entries that are options of the import itself (import.warmup=N) applied to `run`; the others, for
-/// merge_sets, in `rest`.
+/// The --set entries that are options of the import itself (import.warmup=N, run.time=ISO) applied to `run`; the
+/// others, for merge_sets, in `rest`.
 std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<std::string>& sets,
                                             std::vector<std::string>& rest, const std::string& origin);
 
@@ -126,6 +129,8 @@ bool looks_like_torchtitan(std::string_view text);
 Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin);
 bool looks_like_mllog(std::string_view text);
 Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin);
+bool looks_like_mlperf_inference(std::string_view text);
+Expected<ParsedRun> parse_mlperf_inference(std::string_view text, const std::string& origin);
 bool looks_like_nccl_tests(std::string_view text);
 Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
 bool looks_like_aiperf(std::string_view text);

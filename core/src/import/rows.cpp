@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "dgx/core/support/statistics.hpp"
+#include "dgx/core/support/utc_time.hpp"
 
 #include "parsed_run.hpp"
 #include "steady_state.hpp"
@@ -25,7 +26,9 @@ ResultRow base_row(const ParsedRun& run, const std::string& origin, const std::s
   row.plugin = plugin;
   row.mode = ResultMode::measured;
   row.table = "imported " + run.tool;
-  row.label = std::filesystem::path(origin).filename().string();  // the mode column says the tool
+  // The label is what stays the same from one night's log to the next (the store keys series on it); the file is
+  // a field of its own.
+  row.label = run.tool;
   row.config = run.config;
   row.add_field(field("source", source_of(run), true));  // the mode column says it too
   if (const json::Value* system = run.config.find("system"); system != nullptr && system->is_string()) {
@@ -35,8 +38,11 @@ ResultRow base_row(const ParsedRun& run, const std::string& origin, const std::s
   if (!run.version.empty()) {
     row.add_field(field("tool_version", run.version, true));
   }
-  row.add_field(
-      field("file", origin + ":" + std::to_string(run.first_line) + "-" + std::to_string(run.last_line), true));
+  row.add_field(field("file", origin + ":" + std::to_string(run.first_line) + "-" + std::to_string(run.last_line)));
+  if (run.time) {
+    row.add_field(field("time", iso_utc(*run.time), true));
+    row.add_field(field("time_from", run.time_from, true));
+  }
   row.add_field(field("timing", run.timing, true));
   std::string notes;
   for (const std::string& n : run.notes) {
@@ -88,6 +94,13 @@ std::optional<double> steady_median(const std::vector<double>& series, std::size
 }
 
 Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::string& origin) {
+  if (run.series.empty() && !run.metrics.empty()) {  // MLPerf's time to train, without a logged step time
+    ResultRow row = base_row(run, origin, run.workload);
+    for (const Metric& m : run.metrics) {
+      row.add_metric(m);
+    }
+    return std::vector<ResultRow>{std::move(row)};
+  }
   std::string how;
   const std::vector<double> times = step_times(run, how);
   auto steady = steady_state(times, origin, run.warmup_rule());
@@ -108,6 +121,9 @@ Expected<std::vector<ResultRow>> training_rows(const ParsedRun& run, const std::
     row.add_metric(metric("mfu", *mfu, "%"));
   }
   row.add_metric(metric("steps", static_cast<double>(times.size()), "count"));
+  for (const Metric& m : run.metrics) {
+    row.add_metric(m);
+  }
   row.sample_times = steady->steady;
   row.add_field(field("steady_state", steady->describe()));
   row.add_field(field("derived",

@@ -1,6 +1,8 @@
 // import.cpp: what is refused before any parser runs, and import_files' report.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "import_fixture.hpp"
 
 using namespace dgx;
@@ -21,11 +23,20 @@ TEST_CASE("invalid UTF-8 is refused as binary") {
 
 TEST_CASE("a file of no known format lists the formats and shows its first line") {
   const std::string message = failure_text(import_data_file("bad/unknown.txt"));
-  CHECK(message.find("not a log of any of: mlperf, nccl-tests, aiperf") != std::string::npos);
+  CHECK(message.find("not a log of any of: ") != std::string::npos);
+  for (const std::string& name : import_formats()) {
+    CHECK(message.find(name) != std::string::npos);
+  }
   CHECK(message.find("the first line is 'hello world'") != std::string::npos);
 }
 
-TEST_CASE("import_formats names every parser") { CHECK(import_formats().size() == 8); }
+TEST_CASE("import_formats names every parser, each once") {
+  const std::vector<std::string> names = import_formats();
+  for (const char* name : {"mlperf-inference", "mlperf", "nccl-tests", "aiperf", "vllm-bench", "trtllm-bench",
+                           "megatron-lm", "torchtitan", "nemo"}) {
+    CHECK(std::count(names.begin(), names.end(), name) == 1);
+  }
+}
 
 TEST_CASE("import_files reports the files, tools and versions in its context") {
   ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);

@@ -14,7 +14,7 @@ TEST_CASE(
   const ResultRow& last = rows->back();
   CHECK(last.workload == "all_reduce");
   CHECK(last.plugin == "comm");
-  CHECK(last.label == "all_reduce_8xh100.txt");
+  CHECK(last.label == "nccl-tests");
   CHECK(last.config_text("world_size") == "8");
   CHECK(last.config_text("system") == "h100-sxm");
   CHECK(last.config_text("transport") == "nccl");

@@ -13,7 +13,7 @@ TEST_CASE("a torchtitan log gives tokens per GPU, the batch, the mesh, the model
   const ResultRow& r = rows->front();
   CHECK(r.mode == ResultMode::measured);
   CHECK(r.workload == "llm-pretrain");
-  CHECK(r.label == "llama3_8b.log");
+  CHECK(r.label == "torchtitan");
   CHECK(field_value(r, "source") == "imported: torchtitan");
   CHECK(field_value(r, "system") == "h100-sxm");
   CHECK(r.config_text("model") == "llama3.1-8b");

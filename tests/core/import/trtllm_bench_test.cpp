@@ -10,7 +10,7 @@ TEST_CASE("a trtllm-bench report gives its engine, world and the P50 of its brea
   auto rows = import_data_file("trtllm-bench/llama3.1-8b_fp8_throughput.txt", {"system=b200"});
   REQUIRE(rows);
   const ResultRow& r = rows->front();
-  CHECK(r.label == "llama3.1-8b_fp8_throughput.txt");
+  CHECK(r.label == "trtllm-bench");
   CHECK(r.config_text("model") == "llama3.1-8b");
   CHECK(r.config_text("precision") == "fp8");
   CHECK(r.config_text("parallel.tp") == "1");

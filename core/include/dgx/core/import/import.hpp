@@ -1,5 +1,6 @@
 // dgxhost import: the logs and result files of the tools people already run (NeMo / Megatron-Bridge, Megatron-LM,
-// torchtitan, MLPerf MLLOG, nccl-tests, AIPerf, vLLM's benchmark, trtllm-bench), read into dgx.results/1 rows of
+// torchtitan, MLPerf Training's MLLOG, MLPerf Inference's loadgen logs, nccl-tests, AIPerf, vLLM's benchmark,
+// trtllm-bench), read into dgx.results/1 rows of
 // mode measured, each labelled with the tool that measured it ("measured (imported: torchtitan)"). One parser per
 // format (core/src/import/<format>.cpp); what the file prints is read from it, what it does not comes from --set,
 // and nothing is guessed: a key a row needs and the file lacks is an error naming the key and the --set that
@@ -11,13 +12,16 @@
 //     framework (when known), gpus, precision, parallel.tp/pp/cp/vp/ep, parallel.fsdp, train.mbs, train.gbs,
 //     train.seq_len (finetune.method for llm-finetune); metrics step_time [s] (steady-state median),
 //     tokens_per_s, tokens_per_s_per_gpu, model_tflops_per_gpu and mfu where printed, steps [count]; sample_times
-//     the steady-state step times;
+//     the steady-state step times; MLPerf Training adds time_to_train [min] (run_start to run_stop), the one
+//     metric of a log without tracked_stats;
 //   collectives (all_reduce, all_gather, ... as the comm plugin names them): transport "nccl", world_size,
 //     comm.dtype, comm.op, comm.placement; metrics size [B], count, time [s], algbw, busbw [GB/s], wrong; one row
 //     per size and placement, field table_layout "nccl-tests";
 //   serving (llm-inference): model, system, gpus, precision, parallel.tp/pp/ep, serve.isl, serve.osl,
 //     serve.concurrency; metrics ttft, tpot, e2e_latency [s] (medians), their .p90/.p99, output_tokens_per_s,
-//     output_tokens_per_s_per_gpu, output_tokens_per_s_per_user, requests_per_s.
+//     output_tokens_per_s_per_gpu, output_tokens_per_s_per_user, requests_per_s; MLPerf Inference: samples_per_s
+//     (the scenario's result; scheduled_/completed_samples_per_s the other rate), latency [s] (loadgen's query
+//     latency, .p90 a SingleStream result) and mlperf.scenario/mode/result/sut as printed.
 // Every row has the fields source ("imported: <tool> <version>"), tool, tool_version (when printed), file
 // ("PATH:FIRST-LAST", the lines read), timing (how the tool timed it) and, for series, steady_state ("median of
 // 90 steps, 10 warm-up steps dropped").
@@ -33,7 +37,7 @@
 namespace dgx {
 
 /// The tools import reads, by the name --format-of-input / messages use: "nemo", "megatron-lm", "torchtitan",
-/// "mlperf", "nccl-tests", "aiperf", "vllm-bench", "trtllm-bench".
+/// "mlperf", "mlperf-inference", "nccl-tests", "aiperf", "vllm-bench", "trtllm-bench".
 std::vector<std::string> import_formats();
 
 /// The rows of one file's text; `origin` names it in errors and in the rows' `file` field; `sets` are --set
