@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -47,6 +50,44 @@ std::vector<std::string> write_nights(const TempDir& dir, int nights = 14, int f
         dir.write("night-" + std::to_string(n) + ".json", nightly_json(n, busbw, fell ? "2.23.4" : "2.21.5")).string());
   }
   return files;
+}
+
+// A nightly nccl-tests log (its one largest row) whose file is dated 2026-11-NN 02:00 UTC, as a cron job leaves it:
+// the log prints no date, so import dates it by the file's modification time.
+std::string write_nccl_night(const TempDir& dir, int night, double algbw) {
+  const std::string path = (dir.path() / ("all_reduce-" + std::to_string(night) + ".log")).string();
+  std::ofstream out(path);
+  const double size = 134217728;
+  char row[256];
+  std::snprintf(
+      row, sizeof row,
+      "   %.0f      33554432     float     sum      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f      0\n", size,
+      size / algbw * 1e-3, algbw, algbw * 1.75, size / algbw * 1e-3, algbw, algbw * 1.75);
+  out << "# nccl-tests version 2.13.11 nccl-headers=22105 nccl-library=22105\n"
+         "# Collective test starting: all_reduce_perf\n"
+         "# Using devices\n";
+  for (int rank = 0; rank < 8; ++rank) {
+    out << "#  Rank  " << rank << " Group  0 Pid  4123" << rank << " on  dgx-h100-01 device  " << rank
+        << " [0x1b] NVIDIA H100 80GB HBM3\n";
+  }
+  out << "#\n"
+         "#                                                              out-of-place                       in-place\n"
+         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+         "(GB/s)\n"
+      << row
+      << "# Out of bounds values : 0 OK\n"
+         "# Avg bus bandwidth    : 373.6\n"
+         "#\n"
+         "# Collective test concluded: all_reduce_perf\n";
+  out.close();
+  const std::string day = std::string(night < 10 ? "0" : "") + std::to_string(night);
+  std::tm tm{};
+  strptime(("2026-11-" + day + " 02:00:00").c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
+  std::filesystem::last_write_time(path, std::chrono::file_clock::from_sys(when));
+  return path;
 }
 
 ProcessResult history(const std::string& store, const std::vector<std::string>& args) {
@@ -292,4 +333,33 @@ TEST_CASE("a store on a PostgreSQL server: runs recorded by dgxhost, history rea
   const ProcessResult gone = history(store, {"--metric", "busbw"});
   CHECK(gone.exit_code == 2);
   CHECK(gone.err.find("cannot connect") != std::string::npos);
+}
+
+TEST_CASE("ten nightly nccl-tests logs recorded with store add are one series, dated by their files, and --detect "
+          "flags a 15% drop") {
+  const TempDir dir;
+  const std::string store = (dir.path() / "logs.sqlite").string();
+  std::vector<std::string> args = {"store", "add", "--store", store};
+  for (int night = 1; night <= 10; ++night) {
+    // Nightly noise of a few tenths of a percent, then 15% less from night 8 on.
+    const double jitter = 1 + 0.003 * ((night * 7) % 5 - 2);
+    args.push_back(write_nccl_night(dir, night, 213.5 * jitter * (night >= 8 ? 0.85 : 1.0)));
+  }
+  const ProcessResult added = dgxhost(args);
+  REQUIRE_MESSAGE(added.exit_code == 0, added.err);
+  const ProcessResult info = dgxhost({"store", "info", "--store", store});
+  CHECK_MESSAGE(info.out.find("10 runs, ") != std::string::npos, info.out);
+  CHECK(info.out.find("from 2026-11-01T02:00:00Z to 2026-11-10T02:00:00Z") != std::string::npos);
+
+  const ProcessResult series = history(store, {"--metric", "busbw", "--format", "json"});
+  REQUIRE_MESSAGE(series.exit_code == 0, series.err);
+  const json::Value doc = json::parse(series.out);
+  const json::Array& rows = doc["results"].as_array();
+  REQUIRE(!rows.empty());
+  CHECK(rows[0]["metrics"]["points"]["value"].as_number() == 10);  // one series of ten nights, not ten of one
+
+  const ProcessResult gate = history(store, {"--metric", "busbw", "--detect"});
+  CHECK_MESSAGE(gate.exit_code == 5, gate.out);
+  CHECK(gate.out.find("regression") != std::string::npos);
+  CHECK(gate.out.find("2026-11-08T02:00:00Z") != std::string::npos);
 }

@@ -85,7 +85,7 @@ TEST_CASE("dgxhost import refuses bad input with exit 2 and a message naming the
   const std::pair<std::vector<std::string>, const char*> cases[] = {
       {{data("bad/empty.txt")}, "the file is empty"},
       {{data("bad/binary.bin")}, "a binary file"},
-      {{data("bad/unknown.txt")}, "not a log of any of: mlperf, nccl-tests"},
+      {{data("bad/unknown.txt")}, "not a log of any of: "},
       {{data("vllm-bench/truncated.json"), "--set", "system=h200-sxm"}, "truncated JSON"},
       {{data("nccl-tests/cut_mid_row.txt")}, "cut_mid_row.txt:26: a table line with 3 of nccl-tests' 13 columns"},
       {{data("torchtitan/crashed.log"), "--set", "precision=bf16"}, "no steady state: the run logged only 3 steps"},

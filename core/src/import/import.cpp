@@ -42,6 +42,7 @@ WarmupRule ParsedRun::warmup_rule() const {
   WarmupRule rule;
   rule.first_step = steps.empty() ? 0 : steps.front();
   rule.warmup = user_warmup;
+  rule.warm_at_start = warm_at_start;
   return rule;
 }
 
@@ -158,8 +159,12 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   }
   log.keep_one_rank(format->looks_like);
   auto run = format->parse(log.text(), origin);
-  if (run) {
-    log.record_world_size(*run);
+  if (!run) {
+    return run.error();
+  }
+  log.record_world_size(*run);
+  if (auto problem = check_plausible(*run, origin)) {
+    return *problem;
   }
   return run;
 }
@@ -185,6 +190,9 @@ Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::
     run->time_from = "the file's modification time";
   }
   if (auto problem = merge_sets(*run, config_sets, origin)) {
+    return *problem;
+  }
+  if (auto problem = check_fabric(*run, origin)) {
     return *problem;
   }
   return make_rows(*run, origin);

@@ -107,6 +107,10 @@ std::optional<Failure> read_run_start(const MllogEvent& e, TrainingLog& r, int l
   }
   r.run.line_of["run_start"] = line;
   r.start_ms = e.time_ms;
+  if (e.time_ms && *e.time_ms > 0) {  // when the run ran, for the store's history
+    r.run.time = static_cast<std::int64_t>(*e.time_ms / 1000);
+    r.run.time_from = "run_start at line " + std::to_string(line);
+  }
   return std::nullopt;
 }
 
@@ -251,6 +255,7 @@ Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin
   TrainingLog r;
   r.run.tool = "mlperf";
   r.run.kind = RunKind::training;
+  r.run.warm_at_start = true;  // MLPerf's timed region starts after the benchmark's own warm-up
   r.run.workload = "llm-pretrain";
   const bool ends_cleanly = text.back() == '\n';
   const std::vector<Line> lines = split_lines(text);

@@ -39,6 +39,7 @@ struct CollectiveLine {
   double algbw = 0;             // GB/s
   double busbw = 0;             // GB/s
   std::optional<double> wrong;  // nccl-tests prints N/A without a check
+  int line = 0;                 // where the file prints it
 };
 
 struct ParsedRun {
@@ -60,6 +61,7 @@ struct ParsedRun {
   SeriesKind series_kind = SeriesKind::step_time_s;
   std::vector<double> series;              // training: one value per logged step, in order
   std::vector<long> steps;                 // the step (iteration) number of each series value, where printed
+  std::vector<int> series_lines;           // the line of each series value, where the parser records it
   std::vector<double> tflops;              // per GPU, per logged step, where printed
   std::vector<double> mfu;                 // percent, per logged step, where printed
   std::vector<CollectiveLine> lines;       // collectives
@@ -67,6 +69,7 @@ struct ParsedRun {
                                            // TTFT/TPOT/throughput, MLPerf Training's time_to_train [min]
   std::vector<std::string> notes;          // said in the row's field `note` (e.g. a table without its footer)
   std::optional<std::size_t> user_warmup;  // --set import.warmup=N: the warm-up steps to drop, 0 allowed
+  bool warm_at_start = false;              // the tool warms up before it times (MLPerf: before run_start)
   std::optional<std::int64_t> time;        // when the run ran (UTC seconds): as the log prints it, or --set run.time
   std::string time_from;                   // where `time` comes from: "line 12", "--set run.time"
 
@@ -114,6 +117,11 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
 /// What one file says (import.cpp): refuses what is no log (empty, binary), tells the format by what only it
 /// prints and runs that format's parser. Nothing from --set yet.
 Expected<ParsedRun> read_run(std::string_view text, const std::string& origin);
+
+/// Refuses a value no tool measures (plausibility.cpp): a zero, negative or non-finite time or rate, a step under a
+/// microsecond. check_fabric, once the system is known: a bus bandwidth beyond 1.5 x its fabric's peak.
+std::optional<Failure> check_plausible(const ParsedRun& run, const std::string& origin);
+std::optional<Failure> check_fabric(const ParsedRun& run, const std::string& origin);
 
 /// The rows of a run whose configuration is complete (rows.cpp).
 Expected<std::vector<ResultRow>> make_rows(const ParsedRun& run, const std::string& origin);
