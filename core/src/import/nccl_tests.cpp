@@ -214,7 +214,7 @@ std::optional<Failure> read_row(const std::vector<std::string>& t, const Line& l
   if (!h.layout || !h.layout->fits(t.size())) {
     const std::size_t width = h.layout ? h.layout->width : 13;
     return bad_input(origin, line.number,
-                     "a table line with " + std::to_string(t.size()) + " of the table's " + std::to_string(width) +
+                     "a table line with " + std::to_string(t.size()) + " of nccl-tests' " + std::to_string(width) +
                          " columns (a line cut mid-row?): '" + std::string(trim(line.text)) + "'");
   }
   for (const Layout::Half& half : h.layout->halves) {
