@@ -136,7 +136,7 @@ std::optional<Failure> resolve_printed_names(ParsedRun& run, const std::string& 
   return std::nullopt;
 }
 
-// What the file prints of the configuration, for the message that asks for the rest: "model=llama3.1-70b (line 12)".
+// What the file prints of the configuration, for the message that asks for the rest: "parallel.tp=8 (line 12)".
 std::string what_it_prints(const ParsedRun& run) {
   std::string printed;
   for (const auto& [key, value] : run.config) {

@@ -10,6 +10,7 @@
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "dgx/core/support/utc_time.hpp"
+#include "launcher_output.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -153,15 +154,20 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
+  // The parsers read the tool's own text: launcher prefixes off, one rank's lines (launcher_output.hpp), each line
+  // where it was in the file.
+  LauncherOutput log(text);
   const auto format =
-      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(text); });
+      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(log.text()); });
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
-  auto run = format->parse(text, origin);
+  log.keep_one_rank(format->looks_like);
+  auto run = format->parse(log.text(), origin);
   if (!run) {
     return run.error();
   }
+  log.record_world_size(*run);
   if (auto problem = check_plausible(*run, origin)) {
     return *problem;
   }

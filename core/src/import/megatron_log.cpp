@@ -6,6 +6,9 @@
 // and each logging interval one line with the step time averaged over the interval:
 //    iteration       10/     100 | consumed samples: 1280 | elapsed time per iteration (ms): 1234.5 |
 //    throughput per GPU (TFLOP/s/GPU): 456.7 | ... | global batch size:   128 | ...
+// Forks print the same line: AMD Primus as "current/average" (`elapsed time per iteration (ms): 92809.9/268751.1`,
+// the first value is the interval's own), EPFL's Megatron-LLM without the throughput, Megatron-Bridge with MoE and
+// MTP losses. Launcher and logger prefixes are taken off before (launcher_output.hpp).
 #include <map>
 
 #include "catalog_names.hpp"
@@ -163,7 +166,10 @@ std::optional<Failure> read_iteration(const Line& line, ParsedRun& run, double& 
   if (!ms || !iteration) {
     return bad_input(origin, line.number, "an iteration line without its elapsed time (a line cut short?)");
   }
-  if (*iteration <= last_iteration) {
+  if (*iteration == last_iteration) {
+    return std::nullopt;  // the same iteration again: several ranks printing it without a prefix to tell them apart
+  }
+  if (*iteration < last_iteration) {
     return bad_input(origin, line.number,
                      "two runs in one file: the iterations restart at " +
                          std::to_string(static_cast<long long>(*iteration)) + "; import one run per file");
@@ -175,6 +181,7 @@ std::optional<Failure> read_iteration(const Line& line, ParsedRun& run, double& 
     }
   }
   run.series.push_back(*ms * 1e-3);
+  run.steps.push_back(static_cast<long>(*iteration));
   if (auto tflops = number_after(line.text, "throughput per GPU (TFLOP/s/GPU)")) {
     run.tflops.push_back(*tflops);
   }

@@ -29,13 +29,15 @@ std::optional<Failure> check_series(const ParsedRun& run, const std::string& ori
     const double v = run.series[i];
     if (!std::isfinite(v) || v <= 0) {
       return bad_input(origin, line_at(run.series_lines, i),
-                       std::string("a ") + what + " of " + shown(v) + ": no measurement is zero, negative or not a "
-                                                                      "number");
+                       std::string("a ") + what + " of " + shown(v) +
+                           ": no measurement is zero, negative or not a "
+                           "number");
     }
     if (run.series_kind == SeriesKind::step_time_s && v < kShortestStep) {
       return bad_input(origin, line_at(run.series_lines, i),
-                       "a step time of " + shown(v) + " s: shorter than a microsecond, no training step is (a unit "
-                                                      "mix-up?)");
+                       "a step time of " + shown(v) +
+                           " s: shorter than a microsecond, no training step is (a unit "
+                           "mix-up?)");
     }
   }
   return std::nullopt;
@@ -60,8 +62,7 @@ std::optional<Failure> check_metrics(const ParsedRun& run, const std::string& or
   for (const Metric& m : run.metrics) {
     if (!std::isfinite(m.value) || m.value < 0) {
       return bad_input(origin, 0,
-                       m.name + " " + shown(m.value) + " " + m.unit +
-                           ": no measurement is negative or not a number");
+                       m.name + " " + shown(m.value) + " " + m.unit + ": no measurement is negative or not a number");
     }
   }
   return std::nullopt;

@@ -11,7 +11,7 @@ namespace dgx::detail {
 
 namespace {
 
-void read_model(const std::vector<Line>& lines, const std::optional<CommandLine>& bench, ParsedRun& run) {
+void read_sglang_model(const std::vector<Line>& lines, const std::optional<CommandLine>& bench, ParsedRun& run) {
   auto model = bench ? bench->option({"--model"}) : std::nullopt;
   if (!model) {
     if (const auto server = find_command(lines, {"sglang.launch_server"})) {
@@ -43,7 +43,7 @@ Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string&
   run.workload = "llm-inference";
   run.timing = "sglang bench_serving: client-side request timestamps";
   const auto command = find_command(lines, {"sglang.bench_serving", "bench_serving.py"});
-  read_model(lines, command, run);
+  read_sglang_model(lines, command, run);
   if (auto problem = read_serving_result(*block, command, run, origin)) {
     return *problem;
   }

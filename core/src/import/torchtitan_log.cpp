@@ -63,8 +63,35 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
   run.set("gpus", gpus, number);
 }
 
+// Newer torchtitan: "Building device mesh with parallelism: pp=1, dp_replicate=1, dp_shard=8, cp=1, tp=1, ep=1".
+void read_parallelism(std::string_view line, ParsedRun& run, int number) {
+  std::int64_t gpus = 1;
+  for (const auto& [name, key] :
+       {std::pair{"pp=", "parallel.pp"}, std::pair{"dp_replicate=", ""}, std::pair{"dp_shard=", "parallel.fsdp"},
+        std::pair{"cp=", "parallel.cp"}, std::pair{"tp=", "parallel.tp"}, std::pair{"ep=", "parallel.ep"}}) {
+    const std::size_t at = line.find(std::string(" ") + name);
+    const auto n = at == std::string_view::npos ? std::nullopt : number_after(line.substr(at + 1), name);
+    if (!n) {
+      continue;
+    }
+    if (std::string_view(key) == "parallel.fsdp") {
+      if (*n > 1) {
+        run.set(key, true, number);  // FSDP2 (fully_shard) over the data-parallel shards
+      }
+    } else if (*key != '\0') {
+      run.set(key, static_cast<std::int64_t>(*n), number);
+    }
+    // ep shards the experts over ranks the other dimensions already count
+    gpus *= std::string_view(name) == "ep=" ? 1 : static_cast<std::int64_t>(*n);
+  }
+  run.set("gpus", gpus, number);
+}
+
 std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number,
                                            const std::string& origin) {
+  if (line.find("global batch size") == std::string_view::npos) {
+    return std::nullopt;  // newer torchtitan says the batch in "Trainer is initialized with", then only the step
+  }
   if (run.line_of.count("train.gbs") != 0) {
     return bad_input(origin, number,
                      "two runs in one file: a second 'Training starts at step' (first at line " +
@@ -86,15 +113,22 @@ std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run
 }
 
 void read_model(std::string_view line, ParsedRun& run, int number) {
+  // "Building <module> <flavour> with TransformerModelArgs(...)", newer torchtitan "Building <module> <flavour>".
   const std::size_t at = line.find("Building ");
-  const std::size_t with = line.find(" with ", at);
-  if (at != std::string_view::npos && with != std::string_view::npos &&
-      line.find("device mesh") == std::string_view::npos) {
-    run.printed_model = std::string(trim(line.substr(at + 9, with - at - 9)));
+  if (at == std::string_view::npos || line.find("device mesh") != std::string_view::npos) {
+    return;
+  }
+  const std::string_view rest = trim(line.substr(at + 9));
+  const std::size_t with = rest.find(" with ");
+  const std::string_view name = with == std::string_view::npos ? rest : rest.substr(0, with);
+  if (std::count(name.begin(), name.end(), ' ') == 1) {
+    run.printed_model = std::string(name);
     run.printed_model_line = number;
   }
 }
 
+// Every rank prints its step line when the launcher does not filter ranks, and some forks print the last step again
+// as "final step: N": a step already read is the same step, not a new one.
 std::optional<Failure> read_step(std::string_view line, ParsedRun& run, double& last_step, int number,
                                  const std::string& origin) {
   const auto step = number_after(line, "step:");
@@ -102,13 +136,17 @@ std::optional<Failure> read_step(std::string_view line, ParsedRun& run, double& 
   if (!step || !tps) {
     return bad_input(origin, number, "a metrics line without its step or tps (a line cut short?)");
   }
-  if (*step <= last_step) {
+  if (*step == last_step) {
+    return std::nullopt;
+  }
+  if (*step < last_step) {
     return bad_input(origin, number,
                      "two runs in one file: the steps restart at " + std::to_string(static_cast<long long>(*step)) +
                          "; import one run per file");
   }
   last_step = *step;
   run.series.push_back(*tps);
+  run.steps.push_back(static_cast<long>(*step));
   if (auto tflops = number_after(line, "tflops:")) {
     run.tflops.push_back(*tflops);
   }
@@ -123,10 +161,13 @@ std::optional<Failure> read_line(std::string_view s, ParsedRun& run, double& las
   if (is_metrics_line(s)) {
     return read_step(s, run, last_step, number, origin);
   }
-  if (s.find("Training starts at step") != std::string_view::npos) {
+  if (s.find("Training starts at step") != std::string_view::npos ||
+      s.find("Trainer is initialized with") != std::string_view::npos) {
     return read_training_start(s, run, number, origin);
   }
-  if (s.find("device mesh with") != std::string_view::npos) {
+  if (s.find("device mesh with parallelism:") != std::string_view::npos) {
+    read_parallelism(s, run, number);
+  } else if (s.find("device mesh with") != std::string_view::npos) {
     read_mesh(s.substr(s.find("device mesh with")), run, number);
   } else if (auto gpu =
                  text_after(s, "capacity:")) {  // "GPU capacity: NAME (0) with", older "CUDA capacity: NAME with"
@@ -184,15 +225,45 @@ struct TitanFeatures {
   }
 };
 
+// The last "SomethingError: ..." line (a traceback's last line), to say how a run without steps ended.
+std::optional<Line> last_error(const std::vector<Line>& lines) {
+  for (std::size_t i = lines.size(); i-- > 0;) {
+    const Line& line = lines[i];
+    const std::string_view s = trim(line.text);
+    const std::size_t colon = s.find(": ");
+    const std::string_view head = colon == std::string_view::npos ? std::string_view() : s.substr(0, colon);
+    if (head.size() > 5 && head.substr(head.size() - 5) == "Error" && head.find(' ') == std::string_view::npos) {
+      return Line{s, line.number};
+    }
+  }
+  return std::nullopt;
+}
+
+// A run that died before its first metrics line (an OOM in step 1) says how it ended. One that logged only its
+// first step is the steady-state rule's to refuse (steady_state.cpp): its user may vouch for it with import.warmup.
+std::optional<Failure> refuse_without_steps(const std::vector<Line>& lines, const ParsedRun& run,
+                                            const std::string& origin) {
+  if (!run.series.empty()) {
+    return std::nullopt;
+  }
+  const auto error = last_error(lines);
+  return bad_input(origin, error ? error->number : 0,
+                   "no metrics line (step: ... tps: ...): the run logged no training step" +
+                       (error ? "; it ended with '" + std::string(error->text.substr(0, 160)) + "'"
+                              : std::string("; the log ends before the first one")));
+}
+
 }  // namespace
 
+// A run that logged no step is still torchtitan's when its logger's "[titan]" tag says so: it is refused with what
+// is missing rather than as a file of no known format.
 bool looks_like_torchtitan(std::string_view text) {
   for (const Line& line : split_lines(text)) {
     if (is_metrics_line(strip_ansi(line.text))) {
       return true;
     }
   }
-  return false;
+  return text.find("[titan] ") != std::string_view::npos;
 }
 
 Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin) {
@@ -204,7 +275,8 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
   run.timing = "torchtitan's tps: tokens per second per GPU over each logging interval";
   double last_step = 0;
   TitanFeatures features;
-  for (const Line& line : split_lines(text)) {
+  const std::vector<Line> lines = split_lines(text);
+  for (const Line& line : lines) {
     const std::string s = strip_ansi(line.text);
     if (auto problem = read_line(s, run, last_step, line.number, origin)) {
       return *problem;
@@ -214,6 +286,9 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
       run.first_line = run.first_line == 0 ? line.number : run.first_line;
       run.last_line = line.number;
     }
+  }
+  if (auto problem = refuse_without_steps(lines, run, origin)) {
+    return *problem;
   }
   features.apply(run);
   return run;

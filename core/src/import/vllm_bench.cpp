@@ -86,7 +86,7 @@ Expected<ParsedRun> parse_json(std::string_view text, const std::string& origin)
 }
 
 // The model: the benchmark command's --model, else the model `vllm serve` was started with.
-void read_model(const std::vector<Line>& lines, const std::optional<CommandLine>& bench, ParsedRun& run) {
+void read_vllm_model(const std::vector<Line>& lines, const std::optional<CommandLine>& bench, ParsedRun& run) {
   auto model = bench ? bench->option({"--model"}) : std::nullopt;
   if (!model) {
     if (const auto server = find_command(lines, {"vllm serve"}); server && !server->args.empty()) {
@@ -107,7 +107,7 @@ Expected<ParsedRun> parse_console(std::string_view text, const std::string& orig
   }
   ParsedRun run = vllm_run();
   const auto command = find_command(lines, {"vllm bench serve", "benchmark_serving.py"});
-  read_model(lines, command, run);
+  read_vllm_model(lines, command, run);
   if (auto problem = read_serving_result(*block, command, run, origin)) {
     return *problem;
   }

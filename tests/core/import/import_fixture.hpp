@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dgx/core/import/import.hpp"
+#include "parsed_run.hpp"
 
 namespace dgx::testing {
 
@@ -37,6 +38,11 @@ inline Expected<std::vector<ResultRow>> import_with_catalog(const std::string& t
 inline Expected<std::vector<ResultRow>> import_data_file(const std::string& relative,
                                                          const std::vector<std::string>& sets = {}) {
   return import_with_catalog(read_import_data(relative), relative, sets);
+}
+
+/// What a data file says before any --set (read_run), for the parsers' own tests.
+inline Expected<detail::ParsedRun> read_data_run(const std::string& relative) {
+  return detail::read_run(read_import_data(relative), relative);
 }
 
 inline double metric_value(const ResultRow& row, const char* name) {

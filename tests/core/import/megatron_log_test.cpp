@@ -64,3 +64,46 @@ TEST_CASE("--set gpus against Megatron-LM's world size names both") {
       import_data_file("megatron-lm/llama70b_tp4pp4.log", {"system=h100-sxm", "model=llama3.1-70b", "gpus=128"}));
   CHECK(message.find("the log says gpus=64 but --set gpus=128 contradicts it") != std::string::npos);
 }
+
+TEST_CASE("an AMD Primus log: arguments from rank 0, current/average iteration times from the last rank") {
+  const std::string relative = "megatron-lm/primus_ranks.log";
+  auto run = read_data_run(relative);
+  REQUIRE(run);
+  CHECK(run->config.at("train.gbs").as_int() == 640);
+  CHECK(run->config.at("train.mbs").as_int() == 10);
+  CHECK(run->config.at("train.seq_len").as_int() == 4096);
+  CHECK(run->config.at("gpus").as_int() == 16);
+  CHECK(run->line_of["train.gbs"] == 3);  // lines of the file as it is
+  // The first value of "444692.3/444692.3" is the interval's own; the second the average since the start.
+  REQUIRE(run->series.size() == 4);
+  CHECK(run->series[0] == doctest::Approx(444.6923));
+  CHECK(run->series[1] == doctest::Approx(92.8099));
+  CHECK(run->series[3] == doctest::Approx(92.6311));
+  CHECK(run->steps == std::vector<long>{1, 2, 3, 4});
+  CHECK(run->first_line == 2);
+  CHECK(run->last_line == 14);
+}
+
+TEST_CASE("Megatron-LM iteration lines with only the rank's prefix to say the world size") {
+  const std::string text =
+      "[20251115 12:17:53][rank-63/64][INFO ] [--------trainer.py:2382] :  iteration        1/      50 | "
+      "elapsed time per iteration (ms): 3061.2/3061.2 | global batch size:  2048 |\n"
+      "[20251115 12:17:59][rank-63/64][INFO ] [--------trainer.py:2382] :  iteration        2/      50 | "
+      "elapsed time per iteration (ms): 6391.4/4726.3 | global batch size:  2048 |\n";
+  auto run = detail::read_run(text, "excerpt.log");
+  REQUIRE(run);
+  CHECK(run->config.at("gpus").as_int() == 64);
+  CHECK(run->config.at("train.gbs").as_int() == 2048);
+  CHECK(run->series.size() == 2);
+}
+
+TEST_CASE("a Megatron-LM iteration printed twice is one iteration, iterations that go back are a second run") {
+  const std::string one = " iteration        1/      10 | elapsed time per iteration (ms): 3061.2 |\n";
+  const std::string two = " iteration        2/      10 | elapsed time per iteration (ms): 3050.0 |\n";
+  auto twice = detail::read_run(one + one + two + two, "twice.log");
+  REQUIRE(twice);
+  CHECK(twice->steps == std::vector<long>{1, 2});
+  auto restarted = detail::read_run(one + two + one, "restart.log");
+  REQUIRE_FALSE(restarted);
+  CHECK(restarted.error().message.find("restart.log:3: two runs in one file: the iterations restart at 1") == 0);
+}

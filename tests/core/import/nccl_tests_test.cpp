@@ -45,3 +45,77 @@ TEST_CASE("a system --set against the GPU nccl-tests printed names both") {
   const std::string message = failure_text(import_data_file("nccl-tests/all_reduce_8xh100.txt", {"system=b200"}));
   CHECK(message.find("the log says system=h100-sxm but --set system=b200") != std::string::npos);
 }
+
+namespace {
+
+const dgx::detail::CollectiveLine& largest(const dgx::detail::ParsedRun& run, const std::string& placement) {
+  const dgx::detail::CollectiveLine* best = nullptr;
+  for (const auto& l : run.lines) {
+    if (l.placement == placement && (best == nullptr || l.size_bytes > best->size_bytes)) {
+      best = &l;
+    }
+  }
+  REQUIRE(best != nullptr);
+  return *best;
+}
+
+}  // namespace
+
+TEST_CASE("an old nccl-tests table without redop, root or header is read from its width, the first table only") {
+  auto run = read_data_run("nccl-tests/old_format_no_header.txt");
+  REQUIRE(run);
+  CHECK(run->lines.size() == 24);  // the next test's header after the footer starts no second table
+  const auto& l = largest(*run, "out-of-place");
+  CHECK(l.size_bytes == 134217728);
+  CHECK(l.type == "float");
+  CHECK(l.redop.empty());
+  CHECK(l.busbw == doctest::Approx(20.34));
+  CHECK(l.wrong == 0);
+}
+
+TEST_CASE("an mpirun --tag-output table whose header puts in-place first reads its one half as in-place") {
+  auto run = read_data_run("nccl-tests/tag_output_in_place_first.txt");
+  REQUIRE(run);
+  REQUIRE(run->lines.size() == 1);
+  CHECK(run->lines[0].placement == "in-place");
+  CHECK(run->lines[0].busbw == doctest::Approx(213.53));
+  CHECK(run->lines[0].algbw == doctest::Approx(113.88));
+  CHECK(run->last_line == 9);  // the footer, a line of the file as it is
+}
+
+TEST_CASE("rccl-tests says so in its banner, and a device list without GPU names still counts the ranks") {
+  auto run = read_data_run("nccl-tests/rccl_banner.txt");
+  REQUIRE(run);
+  CHECK(run->tool == "rccl-tests");
+  CHECK(run->version == "develop:5272cd1");
+  CHECK(run->printed_device.empty());
+  CHECK(run->config.at("world_size").as_int() == 2);
+  CHECK(largest(*run, "out-of-place").busbw == doctest::Approx(369.04));
+  CHECK(run->timing.rfind("rccl-tests: the mean time of", 0) == 0);
+}
+
+TEST_CASE("a summary of several runs' rows is read up to its first table, and says the file goes on") {
+  auto run = read_data_run("nccl-tests/rccl_egrep_sections.txt");
+  REQUIRE(run);
+  CHECK(run->lines.size() == 6);
+  CHECK(largest(*run, "out-of-place").busbw == doctest::Approx(319.08));
+  const std::string notes = run->notes.front();
+  CHECK(notes.find("another table at line 8") != std::string::npos);
+}
+
+TEST_CASE("a markdown paste of nccl-tests: fences, a quoted command, header lines that lost their '#'") {
+  auto run = read_data_run("nccl-tests/markdown_paste.md");
+  REQUIRE(run);
+  CHECK(run->config.at("world_size").as_int() == 3);
+  CHECK(run->config.at("comm.collective").as_string() == "all_reduce");
+  CHECK(run->printed_device == "NVIDIA H100 80GB HBM3");
+  CHECK(largest(*run, "out-of-place").busbw == doctest::Approx(338.82));
+  CHECK(run->timing == "nccl-tests: the mean time of 20 iterations after 5 warm-up iterations");
+}
+
+TEST_CASE("an nccl-tests log that ends after its column header is refused, naming the header's line") {
+  auto run = read_data_run("nccl-tests/headers_without_rows.txt");
+  REQUIRE_FALSE(run);
+  CHECK(run.error().message.find(
+            "nccl-tests/headers_without_rows.txt:12: no table row after nccl-tests' column header") == 0);
+}

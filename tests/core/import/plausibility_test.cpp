@@ -14,8 +14,9 @@ namespace {
 std::string nemo_steps(const std::string& third_step) {
   std::string text;
   for (int i = 0; i < 8; ++i) {
-    text += "Training epoch 0, iteration " + std::to_string(i) + "/49 | global_batch_size: 128 | train_step_timing in s: " +
-            (i == 3 ? third_step : std::string("12.60")) + " | consumed_samples: 128\n";
+    text += "Training epoch 0, iteration " + std::to_string(i) +
+            "/49 | global_batch_size: 128 | train_step_timing in s: " + (i == 3 ? third_step : std::string("12.60")) +
+            " | consumed_samples: 128\n";
   }
   return text;
 }
@@ -25,7 +26,8 @@ std::string nccl_table(const std::string& busbw) {
          "# Collective test starting: all_reduce_perf\n"
          "#  Rank  0 Group  0 Pid  41230 on  dgx-h100-01 device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
          "#  Rank  1 Group  0 Pid  41231 on  dgx-h100-01 device  1 [0x43] NVIDIA H100 80GB HBM3\n"
-         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw "
          "#wrong\n"
          "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
          "(GB/s)\n"

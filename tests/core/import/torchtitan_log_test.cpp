@@ -72,3 +72,54 @@ TEST_CASE("a --set gpus that contradicts torchtitan's device mesh names both val
   const std::string message = failure_text(import_data_file("torchtitan/llama3_8b.log", {"precision=bf16", "gpus=16"}));
   CHECK(message.find("the log says gpus=8 but --set gpus=16 contradicts it") != std::string::npos);
 }
+
+TEST_CASE("torchtitan ranks printed interleaved and out of order: rank 0's steps, each once") {
+  auto run = read_data_run("torchtitan/interleaved_ranks.log");
+  REQUIRE(run);
+  CHECK(run->steps == std::vector<long>{1, 20, 40, 2000});  // "final step: 2000" repeats the last step
+  CHECK(run->series == std::vector<double>{448, 737, 737, 737});
+  CHECK(run->config.at("gpus").as_int() == 4);
+  CHECK(run->config.at("parallel.pp").as_int() == 4);
+  CHECK(run->printed_model == "llama3 8B");
+  CHECK(run->printed_device == "NVIDIA H200");
+}
+
+TEST_CASE("every rank printing the same torchtitan step without a prefix counts the step once") {
+  auto run = read_data_run("torchtitan/all_ranks_unprefixed.txt");
+  REQUIRE(run);
+  CHECK(run->steps == std::vector<long>{4, 5});
+  CHECK(run->series == std::vector<double>{10050, 10007});  // thousands separators
+}
+
+TEST_CASE("newer torchtitan's mesh, model and batch lines") {
+  const std::string text =
+      "[rank0]:[titan] 2026-05-20 02:07:26,451 - root - INFO - Building device mesh with parallelism: pp=1, "
+      "dp_replicate=1, dp_shard=8, cp=1, tp=1, ep=1\n"
+      "[rank0]:[titan] 2026-05-20 02:07:29,526 - root - INFO - Building qwen3 14B\n"
+      "[rank0]:[titan] 2026-05-20 02:07:30,259 - root - INFO - Trainer is initialized with local batch size 160, "
+      "global batch size 1280, gradient accumulation steps 1, sequence length 128, total steps 10 (warmup 600)\n"
+      "[rank0]:[titan] 2026-05-20 02:07:30,260 - root - INFO - Training starts at step 1\n"
+      "[rank0]:[titan] 2026-05-20 02:07:46,184 - root - INFO - \x1b[31mstep:  1  \x1b[38;2;54;234;195mmemory: "
+      "160.86GiB(90.19%)  \x1b[34mtps: 1,245  \x1b[35mmfu: N/A\x1b[39m\n"
+      "[rank0]:[titan] 2026-05-20 02:07:49,728 - root - INFO - \x1b[31mstep:  2  \x1b[34mtps: 5,780\x1b[39m\n";
+  auto run = detail::read_run(text, "qwen3.log");
+  REQUIRE(run);
+  CHECK(run->config.at("gpus").as_int() == 8);
+  CHECK(run->config.at("parallel.fsdp").as_bool());
+  CHECK(run->config.at("train.gbs").as_int() == 1280);
+  CHECK(run->config.at("train.seq_len").as_int() == 128);
+  CHECK(run->printed_model == "qwen3 14B");
+  CHECK(run->series == std::vector<double>{1245, 5780});
+  CHECK(run->mfu.empty());  // "mfu: N/A"
+}
+
+TEST_CASE("a torchtitan run that logged no step is refused, saying how it ended") {
+  const std::string crashed = "[rank0]:[titan] 2025-01-01 00:00:01,000 - root - INFO - Training starts at step 1\n"
+                              "[rank0]:[rank0]: Traceback (most recent call last):\n"
+                              "[rank0]:[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n";
+  auto none = detail::read_run(crashed, "oom.log");
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message ==
+        "oom.log:3: no metrics line (step: ... tps: ...): the run logged no training step; it ended with "
+        "'torch.OutOfMemoryError: CUDA out of memory.'");
+}

@@ -66,7 +66,7 @@ struct LogReading {
   std::string lines;         // "FIRST-LAST": the lines read
   std::string steady_state;  // series only: "median of 9 steps, 1 warm-up step dropped"
   std::vector<Metric> values;
-  std::vector<Field> printed;  // the configuration the file prints, with its line ("model", "llama3.1-8b (line 4)")
+  std::vector<Field> printed;  // the configuration the file prints, with its line ("parallel.tp", "8 (line 4)")
   std::vector<std::string> notes;
 };
 

@@ -1,0 +1,53 @@
+// Private to import/: a log as the launcher left it, turned back into the text the tool printed. mpirun
+// --tag-output (`[1,0]<stdout>:`), srun -l (`12: `), torchrun (`[rank0]:`), AMD Primus
+// (`[20251114 13:54:06][rank-15/16][INFO ] [----trainer.py:2382] :`), leading timestamps, ANSI colours and a paste
+// quoted as markdown (`> ` lines, ``` fences) are taken off each line before the format is told; when several ranks
+// print, one rank's lines are kept so that a parser sees each step once.
+//
+// The design keeps the parsers unchanged: the cleaned text has exactly one line per line of the original file (a
+// line dropped, another rank's or a fence, is left empty), so split_lines numbers the cleaned text as the original
+// file, and every error message, row `file` field and line_of entry names a line of the file the user gave.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parsed_run.hpp"
+
+namespace dgx::detail {
+
+class LauncherOutput {
+public:
+  /// Takes the prefixes off every line of `text`; a file without any is kept as it is.
+  explicit LauncherOutput(std::string_view text);
+
+  /// The cleaned text, one line per original line.
+  [[nodiscard]] std::string_view text() const { return changed_ ? std::string_view(text_) : original_; }
+
+  /// The rank that printed line `number` (1-based) when its prefix named one.
+  [[nodiscard]] std::optional<int> rank_of(int number) const;
+
+  /// When several ranks print, keeps the lines without a rank, the lowest rank's (the start-up and configuration
+  /// lines) and those of the lowest rank that prints most of the format's data lines (`is_data_line` on one line):
+  /// Megatron-LM logs its iterations from the last pipeline rank, torchtitan from every rank alike.
+  void keep_one_rank(bool (*is_data_line)(std::string_view));
+
+  /// The world size a prefix shows (`rank-63/64`), for a run whose own lines do not print it: `gpus` of a training
+  /// run, `world_size` of a collective.
+  void record_world_size(ParsedRun& run) const;
+
+private:
+  void rebuild_text();
+
+  std::string_view original_;
+  bool changed_ = false;
+  std::vector<std::string> lines_;
+  std::vector<int> ranks_;  // per line, -1 when its prefix names none
+  std::optional<int> world_size_;
+  int world_size_line_ = 0;
+  std::string text_;
+};
+
+}  // namespace dgx::detail
