@@ -247,8 +247,9 @@ std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<st
       run.time_from = "--set run.time";
       continue;
     }
-    if (entry->key != "import.warmup") {
-      return bad_input(origin, 0, "--set " + entry->key + ": not an option of import (import.warmup=N is)");
+    if (entry->key != "import.warmup" && entry->key != "import.run") {
+      return bad_input(origin, 0,
+                       "--set " + entry->key + ": not an option of import (import.warmup=N and import.run=N are)");
     }
     const bool count = entry->value.is_number() && entry->value.as_number() >= 0 &&
                        entry->value.as_number() == std::floor(entry->value.as_number()) &&
@@ -258,8 +259,52 @@ std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<st
                        "--set import.warmup=" + shown(entry->value) +
                            ": the warm-up steps to drop must be a whole number, 0 or more");
     }
-    run.user_warmup = static_cast<std::size_t>(entry->value.as_number());
+    const auto n = static_cast<std::size_t>(entry->value.as_number());
+    if (entry->key == "import.run") {
+      if (n == 0) {
+        return bad_input(origin, 0, "--set import.run=0: runs are counted from 1");
+      }
+      run.user_run = n;
+    } else {
+      run.user_warmup = n;
+    }
   }
+  return std::nullopt;
+}
+
+std::optional<Failure> select_run(ParsedRun& run, const std::string& origin, bool first_by_default) {
+  const std::size_t count = 1 + run.more_runs.size();
+  std::string where = std::to_string(run.first_line);
+  for (const ParsedRun& r : run.more_runs) {
+    where += ", " + std::to_string(r.first_line);
+  }
+  if (run.user_run && *run.user_run > count) {
+    return bad_input(origin, 0,
+                     "--set import.run=" + std::to_string(*run.user_run) + ": the file holds " + std::to_string(count) +
+                         (count == 1 ? " run" : " runs (at lines " + where + ")"));
+  }
+  if (count == 1) {
+    return std::nullopt;
+  }
+  if (!run.user_run && !first_by_default) {
+    return bad_input(origin, run.more_runs.front().first_line,
+                     std::to_string(count) + " runs in one file (at lines " + where + "): --set import.run=N (1-" +
+                         std::to_string(count) + ") picks one, or import one run per file");
+  }
+  const std::size_t chosen = run.user_run.value_or(1);
+  std::vector<ParsedRun> others = std::move(run.more_runs);
+  if (chosen > 1) {
+    ParsedRun picked = std::move(others[chosen - 2]);
+    picked.user_warmup = run.user_warmup;
+    picked.user_run = run.user_run;
+    picked.time = run.time;
+    picked.time_from = run.time_from;
+    run = std::move(picked);
+  }
+  run.more_runs.clear();
+  run.notes.push_back("run " + std::to_string(chosen) + " of the " + std::to_string(count) + " in the file (at lines " +
+                      where + ")" +
+                      (run.user_run ? std::string(", chosen by import.run") : "; --set import.run=N picks another"));
   return std::nullopt;
 }
 

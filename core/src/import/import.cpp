@@ -190,6 +190,9 @@ Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::
   if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
     return *problem;
   }
+  if (auto problem = select_run(*run, origin, false)) {
+    return *problem;
+  }
   if (!run->time && file_time) {
     run->time = *file_time;
     run->time_from = "the file's modification time";

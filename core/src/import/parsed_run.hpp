@@ -70,6 +70,8 @@ struct ParsedRun {
   std::vector<std::string> notes;          // said in the row's field `note` (e.g. a table without its footer)
   std::optional<std::size_t> user_warmup;  // --set import.warmup=N: the warm-up steps to drop, 0 allowed
   bool warm_at_start = false;              // the tool warms up before it times (MLPerf: before run_start)
+  std::optional<std::size_t> user_run;     // --set import.run=N: which of the file's runs (1-based)
+  std::vector<ParsedRun> more_runs;        // the file's other runs, in order (a sweep pasted into one file)
   std::optional<std::int64_t> time;        // when the run ran (UTC seconds): as the log prints it, or --set run.time
   std::string time_from;                   // where `time` comes from: "line 12", "--set run.time"
 
@@ -110,6 +112,10 @@ Failure bad_input(const std::string& origin, int line, const std::string& messag
 /// others, for merge_sets, in `rest`.
 std::optional<Failure> apply_import_options(ParsedRun& run, const std::vector<std::string>& sets,
                                             std::vector<std::string>& rest, const std::string& origin);
+
+/// The one run of a file that holds several (more_runs): import.run=N's, else a usage failure naming how many
+/// and where they start; with `first_by_default` (inspection) the first, with a note. The import options carry over.
+std::optional<Failure> select_run(ParsedRun& run, const std::string& origin, bool first_by_default);
 
 /// Fills `run.config` from --set (config_merge.cpp): a --set of a key the file prints must agree with it, the
 /// printed model and GPU become catalog names, and every key a row of this kind needs must then be known.

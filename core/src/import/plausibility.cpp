@@ -77,7 +77,15 @@ std::optional<Failure> check_plausible(const ParsedRun& run, const std::string& 
   if (auto problem = check_lines(run, origin)) {
     return problem;
   }
-  return check_metrics(run, origin);
+  if (auto problem = check_metrics(run, origin)) {
+    return problem;
+  }
+  for (const ParsedRun& other : run.more_runs) {
+    if (auto problem = check_plausible(other, origin)) {
+      return problem;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<Failure> check_fabric(const ParsedRun& run, const std::string& origin) {

@@ -87,6 +87,9 @@ Expected<LogReading> inspect_text(std::string_view text, const std::string& orig
   if (auto problem = apply_import_options(*run, sets, ignored, origin)) {
     return *problem;
   }
+  if (auto problem = select_run(*run, origin, true)) {
+    return *problem;
+  }
   LogReading reading;
   reading.tool = run->tool;
   reading.version = run->version;

@@ -206,21 +206,25 @@ std::vector<ResultBlock> serving_result_blocks(const std::vector<Line>& lines) {
 
 }  // namespace
 
-Expected<ResultBlock> the_serving_result(const std::vector<Line>& lines, const std::string& origin) {
-  std::vector<ResultBlock> blocks = serving_result_blocks(lines);
+Expected<ParsedRun> read_serving_runs(const std::vector<Line>& lines, const std::optional<CommandLine>& command,
+                                      const ParsedRun& blank, const std::string& origin) {
+  const std::vector<ResultBlock> blocks = serving_result_blocks(lines);
   if (blocks.empty()) {
     return bad_input(origin, 0, "no '============ Serving Benchmark Result ============' block: nothing to import");
   }
-  if (blocks.size() > 1) {
-    std::string where;
-    for (const ResultBlock& b : blocks) {
-      where += (where.empty() ? "" : ", ") + std::to_string(b.first_line);
+  ParsedRun first = blank;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    ParsedRun run = blank;
+    if (auto problem = read_serving_result(blocks[i], command, run, origin)) {
+      return *problem;
     }
-    return bad_input(origin, blocks[1].first_line,
-                     std::to_string(blocks.size()) + " runs in one file (Serving Benchmark Result blocks at lines " +
-                         where + "): import one run per file (the block you mean, with the lines above it)");
+    if (i == 0) {
+      first = std::move(run);
+    } else {
+      first.more_runs.push_back(std::move(run));
+    }
   }
-  return std::move(blocks.front());
+  return first;
 }
 
 std::optional<Failure> read_serving_result(const ResultBlock& block, const std::optional<CommandLine>& command,

@@ -40,8 +40,10 @@ struct ResultBlock {
 
 bool has_serving_result(std::string_view text);
 
-/// The one block of a file; a file of several is several runs (refused, naming how many and where they start).
-Expected<ResultBlock> the_serving_result(const std::vector<Line>& lines, const std::string& origin);
+/// Every block of a file read into a copy of `blank` (the tool's fields and model): the first run, with the others
+/// in its more_runs (a sweep or repeats pasted together; import.run=N picks one).
+Expected<ParsedRun> read_serving_runs(const std::vector<Line>& lines, const std::optional<CommandLine>& command,
+                                      const ParsedRun& blank, const std::string& origin);
 
 /// The metrics and load of one block into `run` (the file's command line, where shown, for what the block omits).
 std::optional<Failure> read_serving_result(const ResultBlock& block, const std::optional<CommandLine>& command,

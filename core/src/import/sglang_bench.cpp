@@ -33,10 +33,6 @@ bool looks_like_sglang_bench(std::string_view text) {
 
 Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string& origin) {
   const std::vector<Line> lines = split_lines(text);
-  const auto block = the_serving_result(lines, origin);
-  if (!block) {
-    return block.error();
-  }
   ParsedRun run;
   run.tool = "sglang-bench";
   run.kind = RunKind::serving;
@@ -44,10 +40,7 @@ Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string&
   run.timing = "sglang bench_serving: client-side request timestamps";
   const auto command = find_command(lines, {"sglang.bench_serving", "bench_serving.py"});
   read_sglang_model(lines, command, run);
-  if (auto problem = read_serving_result(*block, command, run, origin)) {
-    return *problem;
-  }
-  return run;
+  return read_serving_runs(lines, command, run, origin);
 }
 
 }  // namespace dgx::detail

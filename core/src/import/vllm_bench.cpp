@@ -101,17 +101,10 @@ void read_vllm_model(const std::vector<Line>& lines, const std::optional<Command
 
 Expected<ParsedRun> parse_console(std::string_view text, const std::string& origin) {
   const std::vector<Line> lines = split_lines(text);
-  const auto block = the_serving_result(lines, origin);
-  if (!block) {
-    return block.error();
-  }
   ParsedRun run = vllm_run();
   const auto command = find_command(lines, {"vllm bench serve", "benchmark_serving.py"});
   read_vllm_model(lines, command, run);
-  if (auto problem = read_serving_result(*block, command, run, origin)) {
-    return *problem;
-  }
-  return run;
+  return read_serving_runs(lines, command, run, origin);
 }
 
 }  // namespace

@@ -39,8 +39,18 @@ TEST_CASE("SGLang 0.4's report with its typo and the server command: the model f
   CHECK(r.find_metric("ttft") == nullptr);  // the paste ends before the median
 }
 
-TEST_CASE("an SGLang sweep of request rates in one file is refused as several runs") {
+TEST_CASE("an SGLang sweep of request rates in one file is several runs: refused unless import.run picks one") {
   const std::string message =
       failure_text(import_data_file("sglang-bench/two_request_rates.md", {"system=h100-sxm", "gpus=1"}));
-  CHECK(message.find("2 runs in one file (Serving Benchmark Result blocks at lines 3, 35)") != std::string::npos);
+  CHECK(message.find("2 runs in one file (at lines 3, 35): --set import.run=N (1-2) picks one") != std::string::npos);
+  auto second = import_data_file("sglang-bench/two_request_rates.md",
+                                 {"system=h100-sxm", "gpus=1", "model=llama3.1-8b", "import.run=2"});
+  REQUIRE_MESSAGE(second, failure_text(second));
+  CHECK(
+      field_value(second->front(), "note").find("run 2 of the 2 in the file (at lines 3, 35), chosen by import.run") !=
+      std::string::npos);
+  CHECK(field_value(second->front(), "file").find(":35-") != std::string::npos);
+  CHECK(
+      failure_text(import_data_file("sglang-bench/two_request_rates.md", {"system=h100-sxm", "gpus=1", "import.run=3"}))
+          .find("--set import.run=3: the file holds 2 runs") != std::string::npos);
 }

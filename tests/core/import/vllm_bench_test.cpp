@@ -61,5 +61,5 @@ TEST_CASE("the concurrency vLLM prints above its report is the run's load, the l
 TEST_CASE("two vLLM reports in one file, commented out, are two runs: refused, naming where each starts") {
   const std::string message =
       failure_text(import_data_file("vllm-bench/two_runs_commented.txt", {"system=h100-sxm", "gpus=1"}));
-  CHECK(message.find("2 runs in one file (Serving Benchmark Result blocks at lines 5, 31)") != std::string::npos);
+  CHECK(message.find("2 runs in one file (at lines 5, 31): --set import.run=N (1-2) picks one") != std::string::npos);
 }
