@@ -2,6 +2,9 @@
 // usage failure (exit 2) whose message names the file.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -136,4 +139,50 @@ TEST_CASE("dgxhost import --inspect shows what a log says by itself, with no --s
   const ProcessResult csv = import({"--inspect", "--format", "csv", data("nemo/llama3_70b.log")});
   CHECK(csv.exit_code == 2);
   CHECK(csv.err.find("--inspect prints a table or JSON") != std::string::npos);
+}
+
+TEST_CASE("a FIFO, a device or a directory is refused at once, naming what it is") {
+  const TempDir dir;
+  const std::string fifo = (dir.path() / "pipe.log").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {fifo, std::string("/dev/null"), dir.path().string()}) {
+    CAPTURE(path);
+    for (const char* flag : {"--format", "--inspect"}) {
+      std::vector<std::string> args = {path};
+      if (std::string(flag) == "--inspect") {
+        args.emplace_back(flag);
+      }
+      const ProcessResult r = import(args);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find("not a regular file") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a 17.5 MB nccl-tests log of one row repeated 150,000 times imports in memory bounded by its size") {
+  const TempDir dir;
+  const std::string path = (dir.path() / "repeated.txt").string();
+  {
+    std::ofstream out(path);
+    out << "# nccl-tests version 2.13.11 nccl-headers=22105 nccl-library=22105\n"
+           "# Collective test starting: all_reduce_perf\n"
+           "#  Rank  0 Group  0 Pid  41230 on  dgx-h100-01 device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
+           "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+           "busbw #wrong\n"
+           "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+           "(GB/s)\n";
+    for (int i = 0; i < 150000; ++i) {
+      out << "   134217728      33554432     float     sum      -1    628.6  213.52  373.65      0    622.3  215.67  "
+             "377.43      0\n";
+    }
+  }
+  const double file_mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+  REQUIRE(file_mb > 17);
+  const ProcessResult r = import({path, "--format", "json"});
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  rusage usage{};
+  REQUIRE(::getrusage(RUSAGE_CHILDREN, &usage) == 0);
+  const double peak_mb = static_cast<double>(usage.ru_maxrss) * 1024 / 1e6;  // ru_maxrss is in KiB on Linux
+  // A few times the file, with room for a sanitizer build's shadow memory; it was 4.5 GB (every line a row).
+  CHECK_MESSAGE(peak_mb < 16 * file_mb + 100, "peak RSS " << peak_mb << " MB for a " << file_mb << " MB file");
 }

@@ -220,8 +220,9 @@ Prefix strip_prefixes(std::string_view& s, bool srun) {
 }  // namespace
 
 LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
+  const bool coloured = text.find('\x1b') != std::string_view::npos;  // once: a search per line is quadratic
   for (const Line& l : split_lines(text)) {
-    lines_.push_back(text.find('\x1b') == std::string_view::npos ? std::string(l.text) : strip_ansi(l.text));
+    lines_.push_back(coloured ? strip_ansi(l.text) : std::string(l.text));
   }
   ranks_.assign(lines_.size(), -1);
   const bool blockquote = most_lines(lines_, quoted, 1.0);
@@ -246,7 +247,7 @@ LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
       lines_[i] = std::string(s);
     }
   }
-  changed_ = changed_ || text.find('\x1b') != std::string_view::npos;
+  changed_ = changed_ || coloured;
   rebuild_text();
 }
 
