@@ -65,8 +65,8 @@ Expected<ImportCli> parse_import(int argc, const char* const* argv) {
 }
 
 void print_reading_text(const std::string& path, const LogReading& r) {
-  std::cout << path << ": " << r.tool << (r.version.empty() ? "" : " " + r.version) << " (" << r.kind << ", "
-            << r.workload << "), lines " << r.lines << "\n";
+  std::cout << path << ": " << r.tool << (r.version.empty() ? "" : " " + r.version) << " (" << r.kind
+            << (r.workload.empty() ? "" : ", " + r.workload) << "), lines " << r.lines << "\n";
   std::cout << "  timing: " << r.timing << "\n";
   if (!r.steady_state.empty()) {
     std::cout << "  steady state: " << r.steady_state << "\n";
