@@ -5,8 +5,8 @@
 #include "fuzz_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::vector<std::string> kSets = {"system=h100-sxm", "gpus=8", "precision=bf16", "model=llama3.1-8b",
-                                                 "train.gbs=128", "train.seq_len=8192"};
+  static const std::vector<std::string> kSets = {"system=h100-sxm",   "gpus=8",        "precision=bf16",
+                                                 "model=llama3.1-8b", "train.gbs=128", "train.seq_len=8192"};
   using namespace dgx::detail;
   dgx::fuzz::fuzz_import(std::string_view(reinterpret_cast<const char*>(data), size),
                          {parse_nemo_log, parse_megatron_log, parse_torchtitan_log, parse_mllog}, kSets);

@@ -195,6 +195,11 @@ std::optional<Failure> merge_sets(ParsedRun& run, const std::vector<std::string>
   if (auto problem = resolve_printed_names(run, origin)) {
     return problem;
   }
+  for (const auto& [key, value] : run.inferred) {
+    if (!run.config.contains(key)) {
+      run.config.set(key, value);
+    }
+  }
   default_seq_len(run);
   // Every missing key in one message, so that one more attempt imports the file.
   std::vector<std::string> missing;

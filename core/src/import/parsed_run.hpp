@@ -53,7 +53,8 @@ struct ParsedRun {
 
   json::Object config;                 // catalog keys (model, gpus, parallel.tp, ...) the file prints
   std::map<std::string, int> line_of;  // where each config key was read
-  std::string printed_model;           // the model's name as printed, for the catalog table (model_names.cpp)
+  json::Object inferred;      // what the file suggests by a line it lacks (eager: no torch.compile): --set overrules
+  std::string printed_model;  // the model's name as printed, for the catalog table (model_names.cpp)
   int printed_model_line = 0;
   std::string printed_device;                 // a GPU's CUDA name as printed ("NVIDIA H100 80GB HBM3")
   std::vector<std::string> model_candidates;  // catalog models whose architecture matches what the file prints

@@ -115,6 +115,10 @@ Expected<LogReading> inspect_text(std::string_view text, const std::string& orig
                                                       ? " (line " + std::to_string(line->second) + ")"
                                                       : "")));
   }
+  for (const auto& [key, value] : run->inferred) {
+    const std::string shown = value.is_string() ? value.as_string() : json::write(value, 0);
+    reading.printed.push_back(field(key, shown + " (inferred from a line the file lacks; --set overrules it)"));
+  }
   if (!run->printed_model.empty()) {
     reading.printed.push_back(field("model as printed", run->printed_model));
   }

@@ -210,10 +210,20 @@ struct TitanFeatures {
     const char* framework = compiled == 0                      ? "torchtitan-eager"
                             : tensor_parallel && async_tp == 0 ? "torchtitan-sync-tp"
                                                                : "torchtitan";
-    run.set("framework", framework, compiled != 0 ? compiled : run.first_line);
-    run.set("train.recompute", recompute, recompute_line != 0 ? recompute_line : run.first_line);
+    // What only the absence of a line suggests (eager: no torch.compile line; no activation checkpointing) is an
+    // inference a --set may overrule: an excerpt may simply not show those lines.
+    if (compiled != 0) {
+      run.set("framework", framework, compiled);
+    } else {
+      run.inferred.set("framework", framework);
+    }
+    if (recompute_line != 0) {
+      run.set("train.recompute", recompute, recompute_line);
+    } else {
+      run.inferred.set("train.recompute", recompute);
+    }
     run.notes.push_back(std::string("framework ") + framework + ": " +
-                        (compiled == 0 ? "no torch.compile line (eager)"
+                        (compiled == 0 ? "no torch.compile line (eager; --set framework= overrules)"
                                        : "torch.compile (line " + std::to_string(compiled) + ")" +
                                              (tensor_parallel ? async_tp != 0 ? ", async TP" : ", TP without async TP"
                                                               : std::string())));

@@ -55,6 +55,10 @@ TEST_CASE("a torchtitan log without torch.compile is the eager profile, and a fl
   REQUIRE(rows);
   CHECK(rows->front().config_text("framework") == "torchtitan-eager");
   CHECK(rows->front().config_text("precision") == "fp8");
+  // Eager is only inferred from a line the log lacks (an excerpt may not show it): the user's word overrules it.
+  auto compiled = import_with_catalog(text, "eager.log", {"framework=torchtitan"});
+  REQUIRE_MESSAGE(compiled, failure_text(compiled));
+  CHECK(compiled->front().config_text("framework") == "torchtitan");
 }
 
 TEST_CASE("a torchtitan run that crashed after three logged steps has no steady state") {
