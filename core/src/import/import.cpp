@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "dgx/core/support/files.hpp"
@@ -13,6 +14,7 @@
 #include "launcher_output.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
+#include "steady_state.hpp"
 
 namespace dgx {
 
@@ -150,6 +152,48 @@ std::vector<std::string> import_formats() {
 
 namespace detail {
 
+namespace {
+
+constexpr std::size_t kMaxRanksCompared = 512;  // ranks whose own series are read to find a straggler
+constexpr double kStragglerGap = 0.05;          // slower than the median rank by more than this: a straggler
+
+// When several ranks print their own steps, the slowest rank's steady state against the median rank's: a rank
+// further than kStragglerGap behind is named (the row reads one rank; a straggler sets everyone's pace).
+void name_straggler(ParsedRun& run, const std::vector<std::pair<int, std::string>>& ranks, Parser parse,
+                    const std::string& origin) {
+  if (run.kind != RunKind::training || ranks.size() < 2) {
+    return;
+  }
+  std::vector<std::pair<double, int>> speed;  // seconds per step (or 1 / rate), rank
+  for (const auto& [rank, text] : ranks) {
+    auto own = parse(text, origin);
+    if (!own || own->series.empty()) {
+      continue;
+    }
+    WarmupRule rule = own->warmup_rule();
+    rule.min_steps = 1;
+    auto steady = steady_state(own->series, origin, rule);
+    if (steady && steady->median > 0) {
+      const bool time = own->series_kind == SeriesKind::step_time_s;
+      speed.emplace_back(time ? steady->median : 1 / steady->median, rank);
+    }
+  }
+  if (speed.size() < 2) {
+    return;
+  }
+  std::sort(speed.begin(), speed.end());
+  const double median = speed[speed.size() / 2].first;
+  const auto& [slowest, rank] = speed.back();
+  if (slowest > (1 + kStragglerGap) * median) {
+    run.notes.push_back(
+        "rank " + std::to_string(rank) +
+        " is a straggler: " + std::to_string(static_cast<int>(std::lround(100 * (slowest / median - 1)))) +
+        "% slower per step than the median of the " + std::to_string(speed.size()) + " ranks that log their steps");
+  }
+}
+
+}  // namespace
+
 Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
@@ -162,11 +206,13 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
+  const auto ranks = log.rank_texts(format->looks_like, kMaxRanksCompared);
   log.keep_one_rank(format->looks_like);
   auto run = format->parse(log.text(), origin);
   if (!run) {
     return run.error();
   }
+  name_straggler(*run, ranks, format->parse, origin);
   log.record_world_size(*run);
   if (auto problem = check_plausible(*run, origin)) {
     return *problem;

@@ -289,6 +289,34 @@ void LauncherOutput::keep_one_rank(bool (*is_data_line)(std::string_view)) {
   rebuild_text();
 }
 
+std::vector<std::pair<int, std::string>> LauncherOutput::rank_texts(bool (*is_data_line)(std::string_view),
+                                                                    std::size_t limit) const {
+  std::map<int, bool> prints;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    if (ranks_[i] >= 0 && is_data_line(lines_[i])) {
+      prints[ranks_[i]] = true;
+    }
+  }
+  std::vector<std::pair<int, std::string>> texts;
+  if (prints.size() < 2) {
+    return texts;
+  }
+  for (const auto& [rank, unused] : prints) {
+    if (texts.size() == limit) {
+      break;
+    }
+    std::string text;
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (ranks_[i] < 0 || ranks_[i] == rank) {
+        text += lines_[i];
+      }
+      text += '\n';
+    }
+    texts.emplace_back(rank, std::move(text));
+  }
+  return texts;
+}
+
 void LauncherOutput::record_world_size(ParsedRun& run) const {
   const std::string key = run.kind == RunKind::collective ? "world_size" : "gpus";
   if (world_size_ && !run.config.contains(key)) {

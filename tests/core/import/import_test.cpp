@@ -56,3 +56,39 @@ TEST_CASE("an unknown model name asks for --set model") {
       failure_text(rows).find("the model 'foo-13b' is not one the catalog knows by that name: add --set model=NAME") !=
       std::string::npos);
 }
+
+namespace {
+
+// A torchtitan log of two ranks under torchrun, interleaved, rank 1 taking `slower` times as long per step.
+std::string two_ranks(double slower) {
+  std::string text;
+  for (int step = 1; step <= 10; ++step) {
+    for (int rank = 0; rank < 2; ++rank) {
+      const double tps = (step == 1 ? 3000.0 : 10000.0 + 10 * (step % 3)) / (rank == 1 ? slower : 1.0);
+      text += "[rank" + std::to_string(rank) + "]:[titan] 2025-07-21 15:57:4" + std::to_string(step % 10) +
+              ",774 - root - INFO - step: " + std::to_string(step) +
+              "  loss:  4.99  memory:  10.00GiB(10.00%)  tps: " + std::to_string(static_cast<int>(tps)) +
+              "  tflops: 300.0  mfu: 30.0%\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a rank slower than the others by more than 5% is named a straggler; ranks alike are not") {
+  auto slow = detail::read_run(two_ranks(1.2), "ranks.log");
+  REQUIRE_MESSAGE(slow, (slow ? std::string() : slow.error().message));
+  std::string notes;
+  for (const std::string& n : slow->notes) {
+    notes += n + "\n";
+  }
+  CHECK_MESSAGE(notes.find("rank 1 is a straggler: 20% slower per step than the median of the 2 ranks") !=
+                    std::string::npos,
+                notes);
+  auto alike = detail::read_run(two_ranks(1.01), "ranks.log");
+  REQUIRE(alike);
+  for (const std::string& n : alike->notes) {
+    CHECK(n.find("straggler") == std::string::npos);
+  }
+}
