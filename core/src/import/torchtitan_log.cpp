@@ -7,6 +7,7 @@
 // starts at step 1, with local batch size 2, global batch size 16, ..., sequence length 8192, ...`.
 #include <algorithm>
 
+#include "command_line.hpp"
 #include "log_text.hpp"
 #include "parsed_run.hpp"
 
@@ -85,6 +86,33 @@ void read_parallelism(std::string_view line, ParsedRun& run, int number) {
     gpus *= std::string_view(name) == "ep=" ? 1 : static_cast<std::int64_t>(*n);
   }
   run.set("gpus", gpus, number);
+}
+
+// The GPU count from how the run was launched, where the log shows it and prints no mesh: torchrun's
+// --nproc_per_node (x --nnodes), else run_train.sh's NGPU=N (a shell trace "+ NGPU=8").
+void read_launch_gpus(const std::vector<Line>& lines, ParsedRun& run) {
+  if (run.config.contains("gpus")) {
+    return;
+  }
+  if (const auto torchrun = find_command(lines, {"torchrun"})) {
+    const auto per_node = torchrun->option({"--nproc_per_node", "--nproc-per-node"});
+    const double nodes = torchrun->number({"--nnodes"}).value_or(1);  // "1:4" (elastic) is no count
+    const double count = torchrun->number({"--nproc_per_node", "--nproc-per-node"}).value_or(0) * nodes;
+    if (per_node && count >= 1) {
+      run.set("gpus", static_cast<std::int64_t>(count), per_node->line);
+      return;
+    }
+  }
+  for (const Line& l : lines) {
+    const std::size_t at = l.text.find("NGPU=");
+    if (at == std::string_view::npos || (at > 0 && l.text[at - 1] != ' ' && l.text[at - 1] != '+')) {
+      continue;
+    }
+    if (const auto n = number_after(l.text.substr(at), "NGPU"); n && *n >= 1) {
+      run.set("gpus", static_cast<std::int64_t>(*n), l.number);
+      return;
+    }
+  }
 }
 
 std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number,
@@ -301,6 +329,7 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
     return *problem;
   }
   features.apply(run);
+  read_launch_gpus(lines, run);
   return run;
 }
 

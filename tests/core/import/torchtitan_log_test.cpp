@@ -127,3 +127,20 @@ TEST_CASE("a torchtitan run that logged no step is refused, saying how it ended"
         "oom.log:3: no metrics line (step: ... tps: ...): the run logged no training step; it ended with "
         "'torch.OutOfMemoryError: CUDA out of memory.'");
 }
+
+TEST_CASE("a torchtitan log without a mesh line takes its GPU count from torchrun's command, else from NGPU=N") {
+  const std::string steps =
+      "[rank0]:[titan] 2025-07-21 15:57:42,774 - root - INFO - step:  1  loss:  4.99  memory:  1.00GiB(1.00%)  "
+      "tps: 30,768  tflops: 3.15  mfu: 0.32%\n"
+      "[rank0]:[titan] 2025-07-21 15:57:43,774 - root - INFO - step:  2  loss:  4.99  memory:  1.00GiB(1.00%)  "
+      "tps: 30,768  tflops: 3.15  mfu: 0.32%\n";
+  auto launched =
+      detail::read_run("+ NGPU=8\n+ torchrun --nproc_per_node=4 --nnodes=2 -m torchtitan.train\n" + steps, "t.log");
+  REQUIRE(launched);
+  CHECK(launched->config.at("gpus").as_number() == 8);
+  CHECK(launched->line_of.at("gpus") == 2);
+  auto ngpu = detail::read_run("+ NGPU=4\n" + steps, "t.log");
+  REQUIRE(ngpu);
+  CHECK(ngpu->config.at("gpus").as_number() == 4);
+  CHECK(ngpu->line_of.at("gpus") == 1);
+}
