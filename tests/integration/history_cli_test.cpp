@@ -55,7 +55,7 @@ std::vector<std::string> write_nights(const TempDir& dir, int nights = 14, int f
 // A nightly nccl-tests log (its one largest row) whose file is dated 2026-11-NN 02:00 UTC, as a cron job leaves it:
 // the log prints no date, so import dates it by the file's modification time.
 std::string write_nccl_night(const TempDir& dir, int night, double algbw) {
-  const std::string path = (dir.path() / ("all_reduce-" + std::to_string(night) + ".log")).string();
+  std::string path = (dir.path() / ("all_reduce-" + std::to_string(night) + ".log")).string();
   std::ofstream out(path);
   const double size = 134217728;
   char row[256];
@@ -236,7 +236,7 @@ TEST_CASE("a FIFO, a device or a damaged database as the store, or a FIFO to rec
   REQUIRE(dgxhost({"store", "info", "--store", store}).exit_code == 0);  // checkpointed: the pages are in the file
   {
     std::fstream file(store, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(2 * 4096);  // page 3 whole: its b-tree header too
+    file.seekp(std::streamoff{2} * 4096);  // page 3 whole: its b-tree header too
     const std::string garbage(4096, '\x5a');
     file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
