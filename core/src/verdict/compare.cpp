@@ -147,15 +147,30 @@ ResultRow compare_row(const Declared& declared, const Pair& p, const Metric& mb,
   return row;
 }
 
+// The row of A that `row` pairs with: the first of A's rows of the same configuration not paired yet (an explore
+// writes several rows of one configuration, told apart by their fields: a rerun pairs them in order), else the
+// nearest of all. An exact match leaves `unpaired`.
+std::optional<ReferenceMatch> pair_of(const ResultRow& row, const std::vector<Reference>& refs,
+                                      std::vector<Reference>& unpaired) {
+  if (auto exact = find_reference(row, unpaired); exact && exact->exact()) {
+    const std::size_t index = exact->reference->row;
+    const auto it = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) { return r.row == index; });
+    unpaired.erase(unpaired.begin() + (exact->reference - unpaired.data()));
+    return ReferenceMatch{&*it, {}, exact->incomparable};
+  }
+  return find_reference(row, refs);
+}
+
 std::vector<Pair> pair_rows(const Report& a, const std::string& a_name, const Report& b, std::vector<bool>& a_used) {
   const std::vector<Reference> refs = references_from_run(a, a_name);
+  std::vector<Reference> unpaired = refs;
   std::vector<Pair> pairs;
   a_used.assign(a.rows.size(), false);
   for (const ResultRow& row : b.rows) {
     if (row.mode == ResultMode::reference) {
       continue;
     }
-    const auto match = find_reference(row, refs);
+    const auto match = pair_of(row, refs, unpaired);
     if (!match) {
       continue;
     }

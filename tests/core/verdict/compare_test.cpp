@@ -192,3 +192,24 @@ TEST_CASE("a size in bytes that names an undeclared workload's case shows scaled
   const Report sweep = compare_runs(sweep_of(1.0, "8", true), "a.json", sweep_of(1.0, "8", true), "b.json", {});
   CHECK(row_of(sweep, "busbw")->config.find("size")->as_number() == 1024);
 }
+
+TEST_CASE("rows of one configuration told apart by their fields pair in order with a rerun's, not all with the first") {
+  // An explore's rows of one configuration (one aggregated, one disaggregated pick): the same config keys.
+  const auto run = [] {
+    Report r = explore_of(1.0, gpu_list({8}));
+    r.rows.push_back(r.rows.front());
+    r.rows.back().metrics.front().value = 20.0;
+    return r;
+  };
+  const Report out = compare_runs(run(), "a.json", run(), "b.json", {});
+  CHECK(out.exit_code == 0);
+  int steps = 0;
+  for (const ResultRow& row : out.rows) {
+    if (row.find_field("metric")->value == "step_time") {
+      ++steps;
+      CHECK(row.find_field("verdict")->value == "no significant difference");
+      CHECK(row.find_metric("relative")->value == doctest::Approx(1.0));
+    }
+  }
+  CHECK(steps == 2);
+}
