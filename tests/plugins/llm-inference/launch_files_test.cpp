@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
+#include <string_view>
 
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/toml_literal.hpp>
@@ -28,7 +28,7 @@ bool has(const std::string* text, const std::string& part) {
 
 // Everything a shell would read into an unquoted or badly quoted word: quotes of both kinds, a command substitution
 // in both spellings, a separator, a variable, a glob, a backslash and a comment.
-const std::string kHostile = "x'$(touch PWNED)'\"`touch PWNED`\"; touch PWNED & $HOME * \\' #";
+constexpr std::string_view kHostile = "x'$(touch PWNED)'\"`touch PWNED`\"; touch PWNED & $HOME * \\' #";
 
 // One deployment's inputs, copied out of a Serving, so that a test can put hostile values where users put names.
 struct Deployment {
@@ -71,7 +71,8 @@ std::string run_scripts(const LaunchFiles& f) {
   for (const auto& [name, text] : f.files) {
     dir.write(work / name, text);
   }
-  for (const auto& [name, text] : f.files) {
+  for (const auto& file : f.files) {
+    const std::string& name = file.first;
     if (launch_file_mode(name) != 0755) {
       continue;
     }
@@ -210,7 +211,8 @@ TEST_CASE("a disaggregated deployment: each worker on GPUs of its own, the route
 
 TEST_CASE("a hostile checkpoint, model, draft or file name reaches every engine and aiperf as one literal argument "
           "and runs nothing") {
-  const std::string literal = "\n<" + kHostile + ">\n";
+  const std::string hostile(kHostile);
+  const std::string literal = "\n<" + hostile + ">\n";
   SUBCASE("trtllm-serve, one replica with a draft model, the name as serve.checkpoint") {
     InferenceHost h;
     h.use_preset("llama70b-serve");
@@ -218,13 +220,13 @@ TEST_CASE("a hostile checkpoint, model, draft or file name reaches every engine 
     h.set(key::draft_model, std::string("llama3.1-8b"));
     h.set(key::draft_tokens, std::int64_t{2});
     Deployment d = deployment(h);
-    put_everywhere(d, kHostile, true);
+    put_everywhere(d, hostile, true);
     const LaunchFiles f = launch_files(d.settings, d.assumptions, d.projection);
     const std::string received = run_scripts(f);
     CHECK(count(received, "trtllm-serve\n" + literal.substr(1)) == 1);  // the checkpoint, its first argument
     CHECK(count(received, literal) == 3);                               // and aiperf's --model and --tokenizer
     CHECK(
-        has(f.find("extra_llm_api_options.yaml"), "speculative_model_dir: " + dgx::sdk::toml_literal(kHostile) + "\n"));
+        has(f.find("extra_llm_api_options.yaml"), "speculative_model_dir: " + dgx::sdk::toml_literal(hostile) + "\n"));
   }
   SUBCASE("trtllm-serve disaggregated, the model's name standing for the checkpoint") {
     InferenceHost h;
@@ -237,7 +239,7 @@ TEST_CASE("a hostile checkpoint, model, draft or file name reaches every engine 
     h.set(key::tp, std::int64_t{4});
     h.set(key::decode_workers, std::int64_t{1});
     Deployment d = deployment(h);
-    put_everywhere(d, kHostile, false);
+    put_everywhere(d, hostile, false);
     const std::string received = run_scripts(launch_files(d.settings, d.assumptions, d.projection));
     CHECK(count(received, literal) == 3 + 2);  // three workers, aiperf's two
   }
@@ -254,10 +256,10 @@ TEST_CASE("a hostile checkpoint, model, draft or file name reaches every engine 
     h.set(key::tp, std::int64_t{4});
     h.set(key::decode_workers, std::int64_t{1});
     Deployment d = deployment(h);
-    put_everywhere(d, kHostile, true);
+    put_everywhere(d, hostile, true);
     const std::string received = run_scripts(launch_files(d.settings, d.assumptions, d.projection));
     CHECK(count(received, literal) == 2 + 2);
-    CHECK(count(received, "<{\"model\": " + dgx::sdk::toml_literal(kHostile) + ", \"num_speculative_tokens\": 2}>") ==
+    CHECK(count(received, "<{\"model\": " + dgx::sdk::toml_literal(hostile) + ", \"num_speculative_tokens\": 2}>") ==
           2);
   }
 }
@@ -277,15 +279,15 @@ TEST_CASE("a name with a line break of any kind or a control character is refuse
     CAPTURE(bad);
     Deployment d = clean;
     d.settings.checkpoint = bad;
-    CHECK_THROWS_WITH_AS(launch_files(d.settings, d.assumptions, d.projection),
+    CHECK_THROWS_WITH_AS((void)launch_files(d.settings, d.assumptions, d.projection),
                          doctest::Contains("cannot carry serve.checkpoint: it holds "), dgx::sdk::InvalidArgument);
     d = clean;
     d.assumptions.system.name = bad;
-    CHECK_THROWS_WITH_AS(launch_files(d.settings, d.assumptions, d.projection),
+    CHECK_THROWS_WITH_AS((void)launch_files(d.settings, d.assumptions, d.projection),
                          doctest::Contains("cannot carry the system's name"), dgx::sdk::InvalidArgument);
     d = clean;
     d.projection.config.lengths = std::make_shared<dgx::llm::LengthTable>(dgx::llm::LengthTable{bad, {{1, 1, 1}}});
-    CHECK_THROWS_WITH_AS(launch_files(d.settings, d.assumptions, d.projection),
+    CHECK_THROWS_WITH_AS((void)launch_files(d.settings, d.assumptions, d.projection),
                          doctest::Contains("cannot carry the lengths file's name"), dgx::sdk::InvalidArgument);
   }
 }
