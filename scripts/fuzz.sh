@@ -5,15 +5,16 @@
 # runs out of memory or returns a rejection with an exit code README.md does not document; the reproducer is left
 # in build/asan/fuzz-artifacts/. Each target runs on one core, as many at once as there are cores.
 # Usage: scripts/fuzz.sh [seconds per target, default 60] [target ...]   (targets: config cli results_json
-#        descriptor import_training import_serving import_collective)   Env: DGX_JOBS (build jobs, default 2), DGX_FUZZ_RUNS (stop a target after this many
-#        executions instead of the time limit, e.g. 1000000 before resolving a fuzzing issue), DGX_FUZZ_PARALLEL
-#        (targets at once, default the core count)
+#        descriptor launch_scripts launch_files import_training import_serving import_collective)   Env: DGX_JOBS
+#        (build jobs, default 2), DGX_FUZZ_RUNS (stop a target after this many executions instead of the time limit,
+#        e.g. 1000000 before resolving a fuzzing issue), DGX_FUZZ_PARALLEL (targets at once, default the core count)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config cli results_json descriptor import_training import_serving import_collective)
+[ ${#targets[@]} -gt 0 ] || targets=(config cli results_json descriptor launch_scripts launch_files import_training
+  import_serving import_collective)
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

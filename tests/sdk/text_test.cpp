@@ -119,3 +119,32 @@ TEST_CASE("display width counts code points, so signs and units such as ± and �
   CHECK(text::display_width("12 µs") == 5);
   CHECK(text::display_width("8192³") == 5);
 }
+
+TEST_CASE("a shell word is left plain when no shell reads anything into it, else single-quoted with ' escaped") {
+  CHECK(text::shell_quote("plain-word_1.0") == "plain-word_1.0");
+  CHECK(text::shell_quote("a b") == "'a b'");
+  CHECK(text::shell_quote("it's") == "'it'\\''s'");
+  CHECK(text::shell_quote("") == "''");
+  CHECK(text::shell_quote("x'$(touch PWNED)'") == "'x'\\''$(touch PWNED)'\\'''");
+  CHECK(text::shell_quote("$HOME `id` \"q\" \\ *") == "'$HOME `id` \"q\" \\ *'");
+}
+
+TEST_CASE("a value for one line of a script is refused with a NUL, a control character, any line break or bad "
+          "UTF-8") {
+  CHECK(text::one_line_problem("nvidia/Llama-3.1-8B it's µ ± 3³").empty());
+  CHECK(text::one_line_problem("a\nb") == "a line break (U+000A)");
+  CHECK(text::one_line_problem("a\rb") == "a line break (U+000D)");
+  CHECK(text::one_line_problem(std::string("a\0b", 3)) == "a control character (U+0000)");
+  CHECK(text::one_line_problem("a\tb") == "a control character (U+0009)");
+  CHECK(text::one_line_problem("a\x7f") == "a control character (U+007F)");
+  CHECK(text::one_line_problem("a\xc2\x85z") == "a line break (U+0085)");
+  CHECK(text::one_line_problem("a\xc2\x9bz") == "a control character (U+009B)");
+  CHECK(text::one_line_problem("a\xe2\x80\xa8z") == "a line break (U+2028)");
+  CHECK(text::one_line_problem("a\xe2\x80\xa9z") == "a line break (U+2029)");
+  CHECK(text::one_line_problem("ab\xff") == "invalid UTF-8 at byte 2");
+  CHECK(text::one_line_problem("\xc0\xaf") == "invalid UTF-8 at byte 0");      // an overlong '/'
+  CHECK(text::one_line_problem("\xed\xa0\x80") == "invalid UTF-8 at byte 0");  // a surrogate
+  CHECK(text::utf8_sequence_length("\xf0\x9f\x98\x80") == 4);
+  CHECK(text::utf8_sequence_length("\xf4\x90\x80\x80") == 0);  // above U+10FFFF
+  CHECK(text::utf8_sequence_length("") == 0);
+}

@@ -7,6 +7,7 @@
 #include "dgx/core/app/mpijob_manifest.hpp"
 #include "dgx/core/app/slurm_script.hpp"
 #include "dgx/core/results/output_path.hpp"
+#include "dgx/core/support/text.hpp"
 #include "run_command.hpp"
 #include "subcommand.hpp"
 
@@ -84,7 +85,8 @@ int run_launch(int argc, const char* const* argv) {
   }
   std::cout << (slurm ? "sbatch script: " : "MPIJob manifest: ") << o.script << "\n";
   if (!o.submit) {
-    std::cout << (slurm ? "submit with: sbatch " : "submit with: kubectl apply -f ") << shell_quote(o.script) << "\n";
+    std::cout << (slurm ? "submit with: sbatch " : "submit with: kubectl apply -f ") << text::shell_quote(o.script)
+              << "\n";
     return 0;
   }
   return slurm ? submit_slurm(o) : submit_kubernetes(o);

@@ -171,23 +171,10 @@ std::string plugin_name(const std::vector<std::string>& args) {
   return {};
 }
 
-std::string shell_quote(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-          std::string::npos) {
-    return word;
-  }
-  std::string out = "'";
-  for (const char c : word) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
-}
-
 std::string rank_command(const LaunchOptions& o) {
-  std::string command = shell_quote(o.dgxhost);
+  std::string command = text::shell_quote(o.dgxhost);
   for (const std::string& a : o.dgxhost_args) {
-    command += " " + shell_quote(a);
+    command += " " + text::shell_quote(a);
   }
   return command + " --output \"$results\"";
 }

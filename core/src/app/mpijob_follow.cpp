@@ -97,7 +97,7 @@ Expected<std::string> apply_mpijob(const LaunchOptions& o) {
   auto ran = run_program({"kubectl", "apply", "-f", o.script});
   if (!ran) {
     return failed("cannot run kubectl (is it installed and on PATH?); the manifest is " + o.script +
-                  ": apply it with kubectl apply -f " + shell_quote(o.script));
+                  ": apply it with kubectl apply -f " + text::shell_quote(o.script));
   }
   if (ran->exit_code != 0) {
     return failed("kubectl apply -f " + o.script +

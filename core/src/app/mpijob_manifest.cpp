@@ -165,7 +165,7 @@ std::string launcher_script(const LaunchOptions& o) {
        " --map-by ppr:" + std::to_string(o.tasks_per_node) + ":node --bind-to none \\\n";
   s += "  -x PATH ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} -x DGX_RUNS_DIR=" + dir + "/dgx-runs";
   for (const std::string& e : o.env) {
-    s += " -x " + shell_quote(e);
+    s += " -x " + text::shell_quote(e);
   }
   s += " \\\n  " + rank_command(o) + "\n";
   s += "status=$?\n";

@@ -153,7 +153,7 @@ std::string container_options(const LaunchOptions& o) {
   if (!o.container_mounts.empty()) {
     mounts += "," + o.container_mounts;
   }
-  return " --container-image=" + shell_quote(o.container) + " --container-mounts=" + shell_quote(mounts);
+  return " --container-image=" + text::shell_quote(o.container) + " --container-mounts=" + text::shell_quote(mounts);
 }
 
 }  // namespace
@@ -163,7 +163,7 @@ std::string sbatch_script(const LaunchOptions& o) {
   s += "set -euo pipefail\n\n";
   for (const std::string& e : o.env) {
     const std::size_t eq = e.find('=');
-    s += "export " + e.substr(0, eq) + "=" + shell_quote(e.substr(eq + 1)) + "\n";
+    s += "export " + e.substr(0, eq) + "=" + text::shell_quote(e.substr(eq + 1)) + "\n";
   }
   s += "results=\"" + double_quoted(o.output_dir + "/" + o.job_name + "-") + "${SLURM_JOB_ID}.json\"\n";
   // One rank per task; every rank runs dgxhost, rank 0 writes the results of all of them. --kill-on-bad-exit

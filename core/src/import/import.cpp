@@ -182,7 +182,7 @@ void name_straggler(ParsedRun& run, const std::vector<std::pair<int, std::string
     return;
   }
   std::sort(speed.begin(), speed.end());
-  const double median = speed[speed.size() / 2].first;
+  const double median = speed[(speed.size() - 1) / 2].first;  // the lower median: of two ranks, the faster
   const auto& [slowest, rank] = speed.back();
   if (slowest > (1 + kStragglerGap) * median) {
     run.notes.push_back(

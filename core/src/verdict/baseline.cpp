@@ -33,6 +33,12 @@ Expected<double> verdict_threshold(const ResolvedConfig& config) {
 
 namespace {
 
+// A run's value as a constraint: a list or a table is one value, held against the other run's whole, not the "any
+// of" or {min, max} that a list or a table means in a published reference.
+json::Value exactly(const json::Value& value) {
+  return value.is_array() || value.is_object() ? json::Value(json::Array{value}) : value;
+}
+
 // The columns a row of the other run is ranked by, the ones that identify a run first (a difference there weighs
 // more than any in the context, a framework release or a price): the declared identity keys, and the declared
 // identity metrics (a message size) as metric.NAME; then the rest of the configuration. A workload that declares
@@ -49,7 +55,7 @@ void add_near_columns(const ResultRow& row, const WorkloadDeclarations* declared
   }
   for (const auto& [key, value] : row.config) {
     if (!text::starts_with(key, "verdict.")) {
-      (!ranked || identifies(declared, key) ? ref.near : context).push_back({{key}, value});
+      (!ranked || identifies(declared, key) ? ref.near : context).push_back({{key}, exactly(value)});
     }
   }
   ref.near.insert(ref.near.end(), context.begin(), context.end());

@@ -49,6 +49,16 @@ bool names_case(const WorkloadDeclarations* declared, const Metric& m) {
   return std::find(keys.begin(), keys.end(), m.name) != keys.end();
 }
 
+// A case-naming metric as its identity column: a declared one (a message size) exactly, as nccl-tests prints it; one
+// that names the case only by the rule of undeclared workloads (a size in bytes, such as a projection's memory per
+// GPU) scaled to a readable unit, "85.90 GB" rather than 85899345920.
+json::Value case_value(const WorkloadDeclarations* declared, const Metric& m) {
+  if (declared == nullptr || !declared->identity_keys) {
+    return format_quantity(m.value, m.unit);
+  }
+  return m.value == std::floor(m.value) ? json::Value(static_cast<long long>(m.value)) : json::Value(m.value);
+}
+
 // The row's identity in the compare tables: its configuration, plus the metrics that name its case where they are
 // the same on both sides (a message size is a metric of a comm row, yet names its case).
 json::Object identity(const Declared& declared, const Pair& p) {
@@ -62,8 +72,7 @@ json::Object identity(const Declared& declared, const Pair& p) {
   for (const Metric& m : p.b->metrics) {
     if (names_case(d, m)) {
       if (const Metric* other = p.a->find_metric(m.name); other != nullptr && other->value == m.value) {
-        config.set(m.name, m.value == std::floor(m.value) ? json::Value(static_cast<long long>(m.value))
-                                                          : json::Value(m.value));
+        config.set(m.name, case_value(d, m));
       }
     }
   }
@@ -138,15 +147,30 @@ ResultRow compare_row(const Declared& declared, const Pair& p, const Metric& mb,
   return row;
 }
 
+// The row of A that `row` pairs with: the first of A's rows of the same configuration not paired yet (an explore
+// writes several rows of one configuration, told apart by their fields: a rerun pairs them in order), else the
+// nearest of all. An exact match leaves `unpaired`.
+std::optional<ReferenceMatch> pair_of(const ResultRow& row, const std::vector<Reference>& refs,
+                                      std::vector<Reference>& unpaired) {
+  if (auto exact = find_reference(row, unpaired); exact && exact->exact()) {
+    const std::size_t index = exact->reference->row;
+    const auto it = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) { return r.row == index; });
+    unpaired.erase(unpaired.begin() + (exact->reference - unpaired.data()));
+    return ReferenceMatch{&*it, {}, exact->incomparable};
+  }
+  return find_reference(row, refs);
+}
+
 std::vector<Pair> pair_rows(const Report& a, const std::string& a_name, const Report& b, std::vector<bool>& a_used) {
   const std::vector<Reference> refs = references_from_run(a, a_name);
+  std::vector<Reference> unpaired = refs;
   std::vector<Pair> pairs;
   a_used.assign(a.rows.size(), false);
   for (const ResultRow& row : b.rows) {
     if (row.mode == ResultMode::reference) {
       continue;
     }
-    const auto match = find_reference(row, refs);
+    const auto match = pair_of(row, refs, unpaired);
     if (!match) {
       continue;
     }

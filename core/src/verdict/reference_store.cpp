@@ -45,9 +45,15 @@ std::string RowKey::config_key() const {
 
 namespace {
 
-bool same_scalar(const json::Value& a, const json::Value& b) {
+// Numbers by value (an integer and a float of the same value are one), lists element by element.
+bool same_value(const json::Value& a, const json::Value& b) {
   if (a.is_number() && b.is_number()) {
     return a.as_number() == b.as_number();
+  }
+  if (a.is_array() && b.is_array()) {
+    const json::Array& x = a.as_array();
+    const json::Array& y = b.as_array();
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), same_value);
   }
   return a == b;
 }
@@ -62,7 +68,7 @@ bool Constraint::accepts(const json::Value& value) const {
   }
   if (expected.is_array()) {
     return std::any_of(expected.as_array().begin(), expected.as_array().end(),
-                       [&](const json::Value& e) { return same_scalar(e, value); });
+                       [&](const json::Value& e) { return same_value(e, value); });
   }
   if (expected.is_object()) {
     if (!value.is_number()) {
@@ -77,7 +83,7 @@ bool Constraint::accepts(const json::Value& value) const {
     }
     return true;
   }
-  return same_scalar(expected, value);
+  return same_value(expected, value);
 }
 
 std::string Constraint::describe() const {
@@ -149,7 +155,7 @@ struct View {
 bool row_has(const json::Object& row, const json::Object& where) {
   for (const auto& [column, value] : where) {
     const json::Value* v = row.find(column);
-    if (v == nullptr || !same_scalar(*v, value)) {
+    if (v == nullptr || !same_value(*v, value)) {
       return false;
     }
   }

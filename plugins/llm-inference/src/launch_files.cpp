@@ -1,11 +1,15 @@
 #include "launch_files.hpp"
 
 #include <array>
+#include <optional>
 
+#include <dgx/sdk/error.hpp>
 #include <dgx/sdk/text.hpp>
+#include <dgx/sdk/toml_literal.hpp>
 
 #include "dgx/llm/serve_constants.hpp"
 #include "dgx/llm/serve_explorer.hpp"
+#include "params.hpp"
 
 namespace dgx::plugins::llm_inference {
 
@@ -35,14 +39,28 @@ constexpr std::array<Checkpoint, 7> kCheckpoints{{
      "mistralai/Mixtral-8x7B-Instruct-v0.1"},
 }};
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+// A value a user chose (a checkpoint, a model's, a system's or a file's name) reaches the scripts as one shell word
+// (text::shell_quote), the YAML and JSON as one double-quoted string, and comments as it is. None of them can carry
+// a line break (it would end a comment or a YAML scalar), so such a value is refused, naming what it was.
+std::string one_line(const std::string& what, const std::string& value) {
+  if (const std::string problem = text::one_line_problem(value); !problem.empty()) {
+    throw dgx::sdk::InvalidArgument("the launch files (--emit) cannot carry " + what + ": it holds " + problem);
+  }
+  return value;
+}
+
+std::string word(const std::string& value) { return text::shell_quote(value); }
+
+// A TOML basic string of a one-line value is also a JSON string and a YAML double-quoted scalar: the same escapes
+// (\" \\ \uXXXX), nothing else special inside the quotes.
+std::string double_quoted(const std::string& value) { return dgx::sdk::toml_literal(value); }
 
 std::string number(double value) { return text::fixed(value, value == static_cast<long long>(value) ? 0 : 3); }
 
 /// The batch an engine must admit: the requests in flight per replica (decode worker).
 int batch_size(const llm::ServeProjection& p) { return std::max(1, p.in_flight); }
 
-std::string speculative_yaml(const llm::SpeculativeConfig& sp, const std::string& draft_checkpoint) {
+std::string speculative_yaml(const llm::SpeculativeConfig& sp, const std::string& draft_model_dir) {
   if (!sp.active()) {
     return {};
   }
@@ -53,23 +71,31 @@ std::string speculative_yaml(const llm::SpeculativeConfig& sp, const std::string
     break;
   case llm::Speculation::eagle:
     out += "  decoding_type: Eagle3\n  max_draft_len: " + std::to_string(sp.draft_tokens) +
-           "\n  speculative_model_dir: " + draft_checkpoint + "\n";
+           "\n  speculative_model_dir: " + draft_model_dir + "\n";
     break;
   case llm::Speculation::draft:
     out += "  decoding_type: DraftTarget\n  max_draft_len: " + std::to_string(sp.draft_tokens) +
-           "\n  speculative_model_dir: " + draft_checkpoint + "\n";
+           "\n  speculative_model_dir: " + draft_model_dir + "\n";
     break;
   case llm::Speculation::none: break;
   }
   return out;
 }
 
-std::string draft_checkpoint(const InferenceSettings& s) {
+/// The draft model's checkpoint (speculative decoding with a draft model), else nothing: an EAGLE-3 head has no
+/// catalog entry, and the files leave a placeholder for it.
+std::optional<std::string> draft_checkpoint(const InferenceSettings& s) {
   const llm::SpeculativeConfig& sp = s.config.speculative;
   if (sp.kind == llm::Speculation::draft && sp.draft_model) {
-    return default_checkpoint(sp.draft_model->name, s.config.precision);
+    return one_line("the draft model's checkpoint",
+                    default_checkpoint(one_line("the draft model's name", sp.draft_model->name), s.config.precision));
   }
-  return "EAGLE3_DRAFT_HEAD  # the EAGLE-3 head trained for this checkpoint";
+  return std::nullopt;
+}
+
+std::string draft_model_dir_yaml(const InferenceSettings& s) {
+  const auto draft = draft_checkpoint(s);
+  return draft ? double_quoted(*draft) : "EAGLE3_DRAFT_HEAD  # the EAGLE-3 head trained for this checkpoint";
 }
 
 /// extra_llm_api_options of one TensorRT-LLM worker.
@@ -87,14 +113,14 @@ std::string trtllm_yaml(const InferenceSettings& s, const llm::ServeProjection& 
   out += "cuda_graph_config:\n  enable_padding: true\n  max_batch_size: " +
          std::to_string(std::min(max_batch, llm::serve_constants::kCudaGraphMaxBatch)) + "\n";
   if (speculative) {
-    out += speculative_yaml(c.speculative, draft_checkpoint(s));
+    out += speculative_yaml(c.speculative, draft_model_dir_yaml(s));
   }
   return out;
 }
 
 std::string trtllm_command(const std::string& checkpoint, const llm::ServeLayout& l, int max_batch,
                            const llm::ServeConfig& c, const std::string& yaml, int port) {
-  return "trtllm-serve " + quoted(checkpoint) + " --backend pytorch --host 0.0.0.0 --port " + std::to_string(port) +
+  return "trtllm-serve " + word(checkpoint) + " --backend pytorch --host 0.0.0.0 --port " + std::to_string(port) +
          " \\\n  --tp_size " + std::to_string(l.tp) + " --pp_size " + std::to_string(l.pp) + " --ep_size " +
          std::to_string(l.ep) + " \\\n  --max_batch_size " + std::to_string(max_batch) + " --max_num_tokens " +
          std::to_string(c.batch_tokens()) + " --kv_cache_free_gpu_memory_fraction " + number(c.kv_fraction()) +
@@ -107,19 +133,19 @@ std::string vllm_speculative(const InferenceSettings& s) {
     return {};
   }
   const std::string k = std::to_string(sp.draft_tokens);
+  std::string json;
   switch (sp.kind) {
-  case llm::Speculation::mtp:
-    return " \\\n  --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": " + k + "}'";
+  case llm::Speculation::mtp: json = "{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": " + k + "}"; break;
   case llm::Speculation::eagle:
-    return " \\\n  --speculative-config '{\"method\": \"eagle3\", \"model\": \"EAGLE3_DRAFT_HEAD\", "
-           "\"num_speculative_tokens\": " +
-           k + "}'";
+    json = "{\"method\": \"eagle3\", \"model\": \"EAGLE3_DRAFT_HEAD\", \"num_speculative_tokens\": " + k + "}";
+    break;
   case llm::Speculation::draft:
-    return " \\\n  --speculative-config '{\"model\": \"" + draft_checkpoint(s) +
-           "\", \"num_speculative_tokens\": " + k + "}'";
-  case llm::Speculation::none: break;
+    json = "{\"model\": " + double_quoted(draft_checkpoint(s).value_or("DRAFT_MODEL")) +
+           ", \"num_speculative_tokens\": " + k + "}";
+    break;
+  case llm::Speculation::none: return {};
   }
-  return {};
+  return " \\\n  --speculative-config " + word(json);
 }
 
 std::string vllm_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeLayout& l,
@@ -130,7 +156,7 @@ std::string vllm_command(const InferenceSettings& s, const std::string& checkpoi
       l.attention_dp
           ? "--data-parallel-size " + std::to_string(l.tp) + " --tensor-parallel-size 1"
           : "--tensor-parallel-size " + std::to_string(l.tp) + " --pipeline-parallel-size " + std::to_string(l.pp);
-  return "vllm serve " + quoted(checkpoint) + " --host 0.0.0.0 --port " + std::to_string(port) + " \\\n  " + parallel +
+  return "vllm serve " + word(checkpoint) + " --host 0.0.0.0 --port " + std::to_string(port) + " \\\n  " + parallel +
          (l.ep > 1 ? " --enable-expert-parallel" : "") + " \\\n  --max-num-seqs " + std::to_string(max_batch) +
          " --max-num-batched-tokens " + std::to_string(c.batch_tokens()) + " --gpu-memory-utilization " +
          number(std::min(0.95, 0.05 + c.kv_fraction())) + " --kv-cache-dtype " +
@@ -158,10 +184,10 @@ std::string aiperf_command(const InferenceSettings& s, const std::string& checkp
       ", SLOs as goodput. TTFT, ITL (= TPOT) and throughput compare 1:1 with the projection's "
       "ttft, tpot, output_tokens_per_s.\n";
   if (c.lengths) {
-    out += "# The projection drew lengths from " + c.lengths->source +
+    out += "# The projection drew lengths from " + one_line("the lengths file's name", c.lengths->source) +
            "; AIPerf's synthetic lengths below are its means (or replay the same trace with --input-file).\n";
   }
-  out += "aiperf profile --model " + quoted(checkpoint) + " --tokenizer " + quoted(checkpoint) +
+  out += "aiperf profile --model " + word(checkpoint) + " --tokenizer " + word(checkpoint) +
          " \\\n  --url http://localhost:8000 --endpoint-type chat --streaming \\\n  --synthetic-input-tokens-mean " +
          std::to_string(c.isl) + " --synthetic-input-tokens-stddev " + number(c.isl_stdev) +
          " \\\n  --output-tokens-mean " + std::to_string(c.osl) + " --output-tokens-stddev " + number(c.osl_stdev) +
@@ -252,9 +278,12 @@ std::string default_checkpoint(const std::string& name, llm::Precision precision
 
 LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeAssumptions& a,
                          const llm::ServeProjection& p) {
-  const std::string ckpt = s.checkpoint.empty() ? default_checkpoint(s.model, p.config.precision) : s.checkpoint;
+  const std::string ckpt = one_line(
+      s.checkpoint.empty() ? "the model's name (" + std::string(key::model) + ")" : std::string(key::checkpoint),
+      s.checkpoint.empty() ? default_checkpoint(s.model, p.config.precision) : s.checkpoint);
   LaunchFiles f;
-  const std::string header = "#!/usr/bin/env bash\n# " + a.model.name + " on " + a.system.name + ": " +
+  const std::string header = "#!/usr/bin/env bash\n# " + one_line("the model's name", a.model.name) + " on " +
+                             one_line("the system's name", a.system.name) + ": " +
                              llm::describe_serve_point(p, a.model.moe()) + " (projected by dgxhost, " +
                              llm::serve_constants::kModelVersion + ")\n";
   if (s.config.engine == llm::ServeEngine::vllm) {

@@ -22,7 +22,10 @@ struct LaunchFiles {
   [[nodiscard]] const std::string* find(const std::string& name) const;
 };
 
-/// The launch files of `projection` (aggregated or disaggregated) for settings.config.engine.
+/// The launch files of `projection` (aggregated or disaggregated) for settings.config.engine. Every name in them (the
+/// checkpoint, the model's, the system's, the draft model's, the lengths file's) is one shell word
+/// (sdk::text::shell_quote) or one double-quoted YAML/JSON scalar; throws sdk::InvalidArgument, naming which, when
+/// one holds a line break, a control character or invalid UTF-8 (sdk::text::one_line_problem).
 [[nodiscard]] LaunchFiles launch_files(const InferenceSettings& settings, const llm::workload::ServeAssumptions& a,
                                        const llm::ServeProjection& projection);
 

@@ -155,6 +155,11 @@ void read_explore(const dgx::sdk::Host& host, InferenceSettings& s) {
   s.explore_disaggregated = host.get_bool(key::explore_disaggregated);
   s.explore_speculative = host.get_bool(key::explore_speculative);
   s.checkpoint = host.get_string(key::checkpoint);
+  // Refused before any work, as the launch files would refuse it: a line break cannot be one shell word's part.
+  if (const std::string problem = text::one_line_problem(s.checkpoint); !problem.empty()) {
+    throw InvalidArgument(std::string(key::checkpoint) + ": the checkpoint holds " + problem +
+                          " (it is one word of the launch files' command lines)");
+  }
 }
 
 /// serve.fleet_gpus, or the deprecated `gpus` that a script of before issue 35 sets: it wins (a preset now sets

@@ -77,13 +77,6 @@ TEST_CASE("Slurm time limits in all of Slurm's forms, in seconds") {
   }
 }
 
-TEST_CASE("shell quoting") {
-  CHECK(shell_quote("plain-word_1.0") == "plain-word_1.0");
-  CHECK(shell_quote("a b") == "'a b'");
-  CHECK(shell_quote("it's") == "'it'\\''s'");
-  CHECK(shell_quote("") == "''");
-}
-
 TEST_CASE("launch --help is a request, not a failure, and shows both schedulers' options") {
   auto o = parse_launch_args({"--help"});
   REQUIRE(o);

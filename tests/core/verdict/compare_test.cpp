@@ -139,3 +139,77 @@ TEST_CASE("compare pairs each row with the row of A of the same identity, its co
   }
   CHECK(busbw == 3);
 }
+
+namespace {
+
+// An explore row of an LLM workload that declares no identity: lists in its configuration, its memory per GPU in
+// bytes.
+Report explore_of(double scale, json::Array gpus) {
+  Report run;
+  ResultRow row;
+  row.workload = "llama70b";
+  row.plugin = "llm-pretrain";
+  row.config.set("train.precision", json::Array{json::Value("bf16"), json::Value("fp8")});
+  row.config.set("explore.gpus", std::move(gpus));
+  row.config.set("explore.layouts", json::Array{json::Value(json::Array{json::Value(1), json::Value(2.0)})});
+  json::Object overrides;
+  overrides.set("layers", 80);
+  row.config.set("model.overrides", overrides);
+  row.add_metric({"step_time", 2.0 * scale, "s", false, {}});
+  row.add_metric({"memory_per_gpu", 85899345920, "B", false, {}});
+  run.rows.push_back(row);
+  return run;
+}
+
+json::Array gpu_list(std::initializer_list<int> counts) {
+  json::Array out;
+  for (const int n : counts) {
+    out.emplace_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a rerun with list-valued configuration keys pairs exactly: lists and tables compare by value") {
+  const Report out =
+      compare_runs(explore_of(1.0, gpu_list({8, 16})), "a.json", explore_of(1.0, gpu_list({8, 16})), "b.json", {});
+  const ResultRow* step = row_of(out, "step_time");
+  REQUIRE(step != nullptr);
+  CHECK(step->find_field("matched") == nullptr);
+  const Report other =
+      compare_runs(explore_of(1.0, gpu_list({8, 16})), "a.json", explore_of(1.0, gpu_list({8, 32})), "b.json", {});
+  CHECK(row_of(other, "step_time")->find_field("matched")->value ==
+        "nearest row of A: explore.gpus [8, 32] (A [8, 16])");
+}
+
+TEST_CASE("a size in bytes that names an undeclared workload's case shows scaled, a declared message size exactly") {
+  const Report out =
+      compare_runs(explore_of(1.0, gpu_list({8})), "a.json", explore_of(1.0, gpu_list({8})), "b.json", {});
+  const json::Value* memory = row_of(out, "step_time")->config.find("memory_per_gpu");
+  REQUIRE(memory != nullptr);
+  CHECK(memory->as_string() == "85.90 GB");
+  const Report sweep = compare_runs(sweep_of(1.0, "8", true), "a.json", sweep_of(1.0, "8", true), "b.json", {});
+  CHECK(row_of(sweep, "busbw")->config.find("size")->as_number() == 1024);
+}
+
+TEST_CASE("rows of one configuration told apart by their fields pair in order with a rerun's, not all with the first") {
+  // An explore's rows of one configuration (one aggregated, one disaggregated pick): the same config keys.
+  const auto run = [] {
+    Report r = explore_of(1.0, gpu_list({8}));
+    r.rows.push_back(r.rows.front());
+    r.rows.back().metrics.front().value = 20.0;
+    return r;
+  };
+  const Report out = compare_runs(run(), "a.json", run(), "b.json", {});
+  CHECK(out.exit_code == 0);
+  int steps = 0;
+  for (const ResultRow& row : out.rows) {
+    if (row.find_field("metric")->value == "step_time") {
+      ++steps;
+      CHECK(row.find_field("verdict")->value == "no significant difference");
+      CHECK(row.find_metric("relative")->value == doctest::Approx(1.0));
+    }
+  }
+  CHECK(steps == 2);
+}

@@ -1,13 +1,14 @@
 // End to end: the dgxhost executable with the llm-inference plugin, as a user on a machine without GPUs runs it.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "plugin_cli.hpp"
 #include "temp_dir.hpp"
-
-#include <filesystem>
 
 using namespace dgx::testing;
 
@@ -60,6 +61,8 @@ TEST_CASE("bad input exits 2 with the reason") {
            "none"},
           {{"--set", "model=llama70b"}, "did you mean 'llama3.1-70b'"},
           {{"--mode", "project", "--set", "serve.request_rate=0"}, "serve.request_rate must be > 0 requests/s"},
+          {{"--set", "serve.checkpoint=org/model\ntouch PWNED"},
+           "serve.checkpoint: the checkpoint holds a line break (U+000A)"},
           {{"--mode", "project", "--set", "serve.lengths=" DGX_SOURCE_DIR "/configs/lengths/none.csv"},
            "none.csv: cannot open the lengths file"},
           {{"--mode", "project", "--set", "serve.mode=disaggregated", "--set", "serve.prefill_workers=1"},
@@ -86,6 +89,42 @@ TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAM
   }
   CHECK((std::filesystem::status(dir.path() / "deploy" / "trtllm-serve.sh").permissions() &
          std::filesystem::perms::owner_exec) != std::filesystem::perms::none);
+}
+
+TEST_CASE("--emit DIR: a hostile serve.checkpoint is written as one single-quoted shell word") {
+  const TempDir dir;
+  const std::string target = (dir.path() / "deploy").string();
+  const ProcessResult r =
+      dgxhost({"--plugin", "llama8b-serve", "--set", "serve.checkpoint=x'$(touch PWNED)'", "--emit", target});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ifstream in(dir.path() / "deploy" / "trtllm-serve.sh");
+  const std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(has(script, R"(trtllm-serve 'x'\''$(touch PWNED)'\''' --backend pytorch)"));
+}
+
+TEST_CASE("--emit DIR: a link or FIFO planted where a launch file goes is refused and what it points to is unchanged") {
+  const TempDir dir;
+  const auto outside = dir.write("outside/precious.txt", "precious");
+  const auto folder = dir.path() / "deploy";
+  std::filesystem::create_directory(folder);
+  std::string planted;
+  SUBCASE("a symbolic link") {
+    std::filesystem::create_symlink(outside, folder / "trtllm-serve.sh");
+    planted = "is a symbolic link";
+  }
+  SUBCASE("a hard link") {
+    std::filesystem::create_hard_link(outside, folder / "aiperf.sh");
+    planted = "has 2 hard links";
+  }
+  SUBCASE("a FIFO") {
+    REQUIRE(::mkfifo((folder / "extra_llm_api_options.yaml").c_str(), 0600) == 0);
+    planted = "is a FIFO";
+  }
+  const ProcessResult r = dgxhost({"--plugin", "llama8b-serve", "--emit", folder.string()});
+  CHECK(r.exit_code != 0);
+  CHECK_MESSAGE(has(r.err, planted), r.err);
+  std::ifstream in(outside);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == "precious");
 }
 
 TEST_CASE("--emit-launch DIR still writes them, and says once that it is the deprecated --emit") {

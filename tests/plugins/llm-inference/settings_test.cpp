@@ -116,3 +116,14 @@ TEST_CASE("a lengths file sets the mean lengths and drives the simulation") {
   CHECK(s.config.osl == 290);
   CHECK(s.config.has_spread());
 }
+
+TEST_CASE("a checkpoint with a line break is refused before any work: it could be no word of a launch file") {
+  for (const char* bad : {"org/model\ntouch PWNED", "org/model\xe2\x80\xa8x"}) {
+    InferenceHost h;
+    h.set(key::checkpoint, std::string(bad));
+    CHECK(settings_error_of(h).find("serve.checkpoint: the checkpoint holds a line break (U+") == 0);
+  }
+  InferenceHost h;
+  h.set(key::checkpoint, std::string("/models/it's mine"));
+  CHECK(settings_error_of(h).empty());
+}

@@ -309,6 +309,92 @@ inline std::string file_name_problem(std::string_view name) {
   return {};
 }
 
+/// Length of the valid UTF-8 sequence at the start of `s` (1-4), or 0 when it is empty or starts with no valid
+/// sequence (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
+inline std::size_t utf8_sequence_length(std::string_view s) {
+  if (s.empty()) {
+    return 0;
+  }
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char b0 = byte(0);
+  if (b0 < 0x80) {
+    return 1;
+  }
+  std::size_t n = 0;
+  unsigned char low = 0x80, high = 0xbf;  // range of the second byte
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    n = 2;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3;
+    low = b0 == 0xe0 ? 0xa0 : low;
+    high = b0 == 0xed ? 0x9f : high;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4;
+    low = b0 == 0xf0 ? 0x90 : low;
+    high = b0 == 0xf4 ? 0x8f : high;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || byte(1) < low || byte(1) > high) {
+    return 0;
+  }
+  for (std::size_t i = 2; i < n; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) {
+      return 0;
+    }
+  }
+  return n;
+}
+
+/// Why `value` cannot stand on one line of a generated script or manifest, or empty: it holds a NUL or another
+/// control character (C0, DEL, C1 such as U+0085 NEL), the line or paragraph separator U+2028/U+2029, or invalid
+/// UTF-8. Such a value would end a comment, split a line, or be read differently by a YAML reader; quoting cannot
+/// make a NUL safe at all, so it is refused, never escaped.
+inline std::string one_line_problem(std::string_view value) {
+  const auto code_point = [](unsigned number) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "U+%04X", number);
+    return std::string(buffer);
+  };
+  for (std::size_t at = 0; at < value.size();) {
+    const std::string_view rest = value.substr(at);
+    const std::size_t n = utf8_sequence_length(rest);
+    const auto b0 = static_cast<unsigned char>(rest[0]);
+    if (n == 0) {
+      return "invalid UTF-8 at byte " + std::to_string(at);
+    }
+    const auto b1 = n > 1 ? static_cast<unsigned char>(rest[1]) : 0;
+    const auto b2 = n > 2 ? static_cast<unsigned char>(rest[2]) : 0;
+    if (n == 1 && (b0 < 0x20 || b0 == 0x7f)) {
+      return (b0 == '\n' || b0 == '\r' ? "a line break (" : "a control character (") + code_point(b0) + ")";
+    }
+    if (n == 2 && b0 == 0xc2 && b1 < 0xa0) {
+      return (b1 == 0x85 ? "a line break (" : "a control character (") + code_point(b1) + ")";
+    }
+    if (n == 3 && b0 == 0xe2 && b1 == 0x80 && (b2 == 0xa8 || b2 == 0xa9)) {
+      return "a line break (" + code_point(b2 == 0xa8 ? 0x2028 : 0x2029) + ")";
+    }
+    at += n;
+  }
+  return {};
+}
+
+/// `word` as one word of a POSIX shell command line: unchanged when it holds only characters no shell treats
+/// specially, else in single quotes with every ' written as '\'' (close, escaped quote, reopen). Check the word with
+/// one_line_problem() first where the script has comments or is read line by line.
+inline std::string shell_quote(std::string_view word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+          std::string_view::npos) {
+    return std::string(word);
+  }
+  std::string out = "'";
+  for (const char c : word) {
+    out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
+  }
+  return out + "'";
+}
+
 }  // namespace dgx::sdk::text
 
 namespace dgx::sdk {

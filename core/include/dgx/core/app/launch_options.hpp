@@ -59,9 +59,6 @@ std::string results_path(const LaunchOptions& options, const std::string& job_id
 /// The text of dgxhost launch --help.
 std::string launch_help();
 
-/// Quotes a word for a POSIX shell.
-std::string shell_quote(const std::string& word);
-
 /// The command line every rank runs, for a POSIX shell: dgxhost, its arguments, `--output "$results"` (the
 /// shell variable holding the results file).
 std::string rank_command(const LaunchOptions& options);
