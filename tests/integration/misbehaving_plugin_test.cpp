@@ -165,6 +165,70 @@ TEST_CASE("a run() that never returns is ended after runner.max_time and the gra
                 r.err);
 }
 
+namespace {
+
+// A projection of misbehave.project=`how`, under timeout(1): a dgxhost that never ends it fails the test (exit 124,
+// or 137 when it outlives SIGTERM too) instead of hanging it. --foreground passes a signal to dgxhost alone, once.
+std::vector<std::string> project(const std::string& how) {
+  return {"--foreground",
+          "-k",
+          "10",
+          "60",
+          DGX_TEST_DGXHOST,
+          "--plugin-dir",
+          misbehaving("run"),
+          "--plugin",
+          "misbehave",
+          "--mode",
+          "project",
+          "--set",
+          "misbehave.project=" + how};
+}
+
+}  // namespace
+
+TEST_CASE("a project() that never returns is ended after DGX_PROJECT_TIMEOUT_S and the grace period, named, exit 6") {
+  const ProcessResult r = run_process("/usr/bin/timeout", project("busy"),
+                                      {{"DGX_PROJECT_TIMEOUT_S", "1"}, {"DGX_INTERRUPT_GRACE_S", "1"}});
+  CHECK(r.exit_code == 6);
+  CHECK_MESSAGE(r.err.find("dgxhost: error: misbehave:misbehave: project(): did not return within 1 s after "
+                           "DGX_PROJECT_TIMEOUT_S (1 s) ran out: project() must return, or poll cancel_requested, by "
+                           "then; the run ends here (exit code 6)") != std::string::npos,
+                r.err);
+}
+
+TEST_CASE("a project() that polls cancel_requested stops at DGX_PROJECT_TIMEOUT_S: exit 1, the limit named") {
+  const ProcessResult r = run_process("/usr/bin/timeout", project("poll"), {{"DGX_PROJECT_TIMEOUT_S", "1"}});
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.err.find("misbehave:misbehave: project() stopped at its time limit, DGX_PROJECT_TIMEOUT_S (1 s), "
+                           "before it finished") != std::string::npos,
+                r.err);
+}
+
+TEST_CASE("Ctrl-C or SIGTERM ends a project() that never returns: exit 130 after the grace period, the call named") {
+  // The projection's own deadline is far away: only the signal ends it, also when the plugin ignores SIGALRM (the
+  // grace period's alarm).
+  for (const auto& [how, signal_number] : {std::pair{"busy", SIGINT}, {"busy", SIGTERM}, {"busy-no-alarm", SIGINT}}) {
+    CAPTURE(how);
+    CAPTURE(signal_number);
+    const ProcessResult r = run_process_signalled(
+        "/usr/bin/timeout", project(how), {{"DGX_INTERRUPT_GRACE_S", "1"}}, signal_number,
+        [](const std::string& err, double) { return err.find("projecting now: busy") != std::string::npos; });
+    CHECK(r.exit_code == 130);
+    CHECK_MESSAGE(r.err.find("interrupted, and misbehave:misbehave: project() did not return within 1 s") !=
+                      std::string::npos,
+                  r.err);
+  }
+}
+
+TEST_CASE("Ctrl-C stops a project() that polls cancel_requested: exit 130") {
+  const ProcessResult r =
+      run_process_signalled("/usr/bin/timeout", project("poll"), {}, SIGINT, [](const std::string& err, double) {
+        return err.find("projecting now: poll") != std::string::npos;
+      });
+  CHECK(r.exit_code == 130);
+}
+
 TEST_CASE("a plugin whose init hangs costs the check's time limit once: the rejection is remembered") {
   TempDir cache;
   const std::map<std::string, std::string> env{{"DGX_CACHE_DIR", cache.path().string()}, {"DGX_PROBE_TIMEOUT_S", "1"}};

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "broken_fixtures.hpp"
+#include "dgx/core/support/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 
@@ -138,6 +139,26 @@ TEST_CASE("two plugins of the same name: the first wins, the second is reported"
   const ProcessResult r = dgxhost({"--plugin-dir", fixture_dir("duplicate"), "--list"});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("libdgx-twin-b.so: duplicate plugin name 'twin'") != std::string::npos);
+}
+
+TEST_CASE("two SDK plugins built with default visibility each run their own code in one process") {
+  // Each exports every inline function of the SDK; a static in one of them used to be one object for the process,
+  // and the second plugin loaded ran the first's code (a duplicate of its name, its init, its workload).
+  const std::string dir = fixture_dir("visible");
+  const ProcessResult list = dgxhost({"--plugin-dir", dir, "--list"});
+  CHECK(list.exit_code == 0);
+  CHECK_MESSAGE(list.out.find("visible-a 1.0.0") != std::string::npos, list.out);
+  CHECK_MESSAGE(list.out.find("visible-b 1.0.0") != std::string::npos, list.out);
+  CHECK_MESSAGE(list.out.find("duplicate") == std::string::npos, list.out);
+  for (const std::string name : {"visible-a", "visible-b"}) {
+    CAPTURE(name);
+    const ProcessResult r = dgxhost({"--plugin-dir", dir, "--plugin", name, "--format", "json"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const dgx::json::Value doc = dgx::json::parse(r.out);
+    const dgx::json::Value& row = doc["results"][0];
+    CHECK(row["info"]["made_by"].as_string() == name);
+    CHECK(row["info"]["init_ran"].as_string() == "yes");
+  }
 }
 
 TEST_CASE("the host calls every loaded plugin's shutdown() before it exits") {

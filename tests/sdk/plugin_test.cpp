@@ -215,16 +215,55 @@ TEST_CASE("messages longer than the host's buffer are truncated, not overflowed"
   dgx::sdk::detail::write_error(nullptr, "ignored");  // no buffer: nothing happens
 }
 
+namespace {
+
+struct EntryHome {};  // what DGX_PLUGIN declares in a plugin's file
+struct HomeA {};
+struct HomeB {};
+
+std::string g_initialised;  // the name of the last plugin whose init() ran
+
+dgx::sdk::PluginSpec spec_named(const char* name) {
+  dgx::sdk::PluginSpec spec = make_spec();
+  spec.name = name;
+  spec.init = [name](dgx::sdk::Host&) { g_initialised = name; };
+  spec.shutdown = [name] { g_initialised = std::string("shut ") + name; };
+  return spec;
+}
+dgx::sdk::PluginSpec spec_a() { return spec_named("a"); }
+dgx::sdk::PluginSpec spec_b() { return spec_named("b"); }
+
+}  // namespace
+
+TEST_CASE("each plugin's home keeps its own adapter: init and shutdown reach the plugin they belong to") {
+  const dgx_host_offer offer{sizeof(dgx_host_offer), DGX_ABI_V1_0, DGX_ABI_VERSION, "test", "0"};
+  const dgx_plugin_desc* a = nullptr;
+  const dgx_plugin_desc* b = nullptr;
+  REQUIRE(dgx::sdk::detail::plugin_entry<HomeA>(&offer, &a, &spec_a) == DGX_OK);
+  REQUIRE(dgx::sdk::detail::plugin_entry<HomeB>(&offer, &b, &spec_b) == DGX_OK);
+  CHECK(std::string(a->name) == "a");
+  CHECK(std::string(b->name) == "b");
+  dgx::testing::FakeHost host;
+  Call call;
+  REQUIRE((b->init != nullptr));
+  CHECK(b->init(host.api(), &call.error) == DGX_OK);
+  CHECK(g_initialised == "b");
+  CHECK(a->init(host.api(), &call.error) == DGX_OK);
+  CHECK(g_initialised == "a");
+  b->shutdown();
+  CHECK(g_initialised == "shut b");
+}
+
 TEST_CASE("an SDK plugin answers the newest version the host offers: 1.1 to a 1.1 host, 1.0 to a 1.0 host") {
   const dgx_plugin_desc* desc = nullptr;
   const dgx_host_offer current{sizeof(dgx_host_offer), DGX_ABI_V1_0, DGX_ABI_V1_1, "test", "0"};
-  REQUIRE(dgx::sdk::detail::plugin_entry(&current, &desc, &make_spec) == DGX_OK);
+  REQUIRE(dgx::sdk::detail::plugin_entry<EntryHome>(&current, &desc, &make_spec) == DGX_OK);
   CHECK(desc->abi_version == DGX_ABI_V1_1);
   const dgx_host_offer older{sizeof(dgx_host_offer), DGX_ABI_V1_0, DGX_ABI_V1_0, "test", "0"};
-  REQUIRE(dgx::sdk::detail::plugin_entry(&older, &desc, &make_spec) == DGX_OK);
+  REQUIRE(dgx::sdk::detail::plugin_entry<EntryHome>(&older, &desc, &make_spec) == DGX_OK);
   CHECK(desc->abi_version == DGX_ABI_V1_0);
   const dgx_host_offer future{sizeof(dgx_host_offer), DGX_ABI_MAKE_VERSION(2, 0), DGX_ABI_MAKE_VERSION(2, 3), "t", "0"};
-  CHECK(dgx::sdk::detail::plugin_entry(&future, &desc, &make_spec) == DGX_ERR_VERSION);
+  CHECK(dgx::sdk::detail::plugin_entry<EntryHome>(&future, &desc, &make_spec) == DGX_ERR_VERSION);
 }
 
 TEST_CASE("what a workload declares of its rows becomes the descriptor's ABI 1.1 arrays") {

@@ -139,12 +139,9 @@ void warn_once(const std::string& what, const std::vector<std::string>& changes)
 
 // Watchdog --------------------------------------------------------------------------------------------------------
 
-double steady_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Every 100 ms during a call: Ctrl-C keeps working while a plugin that ignores it runs, and a call past its
-// deadline and the grace period ends the process. Only atomics and fixed buffers: the main thread is busy.
+// deadline, or past Ctrl-C, by the grace period ends the process. Only atomics and fixed buffers: the main thread is
+// busy.
 [[noreturn]] void watch() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -158,7 +155,12 @@ double steady_now() {
     }
     const double deadline = call_deadline();
     const unsigned grace = interrupt_grace_seconds();
-    if (deadline > 0 && steady_now() > deadline + grace) {
+    // The grace period after Ctrl-C is SIGALRM's to end, but a plugin may ignore or block SIGALRM, or take the
+    // alarm for its own use: a call still running past it is ended here too, as SIGALRM would have.
+    if (const double interrupted = cancel_requested_at(); interrupted > 0 && steady_seconds() > interrupted + grace) {
+      end_after_interrupt(grace);
+    }
+    if (deadline > 0 && steady_seconds() > deadline + grace) {
       const std::string happened = "did not return within " + std::to_string(grace) + " s " + call_deadline_reason();
       detail::end_in_scope(happened.c_str());
     }

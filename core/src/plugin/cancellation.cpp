@@ -19,16 +19,27 @@ namespace dgx {
 namespace {
 
 std::atomic<bool> g_cancel{false};
+std::atomic<double> g_cancel_at{0};      // steady-clock seconds of the first request; 0: none
 std::atomic<double> g_call_deadline{0};  // steady-clock seconds; 0: none
 std::array<char, 256> g_deadline_reason{};
 std::atomic<unsigned> g_grace_s{kInterruptGraceSeconds};
+
+// The first request: the run is to stop, and the grace period starts (SIGALRM, and the watchdog for a plugin call
+// that keeps SIGALRM from ending it: call_guard.cpp). Async-signal-safe.
+bool first_request() {
+  if (g_cancel.exchange(true)) {
+    return false;
+  }
+  g_cancel_at.store(steady_seconds());
+  ::alarm(g_grace_s.load());
+  return true;
+}
 
 // The first SIGINT or SIGTERM asks the run to stop and starts the grace period. The handler stays installed (a
 // plugin call that replaces it gets it back: call_guard.hpp), so what follows is decided here: a second Ctrl-C
 // ends the process at once, by SIGINT as a shell expects; another SIGTERM is the same request again.
 extern "C" void on_signal(int signal_number) {
-  if (!g_cancel.exchange(true)) {
-    ::alarm(g_grace_s.load());
+  if (first_request()) {
     return;
   }
   if (signal_number == SIGINT) {
@@ -49,8 +60,7 @@ void wait_for_signals(sigset_t set) {
     if (::sigwait(&set, &signal_number) != 0) {
       continue;
     }
-    if (!g_cancel.exchange(true)) {
-      ::alarm(g_grace_s.load());
+    if (first_request()) {
       continue;
     }
     if (signal_number == SIGINT) {  // the second Ctrl-C: ended by SIGINT at once, as a shell expects
@@ -66,14 +76,24 @@ void wait_for_signals(sigset_t set) {
 
 }  // namespace
 
-void install_cancellation_handlers() {
-  if (const char* grace = std::getenv("DGX_INTERRUPT_GRACE_S"); grace != nullptr && *grace != '\0') {
-    char* end = nullptr;
-    const unsigned long value = std::strtoul(grace, &end, 10);
-    if (*end == '\0' && value >= 1 && value <= 3600) {
-      g_grace_s.store(static_cast<unsigned>(value));
-    }
+unsigned seconds_from_env(const char* name, unsigned fallback, unsigned max) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') {
+    return fallback;
   }
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  return *end == '\0' && value >= 1 && value <= max ? static_cast<unsigned>(value) : fallback;
+}
+
+unsigned project_timeout_seconds() { return seconds_from_env("DGX_PROJECT_TIMEOUT_S", kProjectTimeoutSeconds, 86400); }
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void install_cancellation_handlers() {
+  g_grace_s.store(seconds_from_env("DGX_INTERRUPT_GRACE_S", kInterruptGraceSeconds, 3600));
   struct sigaction action {};
   sigemptyset(&action.sa_mask);
   action.sa_handler = on_deadline;
@@ -94,8 +114,12 @@ void install_cancellation_handlers() {
 }
 
 bool cancel_requested() { return g_cancel.load(); }
+double cancel_requested_at() { return g_cancel_at.load(); }
 void request_cancel() { g_cancel.store(true); }
-void reset_cancel() { g_cancel.store(false); }
+void reset_cancel() {
+  g_cancel.store(false);
+  g_cancel_at.store(0);
+}
 unsigned interrupt_grace_seconds() { return g_grace_s.load(); }
 
 void set_call_deadline(double steady_seconds, const std::string& what) {
@@ -114,7 +138,7 @@ bool call_deadline_passed() {
   if (deadline <= 0) {
     return false;
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() > deadline;
+  return steady_seconds() > deadline;
 }
 
 }  // namespace dgx

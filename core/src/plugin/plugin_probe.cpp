@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "dgx/core/plugin/call_guard.hpp"
+#include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/plugin/plugin_loader.hpp"
 #include "dgx/core/support/build_info.hpp"
 #include "dgx/core/support/files.hpp"
@@ -213,14 +214,8 @@ detail::LoadRecovery recovery_for(const fs::path& entry, const std::string& key)
 }  // namespace
 
 std::chrono::seconds probe_timeout() {
-  if (const char* limit = std::getenv("DGX_PROBE_TIMEOUT_S"); limit != nullptr && *limit != '\0') {
-    char* end = nullptr;
-    const unsigned long value = std::strtoul(limit, &end, 10);
-    if (*end == '\0' && value >= 1 && value <= 3600) {
-      return std::chrono::seconds(value);
-    }
-  }
-  return kProbeTimeout;
+  return std::chrono::seconds(
+      seconds_from_env("DGX_PROBE_TIMEOUT_S", static_cast<unsigned>(kProbeTimeout.count()), 3600));
 }
 
 fs::path probe_cache_dir() {

@@ -1,7 +1,6 @@
 #include "dgx/core/plugin/plugin_registry.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -43,8 +42,7 @@ void PluginRegistry::shutdown(std::optional<int> exit_code) {
       continue;
     }
     const std::string call = plugin.name + ": shutdown()";
-    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    const CallDeadline deadline(now, "of being called, as dgxhost was exiting");
+    const CallDeadline deadline(steady_seconds(), "of being called, as dgxhost was exiting");
     const CallGuard guard(call);
     plugin.desc->shutdown();
   }

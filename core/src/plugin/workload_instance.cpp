@@ -6,6 +6,7 @@
 #include <dgx/sdk/error.hpp>
 
 #include "dgx/core/plugin/call_guard.hpp"
+#include "dgx/core/plugin/cancellation.hpp"
 #include "dgx/core/support/printable.hpp"
 
 namespace dgx {
@@ -175,9 +176,23 @@ CallResult WorkloadInstance::finalize() {
   return s == DGX_OK ? CallResult{} : failure("finalize", s);
 }
 
+// A projection has a deadline as a sample has (cancellation.hpp): a plugin that polls cancel_requested stops at it,
+// one that does not is ended by the watchdog a grace period later, naming the limit.
 CallResult WorkloadInstance::project(dgx_mode mode) {
-  const CallGuard guard(where("project"));
-  const dgx_status s = workload_->desc->project(instance_, mode, fresh_error());
+  const unsigned limit = project_timeout_seconds();
+  const std::string limit_text = "DGX_PROJECT_TIMEOUT_S (" + std::to_string(limit) + " s)";
+  const CallDeadline deadline(steady_seconds() + limit,
+                              "after " + limit_text +
+                                  " ran out: project() must return, or poll cancel_requested, by then");
+  dgx_status s = DGX_OK;
+  {
+    const CallGuard guard(where("project"));
+    s = workload_->desc->project(instance_, mode, fresh_error());
+  }
+  if (s == DGX_ERR_CANCELLED && !cancel_requested() && call_deadline_passed()) {
+    return Failure{ExitCode::run_failed, who(*workload_) + ": project() stopped at its time limit, " + limit_text +
+                                             ", before it finished: raise the limit, or project less at once"};
+  }
   return s == DGX_OK ? CallResult{} : failure("project", s);
 }
 

@@ -12,13 +12,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
 namespace dgx::catalog {
 
 struct TomlTable::Document {
-  toml::table root;
+  std::shared_ptr<const toml::table> root;                    // shared by every read of the same text (parsed_once)
   std::set<const toml::node*> read;                           // nodes an accessor looked up
   std::set<const toml::node*> accepted;                       // nodes accepted whole, unread (accept())
   std::map<const toml::table*, std::set<std::string>> asked;  // every key asked of a table, found or not
@@ -63,6 +64,25 @@ toml::table parse_document(std::string_view text, std::string_view file) {
 #endif
 }
 
+/// The document of `text`, parsed once per process: a run reads the same catalog files several times (the system
+/// for the host's checks and for the plugin's assumptions, a framework profile per release compared), and parsing
+/// them again was most of a projection's set-up. Only the parse is shared: what each reader asks of it is its own.
+std::shared_ptr<const toml::table> parsed_once(std::string_view text, std::string_view file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const toml::table>, std::less<>> parsed;  // by file, NUL, text
+  std::string key;
+  key.reserve(file.size() + 1 + text.size());
+  key.append(file).push_back('\0');
+  key.append(text);
+  const std::lock_guard lock(mutex);
+  if (const auto it = parsed.find(key); it != parsed.end()) {
+    return it->second;
+  }
+  auto table = std::make_shared<const toml::table>(parse_document(text, file));
+  parsed.emplace(std::move(key), table);
+  return table;
+}
+
 }  // namespace
 
 TomlTable::TomlTable(std::shared_ptr<Document> document, const void* table, std::string file, std::string prefix)
@@ -70,8 +90,8 @@ TomlTable::TomlTable(std::shared_ptr<Document> document, const void* table, std:
 
 TomlTable TomlTable::parse(std::string_view text, std::string_view file) {
   auto document = std::make_shared<Document>();
-  document->root = parse_document(text, file);
-  const void* root = &document->root;
+  document->root = parsed_once(text, file);
+  const void* root = document->root.get();
   return TomlTable(std::move(document), root, std::string(file), "");
 }
 

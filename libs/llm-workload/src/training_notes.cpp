@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -353,9 +354,22 @@ std::string recommendation_text(const ExploreResult& r, bool priced, const Recom
          describe(fastest(r.points)) + "." + budget_text(r, priced, words, describe);
 }
 
-std::string sweep_summary(std::uint64_t layouts, double seconds) {
+namespace {
+
+double process_cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+}  // namespace
+
+SweepClock::SweepClock(const sdk::Host& host)
+    : host_(host), wall_start_(host.now()), cpu_start_(process_cpu_seconds()) {}
+
+SweepTime SweepClock::elapsed() const {
+  return {.wall = host_.now() - wall_start_, .cpu = process_cpu_seconds() - cpu_start_};
+}
+
+std::string sweep_summary(std::uint64_t layouts, const SweepTime& took) {
   return "This sweep evaluated " + text::grouped(static_cast<long long>(layouts)) + " layouts in " +
-         text::duration(seconds) + ".";
+         text::duration(took.wall) + " (" + text::duration(took.cpu) + " of CPU time).";
 }
 
 void recommend(ExploreResult& result, double budget_slack, std::optional<double> deadline_days,

@@ -161,7 +161,7 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
                                     .cancelled = [&host] { return host.cancelled(); }};
   const llm::ExploreSpace space = explore_space();
   MethodsExplored out;
-  const double start = host.now();
+  const workload::SweepClock clock(host);
   for (const llm::FineTuneMethod method : s.methods) {
     llm::StepModel model(a.model, a.system);
     model.set_finetune(finetune_of(s, method));
@@ -179,7 +179,7 @@ MethodsExplored FineTuning::explore_methods(const dgx::sdk::Host& host) const {
     }
     out.sweeps.push_back(std::move(sweep));
   }
-  out.seconds = host.now() - start;
+  out.took = clock.elapsed();
   if (out.merged.points.empty()) {
     std::string reasons;
     for (const MethodSweep& sweep : out.sweeps) {
@@ -231,7 +231,7 @@ void FineTuning::explore(const dgx::sdk::Host& host) const {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Projection",
-            projection_note() + " " + workload::sweep_summary(r.evaluated, explored.seconds));
+            projection_note() + " " + workload::sweep_summary(r.evaluated, explored.took));
 }
 
 std::string FineTuning::provider_note(const llm::ExploreResult& r) const {

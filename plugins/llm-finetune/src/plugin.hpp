@@ -16,6 +16,7 @@
 #include "dgx/llm/workload/assumptions.hpp"
 #include "dgx/llm/workload/training.hpp"
 #include "dgx/llm/workload/training_measure.hpp"
+#include "dgx/llm/workload/training_notes.hpp"
 #include "dgx/llm/workload/workload.hpp"
 #include "job.hpp"
 #include "settings.hpp"
@@ -38,7 +39,7 @@ struct MethodsExplored {
   std::vector<MethodSweep> sweeps;
   llm::ExploreResult merged;
   std::vector<llm::FineTuneMethod> methods;  ///< the method of each merged point
-  double seconds = 0;                        ///< time the sweeps took
+  llm::workload::SweepTime took;             ///< time the sweeps took
 };
 
 class FineTuning final : public llm::workload::Training {

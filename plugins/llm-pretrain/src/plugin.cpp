@@ -23,7 +23,7 @@ using dgx::sdk::NotePlacement;
 struct ReleaseRun {
   workload::Assumptions assumptions;
   llm::ExploreResult result;
-  double seconds = 0;
+  workload::SweepTime took;
 };
 
 ReleaseRun explore_release(const dgx::sdk::Host& host, const Pretraining& job, workload::Assumptions assumptions) {
@@ -34,15 +34,15 @@ ReleaseRun explore_release(const dgx::sdk::Host& host, const Pretraining& job, w
                                     .deadline_days = s.deadline_days,
                                     .budget_usd = assumptions.price ? s.budget_usd : std::nullopt,
                                     .cancelled = [&host] { return host.cancelled(); }};
-  const double start = host.now();
+  const workload::SweepClock clock(host);
   auto result = llm::explore(model, job.explore_space(), options);
-  const double elapsed = host.now() - start;
+  const workload::SweepTime took = clock.elapsed();
   host.throw_if_cancelled();  // Ctrl-C ends the sweep early: no rows from half a space
   if (!result) {
     throw dgx::sdk::InvalidArgument(result.error().message +
                                     " (other GPU counts, a shorter sequence or a system with more HBM may fit)");
   }
-  return ReleaseRun{.assumptions = std::move(assumptions), .result = std::move(result).value(), .seconds = elapsed};
+  return ReleaseRun{.assumptions = std::move(assumptions), .result = std::move(result).value(), .took = took};
 }
 
 /// A release's sweep priced at `price` (a provider's): costs, the front and the picks of that price alone. Step
@@ -96,7 +96,7 @@ llm::ExploreSpace Pretraining::explore_space() const {
   return space;
 }
 
-std::vector<SeriesRun> Pretraining::explore_series(const dgx::sdk::Host& host, double& seconds,
+std::vector<SeriesRun> Pretraining::explore_series(const dgx::sdk::Host& host, workload::SweepTime& took,
                                                    std::uint64_t& evaluated) const {
   const std::vector<std::string> frameworks = workload::framework_names_of(settings_);
   std::vector<SeriesRun> series;
@@ -108,7 +108,7 @@ std::vector<SeriesRun> Pretraining::explore_series(const dgx::sdk::Host& host, d
       release.frameworks_used = frameworks;  // one source line naming every release
     }
     const ReleaseRun run = explore_release(host, *this, release);
-    seconds += run.seconds;
+    took += run.took;
     evaluated += run.result.evaluated;
     for (workload::Assumptions& priced : workload::priced_by_providers(run.assumptions, settings_)) {
       llm::ExploreResult result = repriced(run.result, priced.price, settings_);
@@ -141,9 +141,9 @@ LeadResult lead_of(const std::vector<SeriesRun>& series, std::size_t release, co
 }
 
 void Pretraining::explore(const dgx::sdk::Host& host) const {
-  double seconds = 0;
+  workload::SweepTime took;
   std::uint64_t evaluated = 0;
-  const std::vector<SeriesRun> series = explore_series(host, seconds, evaluated);
+  const std::vector<SeriesRun> series = explore_series(host, took, evaluated);
   const std::size_t releases = series.back().release + 1;
   const workload::Compared compared{.framework = releases > 1, .provider = settings_.providers.size() > 1};
   // The newest release compared leads: its front and recommendation are the answer, the others its history; with
@@ -203,7 +203,7 @@ void Pretraining::explore(const dgx::sdk::Host& host) const {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
   host.note(NotePlacement::after, "Projection",
-            notes.projection_note() + " " + workload::sweep_summary(evaluated, seconds));
+            notes.projection_note() + " " + workload::sweep_summary(evaluated, took));
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

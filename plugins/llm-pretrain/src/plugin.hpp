@@ -121,8 +121,8 @@ public:
   /// The space the settings describe: explore.* keys, the precisions, the sequence and token counts.
   [[nodiscard]] llm::ExploreSpace explore_space() const;
   /// One series per framework release x price provider asked for: one sweep per release, repriced per provider.
-  /// Adds the sweeps' time and layout count to `seconds` and `evaluated`.
-  [[nodiscard]] std::vector<SeriesRun> explore_series(const dgx::sdk::Host& host, double& seconds,
+  /// Adds the sweeps' time and layout count to `took` and `evaluated`.
+  [[nodiscard]] std::vector<SeriesRun> explore_series(const dgx::sdk::Host& host, llm::workload::SweepTime& took,
                                                       std::uint64_t& evaluated) const;
   /// Sweeps the space under each framework release and provider asked for; rows of table "explore" between the
   /// notes, one front and one recommendation (the newest release's, over every provider). Throws

@@ -76,3 +76,13 @@ TEST_CASE("json_text hands a value or a whole table on as JSON, and counts what 
   CHECK(json->find("\"x\" : 1") != std::string::npos);
   CHECK(json->find("\"w\" : true") != std::string::npos);
 }
+
+TEST_CASE("a text parsed once serves every reader, and each reader's unread keys are its own") {
+  // The parse is shared (a run reads one catalog file several times); what a reader asked is not.
+  const std::string_view text = "name = \"a\"\nsms = 132\n";
+  const auto both = [](const TomlTable& t) { return t.string("name") + std::to_string(t.positive_int("sms")); };
+  CHECK(error_of(text, both).empty());
+  CHECK(error_of(text, [](const TomlTable& t) { return t.string("name"); }).find("unknown key 'sms'") !=
+        std::string::npos);
+  CHECK(error_of(text, both).empty());
+}

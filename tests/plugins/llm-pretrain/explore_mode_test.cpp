@@ -75,6 +75,8 @@ TEST_CASE("explore emits the best layout per GPU count and precision, marked, be
   CHECK(h.note("Recommendation").find("explore.deadline_days=DAYS") != std::string::npos);
   CHECK(h.note("Dropped").find("valid layouts need more than the 80.0 GiB of h100-sxm per GPU") != std::string::npos);
   CHECK(h.note("Projection").find("layouts in ") != std::string::npos);
+  // Wall time beside the process's CPU time: on a loaded machine the first alone misleads.
+  CHECK(h.note("Projection").find(" of CPU time).") != std::string::npos);
   CHECK(h.note("Sweep").find("GPU counts: 64, 128, ..., 16384") == 0);
 }
 

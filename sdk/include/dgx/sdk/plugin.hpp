@@ -222,7 +222,15 @@ inline void destroy(dgx_instance* instance) { delete &as_instance(instance); }
 /// The C descriptors built from a PluginSpec; owns every string and array they point to.
 class PluginAdapter {
 public:
-  explicit PluginAdapter(PluginSpec spec) : spec_(std::move(spec)) {
+  /// The descriptor's init, shutdown and probe, which take no context: functions of the plugin's own home
+  /// (PluginHome below) that find this adapter. Left null (`{}`), the descriptor has none of them.
+  struct Hooks {
+    dgx_status (*init)(const dgx_host_api*, dgx_error*);
+    void (*shutdown)();
+    dgx_status (*probe)(const dgx_host_api*, const dgx_probe_sink*, dgx_error*);
+  };
+
+  explicit PluginAdapter(PluginSpec spec, Hooks hooks = {}) : spec_(std::move(spec)) {
     // Sized once, before any descriptor points into them: the inner vectors never move.
     params_.resize(spec_.workloads.size());
     declared_.resize(spec_.workloads.size());
@@ -250,13 +258,13 @@ public:
     desc_.presets = presets_.data();
     desc_.preset_count = static_cast<std::uint32_t>(presets_.size());
     if (spec_.init) {
-      desc_.init = &PluginAdapter::init;
+      desc_.init = hooks.init;
     }
     if (spec_.shutdown) {
-      desc_.shutdown = &PluginAdapter::shutdown;
+      desc_.shutdown = hooks.shutdown;
     }
     if (spec_.probe) {
-      desc_.probe = &PluginAdapter::probe;
+      desc_.probe = hooks.probe;
     }
   }
   PluginAdapter(const PluginAdapter&) = delete;
@@ -267,38 +275,28 @@ public:
   void set_abi_version(std::uint32_t version) { desc_.abi_version = version; }
   [[nodiscard]] const PluginSpec& spec() const { return spec_; }
 
-  /// The one adapter of this plugin, built on the first call from `factory`.
-  static PluginAdapter& get(PluginSpec (*factory)()) {
-    static PluginAdapter adapter(factory());
-    current() = &adapter;
-    return adapter;
-  }
-
-private:
-  static PluginAdapter*& current() {
-    static PluginAdapter* adapter = nullptr;
-    return adapter;
-  }
-  static dgx_status init(const dgx_host_api* api, dgx_error* error) {
+  /// What the descriptor's hooks do, for PluginHome.
+  dgx_status init(const dgx_host_api* api, dgx_error* error) {
     return guarded(error, [&] {
       Host host(api);
-      current()->spec_.init(host);
+      spec_.init(host);
     });
   }
-  static void shutdown() {
+  void shutdown() noexcept {
     try {
-      current()->spec_.shutdown();
+      spec_.shutdown();
     } catch (...) {  // nothing can be reported at exit; never let it escape
     }
   }
-  static dgx_status probe(const dgx_host_api* api, const dgx_probe_sink* sink, dgx_error* error) {
+  dgx_status probe(const dgx_host_api* api, const dgx_probe_sink* sink, dgx_error* error) {
     return guarded(error, [&] {
       Host host(api);
       ProbeSink probe_sink(sink);
-      current()->spec_.probe(host, probe_sink);
+      spec_.probe(host, probe_sink);
     });
   }
 
+private:
   static const char* c_str_or_null(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
 
   static dgx_param_desc to_c(const Param& p) {
@@ -371,11 +369,38 @@ private:
   dgx_plugin_desc desc_{};
 };
 
-/// Body of the entry symbol: negotiates the version and hands out the descriptor.
-inline dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out,
-                               PluginSpec (*factory)()) noexcept {
+/// The plugin's one adapter and the hooks that find it. `Home` is a type of the plugin's own unnamed namespace
+/// (DGX_PLUGIN declares one), so every member of PluginHome<Home>, the statics included, has internal linkage: one
+/// home per plugin whatever its visibility settings. A static of an ordinary inline function would be one object
+/// in the whole process (GCC makes it a GNU unique symbol) in plugins built without hidden visibility: the second
+/// such plugin loaded would find the first's adapter and run the first's code.
+template <typename Home> class PluginHome {
+public:
+  /// Built on the first call from `factory`.
+  static PluginAdapter& get(PluginSpec (*factory)()) {
+    static PluginAdapter adapter(factory(), {&init, &shutdown, &probe});
+    current() = &adapter;
+    return adapter;
+  }
+
+private:
+  static PluginAdapter*& current() {
+    static PluginAdapter* adapter = nullptr;
+    return adapter;
+  }
+  static dgx_status init(const dgx_host_api* api, dgx_error* error) { return current()->init(api, error); }
+  static void shutdown() { current()->shutdown(); }
+  static dgx_status probe(const dgx_host_api* api, const dgx_probe_sink* sink, dgx_error* error) {
+    return current()->probe(api, sink, error);
+  }
+};
+
+/// Body of the entry symbol: negotiates the version and hands out the descriptor of the plugin whose home is
+/// `Home`.
+template <typename Home>
+dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out, PluginSpec (*factory)()) noexcept {
   try {
-    PluginAdapter& adapter = PluginAdapter::get(factory);
+    PluginAdapter& adapter = PluginHome<Home>::get(factory);
     // The newest version both speak: a host of an older minor version of the same major reads the descriptor's
     // fields up to its own (struct_size), and the SDK asks the host only for services its table holds.
     std::uint32_t version = DGX_ABI_VERSION;
@@ -396,8 +421,12 @@ inline dgx_status plugin_entry(const dgx_host_offer* offer, const dgx_plugin_des
 }  // namespace detail
 }  // namespace dgx::sdk
 
-/// Defines the plugin's entry symbol from a function `dgx::sdk::PluginSpec factory()`.
+/// Defines the plugin's entry symbol from a function `dgx::sdk::PluginSpec factory()`, and the plugin's home in this
+/// file's unnamed namespace (PluginHome): use it once per plugin.
 #define DGX_PLUGIN(factory)                                                                                            \
+  namespace {                                                                                                          \
+  struct DgxPluginHome {};                                                                                             \
+  }                                                                                                                    \
   extern "C" DGX_EXPORT dgx_status dgx_plugin_entry(const dgx_host_offer* offer, const dgx_plugin_desc** out) {        \
-    return ::dgx::sdk::detail::plugin_entry(offer, out, &(factory));                                                   \
+    return ::dgx::sdk::detail::plugin_entry<DgxPluginHome>(offer, out, &(factory));                                    \
   }

@@ -8,7 +8,8 @@
 //  - exit(), _exit(), _Exit() or quick_exit() from the plugin end the process with exit code 6 and that line
 //    (dgxhost's executable defines them: exit_hook.cpp);
 //  - a call still running the grace period (DGX_INTERRUPT_GRACE_S, 10 s) after its deadline (runner.max_time for
-//    a sample, the call itself for shutdown) ends the process the same way (the watchdog thread);
+//    a sample, DGX_PROJECT_TIMEOUT_S for project, the call itself for shutdown) ends the process the same way, and
+//    one still running it after Ctrl-C or SIGTERM with exit code 130 (the watchdog thread);
 //  - after the call, and every 100 ms during it for SIGINT and SIGTERM, the host's signal handlers, its signal
 //    mask and its stdout and stderr are put back if the plugin changed them, with one warning naming the call.
 #pragma once

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <dgx/sdk/host.hpp>
+
 #include "dgx/llm/accuracy_band.hpp"
 #include "dgx/llm/explorer.hpp"
 #include "dgx/llm/memory_model.hpp"
@@ -125,8 +127,31 @@ struct RecommendationWords {
 [[nodiscard]] std::string recipe_text(StepModel& model, const ExploreResult& result, std::size_t pick,
                                       const Assumptions& assumptions, const AccuracyBand& band);
 
-/// "This sweep evaluated 1,234 layouts in 850 ms."
-[[nodiscard]] std::string sweep_summary(std::uint64_t layouts, double seconds);
+/// How long sweeps took: wall time, and the CPU time of the process, which a loaded machine does not stretch.
+struct SweepTime {
+  double wall = 0;
+  double cpu = 0;
+  SweepTime& operator+=(const SweepTime& other) {
+    wall += other.wall;
+    cpu += other.cpu;
+    return *this;
+  }
+};
+
+/// Measures a SweepTime from its construction: wall time by the host's clock, CPU time of the whole process.
+class SweepClock {
+public:
+  explicit SweepClock(const sdk::Host& host);
+  [[nodiscard]] SweepTime elapsed() const;
+
+private:
+  const sdk::Host& host_;
+  double wall_start_;
+  double cpu_start_;
+};
+
+/// "This sweep evaluated 1,234 layouts in 850 ms (820 ms of CPU time)."
+[[nodiscard]] std::string sweep_summary(std::uint64_t layouts, const SweepTime& took);
 
 /// Marks the (time, cost) Pareto front over `result`'s points (several sweeps merged into one) and picks its
 /// recommendations again: the fastest within `budget_slack` of the cheapest, the cheapest within `deadline_days`,
