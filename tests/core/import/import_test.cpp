@@ -76,7 +76,7 @@ std::string two_ranks(double slower) {
 
 }  // namespace
 
-TEST_CASE("a rank slower than the others by more than 5% is named a straggler; ranks alike are not") {
+TEST_CASE("a rank slower than the others by more than 5% is named a straggler, ranks alike are not") {
   auto slow = detail::read_run(two_ranks(1.2), "ranks.log");
   REQUIRE_MESSAGE(slow, (slow ? std::string() : slow.error().message));
   std::string notes;
