@@ -604,10 +604,11 @@ void plan_charts(const Report& report, std::vector<json::Object>& out) {
 
 // Anything else: one bar chart per table of its first judged metric ------------------------------------------------
 
+// By row group, not by rendered table: a table may be titled otherwise (a collective sweep's "all_reduce (measured)",
+// in nccl-tests' layout), and looking its rows up by that title found none, and read past them.
 void generic_charts(const Report& report, std::vector<json::Object>& out) {
-  for (const Table& t : tabulate(report.rows, false)) {
-    const Rows rows =
-        rows_where(report, [&](const ResultRow& r) { return (r.table.empty() ? r.workload : r.table) == t.title; });
+  for (const RowGroup& group : group_rows(report.rows)) {
+    const Rows& rows = group.rows;
     const Metric* first = nullptr;
     for (const Metric& m : rows.front()->metrics) {
       if (!m.hidden && better_of(report.workloads, *rows.front(), m.name, m.unit) != Better::none) {
@@ -627,8 +628,8 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
       }
     }
     out.push_back(bar_chart(
-        t.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names, first->name, values,
-        std::string(to_string(better_of(report.workloads, *rows.front(), first->name, first->unit))) + "."));
+        group.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names, first->name,
+        values, std::string(to_string(better_of(report.workloads, *rows.front(), first->name, first->unit))) + "."));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dgx/core/support/text.hpp"
 #include "html_charts.hpp"  // private to core/src/report: the test target adds that folder
 
 using namespace dgx;
@@ -216,4 +217,22 @@ TEST_CASE("rows no declaration describes get the host's own chart: a bar per row
   const auto charts = html::charts_for(r);
   REQUIRE(charts.size() == 1);
   CHECK(charts[0].at("title").as_string() == "spin: time.median");
+}
+
+TEST_CASE("a collective sweep of a document without declarations (ABI 1.0) gets the host's chart of its rows") {
+  Report r;
+  for (const double size : {8.0, 1024.0}) {  // in nccl-tests' layout: its table is titled "all_reduce (measured)"
+    ResultRow row;
+    row.workload = "all_reduce";
+    row.plugin = "comm";
+    row.label = text::format_number(size, 4) + " B";
+    row.add_metric({"size", size, "B", false, {}});
+    row.add_metric({"busbw", size / 100, "GB/s", false, {}});
+    row.add_field({"table_layout", "nccl-tests", true});
+    r.rows.push_back(row);
+  }
+  const auto charts = html::charts_for(r);
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0].at("title").as_string() == "all_reduce: busbw");
+  CHECK(charts[0].at("bars").as_array()[0].as_object().at("values").as_array().size() == 2);
 }
