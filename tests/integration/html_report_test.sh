@@ -184,10 +184,11 @@ chart = lambda title: next(c for c in r["datasets"] if c["title"] == title)
 cost = chart("Cost against GPU count")["series"]
 days = chart("Days to train against GPU count")["series"]
 data = [json.dumps(s["data"]) for s in cost]
-ok = ([s["label"] for s in cost] == ["fp8 aws", "fp8 gcp", "fp8 nebius"] and len(set(data)) == 3 and
+stars = sum(s["points"] for c in r["datasets"] for s in c["series"] if s["label"] == "recommended")
+ok = stars == 1 and ([s["label"] for s in cost] == ["fp8 aws", "fp8 gcp", "fp8 nebius"] and len(set(data)) == 3 and
       [(s["label"], s["points"]) for s in days if s["label"] != "recommended"] == [("fp8 aws/gcp/nebius", 3)])
 if not ok:
-    print("  provider charts: cost", cost, "days", days)
+    print("  provider charts: cost", cost, "days", days, "recommended points", stars)
 sys.exit(0 if ok else 1)
 PY
   then
