@@ -146,7 +146,9 @@ TEST_CASE("a misspelt command gets the command it most likely means, and the lis
   const ProcessResult history = dgxhost({"histroy"});
   CHECK(history.exit_code == 2);
   CHECK(history.err.find("unknown command 'histroy'; did you mean 'history'?") != std::string::npos);
-  CHECK(history.err.find("The commands: launch, compare, verdict, import, store, history, model") != std::string::npos);
+  CHECK(history.err.find("The commands: launch, compare, verdict, import, store, history, model, report") !=
+        std::string::npos);
+  CHECK(dgxhost({"reprot", "results.json"}).err.find("did you mean 'report'?") != std::string::npos);
   const ProcessResult import = dgxhost({"imprt", "x.log"});
   CHECK(import.exit_code == 2);
   CHECK(import.err.find("did you mean 'import'?") != std::string::npos);

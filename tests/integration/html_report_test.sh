@@ -5,6 +5,10 @@
 # chromium_pages.py). Each page must load without a console message or script error, and draw every chart canvas (its
 # own self-test, #selftest, counts drawn canvases and pixels) with a plot area its labels leave room for (the
 # platform check's plan: long reference labels, horizontal bars); a screenshot of each is kept under ARTIFACTS.
+# The explore's log axes must label more than their decades, a budget and a deadline must be drawn as lines on the
+# charts they bound, price providers' lines must be each provider's own (the days they share one line, named for all),
+# and `dgxhost report` must render a saved results file (an old one of ABI 1.0, and a run's own JSON as the run drew
+# it).
 # Usage: html_report_test.sh DGXHOST ARTIFACTS. Exit 77 (skipped) without chromium.
 set -euo pipefail
 dgxhost=$1
@@ -29,6 +33,14 @@ echo "== writing the reports"
   --set explore.gpus=512,1024,2048 -q -o "$work/frameworks.html" > /dev/null
 "$dgxhost" --plugin llama70b --set cost.provider=aws,gcp,nebius --set precision=fp8 \
   --set explore.gpus=512,1024,2048 -q -o "$work/providers.html" > /dev/null
+# A budget and a deadline: lines on the charts of cost and days. Written as JSON too, which `dgxhost report` draws
+# again; and a results file of an older dgxhost (ABI 1.0: no charts declared).
+limits=(--plugin llama70b --set explore.budget_usd=3000000 --set explore.deadline_days=30 --set precision=fp8
+  --set explore.gpus=512,1024,2048 -q)
+"$dgxhost" "${limits[@]}" -o "$work/limits.html" > /dev/null
+"$dgxhost" "${limits[@]}" -o "$work/limits.json" > /dev/null
+"$dgxhost" report "$work/limits.json" -o "$work/rerendered.html" > /dev/null
+"$dgxhost" report "$(dirname "$0")/data/mpijob-results.json" -o "$work/old.html" > /dev/null
 quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_time=2 -q)
 "$dgxhost" --plugin spin --set spin.us=500 "${quick[@]}" -o "$work/a.json" > /dev/null
 "$dgxhost" --plugin spin --set spin.us=600 "${quick[@]}" -o "$work/b.json" > /dev/null
@@ -64,7 +76,7 @@ case $rc in 5) ;; *) echo "history --detect exited $rc, not 5"; exit 1 ;; esac
 
 # Every page in one headless Chromium, offline, with a fresh profile, as CI can run it as root without a display
 # (chromium_pages.py): its self-test (#selftest), its console messages and a screenshot.
-pages=(explore comm baseline compare check frameworks providers verdict history)
+pages=(explore comm baseline compare check frameworks providers verdict history limits rerendered old)
 files=()
 for page in "${pages[@]}"; do files+=("$work/$page.html"); done
 failed=0
@@ -76,7 +88,6 @@ fi
 expected_series() {
   case $1 in
     frameworks) echo '["fp8 nemo-24.07", "fp8 nemo-26.02.01"]' ;;
-    providers) echo '["fp8 aws", "fp8 gcp", "fp8 nebius"]' ;;
     *) echo '' ;;
   esac
 }
@@ -126,6 +137,66 @@ PY
   then
     echo "  the history chart does not draw the series and its change point"; failed=1
   fi
+  # Log axes label more than their decades (Chart.js alone kept only 10, 100): three values at least, one of them
+  # not a power of ten.
+  if ! python3 - "$result" <<'PY'
+import json, re, sys
+r = json.loads(sys.argv[1])
+decade = re.compile(r"^\$?(0\.0*1|10*)[kMBT]?$")
+bad = [(c["title"], name, a["labels"]) for c in r["datasets"] for name, a in c["axes"].items()
+       if a["type"] == "logarithmic" and (len(a["labels"]) < 3 or all(decade.match(l) for l in a["labels"]))]
+for b in bad:
+    print("  a log axis labelled only at its decades:", b)
+sys.exit(1 if bad else 0)
+PY
+  then
+    failed=1
+  fi
+  # The budget and the deadline: a line on each chart whose axis they bound, drawn inside the plot, also when the
+  # page is rendered again from the run's JSON.
+  if [ "$page" = limits ] || [ "$page" = rerendered ]; then
+    if ! python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+want = {"Days to train against GPU count": ["deadline 30 days (explore.deadline_days)"],
+        "Cost against GPU count": ["budget $3.00M (explore.budget_usd)"],
+        "Pareto front: days against cost": ["budget $3.00M (explore.budget_usd)",
+                                            "deadline 30 days (explore.deadline_days)"]}
+bad = []
+for title, labels in want.items():
+    chart = next((c for c in r["datasets"] if c["title"] == title), None)
+    drawn = chart and [l["label"] for l in chart["lines"] if l.get("limit") and l["drawn"]]
+    if drawn != labels:
+        bad.append((title, chart and chart["lines"]))
+for b in bad:
+    print("  limits not drawn:", b)
+sys.exit(1 if bad else 0)
+PY
+    then
+      failed=1
+    fi
+  fi
+  # Price providers: each provider's own cost line; the days, which a price does not change, one line named for all.
+  if [ "$page" = providers ] && ! python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+chart = lambda title: next(c for c in r["datasets"] if c["title"] == title)
+cost = chart("Cost against GPU count")["series"]
+days = chart("Days to train against GPU count")["series"]
+data = [json.dumps(s["data"]) for s in cost]
+stars = sum(s["points"] for c in r["datasets"] for s in c["series"] if s["label"] == "recommended")
+ok = stars == 1 and ([s["label"] for s in cost] == ["fp8 aws", "fp8 gcp", "fp8 nebius"] and len(set(data)) == 3 and
+      [(s["label"], s["points"]) for s in days if s["label"] != "recommended"] == [("fp8 aws/gcp/nebius", 3)])
+if not ok:
+    print("  provider charts: cost", cost, "days", days, "recommended points", stars)
+sys.exit(0 if ok else 1)
+PY
+  then
+    echo "  the providers' lines are not their own data"; failed=1
+  fi
+  if [ "$page" = providers ] && ! grep -q "fp8 aws, fp8 gcp and fp8 nebius have the same days, drawn as one line" "$html"; then
+    echo "  the days chart does not say that the providers share its line"; failed=1
+  fi
   # Long labels (the platform check's references, the verdict rows): each bar chart keeps a plot area of its own
   # (not squeezed into a corner by its labels) and draws a label for every bar.
   if ! python3 - "$result" "$page" <<'PY'
@@ -148,5 +219,10 @@ PY
   if [ ! -s "$artifacts/$page.png" ]; then echo "  no screenshot"; failed=1; fi
   cp "$html" "$artifacts/$page.html"
 done
+# dgxhost report draws a run's JSON as the run drew its page: the same charts.
+charts_of() { python3 -c 'import re, sys; print(re.search(r"id=\"dgx-charts\">(.*?)</script>", open(sys.argv[1]).read()).group(1))' "$1"; }
+if [ "$(charts_of "$work/limits.html")" != "$(charts_of "$work/rerendered.html")" ]; then
+  echo "dgxhost report drew other charts than the run"; failed=1
+fi
 echo "screenshots and pages: $artifacts"
 exit $failed

@@ -20,6 +20,7 @@
 #include "import_command.hpp"
 #include "model_command.hpp"
 #include "platform_check_command.hpp"
+#include "report_command.hpp"
 #include "resume_command.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
@@ -87,8 +88,8 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"launch", &run_launch, true},  // loads the plugins to check what the ranks will run
     {"compare", &run_compare, false}, {"verdict", &run_verdict, true},  // the projections run plugins
-    {"import", &run_import, false},   {"store", &run_store, false},
-    {"history", &run_history, false}, {"model", &run_model, false},
+    {"import", &run_import, false},   {"store", &run_store, false},    {"history", &run_history, false},
+    {"model", &run_model, false},     {"report", &run_report, false},  // a saved results document in any format
 };
 
 /// "unknown command 'histroy'; did you mean 'history'? ..." for a first word that names no command (dgxhost takes

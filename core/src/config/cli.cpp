@@ -128,7 +128,8 @@ std::string cli_help() {
          "  dgxhost history [--plugin W] [--where KEY=VALUE ...] [--metric M] [--since DATE] [--detect]   (series\n"
          "      over time from the store; --detect finds regressions, exit code 5 for a new one)\n"
          "  dgxhost model show PATH/config.json|NAME [--format text|toml]   (what dgxhost understands of a model;\n"
-         "      toml: the catalog file of it)\n\n"
+         "      toml: the catalog file of it)\n"
+         "  dgxhost report results.json [--format FMT] [--output FILE]   (a saved results file in any format)\n\n"
          "A workload may define one-letter aliases for its keys (e.g. -b 8 -e 128M -f 2 for the comm workloads);\n"
          "--describe lists them.\n\n"
       << make_options(scratch)

@@ -10,6 +10,7 @@
 #include "dgx/core/report/table.hpp"
 #include "dgx/core/support/quantity.hpp"
 #include "dgx/core/support/text.hpp"
+#include "html_limits.hpp"
 
 namespace dgx::html {
 
@@ -19,10 +20,14 @@ using Rows = std::vector<const ResultRow*>;
 
 // Chart descriptions -----------------------------------------------------------------------------------------------
 
-json::Object axis(const std::string& title, bool log = false) {
+// `unit` lets report.js write a log axis' ticks as such ("$2M").
+json::Object axis(const std::string& title, bool log = false, const std::string& unit = {}) {
   json::Object a;
   a.set("title", title);
   a.set("log", log);
+  if (!unit.empty()) {
+    a.set("unit", unit);
+  }
   return a;
 }
 
@@ -305,14 +310,126 @@ std::string peak_text(const ChartDeclaration& c, const std::string& series, doub
          text::format_number(peak, 4) + " " + unit;
 }
 
-json::Object declared_lines(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data) {
+// A log x axis of a few whole numbers (GPU counts) is labelled at the data's own values: 512, 1024, 2048 read better
+// than 500, 1k, 2k. Other log axes get 1-2-5 ticks (report.js).
+constexpr std::size_t kMostDataTicks = 16;
+
+void ticks_at_data(json::Object& x, const ChartData& data) {
+  std::vector<double> values;
+  for (const ChartRow& r : data.rows) {
+    const double v = *r.x.number;
+    if (v != std::floor(v) || v <= 0) {
+      return;
+    }
+    if (std::find(values.begin(), values.end(), v) == values.end()) {
+      values.push_back(v);
+    }
+  }
+  if (values.size() <= kMostDataTicks) {
+    std::sort(values.begin(), values.end());
+    x.set("ticks_at", json::Array(values.begin(), values.end()));
+  }
+}
+
+// Series that coincide: a price provider changes what a run costs, not how long it trains, so the days of each
+// provider are one line drawn over the others, which looked like the same data copied. Such series are drawn as one
+// line named for all of them ("fp8 aws/gcp/nebius"), and the caption says which config keys set them apart.
+
+bool same_points(const json::Array& a, const json::Array& b) {
+  const auto close = [](double x, double y) { return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y)); };
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [&](const json::Value& p, const json::Value& q) {
+           return close(p[0].as_number(), q[0].as_number()) && close(p[1].as_number(), q[1].as_number());
+         });
+}
+
+// "fp8 aws", "fp8 gcp" -> "fp8 aws/gcp": the words where the names differ joined by '/', else the names by " = ".
+std::string merged_name(const std::vector<std::string>& names) {
+  std::vector<std::vector<std::string>> words;
+  for (const std::string& n : names) {
+    words.push_back(text::split(n, ' '));
+  }
+  if (!std::all_of(words.begin(), words.end(), [&](const auto& w) { return w.size() == words[0].size(); })) {
+    return text::join(names, " = ");
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < words[0].size(); ++i) {
+    std::vector<std::string> at;
+    for (const auto& w : words) {
+      if (std::find(at.begin(), at.end(), w[i]) == at.end()) {
+        at.push_back(w[i]);
+      }
+    }
+    out.push_back(text::join(at, "/"));
+  }
+  return text::join(out, " ");
+}
+
+// The config keys whose values differ among `rows` of the same x: what sets coinciding series apart.
+std::vector<std::string> keys_apart(const std::vector<const ChartRow*>& rows) {
+  std::vector<std::string> keys;
+  for (const ChartRow* a : rows) {
+    for (const ChartRow* b : rows) {
+      if (a->x.text != b->x.text) {
+        continue;
+      }
+      for (const auto& [key, value] : a->row->config) {
+        const json::Value* other = b->row->config.find(key);
+        if ((other == nullptr || !(*other == value)) && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+          keys.push_back(key);
+        }
+      }
+    }
+  }
+  return keys;
+}
+
+std::string and_list(const std::vector<std::string>& items) {
+  if (items.size() < 2) {
+    return items.empty() ? std::string() : items[0];
+  }
+  return text::join(std::vector<std::string>(items.begin(), items.end() - 1), ", ") + " and " + items.back();
+}
+
+// Merges the series of `series` (by name, with their rows) that coincide; returns a sentence for each merge.
+std::vector<std::string> merge_coinciding(std::vector<Series>& series,
+                                          const std::map<std::string, std::vector<const ChartRow*>>& rows,
+                                          const std::string& what) {
+  std::vector<std::string> said;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    std::vector<std::string> names{series[i].label};
+    std::vector<const ChartRow*> all = rows.at(series[i].label);
+    for (std::size_t j = i + 1; j < series.size();) {
+      if (same_points(series[i].points, series[j].points)) {
+        names.push_back(series[j].label);
+        all.insert(all.end(), rows.at(series[j].label).begin(), rows.at(series[j].label).end());
+        series.erase(series.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+    if (names.size() > 1) {
+      series[i].label = merged_name(names);
+      const std::vector<std::string> apart = keys_apart(all);
+      said.push_back(
+          and_list(names) + " have the same " + what + ", drawn as one line" +
+          (apart.empty() ? std::string(".") : " (they differ in " + and_list(apart) + ", which leaves it unchanged)."));
+    }
+  }
+  return said;
+}
+
+json::Object declared_lines(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data,
+                            const std::vector<Limit>& limits) {
   std::map<std::string, Series> by_series;
+  std::map<std::string, std::vector<const ChartRow*>> rows_of;
   Series front{"Pareto front", {}, true, "circle", 4}, recommended{"recommended", {}, false, "star", 12};
   json::Array lines;
   for (const ChartRow& r : data.rows) {
     const json::Array point{json::Value(*r.x.number), json::Value(r.y)};
     Series& s = by_series[r.series];
     s.label = r.series;
+    rows_of[r.series].push_back(&r);
     s.line = !c.pareto;
     s.points.push_back(point);
     if (c.pareto && field(*r.row, "pareto") == "*") {
@@ -331,17 +448,38 @@ json::Object declared_lines(const WorkloadDeclarations& d, const ChartDeclaratio
     std::sort(s.points.begin(), s.points.end(), by_x);
     series.push_back(std::move(s));
   }
+  std::string caption = c.caption;
+  if (!c.pareto) {  // a Pareto chart's points are not lines
+    const MetricDeclaration* m = d.find_metric(c.y);
+    for (const std::string& sentence :
+         merge_coinciding(series, rows_of, m != nullptr && !m->label.empty() ? m->label : c.y)) {
+      caption += (caption.empty() ? "" : " ") + sentence;
+    }
+  }
   std::sort(front.points.begin(), front.points.end(), by_x);
   for (Series* extra : {&front, &recommended}) {
     if (!extra->points.empty()) {
       series.push_back(std::move(*extra));
     }
   }
-  return xy_chart(c.title, axis(axis_title(d, c.x, unit_of_x(data, c.x)), c.log_x),
-                  axis(axis_title(d, c.y, data.unit), c.log_y), series, c.caption, std::move(lines));
+  const std::string x_unit = unit_of_x(data, c.x);
+  json::Object x = axis(axis_title(d, c.x, x_unit), c.log_x, x_unit);
+  if (c.log_x) {
+    ticks_at_data(x, data);
+  }
+  json::Object chart = xy_chart(c.title, std::move(x), axis(axis_title(d, c.y, data.unit), c.log_y, data.unit), series,
+                                caption, std::move(lines));
+  json::Array bounds;
+  add_limits(bounds, limits, x_unit, "x");
+  add_limits(bounds, limits, data.unit, "y");
+  if (!bounds.empty()) {
+    chart.set("limits", std::move(bounds));
+  }
+  return chart;
 }
 
-json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data) {
+json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration& c, const ChartData& data,
+                           const std::vector<Limit>& limits) {
   std::vector<std::string> categories, names;
   std::map<std::string, std::map<std::string, double>> values;  // series -> category -> y
   json::Array lines;
@@ -357,8 +495,9 @@ json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration
     }
     values[r.series].emplace(r.x.text, r.y);
   }
-  json::Object chart = bar_chart(c.title, axis_title(d, c.x, unit_of_x(data, c.x)), axis(axis_title(d, c.y, data.unit)),
-                                 categories, names.front(), {}, c.caption, std::move(lines));
+  json::Object chart = bar_chart(c.title, axis_title(d, c.x, unit_of_x(data, c.x)),
+                                 axis(axis_title(d, c.y, data.unit), c.log_y, data.unit), categories, names.front(), {},
+                                 c.caption, std::move(lines));
   json::Array bars;
   for (const std::string& name : names) {
     json::Array column;
@@ -372,31 +511,34 @@ json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration
     bars.push_back(std::move(b));
   }
   chart.set("bars", std::move(bars));
-  if (c.log_y) {
-    chart.set("y", axis(axis_title(d, c.y, data.unit), true));
+  json::Array bounds;
+  add_limits(bounds, limits, data.unit, "y");
+  if (!bounds.empty()) {
+    chart.set("limits", std::move(bounds));
   }
   return chart;
 }
 
 // One declared chart, or nullopt when the host leaves it out (abi/v1.h): no rows, every y zero, a line of one point.
 std::optional<json::Object> declared_chart(const Report& report, const WorkloadDeclarations& d,
-                                           const ChartDeclaration& c) {
+                                           const ChartDeclaration& c, const std::vector<Limit>& limits) {
   const ChartData data = chart_data(report, d, c);
   const bool all_zero = std::all_of(data.rows.begin(), data.rows.end(), [](const ChartRow& r) { return r.y == 0; });
   if (data.rows.empty() || all_zero || (c.kind == ChartKind::lines && data.rows.size() < 2)) {
     return std::nullopt;
   }
-  return c.kind == ChartKind::lines ? declared_lines(d, c, data) : declared_bars(d, c, data);
+  return c.kind == ChartKind::lines ? declared_lines(d, c, data, limits) : declared_bars(d, c, data, limits);
 }
 
 void workload_charts(const Report& report, std::vector<json::Object>& out) {
+  const std::vector<Limit> limits = limits_of(report.context);
   for (const WorkloadDeclarations& d : report.workloads) {
     bool previous_drawn = true;
     for (const ChartDeclaration& c : d.charts) {
       if (c.alternative && previous_drawn) {
         continue;  // an alternative view stands in only for a chart left out
       }
-      auto chart = declared_chart(report, d, c);
+      auto chart = declared_chart(report, d, c, limits);
       previous_drawn = chart.has_value();
       if (chart) {
         out.push_back(std::move(*chart));
@@ -604,10 +746,11 @@ void plan_charts(const Report& report, std::vector<json::Object>& out) {
 
 // Anything else: one bar chart per table of its first judged metric ------------------------------------------------
 
+// By row group, not by rendered table: a table may be titled otherwise (a collective sweep's "all_reduce (measured)",
+// in nccl-tests' layout), and looking its rows up by that title found none, and read past them.
 void generic_charts(const Report& report, std::vector<json::Object>& out) {
-  for (const Table& t : tabulate(report.rows, false)) {
-    const Rows rows =
-        rows_where(report, [&](const ResultRow& r) { return (r.table.empty() ? r.workload : r.table) == t.title; });
+  for (const RowGroup& group : group_rows(report.rows)) {
+    const Rows& rows = group.rows;
     const Metric* first = nullptr;
     for (const Metric& m : rows.front()->metrics) {
       if (!m.hidden && better_of(report.workloads, *rows.front(), m.name, m.unit) != Better::none) {
@@ -627,8 +770,8 @@ void generic_charts(const Report& report, std::vector<json::Object>& out) {
       }
     }
     out.push_back(bar_chart(
-        t.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names, first->name, values,
-        std::string(to_string(better_of(report.workloads, *rows.front(), first->name, first->unit))) + "."));
+        group.title + ": " + first->name, "row", axis(first->name + " [" + first->unit + "]"), names, first->name,
+        values, std::string(to_string(better_of(report.workloads, *rows.front(), first->name, first->unit))) + "."));
   }
 }
 

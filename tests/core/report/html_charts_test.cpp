@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dgx/core/support/text.hpp"
 #include "html_charts.hpp"  // private to core/src/report: the test target adds that folder
 
 using namespace dgx;
@@ -42,7 +43,7 @@ Report explore() {
       row.mode = ResultMode::projected;
       row.config.set("gpus", gpus);
       row.config.set("precision", precision);
-      row.add_metric({"days", 6400.0 / gpus, "days", false, {}});
+      row.add_metric({"days", (std::string(precision) == "fp8" ? 6400.0 : 9600.0) / gpus, "days", false, {}});
       row.add_metric({"cost_usd", 1000.0 + gpus, "USD", false, {}});
       row.add_field({"pareto", gpus != 1024 ? "*" : "", false});
       row.add_field({"recommended", gpus == 512 && std::string(precision) == "fp8" ? "yes" : "", false});
@@ -216,4 +217,106 @@ TEST_CASE("rows no declaration describes get the host's own chart: a bar per row
   const auto charts = html::charts_for(r);
   REQUIRE(charts.size() == 1);
   CHECK(charts[0].at("title").as_string() == "spin: time.median");
+}
+
+namespace {
+
+// The explore of two price providers: the same days (a provider changes the price, not the step), other costs.
+Report providers() {
+  Report r = explore();
+  ChartDeclaration cost = lines("Cost against GPUs", "gpus", "cost_usd");
+  cost.series = "series|precision";
+  r.workloads[0].charts.push_back(cost);
+  std::vector<ResultRow> rows;
+  for (const ResultRow& row : r.rows) {
+    if (row.config.at("precision").as_string() != "fp8") {
+      continue;
+    }
+    for (const auto& [provider, price] : {std::pair{"aws", 2.0}, std::pair{"gcp", 3.0}}) {
+      ResultRow priced = row;
+      priced.config.set("cost.provider", provider);
+      priced.add_field({"series", std::string("fp8 ") + provider, true});
+      priced.metrics[1].value *= price;
+      rows.push_back(priced);
+    }
+  }
+  r.rows = rows;
+  return r;
+}
+
+const json::Array& points_of(const json::Object& chart, std::size_t series) {
+  return chart.at("series").as_array()[series].as_object().at("points").as_array();
+}
+
+}  // namespace
+
+TEST_CASE("a log x axis of a few GPU counts is labelled at the data's counts, a log axis carries its unit") {
+  const auto charts = html::charts_for(explore());
+  const json::Object* days = chart_titled(charts, "Days against GPUs");
+  REQUIRE(days != nullptr);
+  const json::Array& ticks = days->at("x").as_object().at("ticks_at").as_array();
+  CHECK(ticks == json::Array{json::Value(64.0), json::Value(512.0), json::Value(1024.0)});
+  CHECK(days->at("y").as_object().at("unit").as_string() == "days");
+  const json::Object* pareto = chart_titled(charts, "Pareto");  // x is a cost: not whole counts, not log
+  REQUIRE(pareto != nullptr);
+  CHECK_FALSE(pareto->at("x").as_object().contains("ticks_at"));
+}
+
+TEST_CASE("a budget and a deadline of the run are drawn on the axes they bound, labelled with value and key") {
+  Report r = explore();
+  json::Object config;
+  config.set("explore.budget_usd", 1500.0);
+  config.set("explore.deadline_days", 20.0);
+  config.set("explore.budget_slack", 0.05);  // a fraction, not a limit
+  r.context.set("config", config);
+  const auto charts = html::charts_for(r);
+  const json::Object* days = chart_titled(charts, "Days against GPUs");
+  REQUIRE(days != nullptr);
+  const json::Array& on_days = days->at("limits").as_array();
+  REQUIRE(on_days.size() == 1);  // the budget bounds no axis of days against GPUs
+  CHECK(on_days[0].as_object().at("label").as_string() == "deadline 20 days (explore.deadline_days)");
+  CHECK(on_days[0].as_object().at("axis").as_string() == "y");
+  CHECK(on_days[0].as_object().at("value").as_number() == 20);
+  const json::Object* pareto = chart_titled(charts, "Pareto");
+  REQUIRE(pareto != nullptr);
+  const json::Array& on_pareto = pareto->at("limits").as_array();
+  REQUIRE(on_pareto.size() == 2);
+  CHECK(on_pareto[0].as_object().at("label").as_string() == "budget $1500 (explore.budget_usd)");
+  CHECK(on_pareto[0].as_object().at("axis").as_string() == "x");                         // cost across
+  CHECK(on_pareto[1].as_object().at("axis").as_string() == "y");                         // days up
+  CHECK_FALSE(chart_titled(html::charts_for(explore()), "Pareto")->contains("limits"));  // none set, none drawn
+}
+
+TEST_CASE("series that coincide are one line named for all, the caption saying what sets them apart") {
+  const auto charts = html::charts_for(providers());
+  const json::Object* days = chart_titled(charts, "Days against GPUs");
+  REQUIRE(days != nullptr);
+  CHECK(labels(*days) == std::vector<std::string>{"fp8 aws/gcp"});
+  CHECK(points_of(*days, 0).size() == 3);
+  CHECK(days->at("caption").as_string().find("fp8 aws and fp8 gcp have the same days, drawn as one line (they "
+                                             "differ in cost.provider, which leaves it unchanged).") !=
+        std::string::npos);
+  const json::Object* cost = chart_titled(charts, "Cost against GPUs");  // the providers' own costs: a line each
+  REQUIRE(cost != nullptr);
+  CHECK(labels(*cost) == std::vector<std::string>{"fp8 aws", "fp8 gcp"});
+  CHECK(points_of(*cost, 0)[0][1].as_number() * 1.5 == doctest::Approx(points_of(*cost, 1)[0][1].as_number()));
+  CHECK(cost->at("caption").as_string().empty());
+}
+
+TEST_CASE("a collective sweep of a document without declarations (ABI 1.0) gets the host's chart of its rows") {
+  Report r;
+  for (const double size : {8.0, 1024.0}) {  // in nccl-tests' layout: its table is titled "all_reduce (measured)"
+    ResultRow row;
+    row.workload = "all_reduce";
+    row.plugin = "comm";
+    row.label = text::format_number(size, 4) + " B";
+    row.add_metric({"size", size, "B", false, {}});
+    row.add_metric({"busbw", size / 100, "GB/s", false, {}});
+    row.add_field({"table_layout", "nccl-tests", true});
+    r.rows.push_back(row);
+  }
+  const auto charts = html::charts_for(r);
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0].at("title").as_string() == "all_reduce: busbw");
+  CHECK(charts[0].at("bars").as_array()[0].as_object().at("values").as_array().size() == 2);
 }
