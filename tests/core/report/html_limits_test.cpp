@@ -15,7 +15,7 @@ TEST_CASE("a budget in dollars and deadlines in days or hours are limits, any pr
   CHECK(html::limit_of("plan.deadline_hours", json::Value(12.5))->label == "deadline 12.5 hours (plan.deadline_hours)");
   CHECK(html::limit_of("explore.deadline_hours", json::Value(12))->unit == "h");
   CHECK_FALSE(html::limit_of("explore.budget_slack", json::Value(0.05)));  // a fraction, no unit
-  CHECK_FALSE(html::limit_of("explore.budget_usd", json::Value(0)));      // unset
+  CHECK_FALSE(html::limit_of("explore.budget_usd", json::Value(0)));       // unset
   CHECK_FALSE(html::limit_of("explore.deadline_days", json::Value("5")));
   CHECK_FALSE(html::limit_of("budget", json::Value(5)));
   CHECK_FALSE(html::limit_of("cost.overbudget_usd", json::Value(5)));
