@@ -208,7 +208,9 @@ TEST_CASE("a project() that polls cancel_requested stops at DGX_PROJECT_TIMEOUT_
 TEST_CASE("Ctrl-C or SIGTERM ends a project() that never returns: exit 130 after the grace period, the call named") {
   // The projection's own deadline is far away: only the signal ends it, also when the plugin ignores SIGALRM (the
   // grace period's alarm).
-  for (const auto& [how, signal_number] : {std::pair{"busy", SIGINT}, {"busy", SIGTERM}, {"busy-no-alarm", SIGINT}}) {
+  for (const auto& c : {std::pair{"busy", SIGINT}, {"busy", SIGTERM}, {"busy-no-alarm", SIGINT}}) {
+    const char* how = c.first;  // named copies: clang cannot capture structured bindings (CAPTURE is a lambda)
+    const int signal_number = c.second;
     CAPTURE(how);
     CAPTURE(signal_number);
     const ProcessResult r = run_process_signalled(
