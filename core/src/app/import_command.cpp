@@ -106,11 +106,7 @@ json::Object reading_json(const std::string& path, const LogReading& r) {
     printed.set(f.key, f.value);
   }
   o.set("prints", std::move(printed));
-  json::Array notes;
-  for (const std::string& n : r.notes) {
-    notes.push_back(n);
-  }
-  o.set("notes", std::move(notes));
+  o.set("notes", json::Array(r.notes.begin(), r.notes.end()));
   return o;
 }
 
