@@ -451,7 +451,7 @@ bool genai_perf_marks(std::string_view text) {
 }  // namespace
 
 bool looks_like_aiperf(std::string_view text) {
-  const bool json = trim(text).front() == '{' && (text.find("\"aiperf_version\"") != std::string_view::npos ||
+  const bool json = trim(text).starts_with('{') && (text.find("\"aiperf_version\"") != std::string_view::npos ||
                                                   text.find("\"time_to_first_token\"") != std::string_view::npos);
   const bool csv = text.rfind("Metric,", 0) == 0 && text.find("Time to First Token") != std::string_view::npos;
   return json || csv || (has_console_table(text) && !genai_perf_marks(text));
@@ -461,7 +461,7 @@ Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origi
   ParsedRun run = serving_run("aiperf", "AIPerf: client-side request timestamps over the profiling phase");
   run.first_line = 1;
   run.last_line = static_cast<int>(split_lines(text).size());
-  if (trim(text).front() == '{') {
+  if (trim(text).starts_with('{')) {
     return parse_json(text, origin, std::move(run));
   }
   return text.rfind("Metric,", 0) == 0 ? parse_csv(text, origin, std::move(run))

@@ -257,7 +257,7 @@ Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin
   r.run.kind = RunKind::training;
   r.run.warm_at_start = true;  // MLPerf's timed region starts after the benchmark's own warm-up
   r.run.workload = "llm-pretrain";
-  const bool ends_cleanly = text.back() == '\n';
+  const bool ends_cleanly = text.ends_with('\n');
   const std::vector<Line> lines = split_lines(text);
   for (const Line& line : lines) {
     if (!has_mllog_event(line.text)) {

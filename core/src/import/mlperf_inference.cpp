@@ -266,7 +266,7 @@ void read_detail_event(LoadgenLog& r, const MllogEvent& e, int line) {
 Expected<ParsedRun> parse_detail(std::string_view text, const std::string& origin) {
   LoadgenLog r;
   r.run = loadgen_run();
-  const bool ends_cleanly = text.back() == '\n';
+  const bool ends_cleanly = text.ends_with('\n');
   const std::vector<Line> lines = split_lines(text);
   for (const Line& line : lines) {
     if (!has_mllog_event(line.text)) {

@@ -111,13 +111,13 @@ Expected<ParsedRun> parse_console(std::string_view text, const std::string& orig
 
 bool looks_like_vllm_bench(std::string_view text) {
   const auto has = [&](std::string_view key) { return text.find(key) != std::string_view::npos; };
-  const bool json = trim(text).front() == '{' &&
+  const bool json = trim(text).starts_with('{') &&
                     (has("\"median_ttft_ms\"") || (has("\"backend\"") && has("\"model_id\"")));  // a cut file: its head
   return json || has_serving_result(text);
 }
 
 Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin) {
-  return trim(text).front() == '{' ? parse_json(text, origin) : parse_console(text, origin);
+  return trim(text).starts_with('{') ? parse_json(text, origin) : parse_console(text, origin);
 }
 
 }  // namespace dgx::detail
