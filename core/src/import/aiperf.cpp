@@ -113,8 +113,9 @@ void read_input_config(const json::Value& doc, ParsedRun& run) {
       names != nullptr && names->is_array() && !names->as_array().empty() && names->as_array()[0].is_string()) {
     run.printed_model = names->as_array()[0].as_string();
   }
-  if (const json::Value* c = at_path(doc, {"input_config", "loadgen", "concurrency"}); c != nullptr && c->is_number()) {
-    run.set("serve.concurrency", static_cast<std::int64_t>(c->as_number()), 0);
+  if (const json::Value* c = at_path(doc, {"input_config", "loadgen", "concurrency"});
+      c != nullptr && c->is_number() && as_count(c->as_number())) {
+    run.set("serve.concurrency", *as_count(c->as_number()), 0);
   }
   if (const json::Value* r = at_path(doc, {"input_config", "loadgen", "request_rate"});
       r != nullptr && r->is_number()) {
@@ -122,11 +123,11 @@ void read_input_config(const json::Value& doc, ParsedRun& run) {
   }
   const json::Value* isl = at_path(doc, {"input_config", "input", "prompt", "input_tokens", "mean"});
   const json::Value* osl = at_path(doc, {"input_config", "input", "prompt", "output_tokens", "mean"});
-  if (isl != nullptr && isl->is_number()) {
-    run.set("serve.isl", static_cast<std::int64_t>(isl->as_number()), 0);
+  if (isl != nullptr && isl->is_number() && as_count(isl->as_number())) {
+    run.set("serve.isl", *as_count(isl->as_number()), 0);
   }
-  if (osl != nullptr && osl->is_number()) {
-    run.set("serve.osl", static_cast<std::int64_t>(osl->as_number()), 0);
+  if (osl != nullptr && osl->is_number() && as_count(osl->as_number())) {
+    run.set("serve.osl", *as_count(osl->as_number()), 0);
   }
 }
 
@@ -452,7 +453,7 @@ bool genai_perf_marks(std::string_view text) {
 
 bool looks_like_aiperf(std::string_view text) {
   const bool json = trim(text).starts_with('{') && (text.find("\"aiperf_version\"") != std::string_view::npos ||
-                                                  text.find("\"time_to_first_token\"") != std::string_view::npos);
+                                                    text.find("\"time_to_first_token\"") != std::string_view::npos);
   const bool csv = text.rfind("Metric,", 0) == 0 && text.find("Time to First Token") != std::string_view::npos;
   return json || csv || (has_console_table(text) && !genai_perf_marks(text));
 }

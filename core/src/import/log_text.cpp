@@ -1,5 +1,7 @@
 #include "log_text.hpp"
 
+#include <cmath>
+
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
@@ -71,10 +73,17 @@ std::optional<double> parse_number(std::string_view token) {
   double value = 0;
   const char* end = digits.data() + digits.size();
   const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
-  if (digits.empty() || ec != std::errc() || ptr != end) {
+  if (digits.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || std::abs(value) > kLargestNumber) {
     return std::nullopt;
   }
   return value;
+}
+
+std::optional<std::int64_t> as_count(double v) {
+  if (!std::isfinite(v) || v < 0 || v > kLargestNumber) {
+    return std::nullopt;
+  }
+  return std::llround(v);
 }
 
 namespace {
@@ -135,7 +144,10 @@ std::optional<double> number_at(const json::Value& object, std::string_view key)
     return std::nullopt;
   }
   const json::Value* v = object.as_object().find(key);
-  return v != nullptr && v->is_number() ? std::optional<double>(v->as_number()) : std::nullopt;
+  if (v == nullptr || !v->is_number() || !std::isfinite(v->as_number()) || std::abs(v->as_number()) > kLargestNumber) {
+    return std::nullopt;
+  }
+  return v->as_number();
 }
 
 }  // namespace dgx::detail

@@ -2,6 +2,7 @@
 // parser uses (numbers after a label, ANSI colour codes, JSON documents with the error naming the line).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,7 +26,15 @@ std::string_view trim(std::string_view s);
 /// `s` without ANSI escape sequences (torchtitan colours its metrics).
 std::string strip_ansi(std::string_view s);
 
+/// No number a tool prints is larger: beyond it a value is a corrupted number, not a measurement, and converting it
+/// to an integer would overflow.
+inline constexpr double kLargestNumber = 1e15;
+
+/// `v` as a count (a batch, a step, a GPU count), rounded: nullopt unless finite and within 0..kLargestNumber.
+std::optional<std::int64_t> as_count(double v);
+
 /// A whole number token: "12.3", "1.0E-04", "6,667" (thousands separators), "35.9%" (a trailing % dropped).
+/// Not a number when it is not finite or beyond ±kLargestNumber.
 std::optional<double> parse_number(std::string_view token);
 
 /// The number that follows `label` in `line` (after spaces, ':' or '='), e.g. number_after(line, "tflops") on

@@ -149,9 +149,10 @@ void read_arguments(const Arguments& args, ParsedRun& run) {
       pp != nullptr) {
     const auto l = parse_number(*layers);
     const auto s = parse_number(*per_stage);
-    if (l && s && *s > 0) {
-      run.set("parallel.vp", static_cast<std::int64_t>(*l / static_cast<double>(pp->as_int()) / *s),
-              args.line("num_layers_per_virtual_pipeline_stage"));
+    const auto vp =
+        l && s && *s > 0 && pp->is_number() && pp->as_number() > 0 ? as_count(*l / pp->as_number() / *s) : std::nullopt;
+    if (vp && *vp >= 1) {
+      run.set("parallel.vp", *vp, args.line("num_layers_per_virtual_pipeline_stage"));
     }
   }
   read_architecture(args, run);

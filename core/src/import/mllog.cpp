@@ -131,11 +131,11 @@ std::optional<Failure> read_training_event(const MllogEvent& e, TrainingLog& r, 
     read_run_stop(e, r, line);
   } else if (e.key == "submission_benchmark") {
     read_benchmark(e, r.run, line);
-  } else if (e.key == "global_batch_size" && e.value.is_number()) {
-    return r.run.agree("train.gbs", static_cast<std::int64_t>(e.value.as_number()), line, origin);
+  } else if (e.key == "global_batch_size" && e.value.is_number() && as_count(e.value.as_number())) {
+    return r.run.agree("train.gbs", *as_count(e.value.as_number()), line, origin);
   } else if ((e.key == "max_sequence_length" || e.key == "sequence_length" || e.key == "seq_length") &&
-             e.value.is_number()) {
-    return r.run.agree("train.seq_len", static_cast<std::int64_t>(e.value.as_number()), line, origin);
+             e.value.is_number() && as_count(e.value.as_number())) {
+    return r.run.agree("train.seq_len", *as_count(e.value.as_number()), line, origin);
   } else if (e.key == "tracked_stats") {
     read_tracked_stats(e, r);
   }
@@ -171,8 +171,9 @@ std::optional<Failure> read_sysjson(const Line& line, ParsedRun& run, const std:
       gpu != nullptr && gpu->is_string() && !gpu->as_string().empty()) {
     run.printed_device = gpu->as_string();
   }
-  if (nodes && per_node && *nodes > 0 && *per_node > 0) {
-    return run.agree("gpus", static_cast<std::int64_t>(*nodes * *per_node), line.number, origin);
+  const auto gpus = nodes && per_node && *nodes > 0 && *per_node > 0 ? as_count(*nodes * *per_node) : std::nullopt;
+  if (gpus) {
+    return run.agree("gpus", *gpus, line.number, origin);
   }
   return std::nullopt;
 }

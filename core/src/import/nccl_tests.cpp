@@ -152,7 +152,7 @@ void read_nthread(std::string_view s, Header& h) {
 // builds print no device name after the bus id).
 void read_rank(std::string_view s, Header& h, ParsedRun& run) {
   const auto rank = number_after(s, "Rank");
-  if (!rank) {
+  if (!rank || *rank < 0 || *rank > 1e7) {  // no job has ten million ranks: a corrupted line
     return;
   }
   h.ranks.insert(static_cast<int>(*rank));

@@ -45,7 +45,7 @@ void read_mesh(std::string_view line, ParsedRun& run, int number) {
   for (const std::string& name : names) {
     const std::size_t comma = sizes.find(',');
     const auto n = parse_number(sizes.substr(0, comma));
-    if (!n) {
+    if (!n || *n < 1 || *n * static_cast<double>(gpus) > 1e7) {  // a mesh of no real job: a corrupted line
       return;
     }
     gpus *= static_cast<std::int64_t>(*n);
@@ -72,7 +72,7 @@ void read_parallelism(std::string_view line, ParsedRun& run, int number) {
         std::pair{"cp=", "parallel.cp"}, std::pair{"tp=", "parallel.tp"}, std::pair{"ep=", "parallel.ep"}}) {
     const std::size_t at = line.find(std::string(" ") + name);
     const auto n = at == std::string_view::npos ? std::nullopt : number_after(line.substr(at + 1), name);
-    if (!n) {
+    if (!n || *n < 1 || *n * static_cast<double>(gpus) > 1e7) {  // a mesh of no real job: a corrupted line
       continue;
     }
     if (std::string_view(key) == "parallel.fsdp") {
