@@ -154,19 +154,19 @@ namespace detail {
 
 namespace {
 
-constexpr std::size_t kMaxRanksCompared = 512;  // ranks whose own series are read to find a straggler
-constexpr double kStragglerGap = 0.05;          // slower than the median rank by more than this: a straggler
+constexpr std::size_t kMaxRanksCompared = 64;  // ranks whose own series are read to find a straggler
+constexpr double kStragglerGap = 0.05;         // slower than the median rank by more than this: a straggler
 
 // When several ranks print their own steps, the slowest rank's steady state against the median rank's: a rank
 // further than kStragglerGap behind is named (the row reads one rank; a straggler sets everyone's pace).
-void name_straggler(ParsedRun& run, const std::vector<std::pair<int, std::string>>& ranks, Parser parse,
+void name_straggler(ParsedRun& run, const LauncherOutput& every_rank, const std::vector<int>& ranks, Parser parse,
                     const std::string& origin) {
   if (run.kind != RunKind::training || ranks.size() < 2) {
     return;
   }
   std::vector<std::pair<double, int>> speed;  // seconds per step (or 1 / rate), rank
-  for (const auto& [rank, text] : ranks) {
-    auto own = parse(text, origin);
+  for (const int rank : ranks) {
+    auto own = parse(every_rank.rank_text(rank), origin);
     if (!own || own->series.empty()) {
       continue;
     }
@@ -206,13 +206,16 @@ Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
   if (format == kFormats.end()) {
     return unknown_format(text, origin);
   }
-  const auto ranks = log.rank_texts(format->looks_like, kMaxRanksCompared);
+  const std::vector<int> ranks = log.data_ranks(format->looks_like, kMaxRanksCompared);
+  const std::optional<LauncherOutput> every_rank = ranks.size() >= 2 ? std::optional(log) : std::nullopt;
   log.keep_one_rank(format->looks_like);
   auto run = format->parse(log.text(), origin);
   if (!run) {
     return run.error();
   }
-  name_straggler(*run, ranks, format->parse, origin);
+  if (every_rank) {
+    name_straggler(*run, *every_rank, ranks, format->parse, origin);
+  }
   log.record_world_size(*run);
   if (auto problem = check_plausible(*run, origin)) {
     return *problem;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "log_text.hpp"
 
@@ -289,32 +290,27 @@ void LauncherOutput::keep_one_rank(bool (*is_data_line)(std::string_view)) {
   rebuild_text();
 }
 
-std::vector<std::pair<int, std::string>> LauncherOutput::rank_texts(bool (*is_data_line)(std::string_view),
-                                                                    std::size_t limit) const {
-  std::map<int, bool> prints;
+std::vector<int> LauncherOutput::data_ranks(bool (*is_data_line)(std::string_view), std::size_t limit) const {
+  std::set<int> ranks;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (ranks_[i] >= 0 && is_data_line(lines_[i])) {
-      prints[ranks_[i]] = true;
+      ranks.insert(ranks_[i]);
     }
   }
-  std::vector<std::pair<int, std::string>> texts;
-  if (prints.size() < 2) {
-    return texts;
-  }
-  for (const auto& [rank, unused] : prints) {
-    if (texts.size() == limit) {
-      break;
+  std::vector<int> lowest(ranks.begin(), ranks.end());
+  lowest.resize(std::min(lowest.size(), limit));
+  return lowest;
+}
+
+std::string LauncherOutput::rank_text(int rank) const {
+  std::string text;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    if (ranks_[i] < 0 || ranks_[i] == rank) {
+      text += lines_[i];
     }
-    std::string text;
-    for (std::size_t i = 0; i < lines_.size(); ++i) {
-      if (ranks_[i] < 0 || ranks_[i] == rank) {
-        text += lines_[i];
-      }
-      text += '\n';
-    }
-    texts.emplace_back(rank, std::move(text));
+    text += '\n';
   }
-  return texts;
+  return text;
 }
 
 void LauncherOutput::record_world_size(ParsedRun& run) const {

@@ -12,7 +12,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "parsed_run.hpp"
@@ -35,10 +34,12 @@ public:
   /// Megatron-LM logs its iterations from the last pipeline rank, torchtitan from every rank alike.
   void keep_one_rank(bool (*is_data_line)(std::string_view));
 
-  /// Each rank that prints the format's data lines, with the text as that rank alone printed it (other ranks' lines
-  /// left empty), for telling a straggler; call before keep_one_rank. At most `limit` ranks, the lowest.
-  [[nodiscard]] std::vector<std::pair<int, std::string>> rank_texts(bool (*is_data_line)(std::string_view),
-                                                                    std::size_t limit) const;
+  /// The ranks that print the format's data lines (`is_data_line` on one line), lowest first; at most `limit`.
+  [[nodiscard]] std::vector<int> data_ranks(bool (*is_data_line)(std::string_view), std::size_t limit) const;
+
+  /// The text as `rank` alone printed it (other ranks' lines left empty), for telling a straggler: built one rank at
+  /// a time, so that a log of many ranks costs one more copy, not one per rank.
+  [[nodiscard]] std::string rank_text(int rank) const;
 
   /// The world size a prefix shows (`rank-63/64`), for a run whose own lines do not print it: `gpus` of a training
   /// run, `world_size` of a collective.
