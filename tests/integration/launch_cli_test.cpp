@@ -256,3 +256,14 @@ TEST_CASE("a line break of any kind in a launch option is refused, and a manifes
   CHECK(r.exit_code == 2);  // a script name with a line separator is refused as well
   CHECK(has(r.err, "--script"));
 }
+
+TEST_CASE("a Slurm value with a line break (partition, account, job name) is refused: it would add a line to the "
+          "sbatch script") {
+  for (const char* option : {"--partition", "--account", "--job-name"}) {
+    CAPTURE(option);
+    const ProcessResult r =
+        dgxhost({"launch", "--nodes", "1", option, "gpu\nrm -rf x", "--dry-run", "--plugin", "all_reduce"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(has(r.err, std::string(option) + " gpu\\x0arm -rf x: control characters and line breaks"), r.err);
+  }
+}

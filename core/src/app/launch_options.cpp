@@ -349,9 +349,10 @@ std::optional<Failure> check_env(const LaunchOptions& o) {
 // No value may add a line to a script or a manifest; a manifest is UTF-8 text, so arguments are valid UTF-8.
 std::optional<Failure> check_text(const LaunchOptions& o) {
   for (const auto& [option, value] :
-       {std::pair{"--container", &o.container}, std::pair{"--container-mounts", &o.container_mounts},
-        std::pair{"--output-dir", &o.output_dir}, std::pair{"--script", &o.script},
-        std::pair{"--dgxhost", &o.dgxhost}}) {
+       {std::pair{"--job-name", &o.job_name}, std::pair{"--partition", &o.partition},
+        std::pair{"--account", &o.account}, std::pair{"--container", &o.container},
+        std::pair{"--container-mounts", &o.container_mounts}, std::pair{"--output-dir", &o.output_dir},
+        std::pair{"--script", &o.script}, std::pair{"--dgxhost", &o.dgxhost}}) {
     if (printable(*value) != *value) {
       return launch_usage(std::string(option) + " " + printable(*value) +
                           ": control characters and line breaks (a newline, U+0085, U+2028, U+2029) and invalid "
