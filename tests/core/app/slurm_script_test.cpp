@@ -99,7 +99,8 @@ TEST_CASE("Slurm's names follow Slurm's rules, so nothing but the value reaches 
     CHECK(o.error().code == ExitCode::usage);
     return o.error().message;
   };
-  CHECK(has(message({"--nodes", "1", "--partition", "gpu\ntouch X"}), "--partition gpu\\x0atouch X: expected Slurm"));
+  CHECK(has(message({"--nodes", "1", "--partition", "gpu\ntouch X"}),
+            "--partition gpu\\x0atouch X: control characters and line breaks"));
   CHECK(has(message({"--nodes", "1", "--account", "a b"}), "--account"));
   CHECK(has(message({"--nodes", "1", "--job-name", "../../x"}), "--job-name ../../x: expected"));
   CHECK(parse_launch_args({"--nodes", "1", "--partition", "gpu,debug", "--time", "2-00:00:00", "--job-name",
