@@ -120,7 +120,6 @@ Expected<HistoryOptions> detect_options(const HistoryCli& c) {
       return ok.error();
     }
   }
-  o.across_hosts = c.across == "host";
   o.point_rows = c.points;
   for (const Format f : {c.out.shown, c.out.written}) {
     o.point_rows = o.point_rows || f == Format::json || f == Format::csv || f == Format::html;
@@ -132,6 +131,7 @@ Expected<SeriesQuery> query_of(const HistoryCli& c) {
   SeriesQuery q;
   q.name = c.name;
   q.max_points = c.last;
+  q.across_hosts = c.across == "host";
   if (!c.metric.empty()) {
     q.where.emplace_back("metric", c.metric);
   }
@@ -156,26 +156,23 @@ Expected<SeriesQuery> query_of(const HistoryCli& c) {
 }
 
 // Under --detect, a store whose every series is too short judges nothing: that is said, and is not a pass.
-std::optional<Failure> nothing_judged(const Report& report, const std::vector<Series>& series,
+std::optional<Failure> nothing_judged(const Report& report, const HistoryReportBuilder& built,
                                       const HistoryOptions& o) {
-  if (o.detect.method == DetectMethod::none || series.empty()) {
+  if (o.detect.method == DetectMethod::none || built.series() == 0) {
     return std::nullopt;
   }
-  std::size_t longest = 0;
   for (const ResultRow& r : report.rows) {
     const Field* verdict = r.find_field("verdict");
     if (verdict != nullptr && verdict->value != "not enough history") {
       return std::nullopt;
     }
   }
-  for (const Series& s : series) {
-    longest = std::max(longest, s.points.size());
-  }
   const std::size_t need =
       (o.detect.method == DetectMethod::window ? min_history(o.detect.window) : min_history(o.detect.change_points))
           .value_or(0);
-  return Failure{ExitCode::usage, "not enough history: " + std::to_string(series.size()) + " series, the longest has " +
-                                      std::to_string(longest) + " point(s); --detect " +
+  return Failure{ExitCode::usage, "not enough history: " + std::to_string(built.series()) +
+                                      " series, the longest has " + std::to_string(built.longest()) +
+                                      " point(s); --detect " +
                                       (o.detect.method == DetectMethod::window ? "window" : "edivisive") +
                                       " needs at least " + std::to_string(need) + " (nothing was judged)"};
 }
@@ -220,15 +217,16 @@ int run_history(int argc, const char* const* argv) {
   if (!store) {
     return print_failure("history", store.error());
   }
-  auto series = store.value()->history(query.value());
-  if (!series) {
-    return print_failure("history", series.error());
+  // One series at a time: memory holds the report's rows and one series' points, whatever the store's size.
+  HistoryReportBuilder built(options.value());
+  if (auto problem = store.value()->each_series(query.value(), [&](Series&& s) -> std::optional<Failure> {
+        built.add(s);
+        return std::nullopt;
+      })) {
+    return print_failure("history", *problem);
   }
-  if (options->across_hosts) {
-    series = merge_across_hosts(std::move(series.value()));
-  }
-  Report report = history_report(series.value(), options.value());
-  if (auto problem = nothing_judged(report, series.value(), options.value())) {
+  Report report = built.finish();
+  if (auto problem = nothing_judged(report, built, options.value())) {
     report.exit_code = to_int(problem->code);
     report.error = problem->message;
     report.notes.push_back({false, "Not judged", problem->message});
@@ -236,7 +234,7 @@ int run_history(int argc, const char* const* argv) {
   report.context = subcommand_context("history", argc, argv);
   json::Object h;
   h.set("store", store.value()->describe());
-  h.set("series", static_cast<long long>(series->size()));
+  h.set("series", static_cast<long long>(built.series()));
   report.context.set("history", std::move(h));
   return emit_subcommand_report(report, c.out);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ using SqlValue = std::variant<std::nullptr_t, std::int64_t, double, std::string>
 
 /// One row of a result, its columns in the order of the SELECT.
 using SqlRow = std::vector<SqlValue>;
+
+/// Takes one row of a result as it is read; a failure it returns stops the read.
+using RowVisitor = std::function<std::optional<Failure>(const SqlRow&)>;
 
 struct Dialect {
   std::string name;         // "SQLite", "PostgreSQL"
@@ -46,6 +50,11 @@ public:
   [[nodiscard]] virtual std::string where() const = 0;
   /// Runs one statement (or, without parameters, several separated by ';') and returns the rows it yields.
   virtual Expected<std::vector<SqlRow>> query(const std::string& sql, const std::vector<SqlValue>& params = {}) = 0;
+  /// Runs one SELECT and hands its rows to `visit` one at a time as the database yields them, so what is held is
+  /// one row (PostgreSQL: one batch of a server-side cursor), however many rows the result has. Returns the first
+  /// failure, the database's or the one `visit` returned.
+  virtual std::optional<Failure> each_row(const std::string& sql, const std::vector<SqlValue>& params,
+                                          const RowVisitor& visit) = 0;
   /// Runs one statement once per parameter list, prepared once: the bulk inserts of a run.
   virtual std::optional<Failure> execute_many(const std::string& sql,
                                               const std::vector<std::vector<SqlValue>>& param_lists) = 0;

@@ -273,99 +273,80 @@ std::string method_text(const DetectOptions& o) {
          " points and counts beyond " + text::format_number(100 * o.window.threshold, 3) + "%)";
 }
 
-}  // namespace
-
-std::vector<Series> merge_across_hosts(std::vector<Series> series) {
-  std::map<std::string, std::size_t> merged_index;
-  std::vector<Series> out;
-  for (Series& s : series) {
-    SeriesKey key = s.key;
-    key.hosts.clear();
-    const std::string id = text::join({key.plugin, key.workload, key.table, key.label, key.mode, key.metric, key.unit,
-                                       key.config_hash, key.system, key.gpu_model, std::to_string(key.gpus)},
-                                      "\x1f");
-    auto [it, fresh] = merged_index.emplace(id, out.size());
-    if (fresh) {
-      out.push_back(Series{key, {}});
-    }
-    Series& into = out[it->second];
-    into.points.insert(into.points.end(), s.points.begin(), s.points.end());
+// A name for the series, unique among those of its metric (`seen` counts the names given): its label, its hosts,
+// then what else tells it apart.
+std::string series_name(const SeriesKey& key, std::map<std::string, int>& seen) {
+  std::string name = series_label(key);
+  if (!key.hosts.empty()) {
+    name += " on " + key.hosts;
   }
-  for (Series& s : out) {
-    std::stable_sort(s.points.begin(), s.points.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
-      return a.run.time != b.run.time ? a.run.time < b.run.time : a.run_id < b.run_id;
-    });
+  if (!key.system.empty()) {
+    name += " (" + key.system + (key.gpus > 0 ? ", " + std::to_string(key.gpus) + " GPUs" : "") + ")";
   }
-  return out;
+  if (const int n = ++seen[key.metric + "\x1f" + name]; n > 1) {
+    name += " #" + std::to_string(n);
+  }
+  return name;
 }
 
-// A name for each series, unique among those of its metric: its label, its hosts, then what else tells it apart.
-std::vector<std::string> series_names(const std::vector<Series>& series) {
-  std::vector<std::string> names;
-  std::map<std::string, int> seen;
-  for (const Series& s : series) {
-    std::string name = series_label(s.key);
-    if (!s.key.hosts.empty()) {
-      name += " on " + s.key.hosts;
-    }
-    if (!s.key.system.empty()) {
-      name += " (" + s.key.system + (s.key.gpus > 0 ? ", " + std::to_string(s.key.gpus) + " GPUs" : "") + ")";
-    }
-    if (const int n = ++seen[s.key.metric + "\x1f" + name]; n > 1) {
-      name += " #" + std::to_string(n);
-    }
-    names.push_back(std::move(name));
+}  // namespace
+
+void HistoryReportBuilder::add(const Series& s) {
+  const std::string name = series_name(s.key, names_);
+  const Finite f = finite_values(s);
+  std::optional<Judgement> j;
+  if (options_.detect.method == DetectMethod::edivisive) {
+    j = judge_edivisive(s, f, options_.detect);
+  } else if (options_.detect.method == DetectMethod::window) {
+    j = judge_window(s, f, options_.detect);
   }
-  return names;
+  report_.rows.push_back(summary_row(s, name, f, j ? &*j : nullptr));
+  if (options_.point_rows) {
+    add_point_rows(s, name, j ? &*j : nullptr, report_.rows);
+  }
+  ++series_;
+  points_ += s.points.size();
+  longest_ = std::max(longest_, s.points.size());
+  if (j) {
+    ++verdicts_[j->verdict];
+    if (j->verdict == "regression") {
+      regressed_.push_back(series_label(s.key) + " " + s.key.metric +
+                           (s.key.hosts.empty() ? "" : " on " + s.key.hosts) + ": " + j->change +
+                           (j->changed.empty() ? "" : "; changed: " + j->changed));
+    }
+  }
 }
 
 Report history_report(const std::vector<Series>& series, const HistoryOptions& options) {
-  Report report;
-  const std::vector<std::string> names = series_names(series);
-  std::map<std::string, int> verdicts;
-  std::vector<std::string> regressed;
-  std::size_t points = 0;
+  HistoryReportBuilder builder(options);
   for (const Series& s : series) {
-    const Finite f = finite_values(s);
-    std::optional<Judgement> j;
-    if (options.detect.method == DetectMethod::edivisive) {
-      j = judge_edivisive(s, f, options.detect);
-    } else if (options.detect.method == DetectMethod::window) {
-      j = judge_window(s, f, options.detect);
-    }
-    report.rows.push_back(summary_row(s, names[&s - series.data()], f, j ? &*j : nullptr));
-    if (options.point_rows) {
-      add_point_rows(s, names[&s - series.data()], j ? &*j : nullptr, report.rows);
-    }
-    points += s.points.size();
-    if (j) {
-      ++verdicts[j->verdict];
-      if (j->verdict == "regression") {
-        regressed.push_back(series_label(s.key) + " " + s.key.metric +
-                            (s.key.hosts.empty() ? "" : " on " + s.key.hosts) + ": " + j->change +
-                            (j->changed.empty() ? "" : "; changed: " + j->changed));
-      }
-    }
+    builder.add(s);
   }
-  std::string text = std::to_string(series.size()) + " series, " + std::to_string(points) + " points.";
-  if (series.empty()) {
+  return builder.finish();
+}
+
+Report HistoryReportBuilder::finish() {
+  Report report = std::move(report_);
+  report_ = Report{};
+  std::string text = std::to_string(series_) + " series, " + std::to_string(points_) + " points.";
+  if (series_ == 0) {
     text = "No series matches: the store holds no run with these filters (dgxhost store add RESULTS.json records "
            "one; --store names another store).";
   }
-  if (options.detect.method != DetectMethod::none) {
+  if (options_.detect.method != DetectMethod::none) {
     std::vector<std::string> counts;
-    for (const auto& [verdict, n] : verdicts) {
+    for (const auto& [verdict, n] : verdicts_) {
       counts.push_back(std::to_string(n) + " " + verdict);
     }
-    text += " Detection: " + method_text(options.detect) +
+    text += " Detection: " + method_text(options_.detect) +
             ". Verdicts: " + (counts.empty() ? std::string("none") : text::join(counts, ", ")) +
             ". \"not enough history\" is not a pass: the series is too short to judge.";
   }
   report.notes.push_back({false, "History", text});
-  if (!regressed.empty()) {
-    report.notes.push_back({false, "Regressions", text::join(regressed, "\n")});
+  if (!regressed_.empty()) {
+    report.notes.push_back({false, "Regressions", text::join(regressed_, "\n")});
     report.exit_code = to_int(ExitCode::check_failed);
-    report.error = std::to_string(regressed.size()) + " series regressed in their newest points";
+    report.error = std::to_string(regressed_.size()) + " series regressed in their newest points";
   }
   return report;
 }

@@ -161,6 +161,25 @@ public:
     return rows_of(r.result);
   }
 
+  // A server-side cursor, fetched kFetchRows at a time: libpq would otherwise hold the whole result in memory.
+  // A cursor lives in a transaction: a read-only one of its own, unless one is already open.
+  std::optional<Failure> each_row(const std::string& sql, const std::vector<SqlValue>& params,
+                                  const RowVisitor& visit) override {
+    const bool own = PQtransactionStatus(conn_) == PQTRANS_IDLE;
+    if (own) {
+      if (auto begun = query("BEGIN READ ONLY", {}); !begun) {
+        return begun.error();
+      }
+    }
+    auto problem = fetch_each(sql, params, visit);
+    if (own) {
+      const Result ended(PQexec(conn_, problem ? "ROLLBACK" : "COMMIT"));
+    } else {
+      const Result closed(PQexec(conn_, "CLOSE dgx_rows"));
+    }
+    return problem;
+  }
+
   std::optional<Failure> execute_many(const std::string& sql,
                                       const std::vector<std::vector<SqlValue>>& param_lists) override {
     if (param_lists.empty()) {
@@ -195,6 +214,30 @@ public:
   }
 
 private:
+  static constexpr int kFetchRows = 2000;  // a few MB of rows a round trip: the time is the server's, not latency's
+
+  std::optional<Failure> fetch_each(const std::string& sql, const std::vector<SqlValue>& params,
+                                    const RowVisitor& visit) {
+    if (auto declared = query("DECLARE dgx_rows NO SCROLL CURSOR FOR " + sql, params); !declared) {
+      return declared.error();
+    }
+    const std::string fetch = "FETCH FORWARD " + std::to_string(kFetchRows) + " FROM dgx_rows";
+    for (;;) {
+      auto rows = query(fetch, {});
+      if (!rows) {
+        return rows.error();
+      }
+      for (const SqlRow& row : rows.value()) {
+        if (auto stop = visit(row)) {
+          return stop;
+        }
+      }
+      if (rows->size() < static_cast<std::size_t>(kFetchRows)) {
+        return std::nullopt;
+      }
+    }
+  }
+
   Expected<std::vector<SqlRow>> rows_of(PGresult* r) const {
     const ExecStatusType status = PQresultStatus(r);
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "dgx/core/store/store.hpp"
@@ -67,17 +68,35 @@ std::string like_escaped(const std::string& value) {
   return out;
 }
 
+// Columns of history's query after those of select_for: the id a row's series is grouped by, and its direction.
+constexpr std::size_t kGroupColumn = 36, kBetterColumn = 37;
+
 // The query of history(); a store of schema version 1 has no series.better (its series are judged by their unit).
-std::string select_for(int schema_version) {
+// Across hosts, a series is grouped with those that differ from it only by their hosts, under the smallest id
+// among them (the order the merged series come in), and takes that one's direction.
+std::string select_for(int schema_version, bool across_hosts) {
+  const std::string better = schema_version >= 2 ? "s.better" : "''";
   return std::string(
              "SELECT s.plugin, s.workload, s.table_name, s.label, s.mode, s.metric, s.unit, s.config_hash, s.config, "
              "s.system, s.gpu_model, s.hosts, s.gpus, p.run_id, p.value, f.timing, f.verdict, r.run_time, r.plugin, "
              "r.plugin_version, r.workload, r.preset, r.run_mode, r.system, r.gpu_model, r.hosts, r.gpus, r.driver, "
              "r.cuda, r.nccl, r.framework, r.dgxhost_version, r.dgxhost_revision, r.config_hash, r.exit_code, "
-             "r.source, s.id, ") +
-         (schema_version >= 2 ? "s.better" : "''") +
+             "r.source, ") +
+         (across_hosts
+              ? "MIN(s.id) OVER hostless AS group_id, FIRST_VALUE(" + better + ") OVER (hostless ORDER BY s.id)"
+              : "s.id AS group_id, " + better) +
          " FROM series s JOIN points p ON p.series_id = s.id JOIN runs r ON r.id = p.run_id JOIN facts f ON f.id = "
          "p.facts_id";
+}
+
+// How history's rows are ordered: series by series (each whole when the next one's first row arrives), each in time
+// order; merged across hosts, a run's points in the order of their series.
+std::string order_for(bool across_hosts) {
+  if (!across_hosts) {
+    return " ORDER BY s.id, p.run_time, p.run_id";
+  }
+  return " WINDOW hostless AS (PARTITION BY s.plugin, s.workload, s.table_name, s.label, s.mode, s.metric, s.unit, "
+         "s.config_hash, s.system, s.gpu_model, s.gpus) ORDER BY group_id, p.run_time, p.run_id, s.id";
 }
 
 SeriesKey key_from(const SqlRow& row) {
@@ -88,7 +107,7 @@ SeriesKey key_from(const SqlRow& row) {
     *texts[i] = sql_text(row[i]);
   }
   k.gpus = sql_int(row[12]);
-  k.better = sql_text(row[37]);
+  k.better = sql_text(row[kBetterColumn]);
   return k;
 }
 
@@ -115,6 +134,58 @@ SeriesPoint point_from(const SqlRow& row) {
   r.source = sql_text(row[35]);
   return p;
 }
+
+// Rows of history's query (ordered by series, then time) made into series, each handed on once it is whole.
+class SeriesStream {
+public:
+  using Visitor = std::function<std::optional<Failure>(Series&&)>;
+  SeriesStream(const SeriesQuery& query, const Visitor& visit)
+      : max_points_(query.max_points), across_hosts_(query.across_hosts), visit_(visit) {}
+
+  std::optional<Failure> take(const SqlRow& row) {
+    if (const std::int64_t id = sql_int(row[kGroupColumn]); id != current_) {
+      if (auto stop = finish()) {
+        return stop;
+      }
+      current_ = id;
+      series_ = Series{key_from(row), {}};
+      if (across_hosts_) {
+        series_->key.hosts.clear();  // each point's hosts are its context
+      }
+    }
+    series_->points.push_back(point_from(row));
+    // --last N: the newest N, trimmed as they come (in halves, so each point moves about once).
+    if (max_points_ > 0 && series_->points.size() >= 2 * max_points_) {
+      keep_newest();
+    }
+    return std::nullopt;
+  }
+
+  // Hands on the series under way, if any.
+  std::optional<Failure> finish() {
+    if (!series_) {
+      return std::nullopt;
+    }
+    if (max_points_ > 0 && series_->points.size() > max_points_) {
+      keep_newest();
+    }
+    Series whole = std::move(*series_);
+    series_.reset();
+    return visit_(std::move(whole));
+  }
+
+private:
+  void keep_newest() {
+    auto& points = series_->points;
+    points.erase(points.begin(), points.end() - static_cast<std::ptrdiff_t>(max_points_));
+  }
+
+  std::size_t max_points_;
+  bool across_hosts_;
+  const Visitor& visit_;
+  std::int64_t current_ = -1;
+  std::optional<Series> series_;
+};
 
 class SqlStore final : public Store {
 public:
@@ -146,12 +217,13 @@ public:
     return outcome;
   }
 
-  Expected<std::vector<Series>> history(const SeriesQuery& query) override {
+  std::optional<Failure> each_series(const SeriesQuery& query,
+                                     const std::function<std::optional<Failure>(Series&&)>& visit) override {
     auto version = schema_version(*db_);
     if (!version) {
       return version.error();
     }
-    std::string sql = select_for(version.value());
+    std::string sql = select_for(version.value(), query.across_hosts);
     std::vector<SqlValue> params;
     std::vector<std::string> conditions;
     for (const auto& [field, value] : query.where) {
@@ -176,28 +248,12 @@ public:
     if (!conditions.empty()) {
       sql += " WHERE " + text::join(conditions, " AND ");
     }
-    sql += " ORDER BY s.id, p.run_time, p.run_id";
-    auto rows = db_->query(sql, params);
-    if (!rows) {
-      return rows.error();
+    sql += order_for(query.across_hosts);
+    SeriesStream stream(query, visit);
+    if (auto problem = db_->each_row(sql, params, [&](const SqlRow& row) { return stream.take(row); })) {
+      return problem;
     }
-    std::vector<Series> out;
-    std::int64_t current = -1;
-    for (const SqlRow& row : rows.value()) {
-      if (const std::int64_t id = sql_int(row[36]); id != current) {
-        current = id;
-        out.push_back(Series{key_from(row), {}});
-      }
-      out.back().points.push_back(point_from(row));
-    }
-    if (query.max_points > 0) {
-      for (Series& s : out) {
-        if (s.points.size() > query.max_points) {
-          s.points.erase(s.points.begin(), s.points.end() - static_cast<std::ptrdiff_t>(query.max_points));
-        }
-      }
-    }
-    return out;
+    return stream.finish();
   }
 
   Expected<StoreSummary> summary() override {
@@ -396,6 +452,17 @@ private:
 }  // namespace
 
 }  // namespace detail
+
+Expected<std::vector<Series>> Store::history(const SeriesQuery& query) {
+  std::vector<Series> out;
+  if (auto problem = each_series(query, [&](Series&& s) -> std::optional<Failure> {
+        out.push_back(std::move(s));
+        return std::nullopt;
+      })) {
+    return *problem;
+  }
+  return out;
+}
 
 Better series_better(const SeriesKey& key) {
   if (const auto declared = parse_better(key.better)) {

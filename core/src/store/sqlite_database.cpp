@@ -63,22 +63,35 @@ public:
       }
       return std::vector<SqlRow>{};
     }
+    std::vector<SqlRow> rows;
+    if (auto problem = each_row(sql, params, [&](const SqlRow& row) -> std::optional<Failure> {
+          rows.push_back(row);
+          return std::nullopt;
+        })) {
+      return *problem;
+    }
+    return rows;
+  }
+
+  std::optional<Failure> each_row(const std::string& sql, const std::vector<SqlValue>& params,
+                                  const RowVisitor& visit) override {
     Statement s;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK) {
       return failure(sqlite3_errmsg(db_));
     }
     if (auto problem = bind(s.stmt, params)) {
-      return *problem;
+      return problem;
     }
-    std::vector<SqlRow> rows;
     for (int rc = sqlite3_step(s.stmt);; rc = sqlite3_step(s.stmt)) {
       if (rc == SQLITE_DONE) {
-        return rows;
+        return std::nullopt;
       }
       if (rc != SQLITE_ROW) {
         return failure(sqlite3_errmsg(db_));
       }
-      rows.push_back(read_row(s.stmt));
+      if (auto stop = visit(read_row(s.stmt))) {
+        return stop;
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 // dgxhost history's report (core/src/store/history.cpp) on synthetic series: the verdict of each detection
-// method, the direction of "worse" per metric, what changed in the context at a change point, too short a series,
-// and series merged across hosts.
+// method, the direction of "worse" per metric, what changed in the context at a change point, and too short a
+// series. (Series merged across hosts come so from the store: store_test.cpp.)
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -123,22 +123,6 @@ TEST_CASE("point rows carry each run's context and mark where a change starts") 
   CHECK(field(first_after, "nccl").value == "2.23.4");
   CHECK(field(first_after, "change_point").value == "yes");
   CHECK(r.rows[1 + 25].find_field("change_point") == nullptr);
-}
-
-TEST_CASE("series that differ only by host merge into one, in time order, the host a context field") {
-  Series a = series("busbw", "GB/s", 3, 3, 0);
-  Series b = a;
-  b.key.hosts = a.points.front().run.hosts = "node2";
-  for (SeriesPoint& p : b.points) {
-    p.run.time += 3600;
-    p.run.hosts = "node2";
-  }
-  const std::vector<Series> merged = merge_across_hosts({a, b});
-  REQUIRE(merged.size() == 1);
-  CHECK(merged.front().key.hosts.empty());
-  REQUIRE(merged.front().points.size() == 6);
-  CHECK(merged.front().points[1].run.hosts == "node2");
-  CHECK(merged.front().points[1].run.time - merged.front().points[0].run.time == 3600);
 }
 
 TEST_CASE("a series judges by the direction its workload declared: a fall of a declared higher-is-better ratio is a "

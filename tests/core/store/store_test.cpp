@@ -124,6 +124,40 @@ TEST_CASE("recorded runs come back as series in time order, with each run's cont
   CHECK(summary->points == 20);
 }
 
+TEST_CASE("across hosts, series that differ only by host are one, in time order, each point's hosts its context") {
+  const StoreBackend backend;
+  if (!backend.ready()) {
+    return;
+  }
+  auto store = backend.open();
+  for (const int d : {1, 2, 3}) {
+    REQUIRE(store->add(nightly(day(d), 100 + d, "node1"), "node1-" + std::to_string(d)).has_value());
+    const std::string later = day(d).replace(11, 2, "03");  // an hour after node1's run
+    REQUIRE(store->add(nightly(later, 90 + d, "node2"), "node2-" + std::to_string(d)).has_value());
+  }
+  SeriesQuery across = where({{"metric", "busbw"}, {"config.comm.bytes", "1073741824"}});
+  across.across_hosts = true;
+  auto merged = store->history(across);
+  REQUIRE(merged.has_value());
+  REQUIRE(merged->size() == 1);
+  const Series& s = merged->front();
+  CHECK(s.key.hosts.empty());
+  REQUIRE(s.points.size() == 6);
+  CHECK(s.points[0].run.hosts == "node1");
+  CHECK(s.points[1].run.hosts == "node2");
+  CHECK(s.points[1].run.time - s.points[0].run.time == 3600);
+  CHECK(s.points[5].value == doctest::Approx(93));
+  across.max_points = 4;  // --last: the newest points of the merged series
+  auto newest = store->history(across);
+  REQUIRE(newest.has_value());
+  REQUIRE(newest->front().points.size() == 4);
+  CHECK(iso_utc(newest->front().points.front().run.time) == day(2));
+  across.where = {{"metric", "busbw"}};
+  auto both_sizes = store->history(across);
+  REQUIRE(both_sizes.has_value());
+  CHECK(both_sizes->size() == 2);
+}
+
 TEST_CASE("the same document recorded twice is one run, a field the store lacks is named, non-finite values stay "
           "unknown") {
   const StoreBackend backend;

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "dgx/core/results/document.hpp"
@@ -26,16 +29,32 @@ struct DetectOptions {
 
 struct HistoryOptions {
   DetectOptions detect;
-  bool point_rows = false;    // a row per point too (JSON, CSV, HTML, or --points)
-  bool across_hosts = false;  // one series across hosts (--across host): a multi-node job on changing nodes
+  bool point_rows = false;  // a row per point too (JSON, CSV, HTML, or --points)
 };
 
-/// Series that differ only by their hosts merged into one, points in time order (their hosts are each point's
-/// context, and a change of hosts is reported like a change of driver).
-std::vector<Series> merge_across_hosts(std::vector<Series> series);
+/// The report of series handed over one at a time (Store::each_series): add() judges a series and keeps its rows,
+/// never its points, so memory grows with the series listed, not with the points read. finish() gives the report:
+/// rows, a "History" note, and exit code 5 (check_failed) when a detected regression is in the newest points of a
+/// series. A series too short to judge says "not enough history", never a pass.
+class HistoryReportBuilder {
+public:
+  explicit HistoryReportBuilder(HistoryOptions options) : options_(std::move(options)) {}
+  void add(const Series& series);
+  Report finish();
+  /// How many series were added, and the most points one had.
+  [[nodiscard]] std::size_t series() const { return series_; }
+  [[nodiscard]] std::size_t longest() const { return longest_; }
 
-/// The report of `series`: rows, a "History" note, and exit code 5 (check_failed) when a detected regression is
-/// in the newest points of a series. A series too short to judge says "not enough history", never a pass.
+private:
+  HistoryOptions options_;
+  Report report_;
+  std::map<std::string, int> names_;     // of the series so far, by metric: a name that repeats gets a number
+  std::map<std::string, int> verdicts_;  // how many series got each verdict
+  std::vector<std::string> regressed_;
+  std::size_t series_ = 0, points_ = 0, longest_ = 0;
+};
+
+/// The report of `series` (HistoryReportBuilder over a list).
 Report history_report(const std::vector<Series>& series, const HistoryOptions& options);
 
 }  // namespace dgx

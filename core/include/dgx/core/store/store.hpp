@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,6 +76,9 @@ struct SeriesQuery {
   std::optional<std::int64_t> since;                       // seconds since the epoch, inclusive
   std::optional<std::int64_t> until;
   std::size_t max_points = 0;  // per series, the newest ones; 0: all
+  /// One series across hosts (--across host): series that differ only by their hosts are one, its points in time
+  /// order, each with its hosts as context (a change of hosts is reported like a change of driver).
+  bool across_hosts = false;
 };
 
 /// The fields --where may name, with what each holds; `config.KEY` names a key of the row's configuration.
@@ -105,9 +109,14 @@ public:
   /// Records a report (its rows and context) in one transaction. `source` names where it came from. A report
   /// recorded before (the same document) is not recorded twice.
   virtual Expected<AddOutcome> add(const Report& report, const std::string& source) = 0;
-  /// The series that match, each with its points oldest first; an unknown --where field is a usage failure
-  /// naming it and the known ones.
-  virtual Expected<std::vector<Series>> history(const SeriesQuery& query) = 0;
+  /// The series that match, one at a time (ordered as the store keeps them), each with its points oldest first,
+  /// handed to `visit` and then dropped: what is held is one series, however large the store. An unknown --where
+  /// field is a usage failure naming it and the known ones; a failure `visit` returns stops the read and is
+  /// returned.
+  virtual std::optional<Failure> each_series(const SeriesQuery& query,
+                                             const std::function<std::optional<Failure>(Series&&)>& visit) = 0;
+  /// Every series each_series hands over, together: for questions whose answer is small.
+  Expected<std::vector<Series>> history(const SeriesQuery& query);
   /// Counts of what the store holds.
   virtual Expected<StoreSummary> summary() = 0;
 };
