@@ -14,6 +14,7 @@ struct ProcessResult {
   std::string err;
   double cpu_seconds = 0;          // user + system time the process used: what its work cost, whatever the load
   double signal_cpu_seconds = -1;  // run_process_signalled: its CPU time when the signal was sent (-1: never sent)
+  long max_rss_kib = 0;            // its peak resident memory (getrusage's ru_maxrss): what it held, however loaded
 };
 
 /// Runs `program` with `args`; `env` entries are added to (or replace) the inherited environment.
