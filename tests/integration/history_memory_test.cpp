@@ -64,7 +64,8 @@ void grow(detail::Database& db) {
 }
 
 // Records one night in `store`, grows it through `db`, and lists every series with dgxhost history.
-void check_history_of_a_large_store(const std::string& store, const std::function<std::unique_ptr<detail::Database>()>& open) {
+void check_history_of_a_large_store(const std::string& store,
+                                    const std::function<std::unique_ptr<detail::Database>()>& open) {
   const TempDir dir;
   const ProcessResult added = dgxhost({"store", "add", "--store", store, one_night(dir)});
   REQUIRE_MESSAGE(added.exit_code == 0, added.err);
