@@ -1,9 +1,10 @@
 // `dgxhost history` over a large store, in memory bounded by the question (issue 38): a store of 200,202 points
 // in 2,002 series, made by SQL from one recorded run, is listed whole by a dgxhost whose peak resident memory stays
-// far below what holding every point costs (about 650 MB here before the store streamed its series). On SQLite and
+// far below what holding every point costs (530 to 670 MiB here before the store streamed its series). On SQLite and
 // on a real PostgreSQL server. Memory, not time: a loaded machine changes neither the bound nor the verdict.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -63,7 +64,8 @@ void grow(detail::Database& db) {
   }
 }
 
-// Records one night in `store`, grows it through `db`, and lists every series with dgxhost history.
+// Records one night in `store`, grows it through the connection `open` makes, and lists every series with dgxhost
+// history.
 void check_history_of_a_large_store(const std::string& store,
                                     const std::function<std::unique_ptr<detail::Database>()>& open) {
   const TempDir dir;
