@@ -10,7 +10,7 @@
 
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/run/journal.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

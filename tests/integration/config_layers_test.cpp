@@ -3,7 +3,7 @@
 
 #include <sys/stat.h>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "format_checkers.hpp"
 #include "temp_dir.hpp"

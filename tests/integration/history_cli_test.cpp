@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "postgres_server.hpp"
 #include "temp_dir.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

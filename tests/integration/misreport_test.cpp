@@ -2,7 +2,7 @@
 // ignores request.iterations and a metric in a unit it does not know.
 #include <doctest/doctest.h>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 
 using namespace dgx;

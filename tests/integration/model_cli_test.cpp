@@ -9,7 +9,7 @@
 
 #include "dgx/catalog/model_catalog.hpp"
 #include "dgx/catalog/model_params.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 #include "text_checks.hpp"

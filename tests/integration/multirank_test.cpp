@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "platform_check_file.hpp"
 #include "temp_dir.hpp"

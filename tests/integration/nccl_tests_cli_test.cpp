@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "broken_fixtures.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

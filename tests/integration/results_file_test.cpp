@@ -2,7 +2,7 @@
 // and a file that cannot be written is a failed run that stdout admits.
 #include <doctest/doctest.h>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "temp_dir.hpp"
 

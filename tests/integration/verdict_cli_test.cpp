@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgxhost.hpp"
 #include "platform_check_file.hpp"
 #include "temp_dir.hpp"

@@ -27,6 +27,12 @@ size_t dgx_c11_sizeof(int which) {
   case 17: return offsetof(dgx_host_api, write_output_file);
   case 18: return offsetof(dgx_chart_desc, flags);
   case 19: return sizeof(dgx_better);
+  /* ABI 1.2 */
+  case 20: return sizeof(dgx_format_desc);
+  case 21: return sizeof(dgx_import_request);
+  case 22: return sizeof(dgx_log_reading);
+  case 23: return offsetof(dgx_plugin_desc, formats);
+  case 24: return offsetof(dgx_result_row, sample_times);
   default: return 0;
   }
 }

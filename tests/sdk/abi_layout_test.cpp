@@ -28,6 +28,21 @@ TEST_CASE("the ABI structs have the same layout in C11 and C++") {
   CHECK(dgx_c11_sizeof(17) == offsetof(dgx_host_api, write_output_file));
   CHECK(dgx_c11_sizeof(18) == offsetof(dgx_chart_desc, flags));
   CHECK(dgx_c11_sizeof(19) == 4);
+  CHECK(dgx_c11_sizeof(20) == sizeof(dgx_format_desc));
+  CHECK(dgx_c11_sizeof(21) == sizeof(dgx_import_request));
+  CHECK(dgx_c11_sizeof(22) == sizeof(dgx_log_reading));
+  CHECK(dgx_c11_sizeof(23) == offsetof(dgx_plugin_desc, formats));
+  CHECK(dgx_c11_sizeof(24) == offsetof(dgx_result_row, sample_times));
+}
+
+TEST_CASE("ABI 1.2 only appends: a 1.1 plugin descriptor ends where the formats begin, a 1.1 row at sample_times") {
+  CHECK(offsetof(dgx_plugin_desc, formats) >= offsetof(dgx_plugin_desc, probe) + sizeof(void (*)()));
+  CHECK(sizeof(dgx_plugin_desc) >= offsetof(dgx_plugin_desc, format_count) + sizeof(std::uint32_t));
+  CHECK(offsetof(dgx_result_row, sample_times) >= offsetof(dgx_result_row, field_count) + sizeof(std::uint32_t));
+  CHECK(offsetof(dgx_format_desc, struct_size) == 0);
+  CHECK(offsetof(dgx_import_request, struct_size) == 0);
+  CHECK(offsetof(dgx_log_reading, struct_size) == 0);
+  CHECK(offsetof(dgx_import_sink, struct_size) == 0);
 }
 
 TEST_CASE("ABI 1.1 only appends: a 1.0 workload descriptor ends where the declarations begin, a 1.0 host table at "

@@ -37,6 +37,17 @@ grep -q '"bandwidth"' "$work/out.json"
 "$dgxhost" --plugin-dir "$work/hello-build" --plugin hello --mode project --format json > "$work/projected.json"
 grep -q '"mode": "projected"' "$work/projected.json"
 
+# A third-party format, read by the host without touching it: import the stand-alone tool's log, then judge it.
+printf 'hello v1\nhello: elements=100000 time_ms=0.5\nhello: elements=100000 time_ms=0.4\nhello: elements=100000 time_ms=0.45\n' \
+  > "$work/hello.log"
+"$dgxhost" import --plugin-dir "$work/hello-build" --inspect "$work/hello.log" > "$work/inspect.txt"
+grep -q "hello-log (micro, hello)" "$work/inspect.txt" || { echo "the example's format did not inspect:"; cat "$work/inspect.txt"; exit 1; }
+"$dgxhost" import --plugin-dir "$work/hello-build" "$work/hello.log" --format json > "$work/imported.json"
+grep -q '"workload": "hello"' "$work/imported.json" && grep -q '"tool": "hello-log"' "$work/imported.json" ||
+  { echo "the example's format did not import:"; cat "$work/imported.json"; exit 1; }
+"$dgxhost" verdict --plugin-dir "$work/hello-build" -q "$work/hello.log" > "$work/verdict.txt" || test $? -eq 5 ||
+  { echo "verdict of the example's log failed:"; cat "$work/verdict.txt"; exit 1; }
+
 # A plugin without the entry symbol, and one that defines it without exporting it, must not build.
 mkdir -p "$work/bad"
 printf 'int helper(void) { return 1; }\n' > "$work/bad/no_entry.c"
@@ -63,4 +74,4 @@ expect_build_failure() {
 }
 expect_build_failure no-entry "dgx_plugin_entry' not defined"
 expect_build_failure hidden-entry "defines dgx_plugin_entry but does not export it"
-echo "out-of-tree example plugin: built, unit-tested, listed, measured and projected; bad plugins refused"
+echo "out-of-tree example plugin: built, unit-tested, listed, measured, projected, its log imported and judged; bad plugins refused"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "process.hpp"
 #include "sanitized.hpp"
 #include "text_checks.hpp"

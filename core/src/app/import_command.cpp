@@ -7,8 +7,8 @@
 #include <boost/program_options.hpp>
 
 #include "dgx/core/import/import.hpp"
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/quantity.hpp"
+#include "dgx/json/json.hpp"
 #include "session.hpp"
 #include "subcommand.hpp"
 
@@ -23,27 +23,23 @@ struct ImportCli {
   std::vector<std::string> sets;
   SubcommandOutput out;
   std::vector<std::string> config_dirs;
+  std::vector<std::string> plugin_dirs;
   bool help = false;
   bool inspect = false;
 };
 
-std::string formats_text() {
-  std::string text;
-  for (const std::string& f : import_formats()) {
-    text += (text.empty() ? "" : ", ") + f;
-  }
-  return text;
-}
-
 po::options_description import_options(ImportCli& c) {
-  po::options_description d("dgxhost import FILE...: a run's own output as measured rows (" + formats_text() + ")");
+  po::options_description d("dgxhost import FILE...: a run's own output as measured rows, read by the plugin that "
+                            "knows its tool (the formats are listed below)");
   d.add_options()("help,h", po::bool_switch(&c.help), "show this help and exit")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
       "what the file does not print (system=h100-sxm, gpus=64, model=NAME, ...); repeatable. A value that "
       "contradicts the file is an error; import.warmup=N sets the warm-up steps to drop (0 allowed)")(
       "inspect", po::bool_switch(&c.inspect),
       "print what each file says by itself (its tool, headline values, steady state, the configuration it "
-      "prints) without making rows: no --set needed; --format json for a machine");
+      "prints) without making rows: no --set needed; --format json for a machine")(
+      "plugin-dir", po::value<std::vector<std::string>>(&c.plugin_dirs)->value_name("DIR"),
+      "where the plugins that read logs are (as for a run)");
   add_output_options(d, c.out, "the rows");
   add_config_dir_option(d, c.config_dirs);
   return d;
@@ -111,7 +107,7 @@ json::Object reading_json(const std::string& path, const LogReading& r) {
 }
 
 // `import --inspect`: what each file says, before any --set; the first unreadable file ends it (exit 2).
-int run_inspect(const ImportCli& cli) {
+int run_inspect(const ImportCli& cli, const LogImporter& importer) {
   if (cli.out.shown != Format::table && cli.out.shown != Format::json) {
     return print_failure("import", Failure{ExitCode::usage, "--inspect prints a table or JSON (--format json)"});
   }
@@ -120,7 +116,7 @@ int run_inspect(const ImportCli& cli) {
   }
   json::Array readings;
   for (const std::string& path : cli.files) {
-    auto reading = inspect_file(path, cli.sets);
+    auto reading = importer.inspect_file(path, cli.sets);
     if (!reading) {
       return print_failure("import", reading.error());
     }
@@ -143,21 +139,26 @@ int run_import(int argc, const char* const* argv) {
   if (!cli) {
     return print_failure("import", cli.error());
   }
+  Session s;
+  if (auto failure = open_plugins(s, cli->plugin_dirs, cli->config_dirs, true)) {
+    return print_failure("import", *failure);
+  }
+  const LogImporter importer = log_importer(s);
   if (cli->help) {
     ImportCli scratch;
-    std::cout << import_options(scratch)
-              << "\nExit codes: 0 imported, 2 usage error or a file that cannot be imported (empty, binary, of no "
+    std::cout << import_options(scratch) << "\nFormats the loaded plugins read:\n";
+    for (const FormatInfo* f : s.registry.formats()) {
+      std::cout << "  " << f->name << " (" << f->plugin->name << "): " << f->summary << "\n";
+    }
+    std::cout << "\nExit codes: 0 imported, 2 usage error or a file that cannot be imported (empty, binary, of no "
                  "known format, truncated, a crashed run, several runs, a key missing or contradicted), 1 the "
                  "--output file could not be written.\n";
     return 0;
   }
-  if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
-    return print_failure("import", paths.error());
-  }
   if (cli->inspect) {
-    return run_inspect(*cli);
+    return run_inspect(*cli, importer);
   }
-  auto report = import_files(cli->files, cli->sets);
+  auto report = importer.import_files(cli->files, cli->sets);
   if (!report) {
     return print_failure("import", report.error());
   }

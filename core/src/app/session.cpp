@@ -178,6 +178,17 @@ std::optional<Failure> discover_plugins(Session& s) {
   return std::nullopt;
 }
 
+std::optional<Failure> open_plugins(Session& s, const std::vector<std::string>& plugin_dirs,
+                                    const std::vector<std::string>& config_dirs, bool quiet) {
+  s.options.plugin_dirs = plugin_dirs;
+  s.options.config_dirs = config_dirs;
+  s.logger.configure(quiet ? DGX_LOG_WARNING : DGX_LOG_INFO, false);
+  s.comm = std::make_unique<LocalComm>();
+  return discover_plugins(s);
+}
+
+LogImporter log_importer(Session& s) { return LogImporter(s.registry, s.logger, *s.comm, s.config_paths); }
+
 Expected<std::pair<Target, ConfigResolution>> resolve_run(Session& s, const ConfigLayer* extra) {
   auto early_layers = read_layers(s.options, nullptr);  // a --config file may name the workload (its [preset])
   if (!early_layers) {

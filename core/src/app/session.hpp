@@ -13,6 +13,7 @@
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/config/search_paths.hpp"
 #include "dgx/core/distributed/comm.hpp"
+#include "dgx/core/import/import.hpp"
 #include "dgx/core/plugin/host_services.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
 #include "dgx/core/report/reporters.hpp"
@@ -71,6 +72,15 @@ std::optional<Failure> discover_plugins(Session& s);
 /// (discover_plugins hands them on); every command that reads the catalog calls this once. A usage failure names a
 /// --config-dir that is missing or not a folder.
 Expected<std::vector<SearchPath>> use_config_dirs(const std::vector<std::string>& config_dirs);
+
+/// For the commands that read logs (import, verdict, store add): `s` gets a local communicator, a logger (warnings
+/// and errors only when `quiet`) and the plugins of `plugin_dirs` (then DGX_PLUGIN_PATH and the install's), whose
+/// catalogs search `config_dirs` first. A usage failure names a folder that is missing.
+std::optional<Failure> open_plugins(Session& s, const std::vector<std::string>& plugin_dirs,
+                                    const std::vector<std::string>& config_dirs, bool quiet);
+
+/// The log importer of a session whose plugins are discovered (open_plugins or discover_plugins).
+LogImporter log_importer(Session& s);
 
 /// Which workload (--plugin, or the preset workload of a --config file: plugin_option.hpp) with which configuration.
 /// `extra` is a layer above every other (a resumed run's configuration), or nullptr.

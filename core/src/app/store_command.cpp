@@ -84,6 +84,7 @@ struct StoreCli {
   std::vector<std::string> sets;
   std::string store;
   std::vector<std::string> config_dirs;
+  std::vector<std::string> plugin_dirs;
   bool help = false;
 };
 
@@ -94,7 +95,9 @@ po::options_description store_options(StoreCli& c) {
       "a SQLite file or a postgresql:// URL; default $DGX_STORE, else dgx-store.sqlite in the run-folder root "
       "($DGX_RUNS_DIR or ./dgx-runs)")(
       "set", po::value<std::vector<std::string>>(&c.sets)->composing()->value_name("KEY=VALUE"),
-      "for a log: what it does not print, as dgxhost import --set (system=h100-sxm, ...); repeatable");
+      "for a log: what it does not print, as dgxhost import --set (system=h100-sxm, ...); repeatable")(
+      "plugin-dir", po::value<std::vector<std::string>>(&c.plugin_dirs)->value_name("DIR"),
+      "for a log: where the plugins that read logs are (as for a run)");
   add_config_dir_option(d, c.config_dirs);
   return d;
 }
@@ -154,7 +157,7 @@ Expected<bool> looks_like_results(const std::string& path) {
   return first != std::string::npos && head[first] == '{' && head.find("\"dgx.results/") != std::string::npos;
 }
 
-Expected<Report> read_any(const std::string& path, const std::vector<std::string>& sets) {
+Expected<Report> read_any(const LogImporter& importer, const std::string& path, const std::vector<std::string>& sets) {
   auto results = looks_like_results(path);
   if (!results) {
     return results.error();
@@ -165,13 +168,13 @@ Expected<Report> read_any(const std::string& path, const std::vector<std::string
     }
     return read_results_file(path);
   }
-  return import_files({path}, sets);
+  return importer.import_files({path}, sets);
 }
 
-int add(Store& store, const StoreCli& c) {
+int add(Store& store, const StoreCli& c, const LogImporter& importer) {
   int code = 0;
   for (const std::string& path : c.files) {
-    auto report = read_any(path, c.sets);
+    auto report = read_any(importer, path, c.sets);
     auto added = report ? store.add(report.value(), path) : Expected<AddOutcome>(report.error());
     if (!added) {
       std::cerr << "dgxhost: store add: " << added.error().message << " (not recorded)\n";
@@ -220,16 +223,19 @@ int run_store(int argc, const char* const* argv) {
                  "be read (the other files are still recorded).\n";
     return 0;
   }
-  if (auto paths = use_config_dirs(cli->config_dirs); !paths) {
-    std::cerr << "dgxhost: store: " << paths.error().message << "\n";
-    return to_int(paths.error().code);
+  // The plugins read the logs among the files to add (import's formats).
+  Session s;
+  if (auto failure = cli->action == "add" ? open_plugins(s, cli->plugin_dirs, cli->config_dirs, true)
+                                          : failure_of(use_config_dirs(cli->config_dirs))) {
+    std::cerr << "dgxhost: store: " << failure->message << "\n";
+    return to_int(failure->code);
   }
   auto store = open_store(cli->store, cli->action == "add" ? StoreAccess::write : StoreAccess::read);
   if (!store) {
     std::cerr << "dgxhost: store: " << store.error().message << "\n";
     return to_int(store.error().code);
   }
-  return cli->action == "add" ? add(*store.value(), cli.value()) : info(*store.value());
+  return cli->action == "add" ? add(*store.value(), cli.value(), log_importer(s)) : info(*store.value());
 }
 
 }  // namespace dgx

@@ -12,7 +12,7 @@
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/results/format.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

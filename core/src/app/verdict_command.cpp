@@ -11,10 +11,10 @@
 #include "dgx/core/results/document_reader.hpp"
 #include "dgx/core/run/run_layers.hpp"
 #include "dgx/core/support/files.hpp"
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/text.hpp"
 #include "dgx/core/verdict/baseline.hpp"
 #include "dgx/core/verdict/projection_check.hpp"
+#include "dgx/json/json.hpp"
 #include "run_command.hpp"
 #include "session.hpp"
 #include "subcommand.hpp"
@@ -80,7 +80,7 @@ Expected<VerdictCli> parse_verdict(int argc, const char* const* argv) {
 
 // A results document, or a file `dgxhost import` reads. JSON of another schema (an AIPerf or vLLM export) is
 // imported; a dgx.results document that does not parse is an error of its own.
-Expected<Report> read_run(const std::string& path, const std::vector<std::string>& sets) {
+Expected<Report> read_run(const LogImporter& importer, const std::string& path, const std::vector<std::string>& sets) {
   auto text = read_regular_file(path, kMaxResultsFileBytes, "results file");
   if (!text) {
     return text.error();
@@ -89,37 +89,47 @@ Expected<Report> read_run(const std::string& path, const std::vector<std::string
   if (!head.empty() && head.front() == '{' && head.find("\"dgx.results/") != std::string::npos) {
     return parse_results(text.value(), path);
   }
-  auto imported = import_files({path}, sets);
+  auto imported = importer.import_files({path}, sets);
   if (!imported) {
     return imported.error();
   }
   return imported;
 }
 
-// --set entries of a row's configuration for the workload that projects it: the keys its schema has (not the
-// measurement's runner.* or the explorer's), then the command line's.
-std::vector<std::string> projection_sets(const ResultRow& row, const std::vector<ParamSpec>& schema,
-                                         const std::vector<std::string>& user_sets) {
+// The run's configuration for the workload that projects it, as one typed layer (the values the file gave, never
+// turned into text and parsed again): the keys its schema has (not the measurement's runner.* or the explorer's),
+// the layout keys the run leaves at the frameworks' default of 1, and none the user --set (theirs come from the
+// command line and win, as in a run).
+ConfigLayer run_layer(const std::string& origin, const ResultRow& row, const std::vector<ParamSpec>& schema,
+                      const std::vector<std::string>& layout_ones, const std::vector<std::string>& user_sets) {
+  auto user_set = [&](const std::string& key) {
+    return std::any_of(user_sets.begin(), user_sets.end(), [&](const std::string& set) {
+      auto entry = parse_set_argument(set);
+      return entry && entry->key == key;
+    });
+  };
   auto known = [&](const std::string& key) {
-    return !text::starts_with(key, "runner.") && !text::starts_with(key, "explore.") &&
+    return !text::starts_with(key, "runner.") && !text::starts_with(key, "explore.") && !user_set(key) &&
            std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == key; });
   };
-  std::vector<std::string> sets;
+  ConfigLayer layer{"the run in " + origin, {}};
+  for (const std::string& key : layout_ones) {
+    layer.entries.push_back({key, json::Value(std::int64_t{1}), {}, {}});
+  }
   for (const auto& [key, value] : row.config) {
     if (known(key) && !(value.is_array() && value.as_array().empty())) {
-      sets.push_back(key + "=" + to_toml_literal(value));
+      layer.entries.push_back({key, value, {}, {}});
     }
   }
-  for (const std::string& set : user_sets) {
-    if (auto entry = parse_set_argument(set); entry && known(entry->key)) {
-      sets.push_back(set);
-    }
-  }
-  return sets;
+  return layer;
 }
 
-std::string command_line(const std::string& workload, const std::vector<std::string>& sets) {
+// The command that reproduces the projection, for the report: the run's layer and the user's --set as arguments.
+std::string command_line(const std::string& workload, const ConfigLayer& layer, const std::vector<std::string>& sets) {
   std::string out = "dgxhost --plugin " + workload + " --mode project";
+  for (const ConfigEntry& e : layer.entries) {
+    out += " --set '" + e.key + "=" + to_toml_literal(e.value) + "'";
+  }
   for (const std::string& set : sets) {
     out += " --set '" + set + "'";
   }
@@ -163,14 +173,16 @@ Expected<std::vector<std::string>> stated_layout(const ResultRow& row, dgx_workl
   std::vector<std::string> defaults;
   for (const char* key : ones) {
     if (!states(row, user_sets, key)) {
-      defaults.push_back(std::string(key) + "=1");
+      defaults.emplace_back(key);
     }
   }
   return defaults;
 }
 
-// The projection of one measured row through the ordinary run path (--mode project), or why there is none.
-Projection project_row(Session& s, const CliOptions& base, const ResultRow& row, const std::vector<std::string>& sets) {
+// The projection of one measured row through the ordinary run path (--mode project), the run's configuration one
+// typed layer of it, or why there is none.
+Projection project_row(Session& s, const CliOptions& base, const std::string& origin, const ResultRow& row,
+                       const std::vector<std::string>& sets) {
   auto target = resolve_name(s.registry, row.workload);
   if (!target) {
     return {std::nullopt, "no plugin projects " + row.workload + ": " + target.error().message, {}};
@@ -181,24 +193,29 @@ Projection project_row(Session& s, const CliOptions& base, const ResultRow& row,
                 "): it has no model to project with; the published reference judges it",
             {}};
   }
-  std::vector<std::string> layout;
+  std::vector<std::string> layout_ones;
   const dgx_workload_kind kind = target->workload->kind;
   if (kind == DGX_KIND_PRETRAIN || kind == DGX_KIND_FINETUNE || kind == DGX_KIND_INFERENCE) {
     auto stated = stated_layout(row, kind, sets);
     if (!stated) {
       return {std::nullopt, stated.error().message, {}};
     }
-    layout = std::move(stated.value());
+    layout_ones = std::move(stated.value());
   }
+  const std::vector<ParamSpec> schema = schema_for(*target->workload);
+  const ConfigLayer layer = run_layer(origin, row, schema, layout_ones, sets);
   s.options = base;
   s.options.plugin = row.workload;
-  s.options.sets = layout;
-  for (std::string& set : projection_sets(row, schema_for(*target->workload), sets)) {
-    s.options.sets.push_back(std::move(set));
+  s.options.sets.clear();
+  for (const std::string& set : sets) {  // the user's, for the keys the workload has
+    auto entry = parse_set_argument(set);
+    if (entry && std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& p) { return p.key == entry->key; })) {
+      s.options.sets.push_back(set);
+    }
   }
   s.options.mode = RequestedMode::project;
-  const std::string command = command_line(row.workload, s.options.sets);
-  auto resolved = resolve_run(s);
+  const std::string command = command_line(row.workload, layer, s.options.sets);
+  auto resolved = resolve_run(s, &layer);
   if (!resolved) {
     return {std::nullopt, resolved.error().message, command};
   }
@@ -251,18 +268,16 @@ int run_verdict(int argc, const char* const* argv) {
   }
   Session s;
   s.options.argv.assign(argv, argv + argc);
-  s.options.plugin_dirs = cli->plugin_dirs;
-  s.options.config_dirs = cli->config_dirs;
-  s.logger.configure(cli->quiet ? DGX_LOG_WARNING : DGX_LOG_INFO, false);
-  s.comm = std::make_unique<LocalComm>();
-  if (auto failure = discover_plugins(s)) {
+  if (auto failure = open_plugins(s, cli->plugin_dirs, cli->config_dirs, cli->quiet)) {
     return report_failure(*failure);
   }
+  const LogImporter importer = log_importer(s);
   // Every file first: an unreadable one fails before any projection, and no partial verdict is shown.
   Report report;
   Report first;
+  std::vector<std::string> origins;  // the file of each row
   for (const std::string& path : cli->files) {
-    auto run = read_run(path, cli->sets);
+    auto run = read_run(importer, path, cli->sets);
     if (!run) {
       return report_failure(run.error());
     }
@@ -282,6 +297,7 @@ int run_verdict(int argc, const char* const* argv) {
           f.hidden = true;  // the run's own fields stay in JSON; the table shows the verdicts
         }
         report.rows.push_back(std::move(row));
+        origins.push_back(path);
       }
     }
   }
@@ -295,8 +311,9 @@ int run_verdict(int argc, const char* const* argv) {
   }
   const CliOptions base = s.options;
   std::vector<Projection> projections;
-  for (ResultRow& row : report.rows) {
-    projections.push_back(project_row(s, base, row, cli->sets));
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    ResultRow& row = report.rows[i];
+    projections.push_back(project_row(s, base, origins[i], row, cli->sets));
     if (projections.back().row) {
       fill_assumed(row, *projections.back().row);  // before the reference match: it compares these keys too
     }

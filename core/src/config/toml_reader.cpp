@@ -12,8 +12,8 @@
 #include <toml++/toml.h>
 
 #include "dgx/core/support/files.hpp"
-#include "dgx/core/support/nesting.hpp"
 #include "dgx/core/support/text.hpp"
+#include "dgx/json/nesting.hpp"
 
 namespace dgx {
 
@@ -304,29 +304,6 @@ Expected<json::Value> parse_toml_value(std::string_view literal) {
     return usage_failure("invalid TOML value " + shown + ": " + error);
   }
   return std::move(*value);
-}
-
-std::string to_toml_literal(const json::Value& value) {
-  if (value.is_string()) {
-    return sdk::toml_literal(value.as_string());
-  }
-  if (value.is_bool()) {
-    return sdk::toml_literal(value.as_bool());
-  }
-  if (value.is_int()) {
-    return sdk::toml_literal(value.as_int());
-  }
-  if (value.is_double()) {
-    return sdk::toml_literal(value.as_number());
-  }
-  if (value.is_array()) {
-    std::vector<std::string> elements;
-    for (const json::Value& element : value.as_array()) {
-      elements.push_back(to_toml_literal(element));
-    }
-    return "[" + text::join(elements, ", ") + "]";
-  }
-  return "\"\"";
 }
 
 }  // namespace dgx

@@ -1,100 +1,38 @@
-// dgxhost import's driver: refuses what is no log at all (empty, binary), tells the formats apart by what only
-// each prints, runs that format's parser, fills the gaps from --set and makes the rows.
+// dgxhost import's driver: refuses what is no log at all (empty, binary), takes off what launchers add, asks every
+// loaded format's probe, and hands the text to the best format's reader in the plugin that declares it.
 #include "dgx/core/import/import.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 
+#include "dgx/core/config/layered_config.hpp"
+#include "dgx/core/plugin/call_guard.hpp"
+#include "dgx/core/plugin/detail/strided.hpp"
+#include "dgx/core/plugin/host_services.hpp"
+#include <dgx/sdk/error.hpp>
+
 #include "dgx/core/support/files.hpp"
 #include "dgx/core/support/printable.hpp"
+#include "dgx/core/support/text.hpp"
 #include "dgx/core/support/utc_time.hpp"
+#include "dgx/log_import/log_text.hpp"
 #include "launcher_output.hpp"
-#include "log_text.hpp"
-#include "parsed_run.hpp"
-#include "steady_state.hpp"
 
 namespace dgx {
 
-namespace detail {
+namespace {
 
-void ParsedRun::set(const std::string& key, json::Value value, int line) {
-  config.set(key, std::move(value));
-  line_of[key] = line;
-}
+using detail::LauncherOutput;
 
-std::optional<Failure> ParsedRun::agree(const std::string& key, const json::Value& value, int line,
-                                        const std::string& origin) {
-  const json::Value* before = config.find(key);
-  if (before != nullptr && !(*before == value)) {
-    return bad_input(origin, line,
-                     "two runs in one file: " + key + " is " + json::write(*before, 0) + " at line " +
-                         std::to_string(line_of[key]) + " and " + json::write(value, 0) +
-                         " here; import one run per file");
-  }
-  if (before == nullptr) {
-    set(key, value, line);
-  }
-  return std::nullopt;
-}
-
-WarmupRule ParsedRun::warmup_rule() const {
-  WarmupRule rule;
-  rule.first_step = steps.empty() ? 0 : steps.front();
-  rule.warmup = user_warmup;
-  rule.warm_at_start = warm_at_start;
-  return rule;
-}
-
-void ParsedRun::add_latency(const std::string& name, std::optional<double> median_ms, std::optional<double> p90_ms,
-                            std::optional<double> p99_ms, std::optional<double> mean_ms) {
-  if (median_ms) {
-    metrics.push_back(metric(name, *median_ms * 1e-3, "s"));
-  }
-  if (p90_ms) {
-    metrics.push_back(metric(name + ".p90", *p90_ms * 1e-3, "s"));
-  }
-  if (p99_ms) {
-    metrics.push_back(metric(name + ".p99", *p99_ms * 1e-3, "s"));
-  }
-  if (mean_ms) {
-    metrics.push_back(metric(name + ".mean", *mean_ms * 1e-3, "s"));
-  }
-}
+constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
+constexpr std::size_t kMaxRanksCompared = 64;                    // ranks whose own series are read to find a straggler
+constexpr double kStragglerGap = 0.05;  // slower than the median rank by more than this: a straggler
 
 Failure bad_input(const std::string& origin, int line, const std::string& message) {
   return Failure{ExitCode::usage, origin + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message};
 }
-
-}  // namespace detail
-
-namespace {
-
-using namespace detail;
-
-struct ImportFormat {
-  const char* name;
-  bool (*looks_like)(std::string_view);
-  Parser parse;
-};
-
-// Most specific first: loadgen's detail log is MLLOG too, an MLPerf log is also a NeMo log, a Megatron-LM log may
-// carry a torchtitan-like line, SGLang's benchmark report is vLLM's with lines of its own.
-constexpr std::array<ImportFormat, 11> kFormats = {{
-    {"mlperf-inference", looks_like_mlperf_inference, parse_mlperf_inference},
-    {"mlperf", looks_like_mllog, parse_mllog},
-    {"nccl-tests", looks_like_nccl_tests, parse_nccl_tests},
-    {"aiperf", looks_like_aiperf, parse_aiperf},
-    {"genai-perf", looks_like_genai_perf, parse_genai_perf},
-    {"sglang-bench", looks_like_sglang_bench, parse_sglang_bench},
-    {"vllm-bench", looks_like_vllm_bench, parse_vllm_bench},
-    {"trtllm-bench", looks_like_trtllm_bench, parse_trtllm_bench},
-    {"megatron-lm", looks_like_megatron, parse_megatron_log},
-    {"torchtitan", looks_like_torchtitan, parse_torchtitan_log},
-    {"nemo", looks_like_nemo, parse_nemo_log},
-}};
 
 int line_at(std::string_view text, std::size_t byte) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
@@ -116,7 +54,7 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 }
 
 std::optional<Failure> refuse_non_text(std::string_view text, const std::string& origin) {
-  if (trim(text).empty()) {
+  if (logs::trim(text).empty()) {
     return bad_input(origin, 0, "the file is empty: nothing to import");
   }
   for (std::size_t i = 0; i < text.size();) {
@@ -131,145 +69,307 @@ std::optional<Failure> refuse_non_text(std::string_view text, const std::string&
   return std::nullopt;
 }
 
-Failure unknown_format(std::string_view text, const std::string& origin) {
-  std::string names;
-  for (const ImportFormat& f : kFormats) {
-    names += (names.empty() ? "" : ", ") + std::string(f.name);
-  }
-  const std::string first = std::string(trim(split_lines(trim(text)).front().text)).substr(0, 120);
-  return bad_input(origin, 0, "not a log of any of: " + names + "; the first line is '" + printable(first) + "'");
+// How surely `text` is `format` (0-100), the plugin's probe under a guard.
+int score(const FormatInfo& format, std::string_view text) {
+  const CallGuard guard(format.plugin->name + ": probe of format " + format.name);
+  // The probe reads `size` bytes; the ABI promises a NUL beyond them, which a view into a larger text lacks.
+  const std::string copy(text);
+  return format.desc->probe(format.desc, copy.c_str(), copy.size());
 }
+
+// The highest-scoring format, the first loaded on a tie.
+const FormatInfo* best_format(const std::vector<const FormatInfo*>& formats, std::string_view text) {
+  const FormatInfo* best = nullptr;
+  int best_score = 0;
+  for (const FormatInfo* f : formats) {
+    const int s = score(*f, text);
+    if (s > best_score) {
+      best = f;
+      best_score = s;
+    }
+  }
+  return best;
+}
+
+Failure unknown_format(const std::vector<std::string>& names, std::string_view text, const std::string& origin) {
+  if (names.empty()) {
+    return bad_input(origin, 0,
+                     "no loaded plugin reads logs (formats come with llm-pretrain, llm-inference and comm): check "
+                     "--plugin-dir and `dgxhost --list`");
+  }
+  const std::string first = std::string(logs::trim(logs::split_lines(logs::trim(text)).front().text)).substr(0, 120);
+  return bad_input(
+      origin, 0, "not a log of any of: " + text::join(names, ", ") + "; the first line is '" + printable(first) + "'");
+}
+
+// The user's --set entries as the ABI carries them: typed by the command line's rules, as TOML literals.
+Expected<std::vector<std::pair<std::string, std::string>>> typed_sets(const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& set : sets) {
+    auto entry = parse_set_argument(set);
+    if (!entry) {
+      return Failure{ExitCode::usage, "--set " + printable(set) + ": " + entry.error().message};
+    }
+    out.emplace_back(entry->key, to_toml_literal(entry->value));
+  }
+  return out;
+}
+
+LogReading to_reading(const dgx_log_reading& r) {
+  auto str = [](const char* s) { return s == nullptr ? std::string() : printable(s); };
+  LogReading out;
+  out.tool = str(r.tool);
+  out.version = str(r.version);
+  out.kind = str(r.kind);
+  out.workload = str(r.workload);
+  out.timing = str(r.timing);
+  out.lines = str(r.lines);
+  out.steady_state = str(r.steady_state);
+  for (std::uint32_t i = 0; i < r.value_count && r.values != nullptr; ++i) {
+    const dgx_metric& m = detail::strided_element(r.values, i);
+    out.values.push_back({str(m.name), m.value, str(m.unit), false, {}});
+  }
+  for (std::uint32_t i = 0; i < r.printed_count && r.printed != nullptr; ++i) {
+    const dgx_field& f = detail::strided_element(r.printed, i);
+    out.printed.push_back({str(f.key), str(f.value), false});
+  }
+  for (std::uint32_t i = 0; i < r.note_count && r.notes != nullptr; ++i) {
+    out.notes.push_back(str(r.notes[i]));
+  }
+  return out;
+}
+
+dgx_status take_reading(void* ctx, const dgx_log_reading* reading) {
+  if (reading == nullptr || reading->struct_size < sizeof(dgx_log_reading)) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
+  *static_cast<std::optional<LogReading>*>(ctx) = to_reading(*reading);
+  return DGX_OK;
+}
+
+// The text a format reads: launcher prefixes off, one rank's lines; the ranks that log the format's data lines.
+struct Prepared {
+  LauncherOutput log;
+  const FormatInfo* format = nullptr;
+  std::vector<int> ranks;
+};
 
 }  // namespace
 
-std::vector<std::string> import_formats() {
+LogImporter::LogImporter(const PluginRegistry& registry, const Logger& logger, HostComm& comm,
+                         std::vector<SearchPath> config_paths)
+    : registry_(registry), logger_(logger), comm_(comm), config_paths_(std::move(config_paths)) {}
+
+std::vector<std::string> LogImporter::formats() const {
   std::vector<std::string> names;
-  for (const ImportFormat& f : kFormats) {
-    names.emplace_back(f.name);
+  for (const FormatInfo* f : registry_.formats()) {
+    names.push_back(f->name);
   }
   return names;
 }
 
-namespace detail {
-
 namespace {
 
-constexpr std::size_t kMaxRanksCompared = 64;  // ranks whose own series are read to find a straggler
-constexpr double kStragglerGap = 0.05;         // slower than the median rank by more than this: a straggler
-
-// When several ranks print their own steps, the slowest rank's steady state against the median rank's: a rank
-// further than kStragglerGap behind is named (the row reads one rank; a straggler sets everyone's pace).
-void name_straggler(ParsedRun& run, const LauncherOutput& every_rank, const std::vector<int>& ranks, Parser parse,
-                    const std::string& origin) {
-  if (run.kind != RunKind::training || ranks.size() < 2) {
-    return;
-  }
-  std::vector<std::pair<double, int>> speed;  // seconds per step (or 1 / rate), rank
-  for (const int rank : ranks) {
-    auto own = parse(every_rank.rank_text(rank), origin);
-    if (!own || own->series.empty()) {
-      continue;
-    }
-    WarmupRule rule = own->warmup_rule();
-    rule.min_steps = 1;
-    auto steady = steady_state(own->series, origin, rule);
-    if (steady && steady->median > 0) {
-      const bool time = own->series_kind == SeriesKind::step_time_s;
-      speed.emplace_back(time ? steady->median : 1 / steady->median, rank);
-    }
-  }
-  if (speed.size() < 2) {
-    return;
-  }
-  std::sort(speed.begin(), speed.end());
-  const double median = speed[(speed.size() - 1) / 2].first;  // the lower median: of two ranks, the faster
-  const auto& [slowest, rank] = speed.back();
-  if (slowest > (1 + kStragglerGap) * median) {
-    run.notes.push_back(
-        "rank " + std::to_string(rank) +
-        " is a straggler: " + std::to_string(static_cast<int>(std::lround(100 * (slowest / median - 1)))) +
-        "% slower per step than the median of the " + std::to_string(speed.size()) + " ranks that log their steps");
-  }
-}
+// One call of a format's reader: the rows it emits into `rows`, or the reading into `reading`.
+struct ReadCall {
+  const FormatInfo& format;
+  std::string_view text;
+  const std::string& origin;
+  const std::vector<std::pair<std::string, std::string>>& sets;
+  bool inspect = false;
+  std::optional<int> world_size;
+  int world_size_line = 0;
+  std::optional<std::int64_t> file_time;
+};
 
 }  // namespace
 
-Expected<ParsedRun> read_run(std::string_view text, const std::string& origin) {
-  if (auto problem = refuse_non_text(text, origin)) {
-    return *problem;
+namespace detail {
+
+// Runs one reader of `call.format` with a host of no configuration; its rows land in `report`.
+std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, Report& report,
+                                  std::optional<LogReading>& reading) {
+  std::vector<dgx_config_entry> entries;
+  for (const auto& [key, literal] : call.sets) {
+    entries.push_back({sizeof(dgx_config_entry), key.c_str(), literal.c_str(), 0});
   }
-  // The parsers read the tool's own text: launcher prefixes off, one rank's lines (launcher_output.hpp), each line
-  // where it was in the file.
-  LauncherOutput log(text);
-  const auto format =
-      std::find_if(kFormats.begin(), kFormats.end(), [&](const ImportFormat& f) { return f.looks_like(log.text()); });
-  if (format == kFormats.end()) {
-    return unknown_format(text, origin);
+  const std::string text(call.text);  // NUL-terminated beyond its size, as the ABI promises
+  dgx_import_request request{};
+  request.struct_size = sizeof request;
+  request.text = text.c_str();
+  request.size = text.size();
+  request.origin = call.origin.c_str();
+  request.sets = entries.empty() ? nullptr : entries.data();
+  request.set_count = static_cast<std::uint32_t>(entries.size());
+  request.inspect = call.inspect ? 1 : 0;
+  request.world_size = call.world_size.value_or(0);
+  request.world_size_line = call.world_size_line;
+  request.has_file_time = call.file_time ? 1 : 0;
+  request.file_time = call.file_time.value_or(0);
+  const dgx_import_sink sink{sizeof(dgx_import_sink), &reading, &take_reading};
+  const LoadedPlugin& plugin = *call.format.plugin;
+  services.bind_report(&report, "", plugin.name);
+  char message[4096] = {};
+  dgx_error error{sizeof(dgx_error), sizeof message, message};
+  dgx_status status = DGX_OK;
+  {
+    const CallGuard guard(plugin.name + ": read() of format " + call.format.name);
+    status = call.format.desc->read(call.format.desc, services.api(), &request, &sink, &error);
   }
-  const std::vector<int> ranks = log.data_ranks(format->looks_like, kMaxRanksCompared);
-  const std::optional<LauncherOutput> every_rank = ranks.size() >= 2 ? std::optional(log) : std::nullopt;
-  log.keep_one_rank(format->looks_like);
-  auto run = format->parse(log.text(), origin);
-  if (!run) {
-    return run.error();
+  if (auto refused = services.take_refusal()) {
+    return refused;
   }
-  if (every_rank) {
-    name_straggler(*run, *every_rank, ranks, format->parse, origin);
+  if (status == DGX_ERR_INVALID_ARGUMENT || status == DGX_ERR_NOT_FOUND) {
+    return Failure{ExitCode::usage, printable(message)};  // the reader's message names the file and the line
   }
-  log.record_world_size(*run);
-  if (auto problem = check_plausible(*run, origin)) {
-    return *problem;
+  if (status != DGX_OK) {
+    return Failure{ExitCode::run_failed, "plugin " + plugin.name + " failed to read " + call.origin + " as " +
+                                             call.format.name + " (" + sdk::status_symbol(status) +
+                                             "): " + printable(message)};
   }
-  return run;
+  if (call.inspect && !reading) {
+    return Failure{ExitCode::run_failed,
+                   "plugin " + plugin.name + ": format " + call.format.name + " returned no reading of " + call.origin};
+  }
+  return std::nullopt;
 }
 
 }  // namespace detail
 
 namespace {
 
-// import_text, dated by `file_time` (the file's modification time) when neither --set run.time nor the log does.
-Expected<std::vector<ResultRow>> import_dated(std::string_view text, const std::string& origin,
-                                              const std::vector<std::string>& sets,
-                                              std::optional<std::int64_t> file_time) {
-  auto run = read_run(text, origin);
-  if (!run) {
-    return run.error();
-  }
-  std::vector<std::string> config_sets;
-  if (auto problem = apply_import_options(*run, sets, config_sets, origin)) {
+Expected<Prepared> prepare(const PluginRegistry& registry, std::string_view text, const std::string& origin) {
+  if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
-  if (auto problem = select_run(*run, origin, false)) {
-    return *problem;
+  Prepared p{LauncherOutput(text), nullptr, {}};
+  const std::vector<const FormatInfo*> formats = registry.formats();
+  p.format = best_format(formats, p.log.text());
+  if (p.format == nullptr) {
+    std::vector<std::string> names;
+    for (const FormatInfo* f : formats) {
+      names.push_back(f->name);
+    }
+    return unknown_format(names, text, origin);
   }
-  if (!run->time && file_time) {
-    run->time = *file_time;
-    run->time_from = "the file's modification time";
-  }
-  if (auto problem = merge_sets(*run, config_sets, origin)) {
-    return *problem;
-  }
-  if (auto problem = check_fabric(*run, origin)) {
-    return *problem;
-  }
-  return make_rows(*run, origin);
+  const FormatInfo& format = *p.format;
+  const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
+  p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
+  return p;
 }
 
-std::optional<std::int64_t> modification_time(const std::string& path) {
-  std::error_code ec;
-  const auto written = std::filesystem::last_write_time(path, ec);
-  if (ec) {
+// The headline of a rank's reading as seconds per step (a time as it is, a rate inverted): lower is faster.
+std::optional<double> pace(const LogReading& r) {
+  if (r.values.empty() || !(r.values.front().value > 0)) {
     return std::nullopt;
   }
-  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+  const Metric& m = r.values.front();
+  return m.unit == "s" ? m.value : 1 / m.value;
 }
 
 }  // namespace
 
-Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
-                                             const std::vector<std::string>& sets) {
-  return import_dated(text, origin, sets, std::nullopt);
+Expected<LogReading> LogImporter::inspect_text(std::string_view text, const std::string& origin,
+                                               const std::vector<std::string>& sets) const {
+  auto prepared = prepare(registry_, text, origin);
+  if (!prepared) {
+    return prepared.error();
+  }
+  auto typed = typed_sets(sets);
+  if (!typed) {
+    return typed.error();
+  }
+  Prepared& p = prepared.value();
+  const FormatInfo& format = *p.format;
+  const LauncherOutput every_rank = p.log;
+  p.log.keep_one_rank([&format](std::string_view line) { return score(format, line) > 0; });
+  HostServices services(logger_, comm_, config_paths_, format.plugin->name);
+  Report scratch;
+  std::optional<LogReading> reading;
+  const ReadCall call{format, p.log.text(), origin, *typed, true, p.log.world_size(), p.log.world_size_line(), {}};
+  if (auto problem = detail::run_reader(call, services, scratch, reading)) {
+    return *problem;
+  }
+  return *reading;
+}
+
+Expected<std::vector<ResultRow>> LogImporter::import_text(std::string_view text, const std::string& origin,
+                                                          const std::vector<std::string>& sets,
+                                                          std::optional<std::int64_t> file_time) const {
+  auto prepared = prepare(registry_, text, origin);
+  if (!prepared) {
+    return prepared.error();
+  }
+  auto typed = typed_sets(sets);
+  if (!typed) {
+    return typed.error();
+  }
+  Prepared& p = prepared.value();
+  const FormatInfo& format = *p.format;
+  std::optional<LauncherOutput> every_rank;
+  if (p.ranks.size() >= 2) {
+    every_rank = p.log;
+  }
+  p.log.keep_one_rank([&format](std::string_view line) { return score(format, line) > 0; });
+  HostServices services(logger_, comm_, config_paths_, format.plugin->name);
+  Report report;
+  std::optional<LogReading> reading;
+  const ReadCall call{format,   p.log.text(), origin, *typed, false, p.log.world_size(), p.log.world_size_line(),
+                      file_time};
+  if (auto problem = detail::run_reader(call, services, report, reading)) {
+    return *problem;
+  }
+  if (report.rows.empty()) {
+    return Failure{ExitCode::run_failed,
+                   "plugin " + format.plugin->name + ": format " + format.name + " made no row of " + origin};
+  }
+  // When several ranks log their own steps, each rank's pace against the median rank's: a rank further than
+  // kStragglerGap behind is named (the row reads one rank; a straggler sets everyone's pace).
+  std::string straggler;
+  if (every_rank && report.rows.front().sample_times.size() > 0) {
+    std::vector<std::pair<double, int>> paces;
+    for (const int rank : p.ranks) {
+      const std::string own = every_rank->rank_text(rank);
+      std::optional<LogReading> rank_reading;
+      Report unused;
+      const ReadCall rank_call{format, own, origin, {}, true, {}, 0, {}};
+      if (!detail::run_reader(rank_call, services, unused, rank_reading) && rank_reading) {
+        if (auto seconds = pace(*rank_reading)) {
+          paces.emplace_back(*seconds, rank);
+        }
+      }
+    }
+    if (paces.size() >= 2) {
+      std::sort(paces.begin(), paces.end());
+      const double median = paces[(paces.size() - 1) / 2].first;  // the lower median: of two ranks, the faster
+      const auto& [slowest, rank] = paces.back();
+      if (slowest > (1 + kStragglerGap) * median) {
+        straggler = "rank " + std::to_string(rank) +
+                    " is a straggler: " + std::to_string(static_cast<int>(std::lround(100 * (slowest / median - 1)))) +
+                    "% slower per step than the median of the " + std::to_string(paces.size()) +
+                    " ranks that log their steps";
+      }
+    }
+  }
+  for (ResultRow& row : report.rows) {
+    // The rows are the workload's: the plugin that projects it owns them (a fine-tuning log read by llm-pretrain
+    // is llm-finetune's).
+    for (const auto& plugin : registry_.plugins()) {
+      if (plugin->find_workload(row.workload) != nullptr) {
+        row.plugin = plugin->name;
+        break;
+      }
+    }
+    // The label is what stays the same from one night's log to the next (the store keys series on it).
+    if (const Field* tool = row.find_field("tool")) {
+      row.label = tool->value;
+    }
+    if (!straggler.empty()) {
+      const Field* note = row.find_field("note");
+      row.add_field({"note", note == nullptr ? straggler : note->value + "; " + straggler, false});
+    }
+  }
+  return std::move(report.rows);
 }
 
 namespace {
@@ -317,16 +417,35 @@ json::Object import_context(const std::vector<std::string>& paths, const std::ve
   return context;
 }
 
+std::optional<std::int64_t> modification_time(const std::string& path) {
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
 }  // namespace
 
-Expected<Report> import_files(const std::vector<std::string>& paths, const std::vector<std::string>& sets) {
+Expected<LogReading> LogImporter::inspect_file(const std::string& path, const std::vector<std::string>& sets) const {
+  auto text = read_regular_file(path, kMaxImportBytes, "file to inspect");
+  if (!text) {
+    return text.error();
+  }
+  return inspect_text(*text, path, sets);
+}
+
+Expected<Report> LogImporter::import_files(const std::vector<std::string>& paths,
+                                           const std::vector<std::string>& sets) const {
   Report report;
   for (const std::string& path : paths) {
     auto text = read_regular_file(path, kMaxImportBytes, "file to import");
     if (!text) {
       return text.error();
     }
-    auto rows = import_dated(*text, path, sets, modification_time(path));
+    auto rows = import_text(*text, path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }

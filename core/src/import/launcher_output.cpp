@@ -8,9 +8,14 @@
 #include <map>
 #include <set>
 
-#include "log_text.hpp"
+#include "dgx/log_import/log_text.hpp"
 
 namespace dgx::detail {
+
+using logs::Line;
+using logs::split_lines;
+using logs::strip_ansi;
+using logs::trim;
 
 namespace {
 
@@ -257,7 +262,7 @@ std::optional<int> LauncherOutput::rank_of(int number) const {
   return number < 1 || i >= ranks_.size() || ranks_[i] < 0 ? std::nullopt : std::optional<int>(ranks_[i]);
 }
 
-void LauncherOutput::keep_one_rank(bool (*is_data_line)(std::string_view)) {
+void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
   std::map<int, std::size_t> data_lines;  // rank -> how many of the format's data lines it prints
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (ranks_[i] >= 0) {
@@ -290,7 +295,7 @@ void LauncherOutput::keep_one_rank(bool (*is_data_line)(std::string_view)) {
   rebuild_text();
 }
 
-std::vector<int> LauncherOutput::data_ranks(bool (*is_data_line)(std::string_view), std::size_t limit) const {
+std::vector<int> LauncherOutput::data_ranks(const DataLine& is_data_line, std::size_t limit) const {
   std::set<int> ranks;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (ranks_[i] >= 0 && is_data_line(lines_[i])) {
@@ -311,13 +316,6 @@ std::string LauncherOutput::rank_text(int rank) const {
     text += '\n';
   }
   return text;
-}
-
-void LauncherOutput::record_world_size(ParsedRun& run) const {
-  const std::string key = run.kind == RunKind::collective ? "world_size" : "gpus";
-  if (world_size_ && !run.config.contains(key)) {
-    run.set(key, static_cast<std::int64_t>(*world_size_), world_size_line_);
-  }
 }
 
 void LauncherOutput::rebuild_text() {

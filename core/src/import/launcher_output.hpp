@@ -9,14 +9,16 @@
 // file, and every error message, row `file` field and line_of entry names a line of the file the user gave.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "parsed_run.hpp"
-
 namespace dgx::detail {
+
+/// Whether one line is a data line of the format the file was told to be (the format's probe, on the line).
+using DataLine = std::function<bool(std::string_view line)>;
 
 class LauncherOutput {
 public:
@@ -32,18 +34,18 @@ public:
   /// When several ranks print, keeps the lines without a rank, the lowest rank's (the start-up and configuration
   /// lines) and those of the lowest rank that prints most of the format's data lines (`is_data_line` on one line):
   /// Megatron-LM logs its iterations from the last pipeline rank, torchtitan from every rank alike.
-  void keep_one_rank(bool (*is_data_line)(std::string_view));
+  void keep_one_rank(const DataLine& is_data_line);
 
   /// The ranks that print the format's data lines (`is_data_line` on one line), lowest first; at most `limit`.
-  [[nodiscard]] std::vector<int> data_ranks(bool (*is_data_line)(std::string_view), std::size_t limit) const;
+  [[nodiscard]] std::vector<int> data_ranks(const DataLine& is_data_line, std::size_t limit) const;
 
   /// The text as `rank` alone printed it (other ranks' lines left empty), for telling a straggler: built one rank at
   /// a time, so that a log of many ranks costs one more copy, not one per rank.
   [[nodiscard]] std::string rank_text(int rank) const;
 
-  /// The world size a prefix shows (`rank-63/64`), for a run whose own lines do not print it: `gpus` of a training
-  /// run, `world_size` of a collective.
-  void record_world_size(ParsedRun& run) const;
+  /// The world size a prefix shows (`rank-63/64`), and its line, for a run whose own lines do not print it.
+  [[nodiscard]] std::optional<int> world_size() const { return world_size_; }
+  [[nodiscard]] int world_size_line() const { return world_size_line_; }
 
 private:
   void rebuild_text();

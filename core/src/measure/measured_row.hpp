@@ -9,7 +9,7 @@
 #include "dgx/core/measure/stopping_criterion.hpp"
 #include "dgx/core/plugin/plugin_loader.hpp"
 #include "dgx/core/results/document.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx::detail {
 

@@ -34,6 +34,9 @@ using detail::shown;
 
 // ABI 1.0's dgx_workload_desc ended where 1.1 appended the declarations of the rows (abi/v1.h).
 constexpr std::size_t kWorkloadDescV1_0 = offsetof(dgx_workload_desc, metric_descs);
+// ABI 1.0 and 1.1's dgx_plugin_desc ended where 1.2 appended the formats.
+constexpr std::size_t kPluginDescV1_1 = offsetof(dgx_plugin_desc, formats);
+constexpr std::uint32_t kMaxFormats = 256;
 
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
@@ -273,8 +276,44 @@ std::optional<Failure> read_presets(const dgx_plugin_desc& d, LoadedPlugin& plug
   return std::nullopt;
 }
 
+// Format names are what users see in messages and docs: lower case, digits, '-'.
+bool valid_format_name(std::string_view n) {
+  return !n.empty() && n.size() <= 64 && is_lower_alnum(n.front()) &&
+         std::all_of(n.begin(), n.end(), [](char c) { return is_lower_alnum(c) || c == '-'; });
+}
+
+std::optional<Failure> read_formats(const dgx_plugin_desc& d, LoadedPlugin& plugin) {
+  if (d.struct_size < offsetof(dgx_plugin_desc, format_count) + sizeof d.format_count) {
+    return std::nullopt;  // ABI 1.0 or 1.1: reads no format
+  }
+  if (auto problem = check_array("format", d.formats, d.format_count, kMaxFormats)) {
+    return plugin_failure(*problem);
+  }
+  if (d.format_count > 0) {
+    if (auto problem = check_size<dgx_format_desc>("format descriptor", d.formats->struct_size)) {
+      return plugin_failure(*problem);
+    }
+  }
+  for (std::uint32_t i = 0; i < d.format_count; ++i) {
+    const dgx_format_desc& f = detail::strided_element(d.formats, i);
+    if (f.name == nullptr || f.probe == nullptr || f.read == nullptr) {
+      return plugin_failure("format " + std::to_string(i) + " lacks a name, probe or read (found NULL)");
+    }
+    if (!valid_format_name(f.name)) {
+      return plugin_failure("format " + std::to_string(i) + " is named " + shown(f.name) +
+                            " (expected lower case letters, digits and '-', at most 64)");
+    }
+    if (std::any_of(plugin.formats.begin(), plugin.formats.end(),
+                    [&](const FormatInfo& g) { return g.name == f.name; })) {
+      return plugin_failure("format '" + std::string(f.name) + "' is declared twice (expected unique names)");
+    }
+    plugin.formats.push_back({f.name, printable(f.summary), &f, nullptr});
+  }
+  return std::nullopt;
+}
+
 Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entry_status) {
-  if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size)) {
+  if (auto problem = check_size<dgx_plugin_desc>("plugin descriptor", d.struct_size, kPluginDescV1_1)) {
     return plugin_failure(*problem);
   }
   if (entry_status != DGX_OK) {
@@ -299,6 +338,9 @@ Expected<LoadedPlugin> read_descriptor(const dgx_plugin_desc& d, dgx_status entr
     return *failure;
   }
   if (auto failure = read_presets(d, plugin)) {
+    return *failure;
+  }
+  if (auto failure = read_formats(d, plugin)) {
     return *failure;
   }
   return plugin;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 
 #include <dgx/sdk/units.hpp>
@@ -200,6 +201,9 @@ namespace {
 // Every string a plugin hands over ends up on a terminal or in a file: made printable at this boundary.
 std::string str(const char* s) { return printable(s); }
 
+// More samples than a row could summarise is garbage, not a run: reading them would walk off into memory.
+constexpr std::uint64_t kMaxRowSamples = std::uint64_t{1} << 24;
+
 bool valid_metric(const dgx_metric* m) { return m != nullptr && m->struct_size >= sizeof(dgx_metric) && m->name; }
 Metric to_metric(const dgx_metric& m) {
   return {str(m.name), m.value, str(m.unit), (m.flags & DGX_METRIC_HIDDEN) != 0, str(m.label)};
@@ -258,10 +262,16 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
     s.logger_.log(DGX_LOG_ERROR, s.source_, "emit_row called outside a run (e.g. from init or probe)");
     return DGX_ERR_UNSUPPORTED;
   }
-  if (row == nullptr || row->struct_size < sizeof(dgx_result_row) || row->mode < DGX_RESULT_MEASURED ||
+  // ABI 1.0 and 1.1 rows end before sample_times.
+  constexpr std::size_t kRowV1_1 = offsetof(dgx_result_row, sample_times);
+  const bool has_samples =
+      row != nullptr && row->struct_size >= offsetof(dgx_result_row, sample_count) + sizeof row->sample_count;
+  if (row == nullptr || row->struct_size < kRowV1_1 || row->mode < DGX_RESULT_MEASURED ||
       row->mode > DGX_RESULT_REFERENCE || !detail::readable_array(row->config, row->config_count) ||
       !detail::readable_array(row->metrics, row->metric_count) ||
-      !detail::readable_array(row->fields, row->field_count)) {
+      !detail::readable_array(row->fields, row->field_count) ||
+      (has_samples &&
+       (row->sample_count > kMaxRowSamples || (row->sample_count > 0 && row->sample_times == nullptr)))) {
     s.logger_.log(DGX_LOG_ERROR, s.source_,
                   "emit_row: malformed row (struct_size, mode, or an array that is NULL or has a bad stride)");
     return DGX_ERR_INVALID_ARGUMENT;
@@ -289,6 +299,9 @@ dgx_status HostServices::emit_row(void* ctx, const dgx_result_row* row) {
       return DGX_ERR_INVALID_ARGUMENT;
     }
     out.add_field({str(f.key), str(f.value), (f.flags & DGX_FIELD_HIDDEN) != 0});
+  }
+  if (has_samples && row->mode == DGX_RESULT_MEASURED) {
+    out.sample_times.assign(row->sample_times, row->sample_times + row->sample_count);
   }
   s.report_->rows.push_back(std::move(out));
   return DGX_OK;

@@ -101,6 +101,9 @@ Expected<std::unique_ptr<LoadedPlugin>> load_checked_plugin(const CheckedFile& f
   for (WorkloadInfo& w : owned->workloads) {
     w.plugin = owned.get();
   }
+  for (FormatInfo& f : owned->formats) {
+    f.plugin = owned.get();
+  }
   return owned;
 }
 

@@ -109,7 +109,40 @@ void PluginRegistry::load_candidate(const std::filesystem::path& file, const Loa
                                      first->file.string() + " (expected unique names); this copy is ignored"});
     return;
   }
+  // A format two plugins read goes to the first: which reads a file must not depend on the order probes tie in.
+  auto& formats = loaded.value()->formats;
+  for (auto f = formats.begin(); f != formats.end();) {
+    const FormatInfo* first = find_format(f->name);
+    if (first == nullptr) {
+      ++f;
+      continue;
+    }
+    warnings_.push_back(file.string() + ": format '" + f->name + "' is read by plugin " + first->plugin->name +
+                        " already; this plugin's reader of it is ignored");
+    f = formats.erase(f);
+  }
   plugins_.push_back(std::move(loaded.value()));
+}
+
+std::vector<const FormatInfo*> PluginRegistry::formats() const {
+  std::vector<const FormatInfo*> out;
+  for (const auto& p : plugins_) {
+    for (const FormatInfo& f : p->formats) {
+      out.push_back(&f);
+    }
+  }
+  return out;
+}
+
+const FormatInfo* PluginRegistry::find_format(std::string_view name) const {
+  for (const auto& p : plugins_) {
+    for (const FormatInfo& f : p->formats) {
+      if (f.name == name) {
+        return &f;
+      }
+    }
+  }
+  return nullptr;
 }
 
 void PluginRegistry::add_preset_files(const std::vector<SearchPath>& config_paths) {

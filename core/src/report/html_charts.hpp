@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "dgx/core/results/document.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx::html {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx::html {
 

@@ -1,6 +1,6 @@
 // The JSON reporter: the dgx.results/1 document (docs/results-schema.md) as Report::to_json() makes it.
 #include "dgx/core/report/reporters.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/printable.hpp"
 #include "dgx/core/support/quantity.hpp"
 #include "dgx/core/support/text.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

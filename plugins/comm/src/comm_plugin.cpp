@@ -4,6 +4,7 @@
 #include <dgx/sdk.hpp>
 
 #include "dgx/catalog/host_search_dirs.hpp"
+#include "dgx/log_import/formats.hpp"
 
 #include "comm_workload.hpp"
 
@@ -82,6 +83,7 @@ dgx::sdk::PluginSpec make_plugin() {
   }
   plugin.workloads.push_back(spec_for("comm", "Every collective in turn (comm.collectives)", {}));
   plugin.init = [](dgx::sdk::Host& host) { dgx::catalog::search_host_dirs(host); };  // a user's systems
+  plugin.formats = dgx::logs::collective_formats();  // nccl-tests' own output, for dgxhost import and verdict
   return plugin;
 }
 

@@ -10,6 +10,7 @@
 #include "dgx/llm/serve_disaggregated.hpp"
 #include "dgx/llm/workload/plugin_spec.hpp"
 #include "dgx/llm/workload/serve_notes.hpp"
+#include "dgx/log_import/formats.hpp"
 #include "launch_files.hpp"
 #include "params.hpp"
 
@@ -213,6 +214,8 @@ dgx::sdk::PluginSpec make_plugin_spec() {
            dgx::sdk::MetricSpec::neutral("bytes_per_iteration", "B", "bytes one decode step reads"),
            dgx::sdk::MetricSpec::higher("mbu", "%", "bytes per step / TPOT / the HBM bandwidth").with_label("MBU %")},
   });
+  // The serving benchmarks people already run (AIPerf, GenAI-Perf, vLLM, SGLang, trtllm-bench, MLPerf Inference).
+  spec.formats = dgx::logs::serving_formats();
   return spec;
 }
 

@@ -9,6 +9,7 @@
 #include "dgx/llm/workload/plugin_spec.hpp"
 #include "dgx/llm/workload/training_measure.hpp"
 #include "dgx/llm/workload/training_notes.hpp"
+#include "dgx/log_import/formats.hpp"
 #include "params.hpp"
 
 namespace dgx::plugins::llm_pretrain {
@@ -207,7 +208,7 @@ void Pretraining::explore(const dgx::sdk::Host& host) const {
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {
-  return workload::plugin_spec<Pretraining>({
+  dgx::sdk::PluginSpec spec = workload::plugin_spec<Pretraining>({
       .name = kWorkloadName,
       .description = "LLM pretraining: step time, tokens/s, MFU, days and cost of a training run, projected from a "
                      "calibrated performance model, and an explorer of GPU count, precision and parallel layout",
@@ -219,6 +220,9 @@ dgx::sdk::PluginSpec make_plugin_spec() {
       .can_measure = workload::can_measure_layer,
       .rows = workload::training_declarations(workload::RunTime::days_to_train),
   });
+  // The training logs people already have (NeMo, Megatron-LM, torchtitan, MLPerf): dgxhost import and verdict.
+  spec.formats = dgx::logs::training_formats();
+  return spec;
 }
 
 }  // namespace dgx::plugins::llm_pretrain

@@ -50,6 +50,33 @@ int main() {
   const auto refused = dgx::sdk::testing::measure(hello, host.api());
   expect(refused.status == DGX_ERR_INVALID_ARGUMENT && refused.call == "create", "a bad configuration is refused");
 
+  // The format it reads: the probe knows the tool's lines, the reader makes a measured row of the hello workload.
+  expect(plugin->format_count == 1 && std::string(plugin->formats[0].name) == "hello-log", "it declares its format");
+  const dgx_format_desc& format = plugin->formats[0];
+  const std::string log = "hello v1\nhello: elements=1000 time_ms=0.004\nhello: elements=1000 time_ms=0.002\n"
+                          "hello: elements=1000 time_ms=0.003\n";
+  expect(format.probe(&format, log.c_str(), log.size()) == 90, "the probe recognises the tool's log");
+  const std::string other = "step: 1 loss: 2.0\n";
+  expect(format.probe(&format, other.c_str(), other.size()) == 0, "and no other");
+  dgx::sdk::testing::FakeHost reader_host;
+  const dgx_import_request request{
+      sizeof(dgx_import_request), log.c_str(), log.size(), "hello.log", nullptr, 0, 0, 0, 0, 0, 0};
+  char message[256] = {};
+  dgx_error error{sizeof(dgx_error), sizeof message, message};
+  const dgx_status read = format.read(&format, reader_host.api(), &request, nullptr, &error);
+  expect(read == DGX_OK && reader_host.rows.size() == 1, std::string("the reader emits one row: ") + message);
+  if (!reader_host.rows.empty()) {
+    const auto& row = reader_host.rows[0];
+    expect(row.mode == DGX_RESULT_MEASURED && row.config.at("hello.elements") == "1000", "measured, in its keys");
+    expect(row.metrics.at("time").first == 0.003e-3, "the median pass");
+  }
+  const std::string bad = "hello: elements=1000 time_ms=1\nhello: elements=2000 time_ms=2\n";
+  const dgx_import_request two_sizes{
+      sizeof(dgx_import_request), bad.c_str(), bad.size(), "bad.log", nullptr, 0, 0, 0, 0, 0, 0};
+  expect(format.read(&format, reader_host.api(), &two_sizes, nullptr, &error) == DGX_ERR_INVALID_ARGUMENT &&
+             std::string(message).find("bad.log:2: two array sizes") == 0,
+         std::string("a log of two runs is refused naming the line: ") + message);
+
   std::printf("%s\n", failures == 0 ? "hello_test: all passed" : "hello_test: FAILED");
   return failures == 0 ? 0 : 1;
 }

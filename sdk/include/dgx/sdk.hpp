@@ -17,9 +17,11 @@
 #include <dgx/sdk/declarations.hpp>
 #include <dgx/sdk/error.hpp>
 #include <dgx/sdk/expected.hpp>
+#include <dgx/sdk/format.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/plugin.hpp>
 #include <dgx/sdk/text.hpp>
 #include <dgx/sdk/toml_literal.hpp>
 #include <dgx/sdk/units.hpp>
+#include <dgx/sdk/utc_time.hpp>
 #include <dgx/sdk/workload.hpp>

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "dgx/core/import/import.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 using namespace dgx;
 
@@ -87,7 +87,7 @@ TEST_CASE("every readable file of the real-log corpus imports to within 1% of th
     const std::string file = e["file"].as_string();
     const json::Value& value = e["value"];
     const Wanted wanted = rows_name(value["metric"].as_string(), value["unit"].as_string());
-    auto reading = inspect_file(corpus_path(file));
+    auto reading = importer().inspect_file(corpus_path(file));
     if (!reading) {
       FAIL_CHECK(file << ": refused: " << reading.error().message);
       continue;
@@ -114,7 +114,7 @@ TEST_CASE("an unreadable file of the corpus is refused with one message saying w
       continue;
     }
     const std::string file = e["file"].as_string();
-    auto reading = inspect_file(corpus_path(file));
+    auto reading = importer().inspect_file(corpus_path(file));
     CHECK_MESSAGE(!reading, file << " was read although the manifest says: " << e["missing"].as_string());
     if (!reading) {
       CHECK(reading.error().code == ExitCode::usage);

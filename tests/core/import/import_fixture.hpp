@@ -1,17 +1,23 @@
 // What the import tests share: the excerpts under data/<tool>/ (written in each tool's documented format), read
-// through import_text with the catalog of the source tree.
+// through the host's LogImporter with the plugins of this build (their formats, libs/log-import) and the catalog of
+// the source tree; the parsers' own tests read them through libs/log-import directly.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "dgx/core/distributed/comm.hpp"
 #include "dgx/core/import/import.hpp"
-#include "parsed_run.hpp"
+#include "dgx/core/plugin/host_services.hpp"
+#include "dgx/core/plugin/plugin_registry.hpp"
+#include "launcher_output.hpp"  // core/src/import
+#include "parsed_run.hpp"       // libs/log-import/src
 
 namespace dgx::testing {
 
@@ -27,22 +33,64 @@ inline std::string read_import_data(const std::string& relative) {
   return text.str();
 }
 
-/// import_text with the source tree's configs/ as the catalog (model and system names).
-inline Expected<std::vector<ResultRow>> import_with_catalog(const std::string& text, const std::string& origin,
-                                                            const std::vector<std::string>& sets = {}) {
-  ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);
-  return import_text(text, origin, sets);
+/// The host's importer with this build's plugins, the source tree's configs/ as the catalog; built once.
+inline const LogImporter& importer() {
+  struct Host {
+    Logger logger;
+    LocalComm comm;
+    std::vector<SearchPath> config_paths{{DGX_TEST_CONFIG_DIR, "test", true}};
+    std::unique_ptr<HostServices> services;
+    PluginRegistry registry;
+    std::unique_ptr<LogImporter> importer;
+    Host() {
+      ::setenv("DGX_CONFIG_PATH", DGX_TEST_CONFIG_DIR, 1);
+      logger.configure(DGX_LOG_ERROR, false);
+      services = std::make_unique<HostServices>(logger, comm, config_paths, "test");
+      registry.discover({{DGX_TEST_PLUGIN_DIR, "test", true}}, {false, services->api(), false});
+      importer = std::make_unique<LogImporter>(registry, logger, comm, config_paths);
+    }
+  };
+  static Host host;
+  return *host.importer;
 }
 
-/// import_text of a data file, with the source tree's configs/ as the catalog.
+/// import_text with this build's plugins and the source tree's catalog.
+inline Expected<std::vector<ResultRow>> import_with_catalog(const std::string& text, const std::string& origin,
+                                                            const std::vector<std::string>& sets = {}) {
+  return importer().import_text(text, origin, sets);
+}
+
+/// import_text of a data file.
 inline Expected<std::vector<ResultRow>> import_data_file(const std::string& relative,
                                                          const std::vector<std::string>& sets = {}) {
   return import_with_catalog(read_import_data(relative), relative, sets);
 }
 
-/// What a data file says before any --set (read_run), for the parsers' own tests.
-inline Expected<detail::ParsedRun> read_data_run(const std::string& relative) {
-  return detail::read_run(read_import_data(relative), relative);
+/// What a text says before any --set, as the parsers read it: launcher prefixes off and one rank's lines (as the
+/// host hands it over), the world size the prefixes show, then the format that reads it (libs/log-import).
+inline logs::Expected<logs::ParsedRun> read_run(std::string_view text, const std::string& origin) {
+  detail::LauncherOutput log(text);
+  if (auto data_line = logs::data_line_of(log.text())) {
+    log.keep_one_rank([data_line](std::string_view line) { return data_line(line); });
+  }
+  auto run = logs::parse_any(log.text(), origin);
+  if (run && log.world_size()) {
+    const std::string key = run->kind == logs::RunKind::collective ? "world_size" : "gpus";
+    if (!run->config.contains(key)) {
+      run->set(key, static_cast<std::int64_t>(*log.world_size()), log.world_size_line());
+    }
+  }
+  if (run) {
+    if (auto problem = logs::check_plausible(*run, origin)) {
+      return *problem;
+    }
+  }
+  return run;
+}
+
+/// read_run of a data file, for the parsers' own tests.
+inline logs::Expected<logs::ParsedRun> read_data_run(const std::string& relative) {
+  return read_run(read_import_data(relative), relative);
 }
 
 inline double metric_value(const ResultRow& row, const char* name) {

@@ -5,9 +5,10 @@
 
 #include <string>
 
-#include "log_text.hpp"
+#include "dgx/log_import/log_text.hpp"
 
 using namespace dgx::detail;
+using namespace dgx::logs;
 
 namespace {
 
@@ -58,10 +59,8 @@ TEST_CASE("AMD Primus' logger prefix comes off and shows the world size") {
                            ":  iteration        1/      50 |\x1b[0m\n");
   CHECK(lines_of(log) == std::vector<std::string>{" iteration        1/      50 |"});
   CHECK(log.rank_of(1) == 15);
-  ParsedRun run;
-  log.record_world_size(run);
-  CHECK(run.config.at("gpus").as_int() == 16);
-  CHECK(run.line_of["gpus"] == 1);
+  CHECK(log.world_size() == 16);
+  CHECK(log.world_size_line() == 1);
 }
 
 TEST_CASE("leading timestamps come off, bracketed or not") {

@@ -90,7 +90,7 @@ TEST_CASE("Megatron-LM iteration lines with only the rank's prefix to say the wo
       "elapsed time per iteration (ms): 3061.2/3061.2 | global batch size:  2048 |\n"
       "[20251115 12:17:59][rank-63/64][INFO ] [--------trainer.py:2382] :  iteration        2/      50 | "
       "elapsed time per iteration (ms): 6391.4/4726.3 | global batch size:  2048 |\n";
-  auto run = detail::read_run(text, "excerpt.log");
+  auto run = read_run(text, "excerpt.log");
   REQUIRE(run);
   CHECK(run->config.at("gpus").as_int() == 64);
   CHECK(run->config.at("train.gbs").as_int() == 2048);
@@ -100,10 +100,10 @@ TEST_CASE("Megatron-LM iteration lines with only the rank's prefix to say the wo
 TEST_CASE("a Megatron-LM iteration printed twice is one iteration, iterations that go back are a second run") {
   const std::string one = " iteration        1/      10 | elapsed time per iteration (ms): 3061.2 |\n";
   const std::string two = " iteration        2/      10 | elapsed time per iteration (ms): 3050.0 |\n";
-  auto twice = detail::read_run(one + one + two + two, "twice.log");
+  auto twice = read_run(one + one + two + two, "twice.log");
   REQUIRE(twice);
   CHECK(twice->steps == std::vector<long>{1, 2});
-  auto restarted = detail::read_run(one + two + one, "restart.log");
+  auto restarted = read_run(one + two + one, "restart.log");
   REQUIRE_FALSE(restarted);
   CHECK(restarted.error().message.find("restart.log:3: two runs in one file: the iterations restart at 1") == 0);
 }

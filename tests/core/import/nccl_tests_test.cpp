@@ -48,8 +48,8 @@ TEST_CASE("a system --set against the GPU nccl-tests printed names both") {
 
 namespace {
 
-const dgx::detail::CollectiveLine& largest(const dgx::detail::ParsedRun& run, const std::string& placement) {
-  const dgx::detail::CollectiveLine* best = nullptr;
+const dgx::logs::CollectiveLine& largest(const dgx::logs::ParsedRun& run, const std::string& placement) {
+  const dgx::logs::CollectiveLine* best = nullptr;
   for (const auto& l : run.lines) {
     if (l.placement == placement && (best == nullptr || l.size_bytes > best->size_bytes)) {
       best = &l;

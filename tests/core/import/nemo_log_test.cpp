@@ -42,7 +42,7 @@ TEST_CASE("a global batch size that changes in the middle of a NeMo log is two r
 TEST_CASE("NeMo 1's tqdm progress bar: its seconds per step, each step once however often the bar redraws") {
   const std::string bar = "Epoch 0:   1%|          | 795/77225 [9:07:58<878:01:48, 41.36s/it, loss=3.1, v_num=, "
                           "reduced_train_loss=3.090, global_step=794.0, consumed_samples=1.63e+6]";
-  auto run = detail::read_run(bar, "tqdm.log");
+  auto run = read_run(bar, "tqdm.log");
   REQUIRE(run);
   CHECK(run->tool == "nemo");
   CHECK(run->series == std::vector<double>{41.36});
@@ -50,7 +50,7 @@ TEST_CASE("NeMo 1's tqdm progress bar: its seconds per step, each step once howe
   CHECK(run->timing.find("tqdm") != std::string::npos);
   const std::string redrawn = "Epoch 0: | 3/9 [00:06<00:12, 2.00it/s, global_step=2.0]\rEpoch 0: | 3/9 [00:06<00:12, "
                               "2.00it/s, global_step=2.0]\rEpoch 0: | 4/9 [00:08<00:10, 2.50it/s, global_step=3.0]\n";
-  auto fast = detail::read_run(redrawn, "fast.log");
+  auto fast = read_run(redrawn, "fast.log");
   REQUIRE(fast);
   CHECK(fast->series == std::vector<double>{0.5, 0.4});
   CHECK(fast->steps == std::vector<long>{2, 3});
@@ -61,7 +61,7 @@ TEST_CASE("NeMo 2's progress lines give each step's number") {
                            "train_step_timing in s: 0.03146 | val_loss: 4.106\n"
                            "Training epoch 0, iteration 121/149 | global_batch_size: 1 | global_step: 121 | "
                            "train_step_timing in s: 0.03163 | val_loss: 4.106\n";
-  auto run = detail::read_run(text, "nemo2.log");
+  auto run = read_run(text, "nemo2.log");
   REQUIRE(run);
   CHECK(run->steps == std::vector<long>{120, 121});
   CHECK(run->series == std::vector<double>{0.03146, 0.03163});

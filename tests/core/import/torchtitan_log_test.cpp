@@ -106,7 +106,7 @@ TEST_CASE("newer torchtitan's mesh, model and batch lines") {
       "[rank0]:[titan] 2026-05-20 02:07:46,184 - root - INFO - \x1b[31mstep:  1  \x1b[38;2;54;234;195mmemory: "
       "160.86GiB(90.19%)  \x1b[34mtps: 1,245  \x1b[35mmfu: N/A\x1b[39m\n"
       "[rank0]:[titan] 2026-05-20 02:07:49,728 - root - INFO - \x1b[31mstep:  2  \x1b[34mtps: 5,780\x1b[39m\n";
-  auto run = detail::read_run(text, "qwen3.log");
+  auto run = read_run(text, "qwen3.log");
   REQUIRE(run);
   CHECK(run->config.at("gpus").as_int() == 8);
   CHECK(run->config.at("parallel.fsdp").as_bool());
@@ -121,7 +121,7 @@ TEST_CASE("a torchtitan run that logged no step is refused, saying how it ended"
   const std::string crashed = "[rank0]:[titan] 2025-01-01 00:00:01,000 - root - INFO - Training starts at step 1\n"
                               "[rank0]:[rank0]: Traceback (most recent call last):\n"
                               "[rank0]:[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n";
-  auto none = detail::read_run(crashed, "oom.log");
+  auto none = read_run(crashed, "oom.log");
   REQUIRE_FALSE(none);
   CHECK(none.error().message ==
         "oom.log:3: no metrics line (step: ... tps: ...): the run logged no training step; it ended with "
@@ -134,12 +134,11 @@ TEST_CASE("a torchtitan log without a mesh line takes its GPU count from torchru
       "tps: 30,768  tflops: 3.15  mfu: 0.32%\n"
       "[rank0]:[titan] 2025-07-21 15:57:43,774 - root - INFO - step:  2  loss:  4.99  memory:  1.00GiB(1.00%)  "
       "tps: 30,768  tflops: 3.15  mfu: 0.32%\n";
-  auto launched =
-      detail::read_run("+ NGPU=8\n+ torchrun --nproc_per_node=4 --nnodes=2 -m torchtitan.train\n" + steps, "t.log");
+  auto launched = read_run("+ NGPU=8\n+ torchrun --nproc_per_node=4 --nnodes=2 -m torchtitan.train\n" + steps, "t.log");
   REQUIRE(launched);
   CHECK(launched->config.at("gpus").as_number() == 8);
   CHECK(launched->line_of.at("gpus") == 2);
-  auto ngpu = detail::read_run("+ NGPU=4\n" + steps, "t.log");
+  auto ngpu = read_run("+ NGPU=4\n" + steps, "t.log");
   REQUIRE(ngpu);
   CHECK(ngpu->config.at("gpus").as_number() == 4);
   CHECK(ngpu->line_of.at("gpus") == 1);

@@ -28,7 +28,7 @@ TEST_CASE("a good C++ plugin loads with its metadata, workloads and parameter sc
   REQUIRE(loaded);
   const LoadedPlugin& p = *loaded.value();
   CHECK(p.name == "spin");
-  CHECK(p.abi_version == DGX_ABI_V1_1);
+  CHECK(p.abi_version == DGX_ABI_V1_2);
   REQUIRE(p.workloads.size() == 1);
   const WorkloadInfo& w = p.workloads[0];
   CHECK(w.name == "spin");
@@ -59,13 +59,13 @@ TEST_CASE("a library without the entry symbol") {
 
 TEST_CASE("an ABI version outside the host's range") {
   CHECK(rejection(fixture("broken/libdgx-future-abi.so")) ==
-        "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.1");
+        "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.2");
 }
 
 TEST_CASE("a struct shorter than the ABI requires") {
   CHECK(rejection(fixture("broken/libdgx-short-struct.so")) ==
-        "plugin descriptor is 16 bytes (struct_size), ABI 1.0 requires " + std::to_string(sizeof(dgx_plugin_desc)) +
-            " to 65536, a multiple of 8");
+        "plugin descriptor is 16 bytes (struct_size), ABI 1.0 requires " +
+            std::to_string(offsetof(dgx_plugin_desc, formats)) + " to 65536, a multiple of 8");
 }
 
 TEST_CASE("a null required function pointer") {

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "dgx/core/report/reporters.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "sample_report.hpp"
 
 using namespace dgx;

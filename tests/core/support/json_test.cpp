@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "dgx/core/support/json.hpp"
-#include "dgx/core/support/nesting.hpp"
+#include "dgx/json/json.hpp"
+#include "dgx/json/nesting.hpp"
 
 using namespace dgx;
 

@@ -2,7 +2,7 @@
 // once each), and the row names its system profile for --baseline published.
 #include <doctest/doctest.h>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 #include "dgx/llm/cuda/device.hpp"
 #include "process.hpp"
 

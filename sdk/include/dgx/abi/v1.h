@@ -41,11 +41,16 @@ extern "C" {
  *  - to dgx_host_api: config_dir (the folders the host searches for data files, so a plugin reads a user's catalog
  *    entries in the host's order) and write_output_file (the files a plugin hands the user, written safely by the
  *    host).
+ * and 1.2, which appended (fields marked "ABI 1.2"):
+ *  - to dgx_plugin_desc: formats, the other tools' logs and result files the plugin reads (dgxhost import, verdict,
+ *    store add): a probe that scores a text and a reader that turns it into rows (dgx_format_desc);
+ *  - to dgx_result_row: sample_times, the per-iteration times a measured row summarises (an imported log's steps).
  * A reader never touches a field beyond struct_size, so a 1.0 plugin runs on a 1.1 host and the other way round: a
  * workload descriptor of ABI 1.0 ends at metric_descs (its struct_size is offsetof(dgx_workload_desc, metric_descs)),
- * a host table of ABI 1.0 at config_dir. */
+ * a host table of ABI 1.0 at config_dir, a plugin descriptor of ABI 1.1 at formats. */
 #define DGX_ABI_V1_0 DGX_ABI_MAKE_VERSION(1, 0)
 #define DGX_ABI_V1_1 DGX_ABI_MAKE_VERSION(1, 1)
+#define DGX_ABI_V1_2 DGX_ABI_MAKE_VERSION(1, 2)
 
 /* Name of the one symbol a plugin exports. */
 #define DGX_PLUGIN_ENTRY_SYMBOL "dgx_plugin_entry"
@@ -393,6 +398,10 @@ typedef struct dgx_result_row {
   uint32_t metric_count;
   const dgx_field* fields;
   uint32_t field_count;
+  /* ABI 1.2. Measured rows: the seconds of each iteration the row's metrics summarise, in order (an imported log's
+   * steady-state steps), for the statistics of compare and history; NULL with count 0: none. */
+  const double* sample_times;
+  uint64_t sample_count;
 } dgx_result_row;
 
 /* Where a note goes in the terminal report. */
@@ -568,6 +577,79 @@ typedef struct dgx_probe_sink {
 } dgx_probe_sink;
 
 /* ------------------------------------------------------------------------------------------------------ */
+/* Reading other tools' output (ABI 1.2)                                                                   */
+
+/* What a log says by itself, before any --set (dgxhost import --inspect). Strings are UTF-8; NULL: not said. */
+typedef struct dgx_log_reading {
+  uint32_t struct_size;
+  const char* tool;         /* the format's name, "nccl-tests" */
+  const char* version;      /* the tool's version as printed */
+  const char* kind;         /* "training", "collective", "serving", ...: what the rows describe */
+  const char* workload;     /* the workload whose rows the import makes ("llm-pretrain", "all_reduce") */
+  const char* timing;       /* how the tool timed what it printed */
+  const char* lines;        /* "FIRST-LAST": the lines read */
+  const char* steady_state; /* a series: "median of 9 steps, 1 warm-up step dropped" */
+  const dgx_metric* values; /* the headline numbers a careful reader computes from the file alone, the most telling
+                             * first (a training log's step_time): the host compares ranks by it */
+  uint32_t value_count;
+  const dgx_field* printed; /* the configuration the file prints: {"parallel.tp", "8 (line 4)"} */
+  uint32_t printed_count;
+  const char* const* notes;
+  uint32_t note_count;
+} dgx_log_reading;
+
+/* One file to read. The host has opened it as a bounded regular file, refused what is no text (empty, binary:
+ * NUL bytes or invalid UTF-8), taken off what launchers add to each line (mpirun --tag-output, srun -l, torchrun's
+ * [rankN]:, timestamps, ANSI colours) and kept one rank's lines: `text` has one line per line of the file, so a
+ * line number in a message names the user's line. */
+typedef struct dgx_import_request {
+  uint32_t struct_size;
+  const char* text; /* `size` bytes, NUL-terminated beyond them */
+  uint64_t size;
+  const char* origin; /* the file as the user named it: messages say "ORIGIN:LINE: ...", rows' file field */
+  /* The user's --set, typed by the command line's rules: {"system", "\"h100-sxm\""}. Keys the file prints must
+   * agree with it; import.* keys are options of the import (import.warmup=N, import.run=N, run.time=ISO). */
+  const dgx_config_entry* sets;
+  uint32_t set_count;
+  int32_t inspect;    /* non-zero: say what the file says by itself through sink->reading, emit no rows, ignore
+                       * keys the file does not print */
+  int32_t world_size; /* what the launcher's prefixes show (rank-15/16): 16; 0: not shown */
+  int32_t world_size_line;
+  int32_t has_file_time;
+  int64_t file_time; /* the file's modification time, UTC seconds: dates a run whose log prints no time */
+} dgx_import_request;
+
+typedef struct dgx_import_sink {
+  uint32_t struct_size;
+  void* ctx;
+  /* In inspect mode, once: what the file says. */
+  dgx_status (*reading)(void* ctx, const dgx_log_reading* reading);
+} dgx_import_sink;
+
+/* A format a plugin reads, FFmpeg-demuxer style: the host asks every loaded format's probe and hands the text to the
+ * highest score. */
+typedef struct dgx_format_desc dgx_format_desc;
+struct dgx_format_desc {
+  uint32_t struct_size;
+  const char* name;    /* what users see and --format names: lower case, digits, '-' ("nccl-tests"); unique among
+                        * the loaded plugins' formats */
+  const char* summary; /* one line: the tool and which of its outputs ("nccl-tests' stdout: *_perf -b -e -f ...") */
+  void* user_data;     /* for the plugin; the host never reads it */
+  /* Required. How surely `text` (`size` bytes, as in dgx_import_request) is this format: 0 not at all, 100 only
+   * this format prints it; a format that shares lines with another (a fork, an inherited table) answers less than
+   * the more specific one. Also asked of single lines, to tell which rank's lines carry the data (non-zero: a
+   * data line). Pure and fast: no I/O, no state. Never fails. */
+  int32_t (*probe)(const dgx_format_desc* self, const char* text, uint64_t size);
+  /* Required. Reads `request->text`: rows through host->emit_row (mode DGX_RESULT_MEASURED, `workload` named, the
+   * configuration in that workload's keys, so that verdict projects exactly it), or in inspect mode the reading
+   * through sink->reading. DGX_ERR_INVALID_ARGUMENT with a message naming the line (and every key still missing,
+   * with what the file printed instead) when the file cannot give rows. `host` has no configuration; its log,
+   * config_dir and find_data_file work (the catalog). */
+  dgx_status (*read)(const dgx_format_desc* self, const dgx_host_api* host, const dgx_import_request* request,
+                     const dgx_import_sink* sink, dgx_error* error);
+};
+
+/* ------------------------------------------------------------------------------------------------------ */
 /* The plugin                                                                                               */
 
 typedef struct dgx_plugin_desc {
@@ -587,6 +669,9 @@ typedef struct dgx_plugin_desc {
   void (*shutdown)(void);
   /* Optional. Reports the devices and software versions this plugin can see, for the results' context. */
   dgx_status (*probe)(const dgx_host_api* host, const dgx_probe_sink* sink, dgx_error* error);
+  /* ABI 1.2. The formats of other tools' output this plugin reads (dgx_format_desc), strided by their struct_size. */
+  const dgx_format_desc* formats;
+  uint32_t format_count;
 } dgx_plugin_desc;
 
 /* What the host offers when it calls the entry symbol. */

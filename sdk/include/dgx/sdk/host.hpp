@@ -48,6 +48,12 @@ public:
     config_.push_back({std::move(key), toml_literal(value), flags});
     return *this;
   }
+  /// A config entry whose value is already a TOML value literal ("8", "\"bf16\"", "[1, 2]"): a value read from
+  /// somewhere typed, such as an imported log's configuration.
+  Row& config_literal(std::string key, std::string literal, std::uint32_t flags = 0) {
+    config_.push_back({std::move(key), std::move(literal), flags});
+    return *this;
+  }
   /// `unit` is one of <dgx/sdk/units.hpp> ("s", "GB/s", "TFLOP/s", "%", ...): the host refuses others.
   /// `label` is an optional short column title for the terminal table (JSON always uses `name`).
   Row& metric(std::string name, double value, std::string unit, std::uint32_t flags = 0, std::string label = {}) {
@@ -56,6 +62,12 @@ public:
   }
   Row& field(std::string key, std::string value, std::uint32_t flags = 0) {
     fields_.push_back({std::move(key), std::move(value), flags});
+    return *this;
+  }
+  /// A measured row's per-iteration times in seconds, in order (an imported log's steady-state steps): compare and
+  /// history test differences on them. Hosts of ABI 1.1 and older ignore them.
+  Row& samples(std::vector<double> seconds) {
+    samples_ = std::move(seconds);
     return *this;
   }
 
@@ -85,6 +97,7 @@ private:
   std::vector<Entry> config_;
   std::vector<Metric> metrics_;
   std::vector<Field> fields_;
+  std::vector<double> samples_;
 };
 
 enum class NotePlacement : dgx_note_placement { before = DGX_NOTE_BEFORE, after = DGX_NOTE_AFTER };
@@ -176,6 +189,8 @@ public:
     c_row.metric_count = static_cast<std::uint32_t>(metrics.size());
     c_row.fields = fields.data();
     c_row.field_count = static_cast<std::uint32_t>(fields.size());
+    c_row.sample_times = row.samples_.empty() ? nullptr : row.samples_.data();
+    c_row.sample_count = row.samples_.size();
     check(api_->emit_row(api_->ctx, &c_row), "emit_row");
   }
 

@@ -32,6 +32,7 @@
 
 #include <dgx/plugin.h>
 #include <dgx/sdk/error.hpp>
+#include <dgx/sdk/format.hpp>
 #include <dgx/sdk/host.hpp>
 #include <dgx/sdk/workload.hpp>
 
@@ -79,6 +80,7 @@ struct PluginSpec {
   std::string description{};
   std::vector<WorkloadSpec> workloads{};
   std::vector<PresetSpec> presets{};
+  std::vector<FormatSpec> formats{};               // other tools' output it reads (format.hpp)
   std::function<void(Host&)> init{};               // optional
   std::function<void()> shutdown{};                // optional
   std::function<void(Host&, ProbeSink&)> probe{};  // optional
@@ -219,6 +221,15 @@ inline dgx_status project(dgx_instance* instance, dgx_mode mode, dgx_error* erro
 
 inline void destroy(dgx_instance* instance) { delete &as_instance(instance); }
 
+inline dgx_status read_format(const dgx_format_desc* self, const dgx_host_api* api, const dgx_import_request* request,
+                              const dgx_import_sink* sink, dgx_error* error) {
+  return guarded(error, [&] {
+    Host host(api);
+    ImportSink import_sink(sink);
+    format_of(self).read(host, to_request(*request), import_sink);
+  });
+}
+
 /// The C descriptors built from a PluginSpec; owns every string and array they point to.
 class PluginAdapter {
 public:
@@ -242,6 +253,10 @@ public:
       declared_[i] = declarations_of(w);
       workloads_.push_back(to_c(w, params_[i], declared_[i]));
     }
+    for (FormatSpec& f : spec_.formats) {
+      formats_.push_back({sizeof(dgx_format_desc), f.name.c_str(), f.summary.c_str(), &f, &detail::probe_format,
+                          &detail::read_format});
+    }
     for (const PresetSpec& p : spec_.presets) {
       presets_.push_back(
           {sizeof(dgx_preset_desc), p.name.c_str(), p.workload.c_str(), p.summary.c_str(), p.config_toml.c_str()});
@@ -257,6 +272,8 @@ public:
     desc_.workload_count = static_cast<std::uint32_t>(workloads_.size());
     desc_.presets = presets_.data();
     desc_.preset_count = static_cast<std::uint32_t>(presets_.size());
+    desc_.formats = formats_.empty() ? nullptr : formats_.data();
+    desc_.format_count = static_cast<std::uint32_t>(formats_.size());
     if (spec_.init) {
       desc_.init = hooks.init;
     }
@@ -366,6 +383,7 @@ private:
   std::vector<Declared> declared_;
   std::vector<dgx_workload_desc> workloads_;
   std::vector<dgx_preset_desc> presets_;
+  std::vector<dgx_format_desc> formats_;
   dgx_plugin_desc desc_{};
 };
 

@@ -33,11 +33,12 @@ struct UnitRule {
 };
 
 inline constexpr UnitRule kUnits[] = {
-    {"s", false, false, true},      {"B", true, true, false},       {"B/s", true, true, false},
-    {"FLOP", true, false, false},   {"FLOP/s", true, false, false}, {"tokens/s", true, false, false},
-    {"USD", false, false, false},   {"%", false, false, false},     {"1", false, false, false},
-    {"count", false, false, false}, {"h", false, false, false},     {"days", false, false, false},
-    {"GPU-h", false, false, false},
+    {"s", false, false, true},          {"B", true, true, false},       {"B/s", true, true, false},
+    {"FLOP", true, false, false},       {"FLOP/s", true, false, false}, {"tokens/s", true, false, false},
+    {"USD", false, false, false},       {"%", false, false, false},     {"1", false, false, false},
+    {"count", false, false, false},     {"h", false, false, false},     {"days", false, false, false},
+    {"GPU-h", false, false, false},     {"min", false, false, false},   {"samples/s", true, false, false},
+    {"requests/s", true, false, false},
 };
 
 namespace detail {

@@ -13,7 +13,7 @@
 
 #include "dgx/core/app/launch_options.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

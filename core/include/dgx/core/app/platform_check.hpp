@@ -12,8 +12,8 @@
 #include "dgx/core/config/search_paths.hpp"
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/verdict/reference_store.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -8,7 +8,7 @@
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -9,7 +9,7 @@
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 
@@ -34,7 +34,7 @@ Expected<TomlConfig> load_toml_config(const std::string& path, const std::string
 /// Parses a TOML value literal such as "2000", "\"bf16\"" or "[8, 16]".
 Expected<json::Value> parse_toml_value(std::string_view literal);
 
-/// Writes a value as a TOML literal (the inverse of parse_toml_value for config values).
-std::string to_toml_literal(const json::Value& value);
+/// Writes a value as a TOML literal (the inverse of parse_toml_value for config values): libs/json's.
+using json::to_toml_literal;
 
 }  // namespace dgx

@@ -11,7 +11,7 @@
 #include "dgx/core/plugin/host_services.hpp"
 #include "dgx/core/plugin/workload_instance.hpp"
 #include "dgx/core/results/document.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

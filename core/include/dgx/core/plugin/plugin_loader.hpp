@@ -51,6 +51,14 @@ struct PresetInfo {
   std::string file;         // presets from configs/workloads/; empty when embedded in a plugin
 };
 
+/// A format of other tools' output a plugin reads (ABI 1.2): dgxhost import asks its probe and hands it the text.
+struct FormatInfo {
+  std::string name;
+  std::string summary;
+  const dgx_format_desc* desc = nullptr;
+  const LoadedPlugin* plugin = nullptr;
+};
+
 struct LoadedPlugin {
   std::filesystem::path file;
   std::string name;
@@ -61,6 +69,7 @@ struct LoadedPlugin {
   const dgx_plugin_desc* desc = nullptr;  // its init/shutdown/probe, in the current ABI's layout (see WorkloadInfo)
   std::vector<WorkloadInfo> workloads;
   std::vector<PresetInfo> presets;
+  std::vector<FormatInfo> formats;  // ABI 1.2; empty for older plugins
 
   [[nodiscard]] const WorkloadInfo* find_workload(std::string_view workload_name) const;
 };

@@ -58,6 +58,10 @@ public:
   /// Every preset: files first, then those embedded in plugins and not overridden.
   [[nodiscard]] std::vector<const PresetInfo*> presets() const;
   [[nodiscard]] const LoadedPlugin* find_plugin(std::string_view name) const;
+  /// The formats of other tools' output the loaded plugins read (ABI 1.2), in load order; a name twice goes to the
+  /// first plugin (the later one's is dropped with a warning).
+  [[nodiscard]] std::vector<const FormatInfo*> formats() const;
+  [[nodiscard]] const FormatInfo* find_format(std::string_view name) const;
   /// Adds to report.workloads what the loaded plugins declare of the workloads of its rows, where the report does not
   /// say already (rows read from a file of an older dgxhost, or judged against their projection).
   void declare_rows(Report& report) const;

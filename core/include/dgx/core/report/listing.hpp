@@ -6,7 +6,7 @@
 
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dgx/core/results/workload_declarations.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/json_cursor.hpp"
 #include "dgx/core/support/quantity.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

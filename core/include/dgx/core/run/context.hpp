@@ -12,8 +12,8 @@
 #include "dgx/core/config/layered_config.hpp"
 #include "dgx/core/distributed/comm.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/log.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -19,8 +19,8 @@
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
 #include "dgx/core/support/files.hpp"
-#include "dgx/core/support/json.hpp"
 #include "dgx/core/support/json_cursor.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx::json {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx::yaml {
 

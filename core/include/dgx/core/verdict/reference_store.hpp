@@ -27,7 +27,7 @@
 #include "dgx/core/config/search_paths.hpp"
 #include "dgx/core/results/document.hpp"
 #include "dgx/core/support/expected.hpp"
-#include "dgx/core/support/json.hpp"
+#include "dgx/json/json.hpp"
 
 namespace dgx {
 
