@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "broken_fixtures.hpp"
@@ -159,6 +161,28 @@ TEST_CASE("two SDK plugins built with default visibility each run their own code
     CHECK(row["info"]["made_by"].as_string() == name);
     CHECK(row["info"]["init_ran"].as_string() == "yes");
   }
+}
+
+TEST_CASE("an SDK plugin built with default visibility exports none of the SDK's constant tables") {
+  // An exported inline variable, or a static of an inline function, is a unique symbol: every plugin built this way
+  // in one host process would bind to the first one's copy. The fixture uses each table (visible.cpp).
+  const std::string plugin = fixture_dir("visible") + "/libdgx-visible-a.so";
+  const ProcessResult exported = run_process(DGX_TEST_NM, {"--dynamic", "--defined-only", "--demangle", plugin});
+  REQUIRE_MESSAGE(exported.exit_code == 0, exported.err);
+  std::istringstream lines(exported.out);
+  int type_infos = 0;  // any C++ plugin built this way exports them: proof that the scan reads nm right
+  for (std::string line; std::getline(lines, line);) {
+    // "<address> <type> <name>"; data objects are u (unique), V/v (weak), D/d, B/b, R/r, G/g, S/s.
+    const std::size_t type = line.find(' ');
+    REQUIRE(type != std::string::npos);
+    const std::string name = line.substr(type + 3);
+    const bool data = std::string_view("uVvDdBbRrGgSs").find(line[type + 1]) != std::string_view::npos;
+    const bool sdk = name.find("dgx::sdk::") != std::string::npos;
+    const bool type_info = name.rfind("typeinfo", 0) == 0 || name.rfind("vtable", 0) == 0;
+    CHECK_MESSAGE(!(data && sdk && !type_info), line);
+    type_infos += data && sdk && type_info ? 1 : 0;
+  }
+  CHECK(type_infos > 0);
 }
 
 TEST_CASE("the host calls every loaded plugin's shutdown() before it exits") {

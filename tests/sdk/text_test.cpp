@@ -1,9 +1,15 @@
 // The text toolkit shared by the host and the plugins.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include <dgx/sdk/text.hpp>
+
+#include "process.hpp"
+#include "temp_dir.hpp"
 
 using namespace dgx::sdk;
 
@@ -127,6 +133,27 @@ TEST_CASE("a shell word is left plain when no shell reads anything into it, else
   CHECK(text::shell_quote("") == "''");
   CHECK(text::shell_quote("x'$(touch PWNED)'") == "'x'\\''$(touch PWNED)'\\'''");
   CHECK(text::shell_quote("$HOME `id` \"q\" \\ *") == "'$HOME `id` \"q\" \\ *'");
+}
+
+TEST_CASE("a command's first word holding '=' is quoted, so that the shell runs it instead of assigning it") {
+  CHECK(text::shell_quote_command("X=y") == "'X=y'");
+  CHECK(text::shell_quote_command("/opt/a=b/dgxhost") == "'/opt/a=b/dgxhost'");
+  CHECK(text::shell_quote_command("it's=") == "'it'\\''s='");
+  CHECK(text::shell_quote_command("/usr/bin/dgxhost") == "/usr/bin/dgxhost");
+  CHECK(text::shell_quote("--set=x") == "--set=x");  // arguments stay readable: no shell assigns them
+  CHECK(text::shell_quote("NCCL_DEBUG=INFO") == "NCCL_DEBUG=INFO");
+
+  // A program named X=y on PATH: quoted, sh runs it; plain, sh assigns X and runs nothing.
+  const dgx::testing::TempDir dir;
+  const auto program = dir.write("X=y", "#!/bin/sh\necho ran\n");
+  REQUIRE(::chmod(program.c_str(), 0755) == 0);
+  const char* path = std::getenv("PATH");
+  const std::map<std::string, std::string> env{{"PATH", dir.path().string() + ":" + (path != nullptr ? path : "")}};
+  const auto sh = [&](const std::string& command) {
+    return dgx::testing::run_process("/bin/sh", {"-c", command + "; echo \"status $? X=${X-unset}\""}, env).out;
+  };
+  CHECK(sh(text::shell_quote_command("X=y")) == "ran\nstatus 0 X=unset\n");
+  CHECK(sh("X=y") == "status 0 X=y\n");  // what the word left plain did
 }
 
 TEST_CASE("a value for one line of a script is refused with a NUL, a control character, any line break or bad "

@@ -172,7 +172,7 @@ std::string plugin_name(const std::vector<std::string>& args) {
 }
 
 std::string rank_command(const LaunchOptions& o) {
-  std::string command = text::shell_quote(o.dgxhost);
+  std::string command = text::shell_quote_command(o.dgxhost);
   for (const std::string& a : o.dgxhost_args) {
     command += " " + text::shell_quote(a);
   }

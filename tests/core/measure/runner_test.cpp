@@ -159,9 +159,7 @@ TEST_CASE("runner.max_time ends a sample that would outlast it, when run() polls
   SUBCASE("no sample fits: the case fails within about max_time, naming the limit and what to change") {
     Harness h(testing::spin_plugin(),
               {"spin.us=60000000", "runner.max_time=0.3", "runner.warmup=0", "runner.warmup_time=0"});
-    const auto start = std::chrono::steady_clock::now();
-    const CallResult result = h.measure();
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));  // not the sample's 60 s
+    const CallResult result = h.measure();  // a 60 s sample run to its end would leave a row, not this failure
     REQUIRE(result.has_value());
     INFO(result->message);
     CHECK(result->code == ExitCode::run_failed);
@@ -169,24 +167,20 @@ TEST_CASE("runner.max_time ends a sample that would outlast it, when run() polls
           std::string::npos);
     CHECK(h.report.rows.empty());
   }
-  SUBCASE("some samples fit: the row keeps them and says the last one was cut") {
-    Harness h(testing::spin_plugin(), {"spin.us=150000", "runner.max_time=1", "runner.warmup=0", "runner.warmup_time=0",
-                                       "runner.min_samples=100", "runner.min_time=10"});
+  SUBCASE("a sample fits: the row keeps it and says the next one was cut") {
+    // Samples of 2/3 max_time: the first ends well before the limit, the second well after it, so the limit cuts the
+    // second whatever the load (a 0.5 s stall of this process would be needed to change either). With short samples
+    // the last one could end just past the limit unpolled, and the phase then stopped without a cut.
+    Harness h(testing::spin_plugin(), {"spin.us=1000000", "runner.max_time=1.5", "runner.warmup=0",
+                                       "runner.warmup_time=0", "runner.min_samples=100", "runner.min_time=10"});
     const CallResult result = h.measure();
     CHECK_FALSE(result.has_value());
     REQUIRE(h.report.rows.size() == 1);
     const ResultRow& row = h.report.rows[0];
-    CHECK(row.find_field("stop")->value.find("max_time 1.00 s reached") == 0);
+    CHECK(row.find_field("stop")->value.find("max_time 1.50 s reached") == 0);
     CHECK(row.find_field("stop")->value.find("cut short and not counted") != std::string::npos);
-    // How many whole samples fit depends on the machine's load (a loaded one stretches them); that every counted
-    // sample started before the limit does not: all but the last took less than max_time together.
-    REQUIRE_FALSE(row.sample_times.empty());
-    const std::vector<double> before_last(row.sample_times.begin(), row.sample_times.end() - 1);
-    CHECK(sum(before_last) < 1.0);
-    CHECK(row.sample_times.size() <= 7);  // at 150 ms or more each, at most 7 start within 1 s
-    for (const double t : row.sample_times) {
-      CHECK(t >= 0.15);  // every counted sample is whole
-    }
+    REQUIRE(row.sample_times.size() == 1);
+    CHECK(row.sample_times[0] >= 1.0);  // whole
   }
 }
 

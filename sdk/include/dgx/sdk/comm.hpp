@@ -38,11 +38,17 @@ enum class ReduceOp : dgx_op {
   avg = DGX_OP_AVG
 };
 
-inline constexpr std::array<DType, 12> kAllDTypes = {DType::int8,  DType::uint8,  DType::int32,    DType::uint32,
-                                                     DType::int64, DType::uint64, DType::fp16,     DType::bf16,
-                                                     DType::fp32,  DType::fp64,   DType::fp8_e4m3, DType::fp8_e5m2};
-inline constexpr std::array<ReduceOp, 5> kAllOps = {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min,
-                                                    ReduceOp::avg};
+/// Every element type and every reduction. Functions and internal-linkage constants, not inline variables, which a
+/// plugin built with default visibility would export and share with every other such plugin (see error.hpp).
+constexpr std::array<DType, 12> all_dtypes() {
+  return {DType::int8, DType::uint8, DType::int32, DType::uint32, DType::int64,    DType::uint64,
+          DType::fp16, DType::bf16,  DType::fp32,  DType::fp64,   DType::fp8_e4m3, DType::fp8_e5m2};
+}
+constexpr std::array<ReduceOp, 5> all_ops() {
+  return {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::avg};
+}
+constexpr std::array<DType, 12> kAllDTypes = all_dtypes();  // one copy per translation unit
+constexpr std::array<ReduceOp, 5> kAllOps = all_ops();
 
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
@@ -83,7 +89,7 @@ constexpr std::string_view dtype_name(DType t) {
 }
 
 inline std::optional<DType> dtype_from_name(std::string_view name) {
-  for (const DType t : kAllDTypes) {
+  for (const DType t : all_dtypes()) {
     if (dtype_name(t) == name) {
       return t;
     }
@@ -92,10 +98,11 @@ inline std::optional<DType> dtype_from_name(std::string_view name) {
     std::string_view name;
     DType type;
   };
-  static constexpr Alias aliases[] = {
-      {"half", DType::fp16},       {"float16", DType::fp16}, {"bfloat16", DType::bf16}, {"float", DType::fp32},
-      {"float32", DType::fp32},    {"double", DType::fp64},  {"float64", DType::fp64},  {"f8e4m3", DType::fp8_e4m3},
-      {"f8e5m2", DType::fp8_e5m2}, {"char", DType::int8},    {"int", DType::int32}};
+  // Not static: a static of an inline function is one object, shared by every plugin built with default visibility.
+  constexpr Alias aliases[] = {{"half", DType::fp16},    {"float16", DType::fp16},    {"bfloat16", DType::bf16},
+                               {"float", DType::fp32},   {"float32", DType::fp32},    {"double", DType::fp64},
+                               {"float64", DType::fp64}, {"f8e4m3", DType::fp8_e4m3}, {"f8e5m2", DType::fp8_e5m2},
+                               {"char", DType::int8},    {"int", DType::int32}};
   for (const Alias& a : aliases) {
     if (a.name == name) {
       return a.type;
@@ -121,7 +128,7 @@ constexpr std::string_view op_name(ReduceOp op) {
 }
 
 inline std::optional<ReduceOp> op_from_name(std::string_view name) {
-  for (const ReduceOp op : kAllOps) {
+  for (const ReduceOp op : all_ops()) {
     if (op_name(op) == name) {
       return op;
     }

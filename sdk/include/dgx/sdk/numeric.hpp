@@ -21,9 +21,14 @@ struct Minifloat {
   [[nodiscard]] constexpr int max_exponent_field() const { return (1 << exponent_bits) - 1; }
 };
 
-inline constexpr Minifloat kFp16{5, 10, true};
-inline constexpr Minifloat kE4M3{4, 3, false};
-inline constexpr Minifloat kE5M2{5, 2, true};
+// The formats as functions and internal-linkage constants, not inline variables, which a plugin built with default
+// visibility would export and share with every other such plugin (see error.hpp).
+constexpr Minifloat fp16_format() { return {5, 10, true}; }
+constexpr Minifloat e4m3_format() { return {4, 3, false}; }
+constexpr Minifloat e5m2_format() { return {5, 2, true}; }
+constexpr Minifloat kFp16 = fp16_format();  // one copy per translation unit
+constexpr Minifloat kE4M3 = e4m3_format();
+constexpr Minifloat kE5M2 = e5m2_format();
 
 inline double decode(const Minifloat& f, std::uint32_t bits) {
   const int m_bits = f.mantissa_bits;
@@ -105,11 +110,11 @@ inline std::uint16_t float_to_bf16(float f) {
   return static_cast<std::uint16_t>(bits >> 16);
 }
 
-inline float fp16_to_float(std::uint16_t bits) { return static_cast<float>(decode(kFp16, bits)); }
-inline std::uint16_t float_to_fp16(float f) { return static_cast<std::uint16_t>(encode(kFp16, f)); }
-inline float e4m3_to_float(std::uint8_t bits) { return static_cast<float>(decode(kE4M3, bits)); }
-inline std::uint8_t float_to_e4m3(float f) { return static_cast<std::uint8_t>(encode(kE4M3, f)); }
-inline float e5m2_to_float(std::uint8_t bits) { return static_cast<float>(decode(kE5M2, bits)); }
-inline std::uint8_t float_to_e5m2(float f) { return static_cast<std::uint8_t>(encode(kE5M2, f)); }
+inline float fp16_to_float(std::uint16_t bits) { return static_cast<float>(decode(fp16_format(), bits)); }
+inline std::uint16_t float_to_fp16(float f) { return static_cast<std::uint16_t>(encode(fp16_format(), f)); }
+inline float e4m3_to_float(std::uint8_t bits) { return static_cast<float>(decode(e4m3_format(), bits)); }
+inline std::uint8_t float_to_e4m3(float f) { return static_cast<std::uint8_t>(encode(e4m3_format(), f)); }
+inline float e5m2_to_float(std::uint8_t bits) { return static_cast<float>(decode(e5m2_format(), bits)); }
+inline std::uint8_t float_to_e5m2(float f) { return static_cast<std::uint8_t>(encode(e5m2_format(), f)); }
 
 }  // namespace dgx::sdk::numeric

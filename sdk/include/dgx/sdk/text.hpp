@@ -379,9 +379,10 @@ inline std::string one_line_problem(std::string_view value) {
   return {};
 }
 
-/// `word` as one word of a POSIX shell command line: unchanged when it holds only characters no shell treats
+/// `word` as one argument of a POSIX shell command line: unchanged when it holds only characters no shell treats
 /// specially, else in single quotes with every ' written as '\'' (close, escaped quote, reopen). Check the word with
-/// one_line_problem() first where the script has comments or is read line by line.
+/// one_line_problem() first where the script has comments or is read line by line. For the command's own name (its
+/// first word) use shell_quote_command().
 inline std::string shell_quote(std::string_view word) {
   if (!word.empty() &&
       word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
@@ -393,6 +394,17 @@ inline std::string shell_quote(std::string_view word) {
     out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
   }
   return out + "'";
+}
+
+/// `word` as the first word of a POSIX shell command, the program to run: as shell_quote(), and quoted also when it
+/// holds a '='. There an unquoted `NAME=value` is an assignment, not a command, and the shell would run the next word
+/// (or nothing); an argument keeps its readable `--flag=value` and `NAME=value` (shell_quote).
+inline std::string shell_quote_command(std::string_view word) {
+  const std::string quoted = shell_quote(word);
+  if (quoted.size() == word.size() && word.find('=') != std::string_view::npos) {
+    return "'" + quoted + "'";  // left unquoted, so it holds no '
+  }
+  return quoted;
 }
 
 }  // namespace dgx::sdk::text

@@ -24,7 +24,7 @@ inline std::string toml_literal(std::string_view text) {
     case '\r': out += "\\r"; break;
     default:
       if (static_cast<unsigned char>(c) < 0x20) {
-        static constexpr char hex[] = "0123456789abcdef";
+        constexpr char hex[] = "0123456789abcdef";  // not static: see comm.hpp dtype_from_name()
         out += "\\u00";
         out += hex[(c >> 4) & 0xf];
         out += hex[c & 0xf];

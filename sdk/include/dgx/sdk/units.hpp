@@ -18,6 +18,7 @@
 //   GPU-h      GPU hours                             none
 #pragma once
 
+#include <array>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -32,14 +33,30 @@ struct UnitRule {
   bool fractions;  // m, u (µ), n, p
 };
 
-inline constexpr UnitRule kUnits[] = {
-    {"s", false, false, true},          {"B", true, true, false},       {"B/s", true, true, false},
-    {"FLOP", true, false, false},       {"FLOP/s", true, false, false}, {"tokens/s", true, false, false},
-    {"USD", false, false, false},       {"%", false, false, false},     {"1", false, false, false},
-    {"count", false, false, false},     {"h", false, false, false},     {"days", false, false, false},
-    {"GPU-h", false, false, false},     {"min", false, false, false},   {"samples/s", true, false, false},
-    {"requests/s", true, false, false},
-};
+/// The accepted units and their prefixes. A function and an internal-linkage constant, not an inline variable, which
+/// a plugin built with default visibility would export and share with every other such plugin (see error.hpp).
+constexpr std::array<UnitRule, 16> unit_rules() {
+  return {{
+      {"s", false, false, true},
+      {"B", true, true, false},
+      {"B/s", true, true, false},
+      {"FLOP", true, false, false},
+      {"FLOP/s", true, false, false},
+      {"tokens/s", true, false, false},
+      {"USD", false, false, false},
+      {"%", false, false, false},
+      {"1", false, false, false},
+      {"count", false, false, false},
+      {"h", false, false, false},
+      {"days", false, false, false},
+      {"GPU-h", false, false, false},
+      {"min", false, false, false},
+      {"samples/s", true, false, false},
+      {"requests/s", true, false, false},
+  }};
+}
+/// unit_rules() as a constant (one copy per translation unit).
+constexpr std::array<UnitRule, 16> kUnits = unit_rules();
 
 namespace detail {
 
@@ -55,9 +72,9 @@ inline bool has_prefix(std::string_view unit, std::string_view base, std::initia
 
 }  // namespace detail
 
-/// Whether `unit` is one of kUnits, plain or with a prefix its rule allows ("GB/s", "TFLOP/s", "GiB", "us").
+/// Whether `unit` is one of unit_rules(), plain or with a prefix its rule allows ("GB/s", "TFLOP/s", "GiB", "us").
 inline bool is_known_unit(std::string_view unit) {
-  for (const UnitRule& rule : kUnits) {
+  for (const UnitRule& rule : unit_rules()) {
     if (unit == rule.base) {
       return true;
     }
@@ -81,7 +98,7 @@ inline bool is_known_unit(std::string_view unit) {
 /// The accepted units in one line, for messages.
 inline std::string known_units() {
   std::string out;
-  for (const UnitRule& rule : kUnits) {
+  for (const UnitRule& rule : unit_rules()) {
     out += (out.empty() ? "" : ", ") + std::string(rule.base);
   }
   return out + " (s with m, u, n, p; B, B/s, FLOP, FLOP/s and tokens/s with k, M, G, T, P, E; bytes also with Ki, "
