@@ -150,32 +150,31 @@ std::vector<sdk::FormatSpec> specs(std::span<const Format> formats) {
 }
 
 constexpr Format kTraining[] = {
-      {"mlperf", "MLPerf Training's MLLOG (:::MLLOG lines): throughput per step or time to train", 95,
-       looks_like_mllog, parse_mllog},
-      {"megatron-lm", "Megatron-LM's training log (and forks: Primus, ...): iteration lines and the argument dump",
-       60, looks_like_megatron, parse_megatron_log},
-      {"torchtitan", "torchtitan's training log: step lines with tps, tflops and mfu", 55, looks_like_torchtitan,
-       parse_torchtitan_log},
-      {"nemo", "NeMo / Megatron-Bridge training log (NeMo 2 and NeMo 1's progress bars): train_step_timing", 50,
-       looks_like_nemo, parse_nemo_log},
+    {"mlperf", "MLPerf Training's MLLOG (:::MLLOG lines): throughput per step or time to train", 95, looks_like_mllog,
+     parse_mllog},
+    {"megatron-lm", "Megatron-LM's training log (and forks: Primus, ...): iteration lines and the argument dump", 60,
+     looks_like_megatron, parse_megatron_log},
+    {"torchtitan", "torchtitan's training log: step lines with tps, tflops and mfu", 55, looks_like_torchtitan,
+     parse_torchtitan_log},
+    {"nemo", "NeMo / Megatron-Bridge training log (NeMo 2 and NeMo 1's progress bars): train_step_timing", 50,
+     looks_like_nemo, parse_nemo_log},
 };
 
 constexpr Format kServing[] = {
-      {"mlperf-inference", "MLPerf Inference's loadgen logs: mlperf_log_summary.txt and mlperf_log_detail.txt", 100,
-       looks_like_mlperf_inference, parse_mlperf_inference},
-      {"aiperf", "AIPerf's console table and profile_export_aiperf.json / .csv", 85, looks_like_aiperf,
-       parse_aiperf},
-      {"genai-perf", "GenAI-Perf's console table and profile_export_genai_perf.json", 80, looks_like_genai_perf,
-       parse_genai_perf},
-      {"sglang-bench", "SGLang's bench_serving report", 75, looks_like_sglang_bench, parse_sglang_bench},
-      {"vllm-bench", "vllm bench serve (benchmark_serving.py): its report and --save-result JSON", 70,
-       looks_like_vllm_bench, parse_vllm_bench},
-      {"trtllm-bench", "trtllm-bench throughput / latency reports", 65, looks_like_trtllm_bench, parse_trtllm_bench},
+    {"mlperf-inference", "MLPerf Inference's loadgen logs: mlperf_log_summary.txt and mlperf_log_detail.txt", 100,
+     looks_like_mlperf_inference, parse_mlperf_inference},
+    {"aiperf", "AIPerf's console table and profile_export_aiperf.json / .csv", 85, looks_like_aiperf, parse_aiperf},
+    {"genai-perf", "GenAI-Perf's console table and profile_export_genai_perf.json", 80, looks_like_genai_perf,
+     parse_genai_perf},
+    {"sglang-bench", "SGLang's bench_serving report", 75, looks_like_sglang_bench, parse_sglang_bench},
+    {"vllm-bench", "vllm bench serve (benchmark_serving.py): its report and --save-result JSON", 70,
+     looks_like_vllm_bench, parse_vllm_bench},
+    {"trtllm-bench", "trtllm-bench throughput / latency reports", 65, looks_like_trtllm_bench, parse_trtllm_bench},
 };
 
 constexpr Format kCollective[] = {
-      {"nccl-tests", "nccl-tests' (and rccl-tests') stdout: the size/count/type/time/algbw/busbw table", 90,
-       looks_like_nccl_tests, parse_nccl_tests},
+    {"nccl-tests", "nccl-tests' (and rccl-tests') stdout: the size/count/type/time/algbw/busbw table", 90,
+     looks_like_nccl_tests, parse_nccl_tests},
 };
 
 const std::vector<Format>& all_formats() {

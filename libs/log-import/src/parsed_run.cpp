@@ -72,5 +72,4 @@ const Metric* ImportedRow::find_metric(std::string_view name) const {
   return it == metrics.end() ? nullptr : &*it;
 }
 
-
 }  // namespace dgx::logs

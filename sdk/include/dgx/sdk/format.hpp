@@ -33,9 +33,9 @@ struct ImportRequest {
   std::string origin;     // the file as the user named it
   /// The user's --set entries: key and TOML value literal ({"system", "\"h100-sxm\""}, {"gpus", "8"}).
   std::vector<std::pair<std::string, std::string>> sets;
-  bool inspect = false;                // say what the file says (ImportSink::reading); emit no rows
-  std::optional<int> world_size;       // what the launcher's prefixes show
-  int world_size_line = 0;             // where
+  bool inspect = false;                   // say what the file says (ImportSink::reading); emit no rows
+  std::optional<int> world_size;          // what the launcher's prefixes show
+  int world_size_line = 0;                // where
   std::optional<std::int64_t> file_time;  // the file's modification time, UTC seconds
 };
 
@@ -47,7 +47,7 @@ struct LogReading {
     std::string unit;  // one of <dgx/sdk/units.hpp>
   };
   std::string tool, version, kind, workload, timing, lines, steady_state;
-  std::vector<Value> values;                                // the most telling first
+  std::vector<Value> values;                                 // the most telling first
   std::vector<std::pair<std::string, std::string>> printed;  // {"parallel.tp", "8 (line 4)"}
   std::vector<std::string> notes;
 };
@@ -130,7 +130,7 @@ inline ImportRequest to_request(const dgx_import_request& r) {
   out.origin = r.origin != nullptr ? r.origin : "";
   for (std::uint32_t i = 0; i < r.set_count; ++i) {
     const auto* e = reinterpret_cast<const dgx_config_entry*>(reinterpret_cast<const char*>(r.sets) +
-                                                               std::size_t{i} * r.sets[0].struct_size);
+                                                              std::size_t{i} * r.sets[0].struct_size);
     out.sets.emplace_back(e->key, e->value);
   }
   out.inspect = r.inspect != 0;
