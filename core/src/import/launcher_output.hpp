@@ -22,11 +22,12 @@ using DataLine = std::function<bool(std::string_view line)>;
 
 class LauncherOutput {
 public:
-  /// Takes the prefixes off every line of `text`; a file without any is kept as it is.
-  explicit LauncherOutput(std::string_view text);
+  /// Takes the prefixes off every line of `text`, which it keeps (one copy of a large log, not several: the lines are
+  /// spans of it); a file without any is kept as it is.
+  explicit LauncherOutput(std::string text);
 
   /// The cleaned text, one line per original line.
-  [[nodiscard]] std::string_view text() const { return changed_ ? std::string_view(text_) : original_; }
+  [[nodiscard]] std::string_view text() const { return text_; }
 
   /// The rank that printed line `number` (1-based) when its prefix named one.
   [[nodiscard]] std::optional<int> rank_of(int number) const;
@@ -48,15 +49,22 @@ public:
   [[nodiscard]] int world_size_line() const { return world_size_line_; }
 
 private:
-  void rebuild_text();
+  struct Span {
+    std::size_t begin = 0;
+    std::size_t size = 0;
+  };
+  [[nodiscard]] std::string_view line(std::size_t i) const {
+    return std::string_view(text_).substr(lines_[i].begin, lines_[i].size);
+  }
+  /// text_ rebuilt from the lines' current spans (`keep` says which keep their text), one line break each as before.
+  void rebuild(const std::vector<bool>& keep);
 
-  std::string_view original_;
-  bool changed_ = false;
-  std::vector<std::string> lines_;
-  std::vector<int> ranks_;  // per line, -1 when its prefix names none
+  std::string text_;
+  bool ends_with_break_ = false;
+  std::vector<Span> lines_;  // each line of text_, without its line break
+  std::vector<int> ranks_;   // per line, -1 when its prefix names none
   std::optional<int> world_size_;
   int world_size_line_ = 0;
-  std::string text_;
 };
 
 }  // namespace dgx::detail

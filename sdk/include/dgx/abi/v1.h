@@ -604,7 +604,7 @@ typedef struct dgx_log_reading {
  * line number in a message names the user's line. */
 typedef struct dgx_import_request {
   uint32_t struct_size;
-  const char* text; /* `size` bytes, NUL-terminated beyond them */
+  const char* text; /* `size` bytes, not NUL-terminated: a view into the host's copy of the file */
   uint64_t size;
   const char* origin; /* the file as the user named it: messages say "ORIGIN:LINE: ...", rows' file field */
   /* The user's --set, typed by the command line's rules: {"system", "\"h100-sxm\""}. Keys the file prints must

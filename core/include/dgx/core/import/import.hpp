@@ -62,18 +62,18 @@ public:
   /// The formats the loaded plugins read ("nccl-tests", "torchtitan", ...), for messages and --help.
   [[nodiscard]] std::vector<std::string> formats() const;
 
-  /// The rows of one file's text; `origin` names it in errors and in the rows' `file` field; `sets` are --set
-  /// KEY=VALUE entries (typed as the command line types them) for what the file does not print, and a --set that
-  /// contradicts the file (a GPU count, a model) is an error naming both; `file_time` dates a run whose log prints
-  /// no time. A usage failure (exit code 2) for an empty, binary, unknown or truncated file (naming the line), a
-  /// run with no steady state (a crashed run), several runs in one file, or missing keys.
-  [[nodiscard]] Expected<std::vector<ResultRow>> import_text(std::string_view text, const std::string& origin,
+  /// The rows of one file's text (taken, so that a large log is held once); `origin` names it in errors and in the
+  /// rows' `file` field; `sets` are --set KEY=VALUE entries (typed as the command line types them) for what the file
+  /// does not print, and a --set that contradicts the file (a GPU count, a model) is an error naming both; `file_time`
+  /// dates a run whose log prints no time. A usage failure (exit code 2) for an empty, binary, unknown or truncated
+  /// file (naming the line), a run with no steady state (a crashed run), several runs in one file, or missing keys.
+  [[nodiscard]] Expected<std::vector<ResultRow>> import_text(std::string text, const std::string& origin,
                                                              const std::vector<std::string>& sets,
                                                              std::optional<std::int64_t> file_time = {}) const;
 
   /// The LogReading of one file's text; `sets` may hold import.warmup=N (other keys are ignored here). A usage
   /// failure for what import_text refuses before --set matters: no log, no known format, a truncated or crashed run.
-  [[nodiscard]] Expected<LogReading> inspect_text(std::string_view text, const std::string& origin,
+  [[nodiscard]] Expected<LogReading> inspect_text(std::string text, const std::string& origin,
                                                   const std::vector<std::string>& sets = {}) const;
 
   /// inspect_text of a file read as a regular file of bounded size.
