@@ -141,6 +141,24 @@ TEST_CASE("dgxhost import --inspect shows what a log says by itself, with no --s
   CHECK(csv.err.find("--inspect prints a table or JSON") != std::string::npos);
 }
 
+TEST_CASE("a plugin's reader that throws, crashes or misreports fails the import naming the plugin, never silently") {
+  const TempDir dir;
+  const std::string good = std::string(DGX_TEST_FIXTURE_DIR) + "/good";
+  auto import_text = [&](const std::string& name, const std::string& text) {
+    return import({"--plugin-dir", good, dir.write(name, text).string()});
+  };
+  const auto threw = import_text("threw.log", "THROWER throw\n");
+  CHECK(threw.exit_code == 1);
+  CHECK(threw.err.find("plugin thrower failed to read") != std::string::npos);
+  CHECK(threw.err.find("boom in read") != std::string::npos);
+  const auto crashed = import_text("crashed.log", "THROWER crash\n");
+  CHECK(crashed.exit_code == 6);
+  CHECK(crashed.err.find("thrower: read() of format thrower-log") != std::string::npos);
+  const auto misreported = import_text("unit.log", "THROWER unit\n");
+  CHECK(misreported.exit_code == 1);
+  CHECK(misreported.err.find("'fortnights'") != std::string::npos);
+}
+
 TEST_CASE("a FIFO, a device or a directory is refused at once, naming what it is") {
   const TempDir dir;
   const std::string fifo = (dir.path() / "pipe.log").string();

@@ -88,8 +88,9 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"launch", &run_launch, true},  // loads the plugins to check what the ranks will run
     {"compare", &run_compare, false}, {"verdict", &run_verdict, true},  // the projections run plugins
-    {"import", &run_import, false},   {"store", &run_store, false},    {"history", &run_history, false},
-    {"model", &run_model, false},     {"report", &run_report, false},  // a saved results document in any format
+    {"import", &run_import, true},    {"store", &run_store, true},      // the plugins read the logs
+    {"history", &run_history, false}, {"model", &run_model, false},
+    {"report", &run_report, false},  // a saved results document in any format
 };
 
 /// "unknown command 'histroy'; did you mean 'history'? ..." for a first word that names no command (dgxhost takes
