@@ -56,7 +56,7 @@ inline void fuzz_import(std::string_view text, std::initializer_list<logs::Parse
     auto run = parse(text, "fuzz.log");
     require(run || !run.error().message.empty());
   }
-  const detail::LauncherOutput log(text);
+  const detail::LauncherOutput log{std::string(text)};
   for (const sdk::FormatSpec& format : formats) {
     const int score = format.probe(log.text());
     require(score >= 0 && score <= 100);
