@@ -171,6 +171,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::string* name : {&checkpoint, &n.model, &n.system, &n.draft, &draft_checkpoint, &n.lengths}) {
     refusable = refusable || !text::one_line_problem(*name).empty();
   }
+  // A checkpoint the engine's command line would read as an option.
+  refusable = refusable || text::starts_with(checkpoint, "-") || text::starts_with(draft_checkpoint, "-");
   inference::LaunchFiles files;
   try {
     files = inference::launch_files(d.settings, d.assumptions, d.projection);

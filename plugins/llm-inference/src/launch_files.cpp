@@ -49,6 +49,19 @@ std::string one_line(const std::string& what, const std::string& value) {
   return value;
 }
 
+// A checkpoint is an argument of the engine's and aiperf's command lines, where one beginning with '-' would be read
+// as an option (`vllm serve --speculative-config ...`): refused, with the way to name such a folder.
+std::string checkpoint_name(const std::string& what, const std::string& value) {
+  const std::string name = one_line(what, value);
+  if (!name.empty() && name.front() == '-') {
+    throw dgx::sdk::InvalidArgument("the launch files (--emit) cannot carry " + what + " '" + name +
+                                    "': it begins with '-', which the engine's command line reads as an option "
+                                    "(name a local folder ./" +
+                                    name + ")");
+  }
+  return name;
+}
+
 std::string word(const std::string& value) { return text::shell_quote(value); }
 
 // A TOML basic string of a one-line value is also a JSON string and a YAML double-quoted scalar: the same escapes
@@ -87,8 +100,9 @@ std::string speculative_yaml(const llm::SpeculativeConfig& sp, const std::string
 std::optional<std::string> draft_checkpoint(const InferenceSettings& s) {
   const llm::SpeculativeConfig& sp = s.config.speculative;
   if (sp.kind == llm::Speculation::draft && sp.draft_model) {
-    return one_line("the draft model's checkpoint",
-                    default_checkpoint(one_line("the draft model's name", sp.draft_model->name), s.config.precision));
+    return checkpoint_name(
+        "the draft model's checkpoint",
+        default_checkpoint(one_line("the draft model's name", sp.draft_model->name), s.config.precision));
   }
   return std::nullopt;
 }
@@ -278,7 +292,7 @@ std::string default_checkpoint(const std::string& name, llm::Precision precision
 
 LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeAssumptions& a,
                          const llm::ServeProjection& p) {
-  const std::string ckpt = one_line(
+  const std::string ckpt = checkpoint_name(
       s.checkpoint.empty() ? "the model's name (" + std::string(key::model) + ")" : std::string(key::checkpoint),
       s.checkpoint.empty() ? default_checkpoint(s.model, p.config.precision) : s.checkpoint);
   LaunchFiles f;

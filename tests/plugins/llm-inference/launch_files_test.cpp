@@ -290,4 +290,10 @@ TEST_CASE("a name with a line break of any kind or a control character is refuse
     CHECK_THROWS_WITH_AS((void)launch_files(d.settings, d.assumptions, d.projection),
                          doctest::Contains("cannot carry the lengths file's name"), dgx::sdk::InvalidArgument);
   }
+  // A checkpoint the engine would read as an option (`vllm serve --speculative-config ...`), found by the fuzzer.
+  Deployment d = clean;
+  d.settings.checkpoint = "--speculative-config";
+  CHECK_THROWS_WITH_AS((void)launch_files(d.settings, d.assumptions, d.projection),
+                       doctest::Contains("cannot carry serve.checkpoint '--speculative-config': it begins with '-'"),
+                       dgx::sdk::InvalidArgument);
 }
