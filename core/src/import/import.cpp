@@ -252,7 +252,7 @@ Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, con
   const FormatInfo& format = *p.format;
   const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
   p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
-  return std::move(p);
+  return p;
 }
 
 // The headline of a rank's reading as seconds per step (a time as it is, a rate inverted): lower is faster.

@@ -52,7 +52,7 @@ std::string one_line(const std::string& what, const std::string& value) {
 // A checkpoint is an argument of the engine's and aiperf's command lines, where one beginning with '-' would be read
 // as an option (`vllm serve --speculative-config ...`): refused, with the way to name such a folder.
 std::string checkpoint_name(const std::string& what, const std::string& value) {
-  const std::string name = one_line(what, value);
+  std::string name = one_line(what, value);
   if (!name.empty() && name.front() == '-') {
     throw dgx::sdk::InvalidArgument("the launch files (--emit) cannot carry " + what + " '" + name +
                                     "': it begins with '-', which the engine's command line reads as an option "

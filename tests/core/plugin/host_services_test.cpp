@@ -97,7 +97,7 @@ TEST_CASE("emitted rows land in the report with parsed config values") {
                                 {sizeof(dgx_metric), "detail", 2.0, "1", DGX_METRIC_HIDDEN, nullptr}};
   const dgx_field fields[] = {{sizeof(dgx_field), "source", "model v1", 0}};
   dgx_result_row row{
-      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, "explore", config, 2, metrics, 2, fields, 1};
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, "explore", config, 2, metrics, 2, fields, 1, nullptr, 0};
   REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
   REQUIRE(f.report.rows.size() == 1);
   const ResultRow& r = f.report.rows[0];
@@ -121,7 +121,8 @@ TEST_CASE("an emitted row carries the run's configuration after the keys it sets
   f.services.bind_report(&f.report, "wl", "pl", run_config);
   const dgx_host_api& api = f.api();
   const dgx_config_entry config[] = {{sizeof(dgx_config_entry), "gpus", "64", 0}};
-  dgx_result_row row{sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, config, 1, nullptr, 0, nullptr, 0};
+  dgx_result_row row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, config, 1, nullptr, 0, nullptr, 0, nullptr, 0};
   REQUIRE(api.emit_row(api.ctx, &row) == DGX_OK);
   const json::Object& c = f.report.rows.at(0).config;
   REQUIRE(c.size() == 2);
@@ -133,17 +134,19 @@ TEST_CASE("an emitted row carries the run's configuration after the keys it sets
 TEST_CASE("malformed rows are refused") {
   Fixture f;
   const dgx_host_api& api = f.api();
-  dgx_result_row row{sizeof(dgx_result_row), nullptr, 9, nullptr, nullptr, 0, nullptr, 0, nullptr, 0};
+  dgx_result_row row{sizeof(dgx_result_row), nullptr, 9, nullptr, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
   row.mode = DGX_RESULT_MEASURED;
   row.struct_size = 8;
   CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
   // A stride that is no multiple of the entry's alignment would have the host read misaligned pointers.
   dgx_config_entry odd[2] = {{sizeof(dgx_config_entry) + 4, "gpus", "8", 0}, {}};
-  dgx_result_row odd_row{sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, odd, 2, nullptr, 0, nullptr, 0};
+  dgx_result_row odd_row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, odd, 2, nullptr, 0, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &odd_row) == DGX_ERR_INVALID_ARGUMENT);
   const dgx_config_entry bad[] = {{sizeof(dgx_config_entry), "gpus", "not toml", 0}};
-  dgx_result_row bad_row{sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, bad, 1, nullptr, 0, nullptr, 0};
+  dgx_result_row bad_row{
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_MEASURED, nullptr, bad, 1, nullptr, 0, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &bad_row) == DGX_ERR_INVALID_ARGUMENT);
   CHECK(f.report.rows.empty());
 }
@@ -164,7 +167,7 @@ TEST_CASE("a metric in a unit dgxhost does not know is refused, and the refusal 
   const dgx_host_api& api = f.api();
   const dgx_metric parsecs[] = {{sizeof(dgx_metric), "distance", 12.0, "parsecs", 0, nullptr}};
   dgx_result_row row{
-      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, nullptr, 0, parsecs, 1, nullptr, 0};
+      sizeof(dgx_result_row), nullptr, DGX_RESULT_PROJECTED, nullptr, nullptr, 0, parsecs, 1, nullptr, 0, nullptr, 0};
   CHECK(api.emit_row(api.ctx, &row) == DGX_ERR_INVALID_ARGUMENT);
   CHECK(f.report.rows.empty());
   ResultRow measured;

@@ -400,7 +400,7 @@ inline std::string shell_quote(std::string_view word) {
 /// holds a '='. There an unquoted `NAME=value` is an assignment, not a command, and the shell would run the next word
 /// (or nothing); an argument keeps its readable `--flag=value` and `NAME=value` (shell_quote).
 inline std::string shell_quote_command(std::string_view word) {
-  const std::string quoted = shell_quote(word);
+  std::string quoted = shell_quote(word);
   if (quoted.size() == word.size() && word.find('=') != std::string_view::npos) {
     return "'" + quoted + "'";  // left unquoted, so it holds no '
   }
