@@ -21,7 +21,7 @@ namespace {
 constexpr int kHosts = 1000, kNights = 100;  // 2 metrics x 1,000 hosts x 100 nights = 200,000 generated points
 // What dgxhost itself, the report of 2,002 series and one series' points take, with room to spare; every point
 // held at once takes several times this.
-constexpr long kBoundKiB = 128 * 1024;
+constexpr long kBoundKiB = 128L * 1024;
 
 // One night's all_reduce check, recorded with dgxhost store add: it makes the schema, a run and its series.
 std::string one_night(const TempDir& dir) {

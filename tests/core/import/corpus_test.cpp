@@ -11,8 +11,10 @@
 
 #include "dgx/core/import/import.hpp"
 #include "dgx/json/json.hpp"
+#include "import_fixture.hpp"
 
 using namespace dgx;
+using dgx::testing::importer;
 
 namespace {
 

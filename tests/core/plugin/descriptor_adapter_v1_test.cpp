@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "dgx/core/plugin/descriptor_adapter.hpp"
+#include "dgx/core/results/document.hpp"
 #include "fixtures.hpp"
 
 using namespace dgx;

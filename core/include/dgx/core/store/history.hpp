@@ -38,7 +38,7 @@ struct HistoryOptions {
 /// series. A series too short to judge says "not enough history", never a pass.
 class HistoryReportBuilder {
 public:
-  explicit HistoryReportBuilder(HistoryOptions options) : options_(std::move(options)) {}
+  explicit HistoryReportBuilder(HistoryOptions options) : options_(options) {}
   void add(const Series& series);
   Report finish();
   /// How many series were added, and the most points one had.
