@@ -1,13 +1,28 @@
-// bench_inference_calibration: projects every row of configs/baselines/inference.toml (offline serving throughput)
-// and prints published value, projection and error per row, then mean / max absolute percentage error.
-// --breakdown also prints each row's steady state: requests in flight, decoding batch, prompt tokens per iteration,
-// the iteration's time split, MBU and the KV cache.
+// bench_inference_calibration: how right the serving model is.
+//  1. Offline throughput: every row of configs/baselines/inference.toml, published against projected.
+//  2. Under load: the measured TTFT and TPOT of configs/baselines/serving-measured.csv (calibration-4), the physical
+//     model alone and with each engine's calibration under leave-one-stack-out cross-validation (every stack, model ×
+//     system × engine, predicted by a calibration fitted without it), by engine, system and mode.
+// Options: --breakdown (each offline row's steady state), --measured FILE (another measured CSV), --stacks (the
+// error of every stack), --write-profiles DIR (the fitted calibrations into DIR/<engine>.toml, replacing their
+// [calibration] tables), --write-readme FILE (the cross-validation table between its markers).
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_calibration.hpp"
+#include "dgx/llm/serve_disaggregated.hpp"
+#include "dgx/llm/serve_measured.hpp"
 #include "dgx/llm/serve_model.hpp"
+#include "dgx/llm/serve_validation.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -34,17 +49,14 @@ void print_breakdown(const ServeCalibrationRow& row) {
               1e3 * d.pp_comm, 1e3 * d.overhead, 1e3 * c.seconds, 100 * p->mbu, 100 * p->mfu);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const bool breakdown = argc > 1 && std::string_view(argv[1]) == "--breakdown";
+bool offline_table(bool breakdown) {
   const auto rows = load_serve_calibration();
   if (!rows) {
     std::fprintf(stderr, "bench_inference_calibration: %s\n", rows.error().message.c_str());
-    return 1;
+    return false;
   }
   const auto outcomes = run_serve_calibration(*rows);
-  std::printf("Serving calibration: projected (dgx-llm-serve, roofline) vs published output tokens/s of the replica "
+  std::printf("1. Offline throughput: projected (dgx-llm-serve, roofline) vs published output tokens/s of the replica "
               "(configs/baselines/inference.toml)\n\n");
   std::printf("%-46s %12s %12s %8s\n", "row", "published", "projected", "error");
   for (const ServeCalibrationOutcome& o : outcomes) {
@@ -64,5 +76,228 @@ int main(int argc, char** argv) {
                 100 * s.max_abs);
     failed = failed || s.failed > 0;
   }
-  return failed ? 1 : 0;
+  return !failed;
+}
+
+/// One measured row with the physical model's features, or why the model cannot project it.
+struct Projected {
+  MeasuredServing row;
+  CalibrationSample sample;
+  std::string failure;
+};
+
+std::string mode_name(bool disaggregated) { return disaggregated ? "disaggregated" : "aggregated"; }
+
+std::vector<Projected> project_measured(const std::vector<MeasuredServing>& rows) {
+  std::map<std::string, std::unique_ptr<ServeModel>> models;
+  std::vector<Projected> out;
+  for (const MeasuredServing& r : rows) {
+    Projected p{.row = r, .sample = {}, .failure = {}};
+    const std::string key = r.model + "@" + r.system;
+    if (!models.contains(key)) {
+      auto model = find_model(r.model);
+      auto system = find_system(r.system);
+      models[key] = model && system ? std::make_unique<ServeModel>(*model, *system) : nullptr;
+    }
+    if (!models[key]) {
+      p.failure = "not in the catalog";
+      out.push_back(std::move(p));
+      continue;
+    }
+    MeasuredServing physical = r;
+    physical.config.engine_calibration = false;
+    const Expected<ServeProjection> projection =
+        r.disaggregated ? project_disaggregated(*models[key], disaggregated_config(physical), std::nullopt)
+                        : models[key]->project(physical.config);
+    if (!projection) {
+      p.failure = projection.error().message;
+    } else {
+      p.sample = CalibrationSample{
+          .stack = r.stack(),
+          .model = {.ttft = projection->ttft.mean, .tpot = projection->tpot.mean, .wave = projection->prefill_wave},
+          .ttft = r.ttft_ms * 1e-3,
+          .tpot = r.tpot_ms * 1e-3};
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+struct Errors {
+  int rows = 0;
+  double model_ttft = 0, model_tpot = 0, ttft = 0, tpot = 0;
+  void add(const CrossValidated& v) {
+    ++rows;
+    model_ttft += std::abs(v.sample.model.ttft / v.sample.ttft - 1);
+    model_tpot += std::abs(v.sample.model.tpot / v.sample.tpot - 1);
+    ttft += std::abs(v.ttft_error());
+    tpot += std::abs(v.tpot_error());
+  }
+  [[nodiscard]] std::string cells() const {
+    char line[160];
+    std::snprintf(line, sizeof line, "| %4d | %5.0f%% | %5.0f%% | %5.0f%% | %5.0f%% |", rows, 100 * model_ttft / rows,
+                  100 * ttft / rows, 100 * model_tpot / rows, 100 * tpot / rows);
+    return line;
+  }
+};
+
+/// The TOML of one calibration, as the profiles carry it.
+std::string calibration_toml(const std::string& mode, const EngineCalibration& c) {
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "[calibration.%s]\n"
+                "tpot_scale = %.4f\ntpot_offset_ms = %.4f\nttft_scale = %.4f\nttft_wave = %.4f\nttft_offset_ms = %.3f\n"
+                "rows = %d\nstacks = %d\ncv_ttft = %.4f\ncv_tpot = %.4f\nband_ttft = %.4f\nband_tpot = %.4f\n",
+                mode.c_str(), c.tpot_scale, c.tpot_offset * 1e3, c.ttft_scale, c.ttft_wave, c.ttft_offset * 1e3, c.rows,
+                c.stacks, c.cv_ttft, c.cv_tpot, c.band_ttft, c.band_tpot);
+  return text;
+}
+
+bool replace_calibration(const std::string& path, const std::string& tables) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "bench_inference_calibration: cannot read %s\n", path.c_str());
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  const std::string marker = "\n# Fitted by bench_inference_calibration";
+  if (const auto at = body.find(marker); at != std::string::npos) {
+    body.resize(at);
+  }
+  std::ofstream(path) << body << marker
+                      << " (leave-one-stack-out cross-validation on configs/baselines/serving-measured.csv).\n"
+                      << tables;
+  return true;
+}
+
+bool replace_between_markers(const std::string& path, const std::string& table) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  const std::string begin = "<!-- serving-cv:begin -->\n";
+  const std::string end = "<!-- serving-cv:end -->";
+  const auto b = body.find(begin);
+  const auto e = body.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) {
+    std::fprintf(stderr, "bench_inference_calibration: %s has no serving-cv markers\n", path.c_str());
+    return false;
+  }
+  body.replace(b + begin.size(), e - b - begin.size(), table);
+  std::ofstream(path) << body;
+  return true;
+}
+
+struct Options {
+  bool breakdown = false, stacks = false;
+  std::string measured = DGX_SERVING_MEASURED, profiles, readme;
+};
+
+bool measured_tables(const Options& o) {
+  std::ifstream in(o.measured);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto rows = parse_serving_measured(text.str(), o.measured);
+  if (!rows) {
+    std::fprintf(stderr, "bench_inference_calibration: %s\n", rows.error().message.c_str());
+    return false;
+  }
+  const std::vector<Projected> projected = project_measured(*rows);
+  // Engine × mode: the unit a calibration is fitted for.
+  std::map<std::string, std::vector<CalibrationSample>> groups;
+  std::map<std::string, std::map<std::string, int>> skipped;
+  for (const Projected& p : projected) {
+    const std::string group = p.row.engine + " " + mode_name(p.row.disaggregated);
+    if (p.failure.empty()) {
+      groups[group].push_back(p.sample);
+    } else {
+      ++skipped[group][p.failure];
+    }
+  }
+  std::map<std::string, Errors> by_group, by_system, by_stack;
+  std::map<std::string, std::string> stack_mode;
+  std::map<std::string, std::string> tables;  // engine -> TOML
+  for (const auto& [group, samples] : groups) {
+    const std::vector<CrossValidated> validated = leave_one_stack_out(samples);
+    const EngineCalibration fit = calibrate(samples, validated);
+    const std::string engine = group.substr(0, group.find(' '));
+    const std::string mode = group.substr(group.find(' ') + 1);
+    // Only the aggregated calibration goes into the profiles: 1,264 of the disaggregated rows give no worker counts,
+    // so their fit would learn the unknown decode batch, not the engine (the CV below still reports them).
+    if (mode == "aggregated") {
+      tables[engine] += "\n" + calibration_toml(mode, fit);
+    }
+    for (const CrossValidated& v : validated) {
+      by_group[group].add(v);
+      const std::string system = v.sample.stack.substr(v.sample.stack.find(' ') + 1);
+      by_system[engine + " | " + system.substr(0, system.find(' ')) + " | " + mode].add(v);
+      by_stack[v.sample.stack + " | " + mode].add(v);
+    }
+  }
+  std::string table =
+      "| engine | mode | rows | TTFT model | TTFT CV | TPOT model | TPOT CV |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& [group, e] : by_group) {
+    const std::string engine = group.substr(0, group.find(' '));
+    table += "| " + engine + " | " + group.substr(group.find(' ') + 1) + " " + e.cells() + "\n";
+  }
+  table += "\n| engine | system | mode | rows | TTFT model | TTFT CV | TPOT model | TPOT CV |\n"
+           "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [key, e] : by_system) {
+    table += "| " + key + " " + e.cells() + "\n";
+  }
+  std::printf(
+      "\n2. Under load: measured TTFT and TPOT (%s, %zu rows), mean |error| of the physical model (model) and of "
+      "the engine's calibration under leave-one-stack-out cross-validation (CV)\n\n%s",
+      o.measured.c_str(), rows->size(), table.c_str());
+  std::printf("\nRows the model cannot project (not in the CV):\n");
+  for (const auto& [group, reasons] : skipped) {
+    for (const auto& [reason, count] : reasons) {
+      std::printf("  %-22s %4d  %s\n", group.c_str(), count, reason.c_str());
+    }
+  }
+  if (o.stacks) {
+    std::printf(
+        "\n| stack | mode | rows | TTFT model | TTFT CV | TPOT model | TPOT CV |\n|---|---|---|---|---|---|---|\n");
+    for (const auto& [key, e] : by_stack) {
+      std::printf("| %s %s\n", key.c_str(), e.cells().c_str());
+    }
+  }
+  std::printf("\nCalibrations fitted on every row:\n");
+  for (const auto& [engine, toml] : tables) {
+    std::printf("# %s%s", engine.c_str(), toml.c_str());
+    if (!o.profiles.empty() && !replace_calibration(o.profiles + "/" + engine + ".toml", toml)) {
+      return false;
+    }
+  }
+  return o.readme.empty() || replace_between_markers(o.readme, table);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--breakdown") {
+      o.breakdown = true;
+    } else if (a == "--stacks") {
+      o.stacks = true;
+    } else if (a == "--measured" && has_value) {
+      o.measured = argv[++i];
+    } else if (a == "--write-profiles" && has_value) {
+      o.profiles = argv[++i];
+    } else if (a == "--write-readme" && has_value) {
+      o.readme = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: bench_inference_calibration [--breakdown] [--stacks] [--measured FILE] "
+                           "[--write-profiles DIR] [--write-readme FILE]\n");
+      return 2;
+    }
+  }
+  const bool offline = offline_table(o.breakdown);
+  const bool measured = measured_tables(o);
+  return offline && measured ? 0 : 1;
 }

@@ -43,6 +43,9 @@ struct RooflineTimer {
   Precision precision;
   Pass pass;
   RooflineProvider::GemmFill fill = RooflineProvider::GemmFill::output_tiles;
+  RooflineProvider::Groups groups = RooflineProvider::Groups::per_group;
+  /// The arithmetic's rate relative to a dense GEMM's (the experts' grouped GEMMs in one kernel); 1 else.
+  double compute_rate = 1;
 
   [[nodiscard]] double overhead(int kernels) const { return kernels * system.efficiency.kernel_overhead_us * 1e-6; }
   [[nodiscard]] double memory_seconds(double bytes) const {
@@ -57,15 +60,16 @@ struct RooflineTimer {
       tiles *= std::max(1.0, std::min(std::ceil(system.sms / tiles), std::floor(g.k / RooflineProvider::kSplitKMin)));
     }
     const double rate = system.dense_peak_flops(precision) * system.gemm_ceiling(precision) * e.sustained_compute *
-                        wave_fill(tiles, system.sms);
+                        wave_fill(tiles, system.sms) * compute_rate;
     const double operands =
         g.weight_bytes > 0
             ? (1.0 * g.m * g.k * gemm_operand_bytes(precision) + 1.0 * g.k * g.n * g.weight_bytes) * g.groups
             : (1.0 * g.m * g.k + 1.0 * g.k * g.n) * g.groups * gemm_operand_bytes(precision);
     const double output = 1.0 * g.m * g.n * g.groups * (kGemmOutputBytes + 2.0 * g.accumulate_bytes);
-    // A grouped GEMM launches one GEMM per group (Transformer Engine's per-expert cuBLAS calls), each with its own
-    // ramp-up and tail.
-    return std::max(flops / rate, memory_seconds(operands + output)) + overhead(static_cast<int>(g.groups));
+    // Per group: one GEMM per group (Transformer Engine's per-expert cuBLAS calls), each with its own ramp-up and
+    // tail; one kernel: the engines' grouped kernels.
+    const int launches = groups == RooflineProvider::Groups::one_kernel ? 1 : static_cast<int>(g.groups);
+    return std::max(flops / rate, memory_seconds(operands + output)) + overhead(launches);
   }
 
   double operator()(const AttentionShape& a) const {
@@ -101,17 +105,22 @@ struct RooflineTimer {
 }  // namespace
 
 double RooflineProvider::seconds(const Op& op) const {
-  const double t = std::visit(RooflineTimer{system_, op.precision, op.pass, fill_}, op.shape);
+  RooflineTimer timer{.system = system_, .precision = op.precision, .pass = op.pass, .fill = fill_, .groups = groups_};
   // The routed experts' grouped GEMMs run at the release's grouped-GEMM fraction of a dense GEMM's rate, less at
   // few tokens per expert (the rows of the forward and dgrad GEMMs, the reduction depth of the wgrad GEMM).
   const bool expert_gemm = op.part == OpPart::moe && std::holds_alternative<GemmShape>(op.shape) && op.name != "router";
   if (!expert_gemm) {
-    return t;
+    return std::visit(timer, op.shape);
   }
   const GemmShape& g = std::get<GemmShape>(op.shape);
   const double tokens = static_cast<double>(op.pass == Pass::wgrad ? g.k : g.m);
   const double t0 = system_.efficiency.grouped_gemm_tokens;
-  return t / system_.efficiency.grouped_gemm * (tokens + t0) / tokens;
+  const double rate = system_.efficiency.grouped_gemm * tokens / (tokens + t0);
+  if (groups_ == Groups::one_kernel) {
+    timer.compute_rate = rate;
+    return std::visit(timer, op.shape);
+  }
+  return std::visit(timer, op.shape) / rate;
 }
 
 double MeasuredOverrides::seconds(const Op& op) const {

@@ -8,6 +8,7 @@
 #include "dgx/catalog/toml_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -124,6 +125,20 @@ ServeExpectedError expected_error(const ServeProjection& p, const ModelConfig& m
                                   "(10% at 90% load doubles the wait); the hardest metric to project"
                                 : "open-loop TTFT: queueing in the simulation, the hardest metric to project (10% is "
                                   "good in published simulators)");
+  }
+  if (p.calibration) {
+    // Calibrated on measured closed-loop rows: the band is what the cross-validation left (its 90th percentile).
+    const EngineCalibration& c = *p.calibration;
+    e.tpot = c.band_tpot;
+    e.ttft = p.open_loop ? e.ttft : c.band_ttft;  // open loop: TTFT is the simulation's, not corrected
+    e.throughput = std::max(e.throughput, c.band_tpot);
+    e.reasons.push_back(p.engine + " calibrated on " + std::to_string(c.rows) + " measured rows of " +
+                        std::to_string(c.stacks) + " stacks (configs/baselines/serving-measured.csv): TTFT ±" +
+                        std::to_string(static_cast<int>(std::lround(100 * c.band_ttft))) + "%, TPOT ±" +
+                        std::to_string(static_cast<int>(std::lround(100 * c.band_tpot))) +
+                        "% hold 9 in 10 rows of stacks left out of the fit (mean error " +
+                        std::to_string(static_cast<int>(std::lround(100 * c.cv_ttft))) + "% and " +
+                        std::to_string(static_cast<int>(std::lround(100 * c.cv_tpot))) + "%)");
   }
   e.e2e = std::max(e.tpot, 0.5 * (e.tpot + e.ttft));
   return e;

@@ -1,6 +1,7 @@
 #include "dgx/llm/serve_config.hpp"
 
 #include "dgx/llm/serve_constants.hpp"
+#include "dgx/llm/serve_engine.hpp"
 #include "dgx/llm/serve_ops.hpp"
 #include "dgx/llm/serve_precision.hpp"
 
@@ -40,8 +41,8 @@ constexpr std::array<std::pair<Speculation, std::string_view>, 4> kSpeculations{
                                                                                  {Speculation::mtp, "mtp"},
                                                                                  {Speculation::eagle, "eagle"},
                                                                                  {Speculation::draft, "draft"}}};
-constexpr std::array<std::pair<ServeEngine, std::string_view>, 2> kEngines{
-    {{ServeEngine::trtllm, "trtllm"}, {ServeEngine::vllm, "vllm"}}};
+constexpr std::array<std::pair<ServeEngine, std::string_view>, 3> kEngines{
+    {{ServeEngine::trtllm, "trtllm"}, {ServeEngine::vllm, "vllm"}, {ServeEngine::sglang, "sglang"}}};
 constexpr std::array<std::pair<Arrival, std::string_view>, 3> kArrivals{
     {{Arrival::poisson, "poisson"}, {Arrival::constant, "constant"}, {Arrival::burst, "burst"}}};
 
@@ -320,10 +321,20 @@ std::optional<Error> serve_config_error(const ModelConfig& model, const SystemPr
   if (auto e = precision_error(system, config.precision, config.kv_precision)) {
     return e;
   }
-  return length_error(model, config);
+  if (const EngineProfile* engine = engine_profile(config.engine)) {
+    if (auto e = engine_feature_error(*engine, config)) {
+      return e;
+    }
+  }
+  return serve_request_error(model, config);
 }
 
 std::optional<Error> serve_request_error(const ModelConfig& model, const ServeConfig& config) {
+  if (const EngineProfile* engine = engine_profile(config.engine)) {
+    if (auto e = engine_version_error(*engine, config.engine_version)) {
+      return e;
+    }
+  }
   return length_error(model, config);
 }
 

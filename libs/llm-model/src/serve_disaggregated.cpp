@@ -192,8 +192,13 @@ Expected<ServeProjection> project_disaggregated(const ServeModel& model, const D
   p.e2e = p.ttft;
   p.e2e.shift((decode.osl - 1.0) * tpot);
   p.disaggregation = d;
+  p.open_loop = c.poisson;
+  // W: the deployment's in-flight prompts prefilled once over the prefill workers.
+  p.prefill_wave =
+      prefill.prompts > 0 ? static_cast<double>(in_flight) * y * prefill.iteration / prefill.prompts / x : 0.0;
+  apply_engine_calibration(p);
   p.output_tokens_per_s_per_gpu = p.output_tokens_per_s / p.gpus();
-  p.output_tokens_per_s_per_user = tpot > 0 ? 1 / tpot : 0;
+  p.output_tokens_per_s_per_user = p.tpot.median > 0 ? 1 / p.tpot.median : 0;
   p.mbu = tpot > 0 ? (decode_step.weight_bytes + decode_step.kv_bytes) / decode_step.seconds /
                          model.system().hbm_bytes_per_s()
                    : 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace dgx::llm {
@@ -165,7 +166,58 @@ std::string provenance(const SystemProfile& system, const StepCost& decode, cons
   return std::string("projected: ") + serve_constants::kModelVersion + ", system " + system.name + ", op times: " + ops;
 }
 
+/// W: the time to prefill `in_flight` prompts once in iterations of the token budget (prompt-only iterations).
+double prefill_wave(const ServeStepModel& steps, const ServeShape& shape, const ServeConfig& c, int in_flight) {
+  if (in_flight < 1 || c.isl < 1) {
+    return 0;
+  }
+  const double prompts = static_cast<double>(in_flight) * c.isl;
+  const double tokens = std::min<double>(c.replica_batch_tokens(), prompts);
+  const double span = std::min<double>(c.isl, tokens);  // a prompt's tokens in one iteration
+  const StepLoad full{
+      .prefill_tokens = tokens, .prefill_pairs = tokens * 0.5 * (span + 1.0), .logit_rows = tokens / c.isl};
+  return prompts * steps.step(shape, full).seconds / tokens;
+}
+
 }  // namespace
+
+void apply_engine_calibration(ServeProjection& p) {
+  p.model_ttft = p.ttft.mean;
+  p.model_tpot = p.tpot.mean;
+  const EngineProfile* engine = engine_profile(p.config.engine);
+  if (engine == nullptr) {
+    return;
+  }
+  p.engine =
+      engine->display + " " + (p.config.engine_version.empty() ? engine->newest().version : p.config.engine_version);
+  const EngineCalibration& c = engine->calibration(p.disaggregation.has_value());
+  if (!p.config.engine_calibration || p.offline || !c.fitted()) {
+    return;
+  }
+  // Open loop: the simulation's queueing is the TTFT; the closed-loop TTFT correction (the wave of requests sent
+  // together, the request path) is not fitted to it, so only the service time, TPOT, is corrected.
+  const auto ttft = [&](double x) {
+    return p.open_loop ? x : c.ttft_scale * x + c.ttft_wave * p.prefill_wave + c.ttft_offset;
+  };
+  const auto tpot = [&](double x) { return c.tpot_scale * x + c.tpot_offset; };
+  const double decode_tokens = std::max(0, p.config.osl - 1);
+  for (auto [t, g, i, e] : {std::tuple{&p.ttft.mean, &p.tpot.mean, &p.itl.mean, &p.e2e.mean},
+                            std::tuple{&p.ttft.median, &p.tpot.median, &p.itl.median, &p.e2e.median},
+                            std::tuple{&p.ttft.p90, &p.tpot.p90, &p.itl.p90, &p.e2e.p90},
+                            std::tuple{&p.ttft.p99, &p.tpot.p99, &p.itl.p99, &p.e2e.p99}}) {
+    *t = ttft(*t);
+    *g = p.config.osl > 1 ? tpot(*g) : 0.0;
+    *i = p.config.osl > 1 ? tpot(*i) : 0.0;
+    *e = *t + decode_tokens * *g;
+  }
+  if (!p.open_loop && p.e2e.mean > 0) {
+    // Closed loop: the requests in flight cycle once per E2E (Little's law), on every decode worker.
+    const int replicas = p.disaggregation ? p.disaggregation->decode_workers : 1;
+    p.requests_per_s = replicas * p.in_flight / p.e2e.mean;
+    p.output_tokens_per_s = p.requests_per_s * p.config.osl;
+  }
+  p.calibration = c;
+}
 
 /// A simulation's distributions and means in place of the steady state's.
 void ServeModel::apply_simulation(ServeProjection& p, const SimulationResult& sim, const ServeShape& shape) const {
@@ -253,6 +305,8 @@ ServeProjection ServeModel::project(const ServeConfig& config, const ServeCapaci
     apply_simulation(p, simulate_serving(steps_, shape, config, capacity.kv_tokens, p.in_flight, config.requests),
                      shape);
   }
+  p.prefill_wave = prefill_wave(steps_, shape, config, p.in_flight);
+  apply_engine_calibration(p);
   // Requests beyond what fits wait for a slot (closed loop: Little's law over the waiting line).
   if (!p.offline && config.concurrency > p.in_flight && p.requests_per_s > 0) {
     p.queue_wait = (config.concurrency - p.in_flight) / p.requests_per_s;

@@ -135,10 +135,12 @@ double scheduled_requests(const StepLoad& load) {
 ServeStepModel::ServeStepModel(ModelConfig model, SystemProfile system, const OpTimeProvider* provider)
     : model_(std::move(model)), system_(std::move(system)) {
   if (provider == nullptr) {
-    own_provider_ = std::make_unique<RooflineProvider>(system_, RooflineProvider::GemmFill::split_k);
+    own_provider_ = std::make_unique<RooflineProvider>(system_, RooflineProvider::GemmFill::split_k,
+                                                       RooflineProvider::Groups::one_kernel);
     SystemProfile graphs = system_;
     graphs.efficiency.kernel_overhead_us = serve_constants::kGraphKernelOverheadUs;
-    graph_provider_ = std::make_unique<RooflineProvider>(std::move(graphs), RooflineProvider::GemmFill::split_k);
+    graph_provider_ = std::make_unique<RooflineProvider>(std::move(graphs), RooflineProvider::GemmFill::split_k,
+                                                         RooflineProvider::Groups::one_kernel);
     provider = own_provider_.get();
   }
   provider_ = provider;

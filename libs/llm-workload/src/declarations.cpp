@@ -165,6 +165,7 @@ RowDeclarations serving_declarations() {
            "serve.draft_tokens",
            "serve.draft_model",
            "serve.engine",
+           "serve.engine_version",
            "serve.max_batch_tokens",
            "serve.max_batch_size",
            "serve.kv_cache_fraction"},

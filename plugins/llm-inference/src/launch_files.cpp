@@ -178,6 +178,57 @@ std::string vllm_command(const InferenceSettings& s, const std::string& checkpoi
          vllm_speculative(s) + extra;
 }
 
+/// SGLang's speculative flags: EAGLE / EAGLE-3 heads, NextN (the MTP module, which SGLang runs as EAGLE), a
+/// standalone draft model; steps = draft tokens, one candidate per step.
+std::string sglang_speculative(const InferenceSettings& s) {
+  const llm::SpeculativeConfig& sp = s.config.speculative;
+  if (!sp.active()) {
+    return {};
+  }
+  const std::string k = std::to_string(sp.draft_tokens);
+  std::string algorithm;
+  std::string draft;
+  switch (sp.kind) {
+  case llm::Speculation::mtp: algorithm = "NEXTN"; break;
+  case llm::Speculation::eagle:
+    algorithm = "EAGLE3";
+    draft = " --speculative-draft-model-path " + word(draft_checkpoint(s).value_or("EAGLE3_DRAFT_HEAD"));
+    break;
+  case llm::Speculation::draft:
+    algorithm = "STANDALONE";
+    draft = " --speculative-draft-model-path " + word(draft_checkpoint(s).value_or("DRAFT_MODEL"));
+    break;
+  case llm::Speculation::none: return {};
+  }
+  return " \
+  --speculative-algorithm " +
+         algorithm + " --speculative-num-steps " + k + " --speculative-eagle-topk 1 --speculative-num-draft-tokens " +
+         std::to_string(sp.draft_tokens + 1) + draft;
+}
+
+/// python3 -m sglang.launch_server: attention DP as --dp with --enable-dp-attention inside the TP group, experts
+/// over --ep-size; the token budget is the chunked-prefill size.
+std::string sglang_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeLayout& l,
+                           int max_batch, int port, const std::string& extra) {
+  const llm::ServeConfig& c = s.config;
+  std::string parallel = "--tp-size " + std::to_string(l.tp) + " --pp-size " + std::to_string(l.pp);
+  if (l.attention_dp) {
+    parallel += " --dp-size " + std::to_string(l.tp) + " --enable-dp-attention";
+  }
+  if (l.ep > 1) {
+    parallel += " --ep-size " + std::to_string(l.ep);
+  }
+  return "python3 -m sglang.launch_server --model-path " + word(checkpoint) + " --host 0.0.0.0 --port " +
+         std::to_string(port) + " \
+  " + parallel +
+         " \
+  --max-running-requests " +
+         std::to_string(max_batch) + " --chunked-prefill-size " + std::to_string(c.batch_tokens()) +
+         " --mem-fraction-static " + number(std::min(0.95, 0.05 + c.kv_fraction())) +
+         (c.kv_precision == llm::Precision::bf16 ? std::string() : " --kv-cache-dtype fp8_e4m3") +
+         sglang_speculative(s) + extra;
+}
+
 std::string aiperf_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeProjection& p) {
   const llm::ServeConfig& c = p.config;
   std::string load;
@@ -193,7 +244,7 @@ std::string aiperf_command(const InferenceSettings& s, const std::string& checkp
     requests = requests > 0 ? requests : std::max(100, 10 * concurrency * replicas);
   }
   std::string out =
-      "#!/usr/bin/env bash\n# Measures the endpoint trtllm-serve / vllm serve opened, as dgxhost projected it: ISL " +
+      "#!/usr/bin/env bash\n# Measures the endpoint the engine's server opened, as dgxhost projected it: ISL " +
       std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + ", " + load.substr(2) +
       ", SLOs as goodput. TTFT, ITL (= TPOT) and throughput compare 1:1 with the projection's "
       "ttft, tpot, output_tokens_per_s.\n";
@@ -231,6 +282,36 @@ std::string devices(int& next, int count) {
 }
 
 int worker_gpus(const llm::ServeLayout& l) { return l.tp * l.pp; }
+
+void sglang_files(LaunchFiles& f, const InferenceSettings& s, const std::string& ckpt, const llm::ServeProjection& p,
+                  const std::string& header) {
+  std::string script = header;
+  if (!p.disaggregation) {
+    script += sglang_command(s, ckpt, p.config.layout, batch_size(p), 8000, "") + "\n";
+    f.files.emplace_back("sglang-serve.sh", script);
+    return;
+  }
+  const llm::ServeDisaggregation& d = *p.disaggregation;
+  script += "# " + std::to_string(d.prefill_workers) + " prefill and " + std::to_string(d.decode_workers) +
+            " decode servers, each on GPUs of its own, then SGLang's router in PD mode on port 8000.\nset -e\n";
+  std::string router = "python3 -m sglang_router.launch_router --pd-disaggregation --host 0.0.0.0 --port 8000";
+  int port = 8001;
+  int gpu = 0;
+  const std::string transfer = " \\\n  --disaggregation-transfer-backend nixl --disaggregation-mode ";
+  for (int i = 0; i < d.prefill_workers; ++i, ++port) {
+    script +=
+        devices(gpu, worker_gpus(d.prefill_layout)) +
+        sglang_command(s, ckpt, d.prefill_layout, std::max(1, d.prompts_per_iteration), port, transfer + "prefill") +
+        " &\n";
+    router += " \\\n  --prefill http://localhost:" + std::to_string(port);
+  }
+  for (int i = 0; i < d.decode_workers; ++i, ++port) {
+    script += devices(gpu, worker_gpus(p.config.layout)) +
+              sglang_command(s, ckpt, p.config.layout, batch_size(p), port, transfer + "decode") + " &\n";
+    router += " \\\n  --decode http://localhost:" + std::to_string(port);
+  }
+  f.files.emplace_back("sglang-serve.sh", script + router + "\n");
+}
 
 void trtllm_disaggregated(LaunchFiles& f, const InferenceSettings& s, const std::string& ckpt,
                           const llm::ServeProjection& p) {
@@ -323,6 +404,8 @@ LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeA
       script += vllm_command(s, ckpt, p.config.layout, batch_size(p), 8000, "") + "\n";
     }
     f.files.emplace_back("vllm-serve.sh", script);
+  } else if (s.config.engine == llm::ServeEngine::sglang) {
+    sglang_files(f, s, ckpt, p, header);
   } else if (p.disaggregation) {
     trtllm_disaggregated(f, s, ckpt, p);
   } else {

@@ -146,7 +146,11 @@ std::vector<Param> inference_params() {
                       "tokens"),
       Param::string(key::draft_model, "", "the draft model of serve.speculative = draft, from the model catalog"),
       Param::string(key::engine, "trtllm",
-                    "the serving engine the launch files are for (and whose features are checked)", "trtllm|vllm"),
+                    "the serving engine (configs/engines/): its features are checked, its calibration corrects the "
+                    "latencies, the launch files are its commands",
+                    "trtllm|vllm|sglang"),
+      Param::string(key::engine_version, "",
+                    "a release of the engine's profile (configs/engines/<engine>.toml); empty: its newest"),
       Param::string(key::checkpoint, "",
                     "the checkpoint the launch files serve (a Hugging Face id or a path); empty: the usual one for "
                     "the model and precision"),

@@ -42,6 +42,7 @@ inline constexpr const char* draft_tokens = "serve.draft_tokens";
 inline constexpr const char* acceptance = "serve.acceptance";
 inline constexpr const char* draft_model = "serve.draft_model";
 inline constexpr const char* engine = "serve.engine";
+inline constexpr const char* engine_version = "serve.engine_version";
 inline constexpr const char* checkpoint = "serve.checkpoint";
 inline constexpr const char* attention_dp = "parallel.attention_dp";
 inline constexpr const char* prefill_tp = "serve.prefill_tp";

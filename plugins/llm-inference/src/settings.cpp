@@ -77,7 +77,8 @@ void read_load(const dgx::sdk::Host& host, InferenceSettings& s) {
 void read_speculation(const dgx::sdk::Host& host, InferenceSettings& s) {
   llm::SpeculativeConfig& sp = s.config.speculative;
   sp.kind = read_choice(host, key::speculative, llm::parse_speculation, "none, mtp, eagle, draft");
-  s.config.engine = read_choice(host, key::engine, llm::parse_serve_engine, "trtllm, vllm");
+  s.config.engine = read_choice(host, key::engine, llm::parse_serve_engine, "trtllm, vllm, sglang");
+  s.config.engine_version = host.get_string(key::engine_version);
   if (!sp.active()) {
     return;
   }

@@ -14,13 +14,13 @@
 
 using namespace dgx::catalog;
 
-TEST_CASE("the embedded model catalog holds all 27 models with their required fields") {
+TEST_CASE("the embedded model catalog holds all 30 models with their required fields") {
   const std::vector<std::string> expected = {
-      "deepseek-v3",     "glm-5",         "gpt-oss-120b", "gpt-oss-20b",     "gpt3-175b",     "gpt3-20b",
-      "gpt3-5b",         "kimi-k2",       "llama2-13b",   "llama2-70b",      "llama2-7b",     "llama3-70b",
-      "llama3.1-405b",   "llama3.1-70b",  "llama3.1-8b",  "llama4-maverick", "llama4-scout",  "mixtral-8x22b",
-      "mixtral-8x7b",    "nemotron-22b",  "nemotron-8b",  "nemotron-h-56b",  "nemotron4-15b", "nemotron4-340b",
-      "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b"};
+      "deepseek-v3",   "glm-5",          "gpt-oss-120b",    "gpt-oss-20b",   "gpt3-175b",       "gpt3-20b",
+      "gpt3-5b",       "kimi-k2",        "kimi-k2.5",       "llama2-13b",    "llama2-70b",      "llama2-7b",
+      "llama3-70b",    "llama3.1-405b",  "llama3.1-70b",    "llama3.1-8b",   "llama4-maverick", "llama4-scout",
+      "minimax-m2.5",  "mixtral-8x22b",  "mixtral-8x7b",    "nemotron-22b",  "nemotron-8b",     "nemotron-h-56b",
+      "nemotron4-15b", "nemotron4-340b", "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b",       "qwen3.5-397b-a17b"};
   CHECK(model_names() == expected);
   for (const std::string& name : expected) {
     CAPTURE(name);

@@ -5,9 +5,12 @@
 
 namespace dgx::llm::testing {
 
+/// A configuration of the physical model: these tests check its mechanisms, so the engine's calibration (fitted to
+/// measured rows, serve_engine_test.cpp and serve_model_test.cpp check it) stays off.
 inline ServeConfig serve_config(ServeLayout layout, int isl, int osl, int concurrency,
                                 Precision precision = Precision::fp8) {
   ServeConfig c;
+  c.engine_calibration = false;
   c.layout = layout;
   c.precision = precision;
   c.kv_precision = precision == Precision::bf16 ? Precision::bf16 : Precision::fp8;

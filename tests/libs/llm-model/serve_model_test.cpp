@@ -225,3 +225,29 @@ TEST_CASE(
   CHECK(qwen.ttft.median > 0);
   CHECK(qwen.mfu > 0);
 }
+
+TEST_CASE("under a closed loop the engine's calibration corrects TTFT and TPOT and records the physical values") {
+  const ServeModel serve(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  ServeConfig c = serve_config({.tp = 4}, 2000, 500, 32);
+  const auto physical = serve.project(c);
+  c.engine_calibration = true;
+  c.engine = ServeEngine::vllm;
+  const auto calibrated = serve.project(c);
+  REQUIRE(physical);
+  REQUIRE(calibrated);
+  REQUIRE(calibrated->calibration);
+  CHECK_FALSE(physical->calibration);
+  const EngineCalibration& k = *calibrated->calibration;
+  const ServeFeatures f{.ttft = physical->ttft.mean, .tpot = physical->tpot.mean, .wave = physical->prefill_wave};
+  CHECK(calibrated->model_tpot == doctest::Approx(physical->tpot.mean));
+  CHECK(calibrated->tpot.mean == doctest::Approx(calibrated_tpot(k, f)));
+  CHECK(calibrated->ttft.mean == doctest::Approx(calibrated_ttft(k, f)));
+  // Little's law over the corrected latency: the requests in flight cycle once per E2E.
+  CHECK(calibrated->requests_per_s == doctest::Approx(32 / calibrated->e2e.mean));
+  CHECK(calibrated->engine.rfind("vLLM ", 0) == 0);
+  // Offline throughput stays the physical model's (checked on configs/baselines/inference.toml).
+  c.concurrency = 0;
+  const auto offline = serve.project(c);
+  REQUIRE(offline);
+  CHECK_FALSE(offline->calibration);
+}

@@ -158,6 +158,29 @@ TEST_CASE("with serve.engine = vllm the launch file is vllm serve's flags, atten
   CHECK(has(f.find("aiperf.sh"), "--request-rate 2 --request-count 200"));
 }
 
+TEST_CASE("with serve.engine = sglang the launch file is sglang.launch_server's flags, DP attention and EP") {
+  InferenceHost h;
+  h.set(key::model, std::string("deepseek-r1"));
+  h.set(key::system, std::string("h200-sxm"));
+  h.set(key::precision, std::vector<std::string>{"fp8"});
+  h.set(key::tp, std::int64_t{8});
+  h.set(key::ep, std::int64_t{8});
+  h.set(key::attention_dp, true);
+  h.set(key::engine, std::string("sglang"));
+  h.set(key::speculative, std::string("mtp"));
+  h.set(key::concurrency, std::int64_t{64});
+  const Serving serving{dgx::sdk::Host(h.api())};
+  const LaunchFiles f = launch_files(serving.settings(), serving.assumptions(), serving.project_configuration());
+  const std::string* serve = f.find("sglang-serve.sh");
+  CHECK(has(serve, "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --host"));
+  CHECK(has(serve, "--tp-size 8 --pp-size 1 --dp-size 8 --enable-dp-attention --ep-size 8"));
+  CHECK(has(serve, "--chunked-prefill-size 8192"));
+  CHECK(has(serve, "--kv-cache-dtype fp8_e4m3"));
+  CHECK(has(serve, "--speculative-algorithm NEXTN --speculative-num-steps 3"));
+  CHECK(f.find("trtllm-serve.sh") == nullptr);
+  CHECK(has(f.find("aiperf.sh"), "--concurrency 64"));
+}
+
 TEST_CASE("explore hands the recommendation's launch files to the host (--emit DIR), scripts executable, and notes "
           "them") {
   InferenceHost h;

@@ -75,7 +75,22 @@ TEST_CASE("bad input exits 2 with the reason") {
           {{"--mode", "project", "--set", "serve.speculative=eagle", "--set", "serve.engine=vllm", "--set",
             "parallel.pp=2"},
            "vLLM's speculative decoding does not run with pipeline parallelism"},
+          {{"--mode", "project", "--set", "serve.engine=tgi"}, "'tgi' is not one of trtllm, vllm, sglang"},
+          {{"--mode", "project", "--set", "serve.engine=sglang", "--set", "serve.engine_version=0.4.0"},
+           "serve.engine_version: 0.4.0 is not a release of SGLang"},
       });
+}
+
+TEST_CASE("--set serve.engine=sglang: SGLang's calibration corrects the latencies and its band is the row's") {
+  const dgx::json::Value doc =
+      json_of(dgxhost({"--plugin", "llama70b-serve", "--mode", "project", "--set", "serve.engine=sglang", "--set",
+                       "serve.concurrency=32", "--format", "json"}));
+  const auto& rows = doc["results"].as_array();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.front()["config"]["serve.engine"].as_string() == "sglang");
+  CHECK(metric(rows.front(), "tpot") > 0);
+  const std::string out = fast_answer({"--plugin", "llm-inference", "--set", "serve.engine=sglang"});
+  CHECK(has(out, "(recommended = yes)"));
 }
 
 TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAML and the aiperf command there") {

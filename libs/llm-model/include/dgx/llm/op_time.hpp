@@ -41,9 +41,17 @@ public:
   ///   decoding, which then stream their weights at the memory roofline.
   enum class GemmFill : unsigned char { output_tiles, split_k };
   static constexpr double kSplitKMin = 128;
+  /// How a grouped GEMM (the routed experts, MLA's per-head absorption) runs.
+  /// - per_group: one GEMM launch per group, each with its own ramp-up and tail (Transformer Engine's per-expert
+  ///   cuBLAS calls in training); the experts' few-token penalty slows the whole GEMM;
+  /// - one_kernel: one grouped kernel over all groups (the serving engines' fused MoE and batched GEMMs: CUTLASS
+  ///   grouped GEMM, Triton fused_moe, DeepGEMM): one launch, and few tokens per expert slow only its arithmetic,
+  ///   so a decode batch that gives each expert a token or two streams the experts' weights at the memory roofline.
+  enum class Groups : unsigned char { per_group, one_kernel };
 
-  explicit RooflineProvider(SystemProfile system, GemmFill fill = GemmFill::output_tiles)
-      : system_(std::move(system)), fill_(fill) {}
+  explicit RooflineProvider(SystemProfile system, GemmFill fill = GemmFill::output_tiles,
+                            Groups groups = Groups::per_group)
+      : system_(std::move(system)), fill_(fill), groups_(groups) {}
   [[nodiscard]] double seconds(const Op& op) const override;
   [[nodiscard]] std::string_view source(const Op&) const override { return "roofline"; }
   [[nodiscard]] const SystemProfile& system() const { return system_; }
@@ -52,6 +60,7 @@ public:
 private:
   SystemProfile system_;
   GemmFill fill_;
+  Groups groups_;
 };
 
 /// Measured op times layered over a fallback provider (which must outlive this object).

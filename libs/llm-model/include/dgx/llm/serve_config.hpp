@@ -54,8 +54,9 @@ struct SpeculativeConfig {
   [[nodiscard]] int verify_tokens() const { return active() ? 1 + draft_tokens : 1; }
 };
 
-/// The serving engine the launch files are for, and whose features (speculative methods) are checked.
-enum class ServeEngine : std::uint8_t { trtllm, vllm };
+/// The serving engine: its profile (configs/engines/, serve_engine.hpp) sets the scheduler's defaults, the features it
+/// has, and the calibration of the model's latencies; the launch files are its commands.
+enum class ServeEngine : std::uint8_t { trtllm, vllm, sglang };
 [[nodiscard]] std::string_view to_string(ServeEngine engine);
 [[nodiscard]] std::optional<ServeEngine> parse_serve_engine(std::string_view text);
 
@@ -100,6 +101,10 @@ struct ServeConfig {
   int requests = 0;              ///< requests the simulation serves (--num-prompts); 0: enough for a steady state
   SpeculativeConfig speculative;
   ServeEngine engine = ServeEngine::trtllm;
+  std::string engine_version;  ///< a release of the engine's profile; empty: its newest
+  /// Apply the engine's calibration (serve_engine.hpp) to closed- and open-loop latencies; false gives the physical
+  /// model alone (what the calibration is fitted to).
+  bool engine_calibration = true;
 
   [[nodiscard]] bool has_spread() const { return isl_stdev > 0 || osl_stdev > 0 || lengths != nullptr; }
   [[nodiscard]] bool open_loop() const { return request_rate > 0 || arrival == Arrival::burst; }

@@ -27,6 +27,7 @@
 #include "dgx/llm/expected.hpp"
 #include "dgx/llm/op_time.hpp"
 #include "dgx/llm/serve_config.hpp"
+#include "dgx/llm/serve_engine.hpp"
 #include "dgx/llm/serve_memory.hpp"
 #include "dgx/llm/serve_step.hpp"
 #include "dgx/llm/step_model.hpp"
@@ -99,6 +100,13 @@ struct ServeProjection {
   StepCost decode_step;                ///< an iteration of the D decoding requests alone
   StepCost chunk_step;                 ///< the same with a prompt chunk
   std::optional<ServeDisaggregation> disaggregation;  ///< set: prefill and decode on separate workers
+  /// W: prefilling every in-flight prompt once at the token budget (disaggregated: over the prefill workers), s.
+  double prefill_wave = 0;
+  /// The physical model's mean TTFT and TPOT and W, before the engine's calibration.
+  double model_ttft = 0, model_tpot = 0;
+  /// Set when the engine's calibration was applied (closed or open loop): the correction and its cross-validation.
+  std::optional<EngineCalibration> calibration;
+  std::string engine;  ///< "TensorRT-LLM 1.3.0rc5": the engine and release the latencies are for
   std::optional<double> usd_per_million_output_tokens;
   std::string price_label;
   std::string provenance;  ///< model version, system, where the op times come from
@@ -108,6 +116,13 @@ struct ServeProjection {
 };
 
 struct SimulationResult;
+
+/// Applies the engine's calibration of config.engine in the projection's mode to TTFT, TPOT, ITL and E2E (every
+/// statistic; closed loop: TTFT with the prefill wave, and requests/s from Little's law over the new E2E; open loop:
+/// TPOT only, TTFT stays the simulation's queueing; offline and disaggregated: nothing (the offline throughput is
+/// checked on configs/baselines/inference.toml as the physical model gives it; no disaggregated calibration is
+/// fitted, as the measured rows lack worker counts). Records the physical values first.
+void apply_engine_calibration(ServeProjection& projection);
 
 /// Projects serving configurations of one model on one system.
 class ServeModel {

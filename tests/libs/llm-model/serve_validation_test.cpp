@@ -1,0 +1,98 @@
+#include "dgx/llm/serve_validation.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace dgx::llm;
+
+namespace {
+
+/// Synthetic rows measured as a known correction of the model's features would have them.
+std::vector<CalibrationSample> synthetic(const EngineCalibration& truth, int stacks, int per_stack) {
+  std::vector<CalibrationSample> out;
+  for (int s = 0; s < stacks; ++s) {
+    for (int i = 0; i < per_stack; ++i) {
+      const ServeFeatures f{.ttft = 0.02 + 0.01 * i, .tpot = 0.005 + 0.002 * (i % 5) + 0.001 * s, .wave = 0.1 * (i % 7)};
+      out.push_back({.stack = "stack" + std::to_string(s),
+                     .model = f,
+                     .ttft = calibrated_ttft(truth, f),
+                     .tpot = calibrated_tpot(truth, f)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fit recovers a correction the rows follow exactly, and counts rows and stacks") {
+  EngineCalibration truth;
+  truth.tpot_scale = 0.8;
+  truth.tpot_offset = 0.003;
+  truth.ttft_scale = 1.5;
+  truth.ttft_wave = 0.2;
+  truth.ttft_offset = 0.05;
+  const EngineCalibration fit = fit_calibration(synthetic(truth, 4, 20));
+  CHECK(fit.tpot_scale == doctest::Approx(0.8).epsilon(1e-6));
+  CHECK(fit.tpot_offset == doctest::Approx(0.003).epsilon(1e-6));
+  CHECK(fit.ttft_scale == doctest::Approx(1.5).epsilon(1e-6));
+  CHECK(fit.ttft_wave == doctest::Approx(0.2).epsilon(1e-6));
+  CHECK(fit.ttft_offset == doctest::Approx(0.05).epsilon(1e-6));
+  CHECK(fit.rows == 80);
+  CHECK(fit.stacks == 4);
+}
+
+TEST_CASE("a term that would enter negatively is dropped, not fitted below zero") {
+  EngineCalibration truth;
+  truth.ttft_scale = 1;
+  truth.ttft_wave = 0;
+  truth.ttft_offset = 0;
+  std::vector<CalibrationSample> rows = synthetic(truth, 2, 30);
+  // Measured TTFT falls as the wave grows: a negative wave coefficient would fit best.
+  for (CalibrationSample& r : rows) {
+    r.ttft = std::max(0.001, r.model.ttft - 0.05 * r.model.wave);
+  }
+  const EngineCalibration fit = fit_calibration(rows);
+  CHECK(fit.ttft_wave == 0);
+  CHECK(fit.ttft_scale >= 0);
+  CHECK(fit.ttft_offset >= 0);
+}
+
+TEST_CASE("a few rows off by a factor do not pull the correction of the others (Huber weights)") {
+  EngineCalibration truth;
+  truth.tpot_scale = 1;
+  truth.tpot_offset = 0.002;
+  std::vector<CalibrationSample> rows = synthetic(truth, 3, 40);
+  for (int i = 0; i < 6; ++i) {
+    rows[static_cast<std::size_t>(i)].tpot *= 10;  // a layout the model does not describe
+  }
+  const EngineCalibration fit = fit_calibration(rows);
+  CHECK(fit.tpot_scale == doctest::Approx(1).epsilon(0.05));
+}
+
+TEST_CASE("leave-one-stack-out predicts each stack with a fit that never saw it") {
+  EngineCalibration truth;
+  truth.tpot_scale = 2;
+  truth.ttft_scale = 1;
+  std::vector<CalibrationSample> rows = synthetic(truth, 5, 10);
+  // One stack runs 50% slower than the others: its held-out prediction cannot know it.
+  for (CalibrationSample& r : rows) {
+    if (r.stack == "stack1") {
+      r.tpot *= 1.5;
+    }
+  }
+  const std::vector<CrossValidated> cv = leave_one_stack_out(rows);
+  REQUIRE(cv.size() == rows.size());
+  for (const CrossValidated& v : cv) {
+    if (v.sample.stack == "stack1") {
+      CHECK(v.tpot_error() == doctest::Approx(1 / 1.5 - 1).epsilon(0.02));
+    } else {
+      CHECK(std::abs(v.tpot_error()) < 0.3);  // the slow stack is in these folds, down-weighted
+    }
+  }
+  const EngineCalibration c = calibrate(rows, cv);
+  CHECK(c.cv_tpot > 0.05);
+  CHECK(c.band_tpot >= c.cv_tpot);
+}
