@@ -5,7 +5,8 @@
 //     system × engine, predicted by a calibration fitted without it), by engine, system and mode.
 // Options: --breakdown (each offline row's steady state), --measured FILE (another measured CSV), --stacks (the
 // error of every stack), --write-profiles DIR (the fitted calibrations into DIR/<engine>.toml, replacing their
-// [calibration] tables), --write-readme FILE (the cross-validation table between its markers).
+// [calibration] tables), --write-readme FILE (the cross-validation table between its markers), --rows CSV (every
+// projected row with its features and cross-validated predictions).
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/serve_calibration.hpp"
 #include "dgx/llm/serve_disaggregated.hpp"
@@ -104,6 +105,11 @@ std::vector<Projected> project_measured(const std::vector<MeasuredServing>& rows
       out.push_back(std::move(p));
       continue;
     }
+    if (!r.concurrency_stated) {
+      p.failure = "the source states no concurrency (silicon_concurrency): the load is not known";
+      out.push_back(std::move(p));
+      continue;
+    }
     MeasuredServing physical = r;
     physical.config.engine_calibration = false;
     const Expected<ServeProjection> projection =
@@ -112,11 +118,13 @@ std::vector<Projected> project_measured(const std::vector<MeasuredServing>& rows
     if (!projection) {
       p.failure = projection.error().message;
     } else {
-      p.sample = CalibrationSample{
-          .stack = r.stack(),
-          .model = {.ttft = projection->ttft.mean, .tpot = projection->tpot.mean, .wave = projection->prefill_wave},
-          .ttft = r.ttft_ms * 1e-3,
-          .tpot = r.tpot_ms * 1e-3};
+      p.sample = CalibrationSample{.stack = r.stack(),
+                                   .model = {.ttft = projection->ttft.mean,
+                                             .tpot = projection->tpot.mean,
+                                             .wave = projection->prefill_wave,
+                                             .kernels = projection->decode_step.kernels},
+                                   .ttft = r.ttft_ms * 1e-3,
+                                   .tpot = r.tpot_ms * 1e-3};
     }
     out.push_back(std::move(p));
   }
@@ -143,13 +151,14 @@ struct Errors {
 
 /// The TOML of one calibration, as the profiles carry it.
 std::string calibration_toml(const std::string& mode, const EngineCalibration& c) {
-  char text[640];
+  char text[720];
   std::snprintf(text, sizeof text,
                 "[calibration.%s]\n"
-                "tpot_scale = %.4f\ntpot_offset_ms = %.4f\nttft_scale = %.4f\nttft_wave = %.4f\nttft_offset_ms = %.3f\n"
+                "tpot_scale = %.4f\ntpot_per_kernel_us = %.4f\ntpot_offset_ms = %.4f\nttft_scale = %.4f\nttft_wave = "
+                "%.4f\nttft_offset_ms = %.3f\n"
                 "rows = %d\nstacks = %d\ncv_ttft = %.4f\ncv_tpot = %.4f\nband_ttft = %.4f\nband_tpot = %.4f\n",
-                mode.c_str(), c.tpot_scale, c.tpot_offset * 1e3, c.ttft_scale, c.ttft_wave, c.ttft_offset * 1e3, c.rows,
-                c.stacks, c.cv_ttft, c.cv_tpot, c.band_ttft, c.band_tpot);
+                mode.c_str(), c.tpot_scale, c.tpot_per_kernel * 1e6, c.tpot_offset * 1e3, c.ttft_scale, c.ttft_wave,
+                c.ttft_offset * 1e3, c.rows, c.stacks, c.cv_ttft, c.cv_tpot, c.band_ttft, c.band_tpot);
   return text;
 }
 
@@ -192,8 +201,34 @@ bool replace_between_markers(const std::string& path, const std::string& table) 
 
 struct Options {
   bool breakdown = false, stacks = false;
-  std::string measured = DGX_SERVING_MEASURED, profiles, readme;
+  std::string measured = DGX_SERVING_MEASURED, profiles, readme, rows;
 };
+
+/// Every projected row with its features, measured values and cross-validated predictions, as CSV (for analysis).
+void write_rows(const std::string& path, const std::vector<Projected>& projected,
+                const std::map<std::string, std::vector<CrossValidated>>& validated) {
+  std::ofstream out(path);
+  out << "id,engine,mode,stack,isl,osl,concurrency,layout,model_ttft_ms,model_tpot_ms,wave_ms,ttft_ms,tpot_ms,"
+         "cv_ttft_ms,cv_tpot_ms\n";
+  std::map<std::pair<std::string, double>, const CrossValidated*> by_row;
+  for (const auto& [group, rows] : validated) {
+    for (const CrossValidated& v : rows) {
+      by_row[{v.sample.stack, v.sample.ttft * 1e6 + v.sample.tpot}] = &v;
+    }
+  }
+  for (const Projected& p : projected) {
+    if (!p.failure.empty()) {
+      continue;
+    }
+    const auto found = by_row.find({p.sample.stack, p.sample.ttft * 1e6 + p.sample.tpot});
+    const CrossValidated* v = found == by_row.end() ? nullptr : found->second;
+    out << p.row.id << ',' << p.row.engine << ',' << mode_name(p.row.disaggregated) << ',' << p.sample.stack << ','
+        << p.row.config.isl << ',' << p.row.config.osl << ',' << p.row.config.concurrency << ','
+        << layout_label(p.row.config.layout, true) << ',' << 1e3 * p.sample.model.ttft << ','
+        << 1e3 * p.sample.model.tpot << ',' << 1e3 * p.sample.model.wave << ',' << p.row.ttft_ms << ',' << p.row.tpot_ms
+        << ',' << (v ? 1e3 * v->ttft : 0) << ',' << (v ? 1e3 * v->tpot : 0) << '\n';
+  }
+}
 
 bool measured_tables(const Options& o) {
   std::ifstream in(o.measured);
@@ -219,8 +254,9 @@ bool measured_tables(const Options& o) {
   std::map<std::string, Errors> by_group, by_system, by_stack;
   std::map<std::string, std::string> stack_mode;
   std::map<std::string, std::string> tables;  // engine -> TOML
+  std::map<std::string, std::vector<CrossValidated>> all_validated;
   for (const auto& [group, samples] : groups) {
-    const std::vector<CrossValidated> validated = leave_one_stack_out(samples);
+    const std::vector<CrossValidated>& validated = all_validated[group] = leave_one_stack_out(samples);
     const EngineCalibration fit = calibrate(samples, validated);
     const std::string engine = group.substr(0, group.find(' '));
     const std::string mode = group.substr(group.find(' ') + 1);
@@ -271,6 +307,9 @@ bool measured_tables(const Options& o) {
       return false;
     }
   }
+  if (!o.rows.empty()) {
+    write_rows(o.rows, projected, all_validated);
+  }
   return o.readme.empty() || replace_between_markers(o.readme, table);
 }
 
@@ -291,9 +330,11 @@ int main(int argc, char** argv) {
       o.profiles = argv[++i];
     } else if (a == "--write-readme" && has_value) {
       o.readme = argv[++i];
+    } else if (a == "--rows" && has_value) {
+      o.rows = argv[++i];
     } else {
       std::fprintf(stderr, "usage: bench_inference_calibration [--breakdown] [--stacks] [--measured FILE] "
-                           "[--write-profiles DIR] [--write-readme FILE]\n");
+                           "[--write-profiles DIR] [--write-readme FILE] [--rows CSV]\n");
       return 2;
     }
   }

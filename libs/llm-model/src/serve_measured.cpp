@@ -1,7 +1,7 @@
 #include "dgx/llm/serve_measured.hpp"
 
-#include "dgx/llm/catalog.hpp"
 #include "dgx/catalog/model_catalog.hpp"
+#include "dgx/llm/catalog.hpp"
 #include "dgx/sdk/text.hpp"
 
 #include <array>
@@ -175,14 +175,18 @@ Expected<MeasuredServing> read_row(const Cells& row) {
   auto ttft = row.milliseconds("silicon_ttft_ms");
   auto tpot = row.milliseconds("silicon_tpot_ms");
   if (!isl || !osl || !ttft || !tpot || *isl == 0 || *osl == 0) {
-    return !isl ? isl.error() : !osl ? osl.error() : !ttft ? ttft.error() : !tpot ? tpot.error()
-                                                                                    : row.error("isl", "a length", "");
+    return !isl    ? isl.error()
+           : !osl  ? osl.error()
+           : !ttft ? ttft.error()
+           : !tpot ? tpot.error()
+                   : row.error("isl", "a length", "");
   }
   c.isl = *isl;
   c.osl = *osl;
   m.ttft_ms = *ttft;
   m.tpot_ms = *tpot;
   const int stated = stated_concurrency(row.text("silicon_data_source"));
+  m.concurrency_stated = stated > 0;
   if (!m.disaggregated) {
     auto layout = layout_of(row, "", m.approximate_layout);
     auto batch = row.count("batch_size", 0);

@@ -199,7 +199,8 @@ void apply_engine_calibration(ServeProjection& p) {
   const auto ttft = [&](double x) {
     return p.open_loop ? x : c.ttft_scale * x + c.ttft_wave * p.prefill_wave + c.ttft_offset;
   };
-  const auto tpot = [&](double x) { return c.tpot_scale * x + c.tpot_offset; };
+  const double kernels = c.tpot_per_kernel * p.decode_step.kernels / p.config.speculative.tokens_per_step();
+  const auto tpot = [&](double x) { return c.tpot_scale * x + kernels + c.tpot_offset; };
   const double decode_tokens = std::max(0, p.config.osl - 1);
   for (auto [t, g, i, e] : {std::tuple{&p.ttft.mean, &p.tpot.mean, &p.itl.mean, &p.e2e.mean},
                             std::tuple{&p.ttft.median, &p.tpot.median, &p.itl.median, &p.e2e.median},

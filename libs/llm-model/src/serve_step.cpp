@@ -13,9 +13,22 @@ namespace dgx::llm {
 
 namespace {
 
+/// Kernels an op launches in a serving engine (a grouped GEMM is one fused kernel, a collective one).
+double launches(const Op& op) {
+  struct Count {
+    double operator()(const GemmShape&) const { return 1; }
+    double operator()(const AttentionShape& a) const { return a.kernels(); }
+    double operator()(const ScanShape& s) const { return s.kernels; }
+    double operator()(const MemoryShape& m) const { return m.kernels; }
+    double operator()(const CollectiveShape&) const { return 1; }
+  };
+  return std::visit(Count{}, op.shape);
+}
+
 /// Time of a list of ops, split into compute and communication, and the weight bytes its GEMMs read.
 struct ListCost {
   double compute = 0, tp = 0, ep = 0, pp = 0, weight_bytes = 0;
+  double kernels = 0;  ///< launches, every repeat counted
   int ops = 0, measured = 0;
 
   void add(const std::vector<Op>& ops_list, const OpTimeProvider& provider, double repeat = 1) {
@@ -34,6 +47,7 @@ struct ListCost {
         const double bytes = g->weight_bytes > 0 ? g->weight_bytes : gemm_operand_bytes(op.precision);
         weight_bytes += repeat * static_cast<double>(g->k) * g->n * g->groups * bytes;
       }
+      kernels += repeat * launches(op);
       ++ops;
       measured += provider.source(op) == "measured" ? 1 : 0;
     }
@@ -219,6 +233,7 @@ StepCost ServeStepModel::kernels(const ServeShape& shape, const StepLoad& load, 
     cost.tp_comm = layer.tp + first.tp + last.tp;
     cost.ep_comm = layer.ep;
     cost.weight_bytes = layer.weight_bytes + first.weight_bytes + last.weight_bytes;
+    cost.kernels = layer.kernels + first.kernels + last.kernels;
   } else {
     // The slowest stage paces the pipeline: pp micro-batches pass through it per iteration.
     const ListCost& edge = first.total() >= last.total() ? first : last;
@@ -229,6 +244,7 @@ StepCost ServeStepModel::kernels(const ServeShape& shape, const StepLoad& load, 
     cost.ep_comm = pp * layer.ep;
     cost.pp_comm = handoff.pp;
     cost.weight_bytes = pp * (layer.weight_bytes + std::max(first.weight_bytes, last.weight_bytes));
+    cost.kernels = pp * (layer.kernels + edge.kernels) + handoff.kernels;
   }
   cost.draft = pp * draft_seconds(shape, mb, provider);
   cost.ops = layer.ops + first.ops + last.ops;

@@ -27,6 +27,7 @@ released = "2025-12"
 
 [calibration.aggregated]
 tpot_scale = 1.2
+tpot_per_kernel_us = 2
 tpot_offset_ms = 3
 ttft_scale = 0.5
 ttft_wave = 0.1
@@ -52,8 +53,8 @@ TEST_CASE("an engine profile reads its releases oldest first, its features and i
   CHECK(p->aggregated.fitted());
   CHECK_FALSE(p->disaggregated.fitted());
   CHECK(p->aggregated.tpot_offset == doctest::Approx(0.003));
-  const ServeFeatures f{.ttft = 0.1, .tpot = 0.01, .wave = 1.0};
-  CHECK(calibrated_tpot(p->aggregated, f) == doctest::Approx(1.2 * 0.01 + 0.003));
+  const ServeFeatures f{.ttft = 0.1, .tpot = 0.01, .wave = 1.0, .kernels = 1000};
+  CHECK(calibrated_tpot(p->aggregated, f) == doctest::Approx(1.2 * 0.01 + 1000 * 2e-6 + 0.003));
   CHECK(calibrated_ttft(p->aggregated, f) == doctest::Approx(0.5 * 0.1 + 0.1 * 1.0 + 0.2));
 }
 

@@ -37,7 +37,20 @@ TEST_CASE("an aggregated row: catalog names, the weight format, attention DP and
   CHECK(r.config.concurrency == 128);
   CHECK(r.ttft_ms == doctest::Approx(95.5));
   CHECK(r.stack() == "deepseek-v3 b200 trtllm");
+  CHECK(r.concurrency_stated);
   CHECK_FALSE(r.disaggregated);
+}
+
+TEST_CASE("a row whose source states no concurrency is read and marked: its batch size is not the load") {
+  const std::string csv =
+      std::string(kHeader) +
+      "r6,trtllm,,Qwen/Qwen3-32B,gb200,fp8,agg,4000,1000,fp8,fp8,144,1,1,,1,0,,,,,,,,,,,,,,,17542.1,"
+      "47.9,source_file=(path omitted); measured=2026-01-23\n";
+  const auto rows = parse_serving_measured(csv, "m.csv");
+  REQUIRE(rows);
+  CHECK_FALSE(rows->front().concurrency_stated);
+  CHECK(rows->front().config.concurrency == 144);
+  CHECK(rows->front().system == "gb200-nvl72");
 }
 
 TEST_CASE("a disaggregated row splits the deployment's concurrency over its decode workers") {

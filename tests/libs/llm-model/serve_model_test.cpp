@@ -238,7 +238,11 @@ TEST_CASE("under a closed loop the engine's calibration corrects TTFT and TPOT a
   REQUIRE(calibrated->calibration);
   CHECK_FALSE(physical->calibration);
   const EngineCalibration& k = *calibrated->calibration;
-  const ServeFeatures f{.ttft = physical->ttft.mean, .tpot = physical->tpot.mean, .wave = physical->prefill_wave};
+  const ServeFeatures f{.ttft = physical->ttft.mean,
+                        .tpot = physical->tpot.mean,
+                        .wave = physical->prefill_wave,
+                        .kernels = physical->decode_step.kernels};
+  CHECK(f.kernels > 80 * 10);  // 80 layers of a dozen kernels and more
   CHECK(calibrated->model_tpot == doctest::Approx(physical->tpot.mean));
   CHECK(calibrated->tpot.mean == doctest::Approx(calibrated_tpot(k, f)));
   CHECK(calibrated->ttft.mean == doctest::Approx(calibrated_ttft(k, f)));

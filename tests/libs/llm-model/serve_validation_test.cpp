@@ -15,7 +15,10 @@ std::vector<CalibrationSample> synthetic(const EngineCalibration& truth, int sta
   std::vector<CalibrationSample> out;
   for (int s = 0; s < stacks; ++s) {
     for (int i = 0; i < per_stack; ++i) {
-      const ServeFeatures f{.ttft = 0.02 + 0.01 * i, .tpot = 0.005 + 0.002 * (i % 5) + 0.001 * s, .wave = 0.1 * (i % 7)};
+      const ServeFeatures f{.ttft = 0.02 + 0.01 * i,
+                            .tpot = 0.005 + 0.002 * (i % 5) + 0.001 * s,
+                            .wave = 0.1 * (i % 7),
+                            .kernels = 500.0 + 100 * (i % 3) + 50 * s};
       out.push_back({.stack = "stack" + std::to_string(s),
                      .model = f,
                      .ttft = calibrated_ttft(truth, f),
@@ -31,12 +34,14 @@ TEST_CASE("the fit recovers a correction the rows follow exactly, and counts row
   EngineCalibration truth;
   truth.tpot_scale = 0.8;
   truth.tpot_offset = 0.003;
+  truth.tpot_per_kernel = 2e-6;
   truth.ttft_scale = 1.5;
   truth.ttft_wave = 0.2;
   truth.ttft_offset = 0.05;
   const EngineCalibration fit = fit_calibration(synthetic(truth, 4, 20));
   CHECK(fit.tpot_scale == doctest::Approx(0.8).epsilon(1e-6));
   CHECK(fit.tpot_offset == doctest::Approx(0.003).epsilon(1e-6));
+  CHECK(fit.tpot_per_kernel == doctest::Approx(2e-6).epsilon(1e-6));
   CHECK(fit.ttft_scale == doctest::Approx(1.5).epsilon(1e-6));
   CHECK(fit.ttft_wave == doctest::Approx(0.2).epsilon(1e-6));
   CHECK(fit.ttft_offset == doctest::Approx(0.05).epsilon(1e-6));

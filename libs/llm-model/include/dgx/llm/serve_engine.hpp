@@ -24,14 +24,16 @@ struct EngineRelease {
 };
 
 /// The engine's correction of the physical model in one mode, fitted to measured closed-loop rows:
-///   TPOT = tpot_scale · TPOT_model + tpot_offset
+///   TPOT = tpot_scale · TPOT_model + tpot_per_kernel · K + tpot_offset
 ///   TTFT = ttft_scale · TTFT_model + ttft_wave · W + ttft_offset
+/// K is the kernels a decode iteration launches (layers × ops: each small kernel of a small batch costs more than the
+/// roofline's fixed launch overhead, in proportion to how many there are).
 /// W (prefill_wave_seconds) is the time to prefill every in-flight prompt once at the engine's token budget: the
 /// queueing a closed-loop benchmark's TTFT sees when its requests start together and stay in step (the steady
 /// state's fluid has none of it). band_*: the 90th percentile of |relative error| over the cross-validated rows;
 /// cv_*: their mean |relative error|.
 struct EngineCalibration {
-  double tpot_scale = 1, tpot_offset = 0;
+  double tpot_scale = 1, tpot_offset = 0, tpot_per_kernel = 0;
   double ttft_scale = 1, ttft_wave = 0, ttft_offset = 0;
   int rows = 0, stacks = 0;
   double cv_ttft = 0, cv_tpot = 0;
@@ -42,7 +44,8 @@ struct EngineCalibration {
 /// What the physical (uncalibrated) model gives, seconds: the calibration's inputs.
 struct ServeFeatures {
   double ttft = 0, tpot = 0;
-  double wave = 0;  ///< W
+  double wave = 0;     ///< W
+  double kernels = 0;  ///< K
 };
 
 /// The calibration's TTFT and TPOT for features `f`.
@@ -51,9 +54,9 @@ struct ServeFeatures {
 
 struct EngineProfile {
   ServeEngine engine = ServeEngine::trtllm;
-  std::string name;     ///< "trtllm"
-  std::string display;  ///< "TensorRT-LLM (PyTorch backend)"
-  std::string source;   ///< where the scheduler defaults come from
+  std::string name;                     ///< "trtllm"
+  std::string display;                  ///< "TensorRT-LLM (PyTorch backend)"
+  std::string source;                   ///< where the scheduler defaults come from
   std::vector<EngineRelease> releases;  ///< oldest first
   int max_batch_tokens = 0;             ///< the token budget of one iteration by default
   int max_batch_size = 0;               ///< requests scheduled at once by default

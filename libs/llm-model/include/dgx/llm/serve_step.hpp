@@ -35,6 +35,7 @@ struct StepCost {
   double weight_bytes = 0;  ///< weight bytes one GPU of the fullest stage reads (every micro-batch re-reads them)
   double kv_bytes = 0;      ///< KV cache bytes one GPU reads in decode attention
   double flops = 0;         ///< model FLOPs of the replica: 2 per active parameter per token, attention, LM head
+  double kernels = 0;       ///< kernels the slowest stage's GPU launches in the iteration (layers counted)
   int ops = 0;              ///< ops timed for one micro-batch of one stage
   int measured_ops = 0;     ///< of those, timed by a measurement
 };

@@ -19,8 +19,9 @@ struct CalibrationSample {
   double ttft = 0, tpot = 0;  ///< measured, seconds
 };
 
-/// The correction that minimises Huber's loss of the relative errors of `samples` (squared up to 25 %, linear beyond) (coefficients kept non-negative: a term
-/// that would enter negatively is dropped and the rest refitted); rows and stacks counted, no CV statistics.
+/// The correction that minimises Huber's loss of the relative errors of `samples` (squared up to 25 %, linear beyond)
+/// (coefficients kept non-negative: a term that would enter negatively is dropped and the rest refitted); rows and
+/// stacks counted, no CV statistics.
 [[nodiscard]] EngineCalibration fit_calibration(const std::vector<CalibrationSample>& samples);
 
 /// Each sample's cross-validated prediction: fitted on the samples of every other stack.
