@@ -1,5 +1,6 @@
 // llm-inference's launch files (dgxhost --emit DIR) with hostile names: the first byte picks the deployment
-// (trtllm-serve or vllm serve, one replica or disaggregated) and whether the first value is serve.checkpoint or the
+// (trtllm-serve, vllm serve or sglang.launch_server, one replica or disaggregated) and whether the first value is
+// serve.checkpoint or the
 // model's name that stands for it; the rest are NUL-separated values for the checkpoint, the model's, the system's,
 // the draft model's and the lengths file's names. A name is either refused (it holds a line break, a control
 // character or invalid UTF-8: InvalidArgument) or comes back out of every script, as a shell reads it, as exactly
@@ -42,16 +43,14 @@ struct Deployment {
   inference::LaunchFiles files;  // with the catalog's own names: the shape every hostile variant keeps
 };
 
-Deployment deployment(bool vllm, bool disaggregated) {
+Deployment deployment(const char* engine, bool disaggregated) {
   InferenceHost h;
   h.use_preset("llama70b-serve");
   h.set(key::precision, std::vector<std::string>{"fp8"});
   h.set(key::speculative, std::string("draft"));
   h.set(key::draft_model, std::string("llama3.1-8b"));
   h.set(key::draft_tokens, std::int64_t{2});
-  if (vllm) {
-    h.set(key::engine, std::string("vllm"));
-  }
+  h.set(key::engine, std::string(engine));
   if (disaggregated) {
     h.set(key::mode, std::string("disaggregated"));
     h.set(key::prefill_tp, std::int64_t{4});
@@ -68,8 +67,9 @@ Deployment deployment(bool vllm, bool disaggregated) {
 }
 
 const Deployment& base(int which) {
-  static const std::vector<Deployment> all{deployment(false, false), deployment(false, true), deployment(true, false),
-                                           deployment(true, true)};
+  static const std::vector<Deployment> all{deployment("trtllm", false), deployment("trtllm", true),
+                                           deployment("vllm", false),   deployment("vllm", true),
+                                           deployment("sglang", false), deployment("sglang", true)};
   return all[static_cast<std::size_t>(which)];
 }
 
@@ -125,6 +125,14 @@ void check_script(const std::string& script, const std::string& shape, const std
       require(c.words[first + 1].text == "serve" && c.words[first + 2].text == checkpoint);
       const std::string* json = word_after(c, "--speculative-config");
       require(json != nullptr && text::starts_with(*json, "{\"model\": " + dgx::sdk::toml_literal(draft) + ", "));
+    } else if (program == "python3" && c.words.size() > first + 2 &&
+               c.words[first + 2].text == "sglang.launch_server") {
+      require(c.words[first + 1].text == "-m");
+      const std::string* model = word_after(c, "--model-path");
+      const std::string* drafter = word_after(c, "--speculative-draft-model-path");
+      require(model != nullptr && *model == checkpoint && drafter != nullptr && *drafter == draft);
+    } else if (program == "python3") {
+      require(c.words.size() > first + 2 && c.words[first + 2].text == "sglang_router.launch_router");
     } else if (program == "aiperf") {
       const std::string* model = word_after(c, "--model");
       const std::string* tokenizer = word_after(c, "--tokenizer");
@@ -149,7 +157,8 @@ void check_yaml(const std::string& yaml, const std::string& shape, const std::st
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const int which = size > 0 ? data[0] & 3 : 0;
+  // Bits 0-1: trtllm / trtllm disaggregated / vllm / vllm disaggregated; bit 3 turns either into SGLang's.
+  const int which = size > 0 ? ((data[0] & 8) != 0 ? 4 + (data[0] & 1) : data[0] & 3) : 0;
   const bool as_model = size > 0 && (data[0] & 4) != 0;
   const Names n = names_of(data, size);
   Deployment d = base(which);

@@ -94,12 +94,9 @@ double calibrated_tpot(const EngineCalibration& c, const ServeFeatures& f) {
 }
 
 const EngineRelease& EngineProfile::newest() const {
-  for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
-    if (it->runtime.empty()) {
-      return *it;
-    }
-  }
-  return releases.back();
+  const auto own =
+      std::find_if(releases.rbegin(), releases.rend(), [](const EngineRelease& r) { return r.runtime.empty(); });
+  return own != releases.rend() ? *own : releases.back();
 }
 
 Expected<EngineProfile> parse_engine_profile(std::string_view toml_text, std::string_view file) {

@@ -469,4 +469,44 @@ Expected<ServeExploreResult> explore_serving(const ServeModel& model, const Serv
   return r;
 }
 
+Expected<ServeFleet> size_fleet(const ServeExploreResult& result, double rate, int max_gpus) {
+  if (!(rate > 0)) {
+    return Error{"a fleet needs a request rate > 0 requests/s"};
+  }
+  std::optional<ServeFleet> best;
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const ServePoint& point = result.points[i];
+    const ServeProjection& p = point.projection;
+    if (!point.meets_slo || !(p.requests_per_s > 0)) {
+      continue;
+    }
+    ServeFleet fleet{.point = i, .rate = rate, .per_replica = p.requests_per_s};
+    fleet.replicas = static_cast<int>(std::ceil(rate / p.requests_per_s - 1e-9));
+    fleet.gpus = fleet.replicas * p.gpus();
+    if (p.usd_per_million_output_tokens) {
+      fleet.usd_per_hour = fleet.replicas * *p.usd_per_million_output_tokens * p.output_tokens_per_s * 3600 / 1e6;
+    }
+    const auto cheaper = [&](const ServeFleet& other) {
+      const auto usd = [&](const ServeFleet& f) {
+        return result.points[f.point].projection.usd_per_million_output_tokens.value_or(0);
+      };
+      return fleet.gpus < other.gpus || (fleet.gpus == other.gpus && usd(fleet) < usd(other));
+    };
+    if (!best || cheaper(*best)) {
+      best = fleet;
+    }
+  }
+  if (!best) {
+    return Error{"no explored configuration meets the SLOs, so no fleet of them carries " + fixed(rate, 2) +
+                 " requests/s"};
+  }
+  if (max_gpus > 0 && best->gpus > max_gpus) {
+    const ServeProjection& p = result.points[best->point].projection;
+    return Error{fixed(rate, 2) + " requests/s within the SLOs needs " + std::to_string(best->gpus) +
+                 " GPUs at best (" + std::to_string(best->replicas) + " x " + describe_serve_point(p, false) + ", " +
+                 fixed(best->per_replica, 2) + " requests/s each), more than the fleet's " + std::to_string(max_gpus)};
+  }
+  return *best;
+}
+
 }  // namespace dgx::llm

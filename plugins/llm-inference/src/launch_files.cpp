@@ -229,11 +229,16 @@ std::string sglang_command(const InferenceSettings& s, const std::string& checkp
          sglang_speculative(s) + extra;
 }
 
-std::string aiperf_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeProjection& p) {
+std::string aiperf_command(const InferenceSettings& s, const std::string& checkpoint, const llm::ServeProjection& p,
+                           int fleet_replicas) {
   const llm::ServeConfig& c = p.config;
   std::string load;
   int requests = c.requests;
-  if (p.open_loop) {
+  if (fleet_replicas > 1 || (s.fleet_rate > 0 && !p.open_loop)) {
+    // The fleet's rate, Poisson as the fleet's users arrive, at its one endpoint.
+    load = "--request-rate " + number(s.fleet_rate);
+    requests = requests > 0 ? requests : std::max(1000, static_cast<int>(std::lround(60 * s.fleet_rate)));
+  } else if (p.open_loop) {
     load = c.arrival == llm::Arrival::burst ? "--concurrency " + std::to_string(std::max(1, c.requests))
                                             : "--request-rate " + number(c.request_rate);
     requests = requests > 0 ? requests : 1000;
@@ -248,6 +253,11 @@ std::string aiperf_command(const InferenceSettings& s, const std::string& checkp
       std::to_string(c.isl) + " / OSL " + std::to_string(c.osl) + ", " + load.substr(2) +
       ", SLOs as goodput. TTFT, ITL (= TPOT) and throughput compare 1:1 with the projection's "
       "ttft, tpot, output_tokens_per_s.\n";
+  if (fleet_replicas > 1) {
+    out += "# The fleet: " + std::to_string(fleet_replicas) +
+           " replicas of the server script behind one load balancer on port 8000, each on GPUs of its own, carry " +
+           number(s.fleet_rate) + " requests/s together.\n";
+  }
   if (c.lengths) {
     out += "# The projection drew lengths from " + one_line("the lengths file's name", c.lengths->source) +
            "; AIPerf's synthetic lengths below are its means (or replay the same trace with --input-file).\n";
@@ -372,15 +382,19 @@ std::string default_checkpoint(const std::string& name, llm::Precision precision
 }
 
 LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeAssumptions& a,
-                         const llm::ServeProjection& p) {
+                         const llm::ServeProjection& p, int replicas) {
   const std::string ckpt = checkpoint_name(
       s.checkpoint.empty() ? "the model's name (" + std::string(key::model) + ")" : std::string(key::checkpoint),
       s.checkpoint.empty() ? default_checkpoint(s.model, p.config.precision) : s.checkpoint);
   LaunchFiles f;
-  const std::string header = "#!/usr/bin/env bash\n# " + one_line("the model's name", a.model.name) + " on " +
-                             one_line("the system's name", a.system.name) + ": " +
-                             llm::describe_serve_point(p, a.model.moe()) + " (projected by dgxhost, " +
-                             llm::serve_constants::kModelVersion + ")\n";
+  std::string header = "#!/usr/bin/env bash\n# " + one_line("the model's name", a.model.name) + " on " +
+                       one_line("the system's name", a.system.name) + ": " +
+                       llm::describe_serve_point(p, a.model.moe()) + " (projected by dgxhost, " +
+                       llm::serve_constants::kModelVersion + ")\n";
+  if (replicas > 1) {
+    header += "# One replica of a fleet of " + std::to_string(replicas) + " (" + std::to_string(replicas * p.gpus()) +
+              " GPUs): start it on each replica's GPUs and put one load balancer in front of them.\n";
+  }
   if (s.config.engine == llm::ServeEngine::vllm) {
     std::string script = header;
     if (p.disaggregation) {
@@ -416,7 +430,7 @@ LaunchFiles launch_files(const InferenceSettings& s, const llm::workload::ServeA
     f.files.emplace_back("extra_llm_api_options.yaml",
                          trtllm_yaml(s, p, p.config.layout, batch_size(p), true, "the replica"));
   }
-  f.files.emplace_back("aiperf.sh", aiperf_command(s, ckpt, p));
+  f.files.emplace_back("aiperf.sh", aiperf_command(s, ckpt, p, replicas));
   return f;
 }
 

@@ -26,8 +26,10 @@ struct LaunchFiles {
 /// checkpoint, the model's, the system's, the draft model's, the lengths file's) is one shell word
 /// (sdk::text::shell_quote) or one double-quoted YAML/JSON scalar; throws sdk::InvalidArgument, naming which, when
 /// one holds a line break, a control character or invalid UTF-8 (sdk::text::one_line_problem).
+/// `replicas` > 1: a fleet of that many copies of `projection` behind one endpoint carries settings.fleet_rate; the
+/// AIPerf command then offers the fleet's rate.
 [[nodiscard]] LaunchFiles launch_files(const InferenceSettings& settings, const llm::workload::ServeAssumptions& a,
-                                       const llm::ServeProjection& projection);
+                                       const llm::ServeProjection& projection, int replicas = 1);
 
 /// The permission bits of launch file `name`: a script (.sh) is executable (0755), the rest 0644.
 [[nodiscard]] std::uint32_t launch_file_mode(const std::string& name);

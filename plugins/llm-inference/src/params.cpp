@@ -126,6 +126,11 @@ std::vector<Param> inference_params() {
                       "the replica's capacity it saturates, and the row says so with the saturation rate",
                       "requests/s")
           .without_default(),
+      Param::floating(key::fleet_rate, 0,
+                      "requests/s the whole fleet must carry (explore): the fewest GPUs of whole replicas of one "
+                      "explored configuration that serve it within the SLOs, within serve.fleet_gpus; the launch "
+                      "files and the AIPerf command are for that fleet; 0: no fleet sizing",
+                      "requests/s"),
       Param::string(key::arrival, "poisson",
                     "open-loop arrivals: poisson (exponential gaps), constant, or burst (every request at t = 0, "
                     "as --request-rate inf)",

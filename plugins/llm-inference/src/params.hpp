@@ -35,6 +35,7 @@ inline constexpr const char* explore_concurrency = "explore.concurrency";
 inline constexpr const char* explore_rows = "explore.rows";
 inline constexpr const char* mode = "serve.mode";
 inline constexpr const char* request_rate = "serve.request_rate";
+inline constexpr const char* fleet_rate = "serve.fleet_rate";
 inline constexpr const char* arrival = "serve.arrival";
 inline constexpr const char* lengths = "serve.lengths";
 inline constexpr const char* speculative = "serve.speculative";

@@ -97,11 +97,11 @@ void Serving::project(const dgx::sdk::Host& host) const {
   emit_launch_files(host, p);
 }
 
-void Serving::emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& p) const {
+void Serving::emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& p, int replicas) const {
   if (!host.output_files_requested()) {
     return;
   }
-  const LaunchFiles files = launch_files(settings_, assumptions_, p);
+  const LaunchFiles files = launch_files(settings_, assumptions_, p, replicas);
   std::string listing;
   for (const auto& [name, text] : files.files) {
     host.write_output_file(name, text, launch_file_mode(name));  // the host writes them into --emit DIR
@@ -176,11 +176,32 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   host.note(NotePlacement::after, "Projection",
             projection_note() + " This sweep projected " + text::grouped(static_cast<long long>(result.evaluated)) +
                 " configurations in " + text::duration(elapsed) + ".");
-  if (result.recommended) {
+  if (settings_.fleet_rate > 0) {
+    const auto fleet = llm::size_fleet(result, settings_.fleet_rate, settings_.gpus);
+    if (!fleet) {
+      throw dgx::sdk::InvalidArgument(std::string(key::fleet_rate) + ": " + fleet.error().message + " (" +
+                                      key::fleet_gpus + " " + std::to_string(settings_.gpus) + ")");
+    }
+    host.note(NotePlacement::after, "Fleet", fleet_note(result, *fleet));
+    emit_launch_files(host, result.points[fleet->point].projection, fleet->replicas);
+  } else if (result.recommended) {
     emit_launch_files(host, result.points[*result.recommended].projection);
   } else if (host.output_files_requested()) {
     host.note(NotePlacement::after, "Launch files", "None written: no configuration meets the SLOs (--emit).");
   }
+}
+
+std::string Serving::fleet_note(const llm::ServeExploreResult& result, const llm::ServeFleet& fleet) const {
+  const llm::ServeProjection& p = result.points[fleet.point].projection;
+  std::string out = std::to_string(fleet.replicas) + " x " + llm::describe_serve_point(p, assumptions_.model.moe()) +
+                    " = " + std::to_string(fleet.gpus) + " GPUs carry " + text::fixed(fleet.rate, 2) +
+                    " requests/s within the SLOs (" + text::fixed(fleet.per_replica, 2) +
+                    " requests/s per replica, the requests spread evenly over them), the fewest GPUs of the " +
+                    std::to_string(result.points.size()) + " configurations explored";
+  if (fleet.usd_per_hour) {
+    out += "; $" + text::fixed(*fleet.usd_per_hour, 2) + " per hour";
+  }
+  return out + ". The launch files are for this fleet; AIPerf offers it the fleet's rate.";
 }
 
 dgx::sdk::PluginSpec make_plugin_spec() {

@@ -47,7 +47,10 @@ public:
   [[nodiscard]] llm::ServeProjection project_disaggregated() const;
   /// dgxhost --emit DIR: hands the launch files of `projection` to the host, which writes them there, and notes them
   /// (throws the host's error when one cannot be written).
-  void emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& projection) const;
+  /// `replicas` > 1: for a fleet of that many replicas (serve.fleet_rate).
+  void emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& projection, int replicas = 1) const;
+  /// serve.fleet_rate: the fleet explore sized, in words.
+  [[nodiscard]] std::string fleet_note(const llm::ServeExploreResult& result, const llm::ServeFleet& fleet) const;
   /// The space the settings describe: the precisions, the fleet as the largest replica, explore.concurrency, the
   /// lengths and engine limits of serve.*.
   [[nodiscard]] llm::ServeSpace explore_space() const;

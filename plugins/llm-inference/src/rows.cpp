@@ -2,6 +2,9 @@
 // config keys, metric names and provenance fields (docs/results-schema.md). What the terminal table shows is chosen
 // with the hidden flags: JSON and CSV always carry everything.
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include <dgx/sdk/text.hpp>
@@ -112,25 +115,27 @@ void add_fields(Row& row, const workload::ServeAssumptions& a, const llm::ServeP
 
 void add_latency(Row& row, RowView view, const llm::ServeProjection& p) {
   const std::uint32_t e2e_flag = view == RowView::explore ? kHiddenMetric : 0;
-  row.metric("ttft", p.ttft.median, "s", 0, "TTFT")
-      .metric("tpot", p.tpot.median, "s", 0, "TPOT")
-      .metric("e2e_latency", p.e2e.median, "s", e2e_flag, "E2E")
-      .metric("itl", p.itl.median, "s", kHiddenMetric)
-      .metric("itl.p99", p.itl.p99, "s", kHiddenMetric);
-  if (p.simulated || p.disaggregation) {
-    const std::uint32_t p99_flag = view == RowView::explore ? kHiddenMetric : 0;
-    row.metric("ttft.p99", p.ttft.p99, "s", p99_flag, "TTFT p99")
-        .metric("tpot.p99", p.tpot.p99, "s", p99_flag, "TPOT p99")
-        .metric("e2e_latency.p99", p.e2e.p99, "s", kHiddenMetric);
+  // Each latency is the median (p50) of the requests, labelled so in the table; its mean, p90 and p99 stand beside it
+  // (equal for the steady state of fixed lengths), and the row says which statistic is which.
+  row.metric("ttft", p.ttft.median, "s", 0, "TTFT p50")
+      .metric("tpot", p.tpot.median, "s", 0, "TPOT p50")
+      .metric("e2e_latency", p.e2e.median, "s", e2e_flag, "E2E p50")
+      .metric("itl", p.itl.median, "s", kHiddenMetric);
+  const bool spread = p.simulated || p.disaggregation;
+  const std::uint32_t p99_flag = spread && view != RowView::explore ? 0 : kHiddenMetric;
+  const std::tuple<const char*, const char*, const llm::LatencyStats*> stats[] = {
+      {"ttft", "TTFT", &p.ttft}, {"tpot", "TPOT", &p.tpot}, {"itl", "ITL", &p.itl}, {"e2e_latency", "E2E", &p.e2e}};
+  for (const auto& [name, label, s] : stats) {
+    const bool shown = std::string_view(name) == "ttft" || std::string_view(name) == "tpot";
+    row.metric(std::string(name) + ".mean", s->mean, "s", kHiddenMetric)
+        .metric(std::string(name) + ".p90", s->p90, "s", kHiddenMetric)
+        .metric(std::string(name) + ".p99", s->p99, "s", shown ? p99_flag : kHiddenMetric, std::string(label) + " p99");
   }
-  if (p.simulated) {
-    const std::pair<const char*, const llm::LatencyStats*> stats[] = {
-        {"ttft", &p.ttft}, {"tpot", &p.tpot}, {"itl", &p.itl}, {"e2e_latency", &p.e2e}};
-    for (const auto& [name, s] : stats) {
-      row.metric(std::string(name) + ".mean", s->mean, "s", kHiddenMetric)
-          .metric(std::string(name) + ".p90", s->p90, "s", kHiddenMetric);
-    }
-  }
+  row.field("latency_statistics",
+            std::string("ttft, tpot, itl, e2e_latency: the median (p50) over the requests; .mean, .p90, .p99 beside "
+                        "them") +
+                (spread ? "" : " (a steady state of fixed lengths: every statistic the same)"),
+            kHiddenField);
   if (p.open_loop) {
     row.metric("request_rate", p.config.request_rate, "1", view == RowView::explore ? 0 : kHiddenMetric, "req/s")
         .metric("saturation_rate", p.saturation_rate, "1", kHiddenMetric)

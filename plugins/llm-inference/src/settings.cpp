@@ -60,6 +60,11 @@ void read_load(const dgx::sdk::Host& host, InferenceSettings& s) {
                           text::fixed(*rate, 3) + "; for a closed loop leave it unset and set " + key::concurrency);
   }
   c.request_rate = rate.value_or(0);
+  s.fleet_rate = host.get_float(key::fleet_rate);
+  if (!(s.fleet_rate >= 0)) {
+    throw InvalidArgument(std::string(key::fleet_rate) + " must be >= 0 requests/s (0: no fleet sizing), got " +
+                          text::fixed(s.fleet_rate, 3));
+  }
   c.arrival = read_choice(host, key::arrival, llm::parse_arrival, "poisson, constant, burst");
   const std::string lengths = host.get_string(key::lengths);
   if (!lengths.empty()) {

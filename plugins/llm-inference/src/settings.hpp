@@ -19,6 +19,7 @@ struct InferenceSettings {
   std::string system;
   bool system_configured = false;  ///< a preset, file or --set named the system (else the workload's default)
   int gpus = 0;                    ///< the fleet
+  double fleet_rate = 0;           ///< requests/s the fleet must carry (explore sizes it); 0: none
   std::vector<llm::Precision> precisions;
   bool precision_configured = false;  ///< a preset, file or --set named the precisions (else the model's default)
   bool checkpoint_precision = false;  ///< the precision is the model's checkpoint format, chosen by default

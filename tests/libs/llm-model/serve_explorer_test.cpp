@@ -121,3 +121,49 @@ TEST_CASE("an open-loop load searches each configuration's highest request rate 
   }
   CHECK(r->verdict.find("requests/s") != std::string::npos);
 }
+
+namespace {
+
+ServePoint fleet_point(int tp, double requests_per_s, bool meets_slo, double usd_per_mtok = 1) {
+  ServePoint point;
+  point.projection.config.layout = {.tp = tp};
+  point.projection.requests_per_s = requests_per_s;
+  point.projection.output_tokens_per_s = 1000;
+  point.projection.usd_per_million_output_tokens = usd_per_mtok;
+  point.meets_slo = meets_slo;
+  return point;
+}
+
+}  // namespace
+
+TEST_CASE("a fleet for a request rate takes the fewest GPUs of whole replicas that meet the SLOs") {
+  ServeExploreResult result;
+  result.points = {fleet_point(1, 2.0, true), fleet_point(4, 10.0, true), fleet_point(2, 100.0, false)};
+  // 9 requests/s: 5 x TP1 (5 GPUs) against 1 x TP4 (4 GPUs); the TP2 point misses the SLOs.
+  const auto fleet = size_fleet(result, 9.0, 8);
+  REQUIRE(fleet);
+  CHECK(fleet->point == 1);
+  CHECK(fleet->replicas == 1);
+  CHECK(fleet->gpus == 4);
+  CHECK(fleet->per_replica == doctest::Approx(10));
+  REQUIRE(fleet->usd_per_hour);
+  CHECK(*fleet->usd_per_hour == doctest::Approx(1.0 * 1000 * 3600 / 1e6));
+  const auto exact = size_fleet(result, 4.0, 8);  // 2 x TP1 = 2 GPUs, exactly
+  REQUIRE(exact);
+  CHECK(exact->replicas == 2);
+  CHECK(exact->gpus == 2);
+}
+
+TEST_CASE("a rate the fleet cannot carry, or no point within the SLOs, is an error naming the GPUs it needs") {
+  ServeExploreResult result;
+  result.points = {fleet_point(4, 10.0, true)};
+  const auto big = size_fleet(result, 95.0, 16);
+  REQUIRE_FALSE(big);
+  CHECK(big.error().message.find("needs 40 GPUs") != std::string::npos);
+  CHECK(big.error().message.find("more than the fleet's 16") != std::string::npos);
+  result.points.front().meets_slo = false;
+  const auto none = size_fleet(result, 1.0, 0);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message.find("meets the SLOs") != std::string::npos);
+  CHECK_FALSE(size_fleet(result, 0.0, 0));
+}

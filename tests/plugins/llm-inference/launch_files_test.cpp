@@ -63,7 +63,7 @@ std::string run_scripts(const LaunchFiles& f) {
   const auto argv = dir.path() / "argv";
   const auto work = dir.path() / "work";
   std::filesystem::create_directories(argv);
-  for (const char* tool : {"trtllm-serve", "vllm", "aiperf"}) {
+  for (const char* tool : {"trtllm-serve", "vllm", "aiperf", "python3"}) {  // python3: SGLang's -m modules
     const auto stub = dir.write(bin / tool, "#!/bin/sh\n{ printf '%s\\n' \"$(basename \"$0\")\"; for a in \"$@\"; do "
                                             "printf '<%s>\\n' \"$a\"; done; } > \"$ARGV_DIR/$$\"\n");
     std::filesystem::permissions(stub, std::filesystem::perms::owner_all);
@@ -284,6 +284,27 @@ TEST_CASE("a hostile checkpoint, model, draft or file name reaches every engine 
     CHECK(count(received, literal) == 2 + 2);
     CHECK(count(received, "<{\"model\": " + dgx::sdk::toml_literal(hostile) + ", \"num_speculative_tokens\": 2}>") ==
           2);
+  }
+  SUBCASE("sglang.launch_server, prefill and decode servers and the router, with a draft model") {
+    InferenceHost h;
+    h.use_preset("llama70b-serve");
+    h.set(key::engine, std::string("sglang"));
+    h.set(key::speculative, std::string("draft"));
+    h.set(key::draft_model, std::string("llama3.1-8b"));
+    h.set(key::draft_tokens, std::int64_t{2});
+    h.set(key::mode, std::string("disaggregated"));
+    h.set(key::prefill_tp, std::int64_t{4});
+    h.set(key::prefill_workers, std::int64_t{1});
+    h.set(key::tp, std::int64_t{4});
+    h.set(key::decode_workers, std::int64_t{1});
+    Deployment d = deployment(h);
+    put_everywhere(d, hostile, true);
+    const LaunchFiles f = launch_files(d.settings, d.assumptions, d.projection);
+    CHECK(has(f.find("sglang-serve.sh"), "--disaggregation-mode prefill"));
+    CHECK(has(f.find("sglang-serve.sh"), "python3 -m sglang_router.launch_router --pd-disaggregation"));
+    const std::string received = run_scripts(f);
+    CHECK(count(received, literal) == 2 * 2 + 2);  // each server's model and draft paths, aiperf's two
+    CHECK(count(received, "python3\n<-m>\n<sglang.launch_server>\n") == 2);
   }
 }
 

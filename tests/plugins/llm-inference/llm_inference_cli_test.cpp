@@ -93,6 +93,24 @@ TEST_CASE("--set serve.engine=sglang: SGLang's calibration corrects the latencie
   CHECK(has(out, "(recommended = yes)"));
 }
 
+TEST_CASE("serve.fleet_rate: explore sizes the fleet, and its launch files offer the fleet's rate") {
+  const TempDir dir;
+  const std::string target = (dir.path() / "deploy").string();
+  const ProcessResult r = dgxhost(
+      {"--plugin", "llama70b-serve", "--set", "serve.fleet_rate=20", "--set", "serve.fleet_gpus=64", "--emit", target});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(has(r.out, "Fleet:\n  "));
+  CHECK(has(r.out, "carry 20.00 requests/s within the SLOs"));
+  std::ifstream in(dir.path() / "deploy" / "aiperf.sh");
+  const std::string aiperf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(has(aiperf, "--request-rate 20 "));
+  CHECK(has(aiperf, "# The fleet: "));
+  const ProcessResult small = dgxhost({"--plugin", "llama70b-serve", "--set", "serve.fleet_rate=2000"});
+  CHECK(small.exit_code == 2);
+  CHECK(has(small.err, "serve.fleet_rate: 2000.00 requests/s within the SLOs needs"));
+  CHECK(has(small.err, "serve.fleet_gpus 8"));
+}
+
 TEST_CASE("--emit DIR: dgxhost writes the recommendation's trtllm-serve, its YAML and the aiperf command there") {
   const TempDir dir;
   const std::string target = (dir.path() / "deploy").string();

@@ -87,24 +87,24 @@ struct ServeConfig {
   ServeLayout layout;
   Precision precision = Precision::bf16;     ///< the linear layers' format (kServePrecisions: serve_precision.hpp)
   Precision kv_precision = Precision::bf16;  ///< the KV cache: bf16, fp8 or nvfp4
-  int isl = 0;                               ///< input (prompt) tokens per request, mean
-  int osl = 0;                               ///< output tokens per request, mean
-  double isl_stdev = 0;                      ///< 0: every request has exactly isl
-  double osl_stdev = 0;
-  std::shared_ptr<const LengthTable> lengths;  ///< set: lengths drawn from it (isl, osl are its means)
-  int concurrency = 0;      ///< requests in flight per replica (closed loop); 0: offline, as many as fit
-  double request_rate = 0;  ///< open loop: requests/s arriving at the replica; 0: closed loop or offline
   Arrival arrival = Arrival::poisson;
-  int max_batch_tokens = 0;      ///< token budget of one iteration; 0: serve_constants::kDefaultMaxBatchTokens
-  int max_batch_size = 0;        ///< requests the engine schedules at once at most; 0: kDefaultMaxBatchSize
-  double kv_cache_fraction = 0;  ///< of the memory left for the KV cache; 0: serve_constants::kDefaultKvCacheFraction
-  int requests = 0;              ///< requests the simulation serves (--num-prompts); 0: enough for a steady state
-  SpeculativeConfig speculative;
   ServeEngine engine = ServeEngine::trtllm;
-  std::string engine_version;  ///< a release of the engine's profile; empty: its newest
   /// Apply the engine's calibration (serve_engine.hpp) to closed- and open-loop latencies; false gives the physical
   /// model alone (what the calibration is fitted to).
   bool engine_calibration = true;
+  int isl = 0;           ///< input (prompt) tokens per request, mean
+  int osl = 0;           ///< output tokens per request, mean
+  double isl_stdev = 0;  ///< 0: every request has exactly isl
+  double osl_stdev = 0;
+  std::shared_ptr<const LengthTable> lengths;  ///< set: lengths drawn from it (isl, osl are its means)
+  int concurrency = 0;           ///< requests in flight per replica (closed loop); 0: offline, as many as fit
+  int max_batch_tokens = 0;      ///< token budget of one iteration; 0: serve_constants::kDefaultMaxBatchTokens
+  double request_rate = 0;       ///< open loop: requests/s arriving at the replica; 0: closed loop or offline
+  int max_batch_size = 0;        ///< requests the engine schedules at once at most; 0: kDefaultMaxBatchSize
+  int requests = 0;              ///< requests the simulation serves (--num-prompts); 0: enough for a steady state
+  double kv_cache_fraction = 0;  ///< of the memory left for the KV cache; 0: serve_constants::kDefaultKvCacheFraction
+  SpeculativeConfig speculative;
+  std::string engine_version;  ///< a release of the engine's profile; empty: its newest
 
   [[nodiscard]] bool has_spread() const { return isl_stdev > 0 || osl_stdev > 0 || lengths != nullptr; }
   [[nodiscard]] bool open_loop() const { return request_rate > 0 || arrival == Arrival::burst; }

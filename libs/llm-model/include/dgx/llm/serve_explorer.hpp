@@ -70,6 +70,23 @@ struct ServeExploreResult {
                                                               const ServeCapacity& capacity, const ServeSlo& slo,
                                                               const std::optional<Price>& price, int requests);
 
+/// A fleet that carries a request rate: whole replicas (or disaggregated deployments) of one explored point, each at
+/// the rate its point serves within the SLOs (closed loop: its requests/s at its concurrency; open loop: the highest
+/// rate that meets the SLOs). The fleet's requests are assumed spread evenly over its replicas.
+struct ServeFleet {
+  std::size_t point = 0;               ///< into ServeExploreResult::points
+  int replicas = 0;                    ///< ceil(rate / per_replica)
+  int gpus = 0;                        ///< replicas × the point's GPUs
+  double rate = 0;                     ///< requests/s the fleet must carry
+  double per_replica = 0;              ///< requests/s one replica serves within the SLOs
+  std::optional<double> usd_per_hour;  ///< the fleet's GPUs at the point's price
+};
+
+/// The point meeting the SLOs whose fleet for `rate` requests/s takes the fewest GPUs (ties: the cheaper per million
+/// tokens); an error naming the GPUs the best one needs when that exceeds `max_gpus` (0: no limit), or saying that no
+/// point meets the SLOs.
+[[nodiscard]] Expected<ServeFleet> size_fleet(const ServeExploreResult& result, double rate, int max_gpus);
+
 /// "TP2 PP1 fp8 at 64 in flight" / "... offline (512 in flight)": a point in words.
 [[nodiscard]] std::string describe_serve_point(const ServeProjection& p, bool moe);
 
