@@ -171,9 +171,10 @@ RowDeclarations serving_declarations() {
            "serve.kv_cache_fraction"},
           {ChartSpec::lines("Throughput against per-user speed", "output_tokens_per_s_per_user",
                             "output_tokens_per_s_per_gpu")
-               .by("table,precision")
+               .by("table,pick|serving,precision")
                .with_caption("Each point one operating point (concurrency or batch), measured or projected as its "
-                             "row says: the further up and right, the better.")}};
+                             "row says: the further up and right, the better. Aggregated and disaggregated "
+                             "deployments are lines of their own; the explorer's pick is the point named 'pick'.")}};
 }
 
 }  // namespace dgx::llm::workload

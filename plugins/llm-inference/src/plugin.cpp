@@ -156,6 +156,9 @@ void Serving::explore(const dgx::sdk::Host& host) const {
     const llm::ServePoint& p = result.points[i];
     dgx::sdk::Row row = serve_row("explore", RowView::explore, p.projection);
     row.field("pareto", p.pareto ? "*" : "").field("recommended", result.recommended == i ? "yes" : "");
+    if (result.recommended == i) {
+      row.field("pick", "pick", DGX_FIELD_HIDDEN);  // the chart's series of its own
+    }
     host.emit(row);
   }
   host.note(NotePlacement::after, "Pareto front (tokens/s per GPU vs per user)",

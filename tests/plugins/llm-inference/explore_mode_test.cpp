@@ -20,6 +20,9 @@ TEST_CASE("explore prints the Pareto front and recommends the cheapest configura
     CHECK(row.mode == DGX_RESULT_PROJECTED);
     CHECK(row.fields.at("pareto") == "*");
     recommended += row.fields.at("recommended") == "yes";
+    // The chart's series: the pick on its own, the others by aggregated or disaggregated.
+    CHECK((row.fields.count("pick") == 1) == (row.fields.at("recommended") == "yes"));
+    CHECK((row.fields.at("serving") == "aggregated" || row.fields.at("serving") == "disaggregated"));
   }
   CHECK(recommended == 1);
   CHECK(h.visibility.front().table == "explore");
