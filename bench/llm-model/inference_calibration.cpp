@@ -209,7 +209,7 @@ void write_rows(const std::string& path, const std::vector<Projected>& projected
                 const std::map<std::string, std::vector<CrossValidated>>& validated) {
   std::ofstream out(path);
   out << "id,engine,mode,stack,isl,osl,concurrency,layout,model_ttft_ms,model_tpot_ms,wave_ms,ttft_ms,tpot_ms,"
-         "cv_ttft_ms,cv_tpot_ms\n";
+         "cv_ttft_ms,cv_tpot_ms,kernels\n";
   std::map<std::pair<std::string, double>, const CrossValidated*> by_row;
   for (const auto& [group, rows] : validated) {
     for (const CrossValidated& v : rows) {
@@ -226,7 +226,7 @@ void write_rows(const std::string& path, const std::vector<Projected>& projected
         << p.row.config.isl << ',' << p.row.config.osl << ',' << p.row.config.concurrency << ','
         << layout_label(p.row.config.layout, true) << ',' << 1e3 * p.sample.model.ttft << ','
         << 1e3 * p.sample.model.tpot << ',' << 1e3 * p.sample.model.wave << ',' << p.row.ttft_ms << ',' << p.row.tpot_ms
-        << ',' << (v ? 1e3 * v->ttft : 0) << ',' << (v ? 1e3 * v->tpot : 0) << '\n';
+        << ',' << (v ? 1e3 * v->ttft : 0) << ',' << (v ? 1e3 * v->tpot : 0) << ',' << p.sample.model.kernels << '\n';
   }
 }
 
@@ -240,36 +240,49 @@ bool measured_tables(const Options& o) {
     return false;
   }
   const std::vector<Projected> projected = project_measured(*rows);
-  // Engine × mode: the unit a calibration is fitted for.
-  std::map<std::string, std::vector<CalibrationSample>> groups;
+  // The calibration is fitted per engine on its aggregated rows, leaving one stack out; the disaggregated rows, none
+  // of which it saw, are predicted by the fit on every aggregated row, apart by whether their worker counts are
+  // stated (without them each is projected as one prefill and one decode worker).
+  std::map<std::string, std::vector<CalibrationSample>> aggregated;
+  std::map<std::string, std::vector<CalibrationSample>> disaggregated;  // by "engine mode" group name
   std::map<std::string, std::map<std::string, int>> skipped;
   for (const Projected& p : projected) {
-    const std::string group = p.row.engine + " " + mode_name(p.row.disaggregated);
-    if (p.failure.empty()) {
-      groups[group].push_back(p.sample);
+    const std::string mode = !p.row.disaggregated       ? "aggregated"
+                             : p.row.decode_workers > 0 ? "disaggregated, workers stated"
+                                                        : "disaggregated, workers not stated";
+    if (!p.failure.empty()) {
+      ++skipped[p.row.engine + " " + mode_name(p.row.disaggregated)][p.failure];
+    } else if (p.row.disaggregated) {
+      disaggregated[p.row.engine + " " + mode].push_back(p.sample);
     } else {
-      ++skipped[group][p.failure];
+      aggregated[p.row.engine].push_back(p.sample);
     }
   }
   std::map<std::string, Errors> by_group, by_system, by_stack;
-  std::map<std::string, std::string> stack_mode;
   std::map<std::string, std::string> tables;  // engine -> TOML
+  std::map<std::string, EngineCalibration> fits;
   std::map<std::string, std::vector<CrossValidated>> all_validated;
-  for (const auto& [group, samples] : groups) {
-    const std::vector<CrossValidated>& validated = all_validated[group] = leave_one_stack_out(samples);
-    const EngineCalibration fit = calibrate(samples, validated);
-    const std::string engine = group.substr(0, group.find(' '));
-    const std::string mode = group.substr(group.find(' ') + 1);
-    // Only the aggregated calibration goes into the profiles: 1,264 of the disaggregated rows give no worker counts,
-    // so their fit would learn the unknown decode batch, not the engine (the CV below still reports them).
-    if (mode == "aggregated") {
-      tables[engine] += "\n" + calibration_toml(mode, fit);
-    }
+  const auto count = [&](const std::string& engine, const std::string& mode, const CrossValidated& v) {
+    by_group[engine + " " + mode].add(v);
+    const std::string system = v.sample.stack.substr(v.sample.stack.find(' ') + 1);
+    by_system[engine + " | " + system.substr(0, system.find(' ')) + " | " + mode].add(v);
+    by_stack[v.sample.stack + " | " + mode].add(v);
+  };
+  for (const auto& [engine, samples] : aggregated) {
+    const std::vector<CrossValidated>& validated = all_validated[engine] = leave_one_stack_out(samples);
+    fits[engine] = calibrate(samples, validated);
+    tables[engine] += "\n" + calibration_toml("aggregated", fits[engine]);
     for (const CrossValidated& v : validated) {
-      by_group[group].add(v);
-      const std::string system = v.sample.stack.substr(v.sample.stack.find(' ') + 1);
-      by_system[engine + " | " + system.substr(0, system.find(' ')) + " | " + mode].add(v);
-      by_stack[v.sample.stack + " | " + mode].add(v);
+      count(engine, "aggregated", v);
+    }
+  }
+  for (const auto& [group, samples] : disaggregated) {
+    const std::string engine = group.substr(0, group.find(' '));
+    const EngineCalibration& fit = fits[engine];
+    std::vector<CrossValidated>& predicted = all_validated[group];
+    for (const CalibrationSample& s : samples) {
+      predicted.push_back({.sample = s, .ttft = calibrated_ttft(fit, s.model), .tpot = calibrated_tpot(fit, s.model)});
+      count(engine, group.substr(group.find(' ') + 1), predicted.back());
     }
   }
   std::string table =
@@ -285,7 +298,8 @@ bool measured_tables(const Options& o) {
   }
   std::printf(
       "\n2. Under load: measured TTFT and TPOT (%s, %zu rows), mean |error| of the physical model (model) and of "
-      "the engine's calibration under leave-one-stack-out cross-validation (CV)\n\n%s",
+      "the engine's calibration (CV: aggregated rows leaving one stack out; disaggregated rows, which the fit never "
+      "sees, by the fit on all aggregated rows)\n\n%s",
       o.measured.c_str(), rows->size(), table.c_str());
   std::printf("\nRows the model cannot project (not in the CV):\n");
   for (const auto& [group, reasons] : skipped) {

@@ -72,13 +72,7 @@ EngineProfile read_profile(const TomlTable& t) {
     p.speculative.push_back(*kind);
   }
   if (t.contains("calibration")) {
-    const TomlTable c = t.table("calibration");
-    if (c.contains("aggregated")) {
-      p.aggregated = read_calibration(c.table("aggregated"));
-    }
-    if (c.contains("disaggregated")) {
-      p.disaggregated = read_calibration(c.table("disaggregated"));
-    }
+    p.calibration = read_calibration(t.table("calibration").table("aggregated"));
   }
   return p;
 }

@@ -190,7 +190,7 @@ void apply_engine_calibration(ServeProjection& p) {
   }
   p.engine =
       engine->display + " " + (p.config.engine_version.empty() ? engine->newest().version : p.config.engine_version);
-  const EngineCalibration& c = engine->calibration(p.disaggregation.has_value());
+  const EngineCalibration& c = engine->calibration;
   if (!p.config.engine_calibration || p.offline || !c.fitted()) {
     return;
   }

@@ -1,5 +1,6 @@
 #include "plugin.hpp"
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -171,6 +172,9 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   if (!result.mode_verdict.empty()) {
     host.note(NotePlacement::after, "Aggregated or disaggregated", result.mode_verdict);
   }
+  if (const std::string engines = engines_note(model, result); !engines.empty()) {
+    host.note(NotePlacement::after, "Engines", engines);
+  }
   if (const std::string dropped = workload::serve_dropped_note(result); !dropped.empty()) {
     host.note(NotePlacement::after, "Dropped", dropped);
   }
@@ -192,6 +196,49 @@ void Serving::explore(const dgx::sdk::Host& host) const {
   } else if (host.output_files_requested()) {
     host.note(NotePlacement::after, "Launch files", "None written: no configuration meets the SLOs (--emit).");
   }
+}
+
+std::string Serving::engines_note(const llm::ServeModel& model, const llm::ServeExploreResult& result) const {
+  if (!result.recommended) {
+    return {};
+  }
+  const llm::ServeProjection& ours = result.points[*result.recommended].projection;
+  const bool priced = ours.usd_per_million_output_tokens.has_value();
+  const auto value = [&](const llm::ServeProjection& p) {
+    return priced ? p.usd_per_million_output_tokens.value_or(0) : p.output_tokens_per_s_per_gpu;
+  };
+  const auto band = [](const llm::ServeProjection& p) { return p.calibration ? p.calibration->band_tpot : 0.0; };
+  const auto shown = [&](const llm::ServeProjection& p) {
+    return priced ? "$" + text::fixed(value(p), 3) + "/Mtok" : text::fixed(value(p), 0) + " tok/s/GPU";
+  };
+  std::string out = std::string(llm::to_string(settings_.config.engine)) + " (this run): " + shown(ours) + " at " +
+                    llm::describe_serve_point(ours, assumptions_.model.moe());
+  for (const llm::ServeEngine engine : {llm::ServeEngine::trtllm, llm::ServeEngine::vllm, llm::ServeEngine::sglang}) {
+    if (engine == settings_.config.engine) {
+      continue;
+    }
+    llm::ServeSpace space = explore_space();
+    space.base.engine = engine;
+    space.base.engine_version.clear();
+    const auto other = llm::explore_serving(model, space, settings_.slo, assumptions_.price);
+    out += "; " + std::string(llm::to_string(engine)) + ": ";
+    if (!other || !other->recommended) {
+      out += "no configuration meets the SLOs";
+      continue;
+    }
+    const llm::ServeProjection& theirs = other->points[*other->recommended].projection;
+    const double change = value(theirs) / value(ours) - 1;
+    const bool tie = std::abs(change) <= std::max(band(ours), band(theirs));
+    out += shown(theirs) + " at " + llm::describe_serve_point(theirs, assumptions_.model.moe()) + " (" +
+           (change >= 0 ? "+" : "") + text::fixed(100 * change, 0) + "%";
+    if (!ours.calibration && !theirs.calibration) {
+      out += ": no engine calibration applies to offline points, so the engines project alike)";
+    } else {
+      out += std::string(tie ? ", within the engines' calibration bands: a tie" : "") + ")";
+    }
+  }
+  return out + ". Each engine's latencies carry its calibration (configs/engines/); switching is worth it only "
+               "beyond the bands.";
 }
 
 std::string Serving::fleet_note(const llm::ServeExploreResult& result, const llm::ServeFleet& fleet) const {

@@ -49,6 +49,10 @@ public:
   /// (throws the host's error when one cannot be written).
   /// `replicas` > 1: for a fleet of that many replicas (serve.fleet_rate).
   void emit_launch_files(const dgx::sdk::Host& host, const llm::ServeProjection& projection, int replicas = 1) const;
+  /// Explore compares engines as training's compares frameworks: each other engine's pick under the same SLOs, its
+  /// $/Mtok (or tokens/s per GPU without a price) against this run's, a tie when the difference is inside the
+  /// engines' calibration bands. Empty without a pick.
+  [[nodiscard]] std::string engines_note(const llm::ServeModel& model, const llm::ServeExploreResult& result) const;
   /// serve.fleet_rate: the fleet explore sized, in words.
   [[nodiscard]] std::string fleet_note(const llm::ServeExploreResult& result, const llm::ServeFleet& fleet) const;
   /// The space the settings describe: the precisions, the fleet as the largest replica, explore.concurrency, the

@@ -82,3 +82,26 @@ TEST_CASE("disaggregated serving with zero workers on one side, or a decode work
   REQUIRE_FALSE(big.has_value());
   CHECK(big.error().message.find("decode worker: ") == 0);
 }
+
+TEST_CASE("a disaggregated deployment takes its engine's calibration: the decode workers' TPOT and the TTFT") {
+  const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
+  DisaggConfig c{.decode = serve_config({.tp = 4}, 2000, 500, 64),
+                 .prefill = {.tp = 2},
+                 .prefill_workers = 1,
+                 .decode_workers = 2};
+  const ServeProjection physical = disaggregated(model, c);
+  c.decode.engine_calibration = true;
+  c.decode.engine = ServeEngine::sglang;
+  const ServeProjection calibrated = disaggregated(model, c);
+  REQUIRE(calibrated.calibration);
+  CHECK_FALSE(physical.calibration);
+  CHECK(physical.prefill_wave > 0);
+  const ServeFeatures f{.ttft = physical.ttft.mean,
+                        .tpot = physical.tpot.mean,
+                        .wave = physical.prefill_wave,
+                        .kernels = physical.decode_step.kernels};
+  CHECK(calibrated.tpot.mean == doctest::Approx(calibrated_tpot(*calibrated.calibration, f)));
+  CHECK(calibrated.ttft.mean == doctest::Approx(calibrated_ttft(*calibrated.calibration, f)));
+  // Closed loop over both decode workers: Little's law on the corrected E2E.
+  CHECK(calibrated.requests_per_s == doctest::Approx(2 * 64 / calibrated.e2e.mean));
+}

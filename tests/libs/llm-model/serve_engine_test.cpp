@@ -50,12 +50,11 @@ TEST_CASE("an engine profile reads its releases oldest first, its features and i
   CHECK(p->releases.front().version == "0.5.5.post2");
   CHECK(p->newest().version == "0.5.9");
   CHECK_FALSE(p->attention_dp);
-  CHECK(p->aggregated.fitted());
-  CHECK_FALSE(p->disaggregated.fitted());
-  CHECK(p->aggregated.tpot_offset == doctest::Approx(0.003));
+  CHECK(p->calibration.fitted());
+  CHECK(p->calibration.tpot_offset == doctest::Approx(0.003));
   const ServeFeatures f{.ttft = 0.1, .tpot = 0.01, .wave = 1.0, .kernels = 1000};
-  CHECK(calibrated_tpot(p->aggregated, f) == doctest::Approx(1.2 * 0.01 + 1000 * 2e-6 + 0.003));
-  CHECK(calibrated_ttft(p->aggregated, f) == doctest::Approx(0.5 * 0.1 + 0.1 * 1.0 + 0.2));
+  CHECK(calibrated_tpot(p->calibration, f) == doctest::Approx(1.2 * 0.01 + 1000 * 2e-6 + 0.003));
+  CHECK(calibrated_ttft(p->calibration, f) == doctest::Approx(0.5 * 0.1 + 0.1 * 1.0 + 0.2));
 }
 
 TEST_CASE("a profile with a misspelt key, an unknown engine or no release is refused naming it") {
@@ -90,9 +89,9 @@ TEST_CASE("the embedded profiles: every engine has releases and a calibration fi
     const EngineProfile* p = engine_profile(e);
     REQUIRE(p != nullptr);
     CHECK_FALSE(p->releases.empty());
-    CHECK(p->aggregated.fitted());
-    CHECK(p->aggregated.rows > 100);
-    CHECK(p->aggregated.band_tpot > 0);
+    CHECK(p->calibration.fitted());
+    CHECK(p->calibration.rows > 100);
+    CHECK(p->calibration.band_tpot > 0);
   }
   CHECK(engine_profile(ServeEngine::trtllm)->newest().runtime.empty());
 }

@@ -1,9 +1,11 @@
 // Serving-engine profiles (configs/engines/<engine>.toml): the engine as a dimension of a serving projection, as the
 // framework is for training. A profile holds what differs physically between engines (the scheduler's token budget
 // and batch limit, CUDA-graph batch sizes, overlap scheduling, which features exist), its dated releases, and the
-// engine's calibration: per mode (aggregated, disaggregated) an affine correction of the physical model's TPOT and
-// TTFT fitted to the engine's measured rows of configs/baselines/serving-measured.csv, with the mean error and the
-// band of its leave-one-stack-out cross-validation (bench_inference_calibration writes both).
+// engine's calibration: a correction of the physical model's TPOT and TTFT fitted to the engine's aggregated rows of
+// configs/baselines/serving-measured.csv, with the mean error and the band of its leave-one-stack-out
+// cross-validation (bench_inference_calibration writes both). It corrects the engine's decode loop and request path,
+// which its disaggregated workers run too: disaggregated projections take it as well, and the bench checks that on
+// the disaggregated rows, none of which it was fitted to.
 #pragma once
 
 #include "dgx/llm/expected.hpp"
@@ -65,11 +67,7 @@ struct EngineProfile {
   bool attention_dp = true;             ///< data-parallel attention with expert-parallel MoE
   bool pipeline_parallel = true;
   std::vector<Speculation> speculative;  ///< methods it implements
-  EngineCalibration aggregated, disaggregated;
-
-  [[nodiscard]] const EngineCalibration& calibration(bool disaggregated_mode) const {
-    return disaggregated_mode ? disaggregated : aggregated;
-  }
+  EngineCalibration calibration;         ///< [calibration.aggregated]: fitted to the aggregated rows
   /// The newest release of the engine itself (not a runtime container of it).
   [[nodiscard]] const EngineRelease& newest() const;
 };

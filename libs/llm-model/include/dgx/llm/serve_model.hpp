@@ -119,9 +119,10 @@ struct SimulationResult;
 
 /// Applies the engine's calibration of config.engine in the projection's mode to TTFT, TPOT, ITL and E2E (every
 /// statistic; closed loop: TTFT with the prefill wave, and requests/s from Little's law over the new E2E; open loop:
-/// TPOT only, TTFT stays the simulation's queueing; offline and disaggregated: nothing (the offline throughput is
-/// checked on configs/baselines/inference.toml as the physical model gives it; no disaggregated calibration is
-/// fitted, as the measured rows lack worker counts). Records the physical values first.
+/// TPOT only, TTFT stays the simulation's queueing; disaggregated: the same correction with the prefill workers' W
+/// (the decode workers run the engine's decode loop, the requests its request path); offline: nothing (the offline
+/// throughput is checked on configs/baselines/inference.toml as the physical model gives it). Records the physical
+/// values first.
 void apply_engine_calibration(ServeProjection& projection);
 
 /// Projects serving configurations of one model on one system.
