@@ -19,16 +19,18 @@ struct PrefillWorker {
   StepCost step;
 };
 
-/// A prefill worker packs whole prompts into its token budget, or chunks a prompt longer than it.
+/// A prefill worker packs whole prompts into its token budget, or chunks a prompt longer than it; with attention DP
+/// every rank does so for its own prompts (the loads are the worker's, over all its ranks).
 PrefillWorker prefill_worker(const ServeModel& model, const ServeConfig& c, const ServeLayout& layout) {
   ServeShape shape = serve_shape(c);
   shape.layout = layout;
   shape.speculative = {};
   const double isl = c.isl;
   const int budget = c.batch_tokens();
+  const int ranks = layout.attention_dp_ranks();
   PrefillWorker w;
   if (c.isl <= budget) {
-    w.prompts = budget / c.isl;
+    w.prompts = ranks * (budget / c.isl);
     const double tokens = w.prompts * isl;
     w.step = model.steps().step(
         shape,
@@ -39,10 +41,12 @@ PrefillWorker prefill_worker(const ServeModel& model, const ServeConfig& c, cons
   }
   const int chunks = (c.isl + budget - 1) / budget;
   const double chunk = isl / chunks;
-  w.step = model.steps().step(
-      shape, StepLoad{.prefill_tokens = chunk, .prefill_pairs = chunk * 0.5 * (isl + 1), .logit_rows = 1.0 / chunks});
+  w.prompts = ranks;
+  w.step = model.steps().step(shape, StepLoad{.prefill_tokens = ranks * chunk,
+                                              .prefill_pairs = ranks * chunk * 0.5 * (isl + 1),
+                                              .logit_rows = 1.0 * ranks / chunks});
   w.iteration = chunks * w.step.seconds;
-  w.rate = 1 / w.iteration;
+  w.rate = ranks / w.iteration;
   return w;
 }
 

@@ -253,8 +253,8 @@ public:
   void disaggregated(ServeConfig config) {
     const std::vector<ServeLayout> all = layouts(model_.model(), model_.system(), space_);
     for (const ServeLayout& prefill : all) {
-      if (prefill.pp > 1 || prefill.attention_dp) {
-        continue;  // prefill workers: TP (and EP inside it), one stage
+      if (prefill.pp > 1) {
+        continue;  // prefill workers: one stage, TP with EP inside it or attention DP over it (DEP)
       }
       for (const ServeLayout& decode : all) {
         if (decode.pp > 1 || (space_.max_gpus > 0 && prefill.gpus() + decode.gpus() > space_.max_gpus)) {

@@ -105,3 +105,18 @@ TEST_CASE("a disaggregated deployment takes its engine's calibration: the decode
   // Closed loop over both decode workers: Little's law on the corrected E2E.
   CHECK(calibrated.requests_per_s == doctest::Approx(2 * 64 / calibrated.e2e.mean));
 }
+
+TEST_CASE("an attention-DP prefill worker packs each rank's own prompts") {
+  const ServeModel model(catalog_model("deepseek-v3"), catalog_system("b200"));
+  DisaggConfig c{.decode = serve_config({.tp = 8, .ep = 8}, 1000, 1000, 64, Precision::nvfp4),
+                 .prefill = {.tp = 8, .pp = 1, .ep = 8, .attention_dp = true},
+                 .prefill_workers = 1,
+                 .decode_workers = 1};
+  const ServeProjection dep = disaggregated(model, c);
+  REQUIRE(dep.disaggregation);
+  // 8 ranks of 8192-token budgets, 8 prompts of 1000 tokens each.
+  CHECK(dep.disaggregation->prompts_per_iteration == 64);
+  c.prefill = {.tp = 8, .pp = 1, .ep = 8};
+  const ServeProjection tp = disaggregated(model, c);
+  CHECK(tp.disaggregation->prompts_per_iteration == 8);
+}
