@@ -262,7 +262,7 @@ bool measured_tables(const Options& o) {
   std::map<std::string, std::string> tables;  // engine -> TOML
   std::map<std::string, EngineCalibration> fits;
   std::map<std::string, std::vector<CrossValidated>> all_validated;
-  const auto count = [&](const std::string& engine, const std::string& mode, const CrossValidated& v) {
+  const auto tally = [&](const std::string& engine, const std::string& mode, const CrossValidated& v) {
     by_group[engine + " " + mode].add(v);
     const std::string system = v.sample.stack.substr(v.sample.stack.find(' ') + 1);
     by_system[engine + " | " + system.substr(0, system.find(' ')) + " | " + mode].add(v);
@@ -273,7 +273,7 @@ bool measured_tables(const Options& o) {
     fits[engine] = calibrate(samples, validated);
     tables[engine] += "\n" + calibration_toml("aggregated", fits[engine]);
     for (const CrossValidated& v : validated) {
-      count(engine, "aggregated", v);
+      tally(engine, "aggregated", v);
     }
   }
   for (const auto& [group, samples] : disaggregated) {
@@ -282,7 +282,7 @@ bool measured_tables(const Options& o) {
     std::vector<CrossValidated>& predicted = all_validated[group];
     for (const CalibrationSample& s : samples) {
       predicted.push_back({.sample = s, .ttft = calibrated_ttft(fit, s.model), .tpot = calibrated_tpot(fit, s.model)});
-      count(engine, group.substr(group.find(' ') + 1), predicted.back());
+      tally(engine, group.substr(group.find(' ') + 1), predicted.back());
     }
   }
   std::string table =
@@ -300,7 +300,8 @@ bool measured_tables(const Options& o) {
       "\n2. Under load: measured TTFT and TPOT (%s, %zu rows), mean |error| of the physical model (model) and of "
       "the engine's calibration (CV: aggregated rows leaving one stack out; disaggregated rows, which the fit never "
       "sees, by the fit on all aggregated rows)\n\n%s",
-      o.measured.c_str(), rows->size(), table.c_str());
+      o.measured == DGX_SERVING_MEASURED ? "configs/baselines/serving-measured.csv" : o.measured.c_str(), rows->size(),
+      table.c_str());
   std::printf("\nRows the model cannot project (not in the CV):\n");
   for (const auto& [group, reasons] : skipped) {
     for (const auto& [reason, count] : reasons) {

@@ -247,11 +247,24 @@ std::optional<Error> length_error(const ModelConfig& m, const ServeConfig& c) {
 }  // namespace
 
 int ServeConfig::batch_tokens() const {
-  return max_batch_tokens > 0 ? max_batch_tokens : serve_constants::kDefaultMaxBatchTokens;
+  if (max_batch_tokens > 0) {
+    return max_batch_tokens;
+  }
+  const EngineProfile* e = engine_profile(engine);
+  return e != nullptr ? e->max_batch_tokens : serve_constants::kDefaultMaxBatchTokens;
 }
 
 int ServeConfig::batch_size() const {
-  return max_batch_size > 0 ? max_batch_size : serve_constants::kDefaultMaxBatchSize;
+  if (max_batch_size > 0) {
+    return max_batch_size;
+  }
+  const EngineProfile* e = engine_profile(engine);
+  return e != nullptr ? e->max_batch_size : serve_constants::kDefaultMaxBatchSize;
+}
+
+int ServeConfig::cuda_graph_max_batch() const {
+  const EngineProfile* e = engine_profile(engine);
+  return e != nullptr ? e->cuda_graph_max_batch : serve_constants::kCudaGraphMaxBatch;
 }
 
 double ServeConfig::kv_fraction() const {

@@ -5,6 +5,7 @@
 #include "dgx/llm/serve_precision.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -480,9 +481,13 @@ Expected<ServeFleet> size_fleet(const ServeExploreResult& result, double rate, i
     if (!point.meets_slo || !(p.requests_per_s > 0)) {
       continue;
     }
-    ServeFleet fleet{.point = i, .rate = rate, .per_replica = p.requests_per_s};
-    fleet.replicas = static_cast<int>(std::ceil(rate / p.requests_per_s - 1e-9));
-    fleet.gpus = fleet.replicas * p.gpus();
+    const int replicas = static_cast<int>(std::ceil(rate / p.requests_per_s - 1e-9));
+    ServeFleet fleet{.point = i,
+                     .replicas = replicas,
+                     .gpus = replicas * p.gpus(),
+                     .rate = rate,
+                     .per_replica = p.requests_per_s,
+                     .usd_per_hour = std::nullopt};
     if (p.usd_per_million_output_tokens) {
       fleet.usd_per_hour = fleet.replicas * *p.usd_per_million_output_tokens * p.output_tokens_per_s * 3600 / 1e6;
     }

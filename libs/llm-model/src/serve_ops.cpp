@@ -175,7 +175,8 @@ ServeShape serve_shape(const ServeConfig& config) {
   return ServeShape{.layout = config.layout,
                     .precision = config.precision,
                     .kv_precision = config.kv_precision,
-                    .speculative = config.speculative};
+                    .speculative = config.speculative,
+                    .graph_max_batch = config.cuda_graph_max_batch()};
 }
 
 StepLoad StepLoad::split(int parts) const {

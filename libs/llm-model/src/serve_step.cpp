@@ -167,7 +167,7 @@ double ServeStepModel::exposed_host_seconds(double gpu_seconds, double requests)
 
 const OpTimeProvider& ServeStepModel::provider_for(const ServeShape& shape, const StepLoad& load) const {
   const double per_rank = load.decode_seqs / shape.layout.attention_dp_ranks();
-  const bool graph = load.prefill_tokens <= 0 && per_rank <= serve_constants::kCudaGraphMaxBatch;
+  const bool graph = load.prefill_tokens <= 0 && per_rank <= shape.graph_max_batch;
   return graph && graph_provider_ ? *graph_provider_ : *provider_;
 }
 

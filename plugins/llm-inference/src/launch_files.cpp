@@ -125,7 +125,7 @@ std::string trtllm_yaml(const InferenceSettings& s, const llm::ServeProjection& 
   out += "kv_cache_config:\n  free_gpu_memory_fraction: " + number(c.kv_fraction()) + "\n  dtype: " +
          (c.kv_precision == llm::Precision::bf16 ? "auto" : std::string(llm::to_string(c.kv_precision))) + "\n";
   out += "cuda_graph_config:\n  enable_padding: true\n  max_batch_size: " +
-         std::to_string(std::min(max_batch, llm::serve_constants::kCudaGraphMaxBatch)) + "\n";
+         std::to_string(std::min(max_batch, c.cuda_graph_max_batch())) + "\n";
   if (speculative) {
     out += speculative_yaml(c.speculative, draft_model_dir_yaml(s));
   }

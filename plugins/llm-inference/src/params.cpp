@@ -69,12 +69,14 @@ std::vector<Param> inference_params() {
                      "replaced at once; 0: offline, as many as fit; beyond what fits they queue (TTFT grows). "
                      "output_tokens_per_s = output tokens / duration; requests_per_s = requests / duration",
                      "requests"),
-      Param::integer(key::max_batch_tokens, c::kDefaultMaxBatchTokens,
+      Param::integer(key::max_batch_tokens, 0,
                      "token budget of one iteration: prompt chunks + one token per decoding request (TensorRT-LLM "
-                     "max_num_tokens, vLLM max_num_batched_tokens)",
+                     "max_num_tokens, vLLM max_num_batched_tokens, SGLang chunked_prefill_size); 0: the engine's "
+                     "default (configs/engines/)",
                      "tokens"),
-      Param::integer(key::max_batch_size, c::kDefaultMaxBatchSize,
-                     "requests one iteration schedules at most (TensorRT-LLM max_batch_size); max_concurrency = "
+      Param::integer(key::max_batch_size, 0,
+                     "requests one iteration schedules at most (TensorRT-LLM max_batch_size, vLLM max_num_seqs, "
+                     "SGLang max_running_requests); 0: the engine's default (configs/engines/); max_concurrency = "
                      "min(this, KV tokens / (ISL + OSL)): a request reserves its prompt + output",
                      "requests"),
       Param::floating(key::kv_cache_fraction, c::kDefaultKvCacheFraction,

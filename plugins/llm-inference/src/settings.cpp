@@ -130,8 +130,8 @@ void read_serve(const dgx::sdk::Host& host, InferenceSettings& s) {
   c.osl_stdev = read_non_negative(host, key::osl_stdev, "a standard deviation >= 0");
   c.requests = workload::read_int(host, key::requests, 0);
   c.concurrency = workload::read_int(host, key::concurrency, 0);
-  c.max_batch_tokens = workload::read_int(host, key::max_batch_tokens, 1);
-  c.max_batch_size = workload::read_int(host, key::max_batch_size, 1);
+  c.max_batch_tokens = workload::read_int(host, key::max_batch_tokens, 0);  // 0: the engine's default
+  c.max_batch_size = workload::read_int(host, key::max_batch_size, 0);
   c.kv_cache_fraction = host.get_float(key::kv_cache_fraction);
   if (!(c.kv_cache_fraction > 0 && c.kv_cache_fraction <= 1)) {
     throw InvalidArgument(std::string(key::kv_cache_fraction) + " must lie in (0, 1], got " +

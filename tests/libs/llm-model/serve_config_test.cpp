@@ -1,5 +1,7 @@
 #include "dgx/llm/serve_config.hpp"
 
+#include "dgx/llm/serve_ops.hpp"
+
 #include "catalog_fixtures.hpp"
 #include "serve_fixtures.hpp"
 
@@ -142,4 +144,20 @@ TEST_CASE("a lengths table with no rows, or a request beyond the context, is ref
   CHECK(table->mean_isl() == doctest::Approx(200));
   CHECK(table->mean_osl() == doctest::Approx(100));
   CHECK(c.reserved_tokens() == 2000);  // the fixed means' 1000 + 1000 exceed the table's longest
+}
+
+TEST_CASE("the engine's profile gives the scheduler's defaults a configuration leaves at 0") {
+  ServeConfig c = serve_config({.tp = 2}, 1000, 1000, 0);
+  c.engine = ServeEngine::vllm;
+  CHECK(c.batch_size() == 1024);  // vLLM's max_num_seqs
+  CHECK(c.batch_tokens() == 8192);
+  c.engine = ServeEngine::sglang;
+  CHECK(c.cuda_graph_max_batch() == 256);
+  CHECK(serve_shape(c).graph_max_batch == 256);
+  c.max_batch_size = 64;  // a configured limit wins
+  CHECK(c.batch_size() == 64);
+  c.engine = ServeEngine::trtllm;
+  c.max_batch_size = 0;
+  CHECK(c.batch_size() == 2048);
+  CHECK(c.cuda_graph_max_batch() == 512);
 }

@@ -98,9 +98,9 @@ struct ServeConfig {
   double osl_stdev = 0;
   std::shared_ptr<const LengthTable> lengths;  ///< set: lengths drawn from it (isl, osl are its means)
   int concurrency = 0;           ///< requests in flight per replica (closed loop); 0: offline, as many as fit
-  int max_batch_tokens = 0;      ///< token budget of one iteration; 0: serve_constants::kDefaultMaxBatchTokens
+  int max_batch_tokens = 0;      ///< token budget of one iteration; 0: the engine profile's
   double request_rate = 0;       ///< open loop: requests/s arriving at the replica; 0: closed loop or offline
-  int max_batch_size = 0;        ///< requests the engine schedules at once at most; 0: kDefaultMaxBatchSize
+  int max_batch_size = 0;        ///< requests the engine schedules at once at most; 0: the engine profile's
   int requests = 0;              ///< requests the simulation serves (--num-prompts); 0: enough for a steady state
   double kv_cache_fraction = 0;  ///< of the memory left for the KV cache; 0: serve_constants::kDefaultKvCacheFraction
   SpeculativeConfig speculative;
@@ -110,6 +110,8 @@ struct ServeConfig {
   [[nodiscard]] bool open_loop() const { return request_rate > 0 || arrival == Arrival::burst; }
   [[nodiscard]] int batch_tokens() const;
   [[nodiscard]] int batch_size() const;
+  /// Decode-only batches up to this size (per attention-DP rank) run as CUDA graphs: the engine profile's.
+  [[nodiscard]] int cuda_graph_max_batch() const;
   /// The replica's limits: with attention DP every rank schedules its own batch within its own limits.
   [[nodiscard]] int replica_batch_tokens() const { return batch_tokens() * layout.attention_dp_ranks(); }
   [[nodiscard]] int replica_batch_size() const { return batch_size() * layout.attention_dp_ranks(); }

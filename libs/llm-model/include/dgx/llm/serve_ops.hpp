@@ -15,6 +15,7 @@
 #include "dgx/llm/catalog.hpp"
 #include "dgx/llm/ops.hpp"
 #include "dgx/llm/serve_config.hpp"
+#include "dgx/llm/serve_constants.hpp"
 
 #include <vector>
 
@@ -39,7 +40,8 @@ struct ServeShape {
   ServeLayout layout;
   Precision precision = Precision::bf16;
   Precision kv_precision = Precision::bf16;
-  SpeculativeConfig speculative{};  ///< the drafter's ops and its KV cache
+  SpeculativeConfig speculative{};                            ///< the drafter's ops and its KV cache
+  int graph_max_batch = serve_constants::kCudaGraphMaxBatch;  ///< decode-only batches up to this run as CUDA graphs
 };
 
 /// The shape of a configuration.
