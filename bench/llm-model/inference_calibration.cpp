@@ -151,14 +151,20 @@ struct Errors {
 
 /// The TOML of one calibration, as the profiles carry it.
 std::string calibration_toml(const std::string& mode, const EngineCalibration& c) {
-  char text[720];
+  char text[800];
   std::snprintf(text, sizeof text,
                 "[calibration.%s]\n"
-                "tpot_scale = %.4f\ntpot_per_kernel_us = %.4f\ntpot_offset_ms = %.4f\nttft_scale = %.4f\nttft_wave = "
-                "%.4f\nttft_offset_ms = %.3f\n"
+                "tpot_scale = %.4f\n"
+                "tpot_per_kernel_us = %.4f\n"
+                "tpot_offset_ms = %.4f\n"
+                "ttft_scale = %.4f\n"
+                "ttft_wave = %.4f\n"
+                "ttft_iterations = %.4f\n"
+                "ttft_offset_ms = %.3f\n"
                 "rows = %d\nstacks = %d\ncv_ttft = %.4f\ncv_tpot = %.4f\nband_ttft = %.4f\nband_tpot = %.4f\n",
                 mode.c_str(), c.tpot_scale, c.tpot_per_kernel * 1e6, c.tpot_offset * 1e3, c.ttft_scale, c.ttft_wave,
-                c.ttft_offset * 1e3, c.rows, c.stacks, c.cv_ttft, c.cv_tpot, c.band_ttft, c.band_tpot);
+                c.ttft_iterations, c.ttft_offset * 1e3, c.rows, c.stacks, c.cv_ttft, c.cv_tpot, c.band_ttft,
+                c.band_tpot);
   return text;
 }
 

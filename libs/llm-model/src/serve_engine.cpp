@@ -14,14 +14,15 @@ namespace {
 using catalog::TomlTable;
 
 EngineCalibration read_calibration(const TomlTable& t) {
-  t.accept({"tpot_scale", "tpot_offset_ms", "tpot_per_kernel_us", "ttft_scale", "ttft_wave", "ttft_offset_ms", "rows",
-            "stacks", "cv_ttft", "cv_tpot", "band_ttft", "band_tpot"});
+  t.accept({"tpot_scale", "tpot_offset_ms", "tpot_per_kernel_us", "ttft_scale", "ttft_wave", "ttft_iterations",
+            "ttft_offset_ms", "rows", "stacks", "cv_ttft", "cv_tpot", "band_ttft", "band_tpot"});
   EngineCalibration c;
   c.tpot_scale = t.number("tpot_scale");
   c.tpot_offset = t.number("tpot_offset_ms") * 1e-3;
   c.tpot_per_kernel = t.number("tpot_per_kernel_us") * 1e-6;
   c.ttft_scale = t.number("ttft_scale");
   c.ttft_wave = t.number("ttft_wave");
+  c.ttft_iterations = t.number("ttft_iterations");
   c.ttft_offset = t.number("ttft_offset_ms") * 1e-3;
   c.rows = t.positive_int("rows");
   c.stacks = t.positive_int("stacks");
@@ -29,8 +30,8 @@ EngineCalibration read_calibration(const TomlTable& t) {
   c.cv_tpot = t.number("cv_tpot");
   c.band_ttft = t.number("band_ttft");
   c.band_tpot = t.number("band_tpot");
-  for (const double v :
-       {c.tpot_scale, c.tpot_per_kernel, c.ttft_scale, c.ttft_wave, c.cv_ttft, c.cv_tpot, c.band_ttft, c.band_tpot}) {
+  for (const double v : {c.tpot_scale, c.tpot_per_kernel, c.ttft_scale, c.ttft_wave, c.ttft_iterations, c.cv_ttft,
+                         c.cv_tpot, c.band_ttft, c.band_tpot}) {
     if (!(v >= 0)) {
       throw catalog::ConfigError(t.position() + ": calibration values must be non-negative numbers");
     }
@@ -80,7 +81,7 @@ EngineProfile read_profile(const TomlTable& t) {
 }  // namespace
 
 double calibrated_ttft(const EngineCalibration& c, const ServeFeatures& f) {
-  return c.ttft_scale * f.ttft + c.ttft_wave * f.wave + c.ttft_offset;
+  return c.ttft_scale * f.ttft + c.ttft_wave * f.wave + c.ttft_iterations * f.tpot + c.ttft_offset;
 }
 
 double calibrated_tpot(const EngineCalibration& c, const ServeFeatures& f) {

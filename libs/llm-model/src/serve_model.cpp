@@ -196,8 +196,12 @@ void apply_engine_calibration(ServeProjection& p) {
   }
   // Open loop: the simulation's queueing is the TTFT; the closed-loop TTFT correction (the wave of requests sent
   // together, the request path) is not fitted to it, so only the service time, TPOT, is corrected.
+  // I: the physical decode iteration (the mean TPOT times the tokens a step emits).
+  const double iteration = p.model_tpot * p.config.speculative.tokens_per_step();
   const auto ttft = [&](double x) {
-    return p.open_loop ? x : c.ttft_scale * x + c.ttft_wave * p.prefill_wave + c.ttft_offset;
+    return p.open_loop
+               ? x
+               : c.ttft_scale * x + c.ttft_wave * p.prefill_wave + c.ttft_iterations * iteration + c.ttft_offset;
   };
   const double kernels = c.tpot_per_kernel * p.decode_step.kernels / p.config.speculative.tokens_per_step();
   const auto tpot = [&](double x) { return c.tpot_scale * x + kernels + c.tpot_offset; };

@@ -113,22 +113,23 @@ EngineCalibration fit_calibration(const std::vector<CalibrationSample>& samples)
   if (samples.empty()) {
     return c;
   }
-  std::vector<std::array<double, 3>> ttft_terms;
+  std::vector<std::array<double, 4>> ttft_terms;
   std::vector<std::array<double, 3>> tpot_terms;
   std::vector<double> ttft, tpot;
   std::set<std::string> stacks;
   for (const CalibrationSample& s : samples) {
-    ttft_terms.push_back({s.model.ttft, s.model.wave, 1.0});
+    ttft_terms.push_back({s.model.ttft, s.model.wave, s.model.tpot, 1.0});
     tpot_terms.push_back({s.model.tpot, s.model.kernels, 1.0});
     ttft.push_back(s.ttft);
     tpot.push_back(s.tpot);
     stacks.insert(s.stack);
   }
-  const auto t = relative_least_squares<3>(ttft_terms, ttft, {true, true, true});
+  const auto t = relative_least_squares<4>(ttft_terms, ttft, {true, true, true, true});
   const auto p = relative_least_squares<3>(tpot_terms, tpot, {true, true, true});
   c.ttft_scale = t[0];
   c.ttft_wave = t[1];
-  c.ttft_offset = t[2];
+  c.ttft_iterations = t[2];
+  c.ttft_offset = t[3];
   c.tpot_scale = p[0];
   c.tpot_per_kernel = p[1];
   c.tpot_offset = p[2];

@@ -31,6 +31,7 @@ tpot_per_kernel_us = 2
 tpot_offset_ms = 3
 ttft_scale = 0.5
 ttft_wave = 0.1
+ttft_iterations = 1.5
 ttft_offset_ms = 200
 rows = 10
 stacks = 2
@@ -54,7 +55,7 @@ TEST_CASE("an engine profile reads its releases oldest first, its features and i
   CHECK(p->calibration.tpot_offset == doctest::Approx(0.003));
   const ServeFeatures f{.ttft = 0.1, .tpot = 0.01, .wave = 1.0, .kernels = 1000};
   CHECK(calibrated_tpot(p->calibration, f) == doctest::Approx(1.2 * 0.01 + 1000 * 2e-6 + 0.003));
-  CHECK(calibrated_ttft(p->calibration, f) == doctest::Approx(0.5 * 0.1 + 0.1 * 1.0 + 0.2));
+  CHECK(calibrated_ttft(p->calibration, f) == doctest::Approx(0.5 * 0.1 + 0.1 * 1.0 + 1.5 * 0.01 + 0.2));
 }
 
 TEST_CASE("a profile with a misspelt key, an unknown engine or no release is refused naming it") {

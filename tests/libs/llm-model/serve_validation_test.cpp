@@ -37,6 +37,7 @@ TEST_CASE("the fit recovers a correction the rows follow exactly, and counts row
   truth.tpot_per_kernel = 2e-6;
   truth.ttft_scale = 1.5;
   truth.ttft_wave = 0.2;
+  truth.ttft_iterations = 2;
   truth.ttft_offset = 0.05;
   const EngineCalibration fit = fit_calibration(synthetic(truth, 4, 20));
   CHECK(fit.tpot_scale == doctest::Approx(0.8).epsilon(1e-6));
@@ -44,6 +45,7 @@ TEST_CASE("the fit recovers a correction the rows follow exactly, and counts row
   CHECK(fit.tpot_per_kernel == doctest::Approx(2e-6).epsilon(1e-6));
   CHECK(fit.ttft_scale == doctest::Approx(1.5).epsilon(1e-6));
   CHECK(fit.ttft_wave == doctest::Approx(0.2).epsilon(1e-6));
+  CHECK(fit.ttft_iterations == doctest::Approx(2).epsilon(1e-6));
   CHECK(fit.ttft_offset == doctest::Approx(0.05).epsilon(1e-6));
   CHECK(fit.rows == 80);
   CHECK(fit.stacks == 4);

@@ -27,16 +27,18 @@ struct EngineRelease {
 
 /// The engine's correction of the physical model in one mode, fitted to measured closed-loop rows:
 ///   TPOT = tpot_scale · TPOT_model + tpot_per_kernel · K + tpot_offset
-///   TTFT = ttft_scale · TTFT_model + ttft_wave · W + ttft_offset
+///   TTFT = ttft_scale · TTFT_model + ttft_wave · W + ttft_iterations · I + ttft_offset
 /// K is the kernels a decode iteration launches (layers × ops: each small kernel of a small batch costs more than the
 /// roofline's fixed launch overhead, in proportion to how many there are).
+/// I is the model's decode iteration: the first token reaches the client some iterations after its prompt's (an
+/// overlap scheduler hands an iteration's tokens out during the next one; the fits find more, 5-10 iterations).
 /// W (prefill_wave_seconds) is the time to prefill every in-flight prompt once at the engine's token budget: the
 /// queueing a closed-loop benchmark's TTFT sees when its requests start together and stay in step (the steady
 /// state's fluid has none of it). band_*: the 90th percentile of |relative error| over the cross-validated rows;
 /// cv_*: their mean |relative error|.
 struct EngineCalibration {
   double tpot_scale = 1, tpot_offset = 0, tpot_per_kernel = 0;
-  double ttft_scale = 1, ttft_wave = 0, ttft_offset = 0;
+  double ttft_scale = 1, ttft_wave = 0, ttft_iterations = 0, ttft_offset = 0;
   int rows = 0, stacks = 0;
   double cv_ttft = 0, cv_tpot = 0;
   double band_ttft = 0, band_tpot = 0;
@@ -45,9 +47,9 @@ struct EngineCalibration {
 
 /// What the physical (uncalibrated) model gives, seconds: the calibration's inputs.
 struct ServeFeatures {
-  double ttft = 0, tpot = 0;
-  double wave = 0;     ///< W
-  double kernels = 0;  ///< K
+  double ttft = 0, tpot = 0;  ///< tpot: the decode iteration I when each step emits one token (no speculation)
+  double wave = 0;            ///< W
+  double kernels = 0;         ///< K
 };
 
 /// The calibration's TTFT and TPOT for features `f`.
