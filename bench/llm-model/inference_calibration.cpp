@@ -80,56 +80,9 @@ bool offline_table(bool breakdown) {
   return !failed;
 }
 
-/// One measured row with the physical model's features, or why the model cannot project it.
-struct Projected {
-  MeasuredServing row;
-  CalibrationSample sample;
-  std::string failure;
-};
+using Projected = MeasuredProjection;
 
 std::string mode_name(bool disaggregated) { return disaggregated ? "disaggregated" : "aggregated"; }
-
-std::vector<Projected> project_measured(const std::vector<MeasuredServing>& rows) {
-  std::map<std::string, std::unique_ptr<ServeModel>> models;
-  std::vector<Projected> out;
-  for (const MeasuredServing& r : rows) {
-    Projected p{.row = r, .sample = {}, .failure = {}};
-    const std::string key = r.model + "@" + r.system;
-    if (!models.contains(key)) {
-      auto model = find_model(r.model);
-      auto system = find_system(r.system);
-      models[key] = model && system ? std::make_unique<ServeModel>(*model, *system) : nullptr;
-    }
-    if (!models[key]) {
-      p.failure = "not in the catalog";
-      out.push_back(std::move(p));
-      continue;
-    }
-    if (!r.concurrency_stated) {
-      p.failure = "the source states no concurrency (silicon_concurrency): the load is not known";
-      out.push_back(std::move(p));
-      continue;
-    }
-    MeasuredServing physical = r;
-    physical.config.engine_calibration = false;
-    const Expected<ServeProjection> projection =
-        r.disaggregated ? project_disaggregated(*models[key], disaggregated_config(physical), std::nullopt)
-                        : models[key]->project(physical.config);
-    if (!projection) {
-      p.failure = projection.error().message;
-    } else {
-      p.sample = CalibrationSample{.stack = r.stack(),
-                                   .model = {.ttft = projection->ttft.mean,
-                                             .tpot = projection->tpot.mean,
-                                             .wave = projection->prefill_wave,
-                                             .kernels = projection->decode_step.kernels},
-                                   .ttft = r.ttft_ms * 1e-3,
-                                   .tpot = r.tpot_ms * 1e-3};
-    }
-    out.push_back(std::move(p));
-  }
-  return out;
-}
 
 struct Errors {
   int rows = 0;
@@ -245,11 +198,19 @@ bool measured_tables(const Options& o) {
     std::fprintf(stderr, "bench_inference_calibration: %s\n", rows.error().message.c_str());
     return false;
   }
+  // The engines' scheduler defaults enter the projections: a profile that does not read (a format changed before
+  // its calibration was rewritten) would silently fall back to the model's own and fit the wrong thing.
+  for (const ServeEngine engine : {ServeEngine::trtllm, ServeEngine::vllm, ServeEngine::sglang}) {
+    if (auto profile = find_engine(engine); !profile) {
+      std::fprintf(stderr, "bench_inference_calibration: %s\n", profile.error().message.c_str());
+      return false;
+    }
+  }
   const std::vector<Projected> projected = project_measured(*rows);
   // The calibration is fitted per engine on its aggregated rows, leaving one stack out; the disaggregated rows, none
   // of which it saw, are predicted by the fit on every aggregated row, apart by whether their worker counts are
   // stated (without them each is projected as one prefill and one decode worker).
-  std::map<std::string, std::vector<CalibrationSample>> aggregated;
+  std::set<std::string> engines;  // with aggregated rows, which calibrate_engine fits
   std::map<std::string, std::vector<CalibrationSample>> disaggregated;  // by "engine mode" group name
   std::map<std::string, std::map<std::string, int>> skipped;
   for (const Projected& p : projected) {
@@ -261,7 +222,7 @@ bool measured_tables(const Options& o) {
     } else if (p.row.disaggregated) {
       disaggregated[p.row.engine + " " + mode].push_back(p.sample);
     } else {
-      aggregated[p.row.engine].push_back(p.sample);
+      engines.insert(p.row.engine);
     }
   }
   std::map<std::string, Errors> by_group, by_system, by_stack;
@@ -274,9 +235,9 @@ bool measured_tables(const Options& o) {
     by_system[engine + " | " + system.substr(0, system.find(' ')) + " | " + mode].add(v);
     by_stack[v.sample.stack + " | " + mode].add(v);
   };
-  for (const auto& [engine, samples] : aggregated) {
-    const std::vector<CrossValidated>& validated = all_validated[engine] = leave_one_stack_out(samples);
-    fits[engine] = calibrate(samples, validated);
+  for (const std::string& engine : engines) {
+    std::vector<CrossValidated>& validated = all_validated[engine];
+    fits[engine] = calibrate_engine(projected, parse_serve_engine(engine).value_or(ServeEngine::trtllm), &validated);
     tables[engine] += "\n" + calibration_toml("aggregated", fits[engine]);
     for (const CrossValidated& v : validated) {
       tally(engine, "aggregated", v);

@@ -1,10 +1,15 @@
 #include "dgx/llm/serve_validation.hpp"
 
+#include "dgx/llm/catalog.hpp"
+#include "dgx/llm/serve_disaggregated.hpp"
+#include "dgx/llm/serve_model.hpp"
 #include "dgx/llm/serve_simulation.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <set>
 
 namespace dgx::llm {
@@ -182,6 +187,61 @@ EngineCalibration calibrate(const std::vector<CalibrationSample>& samples,
   c.cv_tpot = mean_abs(tpot);
   c.band_ttft = quantile_abs(ttft, 0.9);
   c.band_tpot = quantile_abs(tpot, 0.9);
+  return c;
+}
+
+std::vector<MeasuredProjection> project_measured(const std::vector<MeasuredServing>& rows) {
+  std::map<std::string, std::unique_ptr<ServeModel>> models;
+  std::vector<MeasuredProjection> out;
+  out.reserve(rows.size());
+  for (const MeasuredServing& r : rows) {
+    MeasuredProjection p{.row = r, .sample = {}, .failure = {}};
+    const std::string key = r.model + "@" + r.system;
+    if (!models.contains(key)) {
+      auto model = find_model(r.model);
+      auto system = find_system(r.system);
+      models[key] = model && system ? std::make_unique<ServeModel>(*model, *system) : nullptr;
+    }
+    if (!models[key]) {
+      p.failure = "not in the catalog";
+    } else if (!r.concurrency_stated) {
+      p.failure = "the source states no concurrency (silicon_concurrency): the load is not known";
+    } else {
+      MeasuredServing physical = r;
+      physical.config.engine_calibration = false;
+      const Expected<ServeProjection> projection =
+          r.disaggregated ? project_disaggregated(*models[key], disaggregated_config(physical), std::nullopt)
+                          : models[key]->project(physical.config);
+      if (!projection) {
+        p.failure = projection.error().message;
+      } else {
+        p.sample = CalibrationSample{.stack = r.stack(),
+                                     .model = {.ttft = projection->ttft.mean,
+                                               .tpot = projection->tpot.mean,
+                                               .wave = projection->prefill_wave,
+                                               .kernels = projection->decode_step.kernels},
+                                     .ttft = r.ttft_ms * 1e-3,
+                                     .tpot = r.tpot_ms * 1e-3};
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+EngineCalibration calibrate_engine(const std::vector<MeasuredProjection>& projected, ServeEngine engine,
+                                   std::vector<CrossValidated>* validated) {
+  std::vector<CalibrationSample> samples;
+  for (const MeasuredProjection& p : projected) {
+    if (p.failure.empty() && !p.row.disaggregated && p.row.config.engine == engine) {
+      samples.push_back(p.sample);
+    }
+  }
+  std::vector<CrossValidated> cv = leave_one_stack_out(samples);
+  EngineCalibration c = calibrate(samples, cv);
+  if (validated != nullptr) {
+    *validated = std::move(cv);
+  }
   return c;
 }
 

@@ -2,7 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include "dgx/llm/serve_engine.hpp"
+
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -102,4 +106,41 @@ TEST_CASE("leave-one-stack-out predicts each stack with a fit that never saw it"
   const EngineCalibration c = calibrate(rows, cv);
   CHECK(c.cv_tpot > 0.05);
   CHECK(c.band_tpot >= c.cv_tpot);
+}
+
+TEST_CASE("each engine profile's calibration is what the measured set gives: refit here, it matches the file") {
+  // configs/engines/*.toml are written by bench_inference_calibration --write-profiles; a change to the serving
+  // model that moves the fit must rerun it (the profiles and libs/llm-model/README.md's table follow).
+  std::ifstream in(std::string(DGX_SOURCE_DIR) + "/configs/baselines/serving-measured.csv");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto rows = parse_serving_measured(text.str(), "serving-measured.csv");
+  REQUIRE(rows);
+  const std::vector<MeasuredProjection> projected = project_measured(*rows);
+  std::size_t failed = 0;
+  for (const MeasuredProjection& p : projected) {
+    failed += p.failure.empty() ? 0 : 1;
+  }
+  CHECK(failed < projected.size() / 5);  // the layouts the model refuses, a few hundred rows
+  for (const ServeEngine engine : {ServeEngine::trtllm, ServeEngine::vllm, ServeEngine::sglang}) {
+    CAPTURE(to_string(engine));
+    const EngineCalibration fit = calibrate_engine(projected, engine);
+    const EngineProfile* profile = engine_profile(engine);
+    REQUIRE(profile != nullptr);
+    const EngineCalibration& file = profile->calibration;
+    CHECK(file.rows == fit.rows);
+    CHECK(file.stacks == fit.stacks);
+    const auto same = [](double written, double fitted, double unit) {
+      return std::abs(written - fitted) <= 1e-4 * unit + 1e-6 * std::abs(fitted);  // the file's four decimals
+    };
+    CHECK(same(file.tpot_scale, fit.tpot_scale, 1));
+    CHECK(same(file.tpot_per_kernel, fit.tpot_per_kernel, 1e-6));
+    CHECK(same(file.tpot_offset, fit.tpot_offset, 1e-3));
+    CHECK(same(file.ttft_scale, fit.ttft_scale, 1));
+    CHECK(same(file.ttft_wave, fit.ttft_wave, 1));
+    CHECK(same(file.ttft_iterations, fit.ttft_iterations, 1));
+    CHECK(same(file.ttft_offset, fit.ttft_offset, 1e-2));
+    CHECK(same(file.cv_tpot, fit.cv_tpot, 1));
+    CHECK(same(file.band_ttft, fit.band_ttft, 1));
+  }
 }

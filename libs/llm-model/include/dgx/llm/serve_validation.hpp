@@ -37,4 +37,18 @@ struct CrossValidated {
 [[nodiscard]] EngineCalibration calibrate(const std::vector<CalibrationSample>& samples,
                                           const std::vector<CrossValidated>& validated);
 
+/// One measured row projected by the physical model (no calibration): its sample, or why it cannot be projected
+/// (a layout the model refuses, no stated concurrency, a model or system not in the catalog).
+struct MeasuredProjection {
+  MeasuredServing row;
+  CalibrationSample sample;
+  std::string failure;  ///< empty: projected
+};
+[[nodiscard]] std::vector<MeasuredProjection> project_measured(const std::vector<MeasuredServing>& rows);
+
+/// An engine's calibration as its profile holds it: fitted to the engine's projected aggregated rows, with their
+/// leave-one-stack-out cross-validation (`validated`, when given, receives it).
+[[nodiscard]] EngineCalibration calibrate_engine(const std::vector<MeasuredProjection>& projected, ServeEngine engine,
+                                                 std::vector<CrossValidated>* validated = nullptr);
+
 }  // namespace dgx::llm
