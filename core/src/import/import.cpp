@@ -150,6 +150,7 @@ struct Prepared {
   LauncherOutput log;
   const FormatInfo* format = nullptr;
   std::vector<int> ranks;
+  std::vector<std::pair<std::string, std::string>> sets;  ///< the user's --set as typed TOML literals
 };
 
 }  // namespace
@@ -235,11 +236,14 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
 
 namespace {
 
-Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, const std::string& origin) {
+/// What import and inspect share before the reader runs: a text log, the format that reads it, the ranks it holds,
+/// and the --set values typed.
+Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, const std::string& origin,
+                           const std::vector<std::string>& sets) {
   if (auto problem = refuse_non_text(text, origin)) {
     return *problem;
   }
-  Prepared p{LauncherOutput(std::move(text)), nullptr, {}};
+  Prepared p{LauncherOutput(std::move(text)), nullptr, {}, {}};
   const std::vector<const FormatInfo*> formats = registry.formats();
   p.format = best_format(formats, p.log.text());
   if (p.format == nullptr) {
@@ -252,6 +256,11 @@ Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, con
   const FormatInfo& format = *p.format;
   const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
   p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
+  auto typed = typed_sets(sets);
+  if (!typed) {
+    return typed.error();
+  }
+  p.sets = std::move(typed).value();
   return p;
 }
 
@@ -268,13 +277,9 @@ std::optional<double> pace(const LogReading& r) {
 
 Expected<LogReading> LogImporter::inspect_text(std::string text, const std::string& origin,
                                                const std::vector<std::string>& sets) const {
-  auto prepared = prepare(registry_, std::move(text), origin);
+  auto prepared = prepare(registry_, std::move(text), origin, sets);
   if (!prepared) {
     return prepared.error();
-  }
-  auto typed = typed_sets(sets);
-  if (!typed) {
-    return typed.error();
   }
   Prepared& p = prepared.value();
   const FormatInfo& format = *p.format;
@@ -282,7 +287,7 @@ Expected<LogReading> LogImporter::inspect_text(std::string text, const std::stri
   HostServices services(logger_, comm_, config_paths_, format.plugin->name);
   Report scratch;
   std::optional<LogReading> reading;
-  const ReadCall call{format, p.log.text(), origin, *typed, true, p.log.world_size(), p.log.world_size_line(), {}};
+  const ReadCall call{format, p.log.text(), origin, p.sets, true, p.log.world_size(), p.log.world_size_line(), {}};
   if (auto problem = detail::run_reader(call, services, scratch, reading)) {
     return *problem;
   }
@@ -292,13 +297,9 @@ Expected<LogReading> LogImporter::inspect_text(std::string text, const std::stri
 Expected<std::vector<ResultRow>> LogImporter::import_text(std::string text, const std::string& origin,
                                                           const std::vector<std::string>& sets,
                                                           std::optional<std::int64_t> file_time) const {
-  auto prepared = prepare(registry_, std::move(text), origin);
+  auto prepared = prepare(registry_, std::move(text), origin, sets);
   if (!prepared) {
     return prepared.error();
-  }
-  auto typed = typed_sets(sets);
-  if (!typed) {
-    return typed.error();
   }
   Prepared& p = prepared.value();
   const FormatInfo& format = *p.format;
@@ -310,7 +311,7 @@ Expected<std::vector<ResultRow>> LogImporter::import_text(std::string text, cons
   HostServices services(logger_, comm_, config_paths_, format.plugin->name);
   Report report;
   std::optional<LogReading> reading;
-  const ReadCall call{format,   p.log.text(), origin, *typed, false, p.log.world_size(), p.log.world_size_line(),
+  const ReadCall call{format,   p.log.text(), origin, p.sets, false, p.log.world_size(), p.log.world_size_line(),
                       file_time};
   if (auto problem = detail::run_reader(call, services, report, reading)) {
     return *problem;
