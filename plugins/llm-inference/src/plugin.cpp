@@ -222,7 +222,11 @@ std::string Serving::engines_note(const llm::ServeModel& model, const llm::Serve
     space.base.engine_version.clear();
     const auto other = llm::explore_serving(model, space, settings_.slo, assumptions_.price);
     out += "; " + std::string(llm::to_string(engine)) + ": ";
-    if (!other || !other->recommended) {
+    if (!other) {
+      out += "nothing runs (" + other.error().message + ")";
+      continue;
+    }
+    if (!other->recommended) {
       out += "no configuration meets the SLOs";
       continue;
     }

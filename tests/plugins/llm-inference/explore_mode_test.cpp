@@ -30,6 +30,11 @@ TEST_CASE("explore prints the Pareto front and recommends the cheapest configura
   CHECK(h.note("Pareto front (tokens/s per GPU vs per user)").find("Fastest per user first:") != std::string::npos);
   CHECK(h.note("Sweep").find("Layouts: TP 1-8") == 0);
   CHECK(h.note("Projection").find("This sweep projected") != std::string::npos);
+  // The other engines' picks under the same SLOs, each against this run's.
+  const std::string engines = h.note("Engines");
+  CHECK(engines.find("trtllm (this run): $") == 0);
+  CHECK(engines.find("; vllm: $") != std::string::npos);
+  CHECK(engines.find("; sglang: $") != std::string::npos);
 }
 
 TEST_CASE("the explore table names each row's precision and says which configurations it leaves out") {

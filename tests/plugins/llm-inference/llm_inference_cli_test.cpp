@@ -76,6 +76,7 @@ TEST_CASE("bad input exits 2 with the reason") {
             "parallel.pp=2"},
            "vLLM's speculative decoding does not run with pipeline parallelism"},
           {{"--mode", "project", "--set", "serve.engine=tgi"}, "'tgi' is not one of trtllm, vllm, sglang"},
+          {{"--set", "serve.fleet_rate=-1"}, "serve.fleet_rate must be >= 0 requests/s"},
           {{"--mode", "project", "--set", "serve.engine=sglang", "--set", "serve.engine_version=0.4.0"},
            "serve.engine_version: 0.4.0 is not a release of SGLang"},
       });
