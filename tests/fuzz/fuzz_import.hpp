@@ -15,6 +15,7 @@
 #include <dgx/sdk/testing/fake_host.hpp>
 
 #include "launcher_output.hpp"  // core/src/import: the host's cleaning
+#include "log_input.hpp"        // core/src/import
 #include "parsed_run.hpp"       // libs/log-import/src: the parsers themselves
 
 namespace dgx::fuzz {
@@ -53,16 +54,19 @@ inline void fuzz_import(std::string_view text, std::initializer_list<logs::Parse
                         const std::vector<sdk::FormatSpec>& formats,
                         const std::vector<std::pair<std::string, std::string>>& sets) {
   for (const logs::Parser parse : parsers) {
-    auto run = parse(text, "fuzz.log");
+    logs::LineSource lines(text);
+    auto run = parse(lines, "fuzz.log");
     require(run || !run.error().message.empty());
   }
-  const detail::LauncherOutput log{std::string(text)};
+  detail::LogInput input{std::string(text)};
+  const detail::LauncherOutput log{input};
+  const std::string cleaned = log.text();
   for (const sdk::FormatSpec& format : formats) {
-    const int score = format.probe(log.text());
+    const int score = format.probe(cleaned);
     require(score >= 0 && score <= 100);
     if (score > 0) {
-      read_as(format, log.text(), {}, true);
-      read_as(format, log.text(), sets, false);
+      read_as(format, cleaned, {}, true);
+      read_as(format, cleaned, sets, false);
     }
   }
 }

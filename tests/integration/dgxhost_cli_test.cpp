@@ -33,7 +33,7 @@ TEST_CASE("bad options are usage errors (exit 2) on stderr") {
 TEST_CASE("--list shows plugins with version, ABI, workloads, kind and modes") {
   const ProcessResult r = dgxhost({"--list"});
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("spin 1.0.0  ABI 1.2") != std::string::npos);
+  CHECK(r.out.find("spin 1.0.0  ABI 1.3") != std::string::npos);
   CHECK(r.out.find("- spin  [micro; measure; -]") != std::string::npos);
 }
 

@@ -5,8 +5,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "dgx/json/json.hpp"
@@ -175,6 +177,79 @@ TEST_CASE("a FIFO, a device or a directory is refused at once, naming what it is
       CHECK(r.err.find("not a regular file") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a reader of ABI 1.2, which knows only the request's text, is still handed the whole file") {
+  // 6 MiB with launcher prefixes: more than the 4 MiB head a streaming reader gets as its text.
+  const TempDir dir;
+  std::string text = "[rank0]:OLDREADER\n";
+  for (int i = 0; i < 100000; ++i) {
+    text += "[rank0]:" + std::string(56, 'x') + "\n";
+  }
+  const std::string path = dir.write("old.log", text).string();
+  const ProcessResult r =
+      import({"--plugin-dir", std::string(DGX_TEST_FIXTURE_DIR) + "/old-reader", path, "--format", "json"});
+  const json::Array rows = results_of(r);
+  REQUIRE(rows.size() == 1);
+  const std::size_t cleaned = text.size() - 100001 * std::string("[rank0]:").size();  // the prefixes taken off
+  CHECK(rows[0]["metrics"]["bytes"]["value"].as_number() == static_cast<double>(cleaned));
+  CHECK(rows[0]["metrics"]["lines"]["value"].as_number() == 100001);
+}
+
+TEST_CASE("a 40 MB training log is read a line at a time: memory grows with its steps, not with the file") {
+  // torchtitan's log with 2,000 steps, each followed by 200 lines of other output (as a chatty trainer prints):
+  // every step must be read (the file's last line is in the row), and the import must not hold the file.
+  const std::string original = [] {
+    std::ifstream in(data("torchtitan/llama3_8b.log"));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }();
+  const std::size_t first_step = original.find("[rank0]:[titan] 2025-03-04 10:00:07,013");
+  REQUIRE(first_step != std::string::npos);
+  const std::string step_line =
+      "[rank0]:[titan] 2025-03-04 10:01:10,130 - root - INFO - \x1b[31mstep: STEP  \x1b[32mloss: 11.5000  "
+      "\x1b[33mmemory: 47.31GiB(49.80%)  \x1b[34mtps: 6,651  \x1b[36mtflops: 385.23  \x1b[35mmfu: 38.95%\x1b[39m\n";
+  const std::string noise =
+      "[rank0]:[titan] 2025-03-04 10:01:10,131 - root - INFO - dataloader: shard 17 of c4, prefetch queue 8/8 ok\n";
+  const TempDir dir;
+  const std::string path = (dir.path() / "chatty.log").string();
+  constexpr int kSteps = 2000;
+  {
+    std::ofstream out(path);
+    out << original.substr(0, first_step);
+    for (int step = 1; step <= kSteps; ++step) {
+      std::string line = step_line;
+      line.replace(line.find("STEP"), 4, std::to_string(step));
+      out << line;
+      for (int i = 0; i < 200; ++i) {
+        out << noise;
+      }
+    }
+  }
+  const double file_mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+  REQUIRE(file_mb > 40);
+  // A sanitizer build keeps freed memory in quarantine (256 MB by default), which would count every line read.
+  const std::map<std::string, std::string> env =
+#if defined(__SANITIZE_ADDRESS__)
+      {{"ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:quarantine_size_mb=1"}};
+#else
+      {};
+#endif
+  const ProcessResult small = dgxhost({"import", data("torchtitan/llama3_8b.log"), "--set", "precision=bf16"}, env);
+  REQUIRE_MESSAGE(small.exit_code == 0, small.err);
+  const ProcessResult large = dgxhost({"import", path, "--set", "precision=bf16", "--format", "json"}, env);
+  const json::Array rows = results_of(large);
+  REQUIRE(rows.size() == 1);
+  const int last_line =
+      static_cast<int>(std::count(original.begin(), original.begin() + first_step, '\n')) + kSteps * 201;
+  CHECK(rows[0]["info"]["file"].as_string() == path + ":1-" + std::to_string(last_line));
+  const std::string steady = rows[0]["info"]["steady_state"].as_string();
+  CHECK_MESSAGE(steady.find("median of " + std::to_string(kSteps - kSteps / 10) + " steps") == 0, steady);
+  const double grown_mb = static_cast<double>(large.max_rss_kib - small.max_rss_kib) * 1024 / 1e6;
+  // Held whole, the file alone would be 40 MB more (it was 2.1x the file before the import streamed).
+  CHECK_MESSAGE(grown_mb < file_mb / 4,
+                "peak RSS grew by " << grown_mb << " MB from a small log to a " << file_mb << " MB one");
 }
 
 TEST_CASE("a 17.5 MB nccl-tests log of one row repeated 150,000 times imports in memory bounded by its size") {

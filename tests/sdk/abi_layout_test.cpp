@@ -35,6 +35,12 @@ TEST_CASE("the ABI structs have the same layout in C11 and C++") {
   CHECK(dgx_c11_sizeof(24) == offsetof(dgx_result_row, sample_times));
 }
 
+TEST_CASE("ABI 1.3 only appends: a 1.2 import request ends where next_line begins") {
+  CHECK(offsetof(dgx_import_request, next_line) >= offsetof(dgx_import_request, file_time) + sizeof(std::int64_t));
+  CHECK(offsetof(dgx_import_request, text_complete) > offsetof(dgx_import_request, lines_ctx));
+  CHECK(DGX_ABI_VERSION == DGX_ABI_V1_3);
+}
+
 TEST_CASE("ABI 1.2 only appends: a 1.1 plugin descriptor ends where the formats begin, a 1.1 row at sample_times") {
   CHECK(offsetof(dgx_plugin_desc, formats) >= offsetof(dgx_plugin_desc, probe) + sizeof(void (*)()));
   CHECK(sizeof(dgx_plugin_desc) >= offsetof(dgx_plugin_desc, format_count) + sizeof(std::uint32_t));

@@ -19,14 +19,18 @@
 #include "dgx/core/support/utc_time.hpp"
 #include "dgx/log_import/log_text.hpp"
 #include "launcher_output.hpp"
+#include "log_input.hpp"
 
 namespace dgx {
 
 namespace {
 
 using detail::LauncherOutput;
+using detail::LogInput;
+using detail::RankFilter;
 
 constexpr std::size_t kMaxImportBytes = std::size_t{256} << 20;  // a long training log, not a dataset
+constexpr std::size_t kHeadBytes = DGX_IMPORT_HEAD_BYTES;        // what the probes see of a file, and a reader's `text`
 constexpr std::size_t kMaxRanksCompared = 64;                    // ranks whose own series are read to find a straggler
 constexpr double kStragglerGap = 0.05;  // slower than the median rank by more than this: a straggler
 
@@ -34,39 +38,9 @@ Failure bad_input(const std::string& origin, int line, const std::string& messag
   return Failure{ExitCode::usage, origin + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message};
 }
 
-int line_at(std::string_view text, std::size_t byte) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
-}
-
-// The length of the UTF-8 sequence starting at `i`, or 0 when it is not one.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) {
-    return 0;
-  }
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
-      return 0;
-    }
-  }
-  return n;
-}
-
-std::optional<Failure> refuse_non_text(std::string_view text, const std::string& origin) {
-  if (logs::trim(text).empty()) {
-    return bad_input(origin, 0, "the file is empty: nothing to import");
-  }
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = text[i] == '\0' ? 0 : utf8_length(text, i);
-    if (n == 0) {
-      return bad_input(origin, line_at(text, i),
-                       std::string("a binary file, not a log (") + (text[i] == '\0' ? "a NUL byte" : "invalid UTF-8") +
-                           "): import reads the text a tool prints");
-    }
-    i += n;
-  }
-  return std::nullopt;
+// The file stopped being readable mid-pass (an I/O error, a log truncated while it was read).
+Failure unreadable(const std::string& origin, const std::string& why) {
+  return Failure{ExitCode::usage, origin + ": " + why + "; nothing was imported"};
 }
 
 // How surely `text` is `format` (0-100), the plugin's probe under a guard.
@@ -172,7 +146,8 @@ namespace {
 // One call of a format's reader: the rows it emits into `rows`, or the reading into `reading`.
 struct ReadCall {
   const FormatInfo& format;
-  std::string_view text;
+  const LauncherOutput& log;
+  RankFilter ranks;  // whose lines it reads
   const std::string& origin;
   const std::vector<std::pair<std::string, std::string>>& sets;
   bool inspect = false;
@@ -180,6 +155,32 @@ struct ReadCall {
   int world_size_line = 0;
   std::optional<std::int64_t> file_time;
 };
+
+// dgx_import_request.next_line: the kept lines, cleaned one at a time as the reader asks for them.
+struct LineStream {
+  LauncherOutput::Cursor cursor;
+  std::string line;  // the last line handed out, with its line break
+};
+
+dgx_status stream_line(void* ctx, const char** text, std::uint64_t* size, std::int32_t* number) {
+  if (ctx == nullptr || text == nullptr || size == nullptr || number == nullptr) {
+    return DGX_ERR_INVALID_ARGUMENT;
+  }
+  auto& stream = *static_cast<LineStream*>(ctx);
+  LauncherOutput::Line line;
+  if (!stream.cursor.next(line)) {
+    *text = nullptr;
+    *size = 0;
+    *number = 0;
+    return stream.cursor.failed() ? DGX_ERR_RUNTIME : DGX_OK;  // the importer names the cause
+  }
+  stream.line.assign(line.text);
+  stream.line += line.line_break ? "\n" : "";
+  *text = stream.line.data();
+  *size = stream.line.size();
+  *number = line.number;
+  return DGX_OK;
+}
 
 }  // namespace
 
@@ -192,10 +193,22 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
   for (const auto& [key, literal] : call.sets) {
     entries.push_back({sizeof(dgx_config_entry), key.c_str(), literal.c_str(), 0});
   }
+  const LoadedPlugin& plugin = *call.format.plugin;
+  // A plugin of ABI 1.3 reads the lines as a stream and gets the first ones as `text`; an older one the whole text.
+  const bool streamed = plugin.abi_version >= DGX_ABI_V1_3;
+  bool complete = true;
+  const std::string text = call.log.text(streamed ? kHeadBytes : std::string::npos, complete, call.ranks);
+  std::optional<LineStream> stream;
+  if (streamed) {
+    stream.emplace(LineStream{call.log.lines(call.ranks), {}});
+  }
   dgx_import_request request{};
   request.struct_size = sizeof request;
-  request.text = call.text.data();
-  request.size = call.text.size();
+  request.text = text.data();
+  request.size = text.size();
+  request.next_line = streamed ? &stream_line : nullptr;
+  request.lines_ctx = streamed ? &*stream : nullptr;
+  request.text_complete = complete ? 1 : 0;
   request.origin = call.origin.c_str();
   request.sets = entries.empty() ? nullptr : entries.data();
   request.set_count = static_cast<std::uint32_t>(entries.size());
@@ -205,7 +218,6 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
   request.has_file_time = call.file_time ? 1 : 0;
   request.file_time = call.file_time.value_or(0);
   const dgx_import_sink sink{sizeof(dgx_import_sink), &reading, &take_reading};
-  const LoadedPlugin& plugin = *call.format.plugin;
   services.bind_report(&report, "", plugin.name);
   char message[4096] = {};
   dgx_error error{sizeof(dgx_error), sizeof message, message};
@@ -216,6 +228,9 @@ std::optional<Failure> run_reader(const ReadCall& call, HostServices& services, 
   }
   if (auto refused = services.take_refusal()) {
     return refused;
+  }
+  if (stream && stream->cursor.failed()) {
+    return unreadable(call.origin, call.log.read_error());
   }
   if (status == DGX_ERR_INVALID_ARGUMENT || status == DGX_ERR_NOT_FOUND) {
     return Failure{ExitCode::usage, printable(message)};  // the reader's message names the file and the line
@@ -238,24 +253,38 @@ namespace {
 
 /// What import and inspect share before the reader runs: a text log, the format that reads it, the ranks it holds,
 /// and the --set values typed.
-Expected<Prepared> prepare(const PluginRegistry& registry, std::string text, const std::string& origin,
+Expected<Prepared> prepare(const PluginRegistry& registry, LogInput& input, const std::string& origin,
                            const std::vector<std::string>& sets) {
-  if (auto problem = refuse_non_text(text, origin)) {
-    return *problem;
+  Prepared p{LauncherOutput(input), nullptr, {}, {}};
+  if (!p.log.read_error().empty()) {
+    return unreadable(origin, p.log.read_error());
   }
-  Prepared p{LauncherOutput(std::move(text)), nullptr, {}, {}};
+  if (p.log.blank()) {
+    return bad_input(origin, 0, "the file is empty: nothing to import");
+  }
+  if (const auto& binary = p.log.non_text()) {
+    return bad_input(origin, binary->line,
+                     std::string("a binary file, not a log (") + binary->what +
+                         "): import reads the text a tool prints");
+  }
+  bool complete = true;
+  const std::string head = p.log.text(kHeadBytes, complete, RankFilter{});  // what the probes see of a large log
   const std::vector<const FormatInfo*> formats = registry.formats();
-  p.format = best_format(formats, p.log.text());
+  p.format = best_format(formats, head);
   if (p.format == nullptr) {
     std::vector<std::string> names;
     for (const FormatInfo* f : formats) {
       names.push_back(f->name);
     }
-    return unknown_format(names, p.log.text(), origin);
+    return unknown_format(names, head, origin);
   }
   const FormatInfo& format = *p.format;
   const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
   p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
+  p.log.keep_one_rank(is_data_line);
+  if (!p.log.read_error().empty()) {
+    return unreadable(origin, p.log.read_error());
+  }
   auto typed = typed_sets(sets);
   if (!typed) {
     return typed.error();
@@ -277,17 +306,23 @@ std::optional<double> pace(const LogReading& r) {
 
 Expected<LogReading> LogImporter::inspect_text(std::string text, const std::string& origin,
                                                const std::vector<std::string>& sets) const {
-  auto prepared = prepare(registry_, std::move(text), origin, sets);
+  LogInput input(std::move(text));
+  return inspect_input(input, origin, sets);
+}
+
+Expected<LogReading> LogImporter::inspect_input(LogInput& input, const std::string& origin,
+                                                const std::vector<std::string>& sets) const {
+  auto prepared = prepare(registry_, input, origin, sets);
   if (!prepared) {
     return prepared.error();
   }
   Prepared& p = prepared.value();
   const FormatInfo& format = *p.format;
-  p.log.keep_one_rank([&format](std::string_view line) { return score(format, line) > 0; });
   HostServices services(logger_, comm_, config_paths_, format.plugin->name);
   Report scratch;
   std::optional<LogReading> reading;
-  const ReadCall call{format, p.log.text(), origin, p.sets, true, p.log.world_size(), p.log.world_size_line(), {}};
+  const ReadCall call{format, p.log, p.log.kept(), origin, p.sets, true, p.log.world_size(), p.log.world_size_line(),
+                      {}};
   if (auto problem = detail::run_reader(call, services, scratch, reading)) {
     return *problem;
   }
@@ -297,21 +332,23 @@ Expected<LogReading> LogImporter::inspect_text(std::string text, const std::stri
 Expected<std::vector<ResultRow>> LogImporter::import_text(std::string text, const std::string& origin,
                                                           const std::vector<std::string>& sets,
                                                           std::optional<std::int64_t> file_time) const {
-  auto prepared = prepare(registry_, std::move(text), origin, sets);
+  LogInput input(std::move(text));
+  return import_input(input, origin, sets, file_time);
+}
+
+Expected<std::vector<ResultRow>> LogImporter::import_input(LogInput& input, const std::string& origin,
+                                                           const std::vector<std::string>& sets,
+                                                           std::optional<std::int64_t> file_time) const {
+  auto prepared = prepare(registry_, input, origin, sets);
   if (!prepared) {
     return prepared.error();
   }
   Prepared& p = prepared.value();
   const FormatInfo& format = *p.format;
-  std::optional<LauncherOutput> every_rank;
-  if (p.ranks.size() >= 2) {
-    every_rank = p.log;
-  }
-  p.log.keep_one_rank([&format](std::string_view line) { return score(format, line) > 0; });
   HostServices services(logger_, comm_, config_paths_, format.plugin->name);
   Report report;
   std::optional<LogReading> reading;
-  const ReadCall call{format,   p.log.text(), origin, p.sets, false, p.log.world_size(), p.log.world_size_line(),
+  const ReadCall call{format,   p.log, p.log.kept(), origin, p.sets, false, p.log.world_size(), p.log.world_size_line(),
                       file_time};
   if (auto problem = detail::run_reader(call, services, report, reading)) {
     return *problem;
@@ -323,13 +360,13 @@ Expected<std::vector<ResultRow>> LogImporter::import_text(std::string text, cons
   // When several ranks log their own steps, each rank's pace against the median rank's: a rank further than
   // kStragglerGap behind is named (the row reads one rank; a straggler sets everyone's pace).
   std::string straggler;
-  if (every_rank && report.rows.front().sample_times.size() > 0) {
+  if (p.ranks.size() >= 2 && !report.rows.front().sample_times.empty()) {
     std::vector<std::pair<double, int>> paces;
-    for (const int rank : p.ranks) {
-      const std::string own = every_rank->rank_text(rank);
+    const std::vector<std::pair<std::string, std::string>> no_sets;
+    for (const int rank : p.ranks) {  // one pass over the file per rank, never a copy of it
       std::optional<LogReading> rank_reading;
       Report unused;
-      const ReadCall rank_call{format, own, origin, {}, true, {}, 0, {}};
+      const ReadCall rank_call{format, p.log, RankFilter{{rank}}, origin, no_sets, true, {}, 0, {}};
       if (!detail::run_reader(rank_call, services, unused, rank_reading) && rank_reading) {
         if (auto seconds = pace(*rank_reading)) {
           paces.emplace_back(*seconds, rank);
@@ -427,22 +464,22 @@ std::optional<std::int64_t> modification_time(const std::string& path) {
 }  // namespace
 
 Expected<LogReading> LogImporter::inspect_file(const std::string& path, const std::vector<std::string>& sets) const {
-  auto text = read_regular_file(path, kMaxImportBytes, "file to inspect");
-  if (!text) {
-    return text.error();
+  auto input = LogInput::open(path, kMaxImportBytes, "file to inspect");
+  if (!input) {
+    return input.error();
   }
-  return inspect_text(std::move(*text), path, sets);
+  return inspect_input(*input, path, sets);
 }
 
 Expected<Report> LogImporter::import_files(const std::vector<std::string>& paths,
                                            const std::vector<std::string>& sets) const {
   Report report;
   for (const std::string& path : paths) {
-    auto text = read_regular_file(path, kMaxImportBytes, "file to import");
-    if (!text) {
-      return text.error();
+    auto input = LogInput::open(path, kMaxImportBytes, "file to import");
+    if (!input) {
+      return input.error();
     }
-    auto rows = import_text(std::move(*text), path, sets, modification_time(path));
+    auto rows = import_input(*input, path, sets, modification_time(path));
     if (!rows) {
       return rows.error();
     }

@@ -191,20 +191,43 @@ std::optional<Prefix> srun_label(std::string_view s) {
 
 bool is_fence(std::string_view s) { return trim(s).substr(0, 3) == "```"; }
 
-// Whether most non-empty lines start the same way: an srun -l log, a paste quoted whole as a markdown blockquote.
-bool most_lines(const std::vector<std::string_view>& lines, bool (*starts)(std::string_view), double share) {
-  std::size_t with = 0;
-  std::size_t nonempty = 0;
-  for (const std::string_view l : lines) {
-    if (!trim(l).empty()) {
-      ++nonempty;
-      with += starts(l) ? 1 : 0;
+bool quoted(std::string_view s) { return !s.empty() && s.front() == '>'; }
+
+// The length of the UTF-8 sequence starting at `i`, or 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) {
+    return 0;
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) {
+      return 0;
     }
   }
-  return nonempty > 0 && static_cast<double>(with) >= share * static_cast<double>(nonempty);
+  return n;
 }
 
-bool quoted(std::string_view s) { return !s.empty() && s.front() == '>'; }
+// What shows `line` is no text, or nullptr.
+const char* non_text_in(std::string_view line) {
+  for (std::size_t i = 0; i < line.size();) {
+    const std::size_t n = line[i] == '\0' ? 0 : utf8_length(line, i);
+    if (n == 0) {
+      return line[i] == '\0' ? "a NUL byte" : "invalid UTF-8";
+    }
+    i += n;
+  }
+  return nullptr;
+}
+
+// `raw` without its ANSI colours: a view of it when it has none, else of `scratch`.
+std::string_view without_colours(std::string_view raw, std::string& scratch) {
+  if (raw.find('\x1b') == std::string_view::npos) {
+    return raw;
+  }
+  scratch = strip_ansi(raw);
+  return scratch;
+}
 
 // Takes every prefix off the front of `s`, outermost first (srun's label only there), and says the rank and world
 // size they name.
@@ -227,63 +250,108 @@ Prefix strip_prefixes(std::string_view& s, bool srun) {
 
 }  // namespace
 
-LauncherOutput::LauncherOutput(std::string text) : text_(std::move(text)) {
-  ends_with_break_ = !text_.empty() && text_.back() == '\n';
-  const bool coloured = text_.find('\x1b') != std::string::npos;  // once: a search per line is quadratic
-  if (coloured) {
-    std::string plain;
-    plain.reserve(text_.size());
-    for (const Line& l : split_lines(text_)) {
-      plain += strip_ansi(l.text);
-      plain += '\n';
+bool RankFilter::keeps(int rank) const {
+  return ranks.empty() || rank < 0 || std::find(ranks.begin(), ranks.end(), rank) != ranks.end();
+}
+
+LauncherOutput::LauncherOutput(LogInput& input) : input_(input) {
+  // The shape: text or not, and the prefixes most lines carry (each line's colours off first).
+  std::size_t nonempty = 0;
+  std::size_t quoted_lines = 0;
+  std::size_t srun_lines = 0;
+  std::string scratch;
+  std::string_view raw;
+  input_.rewind();
+  while (input_.next(raw, ends_with_break_)) {
+    ++line_count_;
+    if (!non_text_) {
+      if (const char* what = non_text_in(raw)) {
+        non_text_ = NonText{line_count_, what};
+      }
     }
-    text_ = std::move(plain);
+    const std::string_view s = without_colours(raw, scratch);
+    if (!trim(s).empty()) {
+      blank_ = false;
+      ++nonempty;
+      quoted_lines += quoted(s) ? 1 : 0;
+      srun_lines += srun_label(s) ? 1 : 0;
+    }
   }
-  std::vector<std::string_view> views;
-  for (const Line& l : split_lines(text_)) {
-    views.push_back(l.text);
+  blockquote_ = nonempty > 0 && quoted_lines == nonempty;
+  srun_ = nonempty > 0 && 2 * srun_lines >= nonempty;
+  if (non_text_) {
+    return;  // refused as it is: no prefix means anything in a binary file
   }
-  ranks_.assign(views.size(), -1);
-  const bool blockquote = most_lines(views, quoted, 1.0);
-  const bool srun = most_lines(
-      views, [](std::string_view s) { return srun_label(s).has_value(); }, 0.5);
-  bool changed = coloured;
-  const char* base = text_.data();
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    std::string_view s = views[i];
-    if (blockquote && quoted(s)) {
+  // The world size a prefix shows.
+  Cursor cursor = lines(RankFilter{});
+  for (Line line; cursor.next(line);) {
+    if (line.world_size > 0) {
+      world_size_ = line.world_size;
+      world_size_line_ = line.number;
+      break;
+    }
+  }
+}
+
+LauncherOutput::Cursor::Cursor(const LauncherOutput& log, RankFilter filter) : log_(log), filter_(std::move(filter)) {
+  log_.input_.rewind();
+}
+
+bool LauncherOutput::Cursor::next(Line& line) {
+  std::string_view raw;
+  bool line_break = true;
+  while (log_.input_.next(raw, line_break)) {
+    ++number_;
+    std::string_view s = without_colours(raw, scratch_);
+    if (log_.blockquote_ && quoted(s)) {
       s.remove_prefix(s.substr(0, 2) == "> " ? 2 : 1);
     }
     if (is_fence(s)) {
       s = {};
     }
-    const Prefix named = strip_prefixes(s, srun);
-    ranks_[i] = named.rank.value_or(-1);
-    if (named.world_size && !world_size_) {
-      world_size_ = named.world_size;
-      world_size_line_ = static_cast<int>(i) + 1;
+    const Prefix named = strip_prefixes(s, log_.srun_);
+    const int rank = named.rank.value_or(-1);
+    if (filter_.keeps(rank)) {
+      line = Line{s, number_, rank, line_break, named.world_size.value_or(0)};
+      return true;
     }
-    changed = changed || s.size() != views[i].size();
-    // What is left of a line is a part of it (prefixes off the front, a fence emptied).
-    const std::size_t begin =
-        s.empty() ? static_cast<std::size_t>(views[i].data() - base) : static_cast<std::size_t>(s.data() - base);
-    lines_.push_back({begin, s.size()});
   }
-  if (changed) {
-    rebuild(std::vector<bool>(lines_.size(), true));
-  }
+  return false;
 }
 
-std::optional<int> LauncherOutput::rank_of(int number) const {
-  const auto i = static_cast<std::size_t>(number - 1);
-  return number < 1 || i >= ranks_.size() || ranks_[i] < 0 ? std::nullopt : std::optional<int>(ranks_[i]);
+std::string LauncherOutput::text(std::size_t max_bytes, bool& complete, const RankFilter& filter) const {
+  std::string out;
+  complete = true;
+  int number = 0;  // of the last line written
+  Cursor cursor = lines(filter);
+  for (Line line; cursor.next(line);) {
+    const std::size_t gap = static_cast<std::size_t>(line.number - number - 1);  // other ranks' lines, left empty
+    if (gap + line.text.size() + 1 > max_bytes - out.size()) {
+      complete = false;
+      return out;
+    }
+    out.append(gap, '\n');
+    out += line.text;
+    out += line.line_break ? "\n" : "";
+    number = line.number;
+  }
+  if (number < line_count_) {  // the last lines were another rank's
+    out.append(static_cast<std::size_t>(line_count_ - number - (ends_with_break_ ? 0 : 1)), '\n');
+  }
+  return out;
+}
+
+std::string LauncherOutput::text() const {
+  bool complete = true;
+  return text(std::string::npos, complete, kept_);
 }
 
 void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
   std::map<int, std::size_t> data_lines;  // rank -> how many of the format's data lines it prints
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    if (ranks_[i] >= 0) {
-      data_lines[ranks_[i]] += is_data_line(line(i)) ? 1 : 0;
+  Cursor cursor = lines(RankFilter{});
+  for (Line line; cursor.next(line);) {
+    if (line.rank >= 0) {
+      data_lines[line.rank] += is_data_line(line.text) ? 1 : 0;
     }
   }
   if (data_lines.size() < 2) {
@@ -303,53 +371,20 @@ void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
     }
   }
   const int lowest = data_lines.begin()->first;
-  std::vector<bool> keep(lines_.size(), true);
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    keep[i] = ranks_[i] < 0 || ranks_[i] == lowest || ranks_[i] == data_rank;
-  }
-  rebuild(keep);
+  kept_.ranks = lowest == data_rank ? std::vector<int>{lowest} : std::vector<int>{lowest, data_rank};
 }
 
 std::vector<int> LauncherOutput::data_ranks(const DataLine& is_data_line, std::size_t limit) const {
   std::set<int> ranks;
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    if (ranks_[i] >= 0 && is_data_line(line(i))) {
-      ranks.insert(ranks_[i]);
+  Cursor cursor = lines(RankFilter{});
+  for (Line line; cursor.next(line);) {
+    if (line.rank >= 0 && is_data_line(line.text)) {
+      ranks.insert(line.rank);
     }
   }
   std::vector<int> lowest(ranks.begin(), ranks.end());
   lowest.resize(std::min(lowest.size(), limit));
   return lowest;
-}
-
-std::string LauncherOutput::rank_text(int rank) const {
-  std::string text;
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    if (ranks_[i] < 0 || ranks_[i] == rank) {
-      text += line(i);
-    }
-    text += '\n';
-  }
-  return text;
-}
-
-// In place: a line only loses its front (prefixes) or all of it (another rank's, a fence), so every kept byte moves
-// towards the start and a 100 MB log costs no second copy.
-void LauncherOutput::rebuild(const std::vector<bool>& keep) {
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    Span& span = lines_[i];
-    const std::size_t size = keep[i] ? span.size : 0;
-    if (size > 0 && span.begin != out) {
-      std::memmove(text_.data() + out, text_.data() + span.begin, size);
-    }
-    span = {out, size};
-    out += size;
-    if (i + 1 < lines_.size() || ends_with_break_) {
-      text_[out++] = '\n';  // a last line without its line break stays so: a parser may tell a file cut off by it
-    }
-  }
-  text_.resize(out);
 }
 
 }  // namespace dgx::detail

@@ -458,7 +458,8 @@ bool looks_like_aiperf(std::string_view text) {
   return json || csv || (has_console_table(text) && !genai_perf_marks(text));
 }
 
-Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_aiperf(LineSource& lines, const std::string& origin) {
+  const std::string_view text = lines.whole();  // a report or an export: a document of kilobytes
   ParsedRun run = serving_run("aiperf", "AIPerf: client-side request timestamps over the profiling phase");
   run.first_line = 1;
   run.last_line = static_cast<int>(split_lines(text).size());
@@ -471,7 +472,8 @@ Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origi
 
 bool looks_like_genai_perf(std::string_view text) { return genai_perf_marks(text) && has_console_table(text); }
 
-Expected<ParsedRun> parse_genai_perf(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_genai_perf(LineSource& lines, const std::string& origin) {
+  const std::string_view text = lines.whole();  // a report or an export: a document of kilobytes
   return parse_console(text, origin,
                        serving_run("genai-perf", "GenAI-Perf: client-side request timestamps (Perf Analyzer)"));
 }

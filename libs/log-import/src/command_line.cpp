@@ -46,28 +46,38 @@ std::optional<double> CommandLine::number(std::initializer_list<std::string_view
   return value ? parse_number(value->text) : std::nullopt;
 }
 
+CommandFinder::CommandFinder(std::initializer_list<std::string_view> programs) : programs_(programs) {}
+
+void CommandFinder::read(const Line& line) {
+  const std::string_view text = trim(line.text);
+  if (continuing_) {
+    add_words(continues(text) ? text.substr(0, text.size() - 1) : text, line.number, command_->args);
+    continuing_ = continues(text);
+    return;
+  }
+  if (command_) {
+    return;
+  }
+  for (std::string_view program : programs_) {
+    const std::size_t at = text.find(program);
+    if (at == std::string_view::npos || (at > 0 && text[at - 1] != ' ' && text[at - 1] != '/')) {
+      continue;
+    }
+    const std::string_view rest = text.substr(at + program.size());
+    command_.emplace();
+    add_words(continues(rest) ? rest.substr(0, rest.size() - 1) : rest, line.number, command_->args);
+    continuing_ = continues(rest);
+    return;
+  }
+}
+
 std::optional<CommandLine> find_command(const std::vector<Line>& lines,
                                         std::initializer_list<std::string_view> programs) {
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view text = trim(lines[i].text);
-    for (std::string_view program : programs) {
-      const std::size_t at = text.find(program);
-      if (at == std::string_view::npos || (at > 0 && text[at - 1] != ' ' && text[at - 1] != '/')) {
-        continue;
-      }
-      CommandLine command;
-      std::string_view rest = text.substr(at + program.size());
-      for (std::size_t k = i;;) {
-        add_words(continues(rest) ? rest.substr(0, rest.size() - 1) : rest, lines[k].number, command.args);
-        if (!continues(rest) || ++k == lines.size()) {
-          break;
-        }
-        rest = trim(lines[k].text);
-      }
-      return command;
-    }
+  CommandFinder finder(programs);
+  for (const Line& line : lines) {
+    finder.read(line);
   }
-  return std::nullopt;
+  return finder.command();
 }
 
 }  // namespace dgx::logs

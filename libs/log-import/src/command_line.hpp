@@ -27,6 +27,20 @@ struct CommandLine {
   std::optional<double> number(std::initializer_list<std::string_view> names) const;
 };
 
+/// The first command that runs one of `programs` (see find_command), read one line at a time from a streamed log.
+class CommandFinder {
+public:
+  explicit CommandFinder(std::initializer_list<std::string_view> programs);
+  void read(const Line& line);
+  /// The command, complete once its last continuation line is read; empty while none has been seen.
+  [[nodiscard]] const std::optional<CommandLine>& command() const { return command_; }
+
+private:
+  std::vector<std::string_view> programs_;  // literals of the caller
+  std::optional<CommandLine> command_;
+  bool continuing_ = false;  // the last line read ended in '\'
+};
+
 /// The first command among `lines` that runs one of `programs` (a word or words of the line, "genai-perf profile",
 /// "sglang.bench_serving"), with its continuation lines; empty when the file shows none.
 std::optional<CommandLine> find_command(const std::vector<Line>& lines,

@@ -111,7 +111,8 @@ sdk::Row to_sdk_row(const ImportedRow& r) {
 // What one format's reader does with the request.
 void read_with(const Format& format, sdk::Host& host, const sdk::ImportRequest& request, sdk::ImportSink& sink) {
   const std::vector<SetEntry> sets = typed_sets(request);
-  ParsedRun run = take(format.parse(request.text, request.origin));
+  LineSource lines(request);
+  ParsedRun run = take(format.parse(lines, request.origin));
   if (request.world_size) {  // the world size the launcher's prefixes show, for a log that does not print it
     const std::string key = run.kind == RunKind::collective ? "world_size" : "gpus";
     if (!run.config.contains(key)) {
@@ -219,7 +220,8 @@ Expected<ParsedRun> parse_any(std::string_view text, const std::string& origin) 
   if (best == nullptr) {
     return bad_input(origin, 0, "not a log of any of dgxhost's formats");
   }
-  return best->parse(text, origin);
+  LineSource lines(text);
+  return best->parse(lines, origin);
 }
 
 }  // namespace dgx::logs

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
@@ -14,22 +15,50 @@ Failure bad_input(const std::string& origin, int line, const std::string& messag
   return Failure{origin + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message};
 }
 
+namespace {
+
+Line without_cr(const sdk::ImportLine& l) {
+  std::string_view text = l.text;
+  if (!text.empty() && text.back() == '\r') {
+    text.remove_suffix(1);
+  }
+  return {text, l.number, l.line_break};
+}
+
+}  // namespace
+
 std::vector<Line> split_lines(std::string_view text) {
   std::vector<Line> lines;
-  int number = 1;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') {
-      line.remove_suffix(1);
-    }
-    lines.push_back({line, number++});
-    if (end == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(end + 1);
+  const auto next = sdk::detail::lines_of(text);
+  while (const auto line = next()) {
+    lines.push_back(without_cr(*line));
   }
   return lines;
+}
+
+LineSource::LineSource(std::string_view text) : head_(text), next_line_(sdk::detail::lines_of(text)) {}
+
+LineSource::LineSource(const sdk::ImportRequest& request)
+    : head_(request.text), head_complete_(request.text_complete),
+      next_line_(request.next_line ? request.next_line : sdk::detail::lines_of(request.text)) {}
+
+std::optional<Line> LineSource::next() {
+  const std::optional<sdk::ImportLine> line = next_line_();
+  return line ? std::optional<Line>(without_cr(*line)) : std::nullopt;
+}
+
+std::string_view LineSource::whole() {
+  if (head_complete_) {
+    return head_;
+  }
+  int number = 0;
+  while (const std::optional<sdk::ImportLine> line = next_line_()) {
+    whole_.append(static_cast<std::size_t>(std::max(0, line->number - number - 1)), '\n');  // other ranks' lines
+    whole_ += line->text;
+    whole_ += line->line_break ? "\n" : "";
+    number = line->number;
+  }
+  return whole_;
 }
 
 std::string_view trim(std::string_view s) {

@@ -200,7 +200,7 @@ bool looks_like_megatron(std::string_view text) {
          text.find("------------------------ arguments ------------------------") != std::string_view::npos;
 }
 
-Expected<ParsedRun> parse_megatron_log(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_megatron_log(LineSource& lines, const std::string& origin) {
   ParsedRun run;
   run.tool = "megatron-lm";
   run.kind = RunKind::training;
@@ -210,7 +210,7 @@ Expected<ParsedRun> parse_megatron_log(std::string_view text, const std::string&
   int blocks = 0;
   bool in_block = false;
   double last_iteration = 0;
-  for (const Line& line : split_lines(text)) {
+  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (line.text.find("end of arguments") != std::string_view::npos) {
       in_block = false;
     } else if (line.text.find("-- arguments --") != std::string_view::npos) {
@@ -224,10 +224,12 @@ Expected<ParsedRun> parse_megatron_log(std::string_view text, const std::string&
         args.values[a->first] = {a->second, line.number};
       }
     } else if (line.text.find(kIterationTime) != std::string_view::npos) {
-      if (auto problem = read_iteration(line, run, last_iteration, origin)) {
-        return *problem;
-      }
+      return read_iteration(line, run, last_iteration, origin);
     }
+    return std::nullopt;
+  });
+  if (problem) {
+    return *problem;
   }
   const json::Value gbs_printed = run.config.contains("train.gbs") ? run.config.at("train.gbs") : json::Value();
   const int gbs_line = run.line_of["train.gbs"];

@@ -252,30 +252,29 @@ bool looks_like_mllog(std::string_view text) {
   return text.find(kMllogPrefix) != std::string_view::npos && text.find(kLoadgenNamespace) == std::string_view::npos;
 }
 
-Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_mllog(LineSource& lines, const std::string& origin) {
   TrainingLog r;
   r.run.tool = "mlperf";
   r.run.kind = RunKind::training;
   r.run.warm_at_start = true;  // MLPerf's timed region starts after the benchmark's own warm-up
   r.run.workload = "llm-pretrain";
-  const bool ends_cleanly = text.ends_with('\n');
-  const std::vector<Line> lines = split_lines(text);
-  for (const Line& line : lines) {
+  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (!has_mllog_event(line.text)) {
-      if (auto problem = read_launcher_line(line, r.run, origin)) {
-        return *problem;
-      }
-      continue;
+      return read_launcher_line(line, r.run, origin);
     }
-    auto event = read_mllog_event(line, !ends_cleanly && line.number == lines.back().number, origin);
+    auto event = read_mllog_event(line, !line.line_break, origin);  // a last line cut off
     if (!event) {
       return event.error();
     }
     if (auto problem = read_training_event(*event, r, line.number, origin)) {
-      return *problem;
+      return problem;
     }
     r.run.first_line = r.run.first_line == 0 ? line.number : r.run.first_line;
     r.run.last_line = line.number;
+    return std::nullopt;
+  });
+  if (problem) {
+    return *problem;
   }
   finish_training_log(r);
   return std::move(r.run);

@@ -263,22 +263,24 @@ void read_detail_event(LoadgenLog& r, const MllogEvent& e, int line) {
   }
 }
 
-Expected<ParsedRun> parse_detail(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_detail(LineSource& lines, const std::string& origin) {
   LoadgenLog r;
   r.run = loadgen_run();
-  const bool ends_cleanly = text.ends_with('\n');
-  const std::vector<Line> lines = split_lines(text);
-  for (const Line& line : lines) {
+  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (!has_mllog_event(line.text)) {
-      continue;
+      return std::nullopt;
     }
-    auto event = read_mllog_event(line, !ends_cleanly && line.number == lines.back().number, origin);
+    auto event = read_mllog_event(line, !line.line_break, origin);  // a last line cut off
     if (!event) {
       return event.error();
     }
     read_detail_event(r, *event, line.number);
     r.run.first_line = r.run.first_line == 0 ? line.number : r.run.first_line;
     r.run.last_line = line.number;
+    return std::nullopt;
+  });
+  if (problem) {
+    return *problem;
   }
   return loadgen_result(r, origin);
 }
@@ -300,11 +302,12 @@ bool looks_like_mlperf_inference(std::string_view text) {
   return detail || (text.find(kSummaryTitle) != std::string_view::npos && is_summary(text));
 }
 
-Expected<ParsedRun> parse_mlperf_inference(std::string_view text, const std::string& origin) {
-  if (text.find(kMllogPrefix) != std::string_view::npos && text.find(kLoadgenNamespace) != std::string_view::npos) {
-    return parse_detail(text, origin);
+Expected<ParsedRun> parse_mlperf_inference(LineSource& lines, const std::string& origin) {
+  const std::string_view head = lines.head();
+  if (head.find(kMllogPrefix) != std::string_view::npos && head.find(kLoadgenNamespace) != std::string_view::npos) {
+    return parse_detail(lines, origin);  // the detail log grows with the run: streamed
   }
-  return parse_summary(text, origin);
+  return parse_summary(lines.whole(), origin);  // the summary is a page
 }
 
 }  // namespace dgx::logs

@@ -231,10 +231,11 @@ bool starts_another_table(const std::vector<std::string>& t, const ParsedRun& ru
   return !run.lines.empty() && *parse_number(t[0]) <= run.lines.back().size_bytes;
 }
 
-void note_rest(const std::vector<Line>& lines, std::size_t from, ParsedRun& run) {
-  for (std::size_t i = from; i < lines.size(); ++i) {
-    if (is_row(tokens(lines[i].text))) {
-      run.notes.push_back("the file goes on with another table at line " + std::to_string(lines[i].number) +
+// Whether the file goes on with another table after the first (from `line` on, then the lines not yet read).
+void note_rest(std::optional<Line> line, LineSource& lines, ParsedRun& run) {
+  for (; line; line = lines.next()) {
+    if (is_row(tokens(line->text))) {
+      run.notes.push_back("the file goes on with another table at line " + std::to_string(line->number) +
                           " (another run or section): only the first table is read");
       return;
     }
@@ -276,15 +277,14 @@ bool looks_like_nccl_tests(std::string_view text) {
   return std::any_of(lines.begin(), lines.end(), [](const Line& l) { return is_headerless_row(l.text); });
 }
 
-Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_nccl_tests(LineSource& lines, const std::string& origin) {
   ParsedRun run;
   run.tool = "nccl-tests";
   run.kind = RunKind::collective;
   Header h;
-  const std::vector<Line> lines = split_lines(text);
-  std::size_t i = 0;
-  for (; i < lines.size(); ++i) {
-    const Line& line = lines[i];
+  std::optional<Line> rest;  // the first line after the table: where note_rest looks on
+  while ((rest = lines.next())) {
+    const Line& line = *rest;
     const std::vector<std::string> t = tokens(line.text);
     const bool row = is_row(t);
     run.first_line = run.first_line == 0 && !t.empty() ? line.number : run.first_line;
@@ -294,7 +294,7 @@ Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& o
     if (!run.lines.empty() && !row && is_footer(line.text)) {
       h.footer = line.number;
       run.last_line = line.number;
-      ++i;
+      rest = lines.next();
       break;
     }
     if (!run.lines.empty() && !row && uncommented(line.text).rfind("nThread", 0) == 0) {
@@ -312,7 +312,7 @@ Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& o
   if (run.lines.empty()) {
     return no_rows(h, origin);
   }
-  note_rest(lines, i, run);
+  note_rest(rest, lines, run);
   if (h.footer == 0) {
     run.notes.emplace_back("the table has no '# Avg bus bandwidth' footer: the run may have stopped early");
   }

@@ -106,20 +106,24 @@ bool looks_like_nemo(std::string_view text) {
   return false;
 }
 
-Expected<ParsedRun> parse_nemo_log(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_nemo_log(LineSource& lines, const std::string& origin) {
   ParsedRun run;
   run.tool = "nemo";
   run.kind = RunKind::training;
   run.workload = "llm-pretrain";
   StepReader reader{run, origin};
-  for (const Line& line : split_lines(text)) {
-    for (std::string_view rest = line.text; !rest.empty();) {
+  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+    for (std::string_view rest = line.text; !rest.empty();) {  // tqdm redraws its bar with '\r' on one line
       const std::size_t cr = rest.find('\r');
       if (auto problem = reader.read(rest.substr(0, cr), line.number)) {
-        return *problem;
+        return problem;
       }
       rest = cr == std::string_view::npos ? std::string_view() : rest.substr(cr + 1);
     }
+    return std::nullopt;
+  });
+  if (problem) {
+    return *problem;
   }
   run.timing = reader.tqdm ? "NeMo's progress bar: tqdm's smoothed seconds per step (s/it)"
                            : "NeMo's train_step_timing: the wall time of each step";

@@ -159,7 +159,8 @@ std::optional<Failure> check_fabric(const ParsedRun& run, const std::string& ori
 /// The rows of a run whose configuration is complete (rows.cpp).
 Expected<std::vector<ImportedRow>> make_rows(const ParsedRun& run, const std::string& origin);
 
-using Parser = Expected<ParsedRun> (*)(std::string_view text, const std::string& origin);
+/// A format's parser: the lines of one file (read once, in order), `origin` naming it in failures.
+using Parser = Expected<ParsedRun> (*)(LineSource& lines, const std::string& origin);
 
 /// The parse of `text` by the format whose probe scores it highest among all of dgxhost's (formats.cpp), for the
 /// parsers' own tests and the fuzz targets; the host tells formats apart the same way through the plugins' probes.
@@ -169,26 +170,26 @@ bool (*data_line_of(std::string_view text))(std::string_view);
 
 // One per format, each in its own file.
 bool looks_like_nemo(std::string_view text);
-Expected<ParsedRun> parse_nemo_log(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_nemo_log(LineSource& lines, const std::string& origin);
 bool looks_like_megatron(std::string_view text);
-Expected<ParsedRun> parse_megatron_log(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_megatron_log(LineSource& lines, const std::string& origin);
 bool looks_like_torchtitan(std::string_view text);
-Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_torchtitan_log(LineSource& lines, const std::string& origin);
 bool looks_like_mllog(std::string_view text);
-Expected<ParsedRun> parse_mllog(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_mllog(LineSource& lines, const std::string& origin);
 bool looks_like_mlperf_inference(std::string_view text);
-Expected<ParsedRun> parse_mlperf_inference(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_mlperf_inference(LineSource& lines, const std::string& origin);
 bool looks_like_nccl_tests(std::string_view text);
-Expected<ParsedRun> parse_nccl_tests(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_nccl_tests(LineSource& lines, const std::string& origin);
 bool looks_like_aiperf(std::string_view text);
-Expected<ParsedRun> parse_aiperf(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_aiperf(LineSource& lines, const std::string& origin);
 bool looks_like_genai_perf(std::string_view text);  // in aiperf.cpp: the table AIPerf inherited
-Expected<ParsedRun> parse_genai_perf(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_genai_perf(LineSource& lines, const std::string& origin);
 bool looks_like_sglang_bench(std::string_view text);
-Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_sglang_bench(LineSource& lines, const std::string& origin);
 bool looks_like_vllm_bench(std::string_view text);
-Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_vllm_bench(LineSource& lines, const std::string& origin);
 bool looks_like_trtllm_bench(std::string_view text);
-Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string& origin);
+Expected<ParsedRun> parse_trtllm_bench(LineSource& lines, const std::string& origin);
 
 }  // namespace dgx::logs

@@ -31,7 +31,8 @@ bool looks_like_sglang_bench(std::string_view text) {
   return has_serving_result(text) && (has("Backend:") || has("(retokenized)") || has("sglang.bench_serving"));
 }
 
-Expected<ParsedRun> parse_sglang_bench(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_sglang_bench(LineSource& source, const std::string& origin) {
+  const std::string_view text = source.whole();  // a report or an export: a document of kilobytes
   const std::vector<Line> lines = split_lines(text);
   ParsedRun run;
   run.tool = "sglang-bench";

@@ -90,30 +90,43 @@ void read_parallelism(std::string_view line, ParsedRun& run, int number) {
 
 // The GPU count from how the run was launched, where the log shows it and prints no mesh: torchrun's
 // --nproc_per_node (x --nnodes), else run_train.sh's NGPU=N (a shell trace "+ NGPU=8").
-void read_launch_gpus(const std::vector<Line>& lines, ParsedRun& run) {
-  if (run.config.contains("gpus")) {
-    return;
-  }
-  if (const auto torchrun = find_command(lines, {"torchrun"})) {
-    const auto per_node = torchrun->option({"--nproc_per_node", "--nproc-per-node"});
-    const double nodes = torchrun->number({"--nnodes"}).value_or(1);  // "1:4" (elastic) is no count
-    const double count = torchrun->number({"--nproc_per_node", "--nproc-per-node"}).value_or(0) * nodes;
-    if (per_node && count >= 1) {
-      run.set("gpus", static_cast<std::int64_t>(count), per_node->line);
-      return;
-    }
-  }
-  for (const Line& l : lines) {
+// The GPU count of a log that does not print it: its torchrun command (--nproc_per_node x --nnodes), else the first
+// NGPU=N its launch script shows (torchtitan's run_train.sh). Fed one line at a time.
+struct LaunchGpus {
+  CommandFinder torchrun{"torchrun"};
+  std::optional<double> ngpu;
+  int ngpu_line = 0;
+
+  void read(const Line& l) {
+    torchrun.read(l);
     const std::size_t at = l.text.find("NGPU=");
-    if (at == std::string_view::npos || (at > 0 && l.text[at - 1] != ' ' && l.text[at - 1] != '+')) {
-      continue;
+    if (ngpu || at == std::string_view::npos || (at > 0 && l.text[at - 1] != ' ' && l.text[at - 1] != '+')) {
+      return;
     }
     if (const auto n = number_after(l.text.substr(at), "NGPU"); n && *n >= 1) {
-      run.set("gpus", static_cast<std::int64_t>(*n), l.number);
-      return;
+      ngpu = n;
+      ngpu_line = l.number;
     }
   }
-}
+
+  void apply(ParsedRun& run) const {
+    if (run.config.contains("gpus")) {
+      return;
+    }
+    if (const auto& command = torchrun.command()) {
+      const auto per_node = command->option({"--nproc_per_node", "--nproc-per-node"});
+      const double nodes = command->number({"--nnodes"}).value_or(1);  // "1:4" (elastic) is no count
+      const double count = command->number({"--nproc_per_node", "--nproc-per-node"}).value_or(0) * nodes;
+      if (per_node && count >= 1) {
+        run.set("gpus", static_cast<std::int64_t>(count), per_node->line);
+        return;
+      }
+    }
+    if (ngpu) {
+      run.set("gpus", static_cast<std::int64_t>(*ngpu), ngpu_line);
+    }
+  }
+};
 
 std::optional<Failure> read_training_start(std::string_view line, ParsedRun& run, int number,
                                            const std::string& origin) {
@@ -263,32 +276,25 @@ struct TitanFeatures {
   }
 };
 
-// The last "SomethingError: ..." line (a traceback's last line), to say how a run without steps ended.
-std::optional<Line> last_error(const std::vector<Line>& lines) {
-  for (std::size_t i = lines.size(); i-- > 0;) {
-    const Line& line = lines[i];
-    const std::string_view s = trim(line.text);
-    const std::size_t colon = s.find(": ");
-    const std::string_view head = colon == std::string_view::npos ? std::string_view() : s.substr(0, colon);
-    if (head.size() > 5 && head.substr(head.size() - 5) == "Error" && head.find(' ') == std::string_view::npos) {
-      return Line{s, line.number};
-    }
-  }
-  return std::nullopt;
+// A traceback's last line ("SomethingError: ..."), to say how a run without steps ended.
+bool is_error_line(std::string_view s) {
+  const std::size_t colon = s.find(": ");
+  const std::string_view head = colon == std::string_view::npos ? std::string_view() : s.substr(0, colon);
+  return head.size() > 5 && head.substr(head.size() - 5) == "Error" && head.find(' ') == std::string_view::npos;
 }
 
-// A run that died before its first metrics line (an OOM in step 1) says how it ended. One that logged only its
-// first step is the steady-state rule's to refuse (steady_state.cpp): its user may vouch for it with import.warmup.
-std::optional<Failure> refuse_without_steps(const std::vector<Line>& lines, const ParsedRun& run,
+// A run that died before its first metrics line (an OOM in step 1) says how it ended (`last_error`, its line). One
+// that logged only its first step is the steady-state rule's to refuse (steady_state.cpp): its user may vouch for it
+// with import.warmup.
+std::optional<Failure> refuse_without_steps(const std::string& last_error, int error_line, const ParsedRun& run,
                                             const std::string& origin) {
   if (!run.series.empty()) {
     return std::nullopt;
   }
-  const auto error = last_error(lines);
-  return bad_input(origin, error ? error->number : 0,
+  return bad_input(origin, error_line,
                    "no metrics line (step: ... tps: ...): the run logged no training step" +
-                       (error ? "; it ended with '" + std::string(error->text.substr(0, 160)) + "'"
-                              : std::string("; the log ends before the first one")));
+                       (error_line != 0 ? "; it ended with '" + last_error.substr(0, 160) + "'"
+                                        : std::string("; the log ends before the first one")));
 }
 
 }  // namespace
@@ -304,7 +310,7 @@ bool looks_like_torchtitan(std::string_view text) {
   return text.find("[titan] ") != std::string_view::npos;
 }
 
-Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_torchtitan_log(LineSource& lines, const std::string& origin) {
   ParsedRun run;
   run.tool = "torchtitan";
   run.kind = RunKind::training;
@@ -313,23 +319,34 @@ Expected<ParsedRun> parse_torchtitan_log(std::string_view text, const std::strin
   run.timing = "torchtitan's tps: tokens per second per GPU over each logging interval";
   double last_step = 0;
   TitanFeatures features;
-  const std::vector<Line> lines = split_lines(text);
-  for (const Line& line : lines) {
+  LaunchGpus launch;
+  std::string last_error;
+  int error_line = 0;
+  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     const std::string s = strip_ansi(line.text);
     if (auto problem = read_line(s, run, last_step, line.number, origin)) {
-      return *problem;
+      return problem;
     }
     features.read(s, line.number);
+    launch.read(line);
+    if (is_error_line(trim(s))) {
+      last_error = std::string(trim(s));
+      error_line = line.number;
+    }
     if (!trim(s).empty()) {
       run.first_line = run.first_line == 0 ? line.number : run.first_line;
       run.last_line = line.number;
     }
-  }
-  if (auto problem = refuse_without_steps(lines, run, origin)) {
+    return std::nullopt;
+  });
+  if (problem) {
     return *problem;
   }
+  if (auto refused = refuse_without_steps(last_error, error_line, run, origin)) {
+    return *refused;
+  }
   features.apply(run);
-  read_launch_gpus(lines, run);
+  launch.apply(run);
   return run;
 }
 

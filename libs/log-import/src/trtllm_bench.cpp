@@ -106,7 +106,8 @@ bool looks_like_trtllm_bench(std::string_view text) {
          text.find("= PYTORCH BACKEND") != std::string_view::npos;
 }
 
-Expected<ParsedRun> parse_trtllm_bench(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_trtllm_bench(LineSource& source, const std::string& origin) {
+  const std::string_view text = source.whole();  // a report or an export: a document of kilobytes
   const std::vector<Line> lines = split_lines(text);
   if (text.find(kOverview) == std::string_view::npos) {
     return bad_input(origin, static_cast<int>(lines.size()),

@@ -116,7 +116,8 @@ bool looks_like_vllm_bench(std::string_view text) {
   return json || has_serving_result(text);
 }
 
-Expected<ParsedRun> parse_vllm_bench(std::string_view text, const std::string& origin) {
+Expected<ParsedRun> parse_vllm_bench(LineSource& lines, const std::string& origin) {
+  const std::string_view text = lines.whole();  // a report or an export: a document of kilobytes
   return trim(text).starts_with('{') ? parse_json(text, origin) : parse_console(text, origin);
 }
 

@@ -110,7 +110,12 @@ std::vector<Pass> passes_of(std::string_view text) {
 }
 
 void read_hello_log(dgx::sdk::Host& host, const dgx::sdk::ImportRequest& request, dgx::sdk::ImportSink& sink) {
-  const std::vector<Pass> passes = passes_of(request.text);
+  std::vector<Pass> passes;  // the lines one at a time: a long log is never held, only its passes
+  while (const auto line = request.next_line()) {
+    if (auto p = parse_pass(line->text, line->number)) {
+      passes.push_back(*p);
+    }
+  }
   if (passes.empty()) {
     throw dgx::sdk::InvalidArgument(request.origin + ": no 'hello: elements=N time_ms=T' line");
   }

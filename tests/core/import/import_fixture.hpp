@@ -17,6 +17,7 @@
 #include "dgx/core/plugin/host_services.hpp"
 #include "dgx/core/plugin/plugin_registry.hpp"
 #include "launcher_output.hpp"  // core/src/import
+#include "log_input.hpp"        // core/src/import
 #include "parsed_run.hpp"       // libs/log-import/src
 
 namespace dgx::testing {
@@ -69,7 +70,8 @@ inline Expected<std::vector<ResultRow>> import_data_file(const std::string& rela
 /// What a text says before any --set, as the parsers read it: launcher prefixes off and one rank's lines (as the
 /// host hands it over), the world size the prefixes show, then the format that reads it (libs/log-import).
 inline logs::Expected<logs::ParsedRun> read_run(std::string_view text, const std::string& origin) {
-  detail::LauncherOutput log{std::string(text)};
+  detail::LogInput input{std::string(text)};
+  detail::LauncherOutput log{input};
   if (auto data_line = logs::data_line_of(log.text())) {
     log.keep_one_rank([data_line](std::string_view line) { return data_line(line); });
   }

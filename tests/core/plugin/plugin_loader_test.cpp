@@ -28,7 +28,7 @@ TEST_CASE("a good C++ plugin loads with its metadata, workloads and parameter sc
   REQUIRE(loaded);
   const LoadedPlugin& p = *loaded.value();
   CHECK(p.name == "spin");
-  CHECK(p.abi_version == DGX_ABI_V1_2);
+  CHECK(p.abi_version == DGX_ABI_VERSION);
   REQUIRE(p.workloads.size() == 1);
   const WorkloadInfo& w = p.workloads[0];
   CHECK(w.name == "spin");
@@ -59,7 +59,7 @@ TEST_CASE("a library without the entry symbol") {
 
 TEST_CASE("an ABI version outside the host's range") {
   CHECK(rejection(fixture("broken/libdgx-future-abi.so")) ==
-        "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.2");
+        "implements plugin ABI 2.0, this dgxhost speaks ABI 1.0-1.3");
 }
 
 TEST_CASE("a struct shorter than the ABI requires") {

@@ -57,7 +57,7 @@ TEST_CASE("a run's context names what ran, where, how it was asked for and with 
   const std::vector<std::string> argv{"dgxhost", "--plugin", "spin"};
   const json::Object c = run_context({registry, nullptr, comm, logger},
                                      {target.value(), resolution.config, "auto", DGX_MODE_MEASURE, argv});
-  CHECK(c.at("dgxhost")["abi"].as_string() == "1.0-1.2");
+  CHECK(c.at("dgxhost")["abi"].as_string() == "1.0-1.3");
   CHECK(c.at("ranks")["transport"].as_string() == "local");
   CHECK_FALSE(c.contains("nodes"));  // one rank: nothing to gather
   CHECK(c.at("plugin")["name"].as_string() == "spin");

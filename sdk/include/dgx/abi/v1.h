@@ -45,12 +45,16 @@ extern "C" {
  *  - to dgx_plugin_desc: formats, the other tools' logs and result files the plugin reads (dgxhost import, verdict,
  *    store add): a probe that scores a text and a reader that turns it into rows (dgx_format_desc);
  *  - to dgx_result_row: sample_times, the per-iteration times a measured row summarises (an imported log's steps).
+ * and 1.3, which appended (fields marked "ABI 1.3"):
+ *  - to dgx_import_request: next_line, the file's lines one at a time, so that a reader keeps what it needs of a
+ *    100 MB log instead of the log (the host then hands `text` as the file's first lines only).
  * A reader never touches a field beyond struct_size, so a 1.0 plugin runs on a 1.1 host and the other way round: a
  * workload descriptor of ABI 1.0 ends at metric_descs (its struct_size is offsetof(dgx_workload_desc, metric_descs)),
  * a host table of ABI 1.0 at config_dir, a plugin descriptor of ABI 1.1 at formats. */
 #define DGX_ABI_V1_0 DGX_ABI_MAKE_VERSION(1, 0)
 #define DGX_ABI_V1_1 DGX_ABI_MAKE_VERSION(1, 1)
 #define DGX_ABI_V1_2 DGX_ABI_MAKE_VERSION(1, 2)
+#define DGX_ABI_V1_3 DGX_ABI_MAKE_VERSION(1, 3)
 
 /* Name of the one symbol a plugin exports. */
 #define DGX_PLUGIN_ENTRY_SYMBOL "dgx_plugin_entry"
@@ -600,8 +604,11 @@ typedef struct dgx_log_reading {
 
 /* One file to read. The host has opened it as a bounded regular file, refused what is no text (empty, binary:
  * NUL bytes or invalid UTF-8), taken off what launchers add to each line (mpirun --tag-output, srun -l, torchrun's
- * [rankN]:, timestamps, ANSI colours) and kept one rank's lines: `text` has one line per line of the file, so a
- * line number in a message names the user's line. */
+ * [rankN]:, timestamps, ANSI colours) and kept one rank's lines: `text` has one line per line of the file (another
+ * rank's line left empty), so a line number in a message names the user's line.
+ * A plugin of ABI 1.3 is handed the file as a stream (next_line) and `text` as its first lines, at most
+ * DGX_IMPORT_HEAD_BYTES of whole lines (what the probe saw; text_complete says when that is all of it); an older
+ * plugin gets the whole file in `text`. */
 typedef struct dgx_import_request {
   uint32_t struct_size;
   const char* text; /* `size` bytes, not NUL-terminated: a view into the host's copy of the file */
@@ -617,7 +624,17 @@ typedef struct dgx_import_request {
   int32_t world_size_line;
   int32_t has_file_time;
   int64_t file_time; /* the file's modification time, UTC seconds: dates a run whose log prints no time */
+  /* ABI 1.3. The kept lines of the file from its first, one per call: `*line` (`*size` bytes, its line break
+   * included when the file has one; valid until the next call) and its 1-based number in the file (lines of
+   * other ranks are skipped, so numbers may jump). DGX_OK with *line NULL past the last; an error status (the
+   * file could not be read further) ends the read: return it, the host names the cause. NULL: read `text`. */
+  dgx_status (*next_line)(void* lines_ctx, const char** line, uint64_t* size, int32_t* number);
+  void* lines_ctx;
+  int32_t text_complete; /* ABI 1.3: non-zero when `text` is the whole file */
 } dgx_import_request;
+
+/* At most this much of a streamed file is handed in dgx_import_request.text and asked of the probes. */
+#define DGX_IMPORT_HEAD_BYTES ((uint64_t)4 << 20)
 
 typedef struct dgx_import_sink {
   uint32_t struct_size;
@@ -635,16 +652,17 @@ struct dgx_format_desc {
                         * the loaded plugins' formats */
   const char* summary; /* one line: the tool and which of its outputs ("nccl-tests' stdout: *_perf -b -e -f ...") */
   void* user_data;     /* for the plugin; the host never reads it */
-  /* Required. How surely `text` (`size` bytes, as in dgx_import_request) is this format: 0 not at all, 100 only
+  /* Required. How surely `text` (`size` bytes: the file's first DGX_IMPORT_HEAD_BYTES at most, as in
+   * dgx_import_request) is this format: 0 not at all, 100 only
    * this format prints it; a format that shares lines with another (a fork, an inherited table) answers less than
    * the more specific one. Also asked of single lines, to tell which rank's lines carry the data (non-zero: a
    * data line). Pure and fast: no I/O, no state. Never fails. */
   int32_t (*probe)(const dgx_format_desc* self, const char* text, uint64_t size);
-  /* Required. Reads `request->text`: rows through host->emit_row (mode DGX_RESULT_MEASURED, `workload` named, the
-   * configuration in that workload's keys, so that verdict projects exactly it), or in inspect mode the reading
-   * through sink->reading. DGX_ERR_INVALID_ARGUMENT with a message naming the line (and every key still missing,
-   * with what the file printed instead) when the file cannot give rows. `host` has no configuration; its log,
-   * config_dir and find_data_file work (the catalog). */
+  /* Required. Reads the file (request->next_line where set, else request->text): rows through host->emit_row (mode
+   * DGX_RESULT_MEASURED, `workload` named, the configuration in that workload's keys, so that verdict projects exactly
+   * it), or in inspect mode the reading through sink->reading. DGX_ERR_INVALID_ARGUMENT with a message naming the line
+   * (and every key still missing, with what the file printed instead) when the file cannot give rows. `host` has no
+   * configuration; its log, config_dir and find_data_file work (the catalog). */
   dgx_status (*read)(const dgx_format_desc* self, const dgx_host_api* host, const dgx_import_request* request,
                      const dgx_import_sink* sink, dgx_error* error);
 };

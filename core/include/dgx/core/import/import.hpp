@@ -1,10 +1,11 @@
 // dgxhost import: the logs and result files of the tools people already run, read into dgx.results/1 rows of mode
 // measured, each labelled with the tool that measured it ("measured (imported: torchtitan)"). The host knows no
-// format: the plugins that know each domain declare the formats they read (ABI 1.2, <dgx/sdk/format.hpp>;
+// format: the plugins that know each domain declare the formats they read (ABI 1.3, <dgx/sdk/format.hpp>;
 // libs/log-import has dgxhost's own: training logs in llm-pretrain, serving benchmarks in llm-inference,
 // nccl-tests in comm). The host opens the file safely (a bounded regular file; FIFOs, devices and folders refused at
-// once), refuses what is no text, takes off what launchers add to each line (launcher_output.hpp), keeps one rank's
-// lines, asks every format's probe and hands the text to the highest score; when several ranks log their steps it
+// once) and reads it a block at a time, never whole (log_input.hpp), refuses what is no text, takes off what
+// launchers add to each line (launcher_output.hpp), keeps one rank's lines, asks every format's probe of the file's
+// first lines and streams the lines to the highest score's reader; when several ranks log their steps it
 // reads each rank and names a straggler. What the file prints is read from it, what it does not comes from --set,
 // and nothing is guessed: a key a row needs and the file lacks is an error naming every such key and the --set that
 // supplies it. docs/import-formats.md lists the formats, the rows' keys and metrics, with a real sample of each.
@@ -28,6 +29,10 @@
 #include "dgx/core/support/log.hpp"
 
 namespace dgx {
+
+namespace detail {
+class LogInput;  // core/src/import/log_input.hpp
+}
 
 /// What a file says by itself, before any --set: what `dgxhost import --inspect` prints, and what a user needs to
 /// see when the import asks for keys. `values` are the headline numbers a careful reader computes from the file
@@ -62,7 +67,7 @@ public:
   /// The formats the loaded plugins read ("nccl-tests", "torchtitan", ...), for messages and --help.
   [[nodiscard]] std::vector<std::string> formats() const;
 
-  /// The rows of one file's text (taken, so that a large log is held once); `origin` names it in errors and in the
+  /// The rows of one file's text, held in memory; `origin` names it in errors and in the
   /// rows' `file` field; `sets` are --set KEY=VALUE entries (typed as the command line types them) for what the file
   /// does not print, and a --set that contradicts the file (a GPU count, a model) is an error naming both; `file_time`
   /// dates a run whose log prints no time. A usage failure (exit code 2) for an empty, binary, unknown or truncated
@@ -86,6 +91,13 @@ public:
                                               const std::vector<std::string>& sets) const;
 
 private:
+  /// inspect_text and import_text of a file or a text, read a pass at a time (never held whole).
+  [[nodiscard]] Expected<LogReading> inspect_input(detail::LogInput& input, const std::string& origin,
+                                                   const std::vector<std::string>& sets) const;
+  [[nodiscard]] Expected<std::vector<ResultRow>> import_input(detail::LogInput& input, const std::string& origin,
+                                                              const std::vector<std::string>& sets,
+                                                              std::optional<std::int64_t> file_time) const;
+
   const PluginRegistry& registry_;
   const Logger& logger_;
   HostComm& comm_;

@@ -22,7 +22,7 @@ namespace dgx {
 
 /// The ABI versions this host speaks.
 inline constexpr std::uint32_t kHostAbiMin = DGX_ABI_V1_0;
-inline constexpr std::uint32_t kHostAbiMax = DGX_ABI_V1_2;
+inline constexpr std::uint32_t kHostAbiMax = DGX_ABI_V1_3;
 
 /// "1.0"
 std::string abi_version_string(std::uint32_t version);

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <dgx/sdk/expected.hpp>
+#include <dgx/sdk/format.hpp>
 
 #include "dgx/json/json.hpp"
 
@@ -26,12 +28,52 @@ template <typename T> using Expected = sdk::Expected<T, Failure>;
 Failure bad_input(const std::string& origin, int line, const std::string& message);
 
 struct Line {
-  std::string_view text;  // without the line break
-  int number = 0;         // 1-based
+  std::string_view text;   // without the line break (nor a '\r' before it)
+  int number = 0;          // 1-based
+  bool line_break = true;  // false for a last line the file ends without one (a file cut off mid-line)
 };
 
 /// The lines of `text`; a last line without a line break is kept.
 std::vector<Line> split_lines(std::string_view text);
+
+/// The lines a parser reads, one at a time: the host's stream (a 100 MB log is never held whole: a parser keeps
+/// what its rows need) or a text (the parsers' tests, the fuzz targets). head() is the file's first lines (all of
+/// it when head_complete()), what the format's probe saw, for telling a variant apart before reading.
+class LineSource {
+public:
+  /// The lines of a text held by the caller.
+  explicit LineSource(std::string_view text);
+  /// The lines of an import request (ABI 1.3: the host's stream; older hosts: its text).
+  explicit LineSource(const sdk::ImportRequest& request);
+
+  /// The next line ('\r' before its break off, as split_lines does); nullopt past the last. Its text is valid until
+  /// the next call.
+  std::optional<Line> next();
+
+  [[nodiscard]] std::string_view head() const { return head_; }
+  [[nodiscard]] bool head_complete() const { return head_complete_; }
+
+  /// The whole text, each line at its number (a line of another rank empty), for a format read as one document (a
+  /// JSON export, a report of a few kilobytes): the head when that is all of the file, else built from the lines
+  /// (next() then has none left). Call it instead of next(), not after.
+  std::string_view whole();
+
+private:
+  std::string_view head_;
+  bool head_complete_ = true;
+  std::function<std::optional<sdk::ImportLine>()> next_line_;
+  std::string whole_;
+};
+
+/// Every line of `lines` through `read`, which returns a failure to stop at (the parsers' loop).
+template <typename Read> std::optional<Failure> for_each_line(LineSource& lines, Read&& read) {
+  while (const std::optional<Line> line = lines.next()) {
+    if (std::optional<Failure> problem = read(*line)) {
+      return problem;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string_view trim(std::string_view s);
 
