@@ -210,7 +210,7 @@ Expected<ParsedRun> parse_megatron_log(LineSource& lines, const std::string& ori
   int blocks = 0;
   bool in_block = false;
   double last_iteration = 0;
-  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+  const auto stopped = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (line.text.find("end of arguments") != std::string_view::npos) {
       in_block = false;
     } else if (line.text.find("-- arguments --") != std::string_view::npos) {
@@ -228,8 +228,8 @@ Expected<ParsedRun> parse_megatron_log(LineSource& lines, const std::string& ori
     }
     return std::nullopt;
   });
-  if (problem) {
-    return *problem;
+  if (stopped) {
+    return *stopped;
   }
   const json::Value gbs_printed = run.config.contains("train.gbs") ? run.config.at("train.gbs") : json::Value();
   const int gbs_line = run.line_of["train.gbs"];

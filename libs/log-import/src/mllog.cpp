@@ -258,7 +258,7 @@ Expected<ParsedRun> parse_mllog(LineSource& lines, const std::string& origin) {
   r.run.kind = RunKind::training;
   r.run.warm_at_start = true;  // MLPerf's timed region starts after the benchmark's own warm-up
   r.run.workload = "llm-pretrain";
-  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+  const auto stopped = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (!has_mllog_event(line.text)) {
       return read_launcher_line(line, r.run, origin);
     }
@@ -273,8 +273,8 @@ Expected<ParsedRun> parse_mllog(LineSource& lines, const std::string& origin) {
     r.run.last_line = line.number;
     return std::nullopt;
   });
-  if (problem) {
-    return *problem;
+  if (stopped) {
+    return *stopped;
   }
   finish_training_log(r);
   return std::move(r.run);

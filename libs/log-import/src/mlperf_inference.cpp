@@ -266,7 +266,7 @@ void read_detail_event(LoadgenLog& r, const MllogEvent& e, int line) {
 Expected<ParsedRun> parse_detail(LineSource& lines, const std::string& origin) {
   LoadgenLog r;
   r.run = loadgen_run();
-  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+  const auto stopped = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     if (!has_mllog_event(line.text)) {
       return std::nullopt;
     }
@@ -279,8 +279,8 @@ Expected<ParsedRun> parse_detail(LineSource& lines, const std::string& origin) {
     r.run.last_line = line.number;
     return std::nullopt;
   });
-  if (problem) {
-    return *problem;
+  if (stopped) {
+    return *stopped;
   }
   return loadgen_result(r, origin);
 }

@@ -112,7 +112,7 @@ Expected<ParsedRun> parse_nemo_log(LineSource& lines, const std::string& origin)
   run.kind = RunKind::training;
   run.workload = "llm-pretrain";
   StepReader reader{run, origin};
-  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+  const auto stopped = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     for (std::string_view rest = line.text; !rest.empty();) {  // tqdm redraws its bar with '\r' on one line
       const std::size_t cr = rest.find('\r');
       if (auto problem = reader.read(rest.substr(0, cr), line.number)) {
@@ -122,8 +122,8 @@ Expected<ParsedRun> parse_nemo_log(LineSource& lines, const std::string& origin)
     }
     return std::nullopt;
   });
-  if (problem) {
-    return *problem;
+  if (stopped) {
+    return *stopped;
   }
   run.timing = reader.tqdm ? "NeMo's progress bar: tqdm's smoothed seconds per step (s/it)"
                            : "NeMo's train_step_timing: the wall time of each step";

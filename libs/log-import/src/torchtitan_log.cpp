@@ -322,7 +322,7 @@ Expected<ParsedRun> parse_torchtitan_log(LineSource& lines, const std::string& o
   LaunchGpus launch;
   std::string last_error;
   int error_line = 0;
-  const auto problem = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
+  const auto stopped = for_each_line(lines, [&](const Line& line) -> std::optional<Failure> {
     const std::string s = strip_ansi(line.text);
     if (auto problem = read_line(s, run, last_step, line.number, origin)) {
       return problem;
@@ -339,8 +339,8 @@ Expected<ParsedRun> parse_torchtitan_log(LineSource& lines, const std::string& o
     }
     return std::nullopt;
   });
-  if (problem) {
-    return *problem;
+  if (stopped) {
+    return *stopped;
   }
   if (auto refused = refuse_without_steps(last_error, error_line, run, origin)) {
     return *refused;

@@ -36,7 +36,7 @@ TEST_CASE("a file's lines come a block at a time, a line longer than a block who
   std::vector<std::string> expected;
   std::string text;
   for (int i = 0; i < 40000; ++i) {  // lines of every length cross the 1 MiB blocks' edges
-    expected.push_back(std::string(static_cast<std::size_t>(i % 97), 'a' + static_cast<char>(i % 26)) + "\r|");
+    expected.push_back(std::string(static_cast<std::size_t>(i % 97), static_cast<char>('a' + i % 26)) + "\r|");
     text += expected.back().substr(0, expected.back().size() - 1) + "\n";
   }
   expected.push_back(std::string(std::size_t{3} << 20, 'L') + "|");  // three blocks long
