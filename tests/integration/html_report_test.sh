@@ -41,6 +41,9 @@ limits=(--plugin llama70b --set explore.budget_usd=3000000 --set explore.deadlin
 "$dgxhost" "${limits[@]}" -o "$work/limits.json" > /dev/null
 "$dgxhost" report "$work/limits.json" -o "$work/rerendered.html" > /dev/null
 "$dgxhost" report "$(dirname "$0")/data/mpijob-results.json" -o "$work/old.html" > /dev/null
+# A serving explore with its objectives: each SLO a line on the latency chart's axis of its metric.
+"$dgxhost" --plugin llm-inference --mode explore --set model=llama3.1-8b --set system=h100-sxm \
+  --set serve.slo.ttft=0.5 --set serve.slo.tpot=0.02 -q -o "$work/serving.html" > /dev/null
 quick=(--set runner.min_time=0.02 --set runner.min_samples=9 --set runner.max_time=2 -q)
 "$dgxhost" --plugin spin --set spin.us=500 "${quick[@]}" -o "$work/a.json" > /dev/null
 "$dgxhost" --plugin spin --set spin.us=600 "${quick[@]}" -o "$work/b.json" > /dev/null
@@ -76,7 +79,7 @@ case $rc in 5) ;; *) echo "history --detect exited $rc, not 5"; exit 1 ;; esac
 
 # Every page in one headless Chromium, offline, with a fresh profile, as CI can run it as root without a display
 # (chromium_pages.py): its self-test (#selftest), its console messages and a screenshot.
-pages=(explore comm baseline compare check frameworks providers verdict history limits rerendered old)
+pages=(explore comm baseline compare check frameworks providers verdict history limits rerendered old serving)
 files=()
 for page in "${pages[@]}"; do files+=("$work/$page.html"); done
 failed=0
@@ -193,6 +196,18 @@ sys.exit(0 if ok else 1)
 PY
   then
     echo "  the providers' lines are not their own data"; failed=1
+  fi
+  if [ "$page" = serving ] && ! python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+chart = next((c for c in r["datasets"] if c["title"].startswith("Latency")), None)
+drawn = chart and sorted(l["label"] for l in chart["lines"] if l.get("limit") and l["drawn"])
+if drawn != ["SLO 0.02 s (serve.slo.tpot)", "SLO 0.5 s (serve.slo.ttft)"]:
+    print("  SLO lines not drawn:", chart and chart["lines"])
+    sys.exit(1)
+PY
+  then
+    failed=1
   fi
   if [ "$page" = providers ] && ! grep -q "fp8 aws, fp8 gcp and fp8 nebius have the same days, drawn as one line" "$html"; then
     echo "  the days chart does not say that the providers share its line"; failed=1

@@ -110,8 +110,8 @@ bool LogInput::fill() {
       return false;
     }
     if (n == 0) {
-      error_ = "shrank while it was read (from " + std::to_string(size_) + " to " + std::to_string(consumed_) +
-               " bytes)";
+      error_ =
+          "shrank while it was read (from " + std::to_string(size_) + " to " + std::to_string(consumed_) + " bytes)";
       return false;
     }
     end_ += static_cast<std::size_t>(n);

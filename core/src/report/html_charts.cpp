@@ -294,14 +294,21 @@ std::optional<double> peak_of(const ChartDeclaration& c, const ChartRow& row, co
   return convert(peak->value, peak->unit, unit);
 }
 
-std::string axis_title(const WorkloadDeclarations& d, const std::string& name, const std::string& unit) {
+// An axis' title: the metric's declared label, else the label its rows give it ("TTFT p99" for ttft.p99, which a
+// wildcard declares), else its name; then the unit.
+std::string axis_title(const WorkloadDeclarations& d, const ChartData& data, const std::string& name,
+                       const std::string& unit) {
   const MetricDeclaration* m = d.find_metric(name);
-  const std::string shown = m != nullptr && !m->label.empty() ? m->label : name;
+  const Metric* in_row = data.rows.empty() ? nullptr : data.rows.front().row->find_metric(name);
+  const std::string shown = m != nullptr && !m->label.empty()             ? m->label
+                            : in_row != nullptr && !in_row->label.empty() ? in_row->label
+                                                                          : name;
   return unit.empty() || unit == "1" ? shown : shown + " [" + unit + "]";
 }
 
-std::string unit_of_x(const ChartData& data, const std::string& x) {
-  const Metric* m = data.rows.empty() ? nullptr : data.rows.front().row->find_metric(x);
+// The unit `metric` has in the rows (the chart may draw y in another: ms for seconds).
+std::string row_unit(const ChartData& data, const std::string& metric) {
+  const Metric* m = data.rows.empty() ? nullptr : data.rows.front().row->find_metric(metric);
   return m != nullptr ? m->unit : std::string();
 }
 
@@ -462,16 +469,16 @@ json::Object declared_lines(const WorkloadDeclarations& d, const ChartDeclaratio
       series.push_back(std::move(*extra));
     }
   }
-  const std::string x_unit = unit_of_x(data, c.x);
-  json::Object x = axis(axis_title(d, c.x, x_unit), c.log_x, x_unit);
+  const std::string x_unit = row_unit(data, c.x);
+  json::Object x = axis(axis_title(d, data, c.x, x_unit), c.log_x, x_unit);
   if (c.log_x) {
     ticks_at_data(x, data);
   }
-  json::Object chart = xy_chart(c.title, std::move(x), axis(axis_title(d, c.y, data.unit), c.log_y, data.unit), series,
-                                caption, std::move(lines));
+  json::Object chart = xy_chart(c.title, std::move(x), axis(axis_title(d, data, c.y, data.unit), c.log_y, data.unit),
+                                series, caption, std::move(lines));
   json::Array bounds;
-  add_limits(bounds, limits, x_unit, "x");
-  add_limits(bounds, limits, data.unit, "y");
+  add_limits(bounds, limits, {"x", x_unit, c.x, x_unit});
+  add_limits(bounds, limits, {"y", data.unit, c.y, row_unit(data, c.y)});
   if (!bounds.empty()) {
     chart.set("limits", std::move(bounds));
   }
@@ -495,9 +502,9 @@ json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration
     }
     values[r.series].emplace(r.x.text, r.y);
   }
-  json::Object chart = bar_chart(c.title, axis_title(d, c.x, unit_of_x(data, c.x)),
-                                 axis(axis_title(d, c.y, data.unit), c.log_y, data.unit), categories, names.front(), {},
-                                 c.caption, std::move(lines));
+  json::Object chart = bar_chart(c.title, axis_title(d, data, c.x, row_unit(data, c.x)),
+                                 axis(axis_title(d, data, c.y, data.unit), c.log_y, data.unit), categories,
+                                 names.front(), {}, c.caption, std::move(lines));
   json::Array bars;
   for (const std::string& name : names) {
     json::Array column;
@@ -512,7 +519,7 @@ json::Object declared_bars(const WorkloadDeclarations& d, const ChartDeclaration
   }
   chart.set("bars", std::move(bars));
   json::Array bounds;
-  add_limits(bounds, limits, data.unit, "y");
+  add_limits(bounds, limits, {"y", data.unit, c.y, row_unit(data, c.y)});
   if (!bounds.empty()) {
     chart.set("limits", std::move(bounds));
   }

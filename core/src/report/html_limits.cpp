@@ -28,9 +28,15 @@ std::string plain(double v) {
 std::optional<Limit> limit_of(const std::string& key, const json::Value& value) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kUnits{
       {{"usd", "USD"}, {"days", "days"}, {"hours", "h"}}};
+  if (!value.is_number() || !(value.as_number() > 0)) {
+    return std::nullopt;  // 0: no limit
+  }
   const std::string last = key.substr(key.rfind('.') + 1);  // npos + 1: the whole key
+  if (const std::size_t slo = key.rfind(".slo."); slo != std::string::npos && slo + 5 + last.size() == key.size()) {
+    return Limit{key, value.as_number(), "", last};
+  }
   const std::size_t cut = last.find('_');
-  if (cut == std::string::npos || !value.is_number() || !(value.as_number() > 0)) {
+  if (cut == std::string::npos) {
     return std::nullopt;
   }
   const std::string what = last.substr(0, cut);
@@ -62,13 +68,20 @@ std::vector<Limit> limits_of(const json::Object& context) {
   return out;
 }
 
-void add_limits(json::Array& lines, const std::vector<Limit>& limits, const std::string& unit, const char* axis) {
+void add_limits(json::Array& lines, const std::vector<Limit>& limits, const LimitAxis& axis) {
   for (const Limit& l : limits) {
-    if (const auto v = unit.empty() ? std::nullopt : convert(l.value, l.unit, unit)) {
+    const bool objective = !l.metric.empty();
+    // An objective on ttft bounds the axis of ttft and of each of its statistics (ttft.p99).
+    const bool its_axis = axis.metric == l.metric || axis.metric.rfind(l.metric + ".", 0) == 0;
+    if (axis.unit.empty() || (objective && !its_axis)) {
+      continue;
+    }
+    if (const auto v = convert(l.value, objective ? axis.metric_unit : l.unit, axis.unit)) {
       json::Object line;
-      line.set("label", l.label);
+      // An objective says its value in the axis' unit: "SLO 200 ms (serve.slo.ttft)".
+      line.set("label", objective ? "SLO " + plain(*v) + " " + axis.unit + " (" + l.label + ")" : l.label);
       line.set("value", *v);
-      line.set("axis", axis);
+      line.set("axis", axis.name);
       lines.push_back(std::move(line));
     }
   }

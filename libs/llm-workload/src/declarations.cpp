@@ -174,7 +174,14 @@ RowDeclarations serving_declarations() {
                .by("table,pick|serving,precision")
                .with_caption("Each point one operating point (concurrency or batch), measured or projected as its "
                              "row says: the further up and right, the better. Aggregated and disaggregated "
-                             "deployments are lines of their own; the explorer's pick is the point named 'pick'.")}};
+                             "deployments are lines of their own; the explorer's pick is the point named 'pick'."),
+           ChartSpec::lines("Latency: first token against each next token (p99)", "tpot.p99", "ttft.p99")
+               .by("table,pick|serving,precision")
+               .log_x()
+               .log_y()
+               .with_caption("Each operating point's TTFT against its TPOT at the 99th percentile, the statistic "
+                             "the objectives hold (serve.slo.ttft, serve.slo.tpot; the red lines): the points below "
+                             "and left of both meet them.")}};
 }
 
 }  // namespace dgx::llm::workload
