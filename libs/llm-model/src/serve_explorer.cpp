@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -66,7 +67,14 @@ std::vector<int> concurrencies(const std::vector<int>& given, int most) {
   return list;
 }
 
-std::string verdict_without_recommendation(const std::vector<ServePoint>& points, const ServeSlo& slo, bool moe) {
+std::string verdict_without_recommendation(const std::vector<ServePoint>& all, const ServeSlo& slo, bool moe) {
+  std::vector<ServePoint> points;  // those the objectives apply to: no batch job's latency says what binds
+  std::copy_if(all.begin(), all.end(), std::back_inserter(points),
+               [&](const ServePoint& p) { return slo.applies_to(p.projection); });
+  if (points.empty()) {
+    return "No configuration meets the SLOs: only offline (batch) points were explored, and a batch job is held to "
+           "no latency objective.";
+  }
   const auto best = [&](auto key) {
     return std::min_element(points.begin(), points.end(),
                             [&](const ServePoint& a, const ServePoint& b) { return key(a) < key(b); });

@@ -181,7 +181,7 @@ RowDeclarations serving_declarations() {
                .log_y()
                .with_caption("Each operating point's TTFT against its TPOT at the 99th percentile, the statistic "
                              "the objectives hold (serve.slo.ttft, serve.slo.tpot; the red lines): the points below "
-                             "and left of both meet them.")}};
+                             "and left of both meet them, but for an offline point, a batch job held to none.")}};
 }
 
 }  // namespace dgx::llm::workload

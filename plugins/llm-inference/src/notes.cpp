@@ -380,7 +380,8 @@ std::string Serving::sweep_note() const {
   }
   out += "; token budget " + std::to_string(c.batch_tokens()) + ", max batch size " + std::to_string(c.batch_size()) +
          ", KV fraction " + text::fixed(c.kv_fraction(), 2) + ".\nSLOs (p99): TTFT <= " + text::duration(s.slo.ttft) +
-         ", TPOT <= " + text::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot + "; 0: none).";
+         ", TPOT <= " + text::duration(s.slo.tpot) + " (" + key::slo_ttft + ", " + key::slo_tpot +
+         "; 0: none); an offline point is a batch job, held to none.";
   return out;
 }
 

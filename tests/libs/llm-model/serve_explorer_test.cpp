@@ -54,6 +54,32 @@ TEST_CASE("the sweep marks the per-GPU / per-user Pareto front and recommends th
                        "gb300-nvl72); h100-sxm has none");
 }
 
+TEST_CASE("an offline point is a batch job: held to no latency objective, picked only when there is none") {
+  const ServeModel model(catalog_model("llama3.1-8b"), catalog_system("h100-sxm"));
+  ServeSpace s = space(1000, 1000);
+  s.precisions = {Precision::fp8};
+  s.tp = {1};
+  s.pp = {1};
+  s.max_gpus = 1;
+  // Without objectives the offline point, the engine kept full, is the cheapest per token.
+  const auto batch = explore_serving(model, s, ServeSlo{}, std::nullopt);
+  REQUIRE(batch.has_value());
+  REQUIRE(batch->recommended.has_value());
+  CHECK(batch->points[*batch->recommended].projection.offline);
+  // Objectives that its steady-state latencies would meet still do not make it a service.
+  const ServeProjection& offline = batch->points[*batch->recommended].projection;
+  const ServeSlo loose{.ttft = 2 * offline.ttft.p99, .tpot = 2 * offline.tpot.p99};
+  const auto service = explore_serving(model, s, loose, std::nullopt);
+  REQUIRE(service.has_value());
+  REQUIRE(service->recommended.has_value());
+  CHECK_FALSE(service->points[*service->recommended].projection.offline);
+  for (const ServePoint& p : service->points) {
+    if (p.projection.offline) {
+      CHECK_FALSE(p.meets_slo);
+    }
+  }
+}
+
 TEST_CASE("when no configuration meets the SLOs the verdict says which one binds") {
   const ServeModel model(catalog_model("llama3.1-70b"), catalog_system("h100-sxm"));
   const auto tpot = explore_serving(model, space(1000, 1000), ServeSlo{.ttft = 10, .tpot = 0.001}, std::nullopt);

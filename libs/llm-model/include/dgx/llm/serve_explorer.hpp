@@ -38,8 +38,12 @@ struct ServeSpace {
 struct ServeSlo {
   double ttft = 0;
   double tpot = 0;
+  [[nodiscard]] bool any() const { return ttft > 0 || tpot > 0; }
+  /// Whether `p` can be held to objectives at all: an offline point is a batch job, its latencies the steady state
+  /// of a full engine (no benchmark's: every request of a batch is sent at once), so it meets none.
+  [[nodiscard]] bool applies_to(const ServeProjection& p) const { return !p.offline; }
   [[nodiscard]] bool met_by(const ServeProjection& p) const {
-    return (ttft <= 0 || p.ttft.p99 <= ttft) && (tpot <= 0 || p.tpot.p99 <= tpot);
+    return !any() || (applies_to(p) && (ttft <= 0 || p.ttft.p99 <= ttft) && (tpot <= 0 || p.tpot.p99 <= tpot));
   }
 };
 
