@@ -48,7 +48,7 @@ std::optional<Limit> limit_of(const std::string& key, const json::Value& value) 
     if (suffix == name) {
       const double v = value.as_number();
       const std::string shown = unit == "USD" ? text::usd(v) : plain(v) + " " + std::string(name);
-      return Limit{what + " " + shown + " (" + key + ")", v, std::string(unit)};
+      return Limit{what + " " + shown + " (" + key + ")", v, std::string(unit), {}};
     }
   }
   return std::nullopt;
