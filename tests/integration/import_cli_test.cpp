@@ -247,8 +247,9 @@ TEST_CASE("a 40 MB training log is read a line at a time: memory grows with its 
   const std::string steady = rows[0]["info"]["steady_state"].as_string();
   CHECK_MESSAGE(steady.find("median of " + std::to_string(kSteps - kSteps / 10) + " steps") == 0, steady);
   const double grown_mb = static_cast<double>(large.max_rss_kib - small.max_rss_kib) * 1024 / 1e6;
-  // Held whole, the file alone would be 40 MB more (it was 2.1x the file before the import streamed).
-  CHECK_MESSAGE(grown_mb < file_mb / 4,
+  // Held whole, the file alone would be 43 MB more (it grew by 92 MB before the import streamed); streamed, it is
+  // the 4 MiB head a reader is handed, a 1 MiB read block and the steps (9 MB here).
+  CHECK_MESSAGE(grown_mb < file_mb / 2,
                 "peak RSS grew by " << grown_mb << " MB from a small log to a " << file_mb << " MB one");
 }
 

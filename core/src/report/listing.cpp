@@ -136,11 +136,25 @@ json::Value list_json(const PluginRegistry& registry, const std::vector<SearchPa
 
 namespace {
 
-/// `t` with its last column (help) wrapped into the columns `width` leaves it (at least 40), a wrapped cell
-/// continuing on rows of its own; `width` 0: unchanged.
-Table wrap_last_column(const Table& t, std::size_t width) {
+/// `text` wrapped to `width` (0: one line), every line after `indent`.
+std::string wrapped_paragraph(const std::string& indent, const std::string& text, std::size_t width) {
+  std::string lines;
+  const std::size_t room = width > indent.size() + 20 ? width - indent.size() : 20;
+  for (const std::string& line : width == 0 ? std::vector<std::string>{text} : wrap_words(text, room)) {
+    lines += indent + line + "\n";
+  }
+  return lines;
+}
+
+constexpr std::size_t kLeastHelpWidth = 40;  // narrower, a help column reads as a list of words
+
+/// `t` for a reader `width` columns wide (0: one line per row, unwrapped): its last column (help) wrapped beside the
+/// others while that leaves it kLeastHelpWidth columns, a wrapped cell continuing on rows of its own; else each row's
+/// help on lines of its own under the row, indented, so that no line is wider than `width` (the wide defaults of a
+/// model's parameters would push a help column past a 100-column page).
+std::string render_help_table(const Table& t, std::size_t width) {
   if (width == 0 || t.headers.empty()) {
-    return t;
+    return render_text_table(t);
   }
   const std::size_t last = t.headers.size() - 1;
   std::size_t used = 0;
@@ -151,18 +165,38 @@ Table wrap_last_column(const Table& t, std::size_t width) {
     }
     used += w + 2;  // the column and the two spaces after it
   }
-  const std::size_t room = width > used + 40 ? width - used : 40;
   Table out = t;
   out.cells.clear();
-  for (const auto& row : t.cells) {
-    const std::vector<std::string> lines = wrap_words(row[last], room);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      std::vector<std::string> cells = i == 0 ? row : std::vector<std::string>(row.size());
-      cells[last] = lines[i];
-      out.cells.push_back(std::move(cells));
+  if (width >= used + kLeastHelpWidth) {
+    for (const auto& row : t.cells) {
+      const std::vector<std::string> lines = wrap_words(row[last], width - used);
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::vector<std::string> cells = i == 0 ? row : std::vector<std::string>(row.size());
+        cells[last] = lines[i];
+        out.cells.push_back(std::move(cells));
+      }
     }
+    return render_text_table(out);
   }
-  return out;
+  out.headers.pop_back();
+  out.right_aligned.resize(last);
+  for (const auto& row : t.cells) {
+    out.cells.emplace_back(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(last));
+  }
+  const std::string table = render_text_table(out);  // the header, its rule, then one line per row
+  std::string text;
+  std::size_t line = 0;
+  for (std::size_t at = 0; at < table.size(); ++line) {
+    const std::size_t end = table.find('\n', at);
+    text += table.substr(at, end + 1 - at);
+    if (line >= 2 && !t.cells[line - 2][last].empty()) {
+      for (const std::string& help : wrap_words(t.cells[line - 2][last], width > 24 ? width - 4 : 20)) {
+        text += "    " + help + "\n";
+      }
+    }
+    at = end + 1;
+  }
+  return text;
 }
 
 }  // namespace
@@ -182,15 +216,9 @@ std::string declarations_text(const WorkloadDeclarations& d, std::size_t width) 
     for (const MetricDeclaration& m : d.metrics) {
       t.cells.push_back({m.name, m.unit, std::string(better_name(m.better)), m.help});
     }
-    out += "\nMetrics (how compare and history judge them):\n" + render_text_table(wrap_last_column(t, width));
+    out += "\nMetrics (how compare and history judge them):\n" + render_help_table(t, width);
   }
-  const auto paragraph = [&](const std::string& text) {
-    std::string lines;
-    for (const std::string& line : width == 0 ? std::vector<std::string>{text} : wrap_words(text, width)) {
-      lines += line + "\n";
-    }
-    return "\n" + lines;
-  };
+  const auto paragraph = [&](const std::string& text) { return "\n" + wrapped_paragraph("", text, width); };
   if (d.identity_keys) {
     out += paragraph("Identity (a run of another value of these keys is another series; other keys are context): " +
                      text::join(*d.identity_keys, ", "));
@@ -209,16 +237,19 @@ std::string declarations_text(const WorkloadDeclarations& d, std::size_t width) 
 
 std::string describe_text(const Target& target, const ResolvedConfig& config) {
   const WorkloadInfo& w = *target.workload;
-  std::string out = w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
-                    printable(w.plugin->file.string()) + ")\n";
-  if (target.preset != nullptr) {
-    out += "preset " + target.preset->name + ": " + target.preset->summary + "\n";
-  }
-  out += "  " + w.summary + "\n";
-  out += "  kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
-         (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")) + "\n";
-
   const std::size_t width = reading_width(kPipedDescribeWidth);
+  const auto paragraph = [width](const std::string& indent, const std::string& text) {
+    return wrapped_paragraph(indent, text, width);
+  };
+  std::string out = paragraph("", w.name + " (plugin " + w.plugin->name + " " + w.plugin->version + ", " +
+                                      printable(w.plugin->file.string()) + ")");
+  if (target.preset != nullptr) {
+    out += paragraph("", "preset " + target.preset->name + ": " + target.preset->summary);
+  }
+  out += paragraph("  ", w.summary);
+  out += paragraph("  ", "kind " + std::string(kind_name(w.kind)) + "; modes " + w.mode_list() + "; precisions " +
+                             (w.precisions.empty() ? "-" : text::join(w.precisions, ", ")));
+
   Table t;
   t.headers = {"key", "type", "default", "value", "help"};
   t.right_aligned.assign(5, false);
@@ -244,8 +275,7 @@ std::string describe_text(const Target& target, const ResolvedConfig& config) {
                        e.is_set ? to_toml_literal(e.value) + (width == 0 ? where : "") : "",
                        width == 0 || where.empty() ? help : help + " [set by " + e.where.describe() + "]"});
   }
-  out +=
-      "\nParameters (runner.* are the host's measurement settings):\n" + render_text_table(wrap_last_column(t, width));
+  out += "\nParameters (runner.* are the host's measurement settings):\n" + render_help_table(t, width);
   return out + declarations_text(w.declarations, width);
 }
 
