@@ -280,8 +280,8 @@ Expected<Prepared> prepare(const PluginRegistry& registry, LogInput& input, cons
   }
   const FormatInfo& format = *p.format;
   const detail::DataLine is_data_line = [&format](std::string_view line) { return score(format, line) > 0; };
-  p.ranks = p.log.data_ranks(is_data_line, kMaxRanksCompared);
   p.log.keep_one_rank(is_data_line);
+  p.ranks = p.log.data_ranks(kMaxRanksCompared);
   if (!p.log.read_error().empty()) {
     return unreadable(origin, p.log.read_error());
   }

@@ -354,6 +354,12 @@ void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
       data_lines[line.rank] += is_data_line(line.text) ? 1 : 0;
     }
   }
+  data_ranks_.clear();
+  for (const auto& [rank, n] : data_lines) {
+    if (n > 0) {
+      data_ranks_.push_back(rank);  // lowest first, as the map holds them
+    }
+  }
   if (data_lines.size() < 2) {
     return;
   }
@@ -372,19 +378,6 @@ void LauncherOutput::keep_one_rank(const DataLine& is_data_line) {
   }
   const int lowest = data_lines.begin()->first;
   kept_.ranks = lowest == data_rank ? std::vector<int>{lowest} : std::vector<int>{lowest, data_rank};
-}
-
-std::vector<int> LauncherOutput::data_ranks(const DataLine& is_data_line, std::size_t limit) const {
-  std::set<int> ranks;
-  Cursor cursor = lines(RankFilter{});
-  for (Line line; cursor.next(line);) {
-    if (line.rank >= 0 && is_data_line(line.text)) {
-      ranks.insert(line.rank);
-    }
-  }
-  std::vector<int> lowest(ranks.begin(), ranks.end());
-  lowest.resize(std::min(lowest.size(), limit));
-  return lowest;
 }
 
 }  // namespace dgx::detail

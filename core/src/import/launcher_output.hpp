@@ -10,6 +10,7 @@
 // message, row `file` field and line_of entry names a line of the file the user gave.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -84,8 +85,12 @@ public:
   void keep_one_rank(const DataLine& is_data_line);
   [[nodiscard]] const RankFilter& kept() const { return kept_; }
 
-  /// The ranks that print the format's data lines (`is_data_line` on one line), lowest first; at most `limit`.
-  [[nodiscard]] std::vector<int> data_ranks(const DataLine& is_data_line, std::size_t limit) const;
+  /// The ranks that print the format's data lines, lowest first, as keep_one_rank counted them (one pass for both);
+  /// at most `limit`.
+  [[nodiscard]] std::vector<int> data_ranks(std::size_t limit) const {
+    return {data_ranks_.begin(),
+            data_ranks_.begin() + static_cast<std::ptrdiff_t>(std::min(limit, data_ranks_.size()))};
+  }
 
   /// Why the last pass stopped before the end of the file (an I/O error, the file shrank); empty when it did not.
   [[nodiscard]] const std::string& read_error() const { return input_.error(); }
@@ -103,6 +108,7 @@ private:
   bool blank_ = true;
   std::optional<NonText> non_text_;
   RankFilter kept_;
+  std::vector<int> data_ranks_;  // keep_one_rank's count
   std::optional<int> world_size_;
   int world_size_line_ = 0;
 };

@@ -108,6 +108,8 @@ TEST_CASE("of several ranks, the lowest and the lowest that prints most data lin
       "[rank-0/4] step: arguments\n[rank-2/4] noise\n[rank-3/4] step: 1\n[rank-3/4] step: 2\n[rank-3/4] step: 3\n");
   split.keep_one_rank(step_line);
   CHECK(lines_of(split) == std::vector<std::string>{"step: arguments", "", "step: 1", "step: 2", "step: 3"});
+  CHECK(split.output.data_ranks(8) == std::vector<int>{0, 3});  // the ranks that print data lines, lowest first
+  CHECK(split.output.data_ranks(1) == std::vector<int>{0});
   Log alone("[rank0]:a\n[rank0]:b\n");
   alone.keep_one_rank(any_line);
   CHECK(lines_of(alone) == std::vector<std::string>{"a", "b"});
